@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Install what a fresh machine lacks to build and test weir: Debian packages
+# and the pinned DuckDB 1.4.4 C library, fetched from the npm registry and
+# checked against pinned SHA-512 digests. Idempotent: a second run only
+# verifies. DuckDB lands in .deps/duckdb (ignored by git).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+deps="$root/.deps"
+duck="$deps/duckdb"
+
+# --- Debian packages --------------------------------------------------------
+pkgs=(cmake ninja-build gcc g++ pkg-config libyaml-dev clang-14 llvm-14
+      libclang-rt-14-dev curl ca-certificates python3 python3-venv graphviz)
+missing=()
+for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+        || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "bootstrap: installing ${missing[*]}"
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# --- DuckDB 1.4.4 (pinned) ----------------------------------------------------
+hdr_url=https://registry.npmjs.org/duckdb/-/duckdb-1.4.4.tgz
+hdr_sha=844249e61c9517454b8f776638ba6c5ab411d1bddde1892ab72826ea25178c72430e74aa83f5122b171be6abcdace84560f824b5ac94e9d5c2b603ea7269a9a2
+lib_url=https://registry.npmjs.org/@duckdb/node-bindings-linux-x64/-/node-bindings-linux-x64-1.4.4-r.4.tgz
+lib_sha=8c14cbfd6bdfc312d3a056bfa551df4fa7a532d96d2469dcdf04aec590fd39f325b62b7d614755152dfbbc1150cd7313d59f0e5a3b528cc87eccf2b13b01cb1c
+stamp="$duck/.stamp"
+want_stamp="$hdr_sha $lib_sha"
+
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want_stamp" ] \
+   && [ -f "$duck/include/duckdb.h" ] && [ -f "$duck/lib/libduckdb.so" ]; then
+    exit 0
+fi
+
+echo "bootstrap: fetching DuckDB 1.4.4 from the npm registry"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fetch() { # url sha512 dest
+    curl -sSfL --retry 3 -o "$3" "$1"
+    got=$(sha512sum "$3" | awk '{print $1}')
+    if [ "$got" != "$2" ]; then
+        echo "bootstrap: integrity check failed for $1" >&2
+        echo "  expected $2" >&2
+        echo "  got      $got" >&2
+        exit 1
+    fi
+}
+fetch "$hdr_url" "$hdr_sha" "$tmp/hdr.tgz"
+fetch "$lib_url" "$lib_sha" "$tmp/lib.tgz"
+tar -xzf "$tmp/hdr.tgz" -C "$tmp" package/src/duckdb/src/include/duckdb.h
+mkdir -p "$tmp/lib" && tar -xzf "$tmp/lib.tgz" -C "$tmp/lib" package/libduckdb.so
+rm -rf "$duck"
+mkdir -p "$duck/include" "$duck/lib"
+mv "$tmp/package/src/duckdb/src/include/duckdb.h" "$duck/include/"
+mv "$tmp/lib/package/libduckdb.so" "$duck/lib/"
+echo "$want_stamp" > "$stamp"
+echo "bootstrap: DuckDB ready in $duck"

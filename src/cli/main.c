@@ -1,0 +1,8 @@
+/* placeholder until the CLI lands */
+#include <stdio.h>
+#include "weir.h"
+int main(void)
+{
+    printf("weir %s\n", WEIR_VERSION);
+    return 0;
+}

@@ -1,0 +1,3 @@
+list(APPEND WEIR_CLI_SOURCES
+  src/cli/main.c
+)

@@ -1,0 +1,313 @@
+/*
+ * The Spark SQL front end, as the rest of weir sees it: split a pipeline SQL
+ * file into statements, parse the pipeline statements (CREATE MATERIALIZED
+ * VIEW / STREAMING TABLE / VIEW / TEMPORARY VIEW / FLOW / SINK, SET, USE)
+ * into plain structures, parse queries into an opaque tree, list what a
+ * query reads, and translate Spark SQL to DuckDB SQL. Everything a parse
+ * returns lives in the caller's arena. Positions are byte offsets into the
+ * source text plus 1-based line and column.
+ *
+ * Translation rules are documented in docs/sql.md.
+ */
+#ifndef WEIR_SQL_H
+#define WEIR_SQL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/arena.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+/* The text a statement came from, for error locations. */
+typedef struct weir_sql_source {
+    const char *path; /* file name as given (may be relative), or "" */
+    const char *text;
+    size_t len;
+} weir_sql_source;
+
+typedef struct weir_sql_pos {
+    unsigned offset; /* byte offset into source->text */
+    unsigned line, column;
+} weir_sql_pos;
+
+/* Fill err's location (path, line, column, line_text) from pos. */
+void weir__sql_error_at(weir_error *err, const weir_sql_source *src,
+                        weir_sql_pos pos);
+
+/* A possibly qualified name; parts are unquoted, case preserved. */
+typedef struct weir_sql_name {
+    const char **parts;
+    size_t n; /* 0 when absent */
+    weir_sql_pos pos;
+} weir_sql_name;
+
+/* ------------------------------------------------------------------------
+ * Statement splitting
+ * ------------------------------------------------------------------------ */
+
+typedef struct weir_sql_span {
+    size_t offset, len; /* statement text without the ';' */
+    unsigned line;      /* line of the first non-blank character */
+} weir_sql_span;
+
+/*
+ * Split text on ';' outside quotes, backticks and comments. Statements that
+ * hold only blanks and comments are dropped; the last ';' is optional. An
+ * unterminated quote or comment is an error with its position.
+ */
+int weir__sql_split(weir_sql_span **out, size_t *n_out, weir_arena *arena,
+                    const weir_sql_source *src, weir_error *err);
+
+/* ------------------------------------------------------------------------
+ * Types
+ * ------------------------------------------------------------------------ */
+
+typedef struct weir_sql_type weir_sql_type; /* opaque */
+
+/* Parse a Spark type (e.g. "DECIMAL(10,2)", "ARRAY<STRUCT<a: INT>>"). */
+int weir__sql_parse_type(weir_sql_type **out, weir_arena *arena,
+                         const char *text, weir_error *err);
+/* Append the DuckDB spelling, e.g. DECIMAL(10,2), STRUCT("a" INTEGER)[]. */
+void weir__sql_type_to_duckdb(weir_buf *out, const weir_sql_type *type);
+/* Append Spark's lower-case spelling, e.g. decimal(10,2), array<struct<a:int>>. */
+void weir__sql_type_to_spark(weir_buf *out, const weir_sql_type *type);
+/* Spark's name for a DuckDB type as DuckDB prints it (e.g. "BIGINT",
+ * "VARCHAR[]", "STRUCT(a INTEGER)"); unknown types are passed through in
+ * lower case. */
+void weir__sql_duckdb_type_to_spark(weir_buf *out, const char *duckdb_type);
+
+/* ------------------------------------------------------------------------
+ * Queries and expressions (opaque trees)
+ * ------------------------------------------------------------------------ */
+
+typedef struct weir_sql_query weir_sql_query;
+typedef struct weir_sql_expr weir_sql_expr;
+
+/* Parse a query (SELECT, WITH, VALUES, set operations, parenthesised). */
+int weir__sql_parse_query(weir_sql_query **out, weir_arena *arena,
+                          const weir_sql_source *src, size_t offset,
+                          size_t len, weir_error *err);
+/* Parse a single expression (an expectation's condition). */
+int weir__sql_parse_expr(weir_sql_expr **out, weir_arena *arena,
+                         const weir_sql_source *src, size_t offset,
+                         size_t len, weir_error *err);
+
+/* The query's original Spark SQL text (borrowed from the source). */
+const char *weir__sql_query_text(const weir_sql_query *q, size_t *len);
+const weir_sql_source *weir__sql_query_source(const weir_sql_query *q);
+
+/* A table reference found in a query. */
+typedef struct weir_sql_relref {
+    weir_sql_name name; /* as written: 1 to 3 parts (4+ is a parse error) */
+    bool streaming;     /* read with STREAM t / STREAM(t) */
+    const void *node;   /* identifies the reference for the resolver */
+} weir_sql_relref;
+
+/* An argument of a table-valued function call. */
+typedef enum weir_sql_arg_kind {
+    WEIR_SQL_ARG_STRING, /* text = the decoded string value */
+    WEIR_SQL_ARG_NUMBER, /* text = the literal as written */
+    WEIR_SQL_ARG_BOOL,   /* text = "true" / "false" */
+    WEIR_SQL_ARG_NULL,
+    WEIR_SQL_ARG_MAP,    /* map('k', 'v', ...): keys/values in items */
+    WEIR_SQL_ARG_OTHER   /* any other expression: text = its Spark SQL */
+} weir_sql_arg_kind;
+
+typedef struct weir_sql_arg {
+    const char *name; /* named argument (`name => value`), NULL if positional */
+    weir_sql_arg_kind kind;
+    const char *text;
+    struct weir_sql_arg *items; /* MAP: alternating key, value */
+    size_t n_items;
+    weir_sql_pos pos;
+} weir_sql_arg;
+
+/* A table-valued function call in a FROM clause. */
+typedef struct weir_sql_tvf {
+    const char *name; /* lower case, e.g. "read_files", "range" */
+    bool streaming;   /* STREAM read_files(...) */
+    weir_sql_arg *args;
+    size_t n_args;
+    weir_sql_pos pos;
+    const void *node;
+} weir_sql_tvf;
+
+/*
+ * Everything a query reads: table references (CTE names excluded, and
+ * references inside subqueries included) and table-valued function calls,
+ * in source order. Arrays live in arena.
+ */
+typedef struct weir_sql_reads {
+    weir_sql_relref *refs;
+    size_t n_refs;
+    weir_sql_tvf *tvfs;
+    size_t n_tvfs;
+} weir_sql_reads;
+
+int weir__sql_query_reads(weir_sql_reads *out, weir_arena *arena,
+                          const weir_sql_query *q, weir_error *err);
+
+/* Shape facts the graph validates. */
+typedef struct weir_sql_shape {
+    bool aggregates;   /* GROUP BY, aggregate functions or DISTINCT at the
+                          top level of a SELECT that reads a stream */
+    bool has_subquery; /* any subquery (for expectation conditions) */
+    bool has_window;   /* window functions outside a time window() */
+    bool has_limit;
+    weir_sql_pos aggregate_pos;
+} weir_sql_shape;
+
+void weir__sql_query_shape(weir_sql_shape *out, const weir_sql_query *q);
+void weir__sql_expr_shape(weir_sql_shape *out, const weir_sql_expr *e);
+/* Column names an expression references (unqualified last parts). */
+int weir__sql_expr_columns(const char ***out, size_t *n_out, weir_arena *arena,
+                           const weir_sql_expr *e);
+
+/* ------------------------------------------------------------------------
+ * Translation to DuckDB
+ * ------------------------------------------------------------------------ */
+
+/*
+ * How table references and table-valued functions become DuckDB SQL.
+ * relation() appends the DuckDB text that replaces the reference (a quoted
+ * qualified table name or a parenthesised subquery); the translator adds the
+ * alias (the written alias, else the last name part) itself. tvf() does the
+ * same for a table-valued call; it may return WEIR_ENOTFOUND to ask for the
+ * translator's default rendering (range, explode, ...). Both return 0 or a
+ * WEIR_E* code with err filled.
+ */
+typedef struct weir_sql_resolver {
+    int (*relation)(void *payload, const weir_sql_relref *ref, weir_buf *out,
+                    weir_error *err);
+    int (*tvf)(void *payload, const weir_sql_tvf *call, weir_buf *out,
+               weir_error *err);
+    void *payload;
+} weir_sql_resolver;
+
+/*
+ * Translate a query to DuckDB SQL, appending to out. Unaliased select items
+ * get Spark's column names (e.g. count(1), (a + 1), upper(name)). A construct
+ * that cannot be translated is an error (class UNSUPPORTED_SPARK_SQL, message
+ * naming the construct, location set). resolver may be NULL: references are
+ * then rendered as written, quoted.
+ */
+int weir__sql_translate_query(weir_buf *out, const weir_sql_query *q,
+                              const weir_sql_resolver *resolver,
+                              weir_error *err);
+/* Translate an expression (column references are rendered unqualified). */
+int weir__sql_translate_expr(weir_buf *out, const weir_sql_expr *e,
+                             weir_error *err);
+
+/*
+ * Translate one Spark SQL statement of any kind `weir query` accepts (a
+ * query, CREATE/DROP/ALTER TABLE or VIEW, INSERT, DELETE, UPDATE, MERGE,
+ * TRUNCATE, SHOW, DESCRIBE, CREATE/DROP SCHEMA|DATABASE, USE, SET) to DuckDB
+ * SQL, appending to out. src covers the statement only.
+ */
+int weir__sql_translate_statement(weir_buf *out, weir_arena *arena,
+                                  const weir_sql_source *src, size_t offset,
+                                  size_t len, const weir_sql_resolver *resolver,
+                                  weir_error *err);
+
+/*
+ * DuckDB SQL run once on every connection weir opens: settings (Spark's
+ * null ordering, time zone) and the macros that implement Spark functions
+ * DuckDB lacks. Static storage.
+ */
+const char *weir__sql_session_setup(void);
+
+/* ------------------------------------------------------------------------
+ * Pipeline statements
+ * ------------------------------------------------------------------------ */
+
+typedef enum weir_sql_stmt_kind {
+    WEIR_SQL_CREATE_MATERIALIZED_VIEW = 1,
+    WEIR_SQL_CREATE_STREAMING_TABLE,
+    WEIR_SQL_CREATE_VIEW,           /* persisted view */
+    WEIR_SQL_CREATE_TEMPORARY_VIEW,
+    WEIR_SQL_CREATE_FLOW,
+    WEIR_SQL_CREATE_SINK,
+    WEIR_SQL_SET,          /* SET key = value */
+    WEIR_SQL_USE_CATALOG,  /* USE CATALOG c / SET CATALOG c */
+    WEIR_SQL_USE_SCHEMA    /* USE [SCHEMA|DATABASE|NAMESPACE] [c.]d */
+} weir_sql_stmt_kind;
+
+typedef enum weir_sql_violation {
+    WEIR_SQL_VIOLATION_WARN = 0, /* no ON VIOLATION clause */
+    WEIR_SQL_VIOLATION_DROP,
+    WEIR_SQL_VIOLATION_FAIL,
+    WEIR_SQL_VIOLATION_QUARANTINE /* weir extension */
+} weir_sql_violation;
+
+typedef struct weir_sql_column {
+    const char *name;
+    const weir_sql_type *type;
+    const char *type_text; /* as written */
+    bool not_null;
+    const char *comment; /* NULL if none */
+    weir_sql_pos pos;
+} weir_sql_column;
+
+typedef struct weir_sql_constraint {
+    const char *name;
+    const weir_sql_expr *condition;
+    const char *condition_text; /* Spark SQL as written, without parentheses */
+    weir_sql_violation action;
+    weir_sql_pos pos;
+} weir_sql_constraint;
+
+typedef struct weir_sql_property {
+    const char *key;
+    const char *value; /* normalised to a string: TRUE -> "true" */
+    weir_sql_pos pos;
+} weir_sql_property;
+
+typedef struct weir_sql_stmt {
+    weir_sql_stmt_kind kind;
+    weir_sql_pos pos;     /* first token */
+    size_t offset, len;   /* statement text in the source */
+    const weir_sql_source *src;
+
+    weir_sql_name name;   /* dataset, view, flow or sink; USE target */
+    bool or_refresh;      /* CREATE OR REFRESH (Databricks form) */
+    bool is_private;      /* PRIVATE (Databricks form) */
+    bool if_not_exists;
+
+    weir_sql_column *columns;
+    size_t n_columns;
+    weir_sql_constraint *constraints;
+    size_t n_constraints;
+    const char *format; /* USING; NULL if absent */
+    const char **partition_cols;
+    size_t n_partition_cols;
+    const char **cluster_cols;
+    size_t n_cluster_cols;
+    const char *comment;
+    weir_sql_property *properties; /* TBLPROPERTIES */
+    size_t n_properties;
+    weir_sql_property *options;    /* CREATE SINK ... OPTIONS (...) */
+    size_t n_options;
+
+    const weir_sql_query *query; /* AS query; NULL if absent */
+
+    /* CREATE FLOW */
+    weir_sql_name target;
+    bool once;
+
+    /* SET */
+    const char *set_key, *set_value;
+} weir_sql_stmt;
+
+/*
+ * Parse every statement of a pipeline SQL file. The `LIVE.` prefix is
+ * dropped from names. Each bad statement adds an error to diags (with its
+ * class, e.g. PARSE_SYNTAX_ERROR, PIPELINE_SQL_GRAPH_ELEMENT_REGISTRATION_ERROR,
+ * _LEGACY_ERROR_TEMP_0035, and its location) and is skipped; the others are
+ * returned in order. Returns 0, or WEIR_ESQL when diags received errors.
+ */
+int weir__sql_parse_file(weir_sql_stmt **out, size_t *n_out,
+                         weir_arena *arena, const weir_sql_source *src,
+                         weir__diags *diags);
+
+#endif

@@ -1,0 +1,68 @@
+/*
+ * File-system helpers: whole-file reads, durable writes (temp file, fsync,
+ * rename, fsync of the folder), folder creation and walking, path
+ * arithmetic, and an advisory exclusive lock. All paths are plain POSIX
+ * paths; errors carry errno text and the path.
+ */
+#ifndef WEIR_UTIL_FS_H
+#define WEIR_UTIL_FS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "error.h"
+
+/* Read a whole file into *out (NUL-terminated; caller frees). */
+int weir__fs_read(char **out, size_t *len, const char *path, weir_error *err);
+/* Write data to path durably and atomically. */
+int weir__fs_write_atomic(const char *path, const void *data, size_t len,
+                          weir_error *err);
+/* mkdir -p. */
+int weir__fs_mkdirs(const char *path, weir_error *err);
+bool weir__fs_exists(const char *path);
+bool weir__fs_is_dir(const char *path);
+bool weir__fs_is_file(const char *path);
+/* fsync a folder so a rename or create inside it is durable. */
+int weir__fs_sync_dir(const char *path, weir_error *err);
+/* Remove a file or a whole folder tree; missing paths are fine. */
+int weir__fs_remove_tree(const char *path, weir_error *err);
+
+typedef struct weir_file_info {
+    char *path;         /* absolute or as joined from the root; malloc'd */
+    uint64_t size;
+    int64_t mtime_us;   /* modification time, microseconds since the epoch */
+} weir_file_info;
+
+typedef struct weir_file_list {
+    weir_file_info *items;
+    size_t len, cap;
+} weir_file_list;
+
+/* Regular files under dir (recursive when asked), sorted by path. Hidden
+ * entries (leading '.' or '_') are skipped when skip_hidden. */
+int weir__fs_list(weir_file_list *out, const char *dir, bool recursive,
+                  bool skip_hidden, weir_error *err);
+int weir__fs_stat(weir_file_info *out, const char *path, weir_error *err);
+void weir__fs_list_free(weir_file_list *l);
+
+/* Path helpers; results are malloc'd (NULL on OOM). */
+char *weir__path_join(const char *a, const char *b);
+char *weir__path_dirname(const char *path);
+const char *weir__path_basename(const char *path); /* borrowed tail */
+bool weir__path_is_abs(const char *path);
+/* Absolute, normalised form of path relative to base (NULL base = cwd);
+ * does not require the path to exist and does not resolve symlinks. */
+char *weir__path_absolute(const char *path, const char *base);
+/* The current working directory (malloc'd). */
+char *weir__path_cwd(void);
+
+/* An exclusive advisory lock on path (created if missing). *fd_out receives
+ * the descriptor to pass to weir__fs_unlock. WEIR_EBUSY when held by another
+ * process; holder_out (may be NULL) receives the holder's pid text. */
+int weir__fs_lock(int *fd_out, const char *path, char *holder_out,
+                  size_t holder_size, weir_error *err);
+void weir__fs_unlock(int fd);
+
+#endif

@@ -1,0 +1,12 @@
+set(WEIR_UTIL_SOURCES
+  src/util/arena.c
+  src/util/buf.c
+  src/util/clock.c
+  src/util/error.c
+  src/util/fs.c
+  src/util/json.c
+  src/util/map.c
+  src/util/str.c
+  src/util/vec.c
+)
+set(WEIR_UTIL_DEPS)

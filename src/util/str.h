@@ -1,0 +1,26 @@
+/*
+ * Small string helpers: ASCII case-insensitive comparison, trimming,
+ * prefix/suffix tests and a bounded copy.
+ */
+#ifndef WEIR_UTIL_STR_H
+#define WEIR_UTIL_STR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+bool weir__str_ieq(const char *a, const char *b);
+bool weir__str_ieqn(const char *a, const char *b, size_t n);
+int weir__str_icmp(const char *a, const char *b);
+bool weir__str_starts(const char *s, const char *prefix);
+bool weir__str_istarts(const char *s, const char *prefix);
+bool weir__str_ends(const char *s, const char *suffix);
+/* Copy at most size-1 bytes and NUL-terminate; returns strlen(src). */
+size_t weir__str_copy(char *dst, size_t size, const char *src);
+/* Lower-case ASCII letters in place. */
+void weir__str_lower(char *s);
+/* Parse a boolean the way Spark does ("true"/"false", any case). */
+bool weir__str_parse_bool(const char *s, bool *out);
+/* Parse a non-negative integer; false on junk or overflow. */
+bool weir__str_parse_u64(const char *s, unsigned long long *out);
+
+#endif

@@ -1,0 +1,154 @@
+/*
+ * Unit tests for src/util: buffers, arenas, maps, vectors, JSON, paths,
+ * errors.
+ */
+#include "harness.h"
+
+#include "util/arena.h"
+#include "util/buf.h"
+#include "util/clock.h"
+#include "util/error.h"
+#include "util/fs.h"
+#include "util/json.h"
+#include "util/map.h"
+#include "util/str.h"
+#include "util/vec.h"
+
+TEST(test_util_buf__append_and_quote)
+{
+    weir_buf b = WEIR_BUF_INIT;
+    CHECK_STR(weir__buf_cstr(&b), "");
+    weir__buf_puts(&b, "a");
+    weir__buf_printf(&b, "%d-%s", 42, "x");
+    weir__buf_put_sql_string(&b, "it's");
+    weir__buf_put_sql_ident(&b, "q\"d");
+    weir__buf_put_json_string(&b, "t\"ab\n");
+    CHECK_STR(weir__buf_cstr(&b), "a42-x'it''s'\"q\"\"d\"\"t\\\"ab\\n\"");
+    weir__buf_truncate(&b, 1);
+    CHECK_STR(weir__buf_cstr(&b), "a");
+    for (int i = 0; i < 1000; i++)
+        weir__buf_printf(&b, "%0300d", i);
+    CHECK_INT(b.len, 1 + 300 * 1000);
+    CHECK(!weir__buf_failed(&b));
+    weir__buf_free(&b);
+}
+
+TEST(test_util_arena__many_allocs)
+{
+    weir_arena a = WEIR_ARENA_INIT;
+    for (int i = 0; i < 10000; i++) {
+        char *s = weir__arena_printf(&a, "item-%d", i);
+        CHECK(s != NULL);
+    }
+    void *big = weir__arena_alloc(&a, 100000);
+    CHECK(big != NULL);
+    CHECK_STR(weir__arena_strndup(&a, "hello", 3), "hel");
+    CHECK(!weir__arena_failed(&a));
+    weir__arena_free(&a);
+}
+
+TEST(test_util_map__case_insensitive)
+{
+    weir_map m = WEIR_MAP_INIT(true);
+    char keys[500][16];
+    for (int i = 0; i < 500; i++) {
+        snprintf(keys[i], sizeof(keys[i]), "Key%d", i);
+        CHECK_INT(weir__map_put(&m, keys[i], (void *)(long)(i + 1)), 0);
+    }
+    CHECK_INT(m.len, 500);
+    CHECK_INT((long)weir__map_get(&m, "KEY7"), 8);
+    CHECK_INT((long)weir__map_get(&m, "key499"), 500);
+    CHECK(weir__map_get(&m, "nope") == NULL);
+    size_t it = 0, n = 0;
+    const char *k;
+    while (weir__map_next(&m, &it, &k, NULL))
+        n++;
+    CHECK_INT(n, 500);
+    weir__map_free(&m);
+}
+
+TEST(test_util_vec__push)
+{
+    WEIR_VEC(int) v = WEIR_VEC_INIT;
+    for (int i = 0; i < 100; i++)
+        CHECK_INT(WEIR_VEC_PUSH(&v, i), 0);
+    CHECK_INT(v.len, 100);
+    CHECK_INT(v.items[99], 99);
+    WEIR_VEC_FREE(&v);
+}
+
+TEST(test_util_json__parse)
+{
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_json *j;
+    const char *text = "{\"a\": [1, 2.5, true, null], \"b\": \"x\\u00e9\\n\"}";
+    CHECK_INT(weir__json_parse(&j, &a, text, strlen(text), NULL), 0);
+    CHECK_INT(j->type, WEIR_JSON_OBJECT);
+    const weir_json *arr = weir__json_get(j, "a");
+    CHECK(arr && arr->len == 4);
+    CHECK(arr->items[1]->number == 2.5);
+    CHECK_STR(weir__json_get_str(j, "b"), "x\xc3\xa9\n");
+    weir_error e;
+    CHECK_INT(weir__json_parse(&j, &a, "{\"a\":", 5, &e), WEIR_ECORRUPT);
+    CHECK_INT(weir__json_parse(&j, &a, "[1] x", 5, &e), WEIR_ECORRUPT);
+    char deep[600];
+    memset(deep, '[', sizeof(deep));
+    CHECK_INT(weir__json_parse(&j, &a, deep, sizeof(deep), &e), WEIR_ECORRUPT);
+    weir__arena_free(&a);
+}
+
+TEST(test_util_path__absolute)
+{
+    char *p = weir__path_absolute("a/./b/../c", "/root/x");
+    CHECK_STR(p, "/root/x/a/c");
+    free(p);
+    p = weir__path_absolute("/../..", NULL);
+    CHECK_STR(p, "/");
+    free(p);
+    p = weir__path_join("/a/", "b");
+    CHECK_STR(p, "/a/b");
+    free(p);
+    p = weir__path_dirname("/a/b/c.sql");
+    CHECK_STR(p, "/a/b");
+    free(p);
+    CHECK_STR(weir__path_basename("/a/b/c.sql"), "c.sql");
+}
+
+TEST(test_util_error__location)
+{
+    weir_error e;
+    const char *text = "line one\nline two here\nthree";
+    WEIR_ERR(&e, WEIR_ESQL, "PARSE_SYNTAX_ERROR", "bad %s", "thing");
+    weir__error_at_offset(&e, "f.sql", text, strlen(text), 14);
+    CHECK_INT(e.line, 2);
+    CHECK_INT(e.column, 6);
+    CHECK_STR(e.line_text, "line two here");
+    CHECK_STR(e.error_class, "PARSE_SYNTAX_ERROR");
+    CHECK_STR(e.message, "bad thing");
+    weir__diags d = { 0 };
+    CHECK_INT(weir__diags_add(&d, &e), 0);
+    CHECK_INT(d.len, 1);
+    weir__diags_free(&d);
+}
+
+TEST(test_util_str__helpers)
+{
+    CHECK(weir__str_ieq("ABC", "abc"));
+    CHECK(!weir__str_ieq("ABC", "abd"));
+    CHECK(weir__str_istarts("CREATE TABLE", "create"));
+    bool b;
+    CHECK(weir__str_parse_bool("FALSE", &b) && !b);
+    CHECK(!weir__str_parse_bool("maybe", &b));
+    unsigned long long u;
+    CHECK(weir__str_parse_u64("123", &u) && u == 123);
+    CHECK(!weir__str_parse_u64("12x", &u));
+    char id[37];
+    weir__uuid(id);
+    CHECK_INT(strlen(id), 36);
+    CHECK(id[14] == '4');
+}
+
+TEST_MAIN(RUN(test_util_buf__append_and_quote); RUN(test_util_arena__many_allocs);
+          RUN(test_util_map__case_insensitive); RUN(test_util_vec__push);
+          RUN(test_util_json__parse); RUN(test_util_path__absolute);
+          RUN(test_util_error__location); RUN(test_util_str__helpers))
