@@ -98,14 +98,23 @@ WEIR_API const char *weir_strerror(int code);
 
 typedef struct weir_session weir_session;
 
+/**
+ * Informational messages of long operations (loading a spec: "Found 2 files
+ * matching glob ...", "Registering SQL file ..."), for a front end to show.
+ */
+typedef void (*weir_log_fn)(const char *message, void *payload);
+
 typedef struct weir_session_options {
     unsigned version;         /* WEIR_SESSION_OPTIONS_VERSION */
     unsigned threads;         /* DuckDB worker threads; 0 = all cores */
     const char *memory_limit; /* DuckDB memory limit, e.g. "1GB"; NULL = default */
+    weir_log_fn on_log;       /* NULL = no messages */
+    void *log_payload;
 } weir_session_options;
 
 #define WEIR_SESSION_OPTIONS_VERSION 1
-#define WEIR_SESSION_OPTIONS_INIT { WEIR_SESSION_OPTIONS_VERSION, 0, NULL }
+#define WEIR_SESSION_OPTIONS_INIT                                             \
+    { WEIR_SESSION_OPTIONS_VERSION, 0, NULL, NULL, NULL }
 
 /**
  * Open a session: the defaults shared by the pipelines created from it.

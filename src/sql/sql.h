@@ -211,6 +211,20 @@ int weir__sql_translate_statement(weir_buf *out, weir_arena *arena,
                                   weir_error *err);
 
 /*
+ * Render a read_files(...) / cloud_files(...) call as a DuckDB reader
+ * (read_json, read_csv, read_parquet, or a text reader yielding one `value`
+ * row per line) with the call's options translated. files (n_files > 0)
+ * replaces the call's path with an explicit file list (streaming sources
+ * read only their new files); relative paths are resolved against base_dir.
+ * Unknown or unsupported options are errors naming the option.
+ */
+int weir__sql_render_read_files(weir_buf *out, const weir_sql_tvf *call,
+                                const char *const *files, size_t n_files,
+                                const char *base_dir, weir_error *err);
+/* The path argument of a read_files/cloud_files call, or NULL. */
+const char *weir__sql_read_files_path(const weir_sql_tvf *call);
+
+/*
  * DuckDB SQL run once on every connection weir opens: settings (Spark's
  * null ordering, time zone) and the macros that implement Spark functions
  * DuckDB lacks. Static storage.
