@@ -1,90 +1,634 @@
 /*
- * TEMPORARY: placeholder definitions of the public pipeline API so the CLI
- * links while the engine is being written. Replaced by the real
- * implementation before anything lands.
+ * The public API of weir.h: sessions, pipelines and their definitions
+ * (from specs, SQL text and C calls), runs and graph descriptions. Queries
+ * and results live in query.c.
  */
-#include "weir.h"
+#include "api/internal.h"
 
-#include "util/error.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-#define PENDING(err) WEIR_ERR(err, WEIR_EINVAL, NULL, "pending implementation")
+#include "engine/engine.h"
+#include "spec/spec.h"
+#include "util/fs.h"
+#include "util/str.h"
+
+/* ---- sessions ------------------------------------------------------------ */
 
 int weir_session_open(weir_session **out, const weir_session_options *opts,
                       weir_error *err)
 {
-    (void)opts;
+    if (!out)
+        return WEIR_ERR(err, WEIR_EINVAL, NULL, "out is NULL");
     *out = NULL;
-    return PENDING(err);
+    weir_session *s = calloc(1, sizeof(*s));
+    if (!s)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    if (opts) {
+        s->threads = opts->threads;
+        s->on_log = opts->on_log;
+        s->log_payload = opts->log_payload;
+        if (opts->memory_limit && !(s->memory_limit = strdup(opts->memory_limit))) {
+            free(s);
+            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        }
+    }
+    *out = s;
+    return 0;
 }
-void weir_session_close(weir_session *session) { (void)session; }
+
+void weir_session_close(weir_session *s)
+{
+    if (!s)
+        return;
+    free(s->memory_limit);
+    free(s);
+}
+
+void weir__session_log(const weir_session *s, const char *fmt, ...)
+{
+    if (!s || !s->on_log)
+        return;
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    s->on_log(msg, s->log_payload);
+}
+
+/* ---- pipelines ------------------------------------------------------------ */
+
+static char *dup_or(const char *s, const char *dflt)
+{
+    return strdup(s ? s : dflt);
+}
+
+/* The storage option as an absolute local folder (file:// removed). */
+static int storage_path(char **out, const char *storage, const char *base,
+                        weir_error *err)
+{
+    *out = NULL;
+    if (!storage)
+        return 0;
+    const char *p = storage;
+    if (weir__str_istarts(p, "file://"))
+        p += strlen("file://");
+    else if (strstr(p, "://"))
+        return WEIR_ERR(err, WEIR_EINVAL, "PIPELINE_STORAGE_ROOT_INVALID",
+                        "Pipeline storage root must be a local folder or a "
+                        "file:// URI. Got: `%s`.",
+                        storage);
+    *out = weir__path_absolute(p, base);
+    return *out ? 0 : WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+}
+
 int weir_pipeline_create(weir_pipeline **out, weir_session *session,
                          const weir_pipeline_options *opts, weir_error *err)
 {
-    (void)session; (void)opts; *out = NULL;
-    return PENDING(err);
+    if (!out || !session)
+        return WEIR_ERR(err, WEIR_EINVAL, NULL, "out and session are required");
+    *out = NULL;
+    weir_pipeline_options none = WEIR_PIPELINE_OPTIONS_INIT;
+    if (!opts)
+        opts = &none;
+    weir_pipeline *p = calloc(1, sizeof(*p));
+    if (!p)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    p->session = session;
+    weir__arena_init(&p->arena);
+    weir__arena_init(&p->info_arena);
+    p->name = dup_or(opts->name, "pipeline");
+    p->catalog = dup_or(opts->catalog, "spark_catalog");
+    p->database = dup_or(opts->database, "default");
+    p->root_dir = opts->root_dir ? weir__path_absolute(opts->root_dir, NULL)
+                                 : weir__path_cwd();
+    int rc = (!p->name || !p->catalog || !p->database || !p->root_dir)
+                 ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                 : storage_path(&p->storage, opts->storage, p->root_dir, err);
+    if (!rc && weir__str_ieq(p->catalog, "weir"))
+        rc = WEIR_ERR(err, WEIR_EINVAL, "PIPELINE_RESERVED_CATALOG",
+                      "the catalog name 'weir' is reserved for weir's event "
+                      "log; choose another catalog");
+    if (!rc && opts->n_configuration) {
+        weir_kvpair *conf = weir__arena_array(&p->arena, opts->n_configuration,
+                                              sizeof(*conf));
+        for (size_t i = 0; conf && i < opts->n_configuration; i++) {
+            conf[i].key = weir__arena_strdup(&p->arena, opts->configuration[i].key);
+            conf[i].value =
+                weir__arena_strdup(&p->arena, opts->configuration[i].value);
+        }
+        p->defs.conf = conf;
+        p->defs.n_conf = opts->n_configuration;
+        if (weir__arena_failed(&p->arena))
+            rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    p->defs.default_catalog = p->catalog;
+    p->defs.default_database = p->database;
+    if (rc) {
+        weir_pipeline_drop(p);
+        return rc;
+    }
+    *out = p;
+    return 0;
 }
+
+void weir_pipeline_drop(weir_pipeline *p)
+{
+    if (!p)
+        return;
+    weir__query_close(p);
+    weir__graph_free(p->graph);
+    weir__defs_free(&p->defs);
+    weir__diags_free(&p->diags);
+    weir__spec_free(p->spec);
+    weir__arena_free(&p->arena);
+    weir__arena_free(&p->info_arena);
+    free(p->name);
+    free(p->storage);
+    free(p->catalog);
+    free(p->database);
+    free(p->root_dir);
+    free(p->spec_path);
+    free(p);
+}
+
+const char *weir_pipeline_name(const weir_pipeline *p)
+{
+    return p ? p->name : NULL;
+}
+
+const char *weir_pipeline_spec_path(const weir_pipeline *p)
+{
+    return p ? p->spec_path : NULL;
+}
+
+const char *weir_pipeline_storage(const weir_pipeline *p)
+{
+    return p ? p->storage : NULL;
+}
+
+size_t weir_pipeline_diagnostics(const weir_pipeline *p, const weir_error **out)
+{
+    if (out)
+        *out = p ? p->diags.items : NULL;
+    return p ? p->diags.len : 0;
+}
+
+/* Start of a call that reports through diagnostics. */
+static void begin_call(weir_pipeline *p)
+{
+    weir__diags_clear(&p->diags);
+}
+
+/* ---- definitions from SQL ----------------------------------------------------- */
+
+static int define_sql(weir_pipeline *p, const char *text, size_t len,
+                      const char *file_name)
+{
+    weir_sql_source *src = weir__arena_alloc(&p->arena, sizeof(*src));
+    if (!src)
+        return WEIR_ENOMEM;
+    src->path = weir__arena_strdup(&p->arena, file_name ? file_name : "<sql>");
+    src->text = weir__arena_strndup(&p->arena, text, len);
+    src->len = len;
+    if (weir__arena_failed(&p->arena))
+        return WEIR_ENOMEM;
+    weir_sql_stmt *stmts = NULL;
+    size_t n = 0;
+    int rc = weir__sql_parse_file(&stmts, &n, &p->arena, src, &p->diags);
+    int rc2 = weir__defs_add_sql(&p->defs, &p->arena, stmts, n, &p->diags);
+    p->defined = true;
+    if (rc2 == WEIR_ENOMEM || rc == WEIR_ENOMEM)
+        return WEIR_ENOMEM;
+    return rc ? rc : rc2;
+}
+
+int weir_pipeline_define_sql(weir_pipeline *p, const char *sql_text,
+                             const char *file_name, weir_error *err)
+{
+    if (!p || !sql_text)
+        return WEIR_ERR(err, WEIR_EINVAL, NULL, "pipeline and SQL are required");
+    begin_call(p);
+    int rc = define_sql(p, sql_text, strlen(sql_text), file_name);
+    if (rc == WEIR_ENOMEM)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    if (rc)
+        return weir__first_diag(p, err, WEIR_ESQL);
+    return 0;
+}
+
+int weir__first_diag(weir_pipeline *p, weir_error *err, int code)
+{
+    if (p->diags.len) {
+        weir__error_copy(err, &p->diags.items[0]);
+        if (err)
+            err->code = code;
+        return code;
+    }
+    return WEIR_ERR(err, code, NULL, "%s", weir_strerror(code));
+}
+
+/* ---- loading a spec --------------------------------------------------------- */
+
+static int register_files(weir_pipeline *p, weir_spec *spec, weir_error *err)
+{
+    weir_spec_file *files = NULL;
+    size_t n = 0;
+    int rc = weir__spec_library_files(&files, &n, spec, &p->diags, err);
+    if (rc)
+        return rc;
+    weir__session_log(p->session, "Loading definitions. Root directory: '%s'.",
+                      spec->dir);
+    bool sql_errors = false;
+    for (size_t i = 0; i < spec->n_libraries; i++) {
+        const weir_spec_library *lib = &spec->libraries[i];
+        weir__session_log(p->session, "Found %zu files matching glob '%s'",
+                          lib->matched, lib->pattern ? lib->pattern : lib->include);
+        for (size_t k = 0; k < n; k++) {
+            if (files[k].library != lib)
+                continue;
+            char *text = NULL;
+            size_t len = 0;
+            weir__session_log(p->session, "Registering SQL file %s...",
+                              files[k].path);
+            rc = weir__fs_read(&text, &len, files[k].path, err);
+            if (rc)
+                return rc;
+            rc = define_sql(p, text, len, files[k].rel_path);
+            free(text);
+            if (rc == WEIR_ENOMEM)
+                return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+            if (rc)
+                sql_errors = true;
+        }
+    }
+    if (sql_errors)
+        return weir__first_diag(p, err, WEIR_ESQL);
+    return 0;
+}
+
 int weir_pipeline_load(weir_pipeline **out, weir_session *session,
                        const char *spec_path, weir_error *err)
 {
-    (void)session; (void)spec_path; *out = NULL;
-    return PENDING(err);
+    if (!out || !session)
+        return WEIR_ERR(err, WEIR_EINVAL, NULL, "out and session are required");
+    *out = NULL;
+    char *path = NULL;
+    int rc = 0;
+    if (spec_path) {
+        path = weir__path_absolute(spec_path, NULL);
+        if (!path)
+            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        rc = weir__spec_check_path(path, err);
+        if (rc) {
+            free(path);
+            return rc;
+        }
+    } else {
+        char *cwd = weir__path_cwd();
+        rc = cwd ? weir__spec_find(&path, cwd, err)
+                 : WEIR_ERR(err, WEIR_EIO, NULL, "cannot read the current folder");
+        free(cwd);
+        if (rc)
+            return rc;
+    }
+    weir__diags spec_diags = { 0 };
+    weir_spec *spec = NULL;
+    rc = weir__spec_load(&spec, path, &spec_diags, err);
+    if (rc) {
+        /* A pipeline with the diagnostics, so the caller can list them. */
+        weir_pipeline_options o = WEIR_PIPELINE_OPTIONS_INIT;
+        weir_pipeline *p = NULL;
+        if (weir_pipeline_create(&p, session, &o, NULL) == 0) {
+            p->diags = spec_diags;
+            p->spec_path = path;
+            *out = p;
+        } else {
+            weir__diags_free(&spec_diags);
+            free(path);
+        }
+        return rc;
+    }
+    weir__diags_free(&spec_diags);
+    weir_kv *conf = calloc(spec->n_conf + 1, sizeof(*conf));
+    if (!conf) {
+        weir__spec_free(spec);
+        free(path);
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    for (size_t i = 0; i < spec->n_conf; i++) {
+        conf[i].key = spec->conf[i].key;
+        conf[i].value = spec->conf[i].value;
+    }
+    weir_pipeline_options o = WEIR_PIPELINE_OPTIONS_INIT;
+    o.name = spec->name;
+    o.storage = spec->storage;
+    o.catalog = spec->catalog;
+    o.database = spec->database;
+    o.configuration = conf;
+    o.n_configuration = spec->n_conf;
+    o.root_dir = spec->dir;
+    weir_pipeline *p = NULL;
+    rc = weir_pipeline_create(&p, session, &o, err);
+    free(conf);
+    if (rc) {
+        weir__spec_free(spec);
+        free(path);
+        return rc;
+    }
+    p->spec = spec;
+    p->spec_path = path;
+    rc = register_files(p, spec, err);
+    *out = p;
+    return rc;
 }
-void weir_pipeline_drop(weir_pipeline *pipeline) { (void)pipeline; }
-const char *weir_pipeline_name(const weir_pipeline *p) { (void)p; return ""; }
-const char *weir_pipeline_spec_path(const weir_pipeline *p) { (void)p; return NULL; }
-const char *weir_pipeline_storage(const weir_pipeline *p) { (void)p; return NULL; }
-size_t weir_pipeline_diagnostics(const weir_pipeline *p, const weir_error **out)
+
+/* ---- definitions from C ------------------------------------------------------ */
+
+/* Parse "a.b.c" (backticks allowed) as a name via the SQL front end. */
+static int parse_name(weir_pipeline *p, const char *text, weir_sql_name *out,
+                      weir_error *err)
 {
-    (void)p; *out = NULL; return 0;
+    memset(out, 0, sizeof(*out));
+    if (!text || !*text)
+        return WEIR_ERR(err, WEIR_EINVAL, NULL, "a name is required");
+    char *sql = weir__arena_printf(&p->arena, "SELECT * FROM %s", text);
+    if (!sql)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    weir_sql_source *src = weir__arena_alloc(&p->arena, sizeof(*src));
+    if (!src)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    src->path = "<api>";
+    src->text = sql;
+    src->len = strlen(sql);
+    weir_sql_query *q = NULL;
+    int rc = weir__sql_parse_query(&q, &p->arena, src, 0, src->len, err);
+    weir_sql_reads reads;
+    if (!rc)
+        rc = weir__sql_query_reads(&reads, &p->arena, q, err);
+    if (!rc && reads.n_refs != 1)
+        rc = WEIR_ERR(err, WEIR_EINVAL, NULL, "invalid name '%s'", text);
+    if (rc)
+        return WEIR_ERR(err, WEIR_EINVAL, NULL, "invalid name '%s'", text);
+    *out = reads.refs[0].name;
+    return 0;
 }
+
+static int parse_query(weir_pipeline *p, const char *text, const char *what,
+                       const weir_sql_query **out, weir_error *err)
+{
+    *out = NULL;
+    if (!text)
+        return 0;
+    weir_sql_source *src = weir__arena_alloc(&p->arena, sizeof(*src));
+    if (!src)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    src->path = weir__arena_printf(&p->arena, "<%s>", what);
+    src->text = weir__arena_strdup(&p->arena, text);
+    src->len = strlen(text);
+    if (weir__arena_failed(&p->arena))
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    weir_sql_query *q = NULL;
+    int rc = weir__sql_parse_query(&q, &p->arena, src, 0, src->len, err);
+    if (rc) {
+        if (err)
+            weir__diags_add(&p->diags, err);
+        return WEIR_ESQL;
+    }
+    *out = q;
+    return 0;
+}
+
+static weir_kvpair *copy_kv(weir_arena *a, const weir_kv *kv, size_t n)
+{
+    if (!n)
+        return NULL;
+    weir_kvpair *out = weir__arena_array(a, n, sizeof(*out));
+    for (size_t i = 0; out && i < n; i++) {
+        out[i].key = weir__arena_strdup(a, kv[i].key);
+        out[i].value = weir__arena_strdup(a, kv[i].value);
+    }
+    return out;
+}
+
+static const char **copy_list(weir_arena *a, const char *const *v, size_t n)
+{
+    if (!n)
+        return NULL;
+    const char **out = weir__arena_array(a, n, sizeof(*out));
+    for (size_t i = 0; out && i < n; i++)
+        out[i] = weir__arena_strdup(a, v[i]);
+    return out;
+}
+
+/* Column list and expectations: parsed by the SQL front end from a
+ * CREATE MATERIALIZED VIEW statement built around them. */
+static int parse_schema(weir_pipeline *p, weir_def_dataset *d,
+                        const weir_dataset_options *o, weir_error *err)
+{
+    if (!o->schema && !o->n_expectations)
+        return 0;
+    weir_buf sql = WEIR_BUF_INIT;
+    weir__buf_puts(&sql, "CREATE MATERIALIZED VIEW x (");
+    if (o->schema)
+        weir__buf_puts(&sql, o->schema);
+    for (size_t i = 0; i < o->n_expectations; i++) {
+        const weir_expectation *x = &o->expectations[i];
+        if (i || o->schema)
+            weir__buf_puts(&sql, ", ");
+        weir__buf_puts(&sql, "CONSTRAINT ");
+        weir__buf_printf(&sql, "`%s`", x->name ? x->name : "");
+        weir__buf_printf(&sql, " EXPECT (%s)", x->condition ? x->condition : "");
+        static const char *const actions[] = { "", " ON VIOLATION DROP ROW",
+                                               " ON VIOLATION FAIL UPDATE",
+                                               " ON VIOLATION QUARANTINE" };
+        if ((unsigned)x->action < 4)
+            weir__buf_puts(&sql, actions[x->action]);
+    }
+    weir__buf_puts(&sql, ") AS SELECT 1");
+    weir_sql_source *src = weir__arena_alloc(&p->arena, sizeof(*src));
+    if (src) {
+        src->path = "<schema>";
+        src->text = weir__arena_strdup(&p->arena, weir__buf_cstr(&sql));
+        src->len = sql.len;
+    }
+    weir__buf_free(&sql);
+    if (!src || weir__arena_failed(&p->arena))
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    weir_sql_stmt *stmts = NULL;
+    size_t n = 0;
+    int rc = weir__sql_parse_file(&stmts, &n, &p->arena, src, &p->diags);
+    if (rc || n != 1)
+        return weir__first_diag(p, err, WEIR_ESQL);
+    d->columns = stmts[0].columns;
+    d->n_columns = stmts[0].n_columns;
+    if (stmts[0].n_constraints) {
+        d->expectations = weir__arena_array(&p->arena, stmts[0].n_constraints,
+                                            sizeof(*d->expectations));
+        if (!d->expectations)
+            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        for (size_t i = 0; i < stmts[0].n_constraints; i++) {
+            const weir_sql_constraint *c = &stmts[0].constraints[i];
+            d->expectations[i].name = c->name;
+            d->expectations[i].condition = c->condition;
+            d->expectations[i].condition_text = c->condition_text;
+            d->expectations[i].action = c->action;
+        }
+        d->n_expectations = stmts[0].n_constraints;
+    }
+    return 0;
+}
+
 int weir_pipeline_define_dataset(weir_pipeline *p, weir_dataset_kind kind,
-                                 const weir_dataset_options *opts, weir_error *err)
+                                 const weir_dataset_options *o,
+                                 weir_error *err)
 {
-    (void)p; (void)kind; (void)opts; return PENDING(err);
+    if (!p || !o)
+        return WEIR_ERR(err, WEIR_EINVAL, NULL, "pipeline and options are required");
+    if (kind < WEIR_STREAMING_TABLE || kind > WEIR_SINK)
+        return WEIR_ERR(err, WEIR_EINVAL, NULL, "unknown dataset kind %d",
+                        (int)kind);
+    begin_call(p);
+    weir_def_dataset d;
+    memset(&d, 0, sizeof(d));
+    d.kind = kind;
+    d.ctx_catalog = p->catalog;
+    d.ctx_database = p->database;
+    int rc = parse_name(p, o->name, &d.name, err);
+    if (!rc)
+        rc = parse_query(p, o->query, o->name, &d.query, err);
+    if (!rc)
+        rc = parse_schema(p, &d, o, err);
+    if (rc)
+        return rc;
+    weir_arena *a = &p->arena;
+    d.comment = weir__arena_strdup(a, o->comment);
+    d.format = weir__arena_strdup(a, o->format);
+    d.properties = copy_kv(a, o->properties, o->n_properties);
+    d.n_properties = o->n_properties;
+    d.options = copy_kv(a, o->options, o->n_options);
+    d.n_options = o->n_options;
+    d.partition_cols = copy_list(a, o->partition_cols, o->n_partition_cols);
+    d.n_partition_cols = o->n_partition_cols;
+    d.cluster_cols = copy_list(a, o->cluster_cols, o->n_cluster_cols);
+    d.n_cluster_cols = o->n_cluster_cols;
+    if (weir__arena_failed(a) || weir__defs_add_dataset(&p->defs, &d))
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    p->defined = true;
+    return 0;
 }
-int weir_pipeline_define_flow(weir_pipeline *p, const weir_flow_options *opts,
+
+int weir_pipeline_define_flow(weir_pipeline *p, const weir_flow_options *o,
                               weir_error *err)
 {
-    (void)p; (void)opts; return PENDING(err);
+    if (!p || !o || !o->query || !o->target)
+        return WEIR_ERR(err, WEIR_EINVAL, NULL,
+                        "a flow needs a name, a target and a query");
+    begin_call(p);
+    weir_def_flow f;
+    memset(&f, 0, sizeof(f));
+    f.ctx_catalog = p->catalog;
+    f.ctx_database = p->database;
+    int rc = parse_name(p, o->name ? o->name : o->target, &f.name, err);
+    if (!rc)
+        rc = parse_name(p, o->target, &f.target, err);
+    if (!rc)
+        rc = parse_query(p, o->query, o->name ? o->name : o->target, &f.query,
+                         err);
+    if (rc)
+        return rc;
+    f.once = o->once;
+    f.conf = copy_kv(&p->arena, o->conf, o->n_conf);
+    f.n_conf = o->n_conf;
+    f.comment = weir__arena_strdup(&p->arena, o->comment);
+    if (weir__arena_failed(&p->arena) || weir__defs_add_flow(&p->defs, &f))
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    p->defined = true;
+    return 0;
 }
-int weir_pipeline_define_sql(weir_pipeline *p, const char *sql, const char *file,
-                             weir_error *err)
-{
-    (void)p; (void)sql; (void)file; return PENDING(err);
-}
+
 int weir_pipeline_read(const weir_pipeline *p, const char *name, bool streaming,
                        char *buf, size_t size)
 {
-    (void)p; (void)name; (void)streaming; (void)buf; (void)size;
-    return WEIR_EINVAL;
+    if (!p || !name)
+        return WEIR_EINVAL;
+    weir_buf b = WEIR_BUF_INIT;
+    if (streaming)
+        weir__buf_puts(&b, "STREAM ");
+    size_t parts = 1;
+    for (const char *c = name; *c; c++)
+        parts += *c == '.';
+    if (parts == 1)
+        weir__buf_printf(&b, "`%s`.`%s`.", p->catalog, p->database);
+    else if (parts == 2)
+        weir__buf_printf(&b, "`%s`.", p->catalog);
+    weir__buf_putc(&b, '`');
+    for (const char *c = name; *c; c++) {
+        if (*c == '.')
+            weir__buf_puts(&b, "`.`");
+        else if (*c == '`')
+            weir__buf_puts(&b, "``");
+        else
+            weir__buf_putc(&b, *c);
+    }
+    weir__buf_putc(&b, '`');
+    if (b.failed) {
+        weir__buf_free(&b);
+        return WEIR_ENOMEM;
+    }
+    if (buf && size)
+        weir__str_copy(buf, size, weir__buf_cstr(&b));
+    int n = (int)b.len;
+    weir__buf_free(&b);
+    return n;
 }
+
+/* ---- runs ------------------------------------------------------------------ */
+
 int weir_pipeline_start_run(weir_pipeline *p, const weir_run_options *opts,
                             weir_run_result *out, weir_error *err)
 {
-    (void)p; (void)opts; (void)out; return PENDING(err);
-}
-int weir_pipeline_describe(const weir_pipeline *p, weir_graph_info *out,
-                           weir_error *err)
-{
-    (void)p; (void)out; return PENDING(err);
-}
-int weir_pipeline_query(weir_pipeline *p, const char *sql, weir_result **out,
-                        weir_error *err)
-{
-    (void)p; (void)sql; *out = NULL; return PENDING(err);
-}
-void weir_result_free(weir_result *r) { (void)r; }
-size_t weir_result_column_count(const weir_result *r) { (void)r; return 0; }
-size_t weir_result_row_count(const weir_result *r) { (void)r; return 0; }
-const char *weir_result_column_name(const weir_result *r, size_t c) { (void)r; (void)c; return ""; }
-const char *weir_result_column_type(const weir_result *r, size_t c) { (void)r; (void)c; return ""; }
-bool weir_result_column_is_numeric(const weir_result *r, size_t c) { (void)r; (void)c; return false; }
-const char *weir_result_value(const weir_result *r, size_t c, size_t row) { (void)r; (void)c; (void)row; return NULL; }
-int weir_result_arrow_schema(weir_result *r, struct ArrowSchema *s, weir_error *err)
-{
-    (void)r; (void)s; return PENDING(err);
-}
-int weir_result_arrow_next(weir_result *r, struct ArrowArray *a, weir_error *err)
-{
-    (void)r; (void)a; return PENDING(err);
+    if (!p)
+        return WEIR_ERR(err, WEIR_EINVAL, NULL, "pipeline is NULL");
+    weir_run_options none = WEIR_RUN_OPTIONS_INIT;
+    if (!opts)
+        opts = &none;
+    begin_call(p);
+    if (p->open_results)
+        return WEIR_ERR(err, WEIR_EBUSY, NULL,
+                        "free every query result of this pipeline before "
+                        "starting a run");
+    weir__query_close(p);
+    weir__graph_free(p->graph);
+    p->graph = NULL;
+    p->described = false;
+    int rc = weir__graph_build(&p->graph, &p->defs, &p->diags, err);
+    if (rc == WEIR_EGRAPH)
+        return weir__first_diag(p, err, WEIR_EGRAPH);
+    if (rc)
+        return rc;
+    char *storage = NULL;
+    if (opts->storage) {
+        rc = storage_path(&storage, opts->storage, p->root_dir, err);
+        if (rc)
+            return rc;
+    }
+    weir_engine_opts eo;
+    memset(&eo, 0, sizeof(eo));
+    eo.pipeline_name = p->name;
+    eo.storage = storage ? storage : p->storage;
+    eo.root_dir = p->root_dir;
+    eo.db.threads = p->session->threads;
+    eo.db.memory_limit = p->session->memory_limit;
+    eo.on_log = p->session->on_log;
+    eo.log_payload = p->session->log_payload;
+    rc = weir__engine_run(p->graph, &eo, opts, out, &p->diags, err);
+    free(storage);
+    if (rc == WEIR_EGRAPH)
+        return weir__first_diag(p, err, WEIR_EGRAPH);
+    if (!rc || rc == WEIR_EINVAL)
+        p->resolved = rc == 0;
+    return rc;
 }

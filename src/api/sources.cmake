@@ -1,5 +1,7 @@
 set(WEIR_API_SOURCES
-  src/api/version.c
+  src/api/describe.c
   src/api/pipeline.c
+  src/api/query.c
+  src/api/version.c
 )
-set(WEIR_API_DEPS util)
+set(WEIR_API_DEPS util spec sql graph store events engine)

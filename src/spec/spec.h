@@ -2,8 +2,8 @@
  * The pipeline spec: spark-pipeline.yml / .yaml, read with libyaml into an
  * arena-owned, validated structure that keeps the line and column of every
  * field, and the expansion of its `libraries` globs into the list of files
- * to register. Rules and error classes follow Apache Spark's CLI
- * (docs: ../../docs/spec.md).
+ * to register. Rules and error classes follow Apache Spark's CLI; weir adds
+ * an `expectations` field (docs: ../../docs/spec.md).
  */
 #ifndef WEIR_SPEC_H
 #define WEIR_SPEC_H
@@ -14,6 +14,14 @@
 #include "util/arena.h"
 #include "util/error.h"
 
+/* The two file names searched, in Spark's order. */
+#define WEIR_SPEC_FILE_YAML "spark-pipeline.yaml"
+#define WEIR_SPEC_FILE_YML  "spark-pipeline.yml"
+
+/* At most this many problems are recorded per call; one more entry then
+ * says the list was cut (class PIPELINE_SPEC_TOO_MANY_ERRORS). */
+#define WEIR_SPEC_MAX_PROBLEMS 100
+
 /* A position in the spec file (1-based; 0 when unknown). */
 typedef struct weir_spec_pos {
     unsigned line, column;
@@ -22,12 +30,21 @@ typedef struct weir_spec_pos {
 typedef struct weir_spec_conf {
     const char *key;
     const char *value;
-    weir_spec_pos pos;
+    weir_spec_pos pos;       /* of the key */
+    weir_spec_pos value_pos; /* of the value */
 } weir_spec_conf;
 
 typedef struct weir_spec_library {
     const char *include; /* the pattern as written */
-    weir_spec_pos pos;
+    const char *pattern; /* as evaluated: a folder pattern gets a last
+                            part `*` (Spark's rewrite), a literal path
+                            stays as written */
+    bool recursive;      /* a folder pattern (folder, slash, `**`): every
+                            file under the folder */
+    size_t matched;      /* files matched by the last
+                            weir__spec_library_files (Spark logs "Found <n>
+                            files matching glob '<pattern>'") */
+    weir_spec_pos pos;   /* of the include value */
 } weir_spec_library;
 
 /* Expectations declared in the spec for a dataset (see docs/spec.md). */
@@ -36,13 +53,17 @@ typedef struct weir_spec_expectation {
     const char *name;
     const char *condition; /* Spark SQL boolean expression */
     const char *action;    /* "warn", "drop", "fail" or "quarantine" */
-    weir_spec_pos pos;
+    weir_expectation_action on_violation; /* the same as an enum */
+    weir_spec_pos pos;           /* of the list item */
+    weir_spec_pos dataset_pos;   /* of the dataset key */
+    weir_spec_pos condition_pos; /* of the `expect` value */
 } weir_spec_expectation;
 
 typedef struct weir_spec {
     weir_arena arena; /* owns everything below */
     const char *path; /* absolute path of the spec file */
-    const char *dir;  /* absolute folder of the spec file */
+    const char *dir;  /* absolute folder of the spec file (symlinks
+                         resolved when it exists, as Spark does) */
     const char *text; /* the file's text (for error snippets) */
     size_t text_len;
 
@@ -52,52 +73,73 @@ typedef struct weir_spec {
     const char *storage_uri; /* as written */
     weir_spec_pos storage_pos;
     const char *catalog;  /* NULL when absent */
+    weir_spec_pos catalog_pos;
     const char *database; /* `database`, else `schema`; NULL when absent */
+    weir_spec_pos database_pos;
 
-    weir_spec_conf *conf;
+    weir_spec_conf *conf; /* in file order */
     size_t n_conf;
     weir_spec_library *libraries;
     size_t n_libraries;
-    weir_spec_expectation *expectations;
+    weir_spec_expectation *expectations; /* in file order */
     size_t n_expectations;
 } weir_spec;
 
 /*
- * Find the spec file: in start_dir, then each parent folder, the first one
- * holding spark-pipeline.yml or spark-pipeline.yaml. *out is malloc'd.
- * Errors (class in err->error_class): PIPELINE_SPEC_FILE_NOT_FOUND,
- * MULTIPLE_PIPELINE_SPEC_FILES_FOUND.
+ * Find the spec file: in start_dir (NULL = the current directory), then
+ * each parent folder, the first one holding spark-pipeline.yml or
+ * spark-pipeline.yaml. *out is malloc'd and absolute.
+ * Errors (class in err->error_class): PIPELINE_SPEC_FILE_NOT_FOUND
+ * (WEIR_ENOTFOUND), MULTIPLE_PIPELINE_SPEC_FILES_FOUND (WEIR_ESPEC),
+ * WEIR_ENOMEM.
  */
 int weir__spec_find(char **out, const char *start_dir, weir_error *err);
 
 /*
+ * Check a spec path given explicitly (`--spec`): it must name an existing
+ * regular file. Errors: PIPELINE_SPEC_FILE_DOES_NOT_EXIST (WEIR_ENOTFOUND).
+ */
+int weir__spec_check_path(const char *path, weir_error *err);
+
+/*
  * Load and validate the spec at path. On success *out is owned by the
- * caller (weir__spec_free). Every independent problem is appended to diags
- * with its class and file:line:col; the return value is then WEIR_ESPEC
- * (WEIR_ENOTFOUND / WEIR_EIO when the file cannot be read, with err set).
+ * caller (weir__spec_free); on failure *out is NULL. Every independent
+ * problem is appended to diags (may be NULL) with its class and
+ * file:line:col, err receives the first one, and the return value is
+ * WEIR_ESPEC. A path that is not a regular file is WEIR_ENOTFOUND
+ * (PIPELINE_SPEC_FILE_DOES_NOT_EXIST), an unreadable one WEIR_EIO; those
+ * set err only.
  */
 int weir__spec_load(weir_spec **out, const char *path, weir__diags *diags,
                     weir_error *err);
 
-/* The same from text already in memory (used by the fuzz target). */
+/* The same from text already in memory (used by the fuzz target). path
+ * names the file the text came from (relative paths resolve against the
+ * current directory); text need not be NUL-terminated. */
 int weir__spec_parse(weir_spec **out, const char *path, const char *text,
                      size_t len, weir__diags *diags, weir_error *err);
 
+/* NULL is a no-op. */
 void weir__spec_free(weir_spec *spec);
 
 typedef struct weir_spec_file {
-    const char *path;     /* absolute */
-    const char *rel_path; /* relative to the spec folder */
+    const char *path;     /* absolute, normalised */
+    const char *rel_path; /* relative to the spec folder, as Spark sends it
+                             (`.` parts dropped, `..` kept) */
     const weir_spec_library *library; /* the entry that matched it */
 } weir_spec_file;
 
 /*
- * Expand the libraries into files, in the order Spark would register them
- * (entry by entry; files of one entry sorted by path). Hidden files and
- * __pycache__ are skipped. Files are arena-allocated in spec->arena.
- * Errors: PIPELINE_SPEC_INVALID_GLOB_PATTERN,
- * PIPELINE_UNSUPPORTED_DEFINITIONS_FILE_EXTENSION (added to diags;
- * returns WEIR_ESPEC).
+ * Expand the libraries into files, in the order weir registers them
+ * (entry by entry; files of one entry sorted by rel_path). A file matched
+ * by two entries is listed twice. Hidden files and folders (leading `.`)
+ * below a folder pattern and anything under `__pycache__` are skipped;
+ * symlinked folders are not descended into. A literal path that does not
+ * name a regular file matches nothing (not an error). Sets each library's
+ * `matched`. The array lives in spec->arena. Problems (added to diags, return WEIR_ESPEC, *out
+ * NULL): UNSUPPORTED_PYTHON_DEFINITIONS for `.py` files and
+ * PIPELINE_UNSUPPORTED_DEFINITIONS_FILE_EXTENSION for anything but `.sql`.
+ * (Glob patterns were validated by weir__spec_parse.)
  */
 int weir__spec_library_files(weir_spec_file **out, size_t *n_out,
                              weir_spec *spec, weir__diags *diags,

@@ -1,0 +1,1 @@
+CREATE VIEW v (a COMMENT 'x') COMMENT 'c' AS SELECT 1 a;

@@ -1,0 +1,1 @@
+CREATE SINK k USING kafka OPTIONS (topic 'x', `a.b` = 'c');

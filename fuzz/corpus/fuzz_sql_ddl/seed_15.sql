@@ -1,0 +1,2 @@
+-- comment ; 
+/* nested /* c */ ; */ CREATE MATERIALIZED VIEW a AS SELECT ';' AS s

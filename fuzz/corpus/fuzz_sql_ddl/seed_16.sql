@@ -1,0 +1,1 @@
+CREATE MATERIALIZED VIEW a AS SELECT 'unterminated

@@ -1,0 +1,3 @@
+SET;
+SET a;
+USE a.b.c;

@@ -1,0 +1,1 @@
+CREATE MATERIALIZED VIEW m AS SELECT explode(arr) AS x, posexplode(arr) FROM t

@@ -1,0 +1,4 @@
+
+
+  SELECT 1  ;  
+  SELECT 2

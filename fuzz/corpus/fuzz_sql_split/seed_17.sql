@@ -1,0 +1,1 @@
+SELECT é; SELECT 'ü'

@@ -1,0 +1,1 @@
+/*+ hint; */ SELECT 1

@@ -1,0 +1,1 @@
+SELECT a, b AS c, count(*) FROM t WHERE x > 1 GROUP BY a, b HAVING count(*) > 2 ORDER BY a DESC NULLS LAST LIMIT 10

@@ -1,0 +1,1 @@
+WITH c AS (SELECT * FROM a) SELECT * FROM c JOIN b USING (id)

@@ -1,0 +1,1 @@
+SELECT window.start, count(*) FROM STREAM ev GROUP BY window(ts, '5 minutes')

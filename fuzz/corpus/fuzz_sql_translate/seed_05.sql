@@ -1,0 +1,1 @@
+SELECT explode(arr) AS x, posexplode(arr) FROM t

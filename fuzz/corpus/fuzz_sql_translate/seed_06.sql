@@ -1,0 +1,1 @@
+SELECT t.id, tag FROM t LATERAL VIEW OUTER explode(tags) tt AS tag

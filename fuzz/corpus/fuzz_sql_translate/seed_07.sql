@@ -1,0 +1,1 @@
+SELECT * FROM read_files('/in/', format => 'json', schema => 'a INT, b STRING')

@@ -1,0 +1,1 @@
+SELECT * FROM cloud_files('/d', 'csv', map('header', 'true'))

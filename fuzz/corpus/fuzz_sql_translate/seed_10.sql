@@ -1,0 +1,1 @@
+SELECT transform(arr, (x, i) -> x + i), filter(arr, x -> x > 0), aggregate(arr, 0, (a, x) -> a + x) FROM t

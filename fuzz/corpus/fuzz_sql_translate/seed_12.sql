@@ -1,0 +1,1 @@
+SELECT x FROM t WINDOW w AS (ORDER BY x) QUALIFY rank() OVER w = 1

@@ -1,0 +1,1 @@
+SELECT date_format(ts, 'yyyy-MM-dd HH:mm:ss.SSS'), to_date(s, 'dd/MM/yyyy') FROM t

@@ -1,0 +1,1 @@
+SELECT from_json(s, 'a ARRAY<STRUCT<b: MAP<STRING, INT>>>'), get_json_object(s, '$.a') FROM t

@@ -1,0 +1,1 @@
+SELECT 'it''s', "q", `b``t`, X'0a', 1L, 2S, 3Y, 1.5D, 1e3, 2.5BD, INTERVAL 1 HOUR 30 MINUTES

@@ -1,0 +1,1 @@
+SELECT a LIKE 'x\\_%' ESCAPE '\\', b RLIKE '^a', c ILIKE ANY ('a', 'b'), d IS NOT DISTINCT FROM e

@@ -1,0 +1,1 @@
+SELECT s.a.b, arr[0], m['k'], named_struct('x', 1).x FROM t

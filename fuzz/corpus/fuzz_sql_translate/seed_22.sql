@@ -1,0 +1,1 @@
+SELECT regexp_replace(s, '(\\w+)', '$1!'), split(s, ','), substr(s, -3, 2) FROM t

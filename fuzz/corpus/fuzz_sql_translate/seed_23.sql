@@ -1,0 +1,1 @@
+SELECT region, sum(q) FROM s GROUP BY ROLLUP(region) ORDER BY 1

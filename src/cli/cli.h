@@ -1,0 +1,247 @@
+/*
+ * The weir command-line tool's internal interface: the output options every
+ * command receives (struct cli), the command entry points, and the small
+ * shared helpers (argument parsing, error and event printing, result
+ * formatting, JSON, UTF-8 widths, opening a pipeline). The CLI is built on
+ * nothing but the public API in weir.h and libc/POSIX.
+ */
+#ifndef WEIR_CLI_H
+#define WEIR_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "weir.h"
+
+#if defined(__GNUC__)
+#define CLI_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CLI_PRINTF(f, a)
+#endif
+
+/* Exit codes (docs/cli.md). */
+enum {
+    EXIT_OK = 0,      /* success; a run that COMPLETED */
+    EXIT_FAILED = 1,  /* a run that FAILED, or a runtime error */
+    EXIT_USAGE = 2    /* bad usage, spec, SQL or graph; output write error */
+};
+
+/* Output options, decided once in main and passed to every command. */
+typedef struct cli {
+    bool tty_out;   /* stdout is a terminal (live progress line) */
+    bool color_out; /* colors on stdout */
+    bool color_err; /* colors on stderr */
+} cli;
+
+/* --- Commands (cmd_<name>.c): argv[0] is the command name. ----------- */
+
+int cmd_init(const cli *c, int argc, char **argv);
+int cmd_run(const cli *c, int argc, char **argv);
+int cmd_dry_run(const cli *c, int argc, char **argv);
+int cmd_graph(const cli *c, int argc, char **argv);
+int cmd_query(const cli *c, int argc, char **argv);
+int cmd_events(const cli *c, int argc, char **argv);
+int cmd_help(const cli *c, int argc, char **argv);
+
+/* --- help.c ---------------------------------------------------------- */
+
+/* The overview of every command. */
+void help_usage(FILE *out);
+/* Print the help of command `name`; false if there is no such command. */
+bool help_command(FILE *out, const char *name);
+
+/* --- opt.c: argument parsing ----------------------------------------- */
+
+typedef struct opt_def {
+    const char *name;  /* long name without "--" */
+    bool takes_value;
+} opt_def;
+
+enum {
+    OPT_END = -1,        /* no more arguments */
+    OPT_POSITIONAL = -2, /* *value is a positional argument */
+    OPT_HELP = -3,       /* -h / --help */
+    OPT_ERROR = -4       /* message printed; exit EXIT_USAGE */
+};
+
+typedef struct opt_iter {
+    int argc;
+    char **argv;
+    int next;           /* index of the next argument */
+    const char *cmd;    /* command name, for messages */
+    bool only_positional; /* after "--" */
+} opt_iter;
+
+void opt_init(opt_iter *it, const char *cmd, int argc, char **argv);
+/*
+ * The next argument: the index of its definition in defs (terminated by a
+ * {NULL} entry) with *value set for options taking one (--name VALUE or
+ * --name=VALUE), or one of the OPT_* codes above.
+ */
+int opt_next(opt_iter *it, const opt_def *defs, const char **value);
+/* Report an unexpected positional argument; returns EXIT_USAGE. */
+int opt_unexpected(const opt_iter *it, const char *arg);
+
+/* An owned, growable list of strings. */
+typedef struct strlist {
+    char **items;
+    size_t len, cap;
+} strlist;
+
+/* Append the comma-separated items of text, trimmed, empty ones dropped.
+ * Returns false when out of memory. */
+bool strlist_add_csv(strlist *l, const char *text);
+void strlist_free(strlist *l);
+
+/* The candidate closest to word (for "did you mean"), or NULL. */
+const char *opt_suggest(const char *word, const char *const *candidates,
+                        size_t n);
+
+/* --- print.c: messages, errors, timestamps --------------------------- */
+
+/* "weir: <message>" on stderr. */
+void print_error(const cli *c, const char *fmt, ...) CLI_PRINTF(2, 3);
+/* "YYYY-MM-DD HH:MM:SS: <message>" with the local time now. */
+void print_logline(FILE *out, const char *fmt, ...) CLI_PRINTF(2, 3);
+/* Format microseconds since the epoch (UTC) as "YYYY-MM-DD HH:MM:SS"
+ * (buf >= 20 bytes) or, when iso, "YYYY-MM-DDTHH:MM:SS.ffffffZ" (>= 28). */
+void format_utc(char *buf, size_t size, int64_t us, bool iso);
+/* Print one error like a compiler: location, class, message, source line
+ * and caret. */
+void print_diagnostic(const cli *c, const weir_error *e);
+/*
+ * Print the problems behind rc: the pipeline's diagnostics when rc is a
+ * spec/SQL/graph error and there are any (p may be NULL), else err.
+ */
+void print_failure(const cli *c, const weir_pipeline *p, int rc,
+                   const weir_error *err);
+/* The exit code for a failed library call. */
+int exit_code_for(int rc);
+/* Write "{"error":{...}}" lines for the same problems print_failure shows. */
+void print_failure_json(FILE *out, const weir_pipeline *p, int rc,
+                        const weir_error *err);
+
+/* --- events.c: run events and the live progress line ----------------- */
+
+typedef enum event_mode {
+    EVENTS_TEXT,       /* Spark-style timestamped lines on stdout */
+    EVENTS_QUIET,      /* only WARN/ERROR events, as text on stdout */
+    EVENTS_JSON,       /* one JSON object per event on stdout */
+    EVENTS_ERRORS_ONLY /* events with an error, as text on stderr */
+} event_mode;
+
+/* The payload of the event and progress callbacks of one run. */
+typedef struct event_printer {
+    const cli *cli;
+    event_mode mode;
+    bool progress;       /* draw the live status line */
+    bool progress_shown; /* a status line is on screen now */
+    unsigned width;      /* terminal width */
+} event_printer;
+
+void event_printer_init(event_printer *ep, const cli *c, event_mode mode);
+/* Set the callbacks of opts to ep. */
+void event_printer_attach(event_printer *ep, weir_run_options *opts);
+/* Erase the status line if one is shown. */
+void event_printer_finish(event_printer *ep);
+
+/* --- json.c: writing and reading JSON text --------------------------- */
+
+/* Write s as a JSON string (invalid UTF-8 becomes U+FFFD), or null. */
+void json_put_string(FILE *out, const char *s);
+/* Write s as is when it is valid JSON text, else as a JSON string. */
+void json_put_raw(FILE *out, const char *s);
+/* True when s is exactly one JSON value (blanks around allowed). */
+bool json_is_valid(const char *s);
+/* True when s is a JSON number (RFC 8259 grammar). */
+bool json_is_number(const char *s);
+/* The value of member key of the object at p, or NULL. */
+const char *json_member(const char *p, const char *key);
+/* The first element of the array at p / the element after p; NULL at end. */
+const char *json_first(const char *p);
+const char *json_next(const char *p);
+/* Decode the string at p into buf (truncated to fit); false if p is not a
+ * string. */
+bool json_get_string(const char *p, char *buf, size_t size);
+/* The integer at p; false if p is not an integer that fits. */
+bool json_get_int(const char *p, int64_t *out);
+
+/* --- utf8.c: display widths ------------------------------------------ */
+
+/*
+ * Write s to out (NULL = only measure) as at most max_cols terminal columns:
+ * control characters and invalid bytes are escaped (\n, \t, \xHH), and text
+ * that does not fit ends with "…". Returns the columns used.
+ */
+size_t text_put(FILE *out, const char *s, size_t max_cols);
+/* Display width of the UTF-8 text s, escapes included. */
+size_t text_width(const char *s);
+/* Terminal columns of the code point; 0 for combining marks. */
+int codepoint_width(uint32_t cp);
+/* Decode one code point at s; returns its length (0 if invalid). */
+size_t utf8_decode(const unsigned char *s, uint32_t *cp);
+
+/* --- table.c: result formatting -------------------------------------- */
+
+typedef enum out_format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON } out_format;
+
+/* Parse "table" / "csv" / "json"; false otherwise. */
+bool parse_format(const char *s, out_format *out);
+
+/* A rectangle of text values with named columns. */
+typedef struct grid {
+    size_t n_cols, n_rows;
+    const char *(*name)(const void *data, size_t col);
+    bool (*numeric)(const void *data, size_t col);
+    const char *(*value)(const void *data, size_t col, size_t row);
+    const void *data;
+    const bool *json_cols; /* NULL or n_cols flags: column holds JSON text */
+} grid;
+
+/* A grid over a query result (borrowed). */
+void grid_from_result(grid *g, const weir_result *r);
+/* Print g in fmt. Prints nothing for a grid without columns. */
+void grid_print(const grid *g, out_format fmt, FILE *out);
+
+/* --- project.c: opening a pipeline ----------------------------------- */
+
+typedef struct project {
+    const cli *cli;
+    FILE *log; /* where loading messages go; NULL = silent */
+    weir_session *session;
+    weir_pipeline *pipeline;
+} project;
+
+/*
+ * Open a session and load the pipeline from spec (NULL = search upward from
+ * the current directory), printing "Loading pipeline spec from ..." and the
+ * library's messages to log (NULL = silent). On failure prints the errors
+ * (and, when json_out is not NULL, their JSON form to it) and returns the
+ * exit code; on success returns 0. Always close with project_close.
+ */
+int project_open(project *p, const cli *c, const char *spec, FILE *log,
+                 FILE *json_out);
+void project_close(project *p);
+
+/* --- scaffold.c: the files of `weir init` ---------------------------- */
+
+typedef struct scaffold_file {
+    const char *path; /* relative to the project folder */
+    const char *text;
+} scaffold_file;
+
+/* The fixed files and folders of a new project; folders end with '/'. */
+const scaffold_file *scaffold_files(size_t *n);
+/* Write the spark-pipeline.yml of a project named name. */
+void scaffold_write_spec(FILE *out, const char *name);
+
+/* --- Small shared helpers -------------------------------------------- */
+
+/* The last part of a qualified name ("a.b.c" -> "c"). */
+const char *short_name(const char *qualified);
+/* Spark's words for a dataset kind, e.g. "streaming table". */
+const char *kind_name(weir_dataset_kind kind);
+
+#endif /* WEIR_CLI_H */

@@ -1,0 +1,150 @@
+/*
+ * `weir init NAME`: create a pipeline project in ./NAME from the scaffold
+ * (spec, example SQL, sample data) and say how to run it, like
+ * `spark-pipelines init`. An existing NAME is never touched; if writing
+ * fails halfway, whatever was created is removed again.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define SPEC_FILE "spark-pipeline.yml"
+
+typedef struct init_state {
+    const char *name;
+    const scaffold_file *files;
+    size_t n_files, n_done; /* files[0..n_done) exist */
+    bool spec_done;
+} init_state;
+
+static bool project_path(char *buf, size_t size, const char *name,
+                         const char *rel)
+{
+    int n = snprintf(buf, size, "%s/%s", name, rel);
+    return n > 0 && (size_t)n < size;
+}
+
+static bool write_file(const char *path, const char *text,
+                       void (*writer)(FILE *, const char *), const char *arg)
+{
+    FILE *f = fopen(path, "wx");
+    if (!f)
+        return false;
+    if (writer)
+        writer(f, arg);
+    else
+        fputs(text, f);
+    bool ok = !ferror(f);
+    return fclose(f) == 0 && ok;
+}
+
+/* Create entry rel: a folder when it ends with '/', else a file. */
+static bool create_entry(const char *name, const scaffold_file *f)
+{
+    char path[4096];
+    if (!project_path(path, sizeof path, name, f->path)) {
+        errno = ENAMETOOLONG;
+        return false;
+    }
+    if (!f->text)
+        return mkdir(path, 0777) == 0;
+    return write_file(path, f->text, NULL, NULL);
+}
+
+/* Remove what was created, newest first. */
+static void roll_back(const init_state *st)
+{
+    char path[4096];
+    for (size_t i = st->n_done; i-- > 0;) {
+        if (!project_path(path, sizeof path, st->name, st->files[i].path))
+            continue;
+        if (st->files[i].text)
+            unlink(path);
+        else
+            rmdir(path);
+    }
+    if (st->spec_done && project_path(path, sizeof path, st->name, SPEC_FILE))
+        unlink(path);
+    rmdir(st->name);
+}
+
+static int create_project(const cli *c, const char *name)
+{
+    init_state st = { name, NULL, 0, 0, false };
+    char path[4096];
+
+    if (mkdir(name, 0777) != 0) {
+        if (errno == EEXIST) {
+            print_error(c, "Directory '%s' already exists. Please choose a "
+                           "different name or remove the existing directory.",
+                        name);
+            return EXIT_USAGE;
+        }
+        print_error(c, "cannot create directory '%s': %s", name,
+                    strerror(errno));
+        return EXIT_FAILED;
+    }
+    st.files = scaffold_files(&st.n_files);
+    st.spec_done = project_path(path, sizeof path, name, SPEC_FILE) &&
+                   write_file(path, NULL, scaffold_write_spec, name);
+    while (st.spec_done && st.n_done < st.n_files &&
+           create_entry(name, &st.files[st.n_done]))
+        st.n_done++;
+    if (!st.spec_done || st.n_done < st.n_files) {
+        int saved = errno;
+        roll_back(&st);
+        print_error(c, "cannot create project '%s': %s", name,
+                    strerror(saved));
+        return EXIT_FAILED;
+    }
+    printf("Pipeline project '%s' created successfully. To run your "
+           "pipeline:\n  cd '%s'\n  weir run\n",
+           name, name);
+    return EXIT_OK;
+}
+
+static bool valid_name(const char *name)
+{
+    if (!name[0] || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        return false;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        if (*p == '/' || *p < 0x20)
+            return false;
+    return true;
+}
+
+int cmd_init(const cli *c, int argc, char **argv)
+{
+    static const opt_def defs[] = { { "name", true }, { NULL, false } };
+    const char *name = NULL, *value = NULL;
+    opt_iter it;
+    int id;
+
+    opt_init(&it, argv[0], argc, argv);
+    while ((id = opt_next(&it, defs, &value)) != OPT_END) {
+        if (id == OPT_HELP) {
+            help_command(stdout, "init");
+            return EXIT_OK;
+        }
+        if (id == OPT_ERROR)
+            return EXIT_USAGE;
+        if (name)
+            return opt_unexpected(&it, value);
+        name = value;
+    }
+    if (!name) {
+        print_error(c, "init needs a project name: weir init NAME");
+        return EXIT_USAGE;
+    }
+    if (!valid_name(name)) {
+        print_error(c, "invalid project name '%s': it names a folder to "
+                       "create in the current one",
+                    name);
+        return EXIT_USAGE;
+    }
+    return create_project(c, name);
+}

@@ -1,0 +1,170 @@
+/*
+ * Help texts: the overview printed by `weir help` (and, on stderr, by a bare
+ * `weir`), and one page per command for `weir help CMD` / `weir CMD --help`.
+ * docs/cli.md is the longer reference; keep the two in step.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage_text[] =
+    "usage: weir <command> [options]\n"
+    "\n"
+    "Spark Declarative Pipelines, natively, on DuckDB.\n"
+    "\n"
+    "Commands:\n"
+    "  init NAME       create a new pipeline project in ./NAME\n"
+    "  run             run an update of the pipeline\n"
+    "  dry-run         validate the pipeline and show its resolved graph\n"
+    "  graph           print the dataflow graph (text, Graphviz, Mermaid)\n"
+    "  query [SQL]     run SQL against the pipeline's tables\n"
+    "  events          show the event log of a run\n"
+    "  help [CMD]      show help for a command\n"
+    "\n"
+    "Options:\n"
+    "  -h, --help      show this help\n"
+    "  --version       show the versions of weir and DuckDB\n"
+    "\n"
+    "Commands that load a pipeline take --spec PATH; without it weir looks for\n"
+    "spark-pipeline.yml (or .yaml) in the current folder and its parents.\n"
+    "Run 'weir help CMD' for the options of a command.\n";
+
+typedef struct help_page {
+    const char *name;
+    const char *text;
+} help_page;
+
+static const help_page pages[] = {
+    { "init",
+      "usage: weir init NAME\n"
+      "       weir init --name NAME\n"
+      "\n"
+      "Create a pipeline project in ./NAME: spark-pipeline.yml, a medallion\n"
+      "example in transformations/ (bronze streaming table, silver streaming\n"
+      "table with an expectation, gold materialized view) and sample order\n"
+      "files in data/landing/orders/. Fails if NAME already exists.\n"
+      "\n"
+      "Options:\n"
+      "  --name NAME     the project (and folder) name\n" },
+    { "run",
+      "usage: weir run [--spec PATH] [--refresh LIST] [--full-refresh LIST]\n"
+      "                [--full-refresh-all] [--json] [--quiet]\n"
+      "\n"
+      "Run an update: materialize every dataset in dependency order, process\n"
+      "new data of streaming tables once, recompute materialized views.\n"
+      "Without refresh options every dataset is updated incrementally.\n"
+      "\n"
+      "Options:\n"
+      "  --spec PATH           the pipeline spec (default: search upward)\n"
+      "  --refresh LIST        update only these datasets (comma-separated,\n"
+      "                        repeatable)\n"
+      "  --full-refresh LIST   reset and recompute these datasets\n"
+      "  --full-refresh-all    reset and recompute every dataset\n"
+      "  --json                print each event as a JSON object per line\n"
+      "  --quiet               print only warnings and errors\n"
+      "\n"
+      "Exit status: 0 when the run COMPLETED, 1 when it FAILED, 2 for usage,\n"
+      "spec, SQL and graph errors.\n" },
+    { "dry-run",
+      "usage: weir dry-run [--spec PATH] [--json]\n"
+      "\n"
+      "Load and resolve the pipeline without reading or writing data, report\n"
+      "every error, and print the resolved graph: each dataset in dependency\n"
+      "order with its schema, then each flow with its inputs.\n"
+      "\n"
+      "Options:\n"
+      "  --spec PATH     the pipeline spec (default: search upward)\n"
+      "  --json          print events, then {\"graph\": ...}, one JSON object\n"
+      "                  per line\n"
+      "\n"
+      "Exit status: 0 when the pipeline is valid, 2 otherwise.\n" },
+    { "graph",
+      "usage: weir graph [--spec PATH] [--format text|dot|mermaid]\n"
+      "\n"
+      "Resolve the pipeline (a silent dry run) and print its dataflow graph.\n"
+      "\n"
+      "Options:\n"
+      "  --spec PATH       the pipeline spec (default: search upward)\n"
+      "  --format FORMAT   text (default): datasets in dependency order with\n"
+      "                    their inputs; dot: a Graphviz digraph (weir graph\n"
+      "                    --format dot | dot -Tsvg > graph.svg); mermaid: a\n"
+      "                    Mermaid flowchart\n" },
+    { "query",
+      "usage: weir query [--spec PATH] [--format table|csv|json] [SQL | -]\n"
+      "\n"
+      "Run Spark SQL (one or more statements) against the pipeline's tables\n"
+      "and print the result of the last one. The SQL comes from the argument,\n"
+      "or from standard input when it is '-' or absent.\n"
+      "\n"
+      "Options:\n"
+      "  --spec PATH       the pipeline spec (default: search upward)\n"
+      "  --format FORMAT   table (default), csv (RFC 4180, NULL as an empty\n"
+      "                    field) or json (one object per row and line)\n"
+      "\n"
+      "Exit status: 0 on success, 2 for SQL errors, 1 for other errors.\n" },
+    { "events",
+      "usage: weir events [--spec PATH] [--update latest|all|ID]\n"
+      "                   [--format table|csv|json] [--quality]\n"
+      "\n"
+      "Show the event log (weir.event_log) of an update, in order.\n"
+      "\n"
+      "Options:\n"
+      "  --spec PATH       the pipeline spec (default: search upward)\n"
+      "  --update WHICH    latest (default), all, or an update id\n"
+      "  --format FORMAT   table (default; timestamp, level, type, flow and\n"
+      "                    message), csv or json (every column)\n"
+      "  --quality         instead, the expectation results: passed and\n"
+      "                    failed records per dataset and expectation\n" },
+    { "help",
+      "usage: weir help [CMD]\n"
+      "\n"
+      "Show the list of commands, or the help of command CMD.\n" },
+};
+
+void help_usage(FILE *out)
+{
+    fputs(usage_text, out);
+}
+
+bool help_command(FILE *out, const char *name)
+{
+    for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++) {
+        if (strcmp(pages[i].name, name) == 0) {
+            fputs(pages[i].text, out);
+            return true;
+        }
+    }
+    return false;
+}
+
+int cmd_help(const cli *c, int argc, char **argv)
+{
+    static const opt_def defs[] = { { NULL, false } };
+    opt_iter it;
+    const char *value = NULL, *topic = NULL;
+    int id;
+
+    opt_init(&it, argv[0], argc, argv);
+    while ((id = opt_next(&it, defs, &value)) != OPT_END) {
+        if (id == OPT_ERROR)
+            return EXIT_USAGE;
+        if (id == OPT_HELP) {
+            help_command(stdout, "help");
+            return EXIT_OK;
+        }
+        if (topic)
+            return opt_unexpected(&it, value);
+        topic = value;
+    }
+    if (!topic) {
+        help_usage(stdout);
+        return EXIT_OK;
+    }
+    if (!help_command(stdout, topic)) {
+        print_error(c, "no help for '%s': there is no such command", topic);
+        fprintf(stderr, "Run 'weir help' for the list of commands.\n");
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}

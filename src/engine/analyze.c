@@ -1,0 +1,424 @@
+/*
+ * Schema resolution of flows and datasets (see analyze.h).
+ */
+#include "analyze.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/resolve.h"
+#include "util/buf.h"
+#include "util/str.h"
+
+typedef struct analysis {
+    weir_graph *g;
+    weir_storage *st;
+    weir_resolve_ctx rctx;
+    weir__diags *diags;
+    int rc;
+    weir_buf direct, downstream; /* names for the summary */
+} analysis;
+
+const char *weir__classify_engine_error(const char *m)
+{
+    if (strstr(m, "Referenced column") ||
+        (strstr(m, "column") && strstr(m, "not found")))
+        return "UNRESOLVED_COLUMN.WITH_SUGGESTION";
+    if (strstr(m, "Table with name") || strstr(m, "Table Function with name"))
+        return "TABLE_OR_VIEW_NOT_FOUND";
+    if (strstr(m, "Scalar Function with name") ||
+        strstr(m, "Aggregate Function with name"))
+        return "UNRESOLVED_ROUTINE";
+    if (strstr(m, "Conversion Error"))
+        return "CAST_INVALID_INPUT";
+    if (strstr(m, "No files found"))
+        return "PATH_NOT_FOUND";
+    if (strstr(m, "Binder Error"))
+        return "ANALYSIS_ERROR";
+    return "";
+}
+
+static void add_diag(analysis *an, weir_error *e)
+{
+    if (weir__diags_add(an->diags, e))
+        an->rc = WEIR_ENOMEM;
+    else if (!an->rc)
+        an->rc = WEIR_EGRAPH;
+}
+
+static void note_name(weir_buf *b, const char *name)
+{
+    if (b->len)
+        weir__buf_puts(b, ", ");
+    weir__buf_puts(b, name);
+}
+
+static void fail_flow(analysis *an, weir_gflow *f, weir_error *e)
+{
+    f->failed = true;
+    if (strcmp(e->error_class, WEIR_UPSTREAM_FAILURE) == 0) {
+        note_name(&an->downstream, f->display);
+        return;
+    }
+    if (!e->path[0])
+        weir__origin_error_at(e, &f->origin);
+    if (e->code == WEIR_EENGINE || !e->error_class[0]) {
+        const char *cls = weir__classify_engine_error(e->message);
+        weir__str_copy(e->error_class, sizeof(e->error_class), cls);
+        weir__error_prefix(e, "Failed to resolve flow '%s': ", f->display);
+    }
+    e->code = WEIR_EGRAPH;
+    note_name(&an->direct, f->display);
+    add_diag(an, e);
+}
+
+/* DuckDB cannot create columns of type NULL; Spark's void becomes INTEGER
+ * in tables as DuckDB's own CREATE TABLE AS does. */
+static const char *storable(const char *duck_type)
+{
+    return strcmp(duck_type, "\"NULL\"") == 0 ? "INTEGER" : duck_type;
+}
+
+static int to_schema(weir_schema *out, weir_arena *a,
+                     const weir_db_column *cols, size_t n)
+{
+    out->cols = weir__arena_array(a, n + 1, sizeof(*out->cols));
+    if (!out->cols)
+        return WEIR_ENOMEM;
+    out->n = n;
+    for (size_t i = 0; i < n; i++) {
+        weir_column *c = &out->cols[i];
+        c->name = cols[i].name;
+        c->duck_type = weir__arena_strdup(a, storable(cols[i].type));
+        weir_buf sp = WEIR_BUF_INIT;
+        weir__sql_duckdb_type_to_spark(&sp, cols[i].type);
+        c->spark_type = weir__arena_strdup(a, weir__buf_cstr(&sp));
+        weir__buf_free(&sp);
+        c->nullable = true;
+    }
+    return weir__arena_failed(a) ? WEIR_ENOMEM : 0;
+}
+
+static int resolve_flow(analysis *an, weir_gflow *f)
+{
+    weir_graph *g = an->g;
+    weir_buf sql = WEIR_BUF_INIT;
+    weir_error e;
+    weir__error_clear(&e);
+    int rc = weir__resolve_flow_sql(&sql, &an->rctx, f, &e);
+    if (!rc && sql.failed)
+        rc = WEIR_ERR(&e, WEIR_ENOMEM, NULL, "out of memory");
+    weir_db_column *cols = NULL;
+    size_t n = 0;
+    if (!rc)
+        rc = weir__conn_describe(an->st->conn, weir__buf_cstr(&sql), &cols, &n,
+                                 &g->arena, &e);
+    weir__buf_free(&sql);
+    if (rc == WEIR_ENOMEM)
+        return rc;
+    if (rc) {
+        fail_flow(an, f, &e);
+        return 0;
+    }
+    return to_schema(&f->schema, &g->arena, cols, n);
+}
+
+static bool same_name(const char *a, const char *b)
+{
+    return weir__str_ieq(a, b);
+}
+
+static const weir_column *find_col(const weir_schema *s, const char *name)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (same_name(s->cols[i].name, name))
+            return &s->cols[i];
+    return NULL;
+}
+
+static void schema_text(weir_buf *b, const weir_schema *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        weir__buf_printf(b, "%s%s %s", i ? ", " : "", s->cols[i].name,
+                         s->cols[i].spark_type);
+        if (!s->cols[i].nullable)
+            weir__buf_puts(b, " NOT NULL");
+    }
+}
+
+/* Types an inferred column may have when the user declared `declared`:
+ * equal, or a widening DuckDB performs losslessly on insert. */
+static int int_rank(const char *t)
+{
+    static const char *const ints[] = { "TINYINT", "SMALLINT", "INTEGER",
+                                        "BIGINT", "HUGEINT" };
+    for (int i = 0; i < 5; i++)
+        if (strcmp(t, ints[i]) == 0)
+            return i + 1;
+    return 0;
+}
+
+static bool compatible(const char *declared, const char *inferred)
+{
+    if (weir__str_ieq(declared, inferred) || strcmp(inferred, "\"NULL\"") == 0)
+        return true;
+    int d = int_rank(declared), i = int_rank(inferred);
+    if (d && i)
+        return i <= d;
+    if (i && (weir__str_istarts(declared, "DECIMAL") ||
+              strcmp(declared, "DOUBLE") == 0))
+        return true;
+    if (strcmp(inferred, "FLOAT") == 0 && strcmp(declared, "DOUBLE") == 0)
+        return true;
+    return false;
+}
+
+static int user_schema(weir_schema *out, weir_arena *a,
+                       const weir_def_dataset *def)
+{
+    out->cols = weir__arena_array(a, def->n_columns + 1, sizeof(*out->cols));
+    if (!out->cols)
+        return WEIR_ENOMEM;
+    out->n = def->n_columns;
+    for (size_t i = 0; i < def->n_columns; i++) {
+        const weir_sql_column *c = &def->columns[i];
+        weir_column *o = &out->cols[i];
+        weir_buf t = WEIR_BUF_INIT;
+        weir__sql_type_to_duckdb(&t, c->type);
+        o->name = c->name;
+        o->duck_type = weir__arena_strdup(a, weir__buf_cstr(&t));
+        weir__buf_clear(&t);
+        weir__sql_type_to_spark(&t, c->type);
+        o->spark_type = weir__arena_strdup(a, weir__buf_cstr(&t));
+        weir__buf_free(&t);
+        o->nullable = !c->not_null;
+        o->comment = c->comment;
+    }
+    return weir__arena_failed(a) ? WEIR_ENOMEM : 0;
+}
+
+static void report_dataset(analysis *an, weir_gdataset *d, const char *cls,
+                           const weir_buf *msg)
+{
+    weir_error e;
+    WEIR_ERR(&e, WEIR_EGRAPH, cls, "%s", weir__buf_cstr(msg));
+    weir__origin_error_at(&e, &d->def->origin);
+    add_diag(an, &e);
+}
+
+/* Merge the schemas of a table's flows (or check them against the declared
+ * schema) into d->schema. */
+static int dataset_schema(analysis *an, weir_gdataset *d)
+{
+    weir_arena *a = &an->g->arena;
+    for (size_t k = 0; k < d->n_flows; k++)
+        if (an->g->flows[d->flows[k]].failed)
+            return 0; /* unresolved: readers become downstream failures */
+    weir_schema merged = { NULL, 0 };
+    size_t total = 0;
+    for (size_t k = 0; k < d->n_flows; k++)
+        total += an->g->flows[d->flows[k]].schema.n;
+    merged.cols = weir__arena_array(a, total + 1, sizeof(*merged.cols));
+    if (!merged.cols)
+        return WEIR_ENOMEM;
+    for (size_t k = 0; k < d->n_flows; k++) {
+        const weir_schema *fs = &an->g->flows[d->flows[k]].schema;
+        for (size_t i = 0; i < fs->n; i++) {
+            const weir_column *have = find_col(&merged, fs->cols[i].name);
+            if (!have) {
+                merged.cols[merged.n++] = fs->cols[i];
+            } else if (!weir__str_ieq(have->duck_type, fs->cols[i].duck_type)) {
+                weir_buf m = WEIR_BUF_INIT;
+                weir__buf_printf(&m,
+                                 "Failed to infer the schema for table %s "
+                                 "from its upstream flows. Please modify the "
+                                 "flows that write to this table to make "
+                                 "their schemas compatible. Inferred schema "
+                                 "so far: ",
+                                 d->display);
+                schema_text(&m, &merged);
+                weir__buf_puts(&m, ". Incompatible schema: ");
+                schema_text(&m, fs);
+                weir__buf_putc(&m, '.');
+                report_dataset(an, d, "UNABLE_TO_INFER_PIPELINE_TABLE_SCHEMA",
+                               &m);
+                weir__buf_free(&m);
+                return 0;
+            }
+        }
+    }
+    if (!d->def->n_columns) {
+        d->schema = merged;
+        d->resolved = true;
+        return 0;
+    }
+    weir_schema declared;
+    int rc = user_schema(&declared, a, d->def);
+    if (rc)
+        return rc;
+    bool ok = true;
+    for (size_t i = 0; i < merged.n && ok; i++) {
+        const weir_column *c = find_col(&declared, merged.cols[i].name);
+        ok = c && compatible(c->duck_type, merged.cols[i].duck_type);
+    }
+    if (!ok) {
+        const char *hint =
+            d->kind == WEIR_STREAMING_TABLE
+                ? " Streaming tables are stateful and remember data that has "
+                  "already been processed. If you want to recompute the "
+                  "table from scratch, please full refresh the table."
+                : "";
+        weir_buf m = WEIR_BUF_INIT;
+        weir__buf_printf(&m,
+                         "Table '%s' has a user-specified schema that is "
+                         "incompatible with the schema inferred from its "
+                         "query.%s Declared schema: ",
+                         d->display, hint);
+        schema_text(&m, &declared);
+        weir__buf_puts(&m, ". Inferred schema: ");
+        schema_text(&m, &merged);
+        weir__buf_putc(&m, '.');
+        report_dataset(an, d, "USER_SPECIFIED_AND_INFERRED_SCHEMA_NOT_COMPATIBLE",
+                       &m);
+        weir__buf_free(&m);
+        return 0;
+    }
+    d->schema = declared;
+    d->resolved = true;
+    return 0;
+}
+
+/* Create the empty stand-in table readers resolve against. */
+static int create_shadow(analysis *an, const weir_gdataset *d, weir_error *err)
+{
+    weir_buf sql = WEIR_BUF_INIT;
+    weir__buf_puts(&sql, "CREATE OR REPLACE TABLE ");
+    weir__resolve_table_name(&sql, &an->rctx, d);
+    weir__buf_puts(&sql, " (");
+    for (size_t i = 0; i < d->schema.n; i++) {
+        if (i)
+            weir__buf_puts(&sql, ", ");
+        weir__buf_put_sql_ident(&sql, d->schema.cols[i].name);
+        weir__buf_putc(&sql, ' ');
+        weir__buf_puts(&sql, d->schema.cols[i].duck_type);
+    }
+    weir__buf_putc(&sql, ')');
+    int rc = sql.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                        : weir__conn_exec(an->st->conn, weir__buf_cstr(&sql),
+                                          NULL, err);
+    weir__buf_free(&sql);
+    return rc;
+}
+
+/* Expectation conditions must resolve against the flow's output and hold
+ * no subquery. */
+static void check_expectations(analysis *an, weir_gdataset *d)
+{
+    const weir_def_dataset *def = d->def;
+    for (size_t i = 0; i < def->n_expectations; i++) {
+        const weir_def_expectation *x = &def->expectations[i];
+        weir_error e;
+        weir_sql_shape shape;
+        weir__sql_expr_shape(&shape, x->condition);
+        if (shape.has_subquery) {
+            WEIR_ERR(&e, WEIR_EGRAPH, "INVALID_EXPECTATION",
+                     "Expectation '%s' of %s contains a subquery; "
+                     "expectations check one record at a time",
+                     x->name, d->display);
+            weir__origin_error_at(&e, &x->origin);
+            add_diag(an, &e);
+            continue;
+        }
+        weir_buf sql = WEIR_BUF_INIT;
+        weir__buf_puts(&sql, "SELECT (");
+        int rc = weir__sql_translate_expr(&sql, x->condition, &e);
+        weir__buf_puts(&sql, ") FROM ");
+        weir__resolve_table_name(&sql, &an->rctx, d);
+        weir_db_column *cols;
+        size_t n;
+        if (!rc)
+            rc = weir__conn_describe(an->st->conn, weir__buf_cstr(&sql), &cols,
+                                     &n, &an->g->arena, &e);
+        weir__buf_free(&sql);
+        if (rc) {
+            weir__error_prefix(&e, "Expectation '%s' of %s: ", x->name,
+                               d->display);
+            if (!e.error_class[0] || e.code == WEIR_EENGINE)
+                weir__str_copy(e.error_class, sizeof(e.error_class),
+                               weir__classify_engine_error(e.message));
+            e.code = WEIR_EGRAPH;
+            weir__origin_error_at(&e, &x->origin);
+            add_diag(an, &e);
+        }
+    }
+}
+
+static int summarize(analysis *an)
+{
+    if (!an->direct.len && !an->downstream.len)
+        return 0;
+    weir_error e;
+    WEIR_ERR(&e, WEIR_EGRAPH, "",
+             "Failed to resolve flows in the pipeline. A flow can fail to "
+             "resolve because the flow itself contains errors or because it "
+             "reads from an upstream flow which failed to resolve. Flows with "
+             "errors: %s. Flows that failed due to upstream errors: %s.",
+             an->direct.len ? weir__buf_cstr(&an->direct) : "(none)",
+             an->downstream.len ? weir__buf_cstr(&an->downstream) : "(none)");
+    add_diag(an, &e);
+    return 0;
+}
+
+int weir__analyze(weir_graph *g, weir_storage *st, const char *root_dir,
+                  weir__diags *diags, weir_error *err)
+{
+    analysis an;
+    memset(&an, 0, sizeof(an));
+    an.g = g;
+    an.st = st;
+    an.diags = diags;
+    an.rctx.mode = WEIR_RESOLVE_ANALYZE;
+    an.rctx.g = g;
+    an.rctx.st = st;
+    an.rctx.root_dir = root_dir;
+    int rc = weir__conn_exec(st->conn,
+                             "ATTACH IF NOT EXISTS ':memory:' AS " WEIR_SHADOW_ALIAS,
+                             NULL, err);
+    for (size_t k = 0; !rc && k < g->n_datasets; k++) {
+        weir_gdataset *d = &g->datasets[g->dataset_order[k]];
+        for (size_t i = 0; !rc && i < d->n_flows; i++)
+            rc = resolve_flow(&an, &g->flows[d->flows[i]]);
+        if (rc)
+            break;
+        if (d->kind == WEIR_TEMPORARY_VIEW || d->kind == WEIR_PERSISTED_VIEW) {
+            if (d->n_flows && !g->flows[d->flows[0]].failed) {
+                d->schema = g->flows[d->flows[0]].schema;
+                d->resolved = true;
+            }
+            continue;
+        }
+        if (!d->n_flows && d->def->n_columns) {
+            rc = user_schema(&d->schema, &g->arena, d->def);
+            d->resolved = !rc;
+        } else {
+            rc = dataset_schema(&an, d);
+        }
+        if (!rc && d->resolved && d->kind != WEIR_SINK) {
+            rc = create_shadow(&an, d, err);
+            if (!rc)
+                check_expectations(&an, d);
+        }
+    }
+    if (!rc)
+        summarize(&an);
+    weir__buf_free(&an.direct);
+    weir__buf_free(&an.downstream);
+    if (rc)
+        return rc;
+    if (an.rc == WEIR_ENOMEM)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    if (an.rc)
+        return WEIR_ERR(err, WEIR_EGRAPH, NULL, "the dataflow graph is invalid");
+    return 0;
+}

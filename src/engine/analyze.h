@@ -1,0 +1,23 @@
+/*
+ * Resolution of a validated graph against DuckDB: each flow's query is
+ * translated with pipeline tables standing in as empty tables of their
+ * resolved schemas, its output schema is read from DuckDB's binder, and
+ * each dataset's schema is inferred (or checked against the declared one).
+ * Errors are reported like Spark's UnresolvedPipelineException: each
+ * failing flow with its cause and location, and the flows that fail only
+ * because something upstream did.
+ */
+#ifndef WEIR_ENGINE_ANALYZE_H
+#define WEIR_ENGINE_ANALYZE_H
+
+#include "graph/graph.h"
+#include "store/storage.h"
+
+/* Fills flow and dataset schemas in g. Returns 0 or WEIR_EGRAPH (diags). */
+int weir__analyze(weir_graph *g, weir_storage *st, const char *root_dir,
+                  weir__diags *diags, weir_error *err);
+
+/* Classify a DuckDB error message with the closest Spark error class. */
+const char *weir__classify_engine_error(const char *message);
+
+#endif

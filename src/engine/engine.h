@@ -1,0 +1,35 @@
+/*
+ * The run engine: resolving a validated graph against DuckDB (schemas of
+ * every flow and dataset), and running updates: refresh selection, full
+ * refresh, table materialization, flow scheduling with retries, exactly-once
+ * streaming flows, materialized-view recomputation, events. See
+ * docs/engine.md for the protocol.
+ */
+#ifndef WEIR_ENGINE_H
+#define WEIR_ENGINE_H
+
+#include "graph/graph.h"
+#include "store/db.h"
+#include "store/storage.h"
+#include "weir.h"
+
+typedef struct weir_engine_opts {
+    const char *pipeline_name;
+    const char *storage;  /* absolute storage folder */
+    const char *root_dir; /* base of relative file paths */
+    weir_db_config db;
+    weir_log_fn on_log;
+    void *log_payload;
+} weir_engine_opts;
+
+/*
+ * Resolve the graph (every flow's output schema, every dataset's schema,
+ * expectation conditions) and, unless run->dry, execute an update.
+ * Errors in the graph go to diags and return WEIR_EGRAPH. Returns 0 when
+ * the update ran, whatever its outcome (see out->state).
+ */
+int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
+                     const weir_run_options *run, weir_run_result *out,
+                     weir__diags *diags, weir_error *err);
+
+#endif

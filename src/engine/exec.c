@@ -1,0 +1,887 @@
+/*
+ * Flow execution and table materialization (see exec.h).
+ */
+#define _GNU_SOURCE
+#include "exec.h"
+
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/resolve.h"
+#include "events/events.h"
+#include "util/fs.h"
+#include "util/str.h"
+#include "util/vec.h"
+
+/* ---- names ------------------------------------------------------------- */
+
+static void meta_table(weir_buf *b, const char *catalog, const char *table)
+{
+    char alias[300];
+    weir__storage_catalog_alias(alias, sizeof(alias), catalog);
+    weir__buf_put_sql_ident(b, alias);
+    weir__buf_puts(b, "._weir.");
+    weir__buf_puts(b, table);
+}
+
+/* The catalog whose _weir schema keeps a flow's checkpoints: its target's
+ * (sinks keep theirs in the pipeline's default catalog). */
+static const char *state_catalog(const weir_graph *g, const weir_gdataset *t)
+{
+    return t->catalog ? t->catalog : g->default_catalog;
+}
+
+static void phys(weir_buf *b, const weir_gdataset *d)
+{
+    weir__storage_table_ref(b, d->catalog, d->database, d->name);
+}
+
+static int exec_buf(weir_conn *c, weir_buf *sql, weir_error *err)
+{
+    if (sql->failed)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    return weir__conn_exec(c, weir__buf_cstr(sql), NULL, err);
+}
+
+static int scalar_buf(weir_conn *c, weir_buf *sql, int64_t *out, bool *null,
+                      weir_error *err)
+{
+    if (sql->failed)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    return weir__conn_scalar_i64(c, weir__buf_cstr(sql), out, null, err);
+}
+
+/* WHERE target = '..' AND flow = '..' */
+static void where_flow(weir_buf *b, const weir_gflow *f, const weir_gdataset *t)
+{
+    weir__buf_puts(b, " WHERE target = ");
+    weir__buf_put_sql_string(b, t->display);
+    weir__buf_puts(b, " AND flow = ");
+    weir__buf_put_sql_string(b, f->display);
+}
+
+static int current_generation(weir_flow_exec *x, const weir_gdataset *t,
+                              int64_t *gen)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT coalesce(max(generation), 0) FROM ");
+    meta_table(&q, state_catalog(x->g, t), "checkpoints");
+    where_flow(&q, x->f, t);
+    int rc = scalar_buf(x->conn, &q, gen, NULL, &x->err);
+    weir__buf_free(&q);
+    return rc;
+}
+
+/* ---- table sources -------------------------------------------------------- */
+
+static int table_epoch(weir_conn *c, const weir_gdataset *d, int64_t *out,
+                       weir_error *err)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT coalesce(max(epoch), 0) FROM ");
+    meta_table(&q, d->catalog, "tables");
+    weir__buf_puts(&q, " WHERE name = ");
+    weir__buf_put_sql_string(&q, d->display);
+    int rc = scalar_buf(c, &q, out, NULL, err);
+    weir__buf_free(&q);
+    return rc;
+}
+
+typedef struct batch_plan {
+    WEIR_VEC(weir_source_batch) sources;
+    weir_arena arena;
+    int64_t gen, batch_id;
+} batch_plan;
+
+static int plan_table_source(weir_flow_exec *x, batch_plan *p,
+                             const weir_gdataset *t, const weir_input *in)
+{
+    const weir_graph *g = x->g;
+    weir_source_batch b;
+    memset(&b, 0, sizeof(b));
+    weir_buf rel = WEIR_BUF_INIT;
+    if (in->dataset >= 0) {
+        const weir_gdataset *src = &g->datasets[in->dataset];
+        b.key = src->display;
+        phys(&rel, src);
+        int rc = table_epoch(x->conn, src, &b.epoch, &x->err);
+        if (rc) {
+            weir__buf_free(&rel);
+            return rc;
+        }
+    } else {
+        b.key = in->external;
+        const weir_sql_name *n = &in->ref->name;
+        const char *cat = n->n >= 3 ? n->parts[n->n - 3] : x->f->ctx_catalog;
+        const char *db = n->n >= 2 ? n->parts[n->n - 2] : x->f->ctx_database;
+        weir__storage_table_ref(&rel, cat, db, n->parts[n->n - 1]);
+    }
+    /* Where this flow stopped reading the source, and at which epoch. */
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT max(end_offset) FROM ");
+    meta_table(&q, state_catalog(g, t), "checkpoints");
+    where_flow(&q, x->f, t);
+    weir__buf_printf(&q, " AND generation = %lld AND batch_id >= 0 AND source = ",
+                     (long long)p->gen);
+    weir__buf_put_sql_string(&q, b.key);
+    bool none = true;
+    int rc = scalar_buf(x->conn, &q, &b.start, &none, &x->err);
+    if (!rc && !none && in->dataset >= 0) {
+        weir__buf_clear(&q);
+        weir__buf_puts(&q, "SELECT arg_max(source_epoch, batch_id) FROM ");
+        meta_table(&q, state_catalog(g, t), "checkpoints");
+        where_flow(&q, x->f, t);
+        weir__buf_printf(&q, " AND generation = %lld AND batch_id >= 0 AND "
+                             "source = ",
+                         (long long)p->gen);
+        weir__buf_put_sql_string(&q, b.key);
+        int64_t seen_epoch = 0;
+        rc = scalar_buf(x->conn, &q, &seen_epoch, NULL, &x->err);
+        if (!rc && seen_epoch != b.epoch)
+            rc = WEIR_ERR(&x->err, WEIR_ERROR, "STREAMING_SOURCE_RESET",
+                          "The streaming source %s was fully refreshed after "
+                          "flow '%s' last read it, so the rows it already "
+                          "processed are gone. Full refresh %s to rebuild it "
+                          "from the current source.",
+                          b.key, x->f->display, t->display);
+    }
+    if (!rc) {
+        weir__buf_clear(&q);
+        weir__buf_puts(&q, "SELECT coalesce(max(rowid) + 1, 0) FROM ");
+        weir__buf_puts(&q, weir__buf_cstr(&rel));
+        rc = scalar_buf(x->conn, &q, &b.end, NULL, &x->err);
+    }
+    if (!rc && b.end < b.start)
+        rc = WEIR_ERR(&x->err, WEIR_ECORRUPT, "STREAMING_SOURCE_CHANGED",
+                      "The streaming source %s has fewer rows (%lld) than flow "
+                      "'%s' already processed (%lld): rows were deleted. "
+                      "Streaming sources must be append-only; full refresh "
+                      "%s to rebuild it.",
+                      b.key, (long long)b.end, x->f->display,
+                      (long long)b.start, t->display);
+    weir__buf_free(&q);
+    weir__buf_free(&rel);
+    if (!rc && WEIR_VEC_PUSH(&p->sources, b))
+        rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    return rc;
+}
+
+/* ---- file sources ------------------------------------------------------------ */
+
+static bool has_magic(const char *s)
+{
+    return strpbrk(s, "*?[") != NULL;
+}
+
+static bool option_true(const weir_sql_tvf *call, const char *name)
+{
+    for (size_t i = 0; i < call->n_args; i++) {
+        const weir_sql_arg *a = &call->args[i];
+        if (a->name && weir__str_ieq(a->name, name) && a->text)
+            return weir__str_ieq(a->text, "true");
+        for (size_t k = 0; a->kind == WEIR_SQL_ARG_MAP && k + 1 < a->n_items;
+             k += 2) {
+            const char *key = a->items[k].text;
+            if (!key)
+                continue;
+            if (weir__str_istarts(key, "cloudFiles."))
+                key += strlen("cloudFiles.");
+            if (weir__str_ieq(key, name))
+                return a->items[k + 1].text &&
+                       weir__str_ieq(a->items[k + 1].text, "true");
+        }
+    }
+    return false;
+}
+
+static int list_source_files(weir_file_list *out, const char *root_dir,
+                             const weir_input *in, weir_error *err)
+{
+    char *abs = weir__path_absolute(in->external, root_dir);
+    if (!abs)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    int rc = 0;
+    if (has_magic(abs)) {
+        glob_t gl;
+        int grc = glob(abs, 0, NULL, &gl);
+        for (size_t i = 0; grc == 0 && !rc && i < gl.gl_pathc; i++) {
+            weir_file_info fi;
+            if (!weir__fs_is_file(gl.gl_pathv[i]))
+                continue;
+            rc = weir__fs_stat(&fi, gl.gl_pathv[i], err);
+            if (!rc && weir__vec_grow((void **)&out->items, &out->cap,
+                                      sizeof(*out->items), out->len + 1)) {
+                free(fi.path);
+                rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+            } else if (!rc) {
+                out->items[out->len++] = fi;
+            }
+        }
+        if (grc == 0)
+            globfree(&gl);
+    } else if (weir__fs_is_dir(abs)) {
+        bool recursive = option_true(in->tvf, "recursiveFileLookup");
+        rc = weir__fs_list(out, abs, recursive, true, err);
+    } else if (weir__fs_is_file(abs)) {
+        weir_file_info fi;
+        rc = weir__fs_stat(&fi, abs, err);
+        if (!rc && weir__vec_grow((void **)&out->items, &out->cap,
+                                  sizeof(*out->items), 1)) {
+            free(fi.path);
+            rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        } else if (!rc) {
+            out->items[out->len++] = fi;
+        }
+    } else {
+        rc = WEIR_ERR(err, WEIR_ENOTFOUND, "PATH_NOT_FOUND",
+                      "Path does not exist: %s", abs);
+    }
+    free(abs);
+    return rc;
+}
+
+static int plan_file_source(weir_flow_exec *x, batch_plan *p,
+                            const weir_gdataset *t, const weir_input *in)
+{
+    weir_source_batch b;
+    memset(&b, 0, sizeof(b));
+    b.is_files = true;
+    b.key = weir__source_key(&p->arena, x->f, in, x->root_dir);
+    weir_file_list files = { NULL, 0, 0 };
+    int rc = list_source_files(&files, x->root_dir, in, &x->err);
+    if (rc)
+        return rc;
+    /* Files this flow already ingested in this generation. */
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT path FROM ");
+    meta_table(&q, state_catalog(x->g, t), "files");
+    weir__buf_puts(&q, " WHERE flow = ");
+    weir__buf_put_sql_string(&q, x->f->display);
+    weir__buf_printf(&q, " AND generation = %lld AND source = ",
+                     (long long)p->gen);
+    weir__buf_put_sql_string(&q, b.key);
+    weir_rows *seen = NULL;
+    rc = q.failed ? WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory")
+                  : weir__conn_query(x->conn, weir__buf_cstr(&q), &seen, &x->err);
+    weir__buf_free(&q);
+    weir_map known = WEIR_MAP_INIT(false);
+    for (size_t i = 0; !rc && i < seen->n_rows; i++)
+        if (weir__rows_get(seen, i, 0) &&
+            weir__map_put(&known, weir__rows_get(seen, i, 0), (void *)1))
+            rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    if (!rc) {
+        b.files = weir__arena_array(&p->arena, files.len + 1, sizeof(char *));
+        b.sizes = weir__arena_array(&p->arena, files.len + 1, sizeof(uint64_t));
+        b.mtimes = weir__arena_array(&p->arena, files.len + 1, sizeof(int64_t));
+        for (size_t i = 0; b.files && i < files.len; i++) {
+            if (weir__map_has(&known, files.items[i].path))
+                continue;
+            b.files[b.n_files] = weir__arena_strdup(&p->arena, files.items[i].path);
+            b.sizes[b.n_files] = files.items[i].size;
+            b.mtimes[b.n_files] = files.items[i].mtime_us;
+            b.n_files++;
+        }
+        if (weir__arena_failed(&p->arena))
+            rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    weir__map_free(&known);
+    weir__rows_free(seen);
+    weir__fs_list_free(&files);
+    if (!rc && WEIR_VEC_PUSH(&p->sources, b))
+        rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    return rc;
+}
+
+/* Inputs of a flow including those of the views it reads, which stream in
+ * the reader's flow. */
+static int plan_inputs(weir_flow_exec *x, batch_plan *p, const weir_gdataset *t,
+                       const weir_gflow *f, int depth)
+{
+    const weir_graph *g = x->g;
+    if (depth > 64)
+        return WEIR_ERR(&x->err, WEIR_ERROR, NULL, "views nest too deeply");
+    for (size_t i = 0; i < f->n_inputs; i++) {
+        const weir_input *in = &f->inputs[i];
+        int rc = 0;
+        if (in->dataset >= 0) {
+            const weir_gdataset *d = &g->datasets[in->dataset];
+            if (d->kind == WEIR_TEMPORARY_VIEW || d->kind == WEIR_PERSISTED_VIEW) {
+                if (d->n_flows)
+                    rc = plan_inputs(x, p, t, &g->flows[d->flows[0]], depth + 1);
+                if (rc)
+                    return rc;
+                continue;
+            }
+        }
+        if (!in->streaming)
+            continue;
+        const char *key = in->is_files
+                              ? weir__source_key(&p->arena, f, in, x->root_dir)
+                          : in->dataset >= 0 ? g->datasets[in->dataset].display
+                                             : in->external;
+        bool dup = false;
+        for (size_t k = 0; k < p->sources.len && !dup; k++)
+            dup = key && strcmp(p->sources.items[k].key, key) == 0;
+        if (dup)
+            continue;
+        rc = in->is_files ? plan_file_source(x, p, t, in)
+                          : plan_table_source(x, p, t, in);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static bool plan_has_data(const batch_plan *p)
+{
+    for (size_t i = 0; i < p->sources.len; i++) {
+        const weir_source_batch *b = &p->sources.items[i];
+        if (b->is_files ? b->n_files > 0 : b->end > b->start)
+            return true;
+    }
+    return false;
+}
+
+static int record_checkpoint(weir_flow_exec *x, const batch_plan *p,
+                             const weir_gdataset *t)
+{
+    const char *cat = state_catalog(x->g, t);
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "INSERT INTO ");
+    meta_table(&q, cat, "checkpoints");
+    weir__buf_puts(&q, " VALUES ");
+    for (size_t i = 0; i < p->sources.len; i++) {
+        const weir_source_batch *b = &p->sources.items[i];
+        int64_t end = b->is_files ? (int64_t)b->n_files : b->end;
+        if (i)
+            weir__buf_puts(&q, ", ");
+        weir__buf_putc(&q, '(');
+        weir__buf_put_sql_string(&q, x->f->display);
+        weir__buf_puts(&q, ", ");
+        weir__buf_put_sql_string(&q, t->display);
+        weir__buf_printf(&q, ", %lld, %lld, ", (long long)p->gen,
+                         (long long)p->batch_id);
+        weir__buf_put_sql_string(&q, b->key);
+        weir__buf_printf(&q, ", %lld, %lld, %lld, now()::TIMESTAMP, ",
+                         (long long)b->epoch, (long long)end,
+                         (long long)x->rows_written);
+        weir__buf_put_sql_string(&q, x->update_id);
+        weir__buf_putc(&q, ')');
+    }
+    int rc = exec_buf(x->conn, &q, &x->err);
+    /* The file manifest, in chunks to keep statements reasonable. */
+    for (size_t i = 0; !rc && i < p->sources.len; i++) {
+        const weir_source_batch *b = &p->sources.items[i];
+        for (size_t k = 0; !rc && k < b->n_files; k += 500) {
+            weir__buf_clear(&q);
+            weir__buf_puts(&q, "INSERT INTO ");
+            meta_table(&q, cat, "files");
+            weir__buf_puts(&q, " VALUES ");
+            for (size_t j = k; j < b->n_files && j < k + 500; j++) {
+                if (j > k)
+                    weir__buf_puts(&q, ", ");
+                weir__buf_putc(&q, '(');
+                weir__buf_put_sql_string(&q, x->f->display);
+                weir__buf_printf(&q, ", %lld, ", (long long)p->gen);
+                weir__buf_put_sql_string(&q, b->key);
+                weir__buf_puts(&q, ", ");
+                weir__buf_put_sql_string(&q, b->files[j]);
+                weir__buf_printf(&q, ", %llu, %lld, %lld, ",
+                                 (unsigned long long)b->sizes[j],
+                                 (long long)b->mtimes[j], (long long)p->batch_id);
+                weir__buf_put_sql_string(&q, x->update_id);
+                weir__buf_putc(&q, ')');
+            }
+            rc = exec_buf(x->conn, &q, &x->err);
+        }
+    }
+    weir__buf_free(&q);
+    return rc;
+}
+
+static void plan_details(weir_flow_exec *x, const batch_plan *p)
+{
+    weir_buf *d = &x->details;
+    weir__buf_printf(d, ", \"checkpoint\": {\"generation\": %lld, "
+                        "\"batch_id\": %lld, \"sources\": [",
+                     (long long)p->gen, (long long)p->batch_id);
+    for (size_t i = 0; i < p->sources.len; i++) {
+        const weir_source_batch *b = &p->sources.items[i];
+        weir__buf_puts(d, i ? ", {\"source\": " : "{\"source\": ");
+        weir__buf_put_json_string(d, b->key);
+        if (b->is_files)
+            weir__buf_printf(d, ", \"new_files\": %zu}", b->n_files);
+        else
+            weir__buf_printf(d, ", \"start_offset\": %lld, \"end_offset\": %lld}",
+                             (long long)b->start, (long long)b->end);
+    }
+    weir__buf_puts(d, "]}");
+}
+
+static int insert_rows(weir_flow_exec *x, const weir_gdataset *t,
+                       const weir_source_batch *batches, size_t n_batches)
+{
+    weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
+                             batches, n_batches };
+    weir_buf sql = WEIR_BUF_INIT;
+    weir__buf_puts(&sql, "INSERT INTO ");
+    phys(&sql, t);
+    weir__buf_puts(&sql, " BY NAME ");
+    int rc = weir__resolve_flow_sql(&sql, &ctx, x->f, &x->err);
+    if (!rc)
+        rc = sql.failed ? WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory")
+                        : weir__conn_exec(x->conn, weir__buf_cstr(&sql),
+                                          &x->rows_written, &x->err);
+    weir__buf_free(&sql);
+    return rc;
+}
+
+static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
+{
+    batch_plan p;
+    memset(&p, 0, sizeof(p));
+    weir__arena_init(&p.arena);
+    int rc = current_generation(x, t, &p.gen);
+    if (!rc) {
+        weir_buf q = WEIR_BUF_INIT;
+        weir__buf_puts(&q, "SELECT coalesce(max(batch_id), -1) + 1 FROM ");
+        meta_table(&q, state_catalog(x->g, t), "checkpoints");
+        where_flow(&q, x->f, t);
+        weir__buf_printf(&q, " AND generation = %lld", (long long)p.gen);
+        rc = scalar_buf(x->conn, &q, &p.batch_id, NULL, &x->err);
+        weir__buf_free(&q);
+    }
+    if (!rc)
+        rc = plan_inputs(x, &p, t, x->f, 0);
+    if (!rc && !plan_has_data(&p)) {
+        x->no_new_data = true;
+    } else if (!rc) {
+        rc = insert_rows(x, t, p.sources.items, p.sources.len);
+        if (!rc)
+            rc = record_checkpoint(x, &p, t);
+    }
+    if (!rc)
+        plan_details(x, &p);
+    WEIR_VEC_FREE(&p.sources);
+    weir__arena_free(&p.arena);
+    return rc;
+}
+
+static int exec_once(weir_flow_exec *x, const weir_gdataset *t)
+{
+    int64_t gen = 0, done = 0;
+    int rc = current_generation(x, t, &gen);
+    if (!rc) {
+        weir_buf q = WEIR_BUF_INIT;
+        weir__buf_puts(&q, "SELECT count(*) FROM ");
+        meta_table(&q, state_catalog(x->g, t), "checkpoints");
+        where_flow(&q, x->f, t);
+        weir__buf_printf(&q, " AND generation = %lld AND source = '__once__'",
+                         (long long)gen);
+        rc = scalar_buf(x->conn, &q, &done, NULL, &x->err);
+        weir__buf_free(&q);
+    }
+    if (rc)
+        return rc;
+    if (done) {
+        x->idle = true;
+        return 0;
+    }
+    rc = insert_rows(x, t, NULL, 0);
+    if (!rc) {
+        weir_buf q = WEIR_BUF_INIT;
+        weir__buf_puts(&q, "INSERT INTO ");
+        meta_table(&q, state_catalog(x->g, t), "checkpoints");
+        weir__buf_puts(&q, " VALUES (");
+        weir__buf_put_sql_string(&q, x->f->display);
+        weir__buf_puts(&q, ", ");
+        weir__buf_put_sql_string(&q, t->display);
+        weir__buf_printf(&q, ", %lld, 0, '__once__', 0, 0, %lld, "
+                             "now()::TIMESTAMP, ",
+                         (long long)gen, (long long)x->rows_written);
+        weir__buf_put_sql_string(&q, x->update_id);
+        weir__buf_putc(&q, ')');
+        rc = exec_buf(x->conn, &q, &x->err);
+        weir__buf_free(&q);
+    }
+    return rc;
+}
+
+static void column_defs(weir_buf *b, const weir_schema *s)
+{
+    weir__buf_putc(b, '(');
+    for (size_t i = 0; i < s->n; i++) {
+        if (i)
+            weir__buf_puts(b, ", ");
+        weir__buf_put_sql_ident(b, s->cols[i].name);
+        weir__buf_putc(b, ' ');
+        weir__buf_puts(b, s->cols[i].duck_type);
+        if (!s->cols[i].nullable)
+            weir__buf_puts(b, " NOT NULL");
+    }
+    weir__buf_putc(b, ')');
+}
+
+static void comments(weir_buf *b, const weir_gdataset *d)
+{
+    const char *comment = d->def->comment;
+    if (comment) {
+        weir__buf_puts(b, "; COMMENT ON TABLE ");
+        phys(b, d);
+        weir__buf_puts(b, " IS ");
+        weir__buf_put_sql_string(b, comment);
+    }
+    for (size_t i = 0; i < d->schema.n; i++) {
+        if (!d->schema.cols[i].comment)
+            continue;
+        weir__buf_puts(b, "; COMMENT ON COLUMN ");
+        phys(b, d);
+        weir__buf_putc(b, '.');
+        weir__buf_put_sql_ident(b, d->schema.cols[i].name);
+        weir__buf_puts(b, " IS ");
+        weir__buf_put_sql_string(b, d->schema.cols[i].comment);
+    }
+}
+
+static int exec_mv(weir_flow_exec *x, const weir_gdataset *t)
+{
+    weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
+                             NULL, 0 };
+    weir_buf sql = WEIR_BUF_INIT;
+    weir__buf_puts(&sql, "CREATE OR REPLACE TABLE ");
+    phys(&sql, t);
+    if (t->def->n_columns) {
+        weir__buf_putc(&sql, ' ');
+        column_defs(&sql, &t->schema);
+        weir__buf_puts(&sql, "; INSERT INTO ");
+        phys(&sql, t);
+        weir__buf_puts(&sql, " BY NAME ");
+    } else {
+        weir__buf_puts(&sql, " AS ");
+    }
+    int rc = weir__resolve_flow_sql(&sql, &ctx, x->f, &x->err);
+    comments(&sql, t);
+    if (!rc)
+        rc = exec_buf(x->conn, &sql, &x->err);
+    if (!rc) {
+        weir__buf_clear(&sql);
+        weir__buf_puts(&sql, "SELECT count(*) FROM ");
+        phys(&sql, t);
+        rc = scalar_buf(x->conn, &sql, &x->rows_written, NULL, &x->err);
+    }
+    weir__buf_free(&sql);
+    return rc;
+}
+
+int weir__flow_exec(weir_flow_exec *x)
+{
+    const weir_gdataset *t = &x->g->datasets[x->f->target];
+    weir__error_clear(&x->err);
+    x->rows_written = 0;
+    x->idle = x->no_new_data = false;
+    int rc = weir__conn_begin(x->conn, &x->err);
+    if (rc)
+        return rc;
+    if (x->f->once)
+        rc = exec_once(x, t);
+    else if (t->kind == WEIR_MATERIALIZED_VIEW)
+        rc = exec_mv(x, t);
+    else if (t->kind == WEIR_STREAMING_TABLE)
+        rc = exec_streaming(x, t);
+    else
+        rc = WEIR_ERR(&x->err, WEIR_EINVAL, "UNSUPPORTED_FLOW_TARGET",
+                      "flows into a %s are not supported yet",
+                      weir__kind_name(t->kind));
+    if (!rc && !x->idle && !x->no_new_data)
+        rc = weir__conn_commit(x->conn, &x->err);
+    if (rc || x->idle || x->no_new_data)
+        weir__conn_rollback(x->conn);
+    return rc;
+}
+
+/* ---- tables ---------------------------------------------------------------- */
+
+static int table_exists(weir_storage *st, const weir_gdataset *d, bool *out,
+                        weir_error *err)
+{
+    char alias[300];
+    weir__storage_catalog_alias(alias, sizeof(alias), d->catalog);
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT count(*) FROM duckdb_tables() WHERE "
+                       "database_name = ");
+    weir__buf_put_sql_string(&q, alias);
+    weir__buf_puts(&q, " AND lower(schema_name) = lower(");
+    weir__buf_put_sql_string(&q, d->database);
+    weir__buf_puts(&q, ") AND lower(table_name) = lower(");
+    weir__buf_put_sql_string(&q, d->name);
+    weir__buf_putc(&q, ')');
+    int64_t n = 0;
+    int rc = scalar_buf(st->conn, &q, &n, NULL, err);
+    weir__buf_free(&q);
+    *out = n > 0;
+    return rc;
+}
+
+static void list_json(weir_buf *b, const char **items, size_t n)
+{
+    weir__buf_putc(b, '[');
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            weir__buf_puts(b, ", ");
+        weir__buf_put_sql_string(b, items[i]);
+    }
+    weir__buf_puts(b, "]::VARCHAR[]");
+}
+
+/* Replace the table's row in _weir.tables (epoch given). */
+static void put_metadata(weir_buf *b, const weir_gdataset *d, int64_t epoch,
+                         const char *update_id)
+{
+    weir__buf_puts(b, "DELETE FROM ");
+    meta_table(b, d->catalog, "tables");
+    weir__buf_puts(b, " WHERE name = ");
+    weir__buf_put_sql_string(b, d->display);
+    weir__buf_puts(b, "; INSERT INTO ");
+    meta_table(b, d->catalog, "tables");
+    weir__buf_puts(b, " VALUES (");
+    weir__buf_put_sql_string(b, d->display);
+    weir__buf_puts(b, ", ");
+    weir__buf_put_sql_string(b, weir__kind_name(d->kind));
+    weir__buf_printf(b, ", %lld, ", (long long)epoch);
+    weir_buf props = WEIR_BUF_INIT;
+    weir__buf_putc(&props, '{');
+    for (size_t i = 0; i < d->def->n_properties; i++) {
+        if (i)
+            weir__buf_puts(&props, ", ");
+        weir__buf_put_json_string(&props, d->def->properties[i].key);
+        weir__buf_puts(&props, ": ");
+        weir__buf_put_json_string(&props, d->def->properties[i].value);
+    }
+    weir__buf_putc(&props, '}');
+    weir__buf_put_sql_string(b, weir__buf_cstr(&props));
+    weir__buf_free(&props);
+    weir__buf_puts(b, ", ");
+    if (d->def->comment)
+        weir__buf_put_sql_string(b, d->def->comment);
+    else
+        weir__buf_puts(b, "NULL");
+    weir__buf_puts(b, ", ");
+    weir__buf_put_sql_string(b, d->def->format ? d->def->format : "duckdb");
+    weir__buf_puts(b, ", ");
+    list_json(b, d->def->partition_cols, d->def->n_partition_cols);
+    weir__buf_puts(b, ", ");
+    list_json(b, d->def->cluster_cols, d->def->n_cluster_cols);
+    weir__buf_puts(b, ", now()::TIMESTAMP, ");
+    weir__buf_put_sql_string(b, update_id);
+    weir__buf_putc(b, ')');
+}
+
+/* Normalise DuckDB type text for comparison: no quotes, no blanks, upper. */
+static void norm_type(char *out, size_t size, const char *t)
+{
+    size_t o = 0;
+    for (; *t && o + 1 < size; t++) {
+        if (*t == '"' || *t == ' ')
+            continue;
+        out[o++] = (char)((*t >= 'a' && *t <= 'z') ? *t - 32 : *t);
+    }
+    out[o] = '\0';
+}
+
+static int evolve(weir_storage *st, const weir_gdataset *d, weir_buf *ddl,
+                  weir_error *err)
+{
+    char alias[300];
+    weir__storage_catalog_alias(alias, sizeof(alias), d->catalog);
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT column_name, data_type FROM duckdb_columns() "
+                       "WHERE database_name = ");
+    weir__buf_put_sql_string(&q, alias);
+    weir__buf_puts(&q, " AND lower(schema_name) = lower(");
+    weir__buf_put_sql_string(&q, d->database);
+    weir__buf_puts(&q, ") AND lower(table_name) = lower(");
+    weir__buf_put_sql_string(&q, d->name);
+    weir__buf_puts(&q, ") ORDER BY column_index");
+    weir_rows *cols = NULL;
+    int rc = q.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                      : weir__conn_query(st->conn, weir__buf_cstr(&q), &cols, err);
+    weir__buf_free(&q);
+    for (size_t i = 0; !rc && i < d->schema.n; i++) {
+        const weir_column *c = &d->schema.cols[i];
+        const char *have = NULL;
+        for (size_t r = 0; r < cols->n_rows && !have; r++)
+            if (weir__str_ieq(weir__rows_get(cols, r, 0), c->name))
+                have = weir__rows_get(cols, r, 1);
+        if (!have) {
+            weir__buf_puts(ddl, "; ALTER TABLE ");
+            phys(ddl, d);
+            weir__buf_puts(ddl, " ADD COLUMN ");
+            weir__buf_put_sql_ident(ddl, c->name);
+            weir__buf_putc(ddl, ' ');
+            weir__buf_puts(ddl, c->duck_type);
+            continue;
+        }
+        char a[512], b[512];
+        norm_type(a, sizeof(a), have);
+        norm_type(b, sizeof(b), c->duck_type);
+        if (strcmp(a, b) != 0) {
+            weir_buf sp = WEIR_BUF_INIT;
+            weir__sql_duckdb_type_to_spark(&sp, have);
+            rc = WEIR_ERR(err, WEIR_ERROR, "CANNOT_MERGE_INCOMPATIBLE_DATA_TYPE",
+                          "Failed to merge incompatible data types %s and %s "
+                          "for column %s of %s. The table's schema can only "
+                          "gain columns in an incremental update; run a full "
+                          "refresh of %s (weir run --full-refresh %s) to "
+                          "rebuild it with the new schema.",
+                          weir__buf_cstr(&sp), c->spark_type, c->name,
+                          d->display, d->display, d->name);
+            weir__buf_free(&sp);
+        }
+    }
+    weir__rows_free(cols);
+    return rc;
+}
+
+static int partitions_unchanged(weir_storage *st, const weir_gdataset *d,
+                                weir_error *err)
+{
+    weir_buf want = WEIR_BUF_INIT, q = WEIR_BUF_INIT;
+    for (size_t i = 0; i < d->def->n_partition_cols; i++)
+        weir__buf_printf(&want, "%s%s", i ? "," : "", d->def->partition_cols[i]);
+    weir__buf_puts(&q, "SELECT array_to_string(partition_cols, ',') FROM ");
+    meta_table(&q, d->catalog, "tables");
+    weir__buf_puts(&q, " WHERE name = ");
+    weir__buf_put_sql_string(&q, d->display);
+    char *have = NULL;
+    int rc = q.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                      : weir__conn_scalar_text(st->conn, weir__buf_cstr(&q),
+                                               &have, err);
+    if (!rc && have && !weir__str_ieq(have, weir__buf_cstr(&want)))
+        rc = WEIR_ERR(err, WEIR_ERROR, "CANNOT_UPDATE_PARTITION_COLUMNS",
+                      "Declared partitioning [%s] conflicts with existing "
+                      "table partitioning [%s]. Please delete the table or "
+                      "change the declared partitioning to match its "
+                      "partitions.",
+                      weir__buf_cstr(&want), have);
+    free(have);
+    weir__buf_free(&want);
+    weir__buf_free(&q);
+    return rc;
+}
+
+int weir__table_materialize(weir_storage *st, const weir_graph *g,
+                            const weir_gdataset *d, const char *update_id,
+                            weir_error *err)
+{
+    (void)g;
+    bool exists;
+    int rc = table_exists(st, d, &exists, err);
+    if (rc)
+        return rc;
+    if (d->def->n_partition_cols && d->def->n_cluster_cols)
+        return WEIR_ERR(err, WEIR_ERROR,
+                        "SPECIFY_CLUSTER_BY_WITH_PARTITIONED_BY_IS_NOT_ALLOWED",
+                        "Cannot specify both CLUSTER BY and PARTITIONED BY.");
+    weir_buf ddl = WEIR_BUF_INIT;
+    weir__buf_puts(&ddl, "BEGIN TRANSACTION");
+    int64_t epoch = 0;
+    if (!exists) {
+        weir__buf_puts(&ddl, "; CREATE TABLE ");
+        phys(&ddl, d);
+        weir__buf_putc(&ddl, ' ');
+        column_defs(&ddl, &d->schema);
+        comments(&ddl, d);
+    } else {
+        rc = partitions_unchanged(st, d, err);
+        if (!rc)
+            rc = table_epoch(st->conn, d, &epoch, err);
+        if (!rc && d->kind == WEIR_STREAMING_TABLE)
+            rc = evolve(st, d, &ddl, err);
+    }
+    if (!rc) {
+        weir__buf_puts(&ddl, "; ");
+        put_metadata(&ddl, d, epoch, update_id);
+        weir__buf_puts(&ddl, "; COMMIT");
+        rc = exec_buf(st->conn, &ddl, err);
+        if (rc)
+            weir__conn_rollback(st->conn);
+    }
+    weir__buf_free(&ddl);
+    return rc;
+}
+
+int weir__table_reset(weir_storage *st, const weir_graph *g,
+                      const weir_gdataset *d, const char *update_id,
+                      weir_error *err)
+{
+    const char *cat = state_catalog(g, d);
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT coalesce(max(generation), 0) FROM ");
+    meta_table(&q, cat, "checkpoints");
+    weir__buf_puts(&q, " WHERE target = ");
+    weir__buf_put_sql_string(&q, d->display);
+    int64_t gen = 0, epoch = 0;
+    int rc = scalar_buf(st->conn, &q, &gen, NULL, err);
+    if (!rc && d->kind != WEIR_SINK)
+        rc = table_epoch(st->conn, d, &epoch, err);
+    weir__buf_clear(&q);
+    weir__buf_puts(&q, "BEGIN TRANSACTION");
+    for (size_t i = 0; !rc && i < d->n_flows; i++) {
+        const weir_gflow *f = &g->flows[d->flows[i]];
+        weir__buf_puts(&q, "; INSERT INTO ");
+        meta_table(&q, cat, "checkpoints");
+        weir__buf_puts(&q, " VALUES (");
+        weir__buf_put_sql_string(&q, f->display);
+        weir__buf_puts(&q, ", ");
+        weir__buf_put_sql_string(&q, d->display);
+        weir__buf_printf(&q, ", %lld, -1, '', 0, 0, 0, now()::TIMESTAMP, ",
+                         (long long)gen + 1);
+        weir__buf_put_sql_string(&q, update_id);
+        weir__buf_putc(&q, ')');
+    }
+    if (!rc && d->kind != WEIR_SINK) {
+        weir__buf_puts(&q, "; DROP TABLE IF EXISTS ");
+        phys(&q, d);
+        weir__buf_puts(&q, "; CREATE TABLE ");
+        phys(&q, d);
+        weir__buf_putc(&q, ' ');
+        column_defs(&q, &d->schema);
+        comments(&q, d);
+        weir__buf_puts(&q, "; ");
+        put_metadata(&q, d, epoch + 1, update_id);
+    }
+    weir__buf_puts(&q, "; COMMIT");
+    if (!rc) {
+        rc = exec_buf(st->conn, &q, err);
+        if (rc)
+            weir__conn_rollback(st->conn);
+    }
+    weir__buf_free(&q);
+    return rc;
+}
+
+int weir__view_publish(weir_storage *st, const weir_graph *g,
+                       const weir_gdataset *d, const char *root_dir,
+                       weir_error *err)
+{
+    if (!d->n_flows)
+        return 0;
+    weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, g, st, root_dir, NULL, 0 };
+    weir_buf sql = WEIR_BUF_INIT;
+    weir__buf_puts(&sql, "CREATE OR REPLACE VIEW ");
+    phys(&sql, d);
+    weir__buf_puts(&sql, " AS ");
+    int rc = weir__resolve_flow_sql(&sql, &ctx, &g->flows[d->flows[0]], err);
+    if (!rc && d->def->comment) {
+        weir__buf_puts(&sql, "; COMMENT ON VIEW ");
+        phys(&sql, d);
+        weir__buf_puts(&sql, " IS ");
+        weir__buf_put_sql_string(&sql, d->def->comment);
+    }
+    if (!rc)
+        rc = exec_buf(st->conn, &sql, err);
+    weir__buf_free(&sql);
+    return rc;
+}

@@ -1,0 +1,265 @@
+/*
+ * Resolver callbacks for the SQL translator (see resolve.h).
+ */
+#include "resolve.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/fs.h"
+#include "util/str.h"
+
+/* One level of translation: the flow whose query is being rendered. */
+typedef struct level {
+    const weir_resolve_ctx *ctx;
+    const weir_gflow *flow;
+    int depth;
+} level;
+
+static int translate_flow_at(weir_buf *out, const weir_resolve_ctx *ctx,
+                             const weir_gflow *f, int depth, weir_error *err);
+
+void weir__resolve_table_name(weir_buf *out, const weir_resolve_ctx *ctx,
+                              const weir_gdataset *d)
+{
+    if (ctx->mode == WEIR_RESOLVE_ANALYZE) {
+        weir__buf_put_sql_ident(out, WEIR_SHADOW_ALIAS);
+        weir__buf_puts(out, ".main.");
+        weir__buf_put_sql_ident(out, d->display);
+    } else {
+        weir__storage_table_ref(out, d->catalog, d->database, d->name);
+    }
+}
+
+const char *weir__source_key(weir_arena *a, const weir_gflow *f,
+                             const weir_input *in, const char *root_dir)
+{
+    (void)f;
+    if (in->is_files) {
+        char *abs = weir__path_absolute(in->external, root_dir);
+        const char *k = weir__arena_printf(a, "files:%s", abs ? abs : "");
+        free(abs);
+        return k;
+    }
+    if (in->dataset >= 0)
+        return NULL; /* caller uses the dataset's display name */
+    return in->external;
+}
+
+static const weir_input *find_input(const weir_gflow *f, const void *node,
+                                    bool files)
+{
+    for (size_t i = 0; i < f->n_inputs; i++) {
+        const weir_input *in = &f->inputs[i];
+        if (files ? (in->tvf && in->tvf->node == node)
+                  : (in->ref && in->ref->node == node))
+            return in;
+    }
+    return NULL;
+}
+
+static const weir_source_batch *find_batch(const weir_resolve_ctx *ctx,
+                                           const char *key)
+{
+    for (size_t i = 0; i < ctx->n_batches; i++)
+        if (strcmp(ctx->batches[i].key, key) == 0)
+            return &ctx->batches[i];
+    return NULL;
+}
+
+static int table_exists(const weir_resolve_ctx *ctx, const char *catalog,
+                        const char *db, const char *name, bool *out,
+                        weir_error *err)
+{
+    *out = false;
+    if (!ctx->st || !weir__storage_has_catalog(ctx->st, catalog))
+        return 0;
+    char alias[300];
+    weir__storage_catalog_alias(alias, sizeof(alias), catalog);
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT count(*) FROM (SELECT database_name d, "
+                       "schema_name s, table_name t FROM duckdb_tables() "
+                       "UNION ALL SELECT database_name, schema_name, view_name "
+                       "FROM duckdb_views()) WHERE lower(d) = lower(");
+    weir__buf_put_sql_string(&q, alias);
+    weir__buf_puts(&q, ") AND lower(s) = lower(");
+    weir__buf_put_sql_string(&q, db);
+    weir__buf_puts(&q, ") AND lower(t) = lower(");
+    weir__buf_put_sql_string(&q, name);
+    weir__buf_puts(&q, ")");
+    int64_t n = 0;
+    int rc = weir__conn_scalar_i64(ctx->st->conn, weir__buf_cstr(&q), &n, NULL,
+                                   err);
+    weir__buf_free(&q);
+    *out = n > 0;
+    return rc;
+}
+
+static void put_range(weir_buf *out, const weir_source_batch *b)
+{
+    weir__buf_printf(out, " WHERE rowid >= %lld AND rowid < %lld)",
+                     (long long)b->start, (long long)b->end);
+}
+
+/* A path read such as parquet.`/data/x`. */
+static int path_read(weir_buf *out, const level *lv, const weir_sql_relref *ref,
+                     weir_error *err)
+{
+    const char *fmt = ref->name.parts[0];
+    const char *path = ref->name.parts[1];
+    char *abs = weir__path_absolute(path, lv->ctx->root_dir);
+    const char *fn = weir__str_ieq(fmt, "parquet") ? "read_parquet"
+                     : weir__str_ieq(fmt, "json")  ? "read_json_auto"
+                     : weir__str_ieq(fmt, "csv")   ? "read_csv_auto"
+                                                   : NULL;
+    int rc = 0;
+    if (!fn) {
+        rc = WEIR_ERR(err, WEIR_ESQL, "UNSUPPORTED_DATASOURCE_FOR_PATH_READ",
+                      "reading %s files by path is not supported; use "
+                      "read_files('%s', format => '%s')",
+                      fmt, path, fmt);
+        weir__sql_error_at(err, lv->flow->origin.src, ref->name.pos);
+    } else {
+        weir__buf_puts(out, fn);
+        weir__buf_putc(out, '(');
+        weir__buf_put_sql_string(out, abs ? abs : path);
+        weir__buf_putc(out, ')');
+    }
+    free(abs);
+    return rc;
+}
+
+static int on_relation(void *payload, const weir_sql_relref *ref,
+                       weir_buf *out, weir_error *err)
+{
+    const level *lv = payload;
+    const weir_resolve_ctx *ctx = lv->ctx;
+    const weir_graph *g = ctx->g;
+    const weir_input *in = find_input(lv->flow, ref->node, false);
+    if (!in)
+        return WEIR_ERR(err, WEIR_ERROR, NULL,
+                        "internal error: unknown table reference");
+    if (in->dataset >= 0) {
+        const weir_gdataset *d = &g->datasets[in->dataset];
+        if (d->kind == WEIR_TEMPORARY_VIEW || d->kind == WEIR_PERSISTED_VIEW) {
+            if (!d->n_flows || !d->resolved)
+                return WEIR_ERR(err, WEIR_EGRAPH, WEIR_UPSTREAM_FAILURE,
+                                "view %s could not be resolved", d->display);
+            weir__buf_putc(out, '(');
+            int rc = translate_flow_at(out, ctx, &g->flows[d->flows[0]],
+                                       lv->depth + 1, err);
+            weir__buf_putc(out, ')');
+            return rc;
+        }
+        if (ctx->mode == WEIR_RESOLVE_ANALYZE && !d->resolved)
+            return WEIR_ERR(err, WEIR_EGRAPH, WEIR_UPSTREAM_FAILURE,
+                            "dataset %s could not be resolved", d->display);
+        if (ref->streaming && ctx->mode == WEIR_RESOLVE_EXECUTE) {
+            const weir_source_batch *b = find_batch(ctx, d->display);
+            if (!b)
+                return WEIR_ERR(err, WEIR_ERROR, NULL,
+                                "internal error: no batch for %s", d->display);
+            weir__buf_puts(out, "(SELECT * FROM ");
+            weir__resolve_table_name(out, ctx, d);
+            put_range(out, b);
+            return 0;
+        }
+        weir__resolve_table_name(out, ctx, d);
+        return 0;
+    }
+    /* External. */
+    if (ref->name.n == 2 && strchr(in->external, '`'))
+        return path_read(out, lv, ref, err);
+    const weir_sql_name *n = &ref->name;
+    const char *cat = n->n >= 3 ? n->parts[n->n - 3] : lv->flow->ctx_catalog;
+    const char *db = n->n >= 2 ? n->parts[n->n - 2] : lv->flow->ctx_database;
+    const char *name = n->parts[n->n - 1];
+    if (ctx->mode == WEIR_RESOLVE_ANALYZE) {
+        bool ok;
+        int rc = table_exists(ctx, cat, db ? db : "", name, &ok, err);
+        if (rc)
+            return rc;
+        if (!ok) {
+            weir_buf shown = WEIR_BUF_INIT;
+            for (size_t i = 0; i < n->n; i++) {
+                if (i)
+                    weir__buf_putc(&shown, '.');
+                weir__buf_printf(&shown, "`%s`", n->parts[i]);
+            }
+            WEIR_ERR(err, WEIR_EGRAPH, "TABLE_OR_VIEW_NOT_FOUND",
+                     "The table or view %s cannot be found. Verify the "
+                     "spelling and correctness of the schema and catalog. "
+                     "If you did not qualify the name with a schema, verify "
+                     "the current_schema() output, or qualify the name with "
+                     "the correct schema and catalog.",
+                     weir__buf_cstr(&shown));
+            weir__buf_free(&shown);
+            weir__sql_error_at(err, lv->flow->origin.src, n->pos);
+            return WEIR_EGRAPH;
+        }
+    }
+    if (ref->streaming && ctx->mode == WEIR_RESOLVE_EXECUTE) {
+        const weir_source_batch *b = find_batch(ctx, in->external);
+        if (!b)
+            return WEIR_ERR(err, WEIR_ERROR, NULL,
+                            "internal error: no batch for %s", in->external);
+        weir__buf_puts(out, "(SELECT * FROM ");
+        weir__storage_table_ref(out, cat, db, name);
+        put_range(out, b);
+        return 0;
+    }
+    weir__storage_table_ref(out, cat, db, name);
+    return 0;
+}
+
+static int on_tvf(void *payload, const weir_sql_tvf *call, weir_buf *out,
+                  weir_error *err)
+{
+    const level *lv = payload;
+    const weir_resolve_ctx *ctx = lv->ctx;
+    const weir_input *in = find_input(lv->flow, call->node, true);
+    if (!in)
+        return WEIR_ENOTFOUND; /* range(), explode(), ...: the default */
+    if (call->streaming && ctx->mode == WEIR_RESOLVE_EXECUTE) {
+        weir_arena a = WEIR_ARENA_INIT;
+        const char *key = weir__source_key(&a, lv->flow, in, ctx->root_dir);
+        const weir_source_batch *b = key ? find_batch(ctx, key) : NULL;
+        weir__arena_free(&a);
+        if (!b)
+            return WEIR_ERR(err, WEIR_ERROR, NULL,
+                            "internal error: no batch for file source");
+        if (!b->n_files) {
+            /* Nothing new: an empty relation with the source's columns. */
+            weir__buf_puts(out, "(SELECT * FROM ");
+            int rc = weir__sql_render_read_files(out, call, NULL, 0,
+                                                 ctx->root_dir, err);
+            weir__buf_puts(out, " LIMIT 0)");
+            return rc;
+        }
+        return weir__sql_render_read_files(out, call, b->files, b->n_files,
+                                           ctx->root_dir, err);
+    }
+    int rc = weir__sql_render_read_files(out, call, NULL, 0, ctx->root_dir, err);
+    if (rc && !err->path[0])
+        weir__sql_error_at(err, lv->flow->origin.src, call->pos);
+    return rc;
+}
+
+static int translate_flow_at(weir_buf *out, const weir_resolve_ctx *ctx,
+                             const weir_gflow *f, int depth, weir_error *err)
+{
+    if (depth > 64)
+        return WEIR_ERR(err, WEIR_EGRAPH, "CIRCULAR_DEPENDENCY",
+                        "views nest more than 64 levels deep at %s",
+                        f->display);
+    level lv = { ctx, f, depth };
+    weir_sql_resolver r = { on_relation, on_tvf, &lv };
+    return weir__sql_translate_query(out, f->query, &r, err);
+}
+
+int weir__resolve_flow_sql(weir_buf *out, const weir_resolve_ctx *ctx,
+                           const weir_gflow *f, weir_error *err)
+{
+    return translate_flow_at(out, ctx, f, 0, err);
+}

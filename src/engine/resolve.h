@@ -1,0 +1,62 @@
+/*
+ * Translating a flow's Spark SQL into the DuckDB SQL that runs it: every
+ * table reference and file source of the query (and of the views it reads,
+ * inlined recursively) becomes a physical DuckDB relation. In analysis mode
+ * pipeline tables are empty stand-ins carrying their resolved schemas; in
+ * execution mode they are the stored tables, and streaming reads are
+ * limited to the rows or files a flow has not processed yet.
+ */
+#ifndef WEIR_ENGINE_RESOLVE_H
+#define WEIR_ENGINE_RESOLVE_H
+
+#include <stdint.h>
+
+#include "graph/graph.h"
+#include "store/storage.h"
+#include "util/buf.h"
+
+#define WEIR_SHADOW_ALIAS "__weir_shadow"
+/* err->error_class used when a read fails because an upstream flow could
+ * not be resolved (the reader is a downstream failure, not a direct one). */
+#define WEIR_UPSTREAM_FAILURE "__UPSTREAM_FAILURE__"
+
+typedef enum weir_resolve_mode {
+    WEIR_RESOLVE_ANALYZE,
+    WEIR_RESOLVE_EXECUTE
+} weir_resolve_mode;
+
+/* What a streaming flow reads in this batch from one source. */
+typedef struct weir_source_batch {
+    const char *key;       /* weir__source_key() */
+    bool is_files;
+    int64_t start, end;    /* tables: rowid range [start, end) */
+    int64_t epoch;         /* tables: the source's epoch */
+    const char **files;    /* file sources: the new files */
+    size_t n_files;
+    uint64_t *sizes;
+    int64_t *mtimes;
+} weir_source_batch;
+
+typedef struct weir_resolve_ctx {
+    weir_resolve_mode mode;
+    const weir_graph *g;
+    weir_storage *st;
+    const char *root_dir;
+    const weir_source_batch *batches; /* execution of streaming flows */
+    size_t n_batches;
+} weir_resolve_ctx;
+
+/* Translate flow f's query to DuckDB SQL appended to out. */
+int weir__resolve_flow_sql(weir_buf *out, const weir_resolve_ctx *ctx,
+                           const weir_gflow *f, weir_error *err);
+
+/* The stable key of a streaming source in checkpoints: the dataset or
+ * external table display name, or "files:" + the absolute path. */
+const char *weir__source_key(weir_arena *a, const weir_gflow *f,
+                             const weir_input *in, const char *root_dir);
+
+/* Append the physical DuckDB name of a pipeline table (stored or shadow). */
+void weir__resolve_table_name(weir_buf *out, const weir_resolve_ctx *ctx,
+                              const weir_gdataset *d);
+
+#endif

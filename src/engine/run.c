@@ -1,0 +1,793 @@
+/*
+ * One update, start to end: open storage, resolve the graph, apply the
+ * refresh selection, reset and materialize tables, publish persisted views,
+ * then schedule flows on worker threads in dependency order with a
+ * concurrency cap, retries with exponential backoff, and downstream
+ * skipping; every step is an event (see docs/engine.md).
+ */
+#include "engine/engine.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/analyze.h"
+#include "engine/exec.h"
+#include "engine/select.h"
+#include "events/events.h"
+#include "util/clock.h"
+#include "util/str.h"
+
+typedef enum slot_state {
+    S_QUEUED,
+    S_RUNNING,
+    S_RETRY,     /* failed, waiting for its backoff */
+    S_COMPLETED,
+    S_FAILED,
+    S_SKIPPED,
+    S_EXCLUDED,
+    S_IDLE
+} slot_state;
+
+typedef struct slot {
+    int flow;
+    slot_state state;
+    int attempts;
+    int max_retries;
+    int64_t retry_at;
+    int64_t started_at;
+    pthread_t thread;
+    bool thread_live;
+    bool finished; /* set by the worker under the lock */
+    weir_conn *conn; /* the worker's connection while it runs */
+    weir_flow_exec exec;
+    int *upstream; /* slots that must end first */
+    size_t n_upstream;
+    bool blocked;  /* its table failed to materialize */
+    weir_error block_err;
+} slot;
+
+typedef struct run_state {
+    weir_graph *g;
+    const weir_engine_opts *opts;
+    const weir_run_options *run;
+    weir_storage *st;
+    weir_eventlog *log;
+    char update_id[40];
+    slot *slots;
+    size_t n_slots;
+    int *slot_of_flow; /* flow index -> slot index or -1 */
+    weir_selection sel;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    unsigned cap, running;
+    int64_t started_at;
+    uint64_t rows;
+    const char *failed_flow;
+    int failed_attempts;
+} run_state;
+
+/* ---- events ------------------------------------------------------------- */
+
+static void flow_event(run_state *rs, const weir_gflow *f, weir_level level,
+                       const char *details, const weir_error *error,
+                       const char *msg)
+{
+    weir_event_spec spec = { level, "flow_progress", f->display,
+                             rs->g->datasets[f->target].display, details,
+                             error, NULL, 0 };
+    if (f->origin.src) {
+        spec.source_path = f->origin.src->path;
+        spec.source_line = f->origin.pos.line;
+    }
+    weir__eventlog_emit(rs->log, &spec, "%s", msg);
+}
+
+static void status_event(run_state *rs, const weir_gflow *f, weir_level level,
+                         const char *status, const char *msg_fmt_done)
+{
+    char details[128];
+    snprintf(details, sizeof(details), "{\"flow_progress\": {\"status\": \"%s\"}}",
+             status);
+    flow_event(rs, f, level, details, NULL, msg_fmt_done);
+}
+
+static void emit_status(run_state *rs, const weir_gflow *f, const char *status,
+                        bool quoted, weir_level level)
+{
+    char msg[1024];
+    if (quoted)
+        snprintf(msg, sizeof(msg), "Flow '%s' is %s.", f->display, status);
+    else
+        snprintf(msg, sizeof(msg), "Flow %s is %s.", f->display, status);
+    status_event(rs, f, level, status, msg);
+}
+
+static void run_event(run_state *rs, weir_level level, const char *event_type,
+                      const char *details, const weir_error *error,
+                      const char *msg)
+{
+    weir_event_spec spec = { level, event_type, NULL, NULL, details, error,
+                             NULL, 0 };
+    weir__eventlog_emit(rs->log, &spec, "%s", msg);
+}
+
+static void flush(run_state *rs)
+{
+    weir_error e;
+    weir__eventlog_flush(rs->log, &e);
+}
+
+/* ---- configuration ---------------------------------------------------------- */
+
+/* Seconds for Spark time confs: "5s", "100ms", "2m", "1h", or a number of
+ * seconds. */
+static double parse_seconds(const char *v, double dflt)
+{
+    if (!v)
+        return dflt;
+    char *end;
+    double x = strtod(v, &end);
+    if (end == v || x < 0)
+        return dflt;
+    while (*end == ' ')
+        end++;
+    if (!*end || weir__str_ieq(end, "s") || weir__str_ieq(end, "sec"))
+        return x;
+    if (weir__str_ieq(end, "ms"))
+        return x / 1000.0;
+    if (weir__str_ieq(end, "m") || weir__str_ieq(end, "min"))
+        return x * 60;
+    if (weir__str_ieq(end, "h"))
+        return x * 3600;
+    return dflt;
+}
+
+static long parse_long(const char *v, long dflt)
+{
+    unsigned long long u;
+    if (v && weir__str_parse_u64(v, &u) && u < 1000000)
+        return (long)u;
+    return dflt;
+}
+
+static const char *pipeline_conf(const weir_graph *g, const char *key)
+{
+    /* Any flow carries the pipeline configuration first; use the first. */
+    if (!g->n_flows)
+        return NULL;
+    const weir_gflow *f = &g->flows[0];
+    for (size_t i = 0; i < f->n_conf; i++)
+        if (weir__str_ieq(f->conf[i].key, key))
+            return f->conf[i].value;
+    return NULL;
+}
+
+static int64_t backoff_us(const weir_gflow *f, int failures)
+{
+    double min = parse_seconds(
+        weir__flow_conf(f, "spark.sql.pipelines.execution.watchdog.minRetryTime",
+                        NULL),
+        5.0);
+    double max = parse_seconds(
+        weir__flow_conf(f, "spark.sql.pipelines.execution.watchdog.maxRetryTime",
+                        NULL),
+        3600.0);
+    if (min >= max)
+        return (int64_t)(max * 1e6);
+    double t = min;
+    for (int i = 1; i < failures && t < max; i++)
+        t *= 2;
+    if (t > max)
+        t = max;
+    return (int64_t)(t * 1e6);
+}
+
+/* ---- dependencies ------------------------------------------------------------ */
+
+/* Executed flows whose output flow f reads, directly or through views. */
+static void collect_upstream(run_state *rs, const weir_gflow *f, int *out,
+                             size_t *n, char *seen, int depth)
+{
+    const weir_graph *g = rs->g;
+    if (depth > 64)
+        return;
+    for (size_t i = 0; i < f->n_inputs; i++) {
+        int d = f->inputs[i].dataset;
+        if (d < 0 || seen[d])
+            continue;
+        seen[d] = 1;
+        const weir_gdataset *ds = &g->datasets[d];
+        for (size_t k = 0; k < ds->n_flows; k++) {
+            int s = rs->slot_of_flow[ds->flows[k]];
+            if (s >= 0)
+                out[(*n)++] = s;
+            else
+                collect_upstream(rs, &g->flows[ds->flows[k]], out, n, seen,
+                                 depth + 1);
+        }
+    }
+}
+
+static int build_slots(run_state *rs, weir_error *err)
+{
+    weir_graph *g = rs->g;
+    rs->slot_of_flow = calloc(g->n_flows + 1, sizeof(int));
+    rs->slots = calloc(g->n_flows + 1, sizeof(slot));
+    if (!rs->slot_of_flow || !rs->slots)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    for (size_t k = 0; k < g->n_flows; k++) {
+        int fi = g->flow_order[k];
+        rs->slot_of_flow[fi] = -1;
+        weir_dataset_kind kind = g->datasets[g->flows[fi].target].kind;
+        if (kind == WEIR_TEMPORARY_VIEW || kind == WEIR_PERSISTED_VIEW)
+            continue;
+        slot *s = &rs->slots[rs->n_slots];
+        s->flow = fi;
+        s->max_retries = (int)parse_long(
+            weir__flow_conf(&g->flows[fi], "spark.sql.pipelines.maxFlowRetryAttempts",
+                            NULL),
+            2);
+        rs->slot_of_flow[fi] = (int)rs->n_slots++;
+    }
+    char *seen = malloc(g->n_datasets + 1);
+    if (!seen)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0; i < rs->n_slots; i++) {
+        slot *s = &rs->slots[i];
+        s->upstream = calloc(g->n_flows + 1, sizeof(int));
+        if (!s->upstream) {
+            free(seen);
+            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        }
+        memset(seen, 0, g->n_datasets + 1);
+        collect_upstream(rs, &g->flows[s->flow], s->upstream, &s->n_upstream,
+                         seen, 0);
+    }
+    free(seen);
+    return 0;
+}
+
+/* ---- workers ------------------------------------------------------------------ */
+
+static void *worker(void *arg)
+{
+    void **pair = arg;
+    run_state *rs = pair[0];
+    slot *s = pair[1];
+    free(pair);
+    weir_conn *conn = NULL;
+    int rc = weir__db_connect(&conn, rs->st->db, &s->exec.err);
+    if (!rc) {
+        pthread_mutex_lock(&rs->mu);
+        s->conn = conn;
+        pthread_mutex_unlock(&rs->mu);
+        s->exec.conn = conn;
+        weir__flow_exec(&s->exec);
+    }
+    pthread_mutex_lock(&rs->mu);
+    s->conn = NULL;
+    s->finished = true;
+    pthread_cond_signal(&rs->cv);
+    pthread_mutex_unlock(&rs->mu);
+    weir__conn_close(conn);
+    return NULL;
+}
+
+static void start_slot(run_state *rs, slot *s)
+{
+    const weir_gflow *f = &rs->g->flows[s->flow];
+    if (!f->streaming)
+        emit_status(rs, f, "PLANNING", false, WEIR_LEVEL_INFO);
+    emit_status(rs, f, "STARTING", false, WEIR_LEVEL_INFO);
+    weir__buf_free(&s->exec.details);
+    memset(&s->exec, 0, sizeof(s->exec));
+    s->exec.g = rs->g;
+    s->exec.f = f;
+    s->exec.st = rs->st;
+    s->exec.root_dir = rs->opts->root_dir;
+    s->exec.update_id = rs->update_id;
+    s->finished = false;
+    s->started_at = weir__monotonic_us();
+    s->state = S_RUNNING;
+    s->attempts++;
+    rs->running++;
+    void **pair = malloc(2 * sizeof(void *));
+    if (pair) {
+        pair[0] = rs;
+        pair[1] = s;
+    }
+    if (!pair || pthread_create(&s->thread, NULL, worker, pair) != 0) {
+        free(pair);
+        WEIR_ERR(&s->exec.err, WEIR_ERROR, NULL, "cannot start a worker thread");
+        s->finished = true;
+        return;
+    }
+    s->thread_live = true;
+    emit_status(rs, f, "RUNNING", false, WEIR_LEVEL_INFO);
+}
+
+/* Mark everything downstream of slot `from` SKIPPED. */
+static void skip_downstream(run_state *rs, size_t from)
+{
+    for (size_t i = 0; i < rs->n_slots; i++) {
+        slot *s = &rs->slots[i];
+        if (s->state != S_QUEUED && s->state != S_RETRY)
+            continue;
+        for (size_t k = 0; k < s->n_upstream; k++) {
+            if ((size_t)s->upstream[k] != from)
+                continue;
+            s->state = S_SKIPPED;
+            const weir_gflow *f = &rs->g->flows[s->flow];
+            char msg[1024];
+            snprintf(msg, sizeof(msg),
+                     "Flow '%s' SKIPPED due to upstream failure(s).",
+                     f->display);
+            status_event(rs, f, WEIR_LEVEL_WARN, "SKIPPED", msg);
+            skip_downstream(rs, i);
+            break;
+        }
+    }
+}
+
+static void finish_slot(run_state *rs, size_t idx)
+{
+    slot *s = &rs->slots[idx];
+    const weir_gflow *f = &rs->g->flows[s->flow];
+    if (s->thread_live)
+        pthread_join(s->thread, NULL);
+    s->thread_live = false;
+    rs->running--;
+    double secs = (double)(weir__monotonic_us() - s->started_at) / 1e6;
+    weir_flow_exec *x = &s->exec;
+    if (!x->err.code) {
+        if (x->idle) {
+            s->state = S_IDLE;
+            char msg[1024];
+            snprintf(msg, sizeof(msg), "Flow '%s' is IDLE, waiting for new data.",
+                     f->display);
+            status_event(rs, f, WEIR_LEVEL_INFO, "IDLE", msg);
+            return;
+        }
+        s->state = S_COMPLETED;
+        rs->rows += (uint64_t)x->rows_written;
+        weir_buf d = WEIR_BUF_INIT;
+        weir__buf_printf(&d,
+                         "{\"flow_progress\": {\"status\": \"COMPLETED\", "
+                         "\"metrics\": {\"num_output_rows\": %lld}, "
+                         "\"duration_ms\": %lld, \"no_new_data\": %s",
+                         (long long)x->rows_written, (long long)(secs * 1000),
+                         x->no_new_data ? "true" : "false");
+        weir__buf_puts(&d, weir__buf_cstr(&x->details));
+        weir__buf_puts(&d, "}}");
+        char msg[1024];
+        snprintf(msg, sizeof(msg), "Flow %s has COMPLETED.", f->display);
+        flow_event(rs, f, WEIR_LEVEL_INFO, weir__buf_cstr(&d), NULL, msg);
+        weir__buf_free(&d);
+        return;
+    }
+    /* Failed. */
+    bool retry = s->attempts <= s->max_retries;
+    char msg[1024];
+    if (retry || f->streaming == false)
+        snprintf(msg, sizeof(msg), "Flow '%s' has FAILED.", f->display);
+    else
+        snprintf(msg, sizeof(msg),
+                 "Flow '%s' has FAILED more than %d times and will not be "
+                 "restarted.",
+                 f->display, s->max_retries);
+    char details[160];
+    snprintf(details, sizeof(details),
+             "{\"flow_progress\": {\"status\": \"FAILED\", \"attempt\": %d, "
+             "\"will_retry\": %s}}",
+             s->attempts, retry ? "true" : "false");
+    flow_event(rs, f, retry ? WEIR_LEVEL_WARN : WEIR_LEVEL_ERROR, details,
+               &x->err, msg);
+    if (retry) {
+        s->state = S_RETRY;
+        s->retry_at = weir__monotonic_us() + backoff_us(f, s->attempts);
+        return;
+    }
+    s->state = S_FAILED;
+    if (!rs->failed_flow) {
+        rs->failed_flow = f->display;
+        rs->failed_attempts = s->max_retries;
+    }
+    skip_downstream(rs, idx);
+}
+
+static bool ready(run_state *rs, const slot *s, int64_t now)
+{
+    if (s->state == S_RETRY && now < s->retry_at)
+        return false;
+    if (s->state != S_QUEUED && s->state != S_RETRY)
+        return false;
+    for (size_t k = 0; k < s->n_upstream; k++) {
+        slot_state u = rs->slots[s->upstream[k]].state;
+        if (u != S_COMPLETED && u != S_EXCLUDED && u != S_IDLE)
+            return false;
+    }
+    return true;
+}
+
+static void report_progress(run_state *rs)
+{
+    if (!rs->run->on_progress)
+        return;
+    weir_progress p;
+    memset(&p, 0, sizeof(p));
+    p.elapsed_seconds = (double)(weir__monotonic_us() - rs->started_at) / 1e6;
+    p.rows_written = rs->rows;
+    pthread_mutex_lock(&rs->mu);
+    for (size_t i = 0; i < rs->n_slots; i++) {
+        slot *s = &rs->slots[i];
+        if (s->state == S_EXCLUDED)
+            continue;
+        p.flows_total++;
+        if (s->state == S_RUNNING) {
+            p.flows_running++;
+            if (p.n_running < 8)
+                p.running[p.n_running++] = rs->g->flows[s->flow].display;
+            if (s->conn) {
+                int64_t r = weir__conn_progress_rows(s->conn);
+                if (r > 0)
+                    p.rows_written += (uint64_t)r;
+            }
+        } else if (s->state != S_QUEUED && s->state != S_RETRY) {
+            p.flows_done++;
+        }
+    }
+    pthread_mutex_unlock(&rs->mu);
+    rs->run->on_progress(&p, rs->run->progress_payload);
+}
+
+static void schedule(run_state *rs)
+{
+    int64_t last_progress = 0;
+    for (;;) {
+        pthread_mutex_lock(&rs->mu);
+        for (size_t i = 0; i < rs->n_slots; i++) {
+            if (rs->slots[i].state == S_RUNNING && rs->slots[i].finished) {
+                pthread_mutex_unlock(&rs->mu);
+                finish_slot(rs, i);
+                pthread_mutex_lock(&rs->mu);
+            }
+        }
+        pthread_mutex_unlock(&rs->mu);
+        int64_t now = weir__monotonic_us();
+        bool pending = false;
+        for (size_t i = 0; i < rs->n_slots; i++) {
+            slot *s = &rs->slots[i];
+            if (s->state == S_QUEUED || s->state == S_RETRY ||
+                s->state == S_RUNNING)
+                pending = true;
+            if (s->state == S_QUEUED && s->blocked) {
+                /* Its table could not be materialized: fail, no retries. */
+                s->max_retries = 0;
+                s->attempts = 1;
+                s->state = S_RUNNING;
+                rs->running++;
+                s->exec.err = s->block_err;
+                finish_slot(rs, i);
+                continue;
+            }
+            if (rs->running < rs->cap && ready(rs, s, now))
+                start_slot(rs, s);
+        }
+        flush(rs);
+        if (now - last_progress > 100000) {
+            report_progress(rs);
+            last_progress = now;
+        }
+        if (!pending)
+            break;
+        pthread_mutex_lock(&rs->mu);
+        bool any_finished = false;
+        for (size_t i = 0; i < rs->n_slots; i++)
+            any_finished |= rs->slots[i].state == S_RUNNING && rs->slots[i].finished;
+        if (!any_finished) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += 50 * 1000000;
+            if (ts.tv_nsec >= 1000000000) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000;
+            }
+            pthread_cond_timedwait(&rs->cv, &rs->mu, &ts);
+        }
+        pthread_mutex_unlock(&rs->mu);
+    }
+    report_progress(rs);
+}
+
+/* ---- phases ----------------------------------------------------------------- */
+
+static void queue_flows(run_state *rs)
+{
+    for (size_t i = 0; i < rs->n_slots; i++) {
+        slot *s = &rs->slots[i];
+        const weir_gflow *f = &rs->g->flows[s->flow];
+        if (rs->sel.flow_selected[s->flow]) {
+            s->state = S_QUEUED;
+            emit_status(rs, f, "QUEUED", false, WEIR_LEVEL_INFO);
+        } else {
+            s->state = S_EXCLUDED;
+            emit_status(rs, f, "EXCLUDED", true, WEIR_LEVEL_INFO);
+        }
+    }
+}
+
+static void block_flows_of(run_state *rs, const weir_gdataset *d,
+                           const weir_error *e)
+{
+    for (size_t k = 0; k < d->n_flows; k++) {
+        int si = rs->slot_of_flow[d->flows[k]];
+        if (si < 0 || rs->slots[si].state != S_QUEUED)
+            continue;
+        rs->slots[si].blocked = true;
+        rs->slots[si].block_err = *e;
+    }
+}
+
+static void materialize(run_state *rs)
+{
+    weir_graph *g = rs->g;
+    for (size_t k = 0; k < g->n_datasets; k++) {
+        const weir_gdataset *d = &g->datasets[g->dataset_order[k]];
+        int di = g->dataset_order[k];
+        if (d->kind == WEIR_TEMPORARY_VIEW || d->kind == WEIR_PERSISTED_VIEW)
+            continue;
+        weir_error e;
+        weir__error_clear(&e);
+        int rc = 0;
+        if (rs->sel.reset[di])
+            rc = weir__table_reset(rs->st, g, d, rs->update_id, &e);
+        if (!rc && rs->sel.dataset_selected[di] && d->kind != WEIR_SINK)
+            rc = weir__table_materialize(rs->st, g, d, rs->update_id, &e);
+        if (rc) {
+            weir__error_prefix(&e, "Failed to materialize %s: ", d->display);
+            block_flows_of(rs, d, &e);
+        }
+        flush(rs);
+    }
+    /* Persisted views: published on every update, in dependency order. */
+    for (size_t k = 0; k < g->n_datasets; k++) {
+        const weir_gdataset *d = &g->datasets[g->dataset_order[k]];
+        if (d->kind != WEIR_PERSISTED_VIEW || !d->n_flows)
+            continue;
+        weir_error e;
+        if (weir__view_publish(rs->st, g, d, rs->opts->root_dir, &e)) {
+            char msg[1024];
+            snprintf(msg, sizeof(msg), "Flow '%s' has FAILED.",
+                     g->flows[d->flows[0]].display);
+            flow_event(rs, &g->flows[d->flows[0]], WEIR_LEVEL_WARN,
+                       "{\"flow_progress\": {\"status\": \"FAILED\"}}", &e, msg);
+        }
+    }
+}
+
+static void finalize(run_state *rs, weir_run_result *res)
+{
+    weir_run_result r;
+    memset(&r, 0, sizeof(r));
+    snprintf(r.update_id, sizeof(r.update_id), "%s", rs->update_id);
+    unsigned up_to_date = 0;
+    for (size_t i = 0; i < rs->n_slots; i++) {
+        const slot *s = &rs->slots[i];
+        switch (s->state) {
+        case S_COMPLETED:
+            r.flows_completed++;
+            up_to_date += s->exec.no_new_data;
+            break;
+        case S_FAILED: r.flows_failed++; break;
+        case S_SKIPPED: r.flows_skipped++; break;
+        case S_EXCLUDED: r.flows_excluded++; break;
+        case S_IDLE: r.flows_idle++; break;
+        default: break;
+        }
+    }
+    r.rows_written = rs->rows;
+    r.state = r.flows_failed ? WEIR_RUN_FAILED : WEIR_RUN_COMPLETED;
+    char msg[1024], details[512];
+    snprintf(msg, sizeof(msg),
+             "Update %.8s wrote %llu rows: %u flows completed (%u streaming "
+             "flows had no new data), %u failed, %u skipped, %u excluded, %u "
+             "idle.",
+             rs->update_id, (unsigned long long)r.rows_written,
+             r.flows_completed, up_to_date, r.flows_failed, r.flows_skipped,
+             r.flows_excluded, r.flows_idle);
+    snprintf(details, sizeof(details),
+             "{\"update_summary\": {\"rows_written\": %llu, "
+             "\"flows_completed\": %u, \"flows_up_to_date\": %u, "
+             "\"flows_failed\": %u, \"flows_skipped\": %u, "
+             "\"flows_excluded\": %u, \"flows_idle\": %u}}",
+             (unsigned long long)r.rows_written, r.flows_completed, up_to_date,
+             r.flows_failed, r.flows_skipped, r.flows_excluded, r.flows_idle);
+    run_event(rs, WEIR_LEVEL_INFO, "update_summary", details, NULL, msg);
+    if (r.state == WEIR_RUN_COMPLETED) {
+        run_event(rs, WEIR_LEVEL_INFO, "update_progress",
+                  "{\"update_progress\": {\"state\": \"COMPLETED\"}}", NULL,
+                  "Run is COMPLETED.");
+    } else {
+        if (rs->failed_attempts > 0)
+            snprintf(msg, sizeof(msg),
+                     "Run is FAILED since flow '%s' has failed more than %d "
+                     "times.",
+                     rs->failed_flow, rs->failed_attempts);
+        else
+            snprintf(msg, sizeof(msg), "Run is FAILED since flow '%s' has failed.",
+                     rs->failed_flow ? rs->failed_flow : "?");
+        run_event(rs, WEIR_LEVEL_INFO, "update_progress",
+                  "{\"update_progress\": {\"state\": \"FAILED\"}}", NULL, msg);
+    }
+    *res = r;
+}
+
+static int record_update(run_state *rs, const char *state, bool start,
+                         weir_error *err)
+{
+    if (!rs->st->system_attached || rs->run->dry)
+        return 0;
+    weir_buf q = WEIR_BUF_INIT;
+    if (start) {
+        weir__buf_puts(&q, "INSERT INTO weir.main.updates VALUES (");
+        weir__buf_put_sql_string(&q, rs->update_id);
+        weir__buf_puts(&q, ", ");
+        weir__buf_put_sql_string(&q, rs->opts->pipeline_name
+                                         ? rs->opts->pipeline_name
+                                         : "pipeline");
+        weir__buf_puts(&q, ", now()::TIMESTAMP, NULL, 'RUNNING', NULL)");
+    } else {
+        weir__buf_puts(&q, "UPDATE weir.main.updates SET ended_at = "
+                           "now()::TIMESTAMP, state = ");
+        weir__buf_put_sql_string(&q, state);
+        weir__buf_puts(&q, " WHERE update_id = ");
+        weir__buf_put_sql_string(&q, rs->update_id);
+    }
+    int rc = q.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                      : weir__conn_exec(rs->st->conn, weir__buf_cstr(&q), NULL,
+                                        err);
+    weir__buf_free(&q);
+    return rc;
+}
+
+static int open_catalogs(run_state *rs, weir_error *err)
+{
+    const weir_graph *g = rs->g;
+    int rc = weir__storage_use_catalog(rs->st, g->default_catalog,
+                                       g->default_database, err);
+    for (size_t i = 0; !rc && i < g->n_datasets; i++) {
+        const weir_gdataset *d = &g->datasets[i];
+        if (d->catalog)
+            rc = weir__storage_use_catalog(rs->st, d->catalog, d->database, err);
+    }
+    if (!rc)
+        rc = weir__storage_attach_all(rs->st, err);
+    return rc;
+}
+
+static void free_state(run_state *rs)
+{
+    for (size_t i = 0; i < rs->n_slots; i++) {
+        if (rs->slots[i].thread_live)
+            pthread_join(rs->slots[i].thread, NULL);
+        free(rs->slots[i].upstream);
+        weir__buf_free(&rs->slots[i].exec.details);
+    }
+    free(rs->slots);
+    free(rs->slot_of_flow);
+    weir__selection_free(&rs->sel);
+    weir__eventlog_close(rs->log);
+    weir__storage_close(rs->st);
+    pthread_mutex_destroy(&rs->mu);
+    pthread_cond_destroy(&rs->cv);
+}
+
+int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
+                     const weir_run_options *run, weir_run_result *out,
+                     weir__diags *diags, weir_error *err)
+{
+    run_state rs;
+    memset(&rs, 0, sizeof(rs));
+    rs.g = g;
+    rs.opts = opts;
+    rs.run = run;
+    rs.started_at = weir__monotonic_us();
+    pthread_mutex_init(&rs.mu, NULL);
+    pthread_cond_init(&rs.cv, NULL);
+    weir__uuid(rs.update_id);
+    if (out)
+        memset(out, 0, sizeof(*out));
+
+    int rc = weir__selection_check(run, err);
+    if (!rc && !opts->storage && !run->dry)
+        rc = WEIR_ERR(err, WEIR_EINVAL, "PIPELINE_STORAGE_ROOT_INVALID",
+                      "Storage must be specified to start a run.");
+    if (!rc)
+        rc = weir__storage_open(&rs.st, opts->storage ? opts->storage : "/nonexistent",
+                                run->dry ? WEIR_STORAGE_DRY : WEIR_STORAGE_RUN,
+                                &opts->db, err);
+    if (!rc && !run->dry)
+        rc = open_catalogs(&rs, err);
+    if (!rc)
+        rc = weir__eventlog_open(&rs.log,
+                                 run->dry || !rs.st->system_attached ? NULL
+                                                                     : rs.st->conn,
+                                 rs.update_id, run->on_event,
+                                 run->event_payload, err);
+    if (rc) {
+        free_state(&rs);
+        return rc;
+    }
+    rc = weir__analyze(g, rs.st, opts->root_dir, diags, err);
+    if (rc) {
+        if (!run->dry && rc == WEIR_EGRAPH) {
+            record_update(&rs, "FAILED", true, NULL);
+            weir_error first = diags->len ? diags->items[0] : *err;
+            run_event(&rs, WEIR_LEVEL_ERROR, "update_progress",
+                      "{\"update_progress\": {\"state\": \"FAILED\"}}", &first,
+                      "Pipeline execution failed.");
+            record_update(&rs, "FAILED", false, NULL);
+            flush(&rs);
+        }
+        free_state(&rs);
+        return rc;
+    }
+    if (run->dry) {
+        run_event(&rs, WEIR_LEVEL_INFO, "update_progress",
+                  "{\"update_progress\": {\"state\": \"COMPLETED\"}}", NULL,
+                  "Run is COMPLETED.");
+        flush(&rs);
+        if (out) {
+            out->state = WEIR_RUN_COMPLETED;
+            snprintf(out->update_id, sizeof(out->update_id), "%s", rs.update_id);
+        }
+        free_state(&rs);
+        return 0;
+    }
+    rc = record_update(&rs, "RUNNING", true, err);
+    if (!rc)
+        rc = build_slots(&rs, err);
+    if (!rc)
+        rc = weir__selection_build(&rs.sel, g, run, err);
+    if (rc) {
+        free_state(&rs);
+        return rc;
+    }
+    for (size_t i = 0; i < rs.sel.n_warnings; i++)
+        run_event(&rs, WEIR_LEVEL_WARN, "user_action", NULL, NULL,
+                  rs.sel.warnings[i]);
+    if (rs.sel.not_resettable) {
+        weir_error e = rs.sel.not_resettable_err;
+        run_event(&rs, WEIR_LEVEL_ERROR, "update_progress",
+                  "{\"update_progress\": {\"state\": \"FAILED\"}}", &e,
+                  "Pipeline execution failed.");
+        record_update(&rs, "FAILED", false, NULL);
+        flush(&rs);
+        if (out) {
+            out->state = WEIR_RUN_FAILED;
+            snprintf(out->update_id, sizeof(out->update_id), "%s", rs.update_id);
+        }
+        weir__error_copy(err, &e);
+        free_state(&rs);
+        return 0;
+    }
+    long cap = parse_long(
+        pipeline_conf(g, "spark.sql.pipelines.execution.maxConcurrentFlows"), 16);
+    rs.cap = cap > 0 ? (unsigned)cap : 1;
+    queue_flows(&rs);
+    flush(&rs);
+    materialize(&rs);
+    schedule(&rs);
+    weir_run_result res;
+    finalize(&rs, &res);
+    if (out)
+        *out = res;
+    record_update(&rs, res.state == WEIR_RUN_FAILED ? "FAILED" : "COMPLETED",
+                  false, NULL);
+    weir__storage_write_open_script(rs.st, NULL);
+    flush(&rs);
+    free_state(&rs);
+    return 0;
+}

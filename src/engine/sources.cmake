@@ -1,0 +1,8 @@
+set(WEIR_ENGINE_SOURCES
+  src/engine/analyze.c
+  src/engine/exec.c
+  src/engine/resolve.c
+  src/engine/run.c
+  src/engine/select.c
+)
+set(WEIR_ENGINE_DEPS util sql graph store events)

@@ -1,0 +1,239 @@
+/*
+ * Event queue, persistence and delivery (see events.h).
+ */
+#include "events.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/clock.h"
+#include "util/vec.h"
+
+typedef struct queued {
+    char id[37];
+    int64_t ts;
+    int64_t sequence;
+    weir_level level;
+    char *event_type, *message, *flow, *dataset, *details, *error, *path;
+    unsigned line;
+} queued;
+
+struct weir_eventlog {
+    weir_conn *conn;
+    char update_id[40];
+    weir_event_fn cb;
+    void *payload;
+    pthread_mutex_t lock;
+    WEIR_VEC(queued) q;
+    int64_t next_sequence;
+};
+
+static const char *level_name(weir_level l)
+{
+    switch (l) {
+    case WEIR_LEVEL_WARN: return "WARN";
+    case WEIR_LEVEL_ERROR: return "ERROR";
+    case WEIR_LEVEL_METRICS: return "METRICS";
+    default: return "INFO";
+    }
+}
+
+int weir__eventlog_open(weir_eventlog **out, weir_conn *conn,
+                        const char *update_id, weir_event_fn cb,
+                        void *payload, weir_error *err)
+{
+    *out = NULL;
+    weir_eventlog *log = calloc(1, sizeof(*log));
+    if (!log)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    log->conn = conn;
+    snprintf(log->update_id, sizeof(log->update_id), "%s", update_id);
+    log->cb = cb;
+    log->payload = payload;
+    pthread_mutex_init(&log->lock, NULL);
+    if (conn) {
+        int64_t max = 0;
+        bool null;
+        int rc = weir__conn_scalar_i64(
+            conn, "SELECT max(sequence) FROM weir.main.event_log", &max, &null,
+            err);
+        if (rc) {
+            weir__eventlog_close(log);
+            return rc;
+        }
+        log->next_sequence = null ? 0 : max + 1;
+    }
+    *out = log;
+    return 0;
+}
+
+static void free_queued(queued *e)
+{
+    free(e->event_type);
+    free(e->message);
+    free(e->flow);
+    free(e->dataset);
+    free(e->details);
+    free(e->error);
+    free(e->path);
+}
+
+void weir__eventlog_close(weir_eventlog *log)
+{
+    if (!log)
+        return;
+    for (size_t i = 0; i < log->q.len; i++)
+        free_queued(&log->q.items[i]);
+    WEIR_VEC_FREE(&log->q);
+    pthread_mutex_destroy(&log->lock);
+    free(log);
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+void weir__error_to_json(weir_buf *out, const weir_error *e)
+{
+    weir__buf_puts(out, "{\"class\": ");
+    weir__buf_put_json_string(out, e->error_class[0] ? e->error_class : NULL);
+    weir__buf_puts(out, ", \"message\": ");
+    weir__buf_put_json_string(out, e->message);
+    if (e->path[0]) {
+        weir__buf_puts(out, ", \"path\": ");
+        weir__buf_put_json_string(out, e->path);
+        weir__buf_printf(out, ", \"line\": %u, \"column\": %u", e->line,
+                         e->column);
+    }
+    weir__buf_putc(out, '}');
+}
+
+void weir__eventlog_emit(weir_eventlog *log, const weir_event_spec *spec,
+                         const char *fmt, ...)
+{
+    queued e;
+    memset(&e, 0, sizeof(e));
+    weir__uuid(e.id);
+    e.ts = weir__now_us();
+    e.level = spec->level;
+    weir_buf msg = WEIR_BUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    char small[1024];
+    vsnprintf(small, sizeof(small), fmt, ap);
+    va_end(ap);
+    weir__buf_puts(&msg, small);
+    e.message = weir__buf_detach(&msg);
+    e.event_type = dup_or_null(spec->event_type);
+    e.flow = dup_or_null(spec->flow_name);
+    e.dataset = dup_or_null(spec->dataset_name);
+    e.details = strdup(spec->details_json ? spec->details_json : "{}");
+    e.path = dup_or_null(spec->source_path);
+    e.line = spec->source_line;
+    if (spec->error) {
+        weir_buf b = WEIR_BUF_INIT;
+        weir__error_to_json(&b, spec->error);
+        e.error = weir__buf_detach(&b);
+    }
+    pthread_mutex_lock(&log->lock);
+    e.sequence = log->next_sequence++;
+    if (WEIR_VEC_PUSH(&log->q, e))
+        free_queued(&e); /* out of memory: the event is lost */
+    pthread_mutex_unlock(&log->lock);
+}
+
+static void put_str_or_null(weir_buf *b, const char *s)
+{
+    if (s)
+        weir__buf_put_sql_string(b, s);
+    else
+        weir__buf_puts(b, "NULL");
+}
+
+static int persist(weir_eventlog *log, const queued *items, size_t n,
+                   weir_error *err)
+{
+    weir_buf sql = WEIR_BUF_INIT;
+    weir__buf_puts(&sql, "INSERT INTO weir.main.event_log VALUES ");
+    for (size_t i = 0; i < n; i++) {
+        const queued *e = &items[i];
+        char ts[40];
+        weir__format_time_iso(ts, sizeof(ts), e->ts);
+        ts[strlen(ts) - 1] = '\0'; /* drop the Z: the column is UTC */
+        if (i)
+            weir__buf_puts(&sql, ", ");
+        weir__buf_putc(&sql, '(');
+        weir__buf_put_sql_string(&sql, e->id);
+        weir__buf_puts(&sql, ", ");
+        weir__buf_put_sql_string(&sql, log->update_id);
+        weir__buf_printf(&sql, ", %lld, TIMESTAMP '%s', '%s', ",
+                         (long long)e->sequence, ts, level_name(e->level));
+        put_str_or_null(&sql, e->event_type);
+        weir__buf_puts(&sql, ", ");
+        put_str_or_null(&sql, e->message);
+        weir__buf_puts(&sql, ", ");
+        put_str_or_null(&sql, e->flow);
+        weir__buf_puts(&sql, ", ");
+        put_str_or_null(&sql, e->dataset);
+        weir__buf_puts(&sql, ", ");
+        put_str_or_null(&sql, e->details);
+        weir__buf_puts(&sql, ", ");
+        put_str_or_null(&sql, e->error);
+        weir__buf_puts(&sql, ", ");
+        if (e->path) {
+            weir_buf o = WEIR_BUF_INIT;
+            weir__buf_puts(&o, "{\"path\": ");
+            weir__buf_put_json_string(&o, e->path);
+            weir__buf_printf(&o, ", \"line\": %u}", e->line);
+            put_str_or_null(&sql, weir__buf_cstr(&o));
+            weir__buf_free(&o);
+        } else {
+            weir__buf_puts(&sql, "NULL");
+        }
+        weir__buf_putc(&sql, ')');
+    }
+    int rc = sql.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                        : weir__conn_exec(log->conn, weir__buf_cstr(&sql),
+                                          NULL, err);
+    weir__buf_free(&sql);
+    return rc;
+}
+
+int weir__eventlog_flush(weir_eventlog *log, weir_error *err)
+{
+    pthread_mutex_lock(&log->lock);
+    queued *items = log->q.items;
+    size_t n = log->q.len;
+    log->q.items = NULL;
+    log->q.len = log->q.cap = 0;
+    pthread_mutex_unlock(&log->lock);
+    if (!n)
+        return 0;
+    int rc = log->conn ? persist(log, items, n, err) : 0;
+    for (size_t i = 0; i < n; i++) {
+        const queued *e = &items[i];
+        if (log->cb) {
+            weir_event ev;
+            memset(&ev, 0, sizeof(ev));
+            ev.id = e->id;
+            ev.update_id = log->update_id;
+            ev.timestamp_us = e->ts;
+            ev.level = e->level;
+            ev.event_type = e->event_type;
+            ev.message = e->message;
+            ev.flow_name = e->flow;
+            ev.dataset_name = e->dataset;
+            ev.details_json = e->details;
+            ev.error_json = e->error;
+            ev.source_path = e->path;
+            ev.source_line = e->line;
+            log->cb(&ev, log->payload);
+        }
+        free_queued(&items[i]);
+    }
+    free(items);
+    return rc;
+}

@@ -1,0 +1,201 @@
+/*
+ * Registering definitions: the growable lists of datasets and flows a
+ * pipeline defines, and the translation of a parsed SQL file's statements
+ * into them, applying the file-scoped effects of SET and USE in order.
+ */
+#include "graph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/vec.h"
+
+int weir__defs_add_dataset(weir_defs *defs, const weir_def_dataset *d)
+{
+    if (weir__vec_grow((void **)&defs->datasets, &defs->cap_datasets,
+                       sizeof(*defs->datasets), defs->n_datasets + 1))
+        return WEIR_ENOMEM;
+    defs->datasets[defs->n_datasets++] = *d;
+    return 0;
+}
+
+int weir__defs_add_flow(weir_defs *defs, const weir_def_flow *f)
+{
+    if (weir__vec_grow((void **)&defs->flows, &defs->cap_flows,
+                       sizeof(*defs->flows), defs->n_flows + 1))
+        return WEIR_ENOMEM;
+    defs->flows[defs->n_flows++] = *f;
+    return 0;
+}
+
+void weir__defs_free(weir_defs *defs)
+{
+    if (!defs)
+        return;
+    free(defs->datasets);
+    free(defs->flows);
+    defs->datasets = NULL;
+    defs->flows = NULL;
+    defs->n_datasets = defs->cap_datasets = 0;
+    defs->n_flows = defs->cap_flows = 0;
+}
+
+/* File-scoped state while registering one SQL file. */
+typedef struct file_state {
+    const char *catalog;
+    const char *database;
+    weir_kvpair *conf;
+    size_t n_conf;
+} file_state;
+
+static int set_conf(file_state *st, weir_arena *arena, const char *key,
+                    const char *value)
+{
+    /* Copy-on-write: earlier flows keep the snapshot they were given. */
+    weir_kvpair *conf = weir__arena_array(arena, st->n_conf + 1,
+                                          sizeof(*conf));
+    if (!conf)
+        return WEIR_ENOMEM;
+    size_t n = 0;
+    for (size_t i = 0; i < st->n_conf; i++)
+        if (strcmp(st->conf[i].key, key) != 0)
+            conf[n++] = st->conf[i];
+    conf[n].key = weir__arena_strdup(arena, key);
+    conf[n].value = weir__arena_strdup(arena, value);
+    st->conf = conf;
+    st->n_conf = n + 1;
+    return weir__arena_failed(arena) ? WEIR_ENOMEM : 0;
+}
+
+static weir_kvpair *copy_props(weir_arena *arena,
+                               const weir_sql_property *props, size_t n)
+{
+    if (!n)
+        return NULL;
+    weir_kvpair *out = weir__arena_array(arena, n, sizeof(*out));
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        out[i].key = props[i].key;
+        out[i].value = props[i].value;
+    }
+    return out;
+}
+
+static weir_dataset_kind stmt_kind(weir_sql_stmt_kind k)
+{
+    switch (k) {
+    case WEIR_SQL_CREATE_MATERIALIZED_VIEW: return WEIR_MATERIALIZED_VIEW;
+    case WEIR_SQL_CREATE_STREAMING_TABLE: return WEIR_STREAMING_TABLE;
+    case WEIR_SQL_CREATE_VIEW: return WEIR_PERSISTED_VIEW;
+    case WEIR_SQL_CREATE_TEMPORARY_VIEW: return WEIR_TEMPORARY_VIEW;
+    case WEIR_SQL_CREATE_SINK: return WEIR_SINK;
+    default: return 0;
+    }
+}
+
+static int add_dataset_stmt(weir_defs *defs, weir_arena *arena,
+                            const weir_sql_stmt *s, const file_state *st)
+{
+    weir_def_dataset d;
+    memset(&d, 0, sizeof(d));
+    d.kind = stmt_kind(s->kind);
+    d.name = s->name;
+    d.ctx_catalog = st->catalog;
+    d.ctx_database = st->database;
+    d.columns = s->columns;
+    d.n_columns = s->n_columns;
+    d.format = s->format;
+    d.comment = s->comment;
+    d.partition_cols = s->partition_cols;
+    d.n_partition_cols = s->n_partition_cols;
+    d.cluster_cols = s->cluster_cols;
+    d.n_cluster_cols = s->n_cluster_cols;
+    d.properties = copy_props(arena, s->properties, s->n_properties);
+    d.n_properties = s->n_properties;
+    d.options = copy_props(arena, s->options, s->n_options);
+    d.n_options = s->n_options;
+    d.query = s->query;
+    d.conf = st->conf;
+    d.n_conf = st->n_conf;
+    d.is_private = s->is_private;
+    d.origin.src = s->src;
+    d.origin.pos = s->pos;
+    if (s->n_constraints) {
+        d.expectations = weir__arena_array(arena, s->n_constraints,
+                                           sizeof(*d.expectations));
+        if (!d.expectations)
+            return WEIR_ENOMEM;
+        for (size_t i = 0; i < s->n_constraints; i++) {
+            const weir_sql_constraint *c = &s->constraints[i];
+            weir_def_expectation *e = &d.expectations[i];
+            e->name = c->name;
+            e->condition = c->condition;
+            e->condition_text = c->condition_text;
+            e->action = c->action;
+            e->origin.src = s->src;
+            e->origin.pos = c->pos;
+        }
+        d.n_expectations = s->n_constraints;
+    }
+    if (weir__arena_failed(arena))
+        return WEIR_ENOMEM;
+    return weir__defs_add_dataset(defs, &d);
+}
+
+static int add_flow_stmt(weir_defs *defs, const weir_sql_stmt *s,
+                         const file_state *st)
+{
+    weir_def_flow f;
+    memset(&f, 0, sizeof(f));
+    f.name = s->name;
+    f.target = s->target;
+    f.ctx_catalog = st->catalog;
+    f.ctx_database = st->database;
+    f.query = s->query;
+    f.once = s->once;
+    f.conf = st->conf;
+    f.n_conf = st->n_conf;
+    f.comment = s->comment;
+    f.origin.src = s->src;
+    f.origin.pos = s->pos;
+    return weir__defs_add_flow(defs, &f);
+}
+
+int weir__defs_add_sql(weir_defs *defs, weir_arena *arena,
+                       const weir_sql_stmt *stmts, size_t n_stmts,
+                       weir__diags *diags)
+{
+    (void)diags;
+    file_state st = { defs->default_catalog, defs->default_database, NULL, 0 };
+    for (size_t i = 0; i < n_stmts; i++) {
+        const weir_sql_stmt *s = &stmts[i];
+        int rc = 0;
+        switch (s->kind) {
+        case WEIR_SQL_SET:
+            rc = set_conf(&st, arena, s->set_key, s->set_value ? s->set_value : "");
+            break;
+        case WEIR_SQL_USE_CATALOG:
+            st.catalog = s->name.n ? s->name.parts[0] : st.catalog;
+            st.database = NULL; /* Spark clears the database */
+            break;
+        case WEIR_SQL_USE_SCHEMA:
+            if (s->name.n >= 2) {
+                st.catalog = s->name.parts[s->name.n - 2];
+                st.database = s->name.parts[s->name.n - 1];
+            } else if (s->name.n == 1) {
+                st.database = s->name.parts[0];
+            }
+            break;
+        case WEIR_SQL_CREATE_FLOW:
+            rc = add_flow_stmt(defs, s, &st);
+            break;
+        default:
+            rc = add_dataset_stmt(defs, arena, s, &st);
+            break;
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}

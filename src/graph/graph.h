@@ -1,0 +1,219 @@
+/*
+ * The dataflow graph: what a pipeline defines (datasets and flows, from SQL
+ * files or the C API) and the validated graph built from those definitions
+ * (qualified identifiers, implicit flows, each flow's inputs, streaming or
+ * batch, topological order, and Spark's registration and validation errors).
+ * Nothing here touches DuckDB: resolving schemas happens in src/engine.
+ */
+#ifndef WEIR_GRAPH_H
+#define WEIR_GRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sql/sql.h"
+#include "util/arena.h"
+#include "util/error.h"
+#include "util/map.h"
+#include "weir.h"
+
+/* ------------------------------------------------------------------------
+ * Definitions (as registered, before validation)
+ * ------------------------------------------------------------------------ */
+
+typedef struct weir_kvpair {
+    const char *key, *value;
+} weir_kvpair;
+
+typedef struct weir_origin {
+    const weir_sql_source *src; /* NULL for API definitions without text */
+    weir_sql_pos pos;
+} weir_origin;
+
+typedef struct weir_def_expectation {
+    const char *name;
+    const weir_sql_expr *condition;
+    const char *condition_text;
+    weir_sql_violation action;
+    weir_origin origin;
+} weir_def_expectation;
+
+typedef struct weir_def_dataset {
+    weir_dataset_kind kind;
+    weir_sql_name name;      /* as written */
+    const char *ctx_catalog; /* current catalog/database at definition */
+    const char *ctx_database;
+    const weir_sql_column *columns; /* user schema; n_columns 0 = none */
+    size_t n_columns;
+    weir_def_expectation *expectations;
+    size_t n_expectations;
+    const char *format;
+    const char *comment;
+    const char **partition_cols;
+    size_t n_partition_cols;
+    const char **cluster_cols;
+    size_t n_cluster_cols;
+    const weir_kvpair *properties;
+    size_t n_properties;
+    const weir_kvpair *options; /* sinks */
+    size_t n_options;
+    const weir_sql_query *query; /* implicit flow's query; NULL = none */
+    const weir_kvpair *conf;     /* confs in effect for the implicit flow */
+    size_t n_conf;
+    bool is_private;
+    weir_origin origin;
+} weir_def_dataset;
+
+typedef struct weir_def_flow {
+    weir_sql_name name;
+    weir_sql_name target;
+    const char *ctx_catalog;
+    const char *ctx_database;
+    const weir_sql_query *query;
+    bool once;
+    const weir_kvpair *conf;
+    size_t n_conf;
+    const char *comment;
+    weir_origin origin;
+} weir_def_flow;
+
+/* Everything a pipeline has registered. Owns nothing: strings and trees
+ * live in the pipeline's definition arena. */
+typedef struct weir_defs {
+    weir_def_dataset *datasets;
+    size_t n_datasets, cap_datasets;
+    weir_def_flow *flows;
+    size_t n_flows, cap_flows;
+    const char *default_catalog;  /* "spark_catalog" unless set */
+    const char *default_database; /* "default" unless set */
+    const weir_kvpair *conf;      /* pipeline configuration */
+    size_t n_conf;
+} weir_defs;
+
+int weir__defs_add_dataset(weir_defs *defs, const weir_def_dataset *d);
+int weir__defs_add_flow(weir_defs *defs, const weir_def_flow *f);
+void weir__defs_free(weir_defs *defs); /* frees the arrays only */
+
+/*
+ * Register every statement of a parsed SQL file: datasets with their
+ * implicit flows, standalone flows, and the file-scoped effects of SET and
+ * USE. Strings are copied into arena. Problems are appended to diags.
+ */
+int weir__defs_add_sql(weir_defs *defs, weir_arena *arena,
+                       const weir_sql_stmt *stmts, size_t n_stmts,
+                       weir__diags *diags);
+
+/* ------------------------------------------------------------------------
+ * The validated graph
+ * ------------------------------------------------------------------------ */
+
+/* One thing a flow reads. */
+typedef struct weir_input {
+    int dataset;           /* index into graph datasets, or -1: external */
+    const char *external;  /* qualified display name of an external table,
+                              or the path of a file source */
+    bool streaming;
+    bool is_files;         /* a read_files / cloud_files source */
+    const weir_sql_relref *ref; /* NULL for file sources */
+    const weir_sql_tvf *tvf;    /* file sources */
+} weir_input;
+
+typedef struct weir_column {
+    const char *name;
+    const char *duck_type;  /* DuckDB type text */
+    const char *spark_type; /* Spark type name */
+    bool nullable;
+    const char *comment;
+} weir_column;
+
+typedef struct weir_schema {
+    weir_column *cols;
+    size_t n;
+} weir_schema;
+
+typedef struct weir_gdataset {
+    weir_dataset_kind kind;
+    const char *catalog, *database, *name; /* catalog/database NULL for
+                                              temporary views and sinks */
+    const char *display;                   /* e.g. spark_catalog.default.t */
+    const weir_def_dataset *def;
+    int *flows; /* flows writing this dataset */
+    size_t n_flows;
+    bool reset_allowed;      /* pipelines.reset.allowed (default true) */
+    bool streaming_view;     /* views: its flow is streaming */
+    weir_schema schema;      /* resolved (engine fills) */
+    bool resolved;
+    int order;               /* position in topological order */
+} weir_gdataset;
+
+typedef struct weir_gflow {
+    const char *catalog, *database, *name;
+    const char *display;
+    bool implicit;
+    int target; /* dataset index */
+    const weir_sql_query *query;
+    const weir_def_flow *def; /* NULL for implicit flows */
+    const weir_def_dataset *dataset_def; /* implicit flows */
+    const char *ctx_catalog, *ctx_database;
+    bool once;
+    bool streaming; /* reads at least one stream (directly) */
+    weir_input *inputs;
+    size_t n_inputs;
+    const weir_kvpair *conf; /* pipeline conf overlaid with the flow's */
+    size_t n_conf;
+    weir_origin origin;
+    weir_sql_reads reads;
+    weir_schema schema; /* resolved output schema (engine fills) */
+    bool failed;        /* resolution failed (engine) */
+} weir_gflow;
+
+typedef struct weir_graph {
+    weir_arena arena;
+    weir_gdataset *datasets;
+    size_t n_datasets;
+    weir_gflow *flows;
+    size_t n_flows;
+    int *flow_order;    /* flows in topological order */
+    int *dataset_order; /* datasets in topological order */
+    weir_map dataset_by_name; /* display name -> index + 1 (nocase) */
+    weir_map flow_by_name;
+    const char *default_catalog, *default_database;
+} weir_graph;
+
+/*
+ * Build and validate the graph from definitions: qualify names, create
+ * implicit flows, resolve every flow's reads to datasets or external
+ * inputs, order topologically and run Spark's registration checks and
+ * validations that need no schemas. Every problem goes to diags; returns 0
+ * or WEIR_EGRAPH (the graph is still returned when usable for reporting).
+ */
+int weir__graph_build(weir_graph **out, const weir_defs *defs,
+                      weir__diags *diags, weir_error *err);
+void weir__graph_free(weir_graph *g);
+
+/* Index of the dataset with this display name, or -1. */
+int weir__graph_find_dataset(const weir_graph *g, const char *display);
+
+/*
+ * Qualify a dataset name as written (1 to 3 parts) with the given context:
+ * returns the display name in arena ("cat.db.name"). Temporary views (one
+ * part, defined) are returned unqualified.
+ */
+const char *weir__graph_qualify(weir_arena *arena, const weir_sql_name *name,
+                                const char *catalog, const char *database);
+
+/* The value of a conf key for a flow (flow confs, then the pipeline's), or
+ * dflt. */
+const char *weir__flow_conf(const weir_gflow *f, const char *key,
+                            const char *dflt);
+const char *weir__dataset_property(const weir_gdataset *d, const char *key);
+
+/* Spark's name for a dataset kind: "streaming table", "materialized
+ * view", ...; and its output type in errors: TABLE, VIEW, SINK. */
+const char *weir__kind_name(weir_dataset_kind kind);
+const char *weir__kind_output_type(weir_dataset_kind kind);
+
+/* Report an error at a definition's origin (path, line, col, text). */
+void weir__origin_error_at(weir_error *err, const weir_origin *o);
+
+#endif

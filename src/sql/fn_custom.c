@@ -1,0 +1,886 @@
+/*
+ * Custom translations of Spark functions a template cannot express: those
+ * whose literal arguments must be rewritten (datetime patterns, regex
+ * replacements, JSON schemas, date units), collection constructors,
+ * higher-order functions with lambdas, aggregates with Spark's null rules,
+ * time windows, and the generators (explode, posexplode, inline).
+ */
+#include "internal.h"
+#include "functions.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "util/str.h"
+
+static const weir_sql_expr *arg(const weir_sql_expr *e, size_t i)
+{
+    return i < e->n ? e->list[i] : NULL;
+}
+
+static const char *string_literal(const weir_sql_expr *a)
+{
+    return a && a->kind == EX_LIT && a->lit == LIT_STRING ? a->text : NULL;
+}
+
+static int need_literal(sql_tx *t, const weir_sql_expr *e, size_t i,
+                        const char *what)
+{
+    const weir_sql_expr *a = arg(e, i);
+    return weir__sql_tx_error(t, a ? a->pos : e->pos, e->src,
+                              "%s() needs a literal %s; a computed value cannot "
+                              "be translated",
+                              e->name, what);
+}
+
+/* An identifier-like or string argument (date units): upper-cased. */
+static bool unit_arg(const weir_sql_expr *a, char *out, size_t size)
+{
+    const char *s = NULL;
+    if (!a)
+        return false;
+    if (a->kind == EX_COLUMN && a->n_names == 1)
+        s = a->names[0];
+    else if (a->kind == EX_LIT && a->lit == LIT_STRING)
+        s = a->text;
+    if (!s)
+        return false;
+    size_t i = 0;
+    for (; s[i] && i + 1 < size; i++)
+        out[i] = (char)((s[i] >= 'a' && s[i] <= 'z') ? s[i] - 32 : s[i]);
+    out[i] = '\0';
+    return true;
+}
+
+static int put_arg(sql_tx *t, weir_buf *out, const weir_sql_expr *e, size_t i)
+{
+    return weir__fn_arg(t, out, e, i);
+}
+
+int weir__fn_decode(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    weir__buf_puts(out, "CASE");
+    size_t i = 1;
+    int rc = 0;
+    for (; !rc && i + 1 < e->n; i += 2) {
+        weir__buf_puts(out, " WHEN (");
+        rc = put_arg(t, out, e, 0);
+        weir__buf_puts(out, ") IS NOT DISTINCT FROM (");
+        if (!rc)
+            rc = put_arg(t, out, e, i);
+        weir__buf_puts(out, ") THEN ");
+        if (!rc)
+            rc = put_arg(t, out, e, i + 1);
+    }
+    if (!rc && i < e->n) {
+        weir__buf_puts(out, " ELSE ");
+        rc = put_arg(t, out, e, i);
+    }
+    weir__buf_puts(out, " END");
+    return rc;
+}
+
+int weir__fn_concat(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    if (e->n == 0) {
+        weir__buf_puts(out, "''");
+        return 0;
+    }
+    weir__buf_putc(out, '(');
+    for (size_t i = 0; i < e->n; i++) {
+        if (i)
+            weir__buf_puts(out, " || ");
+        int rc = put_arg(t, out, e, i);
+        if (rc)
+            return rc;
+    }
+    weir__buf_putc(out, ')');
+    return 0;
+}
+
+int weir__fn_split(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    if (e->n == 3) {
+        const weir_sql_expr *l = e->list[2];
+        if (l->kind != EX_LIT || l->lit != LIT_INT ||
+            (strcmp(l->text, "-1") != 0 && strcmp(l->text, "0") != 0 &&
+             l->text[0] != '-'))
+            return weir__sql_tx_error(t, l->pos, e->src,
+                                      "split() with a positive limit is not "
+                                      "supported");
+    }
+    weir__buf_puts(out, "regexp_split_to_array(");
+    int rc = put_arg(t, out, e, 0);
+    weir__buf_puts(out, ", ");
+    if (!rc)
+        rc = put_arg(t, out, e, 1);
+    weir__buf_putc(out, ')');
+    return rc;
+}
+
+int weir__fn_regexp_replace(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    const char *rep = string_literal(arg(e, 2));
+    if (!rep)
+        return need_literal(t, e, 2, "replacement string");
+    /* Java replacement syntax ($1, \x) -> RE2 (\1, \\). */
+    weir_buf r = WEIR_BUF_INIT;
+    for (const char *p = rep; *p; p++) {
+        if (*p == '\\' && p[1]) {
+            p++;
+            if (*p == '\\')
+                weir__buf_puts(&r, "\\\\");
+            else
+                weir__buf_putc(&r, *p);
+        } else if (*p == '$' && p[1] >= '0' && p[1] <= '9') {
+            weir__buf_putc(&r, '\\');
+            weir__buf_putc(&r, *++p);
+            if (p[1] >= '0' && p[1] <= '9') {
+                weir__buf_free(&r);
+                return weir__sql_tx_error(t, e->list[2]->pos, e->src,
+                                          "regexp_replace(): group references "
+                                          "above $9 are not supported");
+            }
+        } else if (*p == '$') {
+            weir__buf_free(&r);
+            return weir__sql_tx_error(t, e->list[2]->pos, e->src,
+                                      "regexp_replace(): named group "
+                                      "references are not supported");
+        } else {
+            weir__buf_putc(&r, *p);
+        }
+    }
+    weir__buf_puts(out, "regexp_replace(");
+    int rc = put_arg(t, out, e, 0);
+    weir__buf_puts(out, ", ");
+    if (!rc)
+        rc = put_arg(t, out, e, 1);
+    weir__buf_puts(out, ", ");
+    weir__buf_put_sql_string(out, weir__buf_cstr(&r));
+    weir__buf_puts(out, ", 'g')");
+    weir__buf_free(&r);
+    return rc;
+}
+
+int weir__fn_sha2(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    const weir_sql_expr *b = e->list[1];
+    if (b->kind != EX_LIT || b->lit != LIT_INT ||
+        (strcmp(b->text, "256") != 0 && strcmp(b->text, "0") != 0))
+        return weir__sql_tx_error(t, b->pos, e->src,
+                                  "sha2() supports only 256 (or 0) bits");
+    weir__buf_puts(out, "sha256(");
+    int rc = put_arg(t, out, e, 0);
+    weir__buf_putc(out, ')');
+    return rc;
+}
+
+int weir__fn_array(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    weir__buf_putc(out, '[');
+    for (size_t i = 0; i < e->n; i++) {
+        if (i)
+            weir__buf_puts(out, ", ");
+        int rc = put_arg(t, out, e, i);
+        if (rc)
+            return rc;
+    }
+    weir__buf_putc(out, ']');
+    return 0;
+}
+
+int weir__fn_map(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    if (e->n % 2)
+        return weir__sql_tx_error(t, e->pos, e->src,
+                                  "map() expects a positive even number of "
+                                  "arguments");
+    if (e->n == 0) {
+        weir__buf_puts(out, "map()");
+        return 0;
+    }
+    int rc = 0;
+    weir__buf_puts(out, "map([");
+    for (size_t i = 0; !rc && i < e->n; i += 2) {
+        if (i)
+            weir__buf_puts(out, ", ");
+        rc = put_arg(t, out, e, i);
+    }
+    weir__buf_puts(out, "], [");
+    for (size_t i = 1; !rc && i < e->n; i += 2) {
+        if (i > 1)
+            weir__buf_puts(out, ", ");
+        rc = put_arg(t, out, e, i);
+    }
+    weir__buf_puts(out, "])");
+    return rc;
+}
+
+int weir__fn_named_struct(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    if (e->n == 0 || e->n % 2)
+        return weir__sql_tx_error(t, e->pos, e->src,
+                                  "named_struct() expects name, value pairs");
+    weir__buf_puts(out, "struct_pack(");
+    for (size_t i = 0; i < e->n; i += 2) {
+        const char *name = string_literal(e->list[i]);
+        if (!name)
+            return need_literal(t, e, i, "field name");
+        if (i)
+            weir__buf_puts(out, ", ");
+        weir__buf_put_sql_ident(out, name);
+        weir__buf_puts(out, " := ");
+        int rc = put_arg(t, out, e, i + 1);
+        if (rc)
+            return rc;
+    }
+    weir__buf_putc(out, ')');
+    return 0;
+}
+
+int weir__fn_struct(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    weir__buf_puts(out, "struct_pack(");
+    for (size_t i = 0; i < e->n; i++) {
+        const weir_sql_expr *a = e->list[i];
+        char name[32];
+        const char *fname = name;
+        if (a->kind == EX_COLUMN)
+            fname = a->names[a->n_names - 1];
+        else if (a->kind == EX_FIELD)
+            fname = a->name;
+        else
+            snprintf(name, sizeof(name), "col%zu", i + 1);
+        if (i)
+            weir__buf_puts(out, ", ");
+        weir__buf_put_sql_ident(out, fname);
+        weir__buf_puts(out, " := ");
+        int rc = put_arg(t, out, e, i);
+        if (rc)
+            return rc;
+    }
+    weir__buf_putc(out, ')');
+    return 0;
+}
+
+int weir__fn_sort_array(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    bool asc = true;
+    if (e->n == 2) {
+        const weir_sql_expr *a = e->list[1];
+        if (a->kind != EX_LIT || a->lit != LIT_BOOL)
+            return need_literal(t, e, 1, "boolean");
+        asc = strcmp(a->text, "true") == 0;
+    }
+    weir__buf_puts(out, "list_sort(");
+    int rc = put_arg(t, out, e, 0);
+    weir__buf_puts(out, asc ? ", 'ASC', 'NULLS FIRST')" : ", 'DESC', 'NULLS LAST')");
+    return rc;
+}
+
+static int lambda_call(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
+                       const char *fn, size_t max_params)
+{
+    const weir_sql_expr *l = e->list[1];
+    if (l->kind != EX_LAMBDA || l->n_names > max_params)
+        return weir__sql_tx_error(t, l->pos, e->src,
+                                  "%s() expects a lambda with at most %zu "
+                                  "parameter(s)",
+                                  e->name, max_params);
+    weir__buf_printf(out, "%s(", fn);
+    int rc = put_arg(t, out, e, 0);
+    weir__buf_puts(out, ", ");
+    if (!rc)
+        rc = weir__sql_tx_lambda(t, out, l, l->n_names == 2);
+    weir__buf_putc(out, ')');
+    return rc;
+}
+
+int weir__fn_transform(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    return lambda_call(t, out, e, "list_transform", 2);
+}
+
+int weir__fn_filter(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    return lambda_call(t, out, e, "list_filter", 2);
+}
+
+/* exists/forall with Spark's three-valued results. */
+static int quantified(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
+                      bool any)
+{
+    weir_buf tr = WEIR_BUF_INIT, arr = WEIR_BUF_INIT;
+    int rc = lambda_call(t, &tr, e, "list_transform", 1);
+    if (!rc)
+        rc = put_arg(t, &arr, e, 0);
+    if (!rc) {
+        const char *tv = weir__buf_cstr(&tr);
+        weir__buf_printf(out,
+                         "CASE WHEN list_position(%s, %s) IS NOT NULL THEN %s "
+                         "WHEN list_position(%s, NULL) IS NOT NULL THEN NULL "
+                         "WHEN (%s) IS NULL THEN NULL ELSE %s END",
+                         tv, any ? "true" : "false", any ? "true" : "false", tv,
+                         weir__buf_cstr(&arr), any ? "false" : "true");
+    }
+    weir__buf_free(&tr);
+    weir__buf_free(&arr);
+    return rc;
+}
+
+int weir__fn_exists(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    return quantified(t, out, e, true);
+}
+
+int weir__fn_forall(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    return quantified(t, out, e, false);
+}
+
+int weir__fn_aggregate(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    const weir_sql_expr *merge = e->list[2];
+    if (merge->kind != EX_LAMBDA || merge->n_names != 2)
+        return weir__sql_tx_error(t, merge->pos, e->src,
+                                  "%s() expects a lambda (acc, x) -> ...",
+                                  e->name);
+    const weir_sql_expr *fin = e->n == 4 ? e->list[3] : NULL;
+    if (fin && (fin->kind != EX_LAMBDA || fin->n_names != 1))
+        return weir__sql_tx_error(t, fin->pos, e->src,
+                                  "%s() expects a finish lambda acc -> ...",
+                                  e->name);
+    if (fin)
+        weir__buf_puts(out, "list_transform([");
+    weir__buf_puts(out, "list_reduce(");
+    int rc = put_arg(t, out, e, 0);
+    weir__buf_puts(out, ", ");
+    if (!rc)
+        rc = weir__sql_tx_lambda(t, out, merge, false);
+    weir__buf_puts(out, ", ");
+    if (!rc)
+        rc = put_arg(t, out, e, 1);
+    weir__buf_putc(out, ')');
+    if (fin && !rc) {
+        weir__buf_puts(out, "], ");
+        rc = weir__sql_tx_lambda(t, out, fin, false);
+        weir__buf_puts(out, ")[1]");
+    }
+    return rc;
+}
+
+static const struct {
+    const char *spark, *duck;
+} UNITS[] = {
+    { "YEAR", "year" },        { "YEARS", "year" },   { "YYYY", "year" },
+    { "YY", "year" },          { "QUARTER", "quarter" },
+    { "MONTH", "month" },      { "MONTHS", "month" }, { "MON", "month" },
+    { "MM", "month" },         { "WEEK", "week" },    { "WEEKS", "week" },
+    { "DAY", "day" },          { "DAYS", "day" },     { "DD", "day" },
+    { "HOUR", "hour" },        { "HOURS", "hour" },   { "MINUTE", "minute" },
+    { "MINUTES", "minute" },   { "SECOND", "second" },
+    { "SECONDS", "second" },   { "MILLISECOND", "millisecond" },
+    { "MILLISECONDS", "millisecond" }, { "MICROSECOND", "microsecond" },
+    { "MICROSECONDS", "microsecond" }, { NULL, NULL }
+};
+
+static const char *duck_unit(const char *u)
+{
+    for (int i = 0; UNITS[i].spark; i++)
+        if (strcmp(u, UNITS[i].spark) == 0)
+            return UNITS[i].duck;
+    return NULL;
+}
+
+int weir__fn_timestampadd(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    char u[32];
+    const char *du = unit_arg(e->list[0], u, sizeof(u)) ? duck_unit(u) : NULL;
+    if (!du)
+        return need_literal(t, e, 0, "unit");
+    weir__buf_puts(out, "(CAST(");
+    int rc = put_arg(t, out, e, 2);
+    weir__buf_puts(out, " AS TIMESTAMP) + CAST(");
+    if (!rc)
+        rc = put_arg(t, out, e, 1);
+    if (strcmp(du, "quarter") == 0)
+        weir__buf_puts(out, " AS BIGINT) * INTERVAL 3 MONTH)");
+    else
+        weir__buf_printf(out, " AS BIGINT) * INTERVAL 1 %s)", du);
+    return rc;
+}
+
+int weir__fn_timestampdiff(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    char u[32];
+    const char *du = unit_arg(e->list[0], u, sizeof(u)) ? duck_unit(u) : NULL;
+    if (!du)
+        return need_literal(t, e, 0, "unit");
+    weir__buf_printf(out, "date_sub('%s', CAST(", du);
+    int rc = put_arg(t, out, e, 1);
+    weir__buf_puts(out, " AS TIMESTAMP), CAST(");
+    if (!rc)
+        rc = put_arg(t, out, e, 2);
+    weir__buf_puts(out, " AS TIMESTAMP))");
+    return rc;
+}
+
+int weir__fn_date_trunc(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    char u[32];
+    if (!unit_arg(e->list[0], u, sizeof(u)) || e->list[0]->kind == EX_COLUMN)
+        return need_literal(t, e, 0, "format");
+    const char *du = duck_unit(u);
+    if (!du || strcmp(du, "week") == 0 || strcmp(u, "DAYS") == 0) {
+        if (!du) {
+            weir__buf_puts(out, "CAST(NULL AS TIMESTAMP)");
+            return 0;
+        }
+    }
+    weir__buf_printf(out, "CAST(date_trunc('%s', CAST(", du);
+    int rc = put_arg(t, out, e, 1);
+    weir__buf_puts(out, " AS TIMESTAMP)) AS TIMESTAMP)");
+    return rc;
+}
+
+int weir__fn_trunc(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    char u[32];
+    if (!unit_arg(e->list[1], u, sizeof(u)) || e->list[1]->kind == EX_COLUMN)
+        return need_literal(t, e, 1, "format");
+    const char *du = duck_unit(u);
+    if (!du || (strcmp(du, "year") && strcmp(du, "quarter") &&
+                strcmp(du, "month") && strcmp(du, "week"))) {
+        weir__buf_puts(out, "CAST(NULL AS DATE)");
+        return 0;
+    }
+    weir__buf_printf(out, "CAST(date_trunc('%s', CAST(", du);
+    int rc = put_arg(t, out, e, 0);
+    weir__buf_puts(out, " AS DATE)) AS DATE)");
+    return rc;
+}
+
+/* A literal datetime pattern converted, or an error. */
+static int pattern(sql_tx *t, weir_buf *out, const weir_sql_expr *e, size_t i,
+                   bool parse)
+{
+    const char *p = string_literal(arg(e, i));
+    if (!p)
+        return need_literal(t, e, i, "datetime pattern");
+    weir_buf f = WEIR_BUF_INIT;
+    char bad[32];
+    if (!weir__sql_datetime_format(&f, p, parse, bad, sizeof(bad))) {
+        weir__buf_free(&f);
+        return weir__sql_tx_error(t, e->list[i]->pos, e->src,
+                                  "Datetime pattern '%s' of %s(): '%s' has no "
+                                  "DuckDB equivalent",
+                                  p, e->name, bad);
+    }
+    weir__buf_put_sql_string(out, weir__buf_cstr(&f));
+    weir__buf_free(&f);
+    return 0;
+}
+
+static bool is_try(const weir_sql_expr *e)
+{
+    return weir__str_istarts(e->name, "try_");
+}
+
+int weir__fn_to_date(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    int rc;
+    if (e->n == 1) {
+        weir__buf_puts(out, is_try(e) ? "TRY_CAST(" : "CAST(");
+        rc = put_arg(t, out, e, 0);
+        weir__buf_puts(out, " AS DATE)");
+        return rc;
+    }
+    weir__buf_puts(out, is_try(e) ? "CAST(try_strptime(" : "CAST(strptime(");
+    rc = put_arg(t, out, e, 0);
+    weir__buf_puts(out, ", ");
+    if (!rc)
+        rc = pattern(t, out, e, 1, true);
+    weir__buf_puts(out, ") AS DATE)");
+    return rc;
+}
+
+int weir__fn_to_timestamp(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    int rc;
+    if (e->n == 1) {
+        weir__buf_puts(out, is_try(e) ? "TRY_CAST(" : "CAST(");
+        rc = put_arg(t, out, e, 0);
+        weir__buf_puts(out, " AS TIMESTAMP)");
+        return rc;
+    }
+    weir__buf_puts(out, is_try(e) ? "CAST(try_strptime(" : "CAST(strptime(");
+    rc = put_arg(t, out, e, 0);
+    weir__buf_puts(out, ", ");
+    if (!rc)
+        rc = pattern(t, out, e, 1, true);
+    weir__buf_puts(out, ") AS TIMESTAMP)");
+    return rc;
+}
+
+int weir__fn_date_format(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    weir__buf_puts(out, "strftime(CAST(");
+    int rc = put_arg(t, out, e, 0);
+    weir__buf_puts(out, " AS TIMESTAMP), ");
+    if (!rc)
+        rc = pattern(t, out, e, 1, false);
+    weir__buf_putc(out, ')');
+    return rc;
+}
+
+int weir__fn_from_unixtime(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    weir__buf_puts(out, "strftime(make_timestamp(CAST(");
+    int rc = put_arg(t, out, e, 0);
+    weir__buf_puts(out, " AS BIGINT) * 1000000), ");
+    if (!rc) {
+        if (e->n == 2)
+            rc = pattern(t, out, e, 1, false);
+        else
+            weir__buf_puts(out, "'%Y-%m-%d %H:%M:%S'");
+    }
+    weir__buf_putc(out, ')');
+    return rc;
+}
+
+int weir__fn_unix_timestamp(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    int rc = 0;
+    if (e->n == 0) {
+        weir__buf_puts(out, "CAST(floor(epoch(current_timestamp)) AS BIGINT)");
+        return 0;
+    }
+    if (e->n == 1) {
+        weir__buf_puts(out, "weir_unix_timestamp(");
+        rc = put_arg(t, out, e, 0);
+        weir__buf_putc(out, ')');
+        return rc;
+    }
+    weir__buf_puts(out, "CAST(floor(epoch(strptime(");
+    rc = put_arg(t, out, e, 0);
+    weir__buf_puts(out, ", ");
+    if (!rc)
+        rc = pattern(t, out, e, 1, true);
+    weir__buf_puts(out, "))) AS BIGINT)");
+    return rc;
+}
+
+int weir__fn_window(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    const char *dur = string_literal(arg(e, 1));
+    if (!dur)
+        return need_literal(t, e, 1, "window duration");
+    if (e->n >= 3) {
+        const char *slide = string_literal(e->list[2]);
+        if (!slide || strcmp(slide, dur) != 0)
+            return weir__sql_tx_error(t, e->list[2]->pos, e->src,
+                                      "Sliding windows (a slide different from "
+                                      "the duration) are not supported");
+    }
+    if (e->n == 4)
+        return weir__sql_tx_error(t, e->list[3]->pos, e->src,
+                                  "window() start offsets are not supported");
+    weir_buf ts = WEIR_BUF_INIT, d = WEIR_BUF_INIT;
+    int rc = put_arg(t, &ts, e, 0);
+    weir__buf_puts(&d, "CAST(");
+    weir__buf_put_sql_string(&d, dur);
+    weir__buf_puts(&d, " AS INTERVAL)");
+    if (!rc) {
+        const char *dv = weir__buf_cstr(&d), *tv = weir__buf_cstr(&ts);
+        weir__buf_printf(out,
+                         "struct_pack(\"start\" := time_bucket(%s, CAST(%s AS "
+                         "TIMESTAMP), TIMESTAMP '1970-01-01 00:00:00'), "
+                         "\"end\" := time_bucket(%s, CAST(%s AS TIMESTAMP), "
+                         "TIMESTAMP '1970-01-01 00:00:00') + %s)",
+                         dv, tv, dv, tv, dv);
+    }
+    weir__buf_free(&ts);
+    weir__buf_free(&d);
+    return rc;
+}
+
+int weir__fn_from_json(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    const char *schema = string_literal(arg(e, 1));
+    if (!schema)
+        return need_literal(t, e, 1, "schema");
+    if (e->n == 3 && !(e->list[2]->kind == EX_FUNC &&
+                       weir__str_ieq(e->list[2]->name, "map") &&
+                       e->list[2]->n == 0))
+        return weir__sql_tx_error(t, e->list[2]->pos, e->src,
+                                  "from_json() options are not supported");
+    const weir_sql_type *ty;
+    weir_error perr;
+    if (weir__sql_parse_schema(&ty, t->arena, schema, &perr))
+        return weir__sql_tx_error(t, e->list[1]->pos, e->src,
+                                  "from_json(): invalid schema '%s': %s", schema,
+                                  perr.message);
+    weir_buf s = WEIR_BUF_INIT, j = WEIR_BUF_INIT;
+    weir__sql_json_structure(&s, ty);
+    int rc = put_arg(t, &j, e, 0);
+    if (!rc) {
+        weir__buf_printf(out, "CASE WHEN json_valid(%s) THEN from_json(%s, ",
+                         weir__buf_cstr(&j), weir__buf_cstr(&j));
+        weir__buf_put_sql_string(out, weir__buf_cstr(&s));
+        weir__buf_puts(out, ") END");
+    }
+    weir__buf_free(&s);
+    weir__buf_free(&j);
+    return rc;
+}
+
+int weir__fn_count(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    int rc = 0;
+    if (e->n == 0 || (e->n == 1 && e->list[0]->kind == EX_STAR)) {
+        weir__buf_puts(out, "count(*)");
+        rc = weir__fn_filter_clause(t, out, e, NULL);
+    } else if (e->n == 1) {
+        weir__buf_puts(out, e->distinct ? "count(DISTINCT " : "count(");
+        rc = put_arg(t, out, e, 0);
+        weir__buf_putc(out, ')');
+        if (!rc)
+            rc = weir__fn_filter_clause(t, out, e, NULL);
+    } else {
+        /* Rows where every argument is non-null (DISTINCT: distinct tuples). */
+        weir_buf *a;
+        if ((rc = weir__fn_args(t, &a, e)))
+            return rc;
+        weir_buf cond = WEIR_BUF_INIT;
+        weir__buf_puts(out, e->distinct ? "count(DISTINCT (" : "count(*");
+        for (size_t i = 0; i < e->n; i++) {
+            if (e->distinct) {
+                if (i)
+                    weir__buf_puts(out, ", ");
+                weir__buf_puts(out, weir__buf_cstr(&a[i]));
+            }
+            if (i)
+                weir__buf_puts(&cond, " AND ");
+            weir__buf_printf(&cond, "(%s) IS NOT NULL", weir__buf_cstr(&a[i]));
+        }
+        weir__buf_puts(out, e->distinct ? "))" : ")");
+        rc = weir__fn_filter_clause(t, out, e, weir__buf_cstr(&cond));
+        weir__buf_free(&cond);
+        weir__fn_args_free(a, e->n);
+    }
+    if (!rc)
+        rc = weir__fn_over_clause(t, out, e);
+    return rc;
+}
+
+int weir__fn_first_last(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    bool first = weir__str_istarts(e->name, "first");
+    bool ignore = e->ignore_nulls == 1;
+    if (e->n == 2) {
+        const weir_sql_expr *b = e->list[1];
+        if (b->kind != EX_LIT || b->lit != LIT_BOOL)
+            return need_literal(t, e, 1, "boolean ignoreNulls");
+        ignore = strcmp(b->text, "true") == 0;
+    }
+    weir_buf x = WEIR_BUF_INIT;
+    int rc = put_arg(t, &x, e, 0);
+    if (rc) {
+        weir__buf_free(&x);
+        return rc;
+    }
+    if (e->over) {
+        weir__buf_printf(out, "%s(%s%s)", first ? "first_value" : "last_value",
+                         weir__buf_cstr(&x), ignore ? " IGNORE NULLS" : "");
+        rc = weir__fn_filter_clause(t, out, e, NULL);
+        if (!rc)
+            rc = weir__fn_over_clause(t, out, e);
+    } else {
+        weir__buf_printf(out, "%s(%s)", first ? "first" : "last",
+                         weir__buf_cstr(&x));
+        weir_buf cond = WEIR_BUF_INIT;
+        if (ignore)
+            weir__buf_printf(&cond, "(%s) IS NOT NULL", weir__buf_cstr(&x));
+        rc = weir__fn_filter_clause(t, out, e, ignore ? weir__buf_cstr(&cond) : NULL);
+        weir__buf_free(&cond);
+    }
+    weir__buf_free(&x);
+    return rc;
+}
+
+/* sum(): BIGINT for integers as in Spark (a macro, when no DISTINCT,
+ * FILTER or OVER needs the plain aggregate). */
+int weir__fn_sum(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    bool plain = e->distinct || e->filter || e->over;
+    weir__buf_puts(out, plain ? (e->distinct ? "sum(DISTINCT " : "sum(")
+                              : "weir_sum(");
+    int rc = put_arg(t, out, e, 0);
+    weir__buf_putc(out, ')');
+    if (!rc)
+        rc = weir__fn_filter_clause(t, out, e, NULL);
+    if (!rc)
+        rc = weir__fn_over_clause(t, out, e);
+    return rc;
+}
+
+int weir__fn_collect(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    bool set = weir__str_ieq(e->name, "collect_set") || e->distinct;
+    weir_buf x = WEIR_BUF_INIT, cond = WEIR_BUF_INIT;
+    int rc = put_arg(t, &x, e, 0);
+    if (!rc) {
+        weir__buf_printf(&cond, "(%s) IS NOT NULL", weir__buf_cstr(&x));
+        weir__buf_printf(out, "coalesce(list(%s%s)", set ? "DISTINCT " : "",
+                         weir__buf_cstr(&x));
+        rc = weir__fn_filter_clause(t, out, e, weir__buf_cstr(&cond));
+        if (!rc)
+            rc = weir__fn_over_clause(t, out, e);
+        weir__buf_puts(out, ", [])");
+    }
+    weir__buf_free(&x);
+    weir__buf_free(&cond);
+    return rc;
+}
+
+static bool call_in(const weir_sql_expr *a, const char *const *names)
+{
+    if (a->kind != EX_FUNC || a->over)
+        return false;
+    for (int i = 0; names[i]; i++)
+        if (weir__str_ieq(a->name, names[i]))
+            return true;
+    return false;
+}
+
+static const char *const LIST_FUNCS[] = {
+    "array", "split", "collect_list", "collect_set", "array_agg", "sequence",
+    "transform", "filter", "array_distinct", "array_union", "array_intersect",
+    "array_except", "array_remove", "slice", "sort_array", "array_sort",
+    "flatten", "map_keys", "map_values", "array_repeat", "regexp_extract_all",
+    NULL
+};
+
+static const char *const MAP_FUNCS[] = {
+    "map", "map_from_arrays", "str_to_map", "map_concat", "map_from_entries",
+    NULL
+};
+
+/* size(): len() or cardinality() when the argument's kind is evident, else
+ * the type-dispatching macro. */
+int weir__fn_size(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    const weir_sql_expr *a = e->list[0];
+    const char *fn = call_in(a, LIST_FUNCS)  ? "len("
+                     : call_in(a, MAP_FUNCS) ? "cardinality("
+                                             : "weir_size(";
+    weir__buf_puts(out, fn);
+    int rc = put_arg(t, out, e, 0);
+    weir__buf_putc(out, ')');
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Generators
+ * ------------------------------------------------------------------------ */
+
+static bool map_valued(const weir_sql_expr *a)
+{
+    static const char *const MAPS[] = { "map", "map_from_arrays", "str_to_map",
+                                         "map_concat", "map_from_entries",
+                                         "map_filter", NULL };
+    if (a->kind != EX_FUNC)
+        return false;
+    for (int i = 0; MAPS[i]; i++)
+        if (weir__str_ieq(a->name, MAPS[i]))
+            return true;
+    return false;
+}
+
+static void put_col(weir_buf *out, const char *const *aliases, size_t n,
+                    size_t i, const char *dflt)
+{
+    weir__buf_puts(out, " AS ");
+    weir__buf_put_sql_ident(out, i < n && aliases[i] ? aliases[i] : dflt);
+}
+
+int weir__sql_tx_generator(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
+                           const char *const *aliases, size_t n_aliases)
+{
+    char name[64];
+    weir__str_copy(name, sizeof(name), e->name);
+    weir__str_lower(name);
+    if (e->n != 1)
+        return weir__sql_tx_error(t, e->pos, e->src,
+                                  "%s() takes exactly one argument", name);
+    bool outer = strstr(name, "_outer") != NULL;
+    bool pos = weir__str_istarts(name, "posexplode");
+    bool inl = weir__str_istarts(name, "inline");
+    weir_buf x = WEIR_BUF_INIT;
+    int rc = put_arg(t, &x, e, 0);
+    if (rc) {
+        weir__buf_free(&x);
+        return rc;
+    }
+    const char *xv = weir__buf_cstr(&x);
+    if (inl) {
+        if (n_aliases)
+            rc = weir__sql_tx_error(t, e->pos, e->src,
+                                    "Column aliases for inline() are not "
+                                    "supported");
+        else if (outer)
+            weir__buf_printf(out,
+                             "unnest(CASE WHEN len(%s) > 0 THEN %s ELSE [NULL] "
+                             "END, recursive := true)",
+                             xv, xv);
+        else
+            weir__buf_printf(out, "unnest(%s, recursive := true)", xv);
+        weir__buf_free(&x);
+        return rc;
+    }
+    bool map = map_valued(e->list[0]) || n_aliases == (pos ? 3u : 2u);
+    size_t need = (pos ? 1 : 0) + (map ? 2 : 1);
+    if (n_aliases && n_aliases != need) {
+        weir__buf_free(&x);
+        return weir__sql_tx_error(t, e->pos, e->src,
+                                  "%s() produces %zu column(s) but %zu "
+                                  "alias(es) were given",
+                                  name, need, n_aliases);
+    }
+    /* The list each unnest walks; _outer keeps one NULL row for empty. */
+    weir_buf src = WEIR_BUF_INIT;
+    size_t k = 0;
+    if (pos) {
+        weir__buf_printf(&src, "%s(%s)", map ? "map_keys" : "", xv);
+        const char *lv = weir__buf_cstr(&src);
+        if (outer)
+            weir__buf_printf(out,
+                             "unnest(CASE WHEN len(%s) > 0 THEN range(0, "
+                             "len(%s)) ELSE [NULL] END)",
+                             lv, lv);
+        else
+            weir__buf_printf(out, "unnest(range(0, len(%s)))", lv);
+        put_col(out, aliases, n_aliases, k++, "pos");
+        weir__buf_puts(out, ", ");
+    }
+    const char *parts[2] = { map ? "map_keys" : "", map ? "map_values" : "" };
+    const char *names[2] = { map ? "key" : "col", "value" };
+    for (int j = 0; j < (map ? 2 : 1); j++) {
+        weir__buf_clear(&src);
+        weir__buf_printf(&src, "%s(%s)", parts[j], xv);
+        const char *sv = weir__buf_cstr(&src);
+        if (j)
+            weir__buf_puts(out, ", ");
+        if (outer)
+            weir__buf_printf(out,
+                             "unnest(CASE WHEN len(%s) > 0 THEN %s ELSE [NULL] "
+                             "END)",
+                             sv, sv);
+        else
+            weir__buf_printf(out, "unnest(%s)", sv);
+        put_col(out, aliases, n_aliases, k++, names[j]);
+    }
+    weir__buf_free(&src);
+    weir__buf_free(&x);
+    return 0;
+}

@@ -1,0 +1,563 @@
+/*
+ * The Spark -> DuckDB function table: one row per Spark function (and
+ * arity range) with either a DuckDB template or a custom handler
+ * (fn_custom.c). Templates use $1..$9 for translated arguments, $* for all
+ * of them, $D for "DISTINCT ", $I for " IGNORE NULLS", $F for the FILTER
+ * clause and $O for the OVER clause (appended at the end when a template
+ * does not place them). Functions missing from this table are refused
+ * (UNSUPPORTED_SPARK_SQL): nothing is passed through on trust.
+ */
+#include "internal.h"
+#include "functions.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/str.h"
+
+#define AGG F_AGG
+#define WIN F_WIN
+
+/* Sorted by name for readability only; lookup is linear. */
+static const fn_def FUNCS[] = {
+    /* ---- conditional and null handling ---- */
+    { "coalesce", 1, -1, 0, "coalesce($*)", NULL },
+    { "nvl", 2, 2, 0, "coalesce($1, $2)", NULL },
+    { "ifnull", 2, 2, 0, "coalesce($1, $2)", NULL },
+    { "nvl2", 3, 3, 0, "CASE WHEN ($1) IS NOT NULL THEN $2 ELSE $3 END", NULL },
+    { "nullif", 2, 2, 0, "nullif($1, $2)", NULL },
+    { "if", 3, 3, 0, "CASE WHEN $1 THEN $2 ELSE $3 END", NULL },
+    { "iff", 3, 3, 0, "CASE WHEN $1 THEN $2 ELSE $3 END", NULL },
+    { "iif", 3, 3, 0, "CASE WHEN $1 THEN $2 ELSE $3 END", NULL },
+    { "isnull", 1, 1, 0, "(($1) IS NULL)", NULL },
+    { "isnotnull", 1, 1, 0, "(($1) IS NOT NULL)", NULL },
+    { "equal_null", 2, 2, 0, "(($1) IS NOT DISTINCT FROM ($2))", NULL },
+    { "nullifzero", 1, 1, 0, "nullif($1, 0)", NULL },
+    { "zeroifnull", 1, 1, 0, "coalesce($1, 0)", NULL },
+    { "greatest", 1, -1, 0, "greatest($*)", NULL },
+    { "least", 1, -1, 0, "least($*)", NULL },
+    { "isnan", 1, 1, 0, "isnan($1)", NULL },
+    { "nanvl", 2, 2, 0, "CASE WHEN isnan($1) THEN $2 ELSE $1 END", NULL },
+    { "decode", 2, 2, 0, "decode($1)", NULL },
+    { "encode", 2, 2, 0, "encode($1)", NULL },
+    { "decode", 3, -1, 0, NULL, weir__fn_decode },
+    /* ---- math ---- */
+    { "abs", 1, 1, 0, "abs($1)", NULL },
+    { "acos", 1, 1, 0, "acos($1)", NULL },
+    { "asin", 1, 1, 0, "asin($1)", NULL },
+    { "atan", 1, 1, 0, "atan($1)", NULL },
+    { "atan2", 2, 2, 0, "atan2($1, $2)", NULL },
+    { "cos", 1, 1, 0, "cos($1)", NULL },
+    { "cosh", 1, 1, 0, "cosh($1)", NULL },
+    { "sin", 1, 1, 0, "sin($1)", NULL },
+    { "sinh", 1, 1, 0, "sinh($1)", NULL },
+    { "tan", 1, 1, 0, "tan($1)", NULL },
+    { "tanh", 1, 1, 0, "tanh($1)", NULL },
+    { "cot", 1, 1, 0, "cot($1)", NULL },
+    { "degrees", 1, 1, 0, "degrees($1)", NULL },
+    { "radians", 1, 1, 0, "radians($1)", NULL },
+    { "exp", 1, 1, 0, "exp($1)", NULL },
+    { "cbrt", 1, 1, 0, "cbrt($1)", NULL },
+    { "pi", 0, 0, 0, "pi()", NULL },
+    { "e", 0, 0, 0, "exp(1)", NULL },
+    { "sqrt", 1, 1, 0, "weir_sqrt($1)", NULL },
+    { "ln", 1, 1, 0, "weir_ln($1)", NULL },
+    { "log", 1, 1, 0, "weir_ln($1)", NULL },
+    { "log", 2, 2, 0, "weir_log($1, $2)", NULL },
+    { "log10", 1, 1, 0, "weir_log10($1)", NULL },
+    { "log2", 1, 1, 0, "weir_log2($1)", NULL },
+    { "pow", 2, 2, 0, "pow($1, $2)", NULL },
+    { "power", 2, 2, 0, "pow($1, $2)", NULL },
+    { "mod", 2, 2, 0, "(($1) % ($2))", NULL },
+    { "pmod", 2, 2, 0, "weir_pmod($1, $2)", NULL },
+    { "sign", 1, 1, 0, "CAST(sign($1) AS DOUBLE)", NULL },
+    { "signum", 1, 1, 0, "CAST(sign($1) AS DOUBLE)", NULL },
+    { "round", 1, 1, 0, "round($1)", NULL },
+    { "round", 2, 2, 0, "round($1, $2)", NULL },
+    { "bround", 1, 1, 0, "round_even($1, 0)", NULL },
+    { "bround", 2, 2, 0, "round_even($1, $2)", NULL },
+    { "floor", 1, 1, 0, "weir_floor($1)", NULL },
+    { "ceil", 1, 1, 0, "weir_ceil($1)", NULL },
+    { "ceiling", 1, 1, 0, "weir_ceil($1)", NULL },
+    { "rand", 0, 0, 0, "random()", NULL },
+    { "random", 0, 0, 0, "random()", NULL },
+    { "factorial", 1, 1, 0,
+      "CASE WHEN ($1) BETWEEN 0 AND 20 THEN CAST(factorial(CAST($1 AS INTEGER)) "
+      "AS BIGINT) END", NULL },
+    { "hash", 1, -1, 0, "CAST(hash($*) % 2147483648 AS INTEGER)", NULL },
+    { "hex", 1, 1, 0, "hex($1)", NULL },
+    { "unhex", 1, 1, 0, "from_hex($1)", NULL },
+    /* ---- strings ---- */
+    { "upper", 1, 1, 0, "upper($1)", NULL },
+    { "ucase", 1, 1, 0, "upper($1)", NULL },
+    { "lower", 1, 1, 0, "lower($1)", NULL },
+    { "lcase", 1, 1, 0, "lower($1)", NULL },
+    { "length", 1, 1, 0, "length($1)", NULL },
+    { "len", 1, 1, 0, "length($1)", NULL },
+    { "char_length", 1, 1, 0, "length($1)", NULL },
+    { "character_length", 1, 1, 0, "length($1)", NULL },
+    { "octet_length", 1, 1, 0, "octet_length(encode($1))", NULL },
+    { "bit_length", 1, 1, 0, "(octet_length(encode($1)) * 8)", NULL },
+    { "ascii", 1, 1, 0, "CASE WHEN ($1) = '' THEN 0 ELSE ascii($1) END", NULL },
+    { "chr", 1, 1, 0,
+      "CASE WHEN ($1) < 0 THEN '' ELSE chr(CAST(($1) % 256 AS INTEGER)) END",
+      NULL },
+    { "char", 1, 1, 0,
+      "CASE WHEN ($1) < 0 THEN '' ELSE chr(CAST(($1) % 256 AS INTEGER)) END",
+      NULL },
+    { "concat", 0, -1, 0, NULL, weir__fn_concat },
+    { "concat_ws", 1, -1, 0, "concat_ws($*)", NULL },
+    { "substr", 2, 2, 0, "weir_substr($1, $2)", NULL },
+    { "substr", 3, 3, 0, "weir_substr($1, $2, $3)", NULL },
+    { "substring", 2, 2, 0, "weir_substr($1, $2)", NULL },
+    { "substring", 3, 3, 0, "weir_substr($1, $2, $3)", NULL },
+    { "left", 2, 2, 0, "left($1, CAST($2 AS BIGINT))", NULL },
+    { "right", 2, 2, 0, "right($1, CAST($2 AS BIGINT))", NULL },
+    { "instr", 2, 2, 0, "instr($1, $2)", NULL },
+    { "locate", 2, 2, 0, "instr($2, $1)", NULL },
+    { "locate", 3, 3, 0, "weir_locate($1, $2, $3)", NULL },
+    { "lpad", 2, 2, 0, "lpad($1, CAST($2 AS INTEGER), ' ')", NULL },
+    { "lpad", 3, 3, 0, "lpad($1, CAST($2 AS INTEGER), $3)", NULL },
+    { "rpad", 2, 2, 0, "rpad($1, CAST($2 AS INTEGER), ' ')", NULL },
+    { "rpad", 3, 3, 0, "rpad($1, CAST($2 AS INTEGER), $3)", NULL },
+    { "trim", 1, 1, 0, "trim($1)", NULL },
+    { "ltrim", 1, 1, 0, "ltrim($1)", NULL },
+    { "rtrim", 1, 1, 0, "rtrim($1)", NULL },
+    { "btrim", 1, 1, 0, "trim($1)", NULL },
+    { "btrim", 2, 2, 0, "trim($1, $2)", NULL },
+    { "replace", 2, 2, 0, "replace($1, $2, '')", NULL },
+    { "replace", 3, 3, 0, "replace($1, $2, $3)", NULL },
+    { "translate", 3, 3, 0, "translate($1, $2, $3)", NULL },
+    { "repeat", 2, 2, 0, "repeat($1, CAST($2 AS BIGINT))", NULL },
+    { "space", 1, 1, 0, "repeat(' ', CAST($1 AS BIGINT))", NULL },
+    { "reverse", 1, 1, 0, "weir_reverse($1)", NULL },
+    { "initcap", 1, 1, 0, "weir_initcap($1)", NULL },
+    { "split", 2, 3, 0, NULL, weir__fn_split },
+    { "split_part", 3, 3, 0, "split_part($1, $2, CAST($3 AS BIGINT))", NULL },
+    { "substring_index", 3, 3, 0, "weir_substring_index($1, $2, $3)", NULL },
+    { "startswith", 2, 2, 0, "starts_with($1, $2)", NULL },
+    { "starts_with", 2, 2, 0, "starts_with($1, $2)", NULL },
+    { "endswith", 2, 2, 0, "ends_with($1, $2)", NULL },
+    { "ends_with", 2, 2, 0, "ends_with($1, $2)", NULL },
+    { "contains", 2, 2, 0, "contains($1, $2)", NULL },
+    { "levenshtein", 2, 2, 0, "levenshtein($1, $2)", NULL },
+    { "format_string", 1, -1, 0, "printf($*)", NULL },
+    { "printf", 1, -1, 0, "printf($*)", NULL },
+    { "regexp_extract", 2, 2, 0, "regexp_extract($1, $2, 1)", NULL },
+    { "regexp_extract", 3, 3, 0, "regexp_extract($1, $2, $3)", NULL },
+    { "regexp_extract_all", 2, 2, 0, "regexp_extract_all($1, $2, 1)", NULL },
+    { "regexp_extract_all", 3, 3, 0, "regexp_extract_all($1, $2, $3)", NULL },
+    { "regexp_replace", 3, 3, 0, NULL, weir__fn_regexp_replace },
+    { "rlike", 2, 2, 0, "regexp_matches($1, $2)", NULL },
+    { "regexp", 2, 2, 0, "regexp_matches($1, $2)", NULL },
+    { "regexp_like", 2, 2, 0, "regexp_matches($1, $2)", NULL },
+    { "like", 2, 2, 0, "(($1) LIKE ($2) ESCAPE '\\')", NULL },
+    { "ilike", 2, 2, 0, "(($1) ILIKE ($2) ESCAPE '\\')", NULL },
+    { "md5", 1, 1, 0, "md5($1)", NULL },
+    { "sha1", 1, 1, 0, "sha1($1)", NULL },
+    { "sha", 1, 1, 0, "sha1($1)", NULL },
+    { "sha2", 2, 2, 0, NULL, weir__fn_sha2 },
+    { "base64", 1, 1, 0, "weir_base64($1)", NULL },
+    { "unbase64", 1, 1, 0, "from_base64($1)", NULL },
+    { "uuid", 0, 0, 0, "CAST(uuid() AS VARCHAR)", NULL },
+    /* ---- casts as functions ---- */
+    { "string", 1, 1, 0, "CAST($1 AS VARCHAR)", NULL },
+    { "int", 1, 1, 0, "CAST(weir_trunc_for_int($1) AS INTEGER)", NULL },
+    { "bigint", 1, 1, 0, "CAST(weir_trunc_for_int($1) AS BIGINT)", NULL },
+    { "smallint", 1, 1, 0, "CAST(weir_trunc_for_int($1) AS SMALLINT)", NULL },
+    { "tinyint", 1, 1, 0, "CAST(weir_trunc_for_int($1) AS TINYINT)", NULL },
+    { "double", 1, 1, 0, "CAST($1 AS DOUBLE)", NULL },
+    { "float", 1, 1, 0, "CAST($1 AS FLOAT)", NULL },
+    { "boolean", 1, 1, 0, "CAST($1 AS BOOLEAN)", NULL },
+    { "date", 1, 1, 0, "CAST($1 AS DATE)", NULL },
+    { "timestamp", 1, 1, 0, "CAST($1 AS TIMESTAMP)", NULL },
+    { "binary", 1, 1, 0, "CAST($1 AS BLOB)", NULL },
+    { "decimal", 1, 1, 0, "CAST($1 AS DECIMAL(10,0))", NULL },
+    /* ---- collections ---- */
+    { "array", 0, -1, 0, NULL, weir__fn_array },
+    { "map", 0, -1, 0, NULL, weir__fn_map },
+    { "named_struct", 0, -1, 0, NULL, weir__fn_named_struct },
+    { "struct", 1, -1, 0, NULL, weir__fn_struct },
+    { "size", 1, 1, 0, NULL, weir__fn_size },
+    { "cardinality", 1, 1, 0, NULL, weir__fn_size },
+    { "array_size", 1, 1, 0, "len($1)", NULL },
+    { "element_at", 2, 2, 0, "($1)[$2]", NULL },
+    { "try_element_at", 2, 2, 0, "($1)[$2]", NULL },
+    { "array_contains", 2, 2, 0, "weir_array_contains($1, $2)", NULL },
+    { "array_distinct", 1, 1, 0, "weir_array_distinct($1)", NULL },
+    { "array_union", 2, 2, 0, "weir_array_distinct(list_concat($1, $2))", NULL },
+    { "array_intersect", 2, 2, 0, "weir_array_intersect($1, $2)", NULL },
+    { "array_except", 2, 2, 0, "weir_array_except($1, $2)", NULL },
+    { "arrays_overlap", 2, 2, 0, "list_has_any($1, $2)", NULL },
+    { "array_join", 2, 2, 0, "array_to_string($1, $2)", NULL },
+    { "array_join", 3, 3, 0,
+      "array_to_string(list_transform($1, lambda __x: coalesce(__x, $3)), $2)",
+      NULL },
+    { "array_position", 2, 2, 0, "weir_array_position($1, $2)", NULL },
+    { "array_remove", 2, 2, 0, "weir_array_remove($1, $2)", NULL },
+    { "array_max", 1, 1, 0, "list_max($1)", NULL },
+    { "array_min", 1, 1, 0, "list_min($1)", NULL },
+    { "array_repeat", 2, 2, 0,
+      "list_transform(range(CAST($2 AS BIGINT)), lambda __i: $1)", NULL },
+    { "slice", 3, 3, 0, "weir_slice($1, $2, $3)", NULL },
+    { "flatten", 1, 1, 0, "flatten($1)", NULL },
+    { "sort_array", 1, 2, 0, NULL, weir__fn_sort_array },
+    { "array_sort", 1, 1, 0, "list_sort($1, 'ASC', 'NULLS LAST')", NULL },
+    { "sequence", 2, 2, 0, "weir_sequence($1, $2)", NULL },
+    { "sequence", 3, 3, 0, "weir_sequence($1, $2, $3)", NULL },
+    { "transform", 2, 2, 0, NULL, weir__fn_transform },
+    { "filter", 2, 2, 0, NULL, weir__fn_filter },
+    { "exists", 2, 2, 0, NULL, weir__fn_exists },
+    { "forall", 2, 2, 0, NULL, weir__fn_forall },
+    { "aggregate", 3, 4, 0, NULL, weir__fn_aggregate },
+    { "reduce", 3, 4, 0, NULL, weir__fn_aggregate },
+    { "map_keys", 1, 1, 0, "map_keys($1)", NULL },
+    { "map_values", 1, 1, 0, "map_values($1)", NULL },
+    { "map_entries", 1, 1, 0, "map_entries($1)", NULL },
+    { "map_from_arrays", 2, 2, 0, "map($1, $2)", NULL },
+    { "map_from_entries", 1, 1, 0, "map_from_entries($1)", NULL },
+    { "map_concat", 1, -1, 0, "map_concat($*)", NULL },
+    { "map_contains_key", 2, 2, 0, "map_contains($1, $2)", NULL },
+    { "str_to_map", 1, 1, 0, "weir_str_to_map($1, ',', ':')", NULL },
+    { "str_to_map", 2, 2, 0, "weir_str_to_map($1, $2, ':')", NULL },
+    { "str_to_map", 3, 3, 0, "weir_str_to_map($1, $2, $3)", NULL },
+    /* ---- dates and times ---- */
+    { "current_date", 0, 0, 0, "current_date", NULL },
+    { "curdate", 0, 0, 0, "current_date", NULL },
+    { "current_timestamp", 0, 0, 0, "CAST(current_timestamp AS TIMESTAMP)", NULL },
+    { "now", 0, 0, 0, "CAST(current_timestamp AS TIMESTAMP)", NULL },
+    { "localtimestamp", 0, 0, 0, "CAST(current_timestamp AS TIMESTAMP)", NULL },
+    { "current_timezone", 0, 0, 0, "current_setting('TimeZone')", NULL },
+    { "year", 1, 1, 0, "year(CAST($1 AS TIMESTAMP))", NULL },
+    { "quarter", 1, 1, 0, "quarter(CAST($1 AS TIMESTAMP))", NULL },
+    { "month", 1, 1, 0, "month(CAST($1 AS TIMESTAMP))", NULL },
+    { "day", 1, 1, 0, "day(CAST($1 AS TIMESTAMP))", NULL },
+    { "dayofmonth", 1, 1, 0, "day(CAST($1 AS TIMESTAMP))", NULL },
+    { "dayofyear", 1, 1, 0, "dayofyear(CAST($1 AS TIMESTAMP))", NULL },
+    { "dayofweek", 1, 1, 0, "(dayofweek(CAST($1 AS TIMESTAMP)) + 1)", NULL },
+    { "weekday", 1, 1, 0, "(isodow(CAST($1 AS TIMESTAMP)) - 1)", NULL },
+    { "weekofyear", 1, 1, 0, "weekofyear(CAST($1 AS TIMESTAMP))", NULL },
+    { "hour", 1, 1, 0, "hour(CAST($1 AS TIMESTAMP))", NULL },
+    { "minute", 1, 1, 0, "minute(CAST($1 AS TIMESTAMP))", NULL },
+    { "second", 1, 1, 0, "second(CAST($1 AS TIMESTAMP))", NULL },
+    { "last_day", 1, 1, 0, "last_day(CAST($1 AS DATE))", NULL },
+    { "make_date", 3, 3, 0, "make_date($1, $2, $3)", NULL },
+    { "make_timestamp", 6, 6, 0, "make_timestamp($1, $2, $3, $4, $5, $6)", NULL },
+    { "date_add", 2, 2, 0,
+      "CAST(CAST($1 AS DATE) + CAST($2 AS INTEGER) AS DATE)", NULL },
+    { "date_add", 3, 3, 0, NULL, weir__fn_timestampadd },
+    { "dateadd", 2, 2, 0,
+      "CAST(CAST($1 AS DATE) + CAST($2 AS INTEGER) AS DATE)", NULL },
+    { "dateadd", 3, 3, 0, NULL, weir__fn_timestampadd },
+    { "timestampadd", 3, 3, 0, NULL, weir__fn_timestampadd },
+    { "date_sub", 2, 2, 0,
+      "CAST(CAST($1 AS DATE) - CAST($2 AS INTEGER) AS DATE)", NULL },
+    { "datediff", 2, 2, 0,
+      "CAST(date_diff('day', CAST($2 AS DATE), CAST($1 AS DATE)) AS INTEGER)",
+      NULL },
+    { "date_diff", 2, 2, 0,
+      "CAST(date_diff('day', CAST($2 AS DATE), CAST($1 AS DATE)) AS INTEGER)",
+      NULL },
+    { "datediff", 3, 3, 0, NULL, weir__fn_timestampdiff },
+    { "date_diff", 3, 3, 0, NULL, weir__fn_timestampdiff },
+    { "timestampdiff", 3, 3, 0, NULL, weir__fn_timestampdiff },
+    { "add_months", 2, 2, 0,
+      "CAST(CAST($1 AS DATE) + to_months(CAST($2 AS INTEGER)) AS DATE)", NULL },
+    { "date_trunc", 2, 2, 0, NULL, weir__fn_date_trunc },
+    { "trunc", 2, 2, 0, NULL, weir__fn_trunc },
+    { "to_date", 1, 2, 0, NULL, weir__fn_to_date },
+    { "try_to_date", 1, 2, 0, NULL, weir__fn_to_date },
+    { "to_timestamp", 1, 2, 0, NULL, weir__fn_to_timestamp },
+    { "to_timestamp_ntz", 1, 2, 0, NULL, weir__fn_to_timestamp },
+    { "to_timestamp_ltz", 1, 2, 0, NULL, weir__fn_to_timestamp },
+    { "try_to_timestamp", 1, 2, 0, NULL, weir__fn_to_timestamp },
+    { "date_format", 2, 2, 0, NULL, weir__fn_date_format },
+    { "from_unixtime", 1, 2, 0, NULL, weir__fn_from_unixtime },
+    { "unix_timestamp", 0, 2, 0, NULL, weir__fn_unix_timestamp },
+    { "to_unix_timestamp", 1, 2, 0, NULL, weir__fn_unix_timestamp },
+    { "timestamp_seconds", 1, 1, 0,
+      "make_timestamp(CAST(($1) * 1000000 AS BIGINT))", NULL },
+    { "timestamp_millis", 1, 1, 0,
+      "make_timestamp(CAST($1 AS BIGINT) * 1000)", NULL },
+    { "timestamp_micros", 1, 1, 0, "make_timestamp(CAST($1 AS BIGINT))", NULL },
+    { "unix_seconds", 1, 1, 0, "CAST(floor(epoch($1)) AS BIGINT)", NULL },
+    { "unix_millis", 1, 1, 0, "epoch_ms($1)", NULL },
+    { "unix_micros", 1, 1, 0, "epoch_us($1)", NULL },
+    { "unix_date", 1, 1, 0,
+      "CAST(date_diff('day', DATE '1970-01-01', CAST($1 AS DATE)) AS INTEGER)",
+      NULL },
+    { "date_from_unix_date", 1, 1, 0,
+      "CAST(DATE '1970-01-01' + CAST($1 AS INTEGER) AS DATE)", NULL },
+    { "from_utc_timestamp", 2, 2, 0,
+      "timezone($2, CAST(CAST($1 AS TIMESTAMP) AS TIMESTAMPTZ))", NULL },
+    { "to_utc_timestamp", 2, 2, 0,
+      "CAST(timezone($2, CAST($1 AS TIMESTAMP)) AS TIMESTAMP)", NULL },
+    { "window", 2, 4, 0, NULL, weir__fn_window },
+    /* ---- JSON ---- */
+    { "get_json_object", 2, 2, 0,
+      "CASE WHEN json_valid($1) THEN json_extract_string($1, $2) END", NULL },
+    { "from_json", 2, 3, 0, NULL, weir__fn_from_json },
+    { "to_json", 1, 1, 0, "CAST(to_json($1) AS VARCHAR)", NULL },
+    { "json_array_length", 1, 1, 0,
+      "CASE WHEN json_valid($1) AND json_type($1) = 'ARRAY' THEN "
+      "CAST(json_array_length($1) AS INTEGER) END", NULL },
+    { "json_object_keys", 1, 1, 0,
+      "CASE WHEN json_valid($1) AND json_type($1) = 'OBJECT' THEN "
+      "json_keys($1) END", NULL },
+    /* ---- aggregates ---- */
+    { "count", 0, -1, AGG, NULL, weir__fn_count },
+    { "sum", 1, 1, AGG, NULL, weir__fn_sum },
+    { "avg", 1, 1, AGG, "avg($D$1)", NULL },
+    { "mean", 1, 1, AGG, "avg($D$1)", NULL },
+    { "min", 1, 1, AGG, "min($1)", NULL },
+    { "max", 1, 1, AGG, "max($1)", NULL },
+    { "first", 1, 2, AGG, NULL, weir__fn_first_last },
+    { "last", 1, 2, AGG, NULL, weir__fn_first_last },
+    { "first_value", 1, 2, AGG | WIN, NULL, weir__fn_first_last },
+    { "last_value", 1, 2, AGG | WIN, NULL, weir__fn_first_last },
+    { "any_value", 1, 2, AGG, "any_value($1)", NULL },
+    { "count_if", 1, 1, AGG, "count_if($1)", NULL },
+    { "max_by", 2, 2, AGG, "arg_max($1, $2)", NULL },
+    { "min_by", 2, 2, AGG, "arg_min($1, $2)", NULL },
+    { "stddev", 1, 1, AGG, "stddev_samp($D$1)", NULL },
+    { "std", 1, 1, AGG, "stddev_samp($D$1)", NULL },
+    { "stddev_samp", 1, 1, AGG, "stddev_samp($D$1)", NULL },
+    { "stddev_pop", 1, 1, AGG, "stddev_pop($D$1)", NULL },
+    { "variance", 1, 1, AGG, "var_samp($D$1)", NULL },
+    { "var_samp", 1, 1, AGG, "var_samp($D$1)", NULL },
+    { "var_pop", 1, 1, AGG, "var_pop($D$1)", NULL },
+    { "corr", 2, 2, AGG, "corr($1, $2)", NULL },
+    { "covar_pop", 2, 2, AGG, "covar_pop($1, $2)", NULL },
+    { "covar_samp", 2, 2, AGG, "covar_samp($1, $2)", NULL },
+    { "median", 1, 1, AGG, "median($1)", NULL },
+    { "percentile", 2, 2, AGG, "quantile_cont($1, $2)", NULL },
+    { "percentile_approx", 2, 3, AGG, "quantile_disc($1, $2)", NULL },
+    { "approx_percentile", 2, 3, AGG, "quantile_disc($1, $2)", NULL },
+    { "approx_count_distinct", 1, 2, AGG, "approx_count_distinct($1)", NULL },
+    { "bool_and", 1, 1, AGG, "bool_and($1)", NULL },
+    { "every", 1, 1, AGG, "bool_and($1)", NULL },
+    { "bool_or", 1, 1, AGG, "bool_or($1)", NULL },
+    { "some", 1, 1, AGG, "bool_or($1)", NULL },
+    { "any", 1, 1, AGG, "bool_or($1)", NULL },
+    { "bit_and", 1, 1, AGG, "bit_and($1)", NULL },
+    { "bit_or", 1, 1, AGG, "bit_or($1)", NULL },
+    { "bit_xor", 1, 1, AGG, "bit_xor($1)", NULL },
+    { "collect_list", 1, 1, AGG, NULL, weir__fn_collect },
+    { "array_agg", 1, 1, AGG, NULL, weir__fn_collect },
+    { "collect_set", 1, 1, AGG, NULL, weir__fn_collect },
+    { "grouping", 1, 1, 0, "grouping($1)", NULL },
+    { "grouping_id", 1, -1, 0, "grouping($*)", NULL },
+    /* ---- window functions ---- */
+    { "row_number", 0, 0, WIN, "row_number()", NULL },
+    { "rank", 0, 0, WIN, "rank()", NULL },
+    { "dense_rank", 0, 0, WIN, "dense_rank()", NULL },
+    { "percent_rank", 0, 0, WIN, "percent_rank()", NULL },
+    { "cume_dist", 0, 0, WIN, "cume_dist()", NULL },
+    { "ntile", 1, 1, WIN, "ntile($1)", NULL },
+    { "lag", 1, 3, WIN, "lag($*$I)", NULL },
+    { "lead", 1, 3, WIN, "lead($*$I)", NULL },
+    { "nth_value", 2, 2, WIN, "nth_value($1, $2$I)", NULL },
+    { "monotonically_increasing_id", 0, 0, 0,
+      "(row_number() OVER () - 1)", NULL },
+    { NULL, 0, 0, 0, NULL, NULL }
+};
+
+static const char *const GENERATORS[] = {
+    "explode", "explode_outer", "posexplode", "posexplode_outer", "inline",
+    "inline_outer", NULL
+};
+
+bool weir__sql_is_generator(const char *name)
+{
+    for (int i = 0; GENERATORS[i]; i++)
+        if (weir__str_ieq(name, GENERATORS[i]))
+            return true;
+    return false;
+}
+
+bool weir__sql_is_aggregate(const char *name)
+{
+    for (int i = 0; FUNCS[i].name; i++)
+        if ((FUNCS[i].flags & F_AGG) && !(FUNCS[i].flags & F_WIN) &&
+            weir__str_ieq(FUNCS[i].name, name))
+            return true;
+    return false;
+}
+
+int weir__fn_arg(sql_tx *t, weir_buf *out, const weir_sql_expr *e, size_t i)
+{
+    return weir__sql_tx_expr(t, out, e->list[i]);
+}
+
+void weir__fn_args_free(weir_buf *args, size_t n)
+{
+    if (!args)
+        return;
+    for (size_t i = 0; i < n; i++)
+        weir__buf_free(&args[i]);
+    free(args);
+}
+
+int weir__fn_args(sql_tx *t, weir_buf **out, const weir_sql_expr *e)
+{
+    *out = NULL;
+    if (e->n == 0)
+        return 0;
+    weir_buf *a = calloc(e->n, sizeof(*a));
+    if (!a)
+        return WEIR_ERR(t->err, WEIR_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0; i < e->n; i++) {
+        int rc = weir__sql_tx_expr(t, &a[i], e->list[i]);
+        if (rc) {
+            weir__fn_args_free(a, e->n);
+            return rc;
+        }
+    }
+    *out = a;
+    return 0;
+}
+
+/* FILTER (WHERE ...) and OVER (...) of an aggregate or window call. */
+int weir__fn_filter_clause(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
+                           const char *extra)
+{
+    if (!e->filter && !extra)
+        return 0;
+    weir__buf_puts(out, " FILTER (WHERE ");
+    if (extra)
+        weir__buf_puts(out, extra);
+    if (extra && e->filter)
+        weir__buf_puts(out, " AND ");
+    if (e->filter) {
+        weir__buf_putc(out, '(');
+        int rc = weir__sql_tx_expr(t, out, e->filter);
+        if (rc)
+            return rc;
+        weir__buf_putc(out, ')');
+    }
+    weir__buf_putc(out, ')');
+    return 0;
+}
+
+int weir__fn_over_clause(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    if (!e->over)
+        return 0;
+    return weir__sql_tx_window(t, out, e->over, e);
+}
+
+static int expand(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
+                  const char *tmpl)
+{
+    weir_buf *a;
+    int rc = weir__fn_args(t, &a, e);
+    if (rc)
+        return rc;
+    bool put_f = false, put_o = false;
+    for (const char *p = tmpl; !rc && *p; p++) {
+        if (*p != '$' || !p[1]) {
+            weir__buf_putc(out, *p);
+            continue;
+        }
+        char c = *++p;
+        if (c >= '1' && c <= '9') {
+            size_t i = (size_t)(c - '1');
+            if (i < e->n)
+                weir__buf_puts(out, weir__buf_cstr(&a[i]));
+        } else if (c == '*') {
+            for (size_t i = 0; i < e->n; i++) {
+                if (i)
+                    weir__buf_puts(out, ", ");
+                weir__buf_puts(out, weir__buf_cstr(&a[i]));
+            }
+        } else if (c == 'D') {
+            if (e->distinct)
+                weir__buf_puts(out, "DISTINCT ");
+        } else if (c == 'I') {
+            if (e->ignore_nulls == 1)
+                weir__buf_puts(out, " IGNORE NULLS");
+        } else if (c == 'F') {
+            put_f = true;
+            rc = weir__fn_filter_clause(t, out, e, NULL);
+        } else if (c == 'O') {
+            put_o = true;
+            rc = weir__fn_over_clause(t, out, e);
+        } else {
+            weir__buf_putc(out, c);
+        }
+    }
+    if (!rc && !put_f)
+        rc = weir__fn_filter_clause(t, out, e, NULL);
+    if (!rc && !put_o)
+        rc = weir__fn_over_clause(t, out, e);
+    weir__fn_args_free(a, e->n);
+    return rc;
+}
+
+static const fn_def *lookup(const char *name, size_t n, bool *name_known)
+{
+    *name_known = false;
+    for (int i = 0; FUNCS[i].name; i++) {
+        if (!weir__str_ieq(FUNCS[i].name, name))
+            continue;
+        *name_known = true;
+        if ((int)n >= FUNCS[i].min && (FUNCS[i].max < 0 || (int)n <= FUNCS[i].max))
+            return &FUNCS[i];
+    }
+    return NULL;
+}
+
+int weir__sql_tx_func(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    char name[96];
+    weir__str_copy(name, sizeof(name), e->name);
+    weir__str_lower(name);
+    if (weir__sql_is_generator(name))
+        return weir__sql_tx_error(t, e->pos, e->src,
+                                  "Generator %s() is only supported as a "
+                                  "top-level select item, in LATERAL VIEW or in "
+                                  "FROM",
+                                  name);
+    if (strchr(name, '.'))
+        return weir__sql_tx_error(t, e->pos, e->src,
+                                  "Qualified function name %s is not supported",
+                                  e->name);
+    bool known;
+    const fn_def *d = lookup(name, e->n, &known);
+    if (!d) {
+        if (known)
+            return weir__sql_tx_error(t, e->pos, e->src,
+                                      "Function %s() does not accept %zu "
+                                      "argument(s)",
+                                      name, e->n);
+        return weir__sql_tx_error(t, e->pos, e->src,
+                                  "Function %s() is not supported by weir (no "
+                                  "DuckDB translation with Spark's semantics)",
+                                  name);
+    }
+    if (e->n_names)
+        return weir__sql_tx_error(t, e->pos, e->src,
+                                  "Named arguments are not supported for %s()",
+                                  name);
+    if (!(d->flags & (F_AGG | F_WIN))) {
+        if (e->over || e->filter || e->distinct || e->n_within)
+            return weir__sql_tx_error(t, e->pos, e->src,
+                                      "%s() is not an aggregate or window "
+                                      "function",
+                                      name);
+    }
+    if ((d->flags & F_WIN) && !(d->flags & F_AGG) && !e->over)
+        return weir__sql_tx_error(t, e->pos, e->src,
+                                  "Window function %s() requires an OVER clause",
+                                  name);
+    if (e->n_within)
+        return weir__sql_tx_error(t, e->pos, e->src,
+                                  "WITHIN GROUP is not supported for %s()", name);
+    if (e->ignore_nulls == 1 && !strstr(d->tmpl ? d->tmpl : "$I", "$I") &&
+        d->handler != weir__fn_first_last)
+        return weir__sql_tx_error(t, e->pos, e->src,
+                                  "IGNORE NULLS is not supported for %s()", name);
+    if (d->handler)
+        return d->handler(t, out, e);
+    return expand(t, out, e, d->tmpl);
+}

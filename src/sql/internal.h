@@ -1,0 +1,409 @@
+/*
+ * Private to src/sql: tokens, the arena AST of Spark queries and
+ * expressions, the parser state shared by the parse_*.c files, and the
+ * internal entry points of the translator. Nothing outside src/sql includes
+ * this header; the rest of weir sees only sql.h.
+ */
+#ifndef WEIR_SQL_INTERNAL_H
+#define WEIR_SQL_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sql.h"
+#include "util/arena.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+/* Deeper nesting than this is an error, so hostile input cannot exhaust the
+ * stack. */
+#define SQL_MAX_DEPTH 500
+
+/* ------------------------------------------------------------------------
+ * Tokens
+ * ------------------------------------------------------------------------ */
+
+typedef enum sql_tok_kind {
+    TK_EOF = 0,
+    TK_IDENT,  /* word; text = as written */
+    TK_QIDENT, /* `backticked`; text = decoded */
+    TK_STRING, /* '..' or "..": text = decoded (escapes processed) */
+    TK_NUMBER, /* text = as written, suffix included */
+    TK_BINARY, /* X'..': text = the hex digits */
+    TK_OP      /* punctuation/operator; text = as written */
+} sql_tok_kind;
+
+typedef struct sql_token {
+    sql_tok_kind kind;
+    unsigned off, len; /* raw span in the source text */
+    unsigned line, col;
+    const char *text; /* NUL-terminated, arena */
+} sql_token;
+
+typedef struct sql_tokens {
+    sql_token *items; /* items[n] is TK_EOF */
+    size_t n;
+} sql_tokens;
+
+/* Lex src->text[offset, offset+len) into tokens (in arena). The first byte
+ * is at line/col start_line/start_col (pass 0 to compute them). Comments
+ * (including hints) are skipped. */
+int weir__sql_lex(sql_tokens *out, weir_arena *arena, const weir_sql_source *src,
+                  size_t offset, size_t len, weir_error *err);
+/* Position (line, column) of offset in src. */
+weir_sql_pos weir__sql_pos_of(const weir_sql_source *src, size_t offset);
+/* Decode a Spark string literal body (between the quotes) into arena. */
+char *weir__sql_unescape(weir_arena *arena, const char *s, size_t n);
+
+/* ------------------------------------------------------------------------
+ * Types
+ * ------------------------------------------------------------------------ */
+
+typedef enum sql_type_kind {
+    TY_STRING = 1, TY_BIGINT, TY_INT, TY_SMALLINT, TY_TINYINT, TY_DOUBLE,
+    TY_FLOAT, TY_DECIMAL, TY_BOOLEAN, TY_DATE, TY_TIMESTAMP, TY_TIMESTAMP_NTZ,
+    TY_BINARY, TY_ARRAY, TY_MAP, TY_STRUCT, TY_INTERVAL, TY_VOID, TY_VARIANT
+} sql_type_kind;
+
+typedef struct sql_field {
+    const char *name;
+    const weir_sql_type *type;
+    bool not_null;
+    const char *comment;
+} sql_field;
+
+struct weir_sql_type {
+    sql_type_kind kind;
+    int precision, scale;          /* DECIMAL */
+    int length;                    /* VARCHAR(n)/CHAR(n), informational */
+    const weir_sql_type *elem;     /* ARRAY element, MAP key */
+    const weir_sql_type *value;    /* MAP value */
+    sql_field *fields;             /* STRUCT */
+    size_t n_fields;
+};
+
+/* ------------------------------------------------------------------------
+ * AST
+ * ------------------------------------------------------------------------ */
+
+typedef struct sql_rel sql_rel;
+typedef struct sql_window sql_window;
+
+typedef enum sql_expr_kind {
+    EX_COLUMN = 1, /* names: parts (a.b.c) */
+    EX_STAR,       /* names: qualifier; list: EXCEPT columns (EX_COLUMN) */
+    EX_LIT,
+    EX_UNARY,      /* op: "-" "+" "NOT" "~" ; a */
+    EX_BINARY,     /* op normalised: + - * / % div || = <> < <= > >= <=> AND
+                      OR & | ^ ; a, b */
+    EX_FUNC,       /* name; list: args; names: arg names (NULL = positional) */
+    EX_CASE,       /* a: operand or NULL; list: when,then,... ; b: else */
+    EX_CAST,       /* a; type; flag: TRY_CAST */
+    EX_IN,         /* a; list or query; negated */
+    EX_EXISTS,     /* query; negated */
+    EX_SUBQUERY,   /* scalar subquery */
+    EX_BETWEEN,    /* a BETWEEN b AND c; negated */
+    EX_LIKE,       /* op: LIKE ILIKE RLIKE; a, b; c = ESCAPE; negated;
+                      quant: ANY/ALL with list */
+    EX_IS,         /* op: NULL TRUE FALSE UNKNOWN DISTINCT; a (b); negated */
+    EX_LAMBDA,     /* names: params; a: body */
+    EX_SUBSCRIPT,  /* a[b] */
+    EX_FIELD,      /* a.name (after a non-column expression) */
+    EX_INTERVAL,   /* list: values; names: units (NULL for a plain string) */
+    EX_TUPLE,      /* (a, b, ...) */
+    EX_EXTRACT,    /* EXTRACT(field FROM a): name = field */
+    EX_TRIM,       /* op: BOTH LEADING TRAILING; a: string; b: chars or NULL */
+    EX_POSITION    /* POSITION(a IN b) */
+} sql_expr_kind;
+
+typedef enum sql_lit_kind {
+    LIT_NULL = 1, LIT_BOOL, LIT_INT, LIT_BIGINT, LIT_SMALLINT, LIT_TINYINT,
+    LIT_DECIMAL, LIT_DOUBLE, LIT_FLOAT, LIT_BIGDECIMAL, LIT_STRING, LIT_BINARY,
+    LIT_DATE, LIT_TIMESTAMP, LIT_TIMESTAMP_NTZ
+} sql_lit_kind;
+
+typedef struct sql_order {
+    weir_sql_expr *e;
+    int dir;   /* 0 unspecified, 1 ASC, 2 DESC */
+    int nulls; /* 0 unspecified, 1 FIRST, 2 LAST */
+} sql_order;
+
+typedef struct sql_bound {
+    int kind; /* 1 UNBOUNDED PRECEDING, 2 n PRECEDING, 3 CURRENT ROW,
+                 4 n FOLLOWING, 5 UNBOUNDED FOLLOWING */
+    weir_sql_expr *n;
+} sql_bound;
+
+struct sql_window {
+    const char *ref;          /* named window this one builds on, or NULL */
+    weir_sql_expr **partition;
+    size_t n_partition;
+    sql_order *order;
+    size_t n_order;
+    int frame;                /* 0 none, 1 ROWS, 2 RANGE */
+    sql_bound start, end;     /* end.kind == 0: single bound */
+    weir_sql_pos pos;
+};
+
+struct weir_sql_expr {
+    sql_expr_kind kind;
+    weir_sql_pos pos;
+    unsigned end; /* byte offset just past the expression */
+    const weir_sql_source *src;
+    const char *op;
+    const char *name;
+    bool negated, distinct, flag;
+    int ignore_nulls; /* 0 unspecified, 1 IGNORE NULLS, 2 RESPECT NULLS */
+    sql_lit_kind lit;
+    const char *text; /* literal text (decoded string / number as written) */
+    weir_sql_expr *a, *b, *c;
+    weir_sql_expr **list;
+    size_t n;
+    const char **names;
+    size_t n_names;
+    weir_sql_query *query;
+    const weir_sql_type *type;
+    const char *type_text;
+    sql_window *over;         /* OVER (...) or OVER w */
+    weir_sql_expr *filter;    /* aggregate FILTER (WHERE ...) */
+    sql_order *within;        /* WITHIN GROUP (ORDER BY ...) */
+    size_t n_within;
+    const char *quant;        /* LIKE ANY / ALL / SOME */
+};
+
+typedef struct sql_item {
+    weir_sql_expr *e;
+    const char *alias;    /* NULL if none */
+    const char **aliases; /* AS (a, b) for generators */
+    size_t n_aliases;
+    weir_sql_pos pos;
+} sql_item;
+
+typedef struct sql_named_window {
+    const char *name;
+    sql_window *w;
+} sql_named_window;
+
+typedef enum sql_group_kind {
+    GB_NONE = 0, GB_EXPRS, GB_ALL, GB_ROLLUP, GB_CUBE, GB_SETS
+} sql_group_kind;
+
+typedef struct sql_group_set {
+    weir_sql_expr **e;
+    size_t n;
+} sql_group_set;
+
+typedef struct sql_select {
+    bool distinct;
+    sql_item *items;
+    size_t n_items;
+    sql_rel *from; /* NULL if no FROM */
+    weir_sql_expr *where;
+    sql_group_kind group;
+    weir_sql_expr **group_by; /* EXPRS/ROLLUP/CUBE; also plain exprs before */
+    size_t n_group_by;
+    sql_group_set *sets; /* GROUPING SETS */
+    size_t n_sets;
+    weir_sql_expr *having;
+    sql_named_window *windows;
+    size_t n_windows;
+    weir_sql_expr *qualify;
+    weir_sql_pos pos;
+} sql_select;
+
+typedef struct sql_cte {
+    const char *name;
+    const char **cols;
+    size_t n_cols;
+    weir_sql_query *q;
+    weir_sql_pos pos;
+} sql_cte;
+
+typedef struct sql_row {
+    weir_sql_expr **v;
+    size_t n;
+} sql_row;
+
+typedef enum sql_query_kind { Q_SELECT = 1, Q_SETOP, Q_VALUES } sql_query_kind;
+
+struct weir_sql_query {
+    sql_query_kind kind;
+    weir_sql_pos pos;
+    unsigned end;
+    const weir_sql_source *src;
+    sql_cte *ctes;
+    size_t n_ctes;
+    bool recursive;
+    sql_select *sel;                 /* Q_SELECT */
+    const char *setop;               /* Q_SETOP: UNION INTERSECT EXCEPT */
+    bool all;                        /* UNION ALL ... */
+    bool by_name;                    /* UNION [ALL] BY NAME */
+    weir_sql_query *left, *right;
+    sql_row *rows;                   /* Q_VALUES */
+    size_t n_rows;
+    sql_order *order;                /* ORDER BY / SORT BY */
+    size_t n_order;
+    weir_sql_expr **distribute;      /* DISTRIBUTE BY / CLUSTER BY */
+    size_t n_distribute;
+    weir_sql_expr *limit, *offset;
+    weir_sql_pos limit_pos;
+};
+
+typedef enum sql_rel_kind {
+    R_TABLE = 1, R_TVF, R_SUBQUERY, R_JOIN, R_LATERAL_VIEW
+} sql_rel_kind;
+
+typedef enum sql_join_kind {
+    J_INNER = 1, J_LEFT, J_RIGHT, J_FULL, J_CROSS, J_SEMI, J_ANTI, J_COMMA
+} sql_join_kind;
+
+struct sql_rel {
+    sql_rel_kind kind;
+    weir_sql_pos pos;
+    const char *alias;
+    const char **col_aliases;
+    size_t n_col_aliases;
+    /* R_TABLE */
+    weir_sql_name name;
+    bool streaming;
+    weir_sql_expr *wm_col, *wm_delay; /* WATERMARK col DELAY OF interval */
+    /* R_TVF: call holds name, args (for resolvers); exprs for translation */
+    weir_sql_tvf *call;
+    weir_sql_expr **args;
+    const char **arg_names;
+    size_t n_args;
+    /* R_SUBQUERY */
+    weir_sql_query *query;
+    bool lateral;
+    /* R_JOIN */
+    sql_join_kind join;
+    bool natural;
+    sql_rel *left, *right;
+    weir_sql_expr *on;
+    const char **using_cols;
+    size_t n_using;
+    /* R_LATERAL_VIEW: left is the relation; gen the generator call */
+    weir_sql_expr *gen;
+    bool outer;
+};
+
+/* ------------------------------------------------------------------------
+ * Parser
+ * ------------------------------------------------------------------------ */
+
+typedef struct sql_parser {
+    weir_arena *arena;
+    const weir_sql_source *src;
+    sql_token *t;
+    size_t n, i;
+    weir_error *err;
+    int depth;
+} sql_parser;
+
+int weir__sql_parser_init(sql_parser *p, weir_arena *arena,
+                          const weir_sql_source *src, size_t offset, size_t len,
+                          weir_error *err);
+
+/* Grow an arena array of elem-sized items to hold n + 1 (copying). Returns
+ * the (possibly new) array or NULL on OOM. */
+void *weir__sql_grow(weir_arena *a, void *items, size_t *cap, size_t n,
+                     size_t elem);
+/* Accept '>' where a type closes (splitting '>>'). */
+bool weir__sql_accept_close_angle(sql_parser *p);
+
+/* Token helpers (parse_util.c). */
+const sql_token *weir__sql_peek(const sql_parser *p, size_t k);
+bool weir__sql_is_kw(const sql_parser *p, size_t k, const char *kw);
+bool weir__sql_is_op(const sql_parser *p, size_t k, const char *op);
+bool weir__sql_accept_kw(sql_parser *p, const char *kw);
+bool weir__sql_accept_op(sql_parser *p, const char *op);
+int weir__sql_expect_kw(sql_parser *p, const char *kw);
+int weir__sql_expect_op(sql_parser *p, const char *op);
+int weir__sql_syntax_error(sql_parser *p); /* at the current token */
+int weir__sql_error_tok(sql_parser *p, const sql_token *t, int code,
+                        const char *cls, const char *fmt, ...) WEIR_PRINTF(5, 6);
+weir_sql_pos weir__sql_tok_pos(const sql_token *t);
+/* An identifier (word or backticked; a reserved word is not one). NULL and a
+ * syntax error if absent. */
+const char *weir__sql_ident(sql_parser *p);
+bool weir__sql_at_ident(const sql_parser *p, size_t k);
+bool weir__sql_reserved(const char *word);
+/* A dotted name (1+ parts). */
+int weir__sql_parse_name(weir_sql_name *out, sql_parser *p);
+/* Drop a leading LIVE part of a 2+ part name. */
+void weir__sql_strip_live(weir_sql_name *name);
+/* Offset just past the previous token. */
+unsigned weir__sql_prev_end(const sql_parser *p);
+/* A string literal (with adjacent ones concatenated), or NULL + error. */
+const char *weir__sql_string(sql_parser *p);
+
+/* Expressions and queries (parse_expr.c, parse_query.c). */
+weir_sql_expr *weir__sql_expr(sql_parser *p);
+weir_sql_query *weir__sql_query(sql_parser *p);
+int weir__sql_window_spec(sql_window **out, sql_parser *p);
+int weir__sql_order_list(sql_order **out, size_t *n, sql_parser *p);
+/* A Spark type at the current token. */
+int weir__sql_type(const weir_sql_type **out, sql_parser *p);
+/* A parenthesised or bare identifier list: (a, b). */
+int weir__sql_ident_list(const char ***out, size_t *n, sql_parser *p);
+/* Struct fields "a INT, b STRING" up to the end of the tokens or ')' / '>'. */
+int weir__sql_field_list(sql_field **out, size_t *n, sql_parser *p, bool colon);
+
+/* ------------------------------------------------------------------------
+ * Translation
+ * ------------------------------------------------------------------------ */
+
+typedef struct sql_lambda_scope {
+    const char **params;
+    size_t n;
+    bool indexed; /* (x, i) -> : i is 0-based in Spark, 1-based in DuckDB */
+    struct sql_lambda_scope *up;
+} sql_lambda_scope;
+
+typedef struct sql_tx {
+    const weir_sql_resolver *resolver;
+    weir_error *err;
+    weir_arena *arena;
+    int depth;
+    bool unqualify;                  /* translate_expr: drop qualifiers */
+    const sql_select *sel;           /* for named windows */
+    const weir_sql_expr *time_window;/* window(...) of the GROUP BY */
+    sql_lambda_scope *lambdas;
+} sql_tx;
+
+int weir__sql_tx_query(sql_tx *t, weir_buf *out, const weir_sql_query *q);
+int weir__sql_tx_expr(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
+int weir__sql_tx_error(sql_tx *t, weir_sql_pos pos, const weir_sql_source *src,
+                       const char *fmt, ...) WEIR_PRINTF(4, 5);
+int weir__sql_tx_window(sql_tx *t, weir_buf *out, const sql_window *w,
+                        const weir_sql_expr *at);
+int weir__sql_tx_order(sql_tx *t, weir_buf *out, const sql_order *o, size_t n);
+/* A lambda argument; indexed: its 2nd parameter is Spark's 0-based index. */
+int weir__sql_tx_lambda(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
+                        bool indexed);
+/* A function call (functions.c). */
+int weir__sql_tx_func(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
+/* Is name an aggregate function Spark knows (for shape facts)? */
+bool weir__sql_is_aggregate(const char *name);
+bool weir__sql_is_generator(const char *name);
+/* A generator in a select list or LATERAL VIEW: appends the DuckDB select
+ * items (e.g. unnest(x) AS "col") using aliases (may be NULL). */
+int weir__sql_tx_generator(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
+                           const char *const *aliases, size_t n_aliases);
+/* Spark's auto-generated column name for e (toPrettySQL). */
+void weir__sql_pretty(weir_buf *out, const weir_sql_expr *e);
+/* Spark datetime pattern -> strftime (parse: strptime) format; false and
+ * the offending letters in bad if not convertible. */
+bool weir__sql_datetime_format(weir_buf *out, const char *pattern, bool parse,
+                               char *bad, size_t bad_size);
+/* Spark DDL schema text ("a INT, b STRING" or a type) -> DuckDB JSON
+ * structure for from_json. */
+int weir__sql_json_structure(weir_buf *out, const weir_sql_type *t);
+int weir__sql_parse_schema(const weir_sql_type **out, weir_arena *arena,
+                           const char *text, weir_error *err);
+/* Statement-level parse for weir query (stmt.c). */
+bool weir__sql_ieq(const char *a, const char *b);
+void weir__sql_put_ident(weir_buf *out, const char *s);
+void weir__sql_put_name(weir_buf *out, const weir_sql_name *n);
+
+#endif

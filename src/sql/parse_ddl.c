@@ -1,0 +1,838 @@
+/*
+ * Pipeline statements of a .sql file (spark-sdp.md §4.2): CREATE
+ * MATERIALIZED VIEW / STREAMING TABLE (and the Databricks LIVE TABLE
+ * spellings), CREATE VIEW, CREATE TEMPORARY VIEW, CREATE FLOW ... INSERT
+ * INTO ... BY NAME, CREATE SINK, SET, USE. Each statement is parsed on its
+ * own; a bad one adds one error (Spark's class and wording) and the file
+ * goes on with the next.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "util/str.h"
+
+#define REG_ERROR "PIPELINE_SQL_GRAPH_ELEMENT_REGISTRATION_ERROR"
+#define NOT_ALLOWED "_LEGACY_ERROR_TEMP_0035"
+
+typedef struct ddl {
+    sql_parser p;
+    weir_sql_stmt *s;
+    const char *what; /* "MATERIALIZED VIEW", ... for messages */
+} ddl;
+
+static int oom(ddl *d)
+{
+    return WEIR_ERR(d->p.err, WEIR_ENOMEM, NULL, "out of memory");
+}
+
+static int not_allowed(ddl *d, const sql_token *at, const char *msg)
+{
+    return weir__sql_error_tok(&d->p, at, WEIR_ESQL, NOT_ALLOWED,
+                               "Operation not allowed: %s", msg);
+}
+
+static int name_text(ddl *d, const weir_sql_name *n, const char **out)
+{
+    weir_buf b = WEIR_BUF_INIT;
+    for (size_t i = 0; i < n->n; i++) {
+        if (i)
+            weir__buf_putc(&b, '.');
+        weir__buf_puts(&b, n->parts[i]);
+    }
+    *out = weir__arena_strdup(d->p.arena, weir__buf_cstr(&b));
+    weir__buf_free(&b);
+    return *out ? 0 : oom(d);
+}
+
+static int dataset_name(ddl *d, weir_sql_name *out)
+{
+    const sql_token *at = weir__sql_peek(&d->p, 0);
+    int rc = weir__sql_parse_name(out, &d->p);
+    if (rc)
+        return rc;
+    weir__sql_strip_live(out);
+    if (out->n >= 4) {
+        const char *t;
+        if ((rc = name_text(d, out, &t)))
+            return rc;
+        return weir__sql_error_tok(&d->p, at, WEIR_ESQL,
+                                   "REQUIRES_SINGLE_PART_NAMESPACE",
+                                   "4+ part table identifier %s is not "
+                                   "supported.",
+                                   t);
+    }
+    return 0;
+}
+
+/* key [=] value for TBLPROPERTIES and OPTIONS. */
+static int prop_part(ddl *d, const char **out, bool key)
+{
+    sql_parser *p = &d->p;
+    const sql_token *t = weir__sql_peek(p, 0);
+    if (t->kind == TK_STRING) {
+        *out = weir__sql_string(p);
+        return *out ? 0 : WEIR_ESQL;
+    }
+    if (!key && (t->kind == TK_NUMBER || weir__sql_is_op(p, 0, "-"))) {
+        bool neg = weir__sql_accept_op(p, "-");
+        t = weir__sql_peek(p, 0);
+        if (t->kind != TK_NUMBER)
+            return weir__sql_syntax_error(p);
+        p->i++;
+        *out = neg ? weir__arena_printf(p->arena, "-%s", t->text) : t->text;
+        return *out ? 0 : oom(d);
+    }
+    if (t->kind == TK_IDENT || t->kind == TK_QIDENT) {
+        if (!key && t->kind == TK_IDENT &&
+            (weir__str_ieq(t->text, "TRUE") || weir__str_ieq(t->text, "FALSE"))) {
+            p->i++;
+            *out = weir__str_ieq(t->text, "TRUE") ? "true" : "false";
+            return 0;
+        }
+        weir_buf b = WEIR_BUF_INIT;
+        for (;;) {
+            const sql_token *w = weir__sql_peek(p, 0);
+            if (w->kind != TK_IDENT && w->kind != TK_QIDENT) {
+                weir__buf_free(&b);
+                return weir__sql_syntax_error(p);
+            }
+            weir__buf_puts(&b, w->text);
+            p->i++;
+            if (!weir__sql_is_op(p, 0, "."))
+                break;
+            p->i++;
+            weir__buf_putc(&b, '.');
+        }
+        *out = weir__arena_strdup(p->arena, weir__buf_cstr(&b));
+        weir__buf_free(&b);
+        return *out ? 0 : oom(d);
+    }
+    return weir__sql_syntax_error(p);
+}
+
+static int prop_list(ddl *d, weir_sql_property **out, size_t *n)
+{
+    sql_parser *p = &d->p;
+    int rc = weir__sql_expect_op(p, "(");
+    if (rc)
+        return rc;
+    size_t cap = 0;
+    if (weir__sql_accept_op(p, ")"))
+        return 0;
+    do {
+        *out = weir__sql_grow(p->arena, *out, &cap, *n, sizeof(**out));
+        if (!*out)
+            return oom(d);
+        weir_sql_property *pr = &(*out)[(*n)++];
+        memset(pr, 0, sizeof(*pr));
+        pr->pos = weir__sql_tok_pos(weir__sql_peek(p, 0));
+        if ((rc = prop_part(d, &pr->key, true)))
+            return rc;
+        weir__sql_accept_op(p, "=");
+        if ((rc = prop_part(d, &pr->value, false)))
+            return rc;
+    } while (weir__sql_accept_op(p, ","));
+    return weir__sql_expect_op(p, ")");
+}
+
+static const char *const COLUMN_CONSTRAINTS[] = {
+    "CHECK", "UNIQUE", "PRIMARY", "FOREIGN", "REFERENCES", NULL
+};
+
+static bool at_column_constraint(const sql_parser *p)
+{
+    for (int i = 0; COLUMN_CONSTRAINTS[i]; i++)
+        if (weir__sql_is_kw(p, 0, COLUMN_CONSTRAINTS[i]))
+            return true;
+    return false;
+}
+
+static const char *const CONSTRAINT_MSG =
+    "Pipeline datasets do not currently support column constraints. Please "
+    "remove any CHECK, UNIQUE, PK, and FK constraints specified on the "
+    "pipeline dataset.";
+
+static int expectation(ddl *d, const sql_token *at)
+{
+    sql_parser *p = &d->p;
+    weir_sql_stmt *s = d->s;
+    const char *name = weir__sql_ident(p);
+    if (!name)
+        return WEIR_ESQL;
+    if (at_column_constraint(p))
+        return not_allowed(d, weir__sql_peek(p, 0), CONSTRAINT_MSG);
+    int rc;
+    if ((rc = weir__sql_expect_kw(p, "EXPECT")) ||
+        (rc = weir__sql_expect_op(p, "(")))
+        return rc;
+    weir_sql_expr *cond = weir__sql_expr(p);
+    if (!cond)
+        return WEIR_ESQL;
+    unsigned cend = weir__sql_prev_end(p);
+    if ((rc = weir__sql_expect_op(p, ")")))
+        return rc;
+    size_t cap = s->n_constraints; /* grow from the current size */
+    weir_sql_constraint *arr = weir__arena_array(p->arena, s->n_constraints + 1,
+                                                 sizeof(*arr));
+    if (!arr)
+        return oom(d);
+    if (s->n_constraints)
+        memcpy(arr, s->constraints, s->n_constraints * sizeof(*arr));
+    (void)cap;
+    weir_sql_constraint *c = &arr[s->n_constraints];
+    memset(c, 0, sizeof(*c));
+    c->name = name;
+    c->condition = cond;
+    c->condition_text = weir__arena_strndup(p->arena, p->src->text + cond->pos.offset,
+                                            cend - cond->pos.offset);
+    if (!c->condition_text)
+        return oom(d);
+    c->pos = weir__sql_tok_pos(at);
+    if (weir__sql_is_kw(p, 0, "ON") && weir__sql_is_kw(p, 1, "VIOLATION")) {
+        p->i += 2;
+        if (weir__sql_is_kw(p, 0, "DROP") && weir__sql_is_kw(p, 1, "ROW")) {
+            p->i += 2;
+            c->action = WEIR_SQL_VIOLATION_DROP;
+        } else if (weir__sql_is_kw(p, 0, "FAIL") &&
+                   weir__sql_is_kw(p, 1, "UPDATE")) {
+            p->i += 2;
+            c->action = WEIR_SQL_VIOLATION_FAIL;
+        } else if (weir__sql_accept_kw(p, "QUARANTINE")) {
+            c->action = WEIR_SQL_VIOLATION_QUARANTINE;
+        } else {
+            return weir__sql_syntax_error(p);
+        }
+    }
+    s->constraints = arr;
+    s->n_constraints++;
+    return 0;
+}
+
+static int column_def(ddl *d, bool typed)
+{
+    sql_parser *p = &d->p;
+    weir_sql_stmt *s = d->s;
+    const sql_token *at = weir__sql_peek(p, 0);
+    const char *name = weir__sql_ident(p);
+    if (!name)
+        return WEIR_ESQL;
+    weir_sql_column *arr = weir__arena_array(p->arena, s->n_columns + 1,
+                                             sizeof(*arr));
+    if (!arr)
+        return oom(d);
+    if (s->n_columns)
+        memcpy(arr, s->columns, s->n_columns * sizeof(*arr));
+    weir_sql_column *c = &arr[s->n_columns];
+    memset(c, 0, sizeof(*c));
+    c->name = name;
+    c->pos = weir__sql_tok_pos(at);
+    if (typed) {
+        unsigned ts = weir__sql_peek(p, 0)->off;
+        int rc = weir__sql_type(&c->type, p);
+        if (rc)
+            return rc;
+        c->type_text = weir__arena_strndup(p->arena, p->src->text + ts,
+                                           weir__sql_prev_end(p) - ts);
+        if (!c->type_text)
+            return oom(d);
+    }
+    for (;;) {
+        if (weir__sql_is_kw(p, 0, "NOT") && weir__sql_is_kw(p, 1, "NULL")) {
+            p->i += 2;
+            c->not_null = true;
+        } else if (weir__sql_accept_kw(p, "COMMENT")) {
+            if (!(c->comment = weir__sql_string(p)))
+                return WEIR_ESQL;
+        } else if (at_column_constraint(p) ||
+                   (weir__sql_is_kw(p, 0, "CONSTRAINT"))) {
+            return not_allowed(d, weir__sql_peek(p, 0), CONSTRAINT_MSG);
+        } else if (weir__sql_is_kw(p, 0, "GENERATED") ||
+                   weir__sql_is_kw(p, 0, "DEFAULT") ||
+                   weir__sql_is_kw(p, 0, "MASK")) {
+            return weir__sql_error_tok(p, weir__sql_peek(p, 0), WEIR_ESQL,
+                                       "UNSUPPORTED_SPARK_SQL",
+                                       "Column %s clauses are not supported",
+                                       weir__sql_peek(p, 0)->text);
+        } else {
+            break;
+        }
+    }
+    s->columns = arr;
+    s->n_columns++;
+    return 0;
+}
+
+/* ( col defs and CONSTRAINTs ) */
+static int column_list(ddl *d, bool typed)
+{
+    sql_parser *p = &d->p;
+    int rc = weir__sql_expect_op(p, "(");
+    if (rc)
+        return rc;
+    do {
+        const sql_token *at = weir__sql_peek(p, 0);
+        if (weir__sql_accept_kw(p, "CONSTRAINT")) {
+            rc = expectation(d, at);
+        } else if (at_column_constraint(p)) {
+            rc = not_allowed(d, at, CONSTRAINT_MSG);
+        } else {
+            rc = column_def(d, typed);
+        }
+        if (rc)
+            return rc;
+    } while (weir__sql_accept_op(p, ","));
+    return weir__sql_expect_op(p, ")");
+}
+
+static int col_names(ddl *d, const char ***out, size_t *n)
+{
+    return weir__sql_ident_list(out, n, &d->p);
+}
+
+static int query_tail(ddl *d)
+{
+    sql_parser *p = &d->p;
+    d->s->query = weir__sql_query(p);
+    if (!d->s->query)
+        return WEIR_ESQL;
+    if (weir__sql_peek(p, 0)->kind != TK_EOF)
+        return weir__sql_syntax_error(p);
+    return 0;
+}
+
+/* Clauses of CREATE MATERIALIZED VIEW / STREAMING TABLE, any order. */
+static int dataset_clauses(ddl *d, bool view)
+{
+    sql_parser *p = &d->p;
+    weir_sql_stmt *s = d->s;
+    char msg[512];
+    int rc;
+    for (;;) {
+        const sql_token *at = weir__sql_peek(p, 0);
+        if (weir__sql_accept_kw(p, "USING") && !view) {
+            const sql_token *t = weir__sql_peek(p, 0);
+            if (t->kind != TK_IDENT && t->kind != TK_QIDENT && t->kind != TK_STRING)
+                return weir__sql_syntax_error(p);
+            s->format = t->text;
+            p->i++;
+        } else if (!view && weir__sql_is_kw(p, 0, "PARTITIONED") &&
+                   weir__sql_is_kw(p, 1, "BY")) {
+            p->i += 2;
+            if ((rc = col_names(d, &s->partition_cols, &s->n_partition_cols)))
+                return rc;
+        } else if (!view && weir__sql_is_kw(p, 0, "CLUSTER") &&
+                   weir__sql_is_kw(p, 1, "BY")) {
+            p->i += 2;
+            if ((rc = col_names(d, &s->cluster_cols, &s->n_cluster_cols)))
+                return rc;
+        } else if (weir__sql_accept_kw(p, "COMMENT")) {
+            if (!(s->comment = weir__sql_string(p)))
+                return WEIR_ESQL;
+        } else if (weir__sql_accept_kw(p, "TBLPROPERTIES")) {
+            if ((rc = prop_list(d, &s->properties, &s->n_properties)))
+                return rc;
+        } else if (!view && weir__sql_is_kw(p, 0, "DEFAULT") &&
+                   weir__sql_is_kw(p, 1, "COLLATION")) {
+            p->i += 2;
+            if (!weir__sql_ident(p))
+                return WEIR_ESQL;
+        } else if (weir__sql_is_kw(p, 0, "LOCATION")) {
+            snprintf(msg, sizeof(msg),
+                     "Specifying location is not supported for CREATE %s "
+                     "statements. The storage location for a pipeline dataset "
+                     "is managed by the pipeline itself.",
+                     d->what);
+            return not_allowed(d, at, msg);
+        } else if (weir__sql_is_kw(p, 0, "OPTIONS")) {
+            snprintf(msg, sizeof(msg),
+                     "Options are not supported for CREATE %s statements. "
+                     "Please remove any OPTIONS lists specified in the "
+                     "statement.",
+                     d->what);
+            return not_allowed(d, at, msg);
+        } else if (weir__sql_is_kw(p, 0, "CLUSTERED") &&
+                   weir__sql_is_kw(p, 1, "BY")) {
+            snprintf(msg, sizeof(msg),
+                     "Bucketing is not supported for CREATE %s statements. "
+                     "Please remove any bucket spec specified in the "
+                     "statement.",
+                     d->what);
+            return not_allowed(d, at, msg);
+        } else if (weir__sql_is_kw(p, 0, "STORED") && weir__sql_is_kw(p, 1, "AS")) {
+            snprintf(msg, sizeof(msg),
+                     "The STORED AS syntax is not supported for CREATE %s "
+                     "statements. Consider using the Data Source based USING "
+                     "clause instead.",
+                     d->what);
+            return not_allowed(d, at, msg);
+        } else if (weir__sql_is_kw(p, 0, "ROW") && weir__sql_is_kw(p, 1, "FORMAT")) {
+            snprintf(msg, sizeof(msg),
+                     "Hive SerDe format options are not supported for CREATE "
+                     "%s statements. Consider using the Data Source based "
+                     "USING clause instead.",
+                     d->what);
+            return not_allowed(d, at, msg);
+        } else if (weir__sql_is_kw(p, 0, "FLOW") &&
+                   weir__sql_is_kw(p, 1, "AUTO")) {
+            return weir__sql_error_tok(p, at, WEIR_ESQL, "UNSUPPORTED_SPARK_SQL",
+                                       "AUTO CDC flows are not supported");
+        } else {
+            return 0;
+        }
+    }
+}
+
+static int create_dataset(ddl *d, weir_sql_stmt_kind kind)
+{
+    sql_parser *p = &d->p;
+    weir_sql_stmt *s = d->s;
+    s->kind = kind;
+    d->what = kind == WEIR_SQL_CREATE_MATERIALIZED_VIEW ? "MATERIALIZED VIEW"
+                                                        : "STREAMING TABLE";
+    int rc;
+    if (weir__sql_is_kw(p, 0, "IF") && weir__sql_is_kw(p, 1, "NOT") &&
+        weir__sql_is_kw(p, 2, "EXISTS")) {
+        p->i += 3;
+        s->if_not_exists = true;
+    }
+    if ((rc = dataset_name(d, &s->name)))
+        return rc;
+    if (weir__sql_is_op(p, 0, "(") && (rc = column_list(d, true)))
+        return rc;
+    if ((rc = dataset_clauses(d, false)))
+        return rc;
+    if (weir__sql_accept_kw(p, "AS"))
+        return query_tail(d);
+    if (weir__sql_peek(p, 0)->kind != TK_EOF ||
+        kind == WEIR_SQL_CREATE_MATERIALIZED_VIEW)
+        return weir__sql_syntax_error(p);
+    return 0;
+}
+
+static int create_view(ddl *d, bool temporary)
+{
+    sql_parser *p = &d->p;
+    weir_sql_stmt *s = d->s;
+    s->kind = temporary ? WEIR_SQL_CREATE_TEMPORARY_VIEW : WEIR_SQL_CREATE_VIEW;
+    d->what = "VIEW";
+    int rc;
+    if (weir__sql_is_kw(p, 0, "IF") && weir__sql_is_kw(p, 1, "NOT") &&
+        weir__sql_is_kw(p, 2, "EXISTS")) {
+        p->i += 3;
+        s->if_not_exists = true;
+    }
+    const sql_token *at = weir__sql_peek(p, 0);
+    if ((rc = dataset_name(d, &s->name)))
+        return rc;
+    if (temporary && s->name.n > 1) {
+        const char *t;
+        if ((rc = name_text(d, &s->name, &t)))
+            return rc;
+        return weir__sql_error_tok(p, at, WEIR_ESQL, "INVALID_TEMP_OBJ_QUALIFIER",
+                                   "CREATE TEMPORARY VIEW only accepts "
+                                   "single-part view names, but got: %s",
+                                   t);
+    }
+    if (weir__sql_is_op(p, 0, "(")) {
+        /* (a [COMMENT '..'], b) */
+        p->i++;
+        do {
+            if ((rc = column_def(d, false)))
+                return rc;
+        } while (weir__sql_accept_op(p, ","));
+        if ((rc = weir__sql_expect_op(p, ")")))
+            return rc;
+    }
+    if ((rc = dataset_clauses(d, true)))
+        return rc;
+    if ((rc = weir__sql_expect_kw(p, "AS")))
+        return rc;
+    return query_tail(d);
+}
+
+static int flow_error(ddl *d, const sql_token *at, const char *msg)
+{
+    return weir__sql_error_tok(&d->p, at, WEIR_ESQL, REG_ERROR, "%s", msg);
+}
+
+static int create_flow(ddl *d)
+{
+    sql_parser *p = &d->p;
+    weir_sql_stmt *s = d->s;
+    s->kind = WEIR_SQL_CREATE_FLOW;
+    const sql_token *at = weir__sql_peek(p, 0);
+    int rc = weir__sql_parse_name(&s->name, p);
+    if (rc)
+        return rc;
+    weir__sql_strip_live(&s->name);
+    if (s->name.n > 1) {
+        const char *t;
+        if ((rc = name_text(d, &s->name, &t)))
+            return rc;
+        return weir__sql_error_tok(p, at, WEIR_ESQL,
+                                   "MULTIPART_FLOW_NAME_NOT_SUPPORTED",
+                                   "Flow with multipart name '%s' is not "
+                                   "supported.",
+                                   t);
+    }
+    if (weir__sql_accept_kw(p, "COMMENT") && !(s->comment = weir__sql_string(p)))
+        return WEIR_ESQL;
+    if ((rc = weir__sql_expect_kw(p, "AS")))
+        return rc;
+    const sql_token *body = weir__sql_peek(p, 0);
+    if (weir__sql_is_kw(p, 0, "AUTO") && weir__sql_is_kw(p, 1, "CDC"))
+        return weir__sql_error_tok(p, body, WEIR_ESQL, "UNSUPPORTED_SPARK_SQL",
+                                   "AUTO CDC flows are not supported");
+    if (!weir__sql_accept_kw(p, "INSERT"))
+        return flow_error(d, body, "Unable flow type. Only INSERT INTO flows "
+                                   "are supported.");
+    if (weir__sql_is_kw(p, 0, "OVERWRITE"))
+        return flow_error(d, body, "INSERT OVERWRITE flows not supported.");
+    if ((rc = weir__sql_expect_kw(p, "INTO")))
+        return rc;
+    if (weir__sql_accept_kw(p, "ONCE"))
+        s->once = true;
+    weir__sql_accept_kw(p, "TABLE");
+    if ((rc = dataset_name(d, &s->target)))
+        return rc;
+    if (weir__sql_is_kw(p, 0, "PARTITION"))
+        return flow_error(d, body, "Partition spec may not be specified for "
+                                   "flow target.");
+    if (weir__sql_is_kw(p, 0, "IF") && weir__sql_is_kw(p, 1, "NOT"))
+        return flow_error(d, body, "IF NOT EXISTS not supported for flows.");
+    if (weir__sql_is_op(p, 0, "(") && !(weir__sql_is_kw(p, 1, "SELECT") ||
+                                        weir__sql_is_kw(p, 1, "WITH") ||
+                                        weir__sql_is_kw(p, 1, "VALUES") ||
+                                        weir__sql_is_op(p, 1, "(")))
+        return flow_error(d, body, "Column schema may not be specified for "
+                                   "flow target.");
+    if (!(weir__sql_is_kw(p, 0, "BY") && weir__sql_is_kw(p, 1, "NAME")))
+        return flow_error(d, body, "Only INSERT INTO by name flows supported.");
+    p->i += 2;
+    if (weir__sql_accept_kw(p, "ONCE"))
+        s->once = true;
+    return query_tail(d);
+}
+
+static int create_sink(ddl *d)
+{
+    sql_parser *p = &d->p;
+    weir_sql_stmt *s = d->s;
+    s->kind = WEIR_SQL_CREATE_SINK;
+    const sql_token *at = weir__sql_peek(p, 0);
+    int rc = dataset_name(d, &s->name);
+    if (rc)
+        return rc;
+    if (s->name.n > 1) {
+        const char *t;
+        if ((rc = name_text(d, &s->name, &t)))
+            return rc;
+        return weir__sql_error_tok(p, at, WEIR_ESQL,
+                                   "MULTIPART_SINK_NAME_NOT_SUPPORTED",
+                                   "Sink with multipart name '%s' is not "
+                                   "supported.",
+                                   t);
+    }
+    for (;;) {
+        if (weir__sql_accept_kw(p, "USING")) {
+            const sql_token *t = weir__sql_peek(p, 0);
+            if (t->kind != TK_IDENT && t->kind != TK_QIDENT && t->kind != TK_STRING)
+                return weir__sql_syntax_error(p);
+            s->format = t->text;
+            p->i++;
+        } else if (weir__sql_accept_kw(p, "OPTIONS")) {
+            if ((rc = prop_list(d, &s->options, &s->n_options)))
+                return rc;
+        } else if (weir__sql_accept_kw(p, "COMMENT")) {
+            if (!(s->comment = weir__sql_string(p)))
+                return WEIR_ESQL;
+        } else {
+            break;
+        }
+    }
+    if (!s->format)
+        return weir__sql_syntax_error(p);
+    if (weir__sql_peek(p, 0)->kind != TK_EOF)
+        return weir__sql_syntax_error(p);
+    return 0;
+}
+
+static const char *plan_name(const sql_parser *p)
+{
+    static const struct {
+        const char *kw, *kw2, *plan;
+    } PLANS[] = {
+        { "SELECT", NULL, "Project" },
+        { "WITH", NULL, "UnresolvedWith" },
+        { "VALUES", NULL, "UnresolvedInlineTable" },
+        { "FROM", NULL, "Project" },
+        { "TABLE", NULL, "Project" },
+        { "INSERT", NULL, "InsertIntoStatement" },
+        { "DELETE", NULL, "DeleteFromTable" },
+        { "UPDATE", NULL, "UpdateTable" },
+        { "MERGE", NULL, "MergeIntoTable" },
+        { "DROP", "TABLE", "DropTable" },
+        { "DROP", "VIEW", "DropView" },
+        { "DROP", "SCHEMA", "DropNamespace" },
+        { "DROP", "DATABASE", "DropNamespace" },
+        { "DROP", "FUNCTION", "DropFunction" },
+        { "ALTER", "TABLE", "AlterTableCommand" },
+        { "ALTER", "VIEW", "AlterViewAs" },
+        { "CREATE", "SCHEMA", "CreateNamespace" },
+        { "CREATE", "DATABASE", "CreateNamespace" },
+        { "CREATE", "FUNCTION", "CreateFunction" },
+        { "CREATE", "TABLE", "CreateTable" },
+        { "TRUNCATE", NULL, "TruncateTable" },
+        { "SHOW", NULL, "ShowTables" },
+        { "DESCRIBE", NULL, "DescribeRelation" },
+        { "DESC", NULL, "DescribeRelation" },
+        { "EXPLAIN", NULL, "ExplainCommand" },
+        { "CACHE", NULL, "CacheTable" },
+        { "ANALYZE", NULL, "AnalyzeTable" },
+        { "REFRESH", NULL, "RefreshTable" },
+        { "RESET", NULL, "ResetCommand" },
+        { NULL, NULL, NULL }
+    };
+    for (int i = 0; PLANS[i].kw; i++) {
+        if (!weir__sql_is_kw(p, 0, PLANS[i].kw))
+            continue;
+        if (!PLANS[i].kw2)
+            return PLANS[i].plan;
+        for (size_t k = 1; k < 5; k++)
+            if (weir__sql_is_kw(p, k, PLANS[i].kw2))
+                return PLANS[i].plan;
+    }
+    return NULL;
+}
+
+static int unsupported(ddl *d)
+{
+    sql_parser *p = &d->p;
+    const sql_token *t = weir__sql_peek(p, 0);
+    const char *plan = plan_name(p);
+    if (plan && strcmp(plan, "CreateTable") == 0) {
+        for (size_t k = 1; k < p->n - p->i; k++)
+            if (weir__sql_is_kw(p, k, "AS") || weir__sql_is_kw(p, k, "SELECT")) {
+                plan = "CreateTableAsSelect";
+                break;
+            }
+    }
+    if (!plan)
+        return weir__sql_syntax_error(p);
+    return weir__sql_error_tok(p, t, WEIR_ESQL, REG_ERROR,
+                               "Unsupported plan %s parsed from SQL query", plan);
+}
+
+/* Raw text of tokens [a, b) trimmed; backticks around the whole removed. */
+static const char *raw_text(ddl *d, size_t a, size_t b)
+{
+    sql_parser *p = &d->p;
+    if (a >= b)
+        return "";
+    unsigned s = p->t[a].off, e = p->t[b - 1].off + p->t[b - 1].len;
+    if (b - a == 1 && p->t[a].kind == TK_QIDENT)
+        return p->t[a].text;
+    return weir__arena_strndup(p->arena, p->src->text + s, e - s);
+}
+
+static int set_stmt(ddl *d, const sql_token *start)
+{
+    sql_parser *p = &d->p;
+    weir_sql_stmt *s = d->s;
+    if (weir__sql_accept_kw(p, "CATALOG")) {
+        s->kind = WEIR_SQL_USE_CATALOG;
+        const sql_token *at = weir__sql_peek(p, 0);
+        if (at->kind == TK_STRING) {
+            p->i++;
+            const char **parts = weir__arena_array(p->arena, 1, sizeof(*parts));
+            if (!parts)
+                return oom(d);
+            parts[0] = at->text;
+            s->name.parts = parts;
+            s->name.n = 1;
+            s->name.pos = weir__sql_tok_pos(at);
+        } else {
+            int rc = weir__sql_parse_name(&s->name, p);
+            if (rc)
+                return rc;
+        }
+        if (s->name.n != 1 || weir__sql_peek(p, 0)->kind != TK_EOF)
+            return weir__sql_error_tok(p, at, WEIR_ESQL, REG_ERROR,
+                                       "Failed to resolve catalog expression: "
+                                       "%s",
+                                       raw_text(d, (size_t)(at - p->t), p->n));
+        return 0;
+    }
+    s->kind = WEIR_SQL_SET;
+    size_t eq = p->i;
+    while (eq < p->n && !(p->t[eq].kind == TK_OP && strcmp(p->t[eq].text, "=") == 0))
+        eq++;
+    if (p->i == p->n)
+        return weir__sql_error_tok(p, start, WEIR_ESQL, NULL,
+                                   "Invalid SET command without key-value pair");
+    if (eq == p->n)
+        return weir__sql_error_tok(p, start, WEIR_ESQL, NULL,
+                                   "Invalid SET command without value");
+    s->set_key = raw_text(d, p->i, eq);
+    s->set_value = raw_text(d, eq + 1, p->n);
+    if (!s->set_key || !s->set_value)
+        return oom(d);
+    if (!*s->set_key)
+        return weir__sql_error_tok(p, start, WEIR_ESQL, NULL,
+                                   "Invalid SET command without key-value pair");
+    p->i = p->n;
+    return 0;
+}
+
+static int use_stmt(ddl *d)
+{
+    sql_parser *p = &d->p;
+    weir_sql_stmt *s = d->s;
+    int rc;
+    if (weir__sql_accept_kw(p, "CATALOG")) {
+        s->kind = WEIR_SQL_USE_CATALOG;
+        const sql_token *at = weir__sql_peek(p, 0);
+        if ((rc = weir__sql_parse_name(&s->name, p)))
+            return rc;
+        if (s->name.n != 1)
+            return weir__sql_error_tok(p, at, WEIR_ESQL, REG_ERROR,
+                                       "Failed to resolve catalog expression: "
+                                       "%s",
+                                       raw_text(d, (size_t)(at - p->t), p->n));
+    } else {
+        s->kind = WEIR_SQL_USE_SCHEMA;
+        if (!weir__sql_accept_kw(p, "SCHEMA") && !weir__sql_accept_kw(p, "DATABASE"))
+            weir__sql_accept_kw(p, "NAMESPACE");
+        const sql_token *at = weir__sql_peek(p, 0);
+        if ((rc = weir__sql_parse_name(&s->name, p)))
+            return rc;
+        if (s->name.n > 2)
+            return weir__sql_error_tok(p, at, WEIR_ESQL, NULL,
+                                       "Invalid schema identifier provided on "
+                                       "USE command: %s",
+                                       raw_text(d, (size_t)(at - p->t), p->n));
+    }
+    if (weir__sql_peek(p, 0)->kind != TK_EOF)
+        return weir__sql_syntax_error(p);
+    return 0;
+}
+
+static int create_stmt(ddl *d)
+{
+    sql_parser *p = &d->p;
+    weir_sql_stmt *s = d->s;
+    bool or_replace = false;
+    if (weir__sql_is_kw(p, 0, "OR") && weir__sql_is_kw(p, 1, "REFRESH")) {
+        p->i += 2;
+        s->or_refresh = true;
+    } else if (weir__sql_is_kw(p, 0, "OR") && weir__sql_is_kw(p, 1, "REPLACE")) {
+        p->i += 2;
+        or_replace = true;
+    }
+    if (weir__sql_accept_kw(p, "PRIVATE"))
+        s->is_private = true;
+    bool temporary = weir__sql_accept_kw(p, "TEMPORARY") ||
+                     weir__sql_accept_kw(p, "TEMP");
+    if (weir__sql_is_kw(p, 0, "MATERIALIZED") && weir__sql_is_kw(p, 1, "VIEW") &&
+        !temporary) {
+        p->i += 2;
+        return create_dataset(d, WEIR_SQL_CREATE_MATERIALIZED_VIEW);
+    }
+    if (weir__sql_is_kw(p, 0, "STREAMING") && weir__sql_is_kw(p, 1, "TABLE") &&
+        !temporary) {
+        p->i += 2;
+        return create_dataset(d, WEIR_SQL_CREATE_STREAMING_TABLE);
+    }
+    if ((weir__sql_is_kw(p, 0, "STREAMING") || weir__sql_is_kw(p, 0, "INCREMENTAL")) &&
+        weir__sql_is_kw(p, 1, "LIVE") && weir__sql_is_kw(p, 2, "TABLE") &&
+        !temporary) {
+        p->i += 3;
+        return create_dataset(d, WEIR_SQL_CREATE_STREAMING_TABLE);
+    }
+    if (weir__sql_is_kw(p, 0, "LIVE") && weir__sql_is_kw(p, 1, "TABLE") &&
+        !temporary) {
+        p->i += 2;
+        return create_dataset(d, WEIR_SQL_CREATE_MATERIALIZED_VIEW);
+    }
+    if (weir__sql_is_kw(p, 0, "LIVE") && weir__sql_is_kw(p, 1, "VIEW")) {
+        p->i += 2;
+        return create_view(d, true);
+    }
+    if (weir__sql_accept_kw(p, "VIEW")) {
+        (void)or_replace;
+        return create_view(d, temporary);
+    }
+    if (!temporary && weir__sql_accept_kw(p, "FLOW"))
+        return create_flow(d);
+    if (!temporary && weir__sql_accept_kw(p, "SINK"))
+        return create_sink(d);
+    p->i = 0;
+    return unsupported(d);
+}
+
+static int parse_statement(ddl *d)
+{
+    sql_parser *p = &d->p;
+    const sql_token *t = weir__sql_peek(p, 0);
+    d->s->pos = weir__sql_tok_pos(t);
+    if (weir__sql_accept_kw(p, "CREATE"))
+        return create_stmt(d);
+    if (weir__sql_accept_kw(p, "SET"))
+        return set_stmt(d, t);
+    if (weir__sql_accept_kw(p, "USE"))
+        return use_stmt(d);
+    return unsupported(d);
+}
+
+int weir__sql_parse_file(weir_sql_stmt **out, size_t *n_out, weir_arena *arena,
+                         const weir_sql_source *src, weir__diags *diags)
+{
+    weir_error err;
+    weir_sql_span *spans;
+    size_t n_spans;
+    *out = NULL;
+    *n_out = 0;
+    weir__error_clear(&err);
+    int rc = weir__sql_split(&spans, &n_spans, arena, src, &err);
+    if (rc) {
+        weir__diags_add(diags, &err);
+        return rc == WEIR_ENOMEM ? rc : WEIR_ESQL;
+    }
+    weir_sql_stmt *stmts = weir__arena_array(arena, n_spans ? n_spans : 1,
+                                             sizeof(*stmts));
+    if (!stmts)
+        return WEIR_ENOMEM;
+    size_t n = 0;
+    bool failed = false;
+    for (size_t i = 0; i < n_spans; i++) {
+        ddl d;
+        memset(&d, 0, sizeof(d));
+        weir__error_clear(&err);
+        weir_sql_stmt *s = &stmts[n];
+        memset(s, 0, sizeof(*s));
+        d.s = s;
+        s->offset = spans[i].offset;
+        s->len = spans[i].len;
+        s->src = src;
+        rc = weir__sql_parser_init(&d.p, arena, src, spans[i].offset,
+                                   spans[i].len, &err);
+        if (!rc)
+            rc = parse_statement(&d);
+        if (rc == WEIR_ENOMEM || weir__arena_failed(arena))
+            return WEIR_ENOMEM;
+        if (rc) {
+            if (!err.code)
+                WEIR_ERR(&err, WEIR_ESQL, "PARSE_SYNTAX_ERROR", "Syntax error");
+            if (weir__diags_add(diags, &err))
+                return WEIR_ENOMEM;
+            failed = true;
+            continue;
+        }
+        n++;
+    }
+    *out = n ? stmts : NULL;
+    *n_out = n;
+    return failed ? WEIR_ESQL : 0;
+}

@@ -1,0 +1,1176 @@
+/*
+ * The Spark SQL expression parser: recursive descent over tokens with
+ * Spark's precedence (OR < AND < NOT < predicates < comparison < | < ^ < &
+ * < + - || < * / % div < unary < postfix [] . ::), building arena nodes
+ * that keep their source positions. Covers literals and typed literals,
+ * intervals, CASE, CAST/TRY_CAST, EXTRACT, TRIM, POSITION, function calls
+ * with DISTINCT, named arguments, FILTER, WITHIN GROUP, IGNORE NULLS and
+ * OVER, lambdas, subqueries, IN/EXISTS/BETWEEN/LIKE/IS predicates.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+#include "util/str.h"
+
+static void *oom(sql_parser *p)
+{
+    WEIR_ERR(p->err, WEIR_ENOMEM, NULL, "out of memory");
+    return NULL;
+}
+#define OOM(p) oom(p)
+
+static weir_sql_expr *new_expr(sql_parser *p, sql_expr_kind k,
+                               const sql_token *at)
+{
+    weir_sql_expr *e = weir__arena_alloc(p->arena, sizeof(*e));
+    if (!e)
+        return OOM(p);
+    e->kind = k;
+    e->pos = weir__sql_tok_pos(at);
+    e->src = p->src;
+    return e;
+}
+
+static weir_sql_expr *fin(sql_parser *p, weir_sql_expr *e)
+{
+    if (e)
+        e->end = weir__sql_prev_end(p);
+    return e;
+}
+
+static bool push_expr(sql_parser *p, weir_sql_expr ***list, size_t *n,
+                      size_t *cap, weir_sql_expr *e)
+{
+    *list = weir__sql_grow(p->arena, *list, cap, *n, sizeof(**list));
+    if (!*list) {
+        OOM(p);
+        return false;
+    }
+    (*list)[(*n)++] = e;
+    return true;
+}
+
+static bool push_name(sql_parser *p, const char ***list, size_t *n,
+                      size_t *cap, const char *s)
+{
+    *list = weir__sql_grow(p->arena, *list, cap, *n, sizeof(**list));
+    if (!*list) {
+        OOM(p);
+        return false;
+    }
+    (*list)[(*n)++] = s;
+    return true;
+}
+
+static weir_sql_expr *parse_or(sql_parser *p);
+static weir_sql_expr *parse_value(sql_parser *p, int min_prec);
+static weir_sql_expr *parse_primary(sql_parser *p);
+
+static bool enter(sql_parser *p)
+{
+    if (++p->depth > SQL_MAX_DEPTH) {
+        weir__sql_error_tok(p, weir__sql_peek(p, 0), WEIR_ESQL,
+                            "PARSE_SYNTAX_ERROR",
+                            "Expression nested too deeply (more than %d "
+                            "levels)",
+                            SQL_MAX_DEPTH);
+        return false;
+    }
+    return true;
+}
+
+weir_sql_expr *weir__sql_expr(sql_parser *p)
+{
+    if (!enter(p)) {
+        p->depth--;
+        return NULL;
+    }
+    weir_sql_expr *e = parse_or(p);
+    p->depth--;
+    return e;
+}
+
+static weir_sql_expr *binary(sql_parser *p, const sql_token *at, const char *op,
+                             weir_sql_expr *a, weir_sql_expr *b)
+{
+    weir_sql_expr *e = new_expr(p, EX_BINARY, at);
+    if (!e)
+        return NULL;
+    e->op = op;
+    e->a = a;
+    e->b = b;
+    e->pos = a->pos;
+    return fin(p, e);
+}
+
+static weir_sql_expr *parse_predicate(sql_parser *p);
+
+/* NOT binds looser than predicates but tighter than AND. */
+static weir_sql_expr *parse_not(sql_parser *p)
+{
+    if (weir__sql_is_kw(p, 0, "NOT") || weir__sql_is_op(p, 0, "!")) {
+        const sql_token *t = &p->t[p->i++];
+        if (!enter(p)) {
+            p->depth--;
+            return NULL;
+        }
+        weir_sql_expr *a = parse_not(p);
+        p->depth--;
+        if (!a)
+            return NULL;
+        weir_sql_expr *e = new_expr(p, EX_UNARY, t);
+        if (!e)
+            return NULL;
+        e->op = "NOT";
+        e->a = a;
+        return fin(p, e);
+    }
+    return parse_predicate(p);
+}
+
+static weir_sql_expr *parse_and(sql_parser *p)
+{
+    weir_sql_expr *l = parse_not(p);
+    while (l && weir__sql_is_kw(p, 0, "AND")) {
+        const sql_token *t = &p->t[p->i++];
+        weir_sql_expr *r = parse_not(p);
+        if (!r)
+            return NULL;
+        l = binary(p, t, "AND", l, r);
+    }
+    return l;
+}
+
+static weir_sql_expr *parse_or(sql_parser *p)
+{
+    weir_sql_expr *l = parse_and(p);
+    while (l && weir__sql_is_kw(p, 0, "OR")) {
+        const sql_token *t = &p->t[p->i++];
+        weir_sql_expr *r = parse_and(p);
+        if (!r)
+            return NULL;
+        l = binary(p, t, "OR", l, r);
+    }
+    return l;
+}
+
+static bool at_query_start(const sql_parser *p, size_t k)
+{
+    return weir__sql_is_kw(p, k, "SELECT") || weir__sql_is_kw(p, k, "WITH") ||
+           weir__sql_is_kw(p, k, "VALUES") || weir__sql_is_kw(p, k, "FROM") ||
+           weir__sql_is_kw(p, k, "TABLE");
+}
+
+/* Is a parenthesised query starting at k (through nested parens)? */
+static bool paren_query(const sql_parser *p, size_t k)
+{
+    while (weir__sql_is_op(p, k, "("))
+        k++;
+    return at_query_start(p, k);
+}
+
+static weir_sql_expr *parse_in(sql_parser *p, weir_sql_expr *l, bool neg,
+                               const sql_token *t)
+{
+    weir_sql_expr *e = new_expr(p, EX_IN, t);
+    if (!e)
+        return NULL;
+    e->a = l;
+    e->negated = neg;
+    e->pos = l->pos;
+    if (weir__sql_expect_op(p, "("))
+        return NULL;
+    if (paren_query(p, 0)) {
+        e->query = weir__sql_query(p);
+        if (!e->query)
+            return NULL;
+    } else {
+        size_t cap = 0;
+        do {
+            weir_sql_expr *v = weir__sql_expr(p);
+            if (!v || !push_expr(p, &e->list, &e->n, &cap, v))
+                return NULL;
+        } while (weir__sql_accept_op(p, ","));
+    }
+    if (weir__sql_expect_op(p, ")"))
+        return NULL;
+    return fin(p, e);
+}
+
+static weir_sql_expr *parse_predicate(sql_parser *p)
+{
+    weir_sql_expr *l = parse_value(p, 0);
+    if (!l)
+        return NULL;
+    for (;;) {
+        const sql_token *t = weir__sql_peek(p, 0);
+        bool neg = false;
+        size_t k = 0;
+        if (weir__sql_is_kw(p, 0, "NOT")) {
+            neg = true;
+            k = 1;
+        }
+        if (weir__sql_is_kw(p, k, "BETWEEN")) {
+            p->i += k + 1;
+            weir_sql_expr *e = new_expr(p, EX_BETWEEN, t);
+            if (!e)
+                return NULL;
+            e->a = l;
+            e->negated = neg;
+            e->pos = l->pos;
+            if (!(e->b = parse_value(p, 0)) || weir__sql_expect_kw(p, "AND") ||
+                !(e->c = parse_value(p, 0)))
+                return NULL;
+            l = fin(p, e);
+        } else if (weir__sql_is_kw(p, k, "IN")) {
+            p->i += k + 1;
+            l = parse_in(p, l, neg, t);
+            if (!l)
+                return NULL;
+        } else if (weir__sql_is_kw(p, k, "LIKE") ||
+                   weir__sql_is_kw(p, k, "ILIKE") ||
+                   weir__sql_is_kw(p, k, "RLIKE") ||
+                   weir__sql_is_kw(p, k, "REGEXP")) {
+            const sql_token *opt = weir__sql_peek(p, k);
+            p->i += k + 1;
+            weir_sql_expr *e = new_expr(p, EX_LIKE, t);
+            if (!e)
+                return NULL;
+            e->a = l;
+            e->negated = neg;
+            e->pos = l->pos;
+            e->op = weir__str_ieq(opt->text, "LIKE")    ? "LIKE"
+                    : weir__str_ieq(opt->text, "ILIKE") ? "ILIKE"
+                                                        : "RLIKE";
+            if (e->op[0] != 'R' && (weir__sql_is_kw(p, 0, "ANY") ||
+                                    weir__sql_is_kw(p, 0, "SOME") ||
+                                    weir__sql_is_kw(p, 0, "ALL")) &&
+                weir__sql_is_op(p, 1, "(")) {
+                e->quant = weir__sql_is_kw(p, 0, "ALL") ? "ALL" : "ANY";
+                p->i += 2;
+                size_t cap = 0;
+                do {
+                    weir_sql_expr *v = weir__sql_expr(p);
+                    if (!v || !push_expr(p, &e->list, &e->n, &cap, v))
+                        return NULL;
+                } while (weir__sql_accept_op(p, ","));
+                if (weir__sql_expect_op(p, ")"))
+                    return NULL;
+            } else {
+                if (!(e->b = parse_value(p, 0)))
+                    return NULL;
+                if (e->op[0] != 'R' && weir__sql_accept_kw(p, "ESCAPE")) {
+                    const sql_token *st = weir__sql_peek(p, 0);
+                    const char *esc = weir__sql_string(p);
+                    if (!esc)
+                        return NULL;
+                    weir_sql_expr *c = new_expr(p, EX_LIT, st);
+                    if (!c)
+                        return NULL;
+                    c->lit = LIT_STRING;
+                    c->text = esc;
+                    e->c = fin(p, c);
+                }
+            }
+            l = fin(p, e);
+        } else if (!neg && weir__sql_is_kw(p, 0, "IS")) {
+            p->i++;
+            weir_sql_expr *e = new_expr(p, EX_IS, t);
+            if (!e)
+                return NULL;
+            e->a = l;
+            e->pos = l->pos;
+            e->negated = weir__sql_accept_kw(p, "NOT");
+            if (weir__sql_accept_kw(p, "NULL")) {
+                e->op = "NULL";
+            } else if (weir__sql_accept_kw(p, "TRUE")) {
+                e->op = "TRUE";
+            } else if (weir__sql_accept_kw(p, "FALSE")) {
+                e->op = "FALSE";
+            } else if (weir__sql_accept_kw(p, "UNKNOWN")) {
+                e->op = "NULL";
+            } else if (weir__sql_accept_kw(p, "DISTINCT")) {
+                if (weir__sql_expect_kw(p, "FROM") ||
+                    !(e->b = parse_value(p, 0)))
+                    return NULL;
+                e->op = "DISTINCT";
+            } else {
+                weir__sql_syntax_error(p);
+                return NULL;
+            }
+            l = fin(p, e);
+        } else {
+            break;
+        }
+    }
+    return l;
+}
+
+/* Binary operator precedence (higher binds tighter); 0 = not binary. */
+static int binop_prec(const sql_parser *p, const char **op)
+{
+    const sql_token *t = weir__sql_peek(p, 0);
+    if (t->kind == TK_IDENT) {
+        if (weir__str_ieq(t->text, "DIV")) {
+            *op = "div";
+            return 7;
+        }
+        return 0;
+    }
+    if (t->kind != TK_OP)
+        return 0;
+    static const struct {
+        const char *tok, *op;
+        int prec;
+    } OPS[] = {
+        { "*", "*", 7 },   { "/", "/", 7 },   { "%", "%", 7 },
+        { "+", "+", 6 },   { "-", "-", 6 },   { "||", "||", 6 },
+        { "&", "&", 5 },   { "^", "^", 4 },   { "|", "|", 3 },
+        { "=", "=", 2 },   { "==", "=", 2 },  { "<>", "<>", 2 },
+        { "!=", "<>", 2 }, { "<", "<", 2 },   { "<=", "<=", 2 },
+        { ">", ">", 2 },   { ">=", ">=", 2 }, { "<=>", "<=>", 2 },
+        { NULL, NULL, 0 }
+    };
+    for (int i = 0; OPS[i].tok; i++) {
+        if (strcmp(t->text, OPS[i].tok) == 0) {
+            *op = OPS[i].op;
+            return OPS[i].prec;
+        }
+    }
+    return 0;
+}
+
+static weir_sql_expr *parse_unary(sql_parser *p)
+{
+    const sql_token *t = weir__sql_peek(p, 0);
+    if (weir__sql_is_op(p, 0, "-") || weir__sql_is_op(p, 0, "+") ||
+        weir__sql_is_op(p, 0, "~")) {
+        p->i++;
+        if (!enter(p))
+            return NULL;
+        weir_sql_expr *a = parse_unary(p);
+        p->depth--;
+        if (!a)
+            return NULL;
+        /* Fold -<number> into a literal (Spark does the same). */
+        if (t->text[0] == '-' && a->kind == EX_LIT && a->lit >= LIT_INT &&
+            a->lit <= LIT_BIGDECIMAL && a->text[0] != '-') {
+            a->text = weir__arena_printf(p->arena, "-%s", a->text);
+            if (!a->text)
+                return OOM(p);
+            a->pos = weir__sql_tok_pos(t);
+            return a;
+        }
+        weir_sql_expr *e = new_expr(p, EX_UNARY, t);
+        if (!e)
+            return NULL;
+        e->op = t->text[0] == '-' ? "-" : t->text[0] == '+' ? "+" : "~";
+        e->a = a;
+        return fin(p, e);
+    }
+    return parse_primary(p);
+}
+
+static weir_sql_expr *parse_value(sql_parser *p, int min_prec)
+{
+    if (!enter(p)) {
+        p->depth--;
+        return NULL;
+    }
+    weir_sql_expr *l = parse_unary(p);
+    while (l) {
+        const char *op = NULL;
+        int prec = binop_prec(p, &op);
+        if (prec == 0 || prec <= min_prec)
+            break;
+        const sql_token *t = &p->t[p->i++];
+        weir_sql_expr *r = parse_value(p, prec);
+        if (!r) {
+            l = NULL;
+            break;
+        }
+        l = binary(p, t, op, l, r);
+    }
+    p->depth--;
+    return l;
+}
+
+/* ------------------------------------------------------------------------
+ * Primary expressions
+ * ------------------------------------------------------------------------ */
+
+static weir_sql_expr *number_literal(sql_parser *p, const sql_token *t)
+{
+    weir_sql_expr *e = new_expr(p, EX_LIT, t);
+    if (!e)
+        return NULL;
+    const char *s = t->text;
+    size_t n = strlen(s);
+    bool frac = strchr(s, '.') != NULL;
+    bool expo = strpbrk(s, "eE") != NULL;
+    e->lit = expo ? LIT_DOUBLE : frac ? LIT_DECIMAL : LIT_INT;
+    size_t cut = n;
+    if (n >= 2 && weir__str_ieq(s + n - 2, "BD")) {
+        e->lit = LIT_BIGDECIMAL;
+        cut = n - 2;
+    } else {
+        switch (s[n - 1]) {
+        case 'L': case 'l': e->lit = LIT_BIGINT; cut = n - 1; break;
+        case 'S': case 's': e->lit = LIT_SMALLINT; cut = n - 1; break;
+        case 'Y': case 'y': e->lit = LIT_TINYINT; cut = n - 1; break;
+        case 'D': case 'd': e->lit = LIT_DOUBLE; cut = n - 1; break;
+        case 'F': case 'f': e->lit = LIT_FLOAT; cut = n - 1; break;
+        default: break;
+        }
+    }
+    if ((e->lit == LIT_BIGINT || e->lit == LIT_SMALLINT ||
+         e->lit == LIT_TINYINT) && (frac || expo)) {
+        weir__sql_syntax_error(p);
+        return NULL;
+    }
+    if (e->lit == LIT_INT) {
+        /* Spark: INT if it fits, else BIGINT, else DECIMAL. */
+        size_t digits = cut;
+        const char *d = s;
+        while (digits > 1 && *d == '0') {
+            d++;
+            digits--;
+        }
+        if (digits > 19 ||
+            (digits == 19 && strncmp(d, "9223372036854775807", 19) > 0))
+            e->lit = LIT_DECIMAL;
+        else if (digits > 10 ||
+                 (digits == 10 && strncmp(d, "2147483647", 10) > 0))
+            e->lit = LIT_BIGINT;
+    }
+    e->text = weir__arena_strndup(p->arena, s, cut);
+    if (!e->text)
+        return OOM(p);
+    p->i++;
+    return fin(p, e);
+}
+
+static const char *interval_unit(const sql_parser *p)
+{
+    static const struct {
+        const char *w, *u;
+    } U[] = {
+        { "YEAR", "YEAR" },          { "YEARS", "YEAR" },
+        { "MONTH", "MONTH" },        { "MONTHS", "MONTH" },
+        { "WEEK", "WEEK" },          { "WEEKS", "WEEK" },
+        { "DAY", "DAY" },            { "DAYS", "DAY" },
+        { "HOUR", "HOUR" },          { "HOURS", "HOUR" },
+        { "MINUTE", "MINUTE" },      { "MINUTES", "MINUTE" },
+        { "SECOND", "SECOND" },      { "SECONDS", "SECOND" },
+        { "MILLISECOND", "MILLISECOND" }, { "MILLISECONDS", "MILLISECOND" },
+        { "MICROSECOND", "MICROSECOND" }, { "MICROSECONDS", "MICROSECOND" },
+        { NULL, NULL }
+    };
+    const sql_token *t = weir__sql_peek(p, 0);
+    if (t->kind != TK_IDENT)
+        return NULL;
+    for (int i = 0; U[i].w; i++)
+        if (weir__str_ieq(t->text, U[i].w))
+            return U[i].u;
+    return NULL;
+}
+
+static weir_sql_expr *parse_interval(sql_parser *p, const sql_token *start)
+{
+    weir_sql_expr *e = new_expr(p, EX_INTERVAL, start);
+    if (!e)
+        return NULL;
+    size_t cap = 0, ncap = 0;
+    for (;;) {
+        const sql_token *t = weir__sql_peek(p, 0);
+        bool neg = false;
+        if (weir__sql_is_op(p, 0, "-") || weir__sql_is_op(p, 0, "+")) {
+            neg = t->text[0] == '-';
+            p->i++;
+            t = weir__sql_peek(p, 0);
+        }
+        if (t->kind != TK_NUMBER && t->kind != TK_STRING)
+            break;
+        weir_sql_expr *v = new_expr(p, EX_LIT, t);
+        if (!v)
+            return NULL;
+        v->lit = t->kind == TK_STRING ? LIT_STRING : LIT_DECIMAL;
+        v->text = neg ? weir__arena_printf(p->arena, "-%s", t->text) : t->text;
+        if (!v->text)
+            return OOM(p);
+        p->i++;
+        fin(p, v);
+        const char *unit = interval_unit(p);
+        if (unit)
+            p->i++;
+        if (!push_expr(p, &e->list, &e->n, &cap, v) ||
+            !push_name(p, &e->names, &e->n_names, &ncap, unit))
+            return NULL;
+        if (!unit) {
+            if (t->kind != TK_STRING || e->n > 1) {
+                weir__sql_syntax_error(p);
+                return NULL;
+            }
+            break; /* INTERVAL '1 day 2 hours' */
+        }
+        if (weir__sql_accept_kw(p, "TO")) {
+            const char *to = interval_unit(p);
+            if (!to || e->n > 1 || t->kind != TK_STRING) {
+                weir__sql_syntax_error(p);
+                return NULL;
+            }
+            p->i++;
+            e->op = weir__arena_printf(p->arena, "%s TO %s", unit, to);
+            if (!e->op)
+                return OOM(p);
+            break;
+        }
+    }
+    if (e->n == 0) {
+        weir__sql_syntax_error(p);
+        return NULL;
+    }
+    return fin(p, e);
+}
+
+static weir_sql_expr *parse_case(sql_parser *p, const sql_token *t)
+{
+    weir_sql_expr *e = new_expr(p, EX_CASE, t);
+    if (!e)
+        return NULL;
+    if (!weir__sql_is_kw(p, 0, "WHEN") && !(e->a = weir__sql_expr(p)))
+        return NULL;
+    size_t cap = 0;
+    while (weir__sql_accept_kw(p, "WHEN")) {
+        weir_sql_expr *w = weir__sql_expr(p);
+        if (!w || weir__sql_expect_kw(p, "THEN"))
+            return NULL;
+        weir_sql_expr *th = weir__sql_expr(p);
+        if (!th || !push_expr(p, &e->list, &e->n, &cap, w) ||
+            !push_expr(p, &e->list, &e->n, &cap, th))
+            return NULL;
+    }
+    if (e->n == 0) {
+        weir__sql_syntax_error(p);
+        return NULL;
+    }
+    if (weir__sql_accept_kw(p, "ELSE") && !(e->b = weir__sql_expr(p)))
+        return NULL;
+    if (weir__sql_expect_kw(p, "END"))
+        return NULL;
+    return fin(p, e);
+}
+
+static weir_sql_expr *parse_cast(sql_parser *p, const sql_token *t, bool try_)
+{
+    weir_sql_expr *e = new_expr(p, EX_CAST, t);
+    if (!e)
+        return NULL;
+    e->flag = try_;
+    if (weir__sql_expect_op(p, "(") || !(e->a = weir__sql_expr(p)) ||
+        weir__sql_expect_kw(p, "AS"))
+        return NULL;
+    unsigned ts = weir__sql_peek(p, 0)->off;
+    if (weir__sql_type(&e->type, p))
+        return NULL;
+    e->type_text = weir__arena_strndup(p->arena, p->src->text + ts,
+                                       weir__sql_prev_end(p) - ts);
+    if (!e->type_text || weir__sql_expect_op(p, ")"))
+        return NULL;
+    return fin(p, e);
+}
+
+/* Arguments of a function call after '(' up to and including ')'. */
+static bool parse_args(sql_parser *p, weir_sql_expr *e)
+{
+    size_t cap = 0, ncap = 0;
+    bool named = false;
+    if (weir__sql_accept_op(p, ")"))
+        return true;
+    if (weir__sql_accept_kw(p, "DISTINCT"))
+        e->distinct = true;
+    else
+        weir__sql_accept_kw(p, "ALL");
+    do {
+        const char *name = NULL;
+        if ((weir__sql_peek(p, 0)->kind == TK_IDENT ||
+             weir__sql_peek(p, 0)->kind == TK_QIDENT) &&
+            weir__sql_is_op(p, 1, "=>")) {
+            name = p->t[p->i].text;
+            p->i += 2;
+            named = true;
+        }
+        weir_sql_expr *a;
+        if (weir__sql_is_op(p, 0, "*") &&
+            (weir__sql_is_op(p, 1, ")") || weir__sql_is_op(p, 1, ","))) {
+            a = new_expr(p, EX_STAR, weir__sql_peek(p, 0));
+            if (!a)
+                return false;
+            p->i++;
+            fin(p, a);
+        } else {
+            a = weir__sql_expr(p);
+        }
+        if (!a || !push_expr(p, &e->list, &e->n, &cap, a) ||
+            !push_name(p, &e->names, &e->n_names, &ncap, name))
+            return false;
+    } while (weir__sql_accept_op(p, ","));
+    if (weir__sql_accept_kw(p, "IGNORE")) {
+        if (weir__sql_expect_kw(p, "NULLS"))
+            return false;
+        e->ignore_nulls = 1;
+    } else if (weir__sql_accept_kw(p, "RESPECT")) {
+        if (weir__sql_expect_kw(p, "NULLS"))
+            return false;
+        e->ignore_nulls = 2;
+    }
+    if (weir__sql_expect_op(p, ")"))
+        return false;
+    if (!named)
+        e->n_names = 0; /* all positional */
+    return true;
+}
+
+static weir_sql_expr *parse_call(sql_parser *p, const sql_token *t,
+                                 const char *name)
+{
+    weir_sql_expr *e = new_expr(p, EX_FUNC, t);
+    if (!e)
+        return NULL;
+    e->name = name;
+    if (!parse_args(p, e))
+        return NULL;
+    if (weir__sql_is_kw(p, 0, "WITHIN") && weir__sql_is_kw(p, 1, "GROUP")) {
+        p->i += 2;
+        if (weir__sql_expect_op(p, "(") || weir__sql_expect_kw(p, "ORDER") ||
+            weir__sql_expect_kw(p, "BY") ||
+            weir__sql_order_list(&e->within, &e->n_within, p) ||
+            weir__sql_expect_op(p, ")"))
+            return NULL;
+    }
+    if (weir__sql_is_kw(p, 0, "FILTER") && weir__sql_is_op(p, 1, "(")) {
+        p->i += 2;
+        if (weir__sql_expect_kw(p, "WHERE") || !(e->filter = weir__sql_expr(p)) ||
+            weir__sql_expect_op(p, ")"))
+            return NULL;
+    }
+    if (weir__sql_is_kw(p, 0, "IGNORE") && weir__sql_is_kw(p, 1, "NULLS")) {
+        p->i += 2;
+        e->ignore_nulls = 1;
+    } else if (weir__sql_is_kw(p, 0, "RESPECT") &&
+               weir__sql_is_kw(p, 1, "NULLS")) {
+        p->i += 2;
+        e->ignore_nulls = 2;
+    }
+    if (weir__sql_accept_kw(p, "OVER")) {
+        if (weir__sql_at_ident(p, 0)) {
+            e->over = weir__arena_alloc(p->arena, sizeof(*e->over));
+            if (!e->over)
+                return OOM(p);
+            e->over->pos = weir__sql_tok_pos(weir__sql_peek(p, 0));
+            e->over->ref = p->t[p->i++].text;
+        } else if (weir__sql_window_spec(&e->over, p)) {
+            return NULL;
+        }
+    }
+    return fin(p, e);
+}
+
+static weir_sql_expr *parse_lambda(sql_parser *p, const sql_token *t)
+{
+    weir_sql_expr *e = new_expr(p, EX_LAMBDA, t);
+    if (!e)
+        return NULL;
+    size_t cap = 0;
+    if (weir__sql_accept_op(p, "(")) {
+        do {
+            const char *id = weir__sql_ident(p);
+            if (!id || !push_name(p, &e->names, &e->n_names, &cap, id))
+                return NULL;
+        } while (weir__sql_accept_op(p, ","));
+        if (weir__sql_expect_op(p, ")"))
+            return NULL;
+    } else {
+        const char *id = weir__sql_ident(p);
+        if (!id || !push_name(p, &e->names, &e->n_names, &cap, id))
+            return NULL;
+    }
+    if (weir__sql_expect_op(p, "->") || !(e->a = weir__sql_expr(p)))
+        return NULL;
+    return fin(p, e);
+}
+
+/* (a, b) -> ... : a parenthesised identifier list followed by ->. */
+static bool at_lambda(const sql_parser *p)
+{
+    if (weir__sql_at_ident(p, 0) && weir__sql_is_op(p, 1, "->"))
+        return true;
+    if (!weir__sql_is_op(p, 0, "("))
+        return false;
+    size_t k = 1;
+    for (;;) {
+        if (!weir__sql_at_ident(p, k))
+            return false;
+        k++;
+        if (weir__sql_is_op(p, k, ")"))
+            return weir__sql_is_op(p, k + 1, "->");
+        if (!weir__sql_is_op(p, k, ","))
+            return false;
+        k++;
+    }
+}
+
+static weir_sql_expr *string_lit(sql_parser *p, const sql_token *t,
+                                 sql_lit_kind kind)
+{
+    weir_sql_expr *e = new_expr(p, EX_LIT, t);
+    if (!e)
+        return NULL;
+    e->lit = kind;
+    e->text = weir__sql_string(p);
+    if (!e->text)
+        return NULL;
+    return fin(p, e);
+}
+
+static weir_sql_expr *parse_special(sql_parser *p, const sql_token *t,
+                                    bool *handled);
+
+static weir_sql_expr *postfix(sql_parser *p, weir_sql_expr *e)
+{
+    while (e) {
+        const sql_token *t = weir__sql_peek(p, 0);
+        if (weir__sql_accept_op(p, "[")) {
+            weir_sql_expr *s = new_expr(p, EX_SUBSCRIPT, t);
+            if (!s)
+                return NULL;
+            s->a = e;
+            s->pos = e->pos;
+            if (!(s->b = weir__sql_expr(p)) || weir__sql_expect_op(p, "]"))
+                return NULL;
+            e = fin(p, s);
+        } else if (weir__sql_is_op(p, 0, ".") &&
+                   (weir__sql_peek(p, 1)->kind == TK_IDENT ||
+                    weir__sql_peek(p, 1)->kind == TK_QIDENT)) {
+            p->i++;
+            if (e->kind == EX_COLUMN) {
+                /* Still a dotted path. */
+                size_t cap = e->n_names;
+                const char **np = weir__arena_array(p->arena, e->n_names + 1,
+                                                    sizeof(*np));
+                if (!np)
+                    return OOM(p);
+                memcpy(np, e->names, e->n_names * sizeof(*np));
+                (void)cap;
+                np[e->n_names] = p->t[p->i++].text;
+                e->names = np;
+                e->n_names++;
+                fin(p, e);
+                continue;
+            }
+            weir_sql_expr *f = new_expr(p, EX_FIELD, t);
+            if (!f)
+                return NULL;
+            f->a = e;
+            f->pos = e->pos;
+            f->name = p->t[p->i++].text;
+            e = fin(p, f);
+        } else if (weir__sql_accept_op(p, "::")) {
+            weir_sql_expr *c = new_expr(p, EX_CAST, t);
+            if (!c)
+                return NULL;
+            c->a = e;
+            c->pos = e->pos;
+            unsigned ts = weir__sql_peek(p, 0)->off;
+            if (weir__sql_type(&c->type, p))
+                return NULL;
+            c->type_text = weir__arena_strndup(p->arena, p->src->text + ts,
+                                               weir__sql_prev_end(p) - ts);
+            if (!c->type_text)
+                return OOM(p);
+            e = fin(p, c);
+        } else {
+            break;
+        }
+    }
+    return e;
+}
+
+static weir_sql_expr *parse_paren(sql_parser *p, const sql_token *t)
+{
+    if (paren_query(p, 1)) {
+        p->i++;
+        weir_sql_expr *e = new_expr(p, EX_SUBQUERY, t);
+        if (!e || !(e->query = weir__sql_query(p)) ||
+            weir__sql_expect_op(p, ")"))
+            return NULL;
+        return fin(p, e);
+    }
+    p->i++;
+    weir_sql_expr *first = weir__sql_expr(p);
+    if (!first)
+        return NULL;
+    if (weir__sql_accept_op(p, ")")) {
+        /* Keep the parenthesised span for pretty names and ARG_OTHER. */
+        return first;
+    }
+    weir_sql_expr *e = new_expr(p, EX_TUPLE, t);
+    if (!e)
+        return NULL;
+    size_t cap = 0;
+    if (!push_expr(p, &e->list, &e->n, &cap, first))
+        return NULL;
+    while (weir__sql_accept_op(p, ",")) {
+        weir_sql_expr *v = weir__sql_expr(p);
+        if (!v || !push_expr(p, &e->list, &e->n, &cap, v))
+            return NULL;
+    }
+    if (weir__sql_expect_op(p, ")"))
+        return NULL;
+    return fin(p, e);
+}
+
+/* Reserved words that still name functions (LEFT(s, n), RLIKE(a, b)) or,
+ * for WINDOW, the time-window column (window.start). */
+static bool reserved_as_name(const sql_parser *p)
+{
+    static const char *const NAMES[] = { "LEFT", "RIGHT", "RLIKE", "REGEXP",
+                                         "LIKE", "ILIKE", "WINDOW", NULL };
+    const sql_token *t = weir__sql_peek(p, 0);
+    if (t->kind != TK_IDENT)
+        return false;
+    bool call = weir__sql_is_op(p, 1, "(");
+    bool dot = weir__sql_is_op(p, 1, ".");
+    for (int i = 0; NAMES[i]; i++)
+        if (weir__str_ieq(t->text, NAMES[i]))
+            return call || (dot && i == 6);
+    return false;
+}
+
+static weir_sql_expr *parse_primary(sql_parser *p)
+{
+    const sql_token *t = weir__sql_peek(p, 0);
+    weir_sql_expr *e = NULL;
+    switch (t->kind) {
+    case TK_NUMBER:
+        e = number_literal(p, t);
+        break;
+    case TK_STRING:
+        e = string_lit(p, t, LIT_STRING);
+        break;
+    case TK_BINARY:
+        e = new_expr(p, EX_LIT, t);
+        if (!e)
+            return NULL;
+        e->lit = LIT_BINARY;
+        e->text = t->text;
+        p->i++;
+        e = fin(p, e);
+        break;
+    case TK_OP:
+        if (strcmp(t->text, "(") == 0) {
+            if (at_lambda(p))
+                return parse_lambda(p, t);
+            e = parse_paren(p, t);
+        } else if (strcmp(t->text, "*") == 0) {
+            e = new_expr(p, EX_STAR, t);
+            if (!e)
+                return NULL;
+            p->i++;
+            /* * EXCEPT (a, b) -- not a set operation */
+            if (weir__sql_is_kw(p, 0, "EXCEPT") && weir__sql_is_op(p, 1, "(") &&
+                !paren_query(p, 1)) {
+                p->i += 2;
+                size_t cap = 0;
+                do {
+                    weir_sql_expr *c = new_expr(p, EX_COLUMN, weir__sql_peek(p, 0));
+                    if (!c)
+                        return NULL;
+                    weir_sql_name nm;
+                    if (weir__sql_parse_name(&nm, p))
+                        return NULL;
+                    c->names = nm.parts;
+                    c->n_names = nm.n;
+                    fin(p, c);
+                    if (!push_expr(p, &e->list, &e->n, &cap, c))
+                        return NULL;
+                } while (weir__sql_accept_op(p, ","));
+                if (weir__sql_expect_op(p, ")"))
+                    return NULL;
+            }
+            return fin(p, e);
+        } else {
+            weir__sql_syntax_error(p);
+            return NULL;
+        }
+        break;
+    case TK_IDENT:
+    case TK_QIDENT: {
+        if (t->kind == TK_IDENT) {
+            bool handled = false;
+            e = parse_special(p, t, &handled);
+            if (handled)
+                break;
+        }
+        if (!weir__sql_at_ident(p, 0) && !reserved_as_name(p)) {
+            weir__sql_syntax_error(p);
+            return NULL;
+        }
+        if (weir__sql_is_op(p, 1, "->"))
+            return parse_lambda(p, t);
+        /* A dotted name; a call if '(' follows. */
+        const char *parts[64];
+        size_t n = 0;
+        parts[n++] = p->t[p->i++].text;
+        while (weir__sql_is_op(p, 0, ".") && n < 64) {
+            const sql_token *nt = weir__sql_peek(p, 1);
+            if (nt->kind == TK_IDENT || nt->kind == TK_QIDENT) {
+                p->i += 2;
+                parts[n++] = nt->text;
+            } else if (weir__sql_is_op(p, 1, "*")) {
+                p->i += 2;
+                e = new_expr(p, EX_STAR, t);
+                if (!e)
+                    return NULL;
+                e->names = weir__arena_array(p->arena, n, sizeof(*e->names));
+                if (!e->names)
+                    return OOM(p);
+                memcpy(e->names, parts, n * sizeof(*parts));
+                e->n_names = n;
+                return fin(p, e);
+            } else {
+                break;
+            }
+        }
+        if (weir__sql_is_op(p, 0, "(") && t->kind == TK_IDENT) {
+            weir_buf b = WEIR_BUF_INIT;
+            for (size_t k = 0; k < n; k++) {
+                if (k)
+                    weir__buf_putc(&b, '.');
+                weir__buf_puts(&b, parts[k]);
+            }
+            const char *name = weir__arena_strdup(p->arena, weir__buf_cstr(&b));
+            weir__buf_free(&b);
+            if (!name)
+                return OOM(p);
+            p->i++;
+            e = parse_call(p, t, name);
+            break;
+        }
+        e = new_expr(p, EX_COLUMN, t);
+        if (!e)
+            return NULL;
+        if (n >= 3 && weir__str_ieq(parts[0], "LIVE")) {
+            memmove(parts, parts + 1, (n - 1) * sizeof(*parts));
+            n--;
+        }
+        e->names = weir__arena_array(p->arena, n, sizeof(*e->names));
+        if (!e->names)
+            return OOM(p);
+        memcpy(e->names, parts, n * sizeof(*parts));
+        e->n_names = n;
+        e = fin(p, e);
+        break;
+    }
+    default:
+        weir__sql_syntax_error(p);
+        return NULL;
+    }
+    return postfix(p, e);
+}
+
+/* Keyword-led primaries. *handled is false when t is just an identifier. */
+static weir_sql_expr *parse_special(sql_parser *p, const sql_token *t,
+                                    bool *handled)
+{
+    const char *w = t->text;
+    *handled = true;
+    if (weir__str_ieq(w, "NULL")) {
+        weir_sql_expr *e = new_expr(p, EX_LIT, t);
+        if (!e)
+            return NULL;
+        e->lit = LIT_NULL;
+        e->text = "NULL";
+        p->i++;
+        return fin(p, e);
+    }
+    if (weir__str_ieq(w, "TRUE") || weir__str_ieq(w, "FALSE")) {
+        weir_sql_expr *e = new_expr(p, EX_LIT, t);
+        if (!e)
+            return NULL;
+        e->lit = LIT_BOOL;
+        e->text = weir__str_ieq(w, "TRUE") ? "true" : "false";
+        p->i++;
+        return fin(p, e);
+    }
+    if (weir__sql_peek(p, 1)->kind == TK_STRING) {
+        sql_lit_kind k = 0;
+        if (weir__str_ieq(w, "DATE"))
+            k = LIT_DATE;
+        else if (weir__str_ieq(w, "TIMESTAMP") ||
+                 weir__str_ieq(w, "TIMESTAMP_LTZ"))
+            k = LIT_TIMESTAMP;
+        else if (weir__str_ieq(w, "TIMESTAMP_NTZ"))
+            k = LIT_TIMESTAMP_NTZ;
+        if (k) {
+            p->i++;
+            weir_sql_expr *e = string_lit(p, weir__sql_peek(p, 0), k);
+            if (e)
+                e->pos = weir__sql_tok_pos(t);
+            return e;
+        }
+    }
+    if (weir__str_ieq(w, "INTERVAL") &&
+        (weir__sql_peek(p, 1)->kind == TK_STRING ||
+         weir__sql_peek(p, 1)->kind == TK_NUMBER || weir__sql_is_op(p, 1, "-") ||
+         weir__sql_is_op(p, 1, "+"))) {
+        p->i++;
+        return parse_interval(p, t);
+    }
+    if (weir__str_ieq(w, "CASE")) {
+        p->i++;
+        return parse_case(p, t);
+    }
+    if ((weir__str_ieq(w, "CAST") || weir__str_ieq(w, "TRY_CAST")) &&
+        weir__sql_is_op(p, 1, "(")) {
+        p->i++;
+        return parse_cast(p, t, weir__str_ieq(w, "TRY_CAST"));
+    }
+    if (weir__str_ieq(w, "EXISTS") && weir__sql_is_op(p, 1, "(") &&
+        paren_query(p, 2)) {
+        p->i += 2;
+        weir_sql_expr *e = new_expr(p, EX_EXISTS, t);
+        if (!e || !(e->query = weir__sql_query(p)) ||
+            weir__sql_expect_op(p, ")"))
+            return NULL;
+        return fin(p, e);
+    }
+    if ((weir__str_ieq(w, "CURRENT_DATE") ||
+         weir__str_ieq(w, "CURRENT_TIMESTAMP") ||
+         weir__str_ieq(w, "CURRENT_USER") ||
+         weir__str_ieq(w, "CURRENT_TIMEZONE")) &&
+        !weir__sql_is_op(p, 1, "(")) {
+        weir_sql_expr *e = new_expr(p, EX_FUNC, t);
+        if (!e)
+            return NULL;
+        e->name = t->text;
+        p->i++;
+        return fin(p, e);
+    }
+    if (weir__str_ieq(w, "EXTRACT") && weir__sql_is_op(p, 1, "(")) {
+        p->i += 2;
+        weir_sql_expr *e = new_expr(p, EX_EXTRACT, t);
+        if (!e)
+            return NULL;
+        const sql_token *f = weir__sql_peek(p, 0);
+        if (f->kind != TK_IDENT && f->kind != TK_STRING) {
+            weir__sql_syntax_error(p);
+            return NULL;
+        }
+        e->name = f->text;
+        p->i++;
+        if (weir__sql_expect_kw(p, "FROM") || !(e->a = weir__sql_expr(p)) ||
+            weir__sql_expect_op(p, ")"))
+            return NULL;
+        return fin(p, e);
+    }
+    if (weir__str_ieq(w, "POSITION") && weir__sql_is_op(p, 1, "(")) {
+        /* POSITION(a IN b) or position(a, b[, pos]). */
+        size_t save = p->i;
+        p->i += 2;
+        weir_sql_expr *a = parse_value(p, 0);
+        if (a && weir__sql_accept_kw(p, "IN")) {
+            weir_sql_expr *e = new_expr(p, EX_POSITION, t);
+            if (!e || !(e->b = parse_value(p, 0)) ||
+                weir__sql_expect_op(p, ")"))
+                return NULL;
+            e->a = a;
+            return fin(p, e);
+        }
+        p->i = save;
+        *handled = false;
+        return NULL;
+    }
+    if (weir__str_ieq(w, "TRIM") && weir__sql_is_op(p, 1, "(")) {
+        size_t save = p->i;
+        p->i += 2;
+        const char *mode = NULL;
+        if (weir__sql_accept_kw(p, "BOTH"))
+            mode = "BOTH";
+        else if (weir__sql_accept_kw(p, "LEADING"))
+            mode = "LEADING";
+        else if (weir__sql_accept_kw(p, "TRAILING"))
+            mode = "TRAILING";
+        weir_sql_expr *chars = NULL;
+        if (!weir__sql_is_kw(p, 0, "FROM")) {
+            chars = weir__sql_expr(p);
+            if (!chars)
+                return NULL;
+        }
+        if (weir__sql_accept_kw(p, "FROM")) {
+            weir_sql_expr *e = new_expr(p, EX_TRIM, t);
+            if (!e || !(e->a = weir__sql_expr(p)) ||
+                weir__sql_expect_op(p, ")"))
+                return NULL;
+            e->op = mode ? mode : "BOTH";
+            e->b = chars;
+            return fin(p, e);
+        }
+        if (mode) {
+            weir__sql_syntax_error(p);
+            return NULL;
+        }
+        p->i = save;
+        *handled = false;
+        return NULL;
+    }
+    if ((weir__str_ieq(w, "SUBSTRING") || weir__str_ieq(w, "SUBSTR")) &&
+        weir__sql_is_op(p, 1, "(")) {
+        size_t save = p->i;
+        p->i += 2;
+        weir_sql_expr *s = weir__sql_expr(p);
+        if (s && weir__sql_accept_kw(p, "FROM")) {
+            weir_sql_expr *e = new_expr(p, EX_FUNC, t);
+            if (!e)
+                return NULL;
+            e->name = t->text;
+            size_t cap = 0;
+            weir_sql_expr *pos = weir__sql_expr(p);
+            if (!pos || !push_expr(p, &e->list, &e->n, &cap, s) ||
+                !push_expr(p, &e->list, &e->n, &cap, pos))
+                return NULL;
+            if (weir__sql_accept_kw(p, "FOR")) {
+                weir_sql_expr *len = weir__sql_expr(p);
+                if (!len || !push_expr(p, &e->list, &e->n, &cap, len))
+                    return NULL;
+            }
+            if (weir__sql_expect_op(p, ")"))
+                return NULL;
+            return postfix(p, fin(p, e));
+        }
+        p->i = save;
+        *handled = false;
+        return NULL;
+    }
+    *handled = false;
+    return NULL;
+}
+
+int weir__sql_parse_expr(weir_sql_expr **out, weir_arena *arena,
+                         const weir_sql_source *src, size_t offset, size_t len,
+                         weir_error *err)
+{
+    sql_parser p;
+    int rc = weir__sql_parser_init(&p, arena, src, offset, len, err);
+    if (rc)
+        return rc;
+    weir_sql_expr *e = weir__sql_expr(&p);
+    if (!e)
+        return err && err->code ? err->code : WEIR_ESQL;
+
+    if (weir__sql_peek(&p, 0)->kind != TK_EOF)
+        return weir__sql_syntax_error(&p);
+    *out = e;
+    return 0;
+}

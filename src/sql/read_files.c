@@ -1,0 +1,417 @@
+/*
+ * read_files(...) and cloud_files(...) (the Databricks Auto Loader alias)
+ * rendered as DuckDB readers: read_json, read_csv, read_parquet, and a
+ * read_text-based reader for the text format (one `value` row per line).
+ * Options are translated one by one; an option weir cannot honour is an
+ * error naming it, never silently ignored.
+ */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/fs.h"
+#include "util/str.h"
+
+typedef struct opt {
+    const char *key; /* without a cloudFiles. prefix */
+    const weir_sql_arg *arg;
+    bool used;
+} opt;
+
+#define MAX_OPTS 64
+
+typedef struct rf {
+    const weir_sql_tvf *call;
+    const char *path;
+    opt opts[MAX_OPTS];
+    size_t n_opts;
+    weir_error *err;
+} rf;
+
+static int rf_error(rf *r, weir_sql_pos pos, const char *fmt, ...)
+    WEIR_PRINTF(3, 4);
+
+static int rf_error(rf *r, weir_sql_pos pos, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    weir__error_vset(r->err, WEIR_ESQL, "UNSUPPORTED_SPARK_SQL", __FILE__,
+                     __LINE__, fmt, ap);
+    va_end(ap);
+    if (r->err && pos.line) {
+        r->err->line = pos.line;
+        r->err->column = pos.column;
+    }
+    return WEIR_ESQL;
+}
+
+static int add_opt(rf *r, const char *key, const weir_sql_arg *a)
+{
+    if (r->n_opts == MAX_OPTS)
+        return rf_error(r, a->pos, "%s: too many options", r->call->name);
+    if (weir__str_istarts(key, "cloudFiles."))
+        key += strlen("cloudFiles.");
+    r->opts[r->n_opts].key = key;
+    r->opts[r->n_opts].arg = a;
+    r->opts[r->n_opts].used = false;
+    r->n_opts++;
+    return 0;
+}
+
+static opt *find(rf *r, const char *key)
+{
+    for (size_t i = 0; i < r->n_opts; i++)
+        if (weir__str_ieq(r->opts[i].key, key)) {
+            r->opts[i].used = true;
+            return &r->opts[i];
+        }
+    return NULL;
+}
+
+static const char *opt_text(rf *r, const char *key)
+{
+    opt *o = find(r, key);
+    if (!o)
+        return NULL;
+    return o->arg->kind == WEIR_SQL_ARG_NULL ? NULL : o->arg->text;
+}
+
+static int opt_bool(rf *r, const char *key, int *out)
+{
+    opt *o = find(r, key);
+    *out = -1;
+    if (!o)
+        return 0;
+    bool v;
+    if (!o->arg->text || !weir__str_parse_bool(o->arg->text, &v))
+        return rf_error(r, o->arg->pos, "Option %s expects true or false, got %s",
+                        key, o->arg->text ? o->arg->text : "NULL");
+    *out = v;
+    return 0;
+}
+
+const char *weir__sql_read_files_path(const weir_sql_tvf *call)
+{
+    for (size_t i = 0; i < call->n_args; i++)
+        if (call->args[i].name && weir__str_ieq(call->args[i].name, "path") &&
+            call->args[i].kind == WEIR_SQL_ARG_STRING)
+            return call->args[i].text;
+    for (size_t i = 0; i < call->n_args; i++)
+        if (!call->args[i].name)
+            return call->args[i].kind == WEIR_SQL_ARG_STRING ? call->args[i].text
+                                                             : NULL;
+    return NULL;
+}
+
+static int collect(rf *r)
+{
+    const weir_sql_tvf *c = r->call;
+    bool cloud = strcmp(c->name, "cloud_files") == 0;
+    size_t positional = 0;
+    for (size_t i = 0; i < c->n_args; i++) {
+        const weir_sql_arg *a = &c->args[i];
+        int rc = 0;
+        if (a->name) {
+            if (weir__str_ieq(a->name, "path"))
+                continue;
+            rc = add_opt(r, a->name, a);
+        } else if (positional++ == 0) {
+            continue; /* the path */
+        } else if (cloud && positional == 2) {
+            rc = add_opt(r, "format", a);
+        } else if (cloud && positional == 3 && a->kind == WEIR_SQL_ARG_MAP) {
+            for (size_t k = 0; !rc && k + 1 < a->n_items; k += 2) {
+                if (a->items[k].kind != WEIR_SQL_ARG_STRING)
+                    return rf_error(r, a->items[k].pos,
+                                    "%s(): option names must be string literals",
+                                    c->name);
+                rc = add_opt(r, a->items[k].text, &a->items[k + 1]);
+            }
+        } else {
+            return rf_error(r, a->pos, "%s(): unexpected argument %s", c->name,
+                            a->text ? a->text : "");
+        }
+        if (rc)
+            return rc;
+    }
+    r->path = weir__sql_read_files_path(c);
+    for (size_t i = 0; i < r->n_opts; i++) {
+        const weir_sql_arg *a = r->opts[i].arg;
+        if (a->kind == WEIR_SQL_ARG_OTHER || a->kind == WEIR_SQL_ARG_MAP)
+            return rf_error(r, a->pos, "Option %s of %s() must be a literal",
+                            r->opts[i].key, c->name);
+    }
+    return 0;
+}
+
+static const char *ext_format(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    if (!dot)
+        return NULL;
+    static const struct {
+        const char *ext, *fmt;
+    } EXT[] = { { ".json", "json" },       { ".jsonl", "json" },
+                { ".ndjson", "json" },     { ".csv", "csv" },
+                { ".tsv", "csv" },         { ".parquet", "parquet" },
+                { ".txt", "text" },        { ".text", "text" },
+                { ".log", "text" },        { NULL, NULL } };
+    for (int i = 0; EXT[i].ext; i++)
+        if (weir__str_ieq(dot, EXT[i].ext))
+            return EXT[i].fmt;
+    return NULL;
+}
+
+static bool has_glob(const char *p)
+{
+    return strpbrk(p, "*?[{") != NULL;
+}
+
+/* The DuckDB file argument: a list of files or a path/glob string. */
+static int put_files(rf *r, weir_buf *out, const char *const *files,
+                     size_t n_files, const char *base_dir, int recursive,
+                     const char *filter)
+{
+    if (n_files) {
+        weir__buf_putc(out, '[');
+        for (size_t i = 0; i < n_files; i++) {
+            if (i)
+                weir__buf_puts(out, ", ");
+            char *abs = base_dir && !weir__path_is_abs(files[i])
+                            ? weir__path_join(base_dir, files[i])
+                            : NULL;
+            weir__buf_put_sql_string(out, abs ? abs : files[i]);
+            free(abs);
+        }
+        weir__buf_putc(out, ']');
+        return 0;
+    }
+    if (!r->path)
+        return rf_error(r, r->call->pos, "%s() needs a path", r->call->name);
+    char *full = base_dir && !weir__path_is_abs(r->path)
+                     ? weir__path_join(base_dir, r->path)
+                     : NULL;
+    const char *p = full ? full : r->path;
+    weir_buf b = WEIR_BUF_INIT;
+    size_t n = strlen(p);
+    bool folder = !has_glob(p) && (n == 0 || p[n - 1] == '/' || weir__fs_is_dir(p));
+    if (folder) {
+        weir__buf_puts(&b, p);
+        if (!n || p[n - 1] != '/')
+            weir__buf_putc(&b, '/');
+        if (recursive == 1)
+            weir__buf_puts(&b, "**/");
+        weir__buf_puts(&b, filter ? filter : "*");
+    } else {
+        weir__buf_puts(&b, p);
+    }
+    weir__buf_put_sql_string(out, weir__buf_cstr(&b));
+    weir__buf_free(&b);
+    free(full);
+    return 0;
+}
+
+static int schema_columns(rf *r, weir_buf *out, const char *schema)
+{
+    weir_arena a = WEIR_ARENA_INIT;
+    const weir_sql_type *t;
+    weir_error perr;
+    int rc = weir__sql_parse_schema(&t, &a, schema, &perr);
+    if (rc || t->kind != TY_STRUCT) {
+        weir__arena_free(&a);
+        return rf_error(r, r->call->pos, "Invalid schema option '%s'", schema);
+    }
+    weir__buf_puts(out, ", columns = {");
+    for (size_t i = 0; i < t->n_fields; i++) {
+        if (i)
+            weir__buf_puts(out, ", ");
+        weir__buf_put_sql_string(out, t->fields[i].name);
+        weir__buf_puts(out, ": ");
+        weir_buf ty = WEIR_BUF_INIT;
+        weir__sql_type_to_duckdb(&ty, t->fields[i].type);
+        weir__buf_put_sql_string(out, weir__buf_cstr(&ty));
+        weir__buf_free(&ty);
+    }
+    weir__buf_putc(out, '}');
+    weir__arena_free(&a);
+    return 0;
+}
+
+static int date_option(rf *r, weir_buf *out, const char *key, const char *name)
+{
+    const char *v = opt_text(r, key);
+    if (!v)
+        return 0;
+    weir_buf f = WEIR_BUF_INIT;
+    char bad[32];
+    if (!weir__sql_datetime_format(&f, v, true, bad, sizeof(bad))) {
+        weir__buf_free(&f);
+        return rf_error(r, r->call->pos, "Option %s: pattern '%s' is not supported",
+                        key, v);
+    }
+    weir__buf_printf(out, ", %s = ", name);
+    weir__buf_put_sql_string(out, weir__buf_cstr(&f));
+    weir__buf_free(&f);
+    return 0;
+}
+
+static int string_option(rf *r, weir_buf *out, const char *key, const char *name)
+{
+    opt *o = find(r, key);
+    if (!o)
+        return 0;
+    weir__buf_printf(out, ", %s = ", name);
+    weir__buf_put_sql_string(out, o->arg->text ? o->arg->text : "");
+    return 0;
+}
+
+/* Options that are accepted and have no effect in weir. */
+static const char *const IGNORED[] = {
+    "schemaLocation", "schemaEvolutionMode", "maxFilesPerTrigger",
+    "maxBytesPerTrigger", "useNotifications", "includeExistingFiles",
+    "mergeSchema", "validateOptions", "encoding", "charset", NULL
+};
+
+int weir__sql_render_read_files(weir_buf *out, const weir_sql_tvf *call,
+                                const char *const *files, size_t n_files,
+                                const char *base_dir, weir_error *err)
+{
+    rf r;
+    memset(&r, 0, sizeof(r));
+    r.call = call;
+    r.err = err;
+    int rc = collect(&r);
+    if (rc)
+        return rc;
+    const char *fmt = opt_text(&r, "format");
+    if (!fmt && r.path)
+        fmt = ext_format(r.path);
+    if (!fmt && n_files)
+        fmt = ext_format(files[0]);
+    if (!fmt)
+        return rf_error(&r, call->pos,
+                        "%s(): cannot infer the file format of '%s'; pass "
+                        "format => 'json' | 'csv' | 'parquet' | 'text'",
+                        call->name, r.path ? r.path : "");
+    int recursive, infer, header, multiline;
+    if ((rc = opt_bool(&r, "recursiveFileLookup", &recursive)) ||
+        (rc = opt_bool(&r, "inferColumnTypes", &infer)) ||
+        (rc = opt_bool(&r, "header", &header)) ||
+        (rc = opt_bool(&r, "multiLine", &multiline)))
+        return rc;
+    if (infer < 0 && (rc = opt_bool(&r, "inferSchema", &infer)))
+        return rc;
+    const char *filter = opt_text(&r, "pathGlobFilter");
+    const char *schema = opt_text(&r, "schema");
+    const char *encoding = opt_text(&r, "encoding");
+    if (!encoding)
+        encoding = opt_text(&r, "charset");
+    if (encoding && !weir__str_ieq(encoding, "utf-8") &&
+        !weir__str_ieq(encoding, "utf8"))
+        return rf_error(&r, call->pos, "Option encoding '%s' is not supported",
+                        encoding);
+    for (int i = 0; IGNORED[i]; i++)
+        find(&r, IGNORED[i]);
+    weir_buf body = WEIR_BUF_INIT;
+    weir_buf files_sql = WEIR_BUF_INIT;
+    rc = put_files(&r, &files_sql, files, n_files, base_dir, recursive, filter);
+    if (rc)
+        goto out;
+    if (weir__str_ieq(fmt, "json")) {
+        weir__buf_printf(&body, "read_json(%s, format = '%s', union_by_name = true",
+                         weir__buf_cstr(&files_sql),
+                         multiline == 1 ? "auto" : "newline_delimited");
+        if (infer == 0 && !schema) {
+            rc = rf_error(&r, call->pos,
+                          "Option inferColumnTypes = false is not supported for "
+                          "JSON");
+            goto out;
+        }
+        if (schema && (rc = schema_columns(&r, &body, schema)))
+            goto out;
+        if ((rc = date_option(&r, &body, "dateFormat", "dateformat")) ||
+            (rc = date_option(&r, &body, "timestampFormat", "timestampformat")))
+            goto out;
+        weir__buf_putc(&body, ')');
+    } else if (weir__str_ieq(fmt, "csv")) {
+        weir__buf_printf(&body, "read_csv(%s, union_by_name = true, header = %s",
+                         weir__buf_cstr(&files_sql), header == 1 ? "true" : "false");
+        const char *sep = opt_text(&r, "sep");
+        if (!sep)
+            sep = opt_text(&r, "delimiter");
+        if (!sep && r.path && weir__str_ends(r.path, ".tsv"))
+            sep = "\t";
+        if (sep) {
+            weir__buf_puts(&body, ", delim = ");
+            weir__buf_put_sql_string(&body, sep);
+        }
+        if ((rc = string_option(&r, &body, "quote", "quote")) ||
+            (rc = string_option(&r, &body, "escape", "escape")) ||
+            (rc = string_option(&r, &body, "nullValue", "nullstr")) ||
+            (rc = string_option(&r, &body, "comment", "comment")) ||
+            (rc = date_option(&r, &body, "dateFormat", "dateformat")) ||
+            (rc = date_option(&r, &body, "timestampFormat", "timestampformat")))
+            goto out;
+        const char *mode = opt_text(&r, "mode");
+        if (mode && weir__str_ieq(mode, "DROPMALFORMED"))
+            weir__buf_puts(&body, ", ignore_errors = true");
+        else if (mode && !weir__str_ieq(mode, "FAILFAST") &&
+                 !weir__str_ieq(mode, "PERMISSIVE")) {
+            rc = rf_error(&r, call->pos, "Option mode '%s' is not supported",
+                          mode);
+            goto out;
+        }
+        if (schema) {
+            if ((rc = schema_columns(&r, &body, schema)))
+                goto out;
+        } else if (infer == 0) {
+            weir__buf_puts(&body, ", all_varchar = true");
+        }
+        weir__buf_putc(&body, ')');
+        if (header != 1 && !schema) {
+            /* Spark names headerless columns _c0, _c1, ... */
+            weir_buf tmp = WEIR_BUF_INIT;
+            weir__buf_printf(&tmp,
+                             "(SELECT COLUMNS('^column(\\d+)$') AS '_c\\1' FROM %s)",
+                             weir__buf_cstr(&body));
+            weir__buf_clear(&body);
+            weir__buf_puts(&body, weir__buf_cstr(&tmp));
+            weir__buf_free(&tmp);
+        }
+    } else if (weir__str_ieq(fmt, "parquet")) {
+        if (schema) {
+            rc = rf_error(&r, call->pos, "Option schema is not supported for "
+                                         "parquet");
+            goto out;
+        }
+        weir__buf_printf(&body, "read_parquet(%s, union_by_name = true)",
+                         weir__buf_cstr(&files_sql));
+    } else if (weir__str_ieq(fmt, "text")) {
+        weir__buf_printf(&body,
+                         "(SELECT unnest(regexp_split_to_array(regexp_replace("
+                         "content, '\\r?\\n$', ''), '\\r?\\n')) AS \"value\" "
+                         "FROM read_text(%s) WHERE content <> '')",
+                         weir__buf_cstr(&files_sql));
+    } else {
+        rc = rf_error(&r, call->pos, "File format '%s' is not supported", fmt);
+        goto out;
+    }
+    for (size_t i = 0; i < r.n_opts; i++) {
+        if (!r.opts[i].used) {
+            rc = rf_error(&r, r.opts[i].arg->pos,
+                          "Option '%s' of %s() is not supported", r.opts[i].key,
+                          call->name);
+            goto out;
+        }
+    }
+    weir__buf_puts(out, weir__buf_cstr(&body));
+out:
+    weir__buf_free(&body);
+    weir__buf_free(&files_sql);
+    return rc;
+}

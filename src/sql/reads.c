@@ -1,0 +1,392 @@
+/*
+ * Facts about a parsed query for the graph: what it reads (table references
+ * outside the CTE names in scope, and table-valued calls, in source order,
+ * subqueries included), its shape (streaming aggregation, subqueries,
+ * window functions, LIMIT) and the columns an expression references.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+#include "util/str.h"
+#include "util/vec.h"
+
+typedef struct scope {
+    const char *name;
+    const struct scope *up;
+} scope;
+
+typedef WEIR_VEC(weir_sql_relref) ref_vec;
+typedef WEIR_VEC(weir_sql_tvf) tvf_vec;
+
+typedef struct walker {
+    ref_vec refs;
+    tvf_vec tvfs;
+    int rc;
+} walker;
+
+static bool in_scope(const scope *s, const char *name)
+{
+    for (; s; s = s->up)
+        if (weir__str_ieq(s->name, name))
+            return true;
+    return false;
+}
+
+static void walk_query(walker *w, const weir_sql_query *q, const scope *sc);
+static void walk_rel(walker *w, const sql_rel *r, const scope *sc);
+
+static void walk_expr(walker *w, const weir_sql_expr *e, const scope *sc)
+{
+    if (!e || w->rc)
+        return;
+    walk_expr(w, e->a, sc);
+    walk_expr(w, e->b, sc);
+    walk_expr(w, e->c, sc);
+    for (size_t i = 0; i < e->n; i++)
+        walk_expr(w, e->list[i], sc);
+    walk_expr(w, e->filter, sc);
+    if (e->query)
+        walk_query(w, e->query, sc);
+    if (e->over) {
+        for (size_t i = 0; i < e->over->n_partition; i++)
+            walk_expr(w, e->over->partition[i], sc);
+        for (size_t i = 0; i < e->over->n_order; i++)
+            walk_expr(w, e->over->order[i].e, sc);
+    }
+}
+
+static void walk_select(walker *w, const sql_select *s, const scope *sc)
+{
+    /* FROM first: source order of reads is what users see first. */
+    walk_rel(w, s->from, sc);
+    for (size_t i = 0; i < s->n_items; i++)
+        walk_expr(w, s->items[i].e, sc);
+    walk_expr(w, s->where, sc);
+    for (size_t i = 0; i < s->n_group_by; i++)
+        walk_expr(w, s->group_by[i], sc);
+    for (size_t i = 0; i < s->n_sets; i++)
+        for (size_t k = 0; k < s->sets[i].n; k++)
+            walk_expr(w, s->sets[i].e[k], sc);
+    walk_expr(w, s->having, sc);
+    walk_expr(w, s->qualify, sc);
+}
+
+static void walk_rel(walker *w, const sql_rel *r, const scope *sc)
+{
+    if (!r || w->rc)
+        return;
+    switch (r->kind) {
+    case R_TABLE:
+        if (r->name.n == 1 && in_scope(sc, r->name.parts[0]))
+            break;
+        {
+            weir_sql_relref ref = { r->name, r->streaming, r };
+            if (WEIR_VEC_PUSH(&w->refs, ref))
+                w->rc = WEIR_ENOMEM;
+        }
+        break;
+    case R_TVF:
+        if (WEIR_VEC_PUSH(&w->tvfs, *r->call))
+            w->rc = WEIR_ENOMEM;
+        for (size_t i = 0; i < r->n_args; i++)
+            walk_expr(w, r->args[i], sc);
+        break;
+    case R_SUBQUERY:
+        walk_query(w, r->query, sc);
+        break;
+    case R_JOIN:
+        walk_rel(w, r->left, sc);
+        walk_rel(w, r->right, sc);
+        walk_expr(w, r->on, sc);
+        break;
+    case R_LATERAL_VIEW:
+        walk_rel(w, r->left, sc);
+        walk_expr(w, r->gen, sc);
+        break;
+    }
+}
+
+static void walk_body(walker *w, const weir_sql_query *q, const scope *sc)
+{
+    switch (q->kind) {
+    case Q_SELECT:
+        walk_select(w, q->sel, sc);
+        break;
+    case Q_SETOP:
+        walk_query(w, q->left, sc);
+        if (q->right)
+            walk_query(w, q->right, sc);
+        break;
+    case Q_VALUES:
+        for (size_t i = 0; i < q->n_rows; i++)
+            for (size_t k = 0; k < q->rows[i].n; k++)
+                walk_expr(w, q->rows[i].v[k], sc);
+        break;
+    }
+    for (size_t i = 0; i < q->n_order; i++)
+        walk_expr(w, q->order[i].e, sc);
+    walk_expr(w, q->limit, sc);
+    walk_expr(w, q->offset, sc);
+}
+
+static void walk_query(walker *w, const weir_sql_query *q, const scope *sc)
+{
+    if (!q || w->rc)
+        return;
+    if (q->n_ctes == 0) {
+        walk_body(w, q, sc);
+        return;
+    }
+    /* Each CTE sees the ones before it (and itself when RECURSIVE). */
+    scope *frames = malloc(q->n_ctes * sizeof(*frames));
+    if (!frames) {
+        w->rc = WEIR_ENOMEM;
+        return;
+    }
+    const scope *cur = sc;
+    for (size_t i = 0; i < q->n_ctes; i++) {
+        frames[i].name = q->ctes[i].name;
+        frames[i].up = cur;
+        walk_query(w, q->ctes[i].q, q->recursive ? &frames[i] : cur);
+        cur = &frames[i];
+    }
+    walk_body(w, q, cur);
+    free(frames);
+}
+
+int weir__sql_query_reads(weir_sql_reads *out, weir_arena *arena,
+                          const weir_sql_query *q, weir_error *err)
+{
+    walker w;
+    memset(&w, 0, sizeof(w));
+    memset(out, 0, sizeof(*out));
+    walk_query(&w, q, NULL);
+    if (!w.rc && w.refs.len) {
+        out->refs = weir__arena_array(arena, w.refs.len, sizeof(*out->refs));
+        if (!out->refs)
+            w.rc = WEIR_ENOMEM;
+        else
+            memcpy(out->refs, w.refs.items, w.refs.len * sizeof(*out->refs));
+        out->n_refs = w.refs.len;
+    }
+    if (!w.rc && w.tvfs.len) {
+        out->tvfs = weir__arena_array(arena, w.tvfs.len, sizeof(*out->tvfs));
+        if (!out->tvfs)
+            w.rc = WEIR_ENOMEM;
+        else
+            memcpy(out->tvfs, w.tvfs.items, w.tvfs.len * sizeof(*out->tvfs));
+        out->n_tvfs = w.tvfs.len;
+    }
+    WEIR_VEC_FREE(&w.refs);
+    WEIR_VEC_FREE(&w.tvfs);
+    if (w.rc)
+        return WEIR_ERR(err, w.rc, NULL, "out of memory");
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Shape
+ * ------------------------------------------------------------------------ */
+
+typedef struct shaper {
+    weir_sql_shape *out;
+    bool streaming; /* the query reads a stream somewhere */
+    int depth;
+} shaper;
+
+static bool is_time_window(const weir_sql_expr *e)
+{
+    return e->kind == EX_FUNC &&
+           (weir__str_ieq(e->name, "window") ||
+            weir__str_ieq(e->name, "session_window"));
+}
+
+/* Facts of an expression; top says whether aggregates count (not inside a
+ * subquery). */
+static void shape_query(shaper *s, const weir_sql_query *q, bool top);
+
+static void shape_expr(shaper *s, const weir_sql_expr *e, bool agg_counts)
+{
+    if (!e || ++s->depth > 4 * SQL_MAX_DEPTH) {
+        if (e)
+            s->depth--;
+        return;
+    }
+    if (e->kind == EX_SUBQUERY || (e->kind == EX_IN && e->query) ||
+        e->kind == EX_EXISTS) {
+        s->out->has_subquery = true;
+        shape_query(s, e->query, false);
+    }
+    if (e->kind == EX_FUNC) {
+        if (e->over) {
+            s->out->has_window = true;
+        } else if (agg_counts && weir__sql_is_aggregate(e->name) &&
+                   !s->out->aggregates) {
+            s->out->aggregates = true;
+            s->out->aggregate_pos = e->pos;
+        }
+    }
+    if (!is_time_window(e)) {
+        shape_expr(s, e->a, agg_counts);
+        shape_expr(s, e->b, agg_counts);
+        shape_expr(s, e->c, agg_counts);
+        for (size_t i = 0; i < e->n; i++)
+            shape_expr(s, e->list[i], agg_counts && e->kind != EX_LAMBDA);
+        shape_expr(s, e->filter, agg_counts);
+    }
+    s->depth--;
+}
+
+static void shape_rel(shaper *s, const sql_rel *r, bool top)
+{
+    if (!r)
+        return;
+    switch (r->kind) {
+    case R_SUBQUERY: shape_query(s, r->query, top); break;
+    case R_JOIN:
+        shape_rel(s, r->left, top);
+        shape_rel(s, r->right, top);
+        shape_expr(s, r->on, false);
+        break;
+    case R_LATERAL_VIEW: shape_rel(s, r->left, top); break;
+    case R_TVF:
+        for (size_t i = 0; i < r->n_args; i++)
+            shape_expr(s, r->args[i], false);
+        break;
+    default: break;
+    }
+}
+
+static void shape_query(shaper *s, const weir_sql_query *q, bool top)
+{
+    if (!q)
+        return;
+    for (size_t i = 0; i < q->n_ctes; i++)
+        shape_query(s, q->ctes[i].q, top);
+    if (top && q->limit)
+        s->out->has_limit = true;
+    if (q->kind == Q_SETOP) {
+        shape_query(s, q->left, top);
+        shape_query(s, q->right, top);
+        if (top && q->setop && !q->all && s->streaming && !s->out->aggregates) {
+            /* UNION (distinct) of streams deduplicates. */
+            s->out->aggregates = true;
+            s->out->aggregate_pos = q->pos;
+        }
+        return;
+    }
+    if (q->kind == Q_VALUES)
+        return;
+    const sql_select *sel = q->sel;
+    bool count = top && s->streaming;
+    shape_rel(s, sel->from, top);
+    if (count && !s->out->aggregates &&
+        (sel->group != GB_NONE || sel->distinct)) {
+        s->out->aggregates = true;
+        s->out->aggregate_pos = sel->pos;
+    }
+    for (size_t i = 0; i < sel->n_items; i++)
+        shape_expr(s, sel->items[i].e, count);
+    shape_expr(s, sel->where, false);
+    shape_expr(s, sel->having, count);
+    shape_expr(s, sel->qualify, false);
+    for (size_t i = 0; i < sel->n_group_by; i++)
+        shape_expr(s, sel->group_by[i], false);
+    for (size_t i = 0; i < q->n_order; i++)
+        shape_expr(s, q->order[i].e, false);
+}
+
+static bool reads_stream(const weir_sql_query *q)
+{
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_sql_reads r;
+    bool streaming = false;
+    if (weir__sql_query_reads(&r, &a, q, NULL) == 0) {
+        for (size_t i = 0; i < r.n_refs; i++)
+            streaming |= r.refs[i].streaming;
+        for (size_t i = 0; i < r.n_tvfs; i++)
+            streaming |= r.tvfs[i].streaming;
+    }
+    weir__arena_free(&a);
+    return streaming;
+}
+
+void weir__sql_query_shape(weir_sql_shape *out, const weir_sql_query *q)
+{
+    memset(out, 0, sizeof(*out));
+    shaper s = { out, reads_stream(q), 0 };
+    shape_query(&s, q, true);
+}
+
+void weir__sql_expr_shape(weir_sql_shape *out, const weir_sql_expr *e)
+{
+    memset(out, 0, sizeof(*out));
+    shaper s = { out, true, 0 };
+    shape_expr(&s, e, true);
+}
+
+/* ------------------------------------------------------------------------
+ * Columns of an expression
+ * ------------------------------------------------------------------------ */
+
+typedef WEIR_VEC(const char *) name_vec;
+
+static int collect_columns(name_vec *v, const weir_sql_expr *e,
+                           const sql_lambda_scope *lam, int depth)
+{
+    if (!e || depth > 4 * SQL_MAX_DEPTH)
+        return 0;
+    int rc = 0;
+    if (e->kind == EX_COLUMN && e->n_names) {
+        bool is_param = false;
+        for (const sql_lambda_scope *l = lam; l && !is_param; l = l->up)
+            for (size_t i = 0; i < l->n; i++)
+                if (weir__str_ieq(l->params[i], e->names[0]))
+                    is_param = true;
+        const char *last = e->names[e->n_names - 1];
+        bool seen = is_param;
+        for (size_t i = 0; i < v->len && !seen; i++)
+            if (weir__str_ieq(v->items[i], last))
+                seen = true;
+        if (!seen && WEIR_VEC_PUSH(v, last))
+            return WEIR_ENOMEM;
+        return 0;
+    }
+    sql_lambda_scope inner;
+    if (e->kind == EX_LAMBDA) {
+        inner.params = e->names;
+        inner.n = e->n_names;
+        inner.indexed = false;
+        inner.up = (sql_lambda_scope *)lam;
+        lam = &inner;
+    }
+    if ((rc = collect_columns(v, e->a, lam, depth + 1)) ||
+        (rc = collect_columns(v, e->b, lam, depth + 1)) ||
+        (rc = collect_columns(v, e->c, lam, depth + 1)) ||
+        (rc = collect_columns(v, e->filter, lam, depth + 1)))
+        return rc;
+    for (size_t i = 0; i < e->n; i++)
+        if ((rc = collect_columns(v, e->list[i], lam, depth + 1)))
+            return rc;
+    return 0;
+}
+
+int weir__sql_expr_columns(const char ***out, size_t *n_out, weir_arena *arena,
+                           const weir_sql_expr *e)
+{
+    name_vec v = WEIR_VEC_INIT;
+    int rc = collect_columns(&v, e, NULL, 0);
+    *out = NULL;
+    *n_out = 0;
+    if (!rc && v.len) {
+        *out = weir__arena_array(arena, v.len, sizeof(**out));
+        if (!*out)
+            rc = WEIR_ENOMEM;
+        else
+            memcpy(*out, v.items, v.len * sizeof(**out));
+        *n_out = v.len;
+    }
+    WEIR_VEC_FREE(&v);
+    return rc;
+}

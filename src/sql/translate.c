@@ -1,0 +1,694 @@
+/*
+ * Query translation to DuckDB SQL: WITH, set operations, VALUES, SELECT
+ * with its clauses, ORDER BY with Spark's null ordering made explicit,
+ * LIMIT/OFFSET, and FROM clauses (tables and table-valued functions through
+ * the resolver, subqueries, joins, LATERAL VIEW generators). Identifiers are
+ * always double-quoted; unaliased select items get Spark's column names.
+ */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/str.h"
+
+int weir__sql_tx_error(sql_tx *t, weir_sql_pos pos, const weir_sql_source *src,
+                       const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    weir__error_vset(t->err, WEIR_ESQL, "UNSUPPORTED_SPARK_SQL", __FILE__,
+                     __LINE__, fmt, ap);
+    va_end(ap);
+    if (src)
+        weir__sql_error_at(t->err, src, pos);
+    return WEIR_ESQL;
+}
+
+int weir__sql_tx_order(sql_tx *t, weir_buf *out, const sql_order *o, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            weir__buf_puts(out, ", ");
+        int rc = weir__sql_tx_expr(t, out, o[i].e);
+        if (rc)
+            return rc;
+        weir__buf_puts(out, o[i].dir == 2 ? " DESC" : " ASC");
+        int nulls = o[i].nulls ? o[i].nulls : (o[i].dir == 2 ? 2 : 1);
+        weir__buf_puts(out, nulls == 1 ? " NULLS FIRST" : " NULLS LAST");
+    }
+    return 0;
+}
+
+static const sql_window *named_window(const sql_tx *t, const char *name)
+{
+    if (!t->sel)
+        return NULL;
+    for (size_t i = 0; i < t->sel->n_windows; i++)
+        if (weir__str_ieq(t->sel->windows[i].name, name))
+            return t->sel->windows[i].w;
+    return NULL;
+}
+
+static void put_bound(weir_buf *out, const sql_bound *b, weir_buf *n)
+{
+    switch (b->kind) {
+    case 1: weir__buf_puts(out, "UNBOUNDED PRECEDING"); break;
+    case 2: weir__buf_printf(out, "%s PRECEDING", weir__buf_cstr(n)); break;
+    case 3: weir__buf_puts(out, "CURRENT ROW"); break;
+    case 4: weir__buf_printf(out, "%s FOLLOWING", weir__buf_cstr(n)); break;
+    case 5: weir__buf_puts(out, "UNBOUNDED FOLLOWING"); break;
+    default: break;
+    }
+}
+
+static int tx_bound(sql_tx *t, weir_buf *out, const sql_bound *b)
+{
+    weir_buf n = WEIR_BUF_INIT;
+    int rc = 0;
+    if (b->n)
+        rc = weir__sql_tx_expr(t, &n, b->n);
+    if (!rc)
+        put_bound(out, b, &n);
+    weir__buf_free(&n);
+    return rc;
+}
+
+int weir__sql_tx_window(sql_tx *t, weir_buf *out, const sql_window *w,
+                        const weir_sql_expr *at)
+{
+    /* Merge a chain of named windows: OVER (w ORDER BY ..) or OVER w. */
+    const sql_window *chain[16];
+    size_t n = 0;
+    for (const sql_window *cur = w; cur && n < 16;) {
+        chain[n++] = cur;
+        if (!cur->ref)
+            break;
+        const sql_window *next = named_window(t, cur->ref);
+        if (!next)
+            return weir__sql_tx_error(t, at->pos, at->src,
+                                      "Window specification %s is not defined",
+                                      cur->ref);
+        cur = next;
+    }
+    const sql_window *part = NULL, *ord = NULL, *frame = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (!part && chain[i]->n_partition)
+            part = chain[i];
+        if (!ord && chain[i]->n_order)
+            ord = chain[i];
+        if (!frame && chain[i]->frame)
+            frame = chain[i];
+    }
+    int rc = 0;
+    weir__buf_puts(out, " OVER (");
+    bool sp = false;
+    if (part) {
+        weir__buf_puts(out, "PARTITION BY ");
+        for (size_t i = 0; !rc && i < part->n_partition; i++) {
+            if (i)
+                weir__buf_puts(out, ", ");
+            rc = weir__sql_tx_expr(t, out, part->partition[i]);
+        }
+        sp = true;
+    }
+    if (!rc && ord) {
+        weir__buf_puts(out, sp ? " ORDER BY " : "ORDER BY ");
+        rc = weir__sql_tx_order(t, out, ord->order, ord->n_order);
+        sp = true;
+    }
+    if (!rc && frame) {
+        weir__buf_puts(out, sp ? " " : "");
+        weir__buf_puts(out, frame->frame == 1 ? "ROWS " : "RANGE ");
+        if (frame->end.kind) {
+            weir__buf_puts(out, "BETWEEN ");
+            rc = tx_bound(t, out, &frame->start);
+            weir__buf_puts(out, " AND ");
+            if (!rc)
+                rc = tx_bound(t, out, &frame->end);
+        } else {
+            rc = tx_bound(t, out, &frame->start);
+        }
+    }
+    weir__buf_putc(out, ')');
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * FROM
+ * ------------------------------------------------------------------------ */
+
+static int tx_rel(sql_tx *t, weir_buf *out, const sql_rel *r);
+
+static void put_alias(weir_buf *out, const char *alias, const char *const *cols,
+                      size_t n)
+{
+    if (!alias)
+        return;
+    weir__buf_puts(out, " AS ");
+    weir__buf_put_sql_ident(out, alias);
+    if (n) {
+        weir__buf_putc(out, '(');
+        for (size_t i = 0; i < n; i++) {
+            if (i)
+                weir__buf_puts(out, ", ");
+            weir__buf_put_sql_ident(out, cols[i]);
+        }
+        weir__buf_putc(out, ')');
+    }
+}
+
+static int tx_values(sql_tx *t, weir_buf *out, const weir_sql_query *q)
+{
+    weir__buf_puts(out, "VALUES ");
+    for (size_t i = 0; i < q->n_rows; i++) {
+        if (i)
+            weir__buf_puts(out, ", ");
+        weir__buf_putc(out, '(');
+        for (size_t k = 0; k < q->rows[i].n; k++) {
+            if (k)
+                weir__buf_puts(out, ", ");
+            int rc = weir__sql_tx_expr(t, out, q->rows[i].v[k]);
+            if (rc)
+                return rc;
+        }
+        weir__buf_putc(out, ')');
+    }
+    return 0;
+}
+
+/* (VALUES ...) AS alias(col1, ...) with Spark's default names col1..n. */
+static int tx_values_rel(sql_tx *t, weir_buf *out, const weir_sql_query *q,
+                         const char *alias, const char *const *cols, size_t n)
+{
+    size_t width = q->n_rows ? q->rows[0].n : 0;
+    if (n && n != width)
+        return weir__sql_tx_error(t, q->pos, q->src,
+                                  "Number of column aliases (%zu) does not "
+                                  "match the number of columns (%zu) of the "
+                                  "inline table",
+                                  n, width);
+    weir__buf_putc(out, '(');
+    int rc = tx_values(t, out, q);
+    if (rc)
+        return rc;
+    weir__buf_puts(out, ") AS ");
+    weir__buf_put_sql_ident(out, alias ? alias : "__values");
+    weir__buf_putc(out, '(');
+    for (size_t i = 0; i < width; i++) {
+        if (i)
+            weir__buf_puts(out, ", ");
+        if (n) {
+            weir__buf_put_sql_ident(out, cols[i]);
+        } else {
+            char name[32];
+            snprintf(name, sizeof(name), "col%zu", i + 1);
+            weir__buf_put_sql_ident(out, name);
+        }
+    }
+    weir__buf_putc(out, ')');
+    return 0;
+}
+
+static int arg_number(const weir_sql_expr *e)
+{
+    return e->kind == EX_LIT &&
+           (e->lit == LIT_INT || e->lit == LIT_BIGINT || e->lit == LIT_SMALLINT ||
+            e->lit == LIT_TINYINT);
+}
+
+/* Built-in renderings of table-valued functions. */
+static int tx_tvf_default(sql_tx *t, weir_buf *out, const sql_rel *r)
+{
+    const char *name = r->call->name;
+    for (size_t i = 0; i < r->n_args; i++)
+        if (r->arg_names[i] && !weir__str_ieq(name, "read_files") &&
+            !weir__str_ieq(name, "cloud_files"))
+            return weir__sql_tx_error(t, r->args[i]->pos, r->args[i]->src,
+                                      "Named arguments are not supported for "
+                                      "%s()",
+                                      name);
+    if (strcmp(name, "range") == 0) {
+        if (r->n_args < 1 || r->n_args > 4)
+            return weir__sql_tx_error(t, r->pos, r->args ? r->args[0]->src : NULL,
+                                      "range() takes 1 to 4 arguments");
+        weir__buf_puts(out, "(SELECT \"range\" AS \"id\" FROM range(");
+        size_t n = r->n_args == 4 ? 3 : r->n_args;
+        for (size_t i = 0; i < n; i++) {
+            if (i)
+                weir__buf_puts(out, ", ");
+            weir__buf_puts(out, "CAST(");
+            int rc = weir__sql_tx_expr(t, out, r->args[i]);
+            if (rc)
+                return rc;
+            weir__buf_puts(out, " AS BIGINT)");
+        }
+        weir__buf_puts(out, "))");
+        (void)arg_number;
+        return 0;
+    }
+    if (strcmp(name, "read_files") == 0 || strcmp(name, "cloud_files") == 0)
+        return weir__sql_render_read_files(out, r->call, NULL, 0, NULL, t->err);
+    if (weir__sql_is_generator(name)) {
+        weir_sql_expr call;
+        memset(&call, 0, sizeof(call));
+        call.kind = EX_FUNC;
+        call.name = name;
+        call.list = r->args;
+        call.n = r->n_args;
+        call.pos = r->pos;
+        call.src = r->n_args ? r->args[0]->src : NULL;
+        weir__buf_puts(out, "(SELECT ");
+        int rc = weir__sql_tx_generator(t, out, &call, r->col_aliases,
+                                        r->n_col_aliases);
+        if (rc)
+            return rc;
+        weir__buf_putc(out, ')');
+        return 0;
+    }
+    return weir__sql_tx_error(t, r->pos, r->n_args ? r->args[0]->src : NULL,
+                              "Table-valued function %s() is not supported",
+                              name);
+}
+
+static const char *join_sql(sql_join_kind k)
+{
+    switch (k) {
+    case J_INNER: return " JOIN ";
+    case J_LEFT: return " LEFT JOIN ";
+    case J_RIGHT: return " RIGHT JOIN ";
+    case J_FULL: return " FULL JOIN ";
+    case J_CROSS: return " CROSS JOIN ";
+    case J_SEMI: return " SEMI JOIN ";
+    case J_ANTI: return " ANTI JOIN ";
+    case J_COMMA: return ", ";
+    }
+    return " JOIN ";
+}
+
+static int tx_lateral_view(sql_tx *t, weir_buf *out, const sql_rel *r)
+{
+    int rc = tx_rel(t, out, r->left);
+    if (rc)
+        return rc;
+    const char *name = r->gen->name;
+    char lname[64];
+    weir__str_copy(lname, sizeof(lname), name);
+    weir__str_lower(lname);
+    if (!weir__sql_is_generator(lname))
+        return weir__sql_tx_error(t, r->gen->pos, r->gen->src,
+                                  "%s() is not a generator function usable in "
+                                  "LATERAL VIEW",
+                                  name);
+    bool outer = r->outer || strstr(lname, "_outer") != NULL;
+    weir__buf_puts(out, outer ? " LEFT JOIN LATERAL (SELECT "
+                              : " CROSS JOIN LATERAL (SELECT ");
+    rc = weir__sql_tx_generator(t, out, r->gen, r->col_aliases,
+                                r->n_col_aliases);
+    if (rc)
+        return rc;
+    weir__buf_puts(out, ") AS ");
+    weir__buf_put_sql_ident(out, r->alias ? r->alias : "__lateral_view");
+    if (outer)
+        weir__buf_puts(out, " ON true");
+    return 0;
+}
+
+static int tx_rel(sql_tx *t, weir_buf *out, const sql_rel *r)
+{
+    if (++t->depth > 4 * SQL_MAX_DEPTH) {
+        t->depth--;
+        return weir__sql_tx_error(t, r->pos, NULL, "Query nested too deeply");
+    }
+    int rc = 0;
+    switch (r->kind) {
+    case R_TABLE: {
+        weir_sql_relref ref = { r->name, r->streaming, r };
+        if (t->resolver && t->resolver->relation) {
+            rc = t->resolver->relation(t->resolver->payload, &ref, out, t->err);
+        } else {
+            weir__sql_put_name(out, &r->name);
+        }
+        if (!rc)
+            put_alias(out, r->alias ? r->alias : r->name.parts[r->name.n - 1],
+                      r->col_aliases, r->n_col_aliases);
+        break;
+    }
+    case R_TVF:
+        rc = WEIR_ENOTFOUND;
+        if (t->resolver && t->resolver->tvf)
+            rc = t->resolver->tvf(t->resolver->payload, r->call, out, t->err);
+        if (rc == WEIR_ENOTFOUND) {
+            weir__error_clear(t->err);
+            rc = tx_tvf_default(t, out, r);
+        }
+        if (!rc)
+            put_alias(out, r->alias ? r->alias : r->call->name,
+                      weir__sql_is_generator(r->call->name) ? NULL
+                                                            : r->col_aliases,
+                      weir__sql_is_generator(r->call->name) ? 0
+                                                            : r->n_col_aliases);
+        break;
+    case R_SUBQUERY:
+        if (r->query->kind == Q_VALUES && !r->query->n_ctes && !r->query->n_order &&
+            !r->query->limit && !r->query->offset) {
+            rc = tx_values_rel(t, out, r->query, r->alias, r->col_aliases,
+                               r->n_col_aliases);
+            break;
+        }
+        if (r->lateral)
+            weir__buf_puts(out, "LATERAL ");
+        weir__buf_putc(out, '(');
+        rc = weir__sql_tx_query(t, out, r->query);
+        weir__buf_putc(out, ')');
+        if (!rc)
+            put_alias(out, r->alias, r->col_aliases, r->n_col_aliases);
+        break;
+    case R_JOIN:
+        if ((rc = tx_rel(t, out, r->left)))
+            break;
+        if (r->natural)
+            weir__buf_puts(out, " NATURAL");
+        weir__buf_puts(out, join_sql(r->join));
+        if (r->right->kind == R_JOIN)
+            weir__buf_putc(out, '(');
+        if ((rc = tx_rel(t, out, r->right)))
+            break;
+        if (r->right->kind == R_JOIN)
+            weir__buf_putc(out, ')');
+        if (r->on) {
+            weir__buf_puts(out, " ON ");
+            rc = weir__sql_tx_expr(t, out, r->on);
+        } else if (r->n_using) {
+            weir__buf_puts(out, " USING (");
+            for (size_t i = 0; i < r->n_using; i++) {
+                if (i)
+                    weir__buf_puts(out, ", ");
+                weir__buf_put_sql_ident(out, r->using_cols[i]);
+            }
+            weir__buf_putc(out, ')');
+        } else if (!r->natural && r->join != J_CROSS && r->join != J_COMMA) {
+            /* Spark allows JOIN without a condition: a cross join. */
+            if (r->join == J_INNER)
+                weir__buf_puts(out, " ON true");
+            else
+                weir__buf_puts(out, " ON true");
+        }
+        break;
+    case R_LATERAL_VIEW:
+        rc = tx_lateral_view(t, out, r);
+        break;
+    }
+    t->depth--;
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * SELECT
+ * ------------------------------------------------------------------------ */
+
+static const weir_sql_expr *find_time_window(const sql_select *s)
+{
+    for (size_t i = 0; i < s->n_group_by; i++) {
+        const weir_sql_expr *g = s->group_by[i];
+        if (g->kind == EX_FUNC && weir__str_ieq(g->name, "window"))
+            return g;
+    }
+    return NULL;
+}
+
+static bool is_generator_call(const weir_sql_expr *e)
+{
+    if (e->kind != EX_FUNC || e->over)
+        return false;
+    char lname[64];
+    weir__str_copy(lname, sizeof(lname), e->name);
+    weir__str_lower(lname);
+    return weir__sql_is_generator(lname);
+}
+
+static int tx_item(sql_tx *t, weir_buf *out, const sql_item *it)
+{
+    const weir_sql_expr *e = it->e;
+    if (e->kind == EX_STAR) {
+        if (e->n_names) {
+            for (size_t i = 0; i < e->n_names; i++) {
+                weir__buf_put_sql_ident(out, e->names[i]);
+                weir__buf_putc(out, '.');
+            }
+        }
+        weir__buf_putc(out, '*');
+        if (e->n) {
+            weir__buf_puts(out, " EXCLUDE (");
+            for (size_t i = 0; i < e->n; i++) {
+                if (i)
+                    weir__buf_puts(out, ", ");
+                const weir_sql_expr *c = e->list[i];
+                weir__buf_put_sql_ident(out, c->names[c->n_names - 1]);
+            }
+            weir__buf_putc(out, ')');
+        }
+        return 0;
+    }
+    if (is_generator_call(e)) {
+        const char *one[1] = { it->alias };
+        if (it->alias)
+            return weir__sql_tx_generator(t, out, e, one, 1);
+        return weir__sql_tx_generator(t, out, e, it->aliases, it->n_aliases);
+    }
+    if (it->n_aliases)
+        return weir__sql_tx_error(t, it->pos, e->src,
+                                  "Multiple aliases AS (...) are only allowed "
+                                  "for generator functions");
+    int rc = weir__sql_tx_expr(t, out, e);
+    if (rc)
+        return rc;
+    if (it->alias) {
+        weir__buf_puts(out, " AS ");
+        weir__buf_put_sql_ident(out, it->alias);
+    } else if (e->kind == EX_COLUMN && e->n_names == 1 &&
+               !(t->time_window && weir__str_ieq(e->names[0], "window"))) {
+        /* A bare column keeps its name. */
+    } else {
+        weir_buf name = WEIR_BUF_INIT;
+        if (e->kind == EX_COLUMN)
+            weir__buf_puts(&name, e->names[e->n_names - 1]);
+        else
+            weir__sql_pretty(&name, e);
+        weir__buf_puts(out, " AS ");
+        weir__buf_put_sql_ident(out, weir__buf_cstr(&name));
+        weir__buf_free(&name);
+    }
+    return 0;
+}
+
+static int expr_list_out(sql_tx *t, weir_buf *out, weir_sql_expr *const *e,
+                         size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            weir__buf_puts(out, ", ");
+        int rc = weir__sql_tx_expr(t, out, e[i]);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int tx_select(sql_tx *t, weir_buf *out, const sql_select *s)
+{
+    const sql_select *saved_sel = t->sel;
+    const weir_sql_expr *saved_tw = t->time_window;
+    t->sel = s;
+    t->time_window = find_time_window(s);
+    int rc = 0;
+    weir__buf_puts(out, s->distinct ? "SELECT DISTINCT " : "SELECT ");
+    for (size_t i = 0; !rc && i < s->n_items; i++) {
+        if (i)
+            weir__buf_puts(out, ", ");
+        rc = tx_item(t, out, &s->items[i]);
+    }
+    if (!rc && s->from) {
+        weir__buf_puts(out, " FROM ");
+        rc = tx_rel(t, out, s->from);
+    }
+    if (!rc && s->where) {
+        weir__buf_puts(out, " WHERE ");
+        rc = weir__sql_tx_expr(t, out, s->where);
+    }
+    if (!rc && s->group != GB_NONE) {
+        weir__buf_puts(out, " GROUP BY ");
+        switch (s->group) {
+        case GB_ALL: weir__buf_puts(out, "ALL"); break;
+        case GB_EXPRS: rc = expr_list_out(t, out, s->group_by, s->n_group_by); break;
+        case GB_ROLLUP:
+        case GB_CUBE:
+            weir__buf_puts(out, s->group == GB_ROLLUP ? "ROLLUP (" : "CUBE (");
+            rc = expr_list_out(t, out, s->group_by, s->n_group_by);
+            weir__buf_putc(out, ')');
+            break;
+        case GB_SETS:
+            weir__buf_puts(out, "GROUPING SETS (");
+            for (size_t i = 0; !rc && i < s->n_sets; i++) {
+                if (i)
+                    weir__buf_puts(out, ", ");
+                weir__buf_putc(out, '(');
+                rc = expr_list_out(t, out, s->sets[i].e, s->sets[i].n);
+                weir__buf_putc(out, ')');
+            }
+            weir__buf_putc(out, ')');
+            break;
+        default: break;
+        }
+    }
+    if (!rc && s->having) {
+        weir__buf_puts(out, " HAVING ");
+        rc = weir__sql_tx_expr(t, out, s->having);
+    }
+    if (!rc && s->qualify) {
+        weir__buf_puts(out, " QUALIFY ");
+        rc = weir__sql_tx_expr(t, out, s->qualify);
+    }
+    t->sel = saved_sel;
+    t->time_window = saved_tw;
+    return rc;
+}
+
+static int tx_modifiers(sql_tx *t, weir_buf *out, const weir_sql_query *q)
+{
+    int rc = 0;
+    if (q->n_order) {
+        weir__buf_puts(out, " ORDER BY ");
+        rc = weir__sql_tx_order(t, out, q->order, q->n_order);
+    }
+    if (!rc && q->limit) {
+        weir__buf_puts(out, " LIMIT ");
+        rc = weir__sql_tx_expr(t, out, q->limit);
+    }
+    if (!rc && q->offset) {
+        weir__buf_puts(out, " OFFSET ");
+        rc = weir__sql_tx_expr(t, out, q->offset);
+    }
+    return rc;
+}
+
+static int tx_body(sql_tx *t, weir_buf *out, const weir_sql_query *q)
+{
+    int rc = 0;
+    switch (q->kind) {
+    case Q_SELECT:
+        rc = tx_select(t, out, q->sel);
+        if (!rc && q->n_order && t->sel == NULL) {
+            /* ORDER BY may use the select's named windows. */
+        }
+        if (!rc) {
+            const sql_select *saved = t->sel;
+            t->sel = q->sel;
+            rc = tx_modifiers(t, out, q);
+            t->sel = saved;
+        }
+        return rc;
+    case Q_VALUES:
+        weir__buf_puts(out, "SELECT * FROM ");
+        rc = tx_values_rel(t, out, q, NULL, NULL, 0);
+        break;
+    case Q_SETOP:
+        if (!q->setop) {
+            weir__buf_puts(out, "SELECT * FROM (");
+            rc = weir__sql_tx_query(t, out, q->left);
+            weir__buf_puts(out, ") AS \"__q\"");
+            break;
+        }
+        weir__buf_putc(out, '(');
+        rc = weir__sql_tx_query(t, out, q->left);
+        weir__buf_puts(out, ") ");
+        weir__buf_puts(out, q->setop);
+        if (q->all)
+            weir__buf_puts(out, " ALL");
+        if (q->by_name)
+            weir__buf_puts(out, " BY NAME");
+        weir__buf_puts(out, " (");
+        if (!rc)
+            rc = weir__sql_tx_query(t, out, q->right);
+        weir__buf_putc(out, ')');
+        break;
+    }
+    if (!rc)
+        rc = tx_modifiers(t, out, q);
+    return rc;
+}
+
+int weir__sql_tx_query(sql_tx *t, weir_buf *out, const weir_sql_query *q)
+{
+    if (++t->depth > 4 * SQL_MAX_DEPTH) {
+        t->depth--;
+        return weir__sql_tx_error(t, q->pos, q->src, "Query nested too deeply");
+    }
+    int rc = 0;
+    if (q->n_ctes) {
+        weir__buf_puts(out, q->recursive ? "WITH RECURSIVE " : "WITH ");
+        for (size_t i = 0; !rc && i < q->n_ctes; i++) {
+            const sql_cte *c = &q->ctes[i];
+            if (i)
+                weir__buf_puts(out, ", ");
+            weir__buf_put_sql_ident(out, c->name);
+            if (c->n_cols) {
+                weir__buf_putc(out, '(');
+                for (size_t k = 0; k < c->n_cols; k++) {
+                    if (k)
+                        weir__buf_puts(out, ", ");
+                    weir__buf_put_sql_ident(out, c->cols[k]);
+                }
+                weir__buf_putc(out, ')');
+            }
+            weir__buf_puts(out, " AS (");
+            rc = weir__sql_tx_query(t, out, c->q);
+            weir__buf_putc(out, ')');
+        }
+        weir__buf_putc(out, ' ');
+    }
+    if (!rc)
+        rc = tx_body(t, out, q);
+    t->depth--;
+    return rc;
+}
+
+int weir__sql_translate_query(weir_buf *out, const weir_sql_query *q,
+                              const weir_sql_resolver *resolver,
+                              weir_error *err)
+{
+    weir_arena arena = WEIR_ARENA_INIT;
+    sql_tx t;
+    memset(&t, 0, sizeof(t));
+    t.resolver = resolver;
+    t.err = err;
+    t.arena = &arena;
+    size_t start = out->len;
+    int rc = weir__sql_tx_query(&t, out, q);
+    if (!rc && (weir__buf_failed(out) || weir__arena_failed(&arena)))
+        rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    if (rc)
+        weir__buf_truncate(out, start);
+    weir__arena_free(&arena);
+    return rc;
+}
+
+int weir__sql_translate_expr(weir_buf *out, const weir_sql_expr *e,
+                             weir_error *err)
+{
+    weir_arena arena = WEIR_ARENA_INIT;
+    sql_tx t;
+    memset(&t, 0, sizeof(t));
+    t.err = err;
+    t.arena = &arena;
+    t.unqualify = true;
+    size_t start = out->len;
+    int rc = weir__sql_tx_expr(&t, out, e);
+    if (!rc && (weir__buf_failed(out) || weir__arena_failed(&arena)))
+        rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    if (rc)
+        weir__buf_truncate(out, start);
+    weir__arena_free(&arena);
+    return rc;
+}

@@ -1,0 +1,576 @@
+/*
+ * Expression translation to DuckDB SQL: literals (with Spark's literal
+ * types made explicit), operators (== <=> div ^ and friends), CASE, casts
+ * (integral targets truncate like Spark), predicates, intervals, EXTRACT,
+ * TRIM, lambdas (with Spark's 0-based index parameter), subscripts
+ * (0-based arrays, maps by key) and struct fields. Function calls go to
+ * functions.c.
+ */
+#include "internal.h"
+
+#include <ctype.h>
+#include <string.h>
+
+#include "util/str.h"
+
+static int sub(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    return weir__sql_tx_expr(t, out, e);
+}
+
+/* Does a timestamp literal carry a zone (Z, +hh:mm, -hh:mm, a region)? */
+static bool has_zone(const char *s)
+{
+    size_t n = strlen(s);
+    if (n <= 10)
+        return false;
+    for (size_t i = 10; i < n; i++) {
+        char c = s[i];
+        if (c == '+' || c == '-' || c == 'Z' || c == 'z')
+            return true;
+        if (isalpha((unsigned char)c) && c != 'T' && c != 't')
+            return true;
+    }
+    return false;
+}
+
+static void decimal_type(weir_buf *out, const char *text)
+{
+    int digits = 0, scale = 0;
+    bool frac = false;
+    for (const char *s = text; *s; s++) {
+        if (*s == '.') {
+            frac = true;
+        } else if (isdigit((unsigned char)*s)) {
+            digits++;
+            if (frac)
+                scale++;
+        }
+    }
+    if (digits > 38)
+        digits = 38;
+    if (scale > digits)
+        scale = digits;
+    if (digits < 1)
+        digits = 1;
+    weir__buf_printf(out, "DECIMAL(%d,%d)", digits, scale);
+}
+
+static int tx_lit(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    (void)t;
+    switch (e->lit) {
+    case LIT_NULL: weir__buf_puts(out, "NULL"); break;
+    case LIT_BOOL: weir__buf_puts(out, e->text); break;
+    case LIT_INT: weir__buf_puts(out, e->text); break;
+    case LIT_BIGINT: weir__buf_printf(out, "CAST(%s AS BIGINT)", e->text); break;
+    case LIT_SMALLINT:
+        weir__buf_printf(out, "CAST(%s AS SMALLINT)", e->text);
+        break;
+    case LIT_TINYINT: weir__buf_printf(out, "CAST(%s AS TINYINT)", e->text); break;
+    case LIT_DOUBLE: weir__buf_printf(out, "CAST(%s AS DOUBLE)", e->text); break;
+    case LIT_FLOAT: weir__buf_printf(out, "CAST(%s AS FLOAT)", e->text); break;
+    case LIT_DECIMAL:
+    case LIT_BIGDECIMAL:
+        weir__buf_puts(out, "CAST(");
+        weir__buf_put_sql_string(out, e->text);
+        weir__buf_puts(out, " AS ");
+        decimal_type(out, e->text);
+        weir__buf_putc(out, ')');
+        break;
+    case LIT_STRING: weir__buf_put_sql_string(out, e->text); break;
+    case LIT_BINARY:
+        weir__buf_puts(out, "from_hex(");
+        weir__buf_put_sql_string(out, e->text);
+        weir__buf_putc(out, ')');
+        break;
+    case LIT_DATE:
+        weir__buf_puts(out, "DATE ");
+        weir__buf_put_sql_string(out, e->text);
+        break;
+    case LIT_TIMESTAMP:
+        if (has_zone(e->text)) {
+            weir__buf_puts(out, "CAST(TIMESTAMPTZ ");
+            weir__buf_put_sql_string(out, e->text);
+            weir__buf_puts(out, " AS TIMESTAMP)");
+        } else {
+            weir__buf_puts(out, "TIMESTAMP ");
+            weir__buf_put_sql_string(out, e->text);
+        }
+        break;
+    case LIT_TIMESTAMP_NTZ:
+        weir__buf_puts(out, "TIMESTAMP ");
+        weir__buf_put_sql_string(out, e->text);
+        break;
+    }
+    return 0;
+}
+
+static const sql_lambda_scope *lambda_param(const sql_tx *t, const char *name,
+                                            size_t *index)
+{
+    for (const sql_lambda_scope *l = t->lambdas; l; l = l->up)
+        for (size_t i = 0; i < l->n; i++)
+            if (weir__str_ieq(l->params[i], name)) {
+                *index = i;
+                return l;
+            }
+    return NULL;
+}
+
+static int tx_column(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    size_t idx = 0;
+    const sql_lambda_scope *l = lambda_param(t, e->names[0], &idx);
+    size_t from = 0;
+    if (l) {
+        if (l->indexed && idx == 1) {
+            weir__buf_putc(out, '(');
+            weir__buf_put_sql_ident(out, e->names[0]);
+            weir__buf_puts(out, " - 1)");
+        } else {
+            weir__buf_put_sql_ident(out, e->names[0]);
+        }
+        from = 1;
+    } else if (t->time_window && weir__str_ieq(e->names[0], "window")) {
+        weir__buf_putc(out, '(');
+        int rc = weir__sql_tx_func(t, out, t->time_window);
+        if (rc)
+            return rc;
+        weir__buf_putc(out, ')');
+        from = 1;
+    }
+    for (size_t i = from; i < e->n_names; i++) {
+        if (i)
+            weir__buf_putc(out, '.');
+        weir__buf_put_sql_ident(out, e->names[i]);
+    }
+    return 0;
+}
+
+static int tx_binary(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    const char *op = e->op;
+    int rc;
+    if (strcmp(op, "div") == 0 || strcmp(op, "^") == 0) {
+        weir__buf_puts(out, strcmp(op, "div") == 0 ? "weir_div(" : "xor(");
+        if ((rc = sub(t, out, e->a)))
+            return rc;
+        weir__buf_puts(out, ", ");
+        if ((rc = sub(t, out, e->b)))
+            return rc;
+        weir__buf_putc(out, ')');
+        return 0;
+    }
+    weir__buf_putc(out, '(');
+    if ((rc = sub(t, out, e->a)))
+        return rc;
+    if (strcmp(op, "<=>") == 0)
+        weir__buf_puts(out, " IS NOT DISTINCT FROM ");
+    else
+        weir__buf_printf(out, " %s ", op);
+    if ((rc = sub(t, out, e->b)))
+        return rc;
+    weir__buf_putc(out, ')');
+    return 0;
+}
+
+static bool integral_type(const weir_sql_type *ty)
+{
+    return ty->kind == TY_BIGINT || ty->kind == TY_INT ||
+           ty->kind == TY_SMALLINT || ty->kind == TY_TINYINT;
+}
+
+static int tx_cast(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    weir__buf_puts(out, e->flag ? "TRY_CAST(" : "CAST(");
+    bool trunc = integral_type(e->type);
+    if (trunc)
+        weir__buf_puts(out, "weir_trunc_for_int(");
+    int rc = sub(t, out, e->a);
+    if (rc)
+        return rc;
+    if (trunc)
+        weir__buf_putc(out, ')');
+    weir__buf_puts(out, " AS ");
+    weir__sql_type_to_duckdb(out, e->type);
+    weir__buf_putc(out, ')');
+    return 0;
+}
+
+static int tx_like(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    int rc;
+    if (e->op[0] == 'R') {
+        weir__buf_puts(out, e->negated ? "(NOT regexp_matches(" : "regexp_matches(");
+        if ((rc = sub(t, out, e->a)))
+            return rc;
+        weir__buf_puts(out, ", ");
+        if ((rc = sub(t, out, e->b)))
+            return rc;
+        weir__buf_puts(out, e->negated ? "))" : ")");
+        return 0;
+    }
+    if (e->quant) {
+        weir__buf_puts(out, e->negated ? "(NOT (" : "((");
+        for (size_t i = 0; i < e->n; i++) {
+            if (i)
+                weir__buf_puts(out, e->quant[1] == 'L' ? " AND " : " OR ");
+            weir__buf_putc(out, '(');
+            if ((rc = sub(t, out, e->a)))
+                return rc;
+            weir__buf_printf(out, " %s ", e->op);
+            if ((rc = sub(t, out, e->list[i])))
+                return rc;
+            weir__buf_puts(out, " ESCAPE '\\')");
+        }
+        weir__buf_puts(out, "))");
+        return 0;
+    }
+    weir__buf_putc(out, '(');
+    if ((rc = sub(t, out, e->a)))
+        return rc;
+    weir__buf_printf(out, e->negated ? " NOT %s " : " %s ", e->op);
+    if ((rc = sub(t, out, e->b)))
+        return rc;
+    weir__buf_puts(out, " ESCAPE ");
+    if (e->c) {
+        if (strlen(e->c->text) != 1)
+            return weir__sql_tx_error(t, e->c->pos, e->src,
+                                      "The ESCAPE string must be one "
+                                      "character");
+        weir__buf_put_sql_string(out, e->c->text);
+    } else {
+        weir__buf_puts(out, "'\\'");
+    }
+    weir__buf_putc(out, ')');
+    return 0;
+}
+
+static int tx_is(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    weir__buf_putc(out, '(');
+    int rc = sub(t, out, e->a);
+    if (rc)
+        return rc;
+    weir__buf_puts(out, e->negated ? " IS NOT " : " IS ");
+    if (strcmp(e->op, "DISTINCT") == 0) {
+        weir__buf_puts(out, "DISTINCT FROM ");
+        if ((rc = sub(t, out, e->b)))
+            return rc;
+    } else {
+        weir__buf_puts(out, e->op);
+    }
+    weir__buf_putc(out, ')');
+    return 0;
+}
+
+int weir__sql_tx_lambda(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
+                        bool indexed)
+{
+    if (e->kind != EX_LAMBDA)
+        return weir__sql_tx_error(t, e->pos, e->src,
+                                  "A lambda function (x -> ...) is expected "
+                                  "here");
+    sql_lambda_scope sc = { e->names, e->n_names, indexed, t->lambdas };
+    weir__buf_puts(out, "lambda ");
+    for (size_t i = 0; i < e->n_names; i++) {
+        if (i)
+            weir__buf_puts(out, ", ");
+        weir__buf_put_sql_ident(out, e->names[i]);
+    }
+    weir__buf_puts(out, ": ");
+    t->lambdas = &sc;
+    int rc = sub(t, out, e->a);
+    t->lambdas = sc.up;
+    return rc;
+}
+
+/* Spark interval text forms with TO: '1-2' YEAR TO MONTH, '1 10:00:00' DAY
+ * TO SECOND, '10:30' HOUR TO MINUTE ... */
+static int tx_interval_to(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    const char *v = e->list[0]->text;
+    weir_buf s = WEIR_BUF_INIT;
+    int rc = 0;
+    if (weir__str_istarts(e->op, "YEAR TO MONTH")) {
+        const char *dash = strchr(v + (*v == '-' ? 1 : 0), '-');
+        if (!dash) {
+            rc = weir__sql_tx_error(t, e->pos, e->src,
+                                    "Invalid interval value '%s'", v);
+        } else {
+            bool neg = *v == '-';
+            weir__buf_printf(&s, "%.*s years %s%s months",
+                             (int)(dash - v), v, neg ? "-" : "", dash + 1);
+        }
+    } else if (weir__str_istarts(e->op, "DAY")) {
+        /* 'd hh:mm[:ss]' */
+        const char *sp = strchr(v, ' ');
+        if (sp) {
+            weir__buf_printf(&s, "%.*s days %s", (int)(sp - v), v, sp + 1);
+        } else {
+            weir__buf_printf(&s, "%s days", v);
+        }
+    } else if (weir__str_istarts(e->op, "HOUR")) {
+        size_t colons = 0;
+        for (const char *c = v; *c; c++)
+            colons += *c == ':';
+        weir__buf_printf(&s, colons >= 2 ? "%s" : "%s:00", v);
+    } else if (weir__str_istarts(e->op, "MINUTE")) {
+        weir__buf_printf(&s, "00:%s", v);
+    } else {
+        rc = weir__sql_tx_error(t, e->pos, e->src,
+                                "Interval qualifier %s is not supported", e->op);
+    }
+    if (!rc) {
+        weir__buf_puts(out, "CAST(");
+        weir__buf_put_sql_string(out, weir__buf_cstr(&s));
+        weir__buf_puts(out, " AS INTERVAL)");
+    }
+    weir__buf_free(&s);
+    return rc;
+}
+
+static int tx_interval(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    if (e->op)
+        return tx_interval_to(t, out, e);
+    if (e->n > 1)
+        weir__buf_putc(out, '(');
+    for (size_t i = 0; i < e->n; i++) {
+        if (i)
+            weir__buf_puts(out, " + ");
+        const char *unit = e->names[i];
+        if (!unit) {
+            weir__buf_puts(out, "CAST(");
+            weir__buf_put_sql_string(out, e->list[i]->text);
+            weir__buf_puts(out, " AS INTERVAL)");
+            continue;
+        }
+        /* INTERVAL 'v' UNIT; fractional values go through a cast. */
+        const char *v = e->list[i]->text;
+        if (strchr(v, '.') || strpbrk(v, " :")) {
+            weir__buf_puts(out, "CAST(");
+            weir_buf s = WEIR_BUF_INIT;
+            weir__buf_printf(&s, "%s %s", v, unit);
+            weir__buf_put_sql_string(out, weir__buf_cstr(&s));
+            weir__buf_free(&s);
+            weir__buf_puts(out, " AS INTERVAL)");
+        } else {
+            weir__buf_puts(out, "INTERVAL ");
+            weir__buf_put_sql_string(out, v);
+            weir__buf_printf(out, " %s", unit);
+        }
+    }
+    if (e->n > 1)
+        weir__buf_putc(out, ')');
+    return 0;
+}
+
+static const struct {
+    const char *spark, *duck;
+} EXTRACT_FIELDS[] = {
+    { "YEAR", "year" },     { "Y", "year" },         { "YEARS", "year" },
+    { "YR", "year" },       { "YRS", "year" },       { "QUARTER", "quarter" },
+    { "QTR", "quarter" },   { "MONTH", "month" },    { "MON", "month" },
+    { "MONS", "month" },    { "MONTHS", "month" },   { "WEEK", "week" },
+    { "W", "week" },        { "WEEKS", "week" },     { "DAY", "day" },
+    { "D", "day" },         { "DAYS", "day" },       { "DAYOFWEEK_ISO", "isodow" },
+    { "DOW_ISO", "isodow" }, { "DOY", "doy" },       { "HOUR", "hour" },
+    { "H", "hour" },        { "HOURS", "hour" },     { "HR", "hour" },
+    { "HRS", "hour" },      { "MINUTE", "minute" },  { "M", "minute" },
+    { "MIN", "minute" },    { "MINS", "minute" },    { "MINUTES", "minute" },
+    { NULL, NULL }
+};
+
+static int tx_extract(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    const char *f = e->name;
+    int rc;
+    if (weir__str_ieq(f, "DAYOFWEEK") || weir__str_ieq(f, "DOW")) {
+        weir__buf_puts(out, "(dayofweek(");
+        if ((rc = sub(t, out, e->a)))
+            return rc;
+        weir__buf_puts(out, ") + 1)");
+        return 0;
+    }
+    if (weir__str_ieq(f, "SECOND") || weir__str_ieq(f, "S") ||
+        weir__str_ieq(f, "SEC") || weir__str_ieq(f, "SECONDS") ||
+        weir__str_ieq(f, "SECS")) {
+        weir__buf_puts(out, "CAST(date_part('microsecond', ");
+        if ((rc = sub(t, out, e->a)))
+            return rc;
+        weir__buf_puts(out, ") / 1000000 AS DECIMAL(8,6))");
+        return 0;
+    }
+    for (int i = 0; EXTRACT_FIELDS[i].spark; i++) {
+        if (weir__str_ieq(f, EXTRACT_FIELDS[i].spark)) {
+            weir__buf_printf(out, "date_part('%s', ", EXTRACT_FIELDS[i].duck);
+            if ((rc = sub(t, out, e->a)))
+                return rc;
+            weir__buf_putc(out, ')');
+            return 0;
+        }
+    }
+    return weir__sql_tx_error(t, e->pos, e->src,
+                              "EXTRACT field %s is not supported", f);
+}
+
+static int tx_subscript(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    int rc;
+    if (e->b->kind == EX_LIT && e->b->lit == LIT_STRING) {
+        /* m['key'] can only be a map. */
+        weir__buf_putc(out, '(');
+        if ((rc = sub(t, out, e->a)))
+            return rc;
+        weir__buf_puts(out, ")[");
+        if ((rc = sub(t, out, e->b)))
+            return rc;
+        weir__buf_putc(out, ']');
+        return 0;
+    }
+    weir__buf_puts(out, "weir_at(");
+    if ((rc = sub(t, out, e->a)))
+        return rc;
+    weir__buf_puts(out, ", ");
+    if ((rc = sub(t, out, e->b)))
+        return rc;
+    weir__buf_putc(out, ')');
+    return 0;
+}
+
+int weir__sql_tx_expr(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    if (++t->depth > 4 * SQL_MAX_DEPTH) {
+        t->depth--;
+        return weir__sql_tx_error(t, e->pos, e->src, "Expression nested too deeply");
+    }
+    int rc = 0;
+    switch (e->kind) {
+    case EX_COLUMN: rc = tx_column(t, out, e); break;
+    case EX_STAR:
+        if (e->n_names || e->n) {
+            rc = weir__sql_tx_error(t, e->pos, e->src,
+                                    "A qualified * is only allowed in a select "
+                                    "list");
+            break;
+        }
+        weir__buf_putc(out, '*');
+        break;
+    case EX_LIT: rc = tx_lit(t, out, e); break;
+    case EX_UNARY:
+        if (strcmp(e->op, "+") == 0) {
+            rc = sub(t, out, e->a);
+            break;
+        }
+        weir__buf_puts(out, strcmp(e->op, "NOT") == 0 ? "(NOT " :
+                            strcmp(e->op, "-") == 0   ? "(- "
+                                                      : "(~ ");
+        rc = sub(t, out, e->a);
+        weir__buf_putc(out, ')');
+        break;
+    case EX_BINARY: rc = tx_binary(t, out, e); break;
+    case EX_FUNC: rc = weir__sql_tx_func(t, out, e); break;
+    case EX_CASE:
+        weir__buf_puts(out, "CASE");
+        if (e->a) {
+            weir__buf_putc(out, ' ');
+            rc = sub(t, out, e->a);
+        }
+        for (size_t i = 0; !rc && i + 1 < e->n; i += 2) {
+            weir__buf_puts(out, " WHEN ");
+            rc = sub(t, out, e->list[i]);
+            weir__buf_puts(out, " THEN ");
+            if (!rc)
+                rc = sub(t, out, e->list[i + 1]);
+        }
+        if (!rc && e->b) {
+            weir__buf_puts(out, " ELSE ");
+            rc = sub(t, out, e->b);
+        }
+        weir__buf_puts(out, " END");
+        break;
+    case EX_CAST: rc = tx_cast(t, out, e); break;
+    case EX_IN:
+        weir__buf_putc(out, '(');
+        rc = sub(t, out, e->a);
+        weir__buf_puts(out, e->negated ? " NOT IN (" : " IN (");
+        if (!rc && e->query) {
+            rc = weir__sql_tx_query(t, out, e->query);
+        } else {
+            for (size_t i = 0; !rc && i < e->n; i++) {
+                if (i)
+                    weir__buf_puts(out, ", ");
+                rc = sub(t, out, e->list[i]);
+            }
+        }
+        weir__buf_puts(out, "))");
+        break;
+    case EX_EXISTS:
+        weir__buf_puts(out, e->negated ? "(NOT EXISTS (" : "(EXISTS (");
+        rc = weir__sql_tx_query(t, out, e->query);
+        weir__buf_puts(out, "))");
+        break;
+    case EX_SUBQUERY:
+        weir__buf_putc(out, '(');
+        rc = weir__sql_tx_query(t, out, e->query);
+        weir__buf_putc(out, ')');
+        break;
+    case EX_BETWEEN:
+        weir__buf_putc(out, '(');
+        rc = sub(t, out, e->a);
+        weir__buf_puts(out, e->negated ? " NOT BETWEEN " : " BETWEEN ");
+        if (!rc)
+            rc = sub(t, out, e->b);
+        weir__buf_puts(out, " AND ");
+        if (!rc)
+            rc = sub(t, out, e->c);
+        weir__buf_putc(out, ')');
+        break;
+    case EX_LIKE: rc = tx_like(t, out, e); break;
+    case EX_IS: rc = tx_is(t, out, e); break;
+    case EX_LAMBDA: rc = weir__sql_tx_lambda(t, out, e, false); break;
+    case EX_SUBSCRIPT: rc = tx_subscript(t, out, e); break;
+    case EX_FIELD:
+        weir__buf_putc(out, '(');
+        rc = sub(t, out, e->a);
+        weir__buf_puts(out, ").");
+        weir__buf_put_sql_ident(out, e->name);
+        break;
+    case EX_INTERVAL: rc = tx_interval(t, out, e); break;
+    case EX_TUPLE:
+        weir__buf_puts(out, "(");
+        for (size_t i = 0; !rc && i < e->n; i++) {
+            if (i)
+                weir__buf_puts(out, ", ");
+            rc = sub(t, out, e->list[i]);
+        }
+        weir__buf_putc(out, ')');
+        break;
+    case EX_EXTRACT: rc = tx_extract(t, out, e); break;
+    case EX_TRIM: {
+        const char *fn = strcmp(e->op, "LEADING") == 0    ? "ltrim("
+                         : strcmp(e->op, "TRAILING") == 0 ? "rtrim("
+                                                          : "trim(";
+        weir__buf_puts(out, fn);
+        rc = sub(t, out, e->a);
+        if (!rc && e->b) {
+            weir__buf_puts(out, ", ");
+            rc = sub(t, out, e->b);
+        }
+        weir__buf_putc(out, ')');
+        break;
+    }
+    case EX_POSITION:
+        weir__buf_puts(out, "instr(");
+        rc = sub(t, out, e->b);
+        weir__buf_puts(out, ", ");
+        if (!rc)
+            rc = sub(t, out, e->a);
+        weir__buf_putc(out, ')');
+        break;
+    }
+    t->depth--;
+    return rc;
+}

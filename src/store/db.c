@@ -1,0 +1,525 @@
+/*
+ * DuckDB instances, connections, statements and materialised results
+ * (see db.h).
+ */
+#include "db.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <duckdb.h>
+
+#include "sql/sql.h"
+#include "weir.h"
+
+struct weir_db {
+    duckdb_database handle;
+};
+
+struct weir_conn {
+    duckdb_connection handle;
+};
+
+static int engine_error(weir_error *err, const char *what, const char *msg)
+{
+    return WEIR_ERR(err, WEIR_EENGINE, NULL, "%s%s", what,
+                    msg ? msg : "unknown DuckDB error");
+}
+
+const char *weir__db_version(void)
+{
+    return duckdb_library_version();
+}
+
+int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
+{
+    *out = NULL;
+    weir_db *db = calloc(1, sizeof(*db));
+    if (!db)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    duckdb_config config;
+    if (duckdb_create_config(&config) == DuckDBError) {
+        free(db);
+        return WEIR_ERR(err, WEIR_EENGINE, NULL, "cannot create DuckDB config");
+    }
+    char threads[32];
+    if (cfg && cfg->threads) {
+        snprintf(threads, sizeof(threads), "%u", cfg->threads);
+        duckdb_set_config(config, "threads", threads);
+    }
+    if (cfg && cfg->memory_limit)
+        duckdb_set_config(config, "memory_limit", cfg->memory_limit);
+    if (cfg && cfg->temp_dir)
+        duckdb_set_config(config, "temp_directory", cfg->temp_dir);
+    /* Extensions are bundled; never download anything. */
+    duckdb_set_config(config, "autoinstall_known_extensions", "false");
+    duckdb_set_config(config, "autoload_known_extensions", "true");
+    char *open_err = NULL;
+    if (duckdb_open_ext(NULL, &db->handle, config, &open_err) == DuckDBError) {
+        int rc = engine_error(err, "cannot open DuckDB: ", open_err);
+        duckdb_free(open_err);
+        duckdb_destroy_config(&config);
+        free(db);
+        return rc;
+    }
+    duckdb_destroy_config(&config);
+    *out = db;
+    return 0;
+}
+
+void weir__db_close(weir_db *db)
+{
+    if (!db)
+        return;
+    duckdb_close(&db->handle);
+    free(db);
+}
+
+int weir__db_connect(weir_conn **out, weir_db *db, weir_error *err)
+{
+    *out = NULL;
+    weir_conn *c = calloc(1, sizeof(*c));
+    if (!c)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    if (duckdb_connect(db->handle, &c->handle) == DuckDBError) {
+        free(c);
+        return WEIR_ERR(err, WEIR_EENGINE, NULL, "cannot connect to DuckDB");
+    }
+    int rc = weir__conn_exec(c, weir__sql_session_setup(), NULL, err);
+    if (rc) {
+        weir__error_prefix(err, "session setup failed: ");
+        weir__conn_close(c);
+        return rc;
+    }
+    *out = c;
+    return 0;
+}
+
+void weir__conn_close(weir_conn *c)
+{
+    if (!c)
+        return;
+    duckdb_disconnect(&c->handle);
+    free(c);
+}
+
+int weir__conn_exec(weir_conn *c, const char *sql, int64_t *rows_changed,
+                    weir_error *err)
+{
+    duckdb_result r;
+    if (duckdb_query(c->handle, sql, &r) == DuckDBError) {
+        int rc = engine_error(err, "", duckdb_result_error(&r));
+        duckdb_destroy_result(&r);
+        return rc;
+    }
+    if (rows_changed)
+        *rows_changed = (int64_t)duckdb_rows_changed(&r);
+    duckdb_destroy_result(&r);
+    return 0;
+}
+
+int weir__conn_execf(weir_conn *c, weir_error *err, const char *fmt, ...)
+{
+    weir_buf b = WEIR_BUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    char small[1024];
+    int n = vsnprintf(small, sizeof(small), fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return WEIR_ERR(err, WEIR_EINVAL, NULL, "bad format");
+    if ((size_t)n >= sizeof(small)) {
+        if (!weir__buf_reserve(&b, (size_t)n + 1))
+            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        va_start(ap, fmt);
+        vsnprintf(b.ptr, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+        b.len = (size_t)n;
+    } else {
+        weir__buf_put(&b, small, (size_t)n);
+    }
+    int rc = b.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                      : weir__conn_exec(c, weir__buf_cstr(&b), NULL, err);
+    weir__buf_free(&b);
+    return rc;
+}
+
+/* DuckDB's spelling of a logical type, e.g. DECIMAL(12,2), VARCHAR[]. */
+static void type_text(weir_buf *b, duckdb_logical_type t)
+{
+    duckdb_type id = duckdb_get_type_id(t);
+    switch (id) {
+    case DUCKDB_TYPE_BOOLEAN: weir__buf_puts(b, "BOOLEAN"); return;
+    case DUCKDB_TYPE_TINYINT: weir__buf_puts(b, "TINYINT"); return;
+    case DUCKDB_TYPE_SMALLINT: weir__buf_puts(b, "SMALLINT"); return;
+    case DUCKDB_TYPE_INTEGER: weir__buf_puts(b, "INTEGER"); return;
+    case DUCKDB_TYPE_BIGINT: weir__buf_puts(b, "BIGINT"); return;
+    case DUCKDB_TYPE_UTINYINT: weir__buf_puts(b, "UTINYINT"); return;
+    case DUCKDB_TYPE_USMALLINT: weir__buf_puts(b, "USMALLINT"); return;
+    case DUCKDB_TYPE_UINTEGER: weir__buf_puts(b, "UINTEGER"); return;
+    case DUCKDB_TYPE_UBIGINT: weir__buf_puts(b, "UBIGINT"); return;
+    case DUCKDB_TYPE_HUGEINT: weir__buf_puts(b, "HUGEINT"); return;
+    case DUCKDB_TYPE_UHUGEINT: weir__buf_puts(b, "UHUGEINT"); return;
+    case DUCKDB_TYPE_FLOAT: weir__buf_puts(b, "FLOAT"); return;
+    case DUCKDB_TYPE_DOUBLE: weir__buf_puts(b, "DOUBLE"); return;
+    case DUCKDB_TYPE_VARCHAR: weir__buf_puts(b, "VARCHAR"); return;
+    case DUCKDB_TYPE_BLOB: weir__buf_puts(b, "BLOB"); return;
+    case DUCKDB_TYPE_DATE: weir__buf_puts(b, "DATE"); return;
+    case DUCKDB_TYPE_TIME: weir__buf_puts(b, "TIME"); return;
+    case DUCKDB_TYPE_TIMESTAMP: weir__buf_puts(b, "TIMESTAMP"); return;
+    case DUCKDB_TYPE_TIMESTAMP_S: weir__buf_puts(b, "TIMESTAMP_S"); return;
+    case DUCKDB_TYPE_TIMESTAMP_MS: weir__buf_puts(b, "TIMESTAMP_MS"); return;
+    case DUCKDB_TYPE_TIMESTAMP_NS: weir__buf_puts(b, "TIMESTAMP_NS"); return;
+    case DUCKDB_TYPE_TIMESTAMP_TZ:
+        weir__buf_puts(b, "TIMESTAMP WITH TIME ZONE");
+        return;
+    case DUCKDB_TYPE_INTERVAL: weir__buf_puts(b, "INTERVAL"); return;
+    case DUCKDB_TYPE_UUID: weir__buf_puts(b, "UUID"); return;
+    case DUCKDB_TYPE_SQLNULL: weir__buf_puts(b, "\"NULL\""); return;
+    case DUCKDB_TYPE_DECIMAL:
+        weir__buf_printf(b, "DECIMAL(%u,%u)",
+                         (unsigned)duckdb_decimal_width(t),
+                         (unsigned)duckdb_decimal_scale(t));
+        return;
+    case DUCKDB_TYPE_LIST:
+    case DUCKDB_TYPE_ARRAY: {
+        duckdb_logical_type child = id == DUCKDB_TYPE_LIST
+                                        ? duckdb_list_type_child_type(t)
+                                        : duckdb_array_type_child_type(t);
+        type_text(b, child);
+        duckdb_destroy_logical_type(&child);
+        weir__buf_puts(b, "[]");
+        return;
+    }
+    case DUCKDB_TYPE_STRUCT: {
+        idx_t n = duckdb_struct_type_child_count(t);
+        weir__buf_puts(b, "STRUCT(");
+        for (idx_t i = 0; i < n; i++) {
+            char *name = duckdb_struct_type_child_name(t, i);
+            duckdb_logical_type child = duckdb_struct_type_child_type(t, i);
+            if (i)
+                weir__buf_puts(b, ", ");
+            weir__buf_put_sql_ident(b, name);
+            weir__buf_putc(b, ' ');
+            type_text(b, child);
+            duckdb_destroy_logical_type(&child);
+            duckdb_free(name);
+        }
+        weir__buf_putc(b, ')');
+        return;
+    }
+    case DUCKDB_TYPE_MAP: {
+        duckdb_logical_type k = duckdb_map_type_key_type(t);
+        duckdb_logical_type v = duckdb_map_type_value_type(t);
+        weir__buf_puts(b, "MAP(");
+        type_text(b, k);
+        weir__buf_puts(b, ", ");
+        type_text(b, v);
+        weir__buf_putc(b, ')');
+        duckdb_destroy_logical_type(&k);
+        duckdb_destroy_logical_type(&v);
+        return;
+    }
+    default: {
+        char *alias = duckdb_logical_type_get_alias(t);
+        if (alias) {
+            weir__buf_puts(b, alias);
+            duckdb_free(alias);
+        } else {
+            weir__buf_printf(b, "TYPE_%d", (int)id);
+        }
+        return;
+    }
+    }
+}
+
+static bool numeric_type(duckdb_type id)
+{
+    switch (id) {
+    case DUCKDB_TYPE_BOOLEAN:
+    case DUCKDB_TYPE_TINYINT:
+    case DUCKDB_TYPE_SMALLINT:
+    case DUCKDB_TYPE_INTEGER:
+    case DUCKDB_TYPE_BIGINT:
+    case DUCKDB_TYPE_UTINYINT:
+    case DUCKDB_TYPE_USMALLINT:
+    case DUCKDB_TYPE_UINTEGER:
+    case DUCKDB_TYPE_UBIGINT:
+    case DUCKDB_TYPE_HUGEINT:
+    case DUCKDB_TYPE_UHUGEINT:
+    case DUCKDB_TYPE_FLOAT:
+    case DUCKDB_TYPE_DOUBLE:
+    case DUCKDB_TYPE_DECIMAL:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static const char *arena_type_text(weir_arena *a, duckdb_logical_type t)
+{
+    weir_buf b = WEIR_BUF_INIT;
+    type_text(&b, t);
+    const char *s = weir__arena_strdup(a, weir__buf_cstr(&b));
+    weir__buf_free(&b);
+    return s;
+}
+
+int weir__conn_query(weir_conn *c, const char *sql, weir_rows **out,
+                     weir_error *err)
+{
+    *out = NULL;
+    duckdb_result r;
+    if (duckdb_query(c->handle, sql, &r) == DuckDBError) {
+        int rc = engine_error(err, "", duckdb_result_error(&r));
+        duckdb_destroy_result(&r);
+        return rc;
+    }
+    weir_rows *rows = calloc(1, sizeof(*rows));
+    if (!rows) {
+        duckdb_destroy_result(&r);
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    weir__arena_init(&rows->arena);
+    weir_arena *a = &rows->arena;
+    rows->statement_type = (int)duckdb_result_statement_type(r);
+    rows->rows_changed = (int64_t)duckdb_rows_changed(&r);
+    size_t nc = (size_t)duckdb_column_count(&r);
+    rows->n_cols = nc;
+    rows->names = weir__arena_array(a, nc + 1, sizeof(char *));
+    rows->types = weir__arena_array(a, nc + 1, sizeof(char *));
+    rows->numeric = weir__arena_array(a, nc + 1, sizeof(bool));
+    for (size_t i = 0; a->failed == false && i < nc; i++) {
+        rows->names[i] = weir__arena_strdup(a, duckdb_column_name(&r, i));
+        duckdb_logical_type t = duckdb_column_logical_type(&r, i);
+        rows->types[i] = arena_type_text(a, t);
+        rows->numeric[i] = numeric_type(duckdb_get_type_id(t));
+        duckdb_destroy_logical_type(&t);
+    }
+    size_t nr = (size_t)duckdb_row_count(&r);
+    rows->n_rows = nr;
+    if (nc && nr > SIZE_MAX / nc / sizeof(char *)) {
+        duckdb_destroy_result(&r);
+        weir__rows_free(rows);
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "result too large");
+    }
+    rows->values = weir__arena_array(a, nr * nc + 1, sizeof(char *));
+    for (size_t i = 0; !a->failed && i < nr; i++) {
+        for (size_t j = 0; j < nc; j++) {
+            if (duckdb_value_is_null(&r, j, i))
+                continue;
+            char *v = duckdb_value_varchar(&r, j, i);
+            rows->values[i * nc + j] = weir__arena_strdup(a, v ? v : "");
+            duckdb_free(v);
+        }
+    }
+    duckdb_destroy_result(&r);
+    if (a->failed) {
+        weir__rows_free(rows);
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    *out = rows;
+    return 0;
+}
+
+void weir__rows_free(weir_rows *rows)
+{
+    if (!rows)
+        return;
+    weir__arena_free(&rows->arena);
+    free(rows);
+}
+
+int weir__conn_scalar_i64(weir_conn *c, const char *sql, int64_t *out,
+                          bool *is_null, weir_error *err)
+{
+    duckdb_result r;
+    *out = 0;
+    if (is_null)
+        *is_null = true;
+    if (duckdb_query(c->handle, sql, &r) == DuckDBError) {
+        int rc = engine_error(err, "", duckdb_result_error(&r));
+        duckdb_destroy_result(&r);
+        return rc;
+    }
+    if (duckdb_row_count(&r) > 0 && duckdb_column_count(&r) > 0 &&
+        !duckdb_value_is_null(&r, 0, 0)) {
+        *out = duckdb_value_int64(&r, 0, 0);
+        if (is_null)
+            *is_null = false;
+    }
+    duckdb_destroy_result(&r);
+    return 0;
+}
+
+int weir__conn_scalar_text(weir_conn *c, const char *sql, char **out,
+                           weir_error *err)
+{
+    duckdb_result r;
+    *out = NULL;
+    if (duckdb_query(c->handle, sql, &r) == DuckDBError) {
+        int rc = engine_error(err, "", duckdb_result_error(&r));
+        duckdb_destroy_result(&r);
+        return rc;
+    }
+    int rc = 0;
+    if (duckdb_row_count(&r) > 0 && duckdb_column_count(&r) > 0 &&
+        !duckdb_value_is_null(&r, 0, 0)) {
+        char *v = duckdb_value_varchar(&r, 0, 0);
+        *out = v ? strdup(v) : NULL;
+        duckdb_free(v);
+        if (!*out)
+            rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    duckdb_destroy_result(&r);
+    return rc;
+}
+
+int weir__conn_describe(weir_conn *c, const char *sql, weir_db_column **out,
+                        size_t *n_out, weir_arena *arena, weir_error *err)
+{
+    *out = NULL;
+    *n_out = 0;
+    duckdb_prepared_statement st;
+    if (duckdb_prepare(c->handle, sql, &st) == DuckDBError) {
+        int rc = engine_error(err, "", duckdb_prepare_error(st));
+        duckdb_destroy_prepare(&st);
+        return rc;
+    }
+    size_t n = (size_t)duckdb_prepared_statement_column_count(st);
+    weir_db_column *cols = weir__arena_array(arena, n + 1, sizeof(*cols));
+    for (size_t i = 0; cols && i < n; i++) {
+        const char *name = duckdb_prepared_statement_column_name(st, i);
+        cols[i].name = weir__arena_strdup(arena, name ? name : "");
+        duckdb_free((void *)name);
+        duckdb_logical_type t =
+            duckdb_prepared_statement_column_logical_type(st, i);
+        cols[i].type = arena_type_text(arena, t);
+        duckdb_destroy_logical_type(&t);
+    }
+    duckdb_destroy_prepare(&st);
+    if (!cols || weir__arena_failed(arena))
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    *out = cols;
+    *n_out = n;
+    return 0;
+}
+
+int weir__conn_begin(weir_conn *c, weir_error *err)
+{
+    return weir__conn_exec(c, "BEGIN TRANSACTION", NULL, err);
+}
+
+int weir__conn_commit(weir_conn *c, weir_error *err)
+{
+    return weir__conn_exec(c, "COMMIT", NULL, err);
+}
+
+void weir__conn_rollback(weir_conn *c)
+{
+    duckdb_result r;
+    duckdb_query(c->handle, "ROLLBACK", &r);
+    duckdb_destroy_result(&r);
+}
+
+void weir__conn_interrupt(weir_conn *c)
+{
+    duckdb_interrupt(c->handle);
+}
+
+int64_t weir__conn_progress_rows(weir_conn *c)
+{
+    duckdb_query_progress_type p = duckdb_query_progress(c->handle);
+    if (p.percentage < 0)
+        return -1;
+    return (int64_t)p.rows_processed;
+}
+
+/* ---- Arrow export ------------------------------------------------------- */
+
+struct weir_arrow_stream {
+    duckdb_result result;
+    duckdb_arrow_options options;
+    bool done;
+};
+
+int weir__conn_arrow(weir_conn *c, const char *sql, weir_arrow_stream **out,
+                     weir_error *err)
+{
+    *out = NULL;
+    weir_arrow_stream *s = calloc(1, sizeof(*s));
+    if (!s)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    if (duckdb_query(c->handle, sql, &s->result) == DuckDBError) {
+        int rc = engine_error(err, "", duckdb_result_error(&s->result));
+        duckdb_destroy_result(&s->result);
+        free(s);
+        return rc;
+    }
+    s->options = duckdb_result_get_arrow_options(&s->result);
+    *out = s;
+    return 0;
+}
+
+static int arrow_error(weir_error *err, duckdb_error_data e)
+{
+    int rc = engine_error(err, "Arrow export failed: ",
+                          duckdb_error_data_message(e));
+    duckdb_destroy_error_data(&e);
+    return rc;
+}
+
+int weir__arrow_schema(weir_arrow_stream *s, struct ArrowSchema *out,
+                       weir_error *err)
+{
+    idx_t n = duckdb_column_count(&s->result);
+    duckdb_logical_type *types = calloc(n + 1, sizeof(*types));
+    const char **names = calloc(n + 1, sizeof(*names));
+    if (!types || !names) {
+        free(types);
+        free(names);
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    for (idx_t i = 0; i < n; i++) {
+        types[i] = duckdb_column_logical_type(&s->result, i);
+        names[i] = duckdb_column_name(&s->result, i);
+    }
+    duckdb_error_data e = duckdb_to_arrow_schema(s->options, types, names, n,
+                                                 out);
+    for (idx_t i = 0; i < n; i++)
+        duckdb_destroy_logical_type(&types[i]);
+    free(types);
+    free(names);
+    if (e)
+        return arrow_error(err, e);
+    return 0;
+}
+
+int weir__arrow_next(weir_arrow_stream *s, struct ArrowArray *out,
+                     weir_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    if (s->done)
+        return 0;
+    duckdb_data_chunk chunk = duckdb_fetch_chunk(s->result);
+    if (!chunk) {
+        s->done = true;
+        return 0;
+    }
+    duckdb_error_data e = duckdb_data_chunk_to_arrow(s->options, chunk, out);
+    duckdb_destroy_data_chunk(&chunk);
+    if (e)
+        return arrow_error(err, e);
+    return 0;
+}
+
+void weir__arrow_free(weir_arrow_stream *s)
+{
+    if (!s)
+        return;
+    duckdb_destroy_arrow_options(&s->options);
+    duckdb_destroy_result(&s->result);
+    free(s);
+}

@@ -1,0 +1,108 @@
+/*
+ * The DuckDB boundary: opening an engine instance (in memory, with the
+ * storage's DuckDB files attached), connections, statements and results.
+ * Every DuckDB failure becomes a weir_error with code WEIR_EENGINE and
+ * DuckDB's message. Together with src/sql's tests this is the only code
+ * that includes duckdb.h.
+ */
+#ifndef WEIR_STORE_DB_H
+#define WEIR_STORE_DB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/arena.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+typedef struct weir_db weir_db;
+typedef struct weir_conn weir_conn;
+
+typedef struct weir_db_config {
+    unsigned threads;         /* 0 = DuckDB's default */
+    const char *memory_limit; /* NULL = DuckDB's default */
+    const char *temp_dir;     /* spill folder; NULL = DuckDB's default */
+} weir_db_config;
+
+/* An in-memory DuckDB instance; storage files are attached separately. */
+int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err);
+void weir__db_close(weir_db *db);
+
+/* A connection with weir's session setup applied (Spark null ordering,
+ * UTC, the Spark function macros). One connection per thread. */
+int weir__db_connect(weir_conn **out, weir_db *db, weir_error *err);
+void weir__conn_close(weir_conn *c);
+
+/* Run SQL (one or more statements) and discard results. rows_changed (may
+ * be NULL) receives the count of the last statement. */
+int weir__conn_exec(weir_conn *c, const char *sql, int64_t *rows_changed,
+                    weir_error *err);
+int weir__conn_execf(weir_conn *c, weir_error *err, const char *fmt, ...)
+    WEIR_PRINTF(3, 4);
+
+/* A fully materialised result, values as text (NULL for SQL NULL). */
+typedef struct weir_rows {
+    weir_arena arena;
+    size_t n_cols, n_rows;
+    const char **names;
+    const char **types;    /* DuckDB type text, e.g. "BIGINT", "VARCHAR[]" */
+    bool *numeric;          /* numbers and booleans */
+    const char **values;   /* n_rows * n_cols, row-major */
+    int statement_type;    /* DuckDB statement type */
+    int64_t rows_changed;
+} weir_rows;
+
+/* Run SQL and collect the last statement's result. */
+int weir__conn_query(weir_conn *c, const char *sql, weir_rows **out,
+                     weir_error *err);
+void weir__rows_free(weir_rows *rows);
+static inline const char *weir__rows_get(const weir_rows *r, size_t row,
+                                         size_t col)
+{
+    return r->values[row * r->n_cols + col];
+}
+
+/* The single value of a one-row, one-column query. *is_null (may be NULL)
+ * tells NULL apart; a query returning no row counts as NULL. */
+int weir__conn_scalar_i64(weir_conn *c, const char *sql, int64_t *out,
+                          bool *is_null, weir_error *err);
+int weir__conn_scalar_text(weir_conn *c, const char *sql, char **out,
+                           weir_error *err); /* *out malloc'd or NULL */
+
+/* Output columns of a query without running it. */
+typedef struct weir_db_column {
+    const char *name;
+    const char *type; /* DuckDB type text */
+} weir_db_column;
+
+int weir__conn_describe(weir_conn *c, const char *sql, weir_db_column **out,
+                        size_t *n_out, weir_arena *arena, weir_error *err);
+
+/* Transactions. */
+int weir__conn_begin(weir_conn *c, weir_error *err);
+int weir__conn_commit(weir_conn *c, weir_error *err);
+void weir__conn_rollback(weir_conn *c);
+
+/* Ask a running statement on c to stop (from another thread). */
+void weir__conn_interrupt(weir_conn *c);
+/* Progress of the running statement: rows processed so far, or -1. */
+int64_t weir__conn_progress_rows(weir_conn *c);
+
+/* Arrow export of a query's result (see weir.h): the query runs when the
+ * stream is created. */
+typedef struct weir_arrow_stream weir_arrow_stream;
+struct ArrowSchema;
+struct ArrowArray;
+int weir__conn_arrow(weir_conn *c, const char *sql, weir_arrow_stream **out,
+                     weir_error *err);
+int weir__arrow_schema(weir_arrow_stream *s, struct ArrowSchema *out,
+                       weir_error *err);
+int weir__arrow_next(weir_arrow_stream *s, struct ArrowArray *out,
+                     weir_error *err);
+void weir__arrow_free(weir_arrow_stream *s);
+
+/* The DuckDB library version, e.g. "v1.4.4". */
+const char *weir__db_version(void);
+
+#endif

@@ -1,0 +1,5 @@
+set(WEIR_STORE_SOURCES
+  src/store/db.c
+  src/store/storage.c
+)
+set(WEIR_STORE_DEPS util sql)

@@ -1,0 +1,317 @@
+/*
+ * Opening and laying out a pipeline's storage folder (see storage.h and
+ * docs/storage.md).
+ */
+#include "storage.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/str.h"
+
+#define STORAGE_FORMAT "1"
+
+static const char SYSTEM_SCHEMA_SQL[] =
+    "CREATE TABLE IF NOT EXISTS weir.main.meta ("
+    "  key VARCHAR PRIMARY KEY, value VARCHAR);"
+    "INSERT OR IGNORE INTO weir.main.meta VALUES ('storage_format', '" STORAGE_FORMAT "');"
+    "CREATE TABLE IF NOT EXISTS weir.main.event_log ("
+    "  id VARCHAR, update_id VARCHAR, sequence BIGINT, timestamp TIMESTAMP,"
+    "  level VARCHAR, event_type VARCHAR, message VARCHAR, flow_name VARCHAR,"
+    "  dataset_name VARCHAR, details JSON, error JSON, origin JSON);"
+    "CREATE TABLE IF NOT EXISTS weir.main.updates ("
+    "  update_id VARCHAR, pipeline VARCHAR, started_at TIMESTAMP,"
+    "  ended_at TIMESTAMP, state VARCHAR, options JSON);";
+
+/* '@' stands for the catalog's quoted alias. */
+static const char CATALOG_SCHEMA_SQL[] =
+    "CREATE SCHEMA IF NOT EXISTS @._weir;"
+    "CREATE TABLE IF NOT EXISTS @._weir.checkpoints ("
+    "  flow VARCHAR, target VARCHAR, generation INTEGER, batch_id BIGINT,"
+    "  source VARCHAR, source_epoch BIGINT, end_offset BIGINT, rows BIGINT,"
+    "  committed_at TIMESTAMP, update_id VARCHAR);"
+    "CREATE TABLE IF NOT EXISTS @._weir.files ("
+    "  flow VARCHAR, generation INTEGER, source VARCHAR, path VARCHAR,"
+    "  size BIGINT, mtime BIGINT, batch_id BIGINT, update_id VARCHAR);"
+    "CREATE TABLE IF NOT EXISTS @._weir.tables ("
+    "  name VARCHAR, kind VARCHAR, epoch BIGINT, properties JSON,"
+    "  comment VARCHAR, format VARCHAR, partition_cols VARCHAR[],"
+    "  cluster_cols VARCHAR[], updated_at TIMESTAMP, update_id VARCHAR);";
+
+void weir__storage_catalog_alias(char *out, size_t size, const char *catalog)
+{
+    static const char *const reserved[] = { "main", "temp", "system",
+                                            "memory", WEIR_SYSTEM_ALIAS };
+    char low[256];
+    weir__str_copy(low, sizeof(low), catalog);
+    weir__str_lower(low);
+    for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++) {
+        if (strcmp(low, reserved[i]) == 0) {
+            snprintf(out, size, "%s_catalog", low);
+            return;
+        }
+    }
+    weir__str_copy(out, size, low);
+}
+
+void weir__storage_table_ref(weir_buf *out, const char *catalog,
+                             const char *database, const char *name)
+{
+    char alias[300];
+    weir__storage_catalog_alias(alias, sizeof(alias), catalog);
+    weir__buf_put_sql_ident(out, alias);
+    weir__buf_putc(out, '.');
+    weir__buf_put_sql_ident(out, database);
+    weir__buf_putc(out, '.');
+    weir__buf_put_sql_ident(out, name);
+}
+
+static int attach(weir_storage *s, const char *file, const char *alias,
+                  bool read_only, weir_error *err)
+{
+    char *path = weir__path_join(s->root, file);
+    if (!path)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    weir_buf sql = WEIR_BUF_INIT;
+    weir__buf_puts(&sql, "ATTACH ");
+    weir__buf_put_sql_string(&sql, path);
+    weir__buf_puts(&sql, " AS ");
+    weir__buf_put_sql_ident(&sql, alias);
+    if (read_only)
+        weir__buf_puts(&sql, " (READ_ONLY)");
+    int rc = sql.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                        : weir__conn_exec(s->conn, weir__buf_cstr(&sql), NULL,
+                                          err);
+    if (rc)
+        weir__error_prefix(err, "cannot open %s: ", path);
+    weir__buf_free(&sql);
+    free(path);
+    return rc;
+}
+
+static bool storage_locked_elsewhere(const char *root, char *holder,
+                                     size_t size)
+{
+    char *lock = weir__path_join(root, "weir.lock");
+    if (!lock || !weir__fs_exists(lock)) {
+        free(lock);
+        return false;
+    }
+    int fd;
+    int rc = weir__fs_lock(&fd, lock, holder, size, NULL);
+    free(lock);
+    if (rc == WEIR_EBUSY)
+        return true;
+    weir__fs_unlock(fd);
+    return false;
+}
+
+int weir__storage_open(weir_storage **out, const char *root,
+                       weir_storage_mode mode, const weir_db_config *cfg,
+                       weir_error *err)
+{
+    *out = NULL;
+    weir_storage *s = calloc(1, sizeof(*s));
+    if (!s)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    s->lock_fd = -1;
+    s->mode = mode;
+    weir__map_init(&s->attached, true);
+    s->root = strdup(root);
+    int rc = s->root ? 0 : WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    bool exists = weir__fs_is_dir(root);
+    if (!rc && mode != WEIR_STORAGE_DRY)
+        rc = weir__fs_mkdirs(root, err);
+    if (!rc && mode != WEIR_STORAGE_DRY) {
+        char *lock = weir__path_join(root, "weir.lock");
+        char holder[64] = "";
+        rc = lock ? weir__fs_lock(&s->lock_fd, lock, holder, sizeof(holder), err)
+                  : WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        if (rc == WEIR_EBUSY)
+            WEIR_ERR(err, WEIR_EBUSY, "PIPELINE_STORAGE_BUSY",
+                     "storage %s is in use by another weir process%s%s%s; "
+                     "wait for its update to finish",
+                     root, holder[0] ? " (pid " : "", holder,
+                     holder[0] ? ")" : "");
+        free(lock);
+    }
+    weir_db_config dbcfg = { 0, NULL, NULL };
+    if (cfg)
+        dbcfg = *cfg;
+    char *tmp = NULL;
+    if (!rc && mode != WEIR_STORAGE_DRY) {
+        tmp = weir__path_join(root, "tmp");
+        dbcfg.temp_dir = tmp;
+    }
+    if (!rc)
+        rc = weir__db_open(&s->db, &dbcfg, err);
+    free(tmp);
+    if (!rc)
+        rc = weir__db_connect(&s->conn, s->db, err);
+    if (!rc && mode != WEIR_STORAGE_DRY) {
+        rc = attach(s, "weir.duckdb", WEIR_SYSTEM_ALIAS, false, err);
+        if (!rc)
+            rc = weir__conn_exec(s->conn, SYSTEM_SCHEMA_SQL, NULL, err);
+        s->system_attached = !rc;
+    } else if (!rc && mode == WEIR_STORAGE_DRY && exists) {
+        char holder[64];
+        if (!storage_locked_elsewhere(root, holder, sizeof(holder))) {
+            char *sys = weir__path_join(root, "weir.duckdb");
+            if (sys && weir__fs_is_file(sys) &&
+                attach(s, "weir.duckdb", WEIR_SYSTEM_ALIAS, true, NULL) == 0)
+                s->system_attached = true;
+            free(sys);
+            rc = weir__storage_attach_all(s, err);
+        }
+    }
+    if (rc) {
+        weir__storage_close(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+void weir__storage_close(weir_storage *s)
+{
+    if (!s)
+        return;
+    weir__conn_close(s->conn);
+    weir__db_close(s->db);
+    weir__fs_unlock(s->lock_fd);
+    size_t it = 0;
+    void *v;
+    while (weir__map_next(&s->attached, &it, NULL, &v))
+        free(v);
+    /* Each key is its own value (one malloc'd alias), freed above. */
+    weir__map_free(&s->attached);
+    free(s->root);
+    free(s);
+}
+
+bool weir__storage_has_catalog(const weir_storage *s, const char *catalog)
+{
+    char alias[300];
+    weir__storage_catalog_alias(alias, sizeof(alias), catalog);
+    return weir__map_has(&s->attached, alias);
+}
+
+static int attach_alias(weir_storage *s, const char *alias, bool create,
+                        weir_error *err)
+{
+    if (weir__map_has(&s->attached, alias))
+        return 0;
+    char file[320];
+    snprintf(file, sizeof(file), "%s.duckdb", alias);
+    char *path = weir__path_join(s->root, file);
+    if (!path)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    bool exists = weir__fs_is_file(path);
+    free(path);
+    if (!exists && !create)
+        return 0;
+    bool ro = s->mode == WEIR_STORAGE_DRY;
+    int rc = attach(s, file, alias, ro, err);
+    if (!rc && !ro) {
+        weir_buf sql = WEIR_BUF_INIT;
+        weir_buf q = WEIR_BUF_INIT;
+        weir__buf_put_sql_ident(&q, alias);
+        for (const char *c = CATALOG_SCHEMA_SQL; *c; c++) {
+            if (*c == '@')
+                weir__buf_puts(&sql, weir__buf_cstr(&q));
+            else
+                weir__buf_putc(&sql, *c);
+        }
+        rc = sql.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                        : weir__conn_exec(s->conn, weir__buf_cstr(&sql), NULL,
+                                          err);
+        weir__buf_free(&sql);
+        weir__buf_free(&q);
+    }
+    if (rc)
+        return rc;
+    char *key = strdup(alias);
+    if (!key || weir__map_put(&s->attached, key, key)) {
+        free(key);
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    return 0;
+}
+
+int weir__storage_use_catalog(weir_storage *s, const char *catalog,
+                              const char *database, weir_error *err)
+{
+    char alias[300];
+    weir__storage_catalog_alias(alias, sizeof(alias), catalog);
+    int rc = attach_alias(s, alias, s->mode != WEIR_STORAGE_DRY, err);
+    if (rc || !database || s->mode == WEIR_STORAGE_DRY ||
+        !weir__map_has(&s->attached, alias))
+        return rc;
+    weir_buf sql = WEIR_BUF_INIT;
+    weir__buf_puts(&sql, "CREATE SCHEMA IF NOT EXISTS ");
+    weir__buf_put_sql_ident(&sql, alias);
+    weir__buf_putc(&sql, '.');
+    weir__buf_put_sql_ident(&sql, database);
+    rc = weir__conn_exec(s->conn, weir__buf_cstr(&sql), NULL, err);
+    weir__buf_free(&sql);
+    return rc;
+}
+
+int weir__storage_attach_all(weir_storage *s, weir_error *err)
+{
+    DIR *d = opendir(s->root);
+    if (!d)
+        return 0;
+    struct dirent *e;
+    int rc = 0;
+    while (!rc && (e = readdir(d))) {
+        const char *n = e->d_name;
+        if (!weir__str_ends(n, ".duckdb") || strcmp(n, "weir.duckdb") == 0)
+            continue;
+        char alias[300];
+        size_t len = strlen(n) - strlen(".duckdb");
+        if (len == 0 || len >= sizeof(alias))
+            continue;
+        memcpy(alias, n, len);
+        alias[len] = '\0';
+        rc = attach_alias(s, alias, false, err);
+    }
+    closedir(d);
+    return rc;
+}
+
+int weir__storage_write_open_script(weir_storage *s, weir_error *err)
+{
+    weir_buf b = WEIR_BUF_INIT;
+    weir__buf_puts(&b, "-- Attach this pipeline's storage in a stock DuckDB "
+                       "shell: duckdb -init open.sql\n");
+    char *sys = weir__path_join(s->root, "weir.duckdb");
+    weir__buf_puts(&b, "ATTACH IF NOT EXISTS ");
+    weir__buf_put_sql_string(&b, sys ? sys : "");
+    weir__buf_puts(&b, " AS weir (READ_ONLY);\n");
+    free(sys);
+    size_t it = 0;
+    const char *alias;
+    while (weir__map_next(&s->attached, &it, &alias, NULL)) {
+        char file[320];
+        snprintf(file, sizeof(file), "%s.duckdb", alias);
+        char *p = weir__path_join(s->root, file);
+        weir__buf_puts(&b, "ATTACH IF NOT EXISTS ");
+        weir__buf_put_sql_string(&b, p ? p : "");
+        weir__buf_puts(&b, " AS ");
+        weir__buf_put_sql_ident(&b, alias);
+        weir__buf_puts(&b, " (READ_ONLY);\n");
+        free(p);
+    }
+    char *path = weir__path_join(s->root, "open.sql");
+    int rc = (b.failed || !path)
+                 ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                 : weir__fs_write_atomic(path, b.ptr, b.len, err);
+    free(path);
+    weir__buf_free(&b);
+    return rc;
+}

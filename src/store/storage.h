@@ -1,0 +1,65 @@
+/*
+ * The storage folder of a pipeline: one DuckDB file per Spark catalog
+ * (<storage>/<catalog>.duckdb, holding that catalog's databases as DuckDB
+ * schemas plus weir's `_weir` schema of checkpoints and file manifests),
+ * the system file <storage>/weir.duckdb (event log, updates), an exclusive
+ * lock held by `weir run`, and open.sql for stock DuckDB. Layout and
+ * protocol: docs/storage.md.
+ */
+#ifndef WEIR_STORE_STORAGE_H
+#define WEIR_STORE_STORAGE_H
+
+#include <stdbool.h>
+
+#include "store/db.h"
+#include "util/map.h"
+
+typedef enum weir_storage_mode {
+    WEIR_STORAGE_RUN,   /* lock, create what is missing, read-write */
+    WEIR_STORAGE_QUERY, /* like RUN: users create source tables this way */
+    WEIR_STORAGE_DRY    /* no lock, no writes: attach what exists read-only */
+} weir_storage_mode;
+
+typedef struct weir_storage {
+    char *root; /* absolute folder */
+    weir_storage_mode mode;
+    weir_db *db;
+    weir_conn *conn; /* the control connection */
+    int lock_fd;
+    weir_map attached; /* catalog (lower case) -> alias (malloc'd) */
+    bool system_attached;
+} weir_storage;
+
+/*
+ * Open storage in the given mode. RUN and QUERY fail with WEIR_EBUSY when
+ * another process holds the storage. DRY never creates the folder; when it
+ * does not exist (or is locked) nothing is attached.
+ */
+int weir__storage_open(weir_storage **out, const char *root,
+                       weir_storage_mode mode, const weir_db_config *cfg,
+                       weir_error *err);
+void weir__storage_close(weir_storage *s);
+
+/* Attach the DuckDB file of a catalog (creating it in RUN mode) and make
+ * sure `database` exists as a schema in it (RUN mode). Idempotent. */
+int weir__storage_use_catalog(weir_storage *s, const char *catalog,
+                              const char *database, weir_error *err);
+/* Attach every catalog file already in the folder. */
+int weir__storage_attach_all(weir_storage *s, weir_error *err);
+/* True when the catalog's file is attached. */
+bool weir__storage_has_catalog(const weir_storage *s, const char *catalog);
+
+/* The DuckDB database alias for a Spark catalog name (lower case; DuckDB's
+ * reserved names get a "_catalog" suffix). Written into out. */
+void weir__storage_catalog_alias(char *out, size_t size, const char *catalog);
+
+/* Append the quoted DuckDB name of a table: "alias"."db"."name". */
+void weir__storage_table_ref(weir_buf *out, const char *catalog,
+                             const char *database, const char *name);
+
+/* Rewrite open.sql, the script that attaches every file for stock DuckDB. */
+int weir__storage_write_open_script(weir_storage *s, weir_error *err);
+
+#define WEIR_SYSTEM_ALIAS "weir"
+
+#endif

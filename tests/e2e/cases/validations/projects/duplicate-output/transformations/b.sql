@@ -1,0 +1,3 @@
+-- the same name as a view
+
+CREATE VIEW t AS SELECT 2 AS x;

@@ -1,0 +1,3 @@
+CREATE STREAMING TABLE up AS SELECT * FROM STREAM(range(3));
+CREATE STREAMING TABLE down TBLPROPERTIES ('pipelines.reset.allowed' = 'false')
+AS SELECT * FROM STREAM(up);

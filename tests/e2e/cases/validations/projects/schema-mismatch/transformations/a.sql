@@ -1,0 +1,2 @@
+CREATE MATERIALIZED VIEW mv (id BIGINT, name STRING)
+AS SELECT 1 AS id, 'a' AS name, 3.5 AS extra;

@@ -1,0 +1,2 @@
+CREATE STREAMING TABLE src AS SELECT * FROM STREAM read_files('data', format => 'json');
+CREATE MATERIALIZED VIEW mv AS SELECT * FROM STREAM(src);

@@ -1,0 +1,3 @@
+CREATE MATERIALIZED VIEW mv AS
+SELECT id
+  FROM nowhere_table;

@@ -1,0 +1,268 @@
+# Helpers for end-to-end cases, sourced by run-case.sh before case.sh.
+#
+# run_weir runs the binary and records its exit code, stdout and stderr
+# (it never stops the case); the expect_* functions check the last run or
+# the files around it, and the first one that fails ends the case with a
+# clear message. Output comparisons mask what changes between runs: times
+# (YYYY-MM-DD HH:MM:SS[.ffffff][Z], with a space or T) become <TS>, UUIDs
+# <UUID>, and the case's temporary folder <WORK>.
+
+E2E_CHECKS=0
+WEIR_EXIT=
+WEIR_CMD=
+WEIR_STDOUT="$E2E_OUT/stdout"
+WEIR_STDERR="$E2E_OUT/stderr"
+
+e2e_begin() {
+    set -eE
+    trap 'e2e_on_err $? "$BASH_COMMAND"' ERR
+    : >"$E2E_OUT/log"
+}
+
+e2e_end() {
+    trap - ERR
+    set +eE
+    echo "e2e/$E2E_NAME: passed ($E2E_CHECKS checks)"
+    if [ -z "${E2E_KEEP:-}" ]; then
+        cd / && rm -rf "$E2E_ROOT"
+    else
+        echo "kept $E2E_ROOT"
+    fi
+    exit 0
+}
+
+# The line of case.sh that is running, for messages.
+e2e_where() {
+    local i
+    for ((i = 1; i < ${#BASH_SOURCE[@]}; i++)); do
+        case "${BASH_SOURCE[$i]}" in
+        *case.sh) echo "case.sh:${BASH_LINENO[$((i - 1))]}"; return ;;
+        esac
+    done
+    echo "case.sh"
+}
+
+e2e_show() { # label file
+    echo "--- $1 ---"
+    if [ -s "$2" ]; then head -n 60 "$2"; else echo "(empty)"; fi
+}
+
+# A command failed outside an expectation (or a subshell ended by
+# e2e_fail, which has said everything already).
+e2e_on_err() { # status command
+    [ ! -f "$E2E_OUT/failed" ] || exit 1
+    e2e_fail "command failed (exit $1): $2"
+}
+
+# Stop the case: what failed, where, and the last weir call's output.
+e2e_fail() {
+    trap - ERR
+    set +eE
+    : >"$E2E_OUT/failed"
+    {
+        echo "FAIL e2e/$E2E_NAME at $(e2e_where): $*"
+        if [ -n "$WEIR_CMD" ]; then
+            echo "last command: $WEIR_CMD  (exit $WEIR_EXIT)"
+            e2e_show stdout "$WEIR_STDOUT"
+            e2e_show stderr "$WEIR_STDERR"
+        fi
+        echo "work folder kept: $E2E_ROOT"
+    } >&2
+    exit 1
+}
+
+e2e_pass() { E2E_CHECKS=$((E2E_CHECKS + 1)); }
+
+# --- Running weir -----------------------------------------------------------
+
+# run_weir ARGS...: run weir in the current directory with the caller's
+# stdin (empty unless redirected, e.g. run_weir query - <<<"SELECT 1").
+run_weir() {
+    WEIR_CMD="weir $*"
+    WEIR_EXIT=0
+    "$WEIR" "$@" >"$WEIR_STDOUT" 2>"$WEIR_STDERR" || WEIR_EXIT=$?
+    printf '$ %s  -> %s\n' "$WEIR_CMD" "$WEIR_EXIT" >>"$E2E_OUT/log"
+    if grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' \
+        "$WEIR_STDERR"; then
+        e2e_fail "sanitizer report from: $WEIR_CMD"
+    fi
+    return 0
+}
+
+# --- Masking ------------------------------------------------------------------
+
+# mask FILE: print FILE with run-specific text replaced by placeholders.
+mask() {
+    local text
+    text=$(cat "$1"; echo x)
+    text=${text%x}
+    text=${text//"$E2E_WORK"/<WORK>}
+    text=${text//"$E2E_ROOT"/<ROOT>}
+    printf '%s' "$text" | sed -E \
+        -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z?/<TS>/g' \
+        -e 's/[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/<UUID>/g'
+}
+
+# compare_files WHAT EXPECTED ACTUAL: exact comparison with a diff.
+compare_files() {
+    if ! diff -u --label "expected $1" --label "actual $1" "$2" "$3" \
+        >"$E2E_OUT/diff"; then
+        e2e_fail "$1 differs:
+$(head -n 80 "$E2E_OUT/diff")"
+    fi
+    e2e_pass
+}
+
+# --- Expectations on the last run_weir --------------------------------------------
+
+expect_exit() { # N
+    [ "$WEIR_EXIT" = "$1" ] || e2e_fail "expected exit code $1, got $WEIR_EXIT"
+    e2e_pass
+}
+
+expect_failure() { # any non-zero exit code
+    [ "$WEIR_EXIT" != 0 ] || e2e_fail "expected a failure, got exit code 0"
+    e2e_pass
+}
+
+# Substring tests on the whole file, so TEXT may span lines.
+e2e_contains() { # what file text
+    local content
+    content=$(cat "$2")
+    [[ "$content" == *"$3"* ]] || e2e_fail "$1 does not contain: $3"
+    e2e_pass
+}
+
+e2e_lacks() { # what file text
+    local content
+    content=$(cat "$2")
+    if [[ "$content" == *"$3"* ]]; then e2e_fail "$1 contains: $3"; fi
+    e2e_pass
+}
+
+expect_stdout_contains() { e2e_contains stdout "$WEIR_STDOUT" "$1"; }
+expect_stderr_contains() { e2e_contains stderr "$WEIR_STDERR" "$1"; }
+expect_stdout_not_contains() { e2e_lacks stdout "$WEIR_STDOUT" "$1"; }
+expect_stderr_not_contains() { e2e_lacks stderr "$WEIR_STDERR" "$1"; }
+
+expect_stdout_matches() { # ERE
+    grep -qE -- "$1" "$WEIR_STDOUT" || e2e_fail "no stdout line matches: $1"
+    e2e_pass
+}
+
+expect_stderr_matches() { # ERE
+    grep -qE -- "$1" "$WEIR_STDERR" || e2e_fail "no stderr line matches: $1"
+    e2e_pass
+}
+
+expect_stdout_empty() {
+    [ ! -s "$WEIR_STDOUT" ] || e2e_fail "stdout is not empty"
+    e2e_pass
+}
+
+expect_stderr_empty() {
+    [ ! -s "$WEIR_STDERR" ] || e2e_fail "stderr is not empty"
+    e2e_pass
+}
+
+# expect_stdout_equals TEXT: masked stdout is TEXT (a final newline is
+# added to TEXT when it has none).
+expect_stdout_equals() {
+    printf '%s\n' "${1%$'\n'}" >"$E2E_OUT/expected"
+    mask "$WEIR_STDOUT" >"$E2E_OUT/actual"
+    compare_files stdout "$E2E_OUT/expected" "$E2E_OUT/actual"
+}
+
+expect_stderr_equals() {
+    printf '%s\n' "${1%$'\n'}" >"$E2E_OUT/expected"
+    mask "$WEIR_STDERR" >"$E2E_OUT/actual"
+    compare_files stderr "$E2E_OUT/expected" "$E2E_OUT/actual"
+}
+
+# expect_stdout_file FILE: masked stdout is exactly FILE (relative to the
+# case folder). E2E_UPDATE=1 writes the actual output back into the case.
+expect_stdout_file() {
+    mask "$WEIR_STDOUT" >"$E2E_OUT/actual"
+    if [ -n "${E2E_UPDATE:-}" ]; then
+        cp "$E2E_OUT/actual" "$E2E_CASE/$1"
+        cp "$E2E_OUT/actual" "$1"
+    fi
+    [ -f "$1" ] || e2e_fail "no expected-output file $1"
+    compare_files "stdout (vs $1)" "$1" "$E2E_OUT/actual"
+}
+
+expect_stderr_file() {
+    mask "$WEIR_STDERR" >"$E2E_OUT/actual"
+    if [ -n "${E2E_UPDATE:-}" ]; then
+        cp "$E2E_OUT/actual" "$E2E_CASE/$1"
+        cp "$E2E_OUT/actual" "$1"
+    fi
+    [ -f "$1" ] || e2e_fail "no expected-output file $1"
+    compare_files "stderr (vs $1)" "$1" "$E2E_OUT/actual"
+}
+
+# expect_json_lines: every stdout line is one JSON value (needs jq or
+# python3; skipped when neither is there).
+expect_json_lines() {
+    local line n=0
+    if command -v jq >/dev/null; then
+        while IFS= read -r line; do
+            n=$((n + 1))
+            printf '%s' "$line" | jq -e . >/dev/null 2>&1 ||
+                e2e_fail "stdout line $n is not JSON: $line"
+        done <"$WEIR_STDOUT"
+    elif command -v python3 >/dev/null; then
+        python3 -c 'import json,sys
+for n, l in enumerate(sys.stdin, 1):
+    try: json.loads(l)
+    except ValueError: sys.exit("stdout line %d is not JSON: %s" % (n, l))' \
+            <"$WEIR_STDOUT" || e2e_fail "stdout is not JSON lines"
+    fi
+    e2e_pass
+}
+
+# --- Queries -------------------------------------------------------------------
+
+# expect_query SQL EXPECTED [weir query options...]: `weir query --format
+# csv SQL` exits 0 and prints EXPECTED (the header line included; NULL is
+# an empty field). Not masked: query results are data.
+expect_query() {
+    local sql=$1 expected=$2
+    shift 2
+    run_weir query --format csv "$@" "$sql"
+    [ "$WEIR_EXIT" = 0 ] || e2e_fail "query failed (exit $WEIR_EXIT): $sql"
+    printf '%s\n' "${expected%$'\n'}" >"$E2E_OUT/expected"
+    cp "$WEIR_STDOUT" "$E2E_OUT/actual"
+    compare_files "result of: $sql" "$E2E_OUT/expected" "$E2E_OUT/actual"
+}
+
+# --- Files -----------------------------------------------------------------------
+
+expect_file_exists() { # PATH
+    [ -f "$1" ] || e2e_fail "missing file $1"
+    e2e_pass
+}
+
+expect_dir_exists() { # PATH
+    [ -d "$1" ] || e2e_fail "missing folder $1"
+    e2e_pass
+}
+
+expect_no_file() { # PATH
+    [ ! -e "$1" ] || e2e_fail "$1 exists"
+    e2e_pass
+}
+
+expect_file_contains() { # PATH TEXT
+    expect_file_exists "$1"
+    e2e_contains "$1" "$1" "$2"
+}
+
+# --- Anything else ------------------------------------------------------------
+
+# expect_equal WHAT ACTUAL EXPECTED, e.g.
+#   expect_equal "order files" "$(ls data | wc -l)" 3
+expect_equal() {
+    [ "$2" = "$3" ] || e2e_fail "$1: expected '$3', got '$2'"
+    e2e_pass
+}

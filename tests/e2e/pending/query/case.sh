@@ -1,0 +1,66 @@
+# weir query: SQL from the argument or stdin, three output formats, exit
+# codes for SQL and runtime errors.
+
+run_weir init demo
+cd demo
+
+run_weir query "SELECT 1 AS n, 'a,b' AS s, CAST(NULL AS STRING) AS z, '' AS e"
+expect_exit 0
+expect_stdout_equals "┌───┬─────┬──────┬───┐
+│ n │ s   │ z    │ e │
+├───┼─────┼──────┼───┤
+│ 1 │ a,b │ NULL │   │
+└───┴─────┴──────┴───┘
+(1 row)"
+
+expect_query "SELECT 1 AS n, 'a,b' AS s, CAST(NULL AS STRING) AS z, '' AS e, 'say \"hi\"' AS q" \
+'n,s,z,e,q
+1,"a,b",,"","say ""hi"""'
+
+run_weir query --format json "SELECT 1 AS n, 2.50 AS d, true AS b, 'x' AS s, CAST(NULL AS INT) AS z"
+expect_exit 0
+expect_stdout_equals '{"n":1,"d":2.50,"b":true,"s":"x","z":null}'
+
+# Wide characters keep the box aligned.
+run_weir query "SELECT '日本' AS w, 'ab' AS x"
+expect_exit 0
+expect_stdout_contains "│ 日本 │ ab │"
+
+# Numbers are right-aligned.
+run_weir query "SELECT id FROM range(9, 12) ORDER BY id"
+expect_exit 0
+expect_stdout_contains "│  9 │"
+expect_stdout_contains "│ 11 │"
+expect_stdout_contains "(3 rows)"
+
+# From stdin, with several statements: the last one's result is printed.
+run_weir query --format csv - <<'SQL'
+CREATE TABLE scratch AS SELECT 42 AS answer;
+SELECT answer FROM scratch;
+SQL
+expect_exit 0
+expect_stdout_equals "answer
+42"
+run_weir query --format csv <<<"SELECT 7 AS seven"
+expect_exit 0
+expect_stdout_equals "seven
+7"
+
+# A statement without a result prints nothing.
+run_weir query "CREATE TABLE scratch2 (id INT)"
+expect_exit 0
+expect_stdout_empty
+
+# SQL errors: exit 2, shown with a caret.
+run_weir query "SELECT FROM WHERE"
+expect_exit 2
+expect_stderr_contains "error: "
+run_weir query "SELECT * FROM no_such_table"
+expect_exit 2
+expect_stderr_contains "no_such_table"
+
+# A closed pipe is not an error message.
+run_weir query --format csv "SELECT id FROM range(0, 200000)"
+expect_exit 0
+"$WEIR" query --format csv "SELECT id FROM range(0, 200000)" 2>"$E2E_OUT/pipe.err" | head -n 1 >/dev/null
+expect_equal "stderr after a closed pipe" "$(cat "$E2E_OUT/pipe.err")" ""

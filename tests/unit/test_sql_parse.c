@@ -1,0 +1,822 @@
+/*
+ * Parser tests for src/sql: lexing edge cases, statement splitting, every
+ * pipeline statement form and error class (with line:col), what queries
+ * read (CTE scoping, subqueries, STREAM, table-valued functions), shape
+ * facts, types, statements for `weir query`, and read_files rendering.
+ */
+#include "harness.h"
+
+#include <string.h>
+
+#include "sql/sql.h"
+#include "util/arena.h"
+#include "util/buf.h"
+
+static weir_sql_source src_of(const char *text)
+{
+    weir_sql_source s = { "p.sql", text, strlen(text) };
+    return s;
+}
+
+/* ------------------------------------------------------------------------
+ * Splitter
+ * ------------------------------------------------------------------------ */
+
+TEST(test_sql_split__basics)
+{
+    weir_arena a = WEIR_ARENA_INIT;
+    const char *text = "SELECT 1;\n-- c;\n  SELECT ';' , \"a;b\", `x;y`;\n"
+                       "/* a; /* nested; */ b; */ SELECT 3 -- tail;\n; ;  \n";
+    weir_sql_source s = src_of(text);
+    weir_sql_span *sp;
+    size_t n;
+    weir_error err;
+    CHECK_INT(weir__sql_split(&sp, &n, &a, &s, &err), 0);
+    CHECK_INT(n, 3);
+    if (n == 3) {
+        CHECK(strncmp(text + sp[0].offset, "SELECT 1", sp[0].len) == 0);
+        CHECK_INT(sp[0].line, 1);
+        CHECK_INT(sp[1].line, 2);
+        CHECK(strncmp(text + sp[1].offset, "-- c;", 5) == 0 ||
+              strncmp(text + sp[1].offset, "SELECT ';'", 10) == 0);
+        CHECK(memchr(text + sp[2].offset, '3', sp[2].len) != NULL);
+    }
+    /* Last ';' optional; comment-only statements dropped. */
+    s = src_of("SELECT 1; -- only a comment\n/* x */");
+    CHECK_INT(weir__sql_split(&sp, &n, &a, &s, &err), 0);
+    CHECK_INT(n, 1);
+    s = src_of("");
+    CHECK_INT(weir__sql_split(&sp, &n, &a, &s, &err), 0);
+    CHECK_INT(n, 0);
+    s = src_of("SELECT 'it\\'s;' ; SELECT 2");
+    CHECK_INT(weir__sql_split(&sp, &n, &a, &s, &err), 0);
+    CHECK_INT(n, 2);
+    weir__arena_free(&a);
+}
+
+TEST(test_sql_split__errors)
+{
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_sql_span *sp;
+    size_t n;
+    weir_error err;
+    weir_sql_source s = src_of("SELECT 1;\nSELECT 'abc");
+    CHECK_INT(weir__sql_split(&sp, &n, &a, &s, &err), WEIR_ESQL);
+    CHECK_INT(err.line, 2);
+    CHECK_INT(err.column, 8);
+    s = src_of("SELECT 1 /* open /* nested */");
+    CHECK_INT(weir__sql_split(&sp, &n, &a, &s, &err), WEIR_ESQL);
+    CHECK_STR(err.error_class, "UNCLOSED_BRACKETED_COMMENT");
+    CHECK_INT(err.column, 10);
+    weir__arena_free(&a);
+}
+
+/* ------------------------------------------------------------------------
+ * Pipeline statements
+ * ------------------------------------------------------------------------ */
+
+typedef struct parsed {
+    weir_arena a;
+    weir_sql_source s;
+    weir_sql_stmt *st;
+    size_t n;
+    weir__diags d;
+    int rc;
+} parsed;
+
+static void parse(parsed *p, const char *text)
+{
+    memset(p, 0, sizeof(*p));
+    p->s = src_of(text);
+    p->rc = weir__sql_parse_file(&p->st, &p->n, &p->a, &p->s, &p->d);
+}
+
+static void done(parsed *p)
+{
+    weir__diags_free(&p->d);
+    weir__arena_free(&p->a);
+}
+
+TEST(test_sql_ddl__materialized_view_and_table)
+{
+    parsed p;
+    parse(&p,
+          "CREATE MATERIALIZED VIEW mv AS SELECT 1;\n"
+          "CREATE OR REFRESH PRIVATE STREAMING TABLE IF NOT EXISTS cat.db.st (\n"
+          "  id BIGINT NOT NULL COMMENT 'the id',\n"
+          "  CONSTRAINT pos EXPECT (id > 0) ON VIOLATION DROP ROW,\n"
+          "  v DECIMAL(10, 2),\n"
+          "  CONSTRAINT ok EXPECT (v IS NOT NULL) ON VIOLATION FAIL UPDATE,\n"
+          "  CONSTRAINT q EXPECT (true) ON VIOLATION QUARANTINE,\n"
+          "  CONSTRAINT w EXPECT (id < 10)\n"
+          ") USING parquet PARTITIONED BY (id) COMMENT 'st' "
+          "TBLPROPERTIES ('a' = 'x', b.c = TRUE, d 100) CLUSTER BY (v) "
+          "AS SELECT * FROM STREAM(src);\n"
+          "CREATE STREAMING TABLE bare;\n"
+          "CREATE OR REFRESH LIVE TABLE old AS SELECT 1;\n"
+          "CREATE STREAMING LIVE TABLE old_st AS SELECT * FROM STREAM LIVE.src;\n"
+          "CREATE INCREMENTAL LIVE TABLE inc AS SELECT 1;\n"
+          "CREATE STREAMING TABLE only_c (CONSTRAINT c EXPECT (x > 0)) AS SELECT 1 x;\n");
+    CHECK_INT(p.rc, 0);
+    CHECK_INT(p.d.len, 0);
+    CHECK_INT(p.n, 7);
+    if (p.n == 7) {
+        CHECK_INT(p.st[0].kind, WEIR_SQL_CREATE_MATERIALIZED_VIEW);
+        CHECK(p.st[0].query != NULL);
+        weir_sql_stmt *s = &p.st[1];
+        CHECK_INT(s->kind, WEIR_SQL_CREATE_STREAMING_TABLE);
+        CHECK(s->or_refresh && s->is_private && s->if_not_exists);
+        CHECK_INT(s->name.n, 3);
+        CHECK_STR(s->name.parts[2], "st");
+        CHECK_INT(s->pos.line, 2);
+        CHECK_INT(s->n_columns, 2);
+        CHECK_STR(s->columns[0].name, "id");
+        CHECK(s->columns[0].not_null);
+        CHECK_STR(s->columns[0].comment, "the id");
+        CHECK_STR(s->columns[1].type_text, "DECIMAL(10, 2)");
+        CHECK_INT(s->n_constraints, 4);
+        CHECK_STR(s->constraints[0].condition_text, "id > 0");
+        CHECK_INT(s->constraints[0].action, WEIR_SQL_VIOLATION_DROP);
+        CHECK_INT(s->constraints[1].action, WEIR_SQL_VIOLATION_FAIL);
+        CHECK_INT(s->constraints[2].action, WEIR_SQL_VIOLATION_QUARANTINE);
+        CHECK_INT(s->constraints[3].action, WEIR_SQL_VIOLATION_WARN);
+        CHECK_STR(s->format, "parquet");
+        CHECK_INT(s->n_partition_cols, 1);
+        CHECK_INT(s->n_cluster_cols, 1);
+        CHECK_STR(s->comment, "st");
+        CHECK_INT(s->n_properties, 3);
+        CHECK_STR(s->properties[1].key, "b.c");
+        CHECK_STR(s->properties[1].value, "true");
+        CHECK_STR(s->properties[2].value, "100");
+        CHECK(s->query != NULL);
+        CHECK(p.st[2].query == NULL);
+        CHECK_INT(p.st[3].kind, WEIR_SQL_CREATE_MATERIALIZED_VIEW);
+        CHECK_INT(p.st[4].kind, WEIR_SQL_CREATE_STREAMING_TABLE);
+        CHECK_INT(p.st[5].kind, WEIR_SQL_CREATE_STREAMING_TABLE);
+        CHECK_INT(p.st[6].n_constraints, 1);
+        CHECK_INT(p.st[6].n_columns, 0);
+    }
+    done(&p);
+}
+
+TEST(test_sql_ddl__views_flows_sinks_set_use)
+{
+    parsed p;
+    parse(&p,
+          "CREATE VIEW v (a COMMENT 'x', b) COMMENT 'c' TBLPROPERTIES ('k'='v') AS SELECT 1, 2;\n"
+          "CREATE OR REPLACE TEMPORARY VIEW tv AS SELECT 1;\n"
+          "CREATE TEMPORARY LIVE VIEW tlv AS SELECT 1;\n"
+          "CREATE LIVE VIEW lv AS SELECT 1;\n"
+          "CREATE FLOW f COMMENT 'flow' AS INSERT INTO st BY NAME SELECT * FROM STREAM s;\n"
+          "CREATE FLOW f2 AS INSERT INTO ONCE LIVE.st BY NAME SELECT 1;\n"
+          "CREATE FLOW f3 AS INSERT INTO st BY NAME ONCE SELECT 1;\n"
+          "CREATE SINK k USING kafka OPTIONS (topic 'x', `kafka.bootstrap.servers` = 'h:1');\n"
+          "SET spark.sql.shuffle.partitions = 10 ;\n"
+          "SET `a.b` = some value here;\n"
+          "USE CATALOG c;\n"
+          "SET CATALOG c2;\n"
+          "USE SCHEMA d;\n"
+          "USE c.d;\n"
+          "USE DATABASE x;\n");
+    CHECK_INT(p.rc, 0);
+    CHECK_INT(p.n, 15);
+    if (p.n == 15) {
+        CHECK_INT(p.st[0].kind, WEIR_SQL_CREATE_VIEW);
+        CHECK_INT(p.st[0].n_columns, 2);
+        CHECK_STR(p.st[0].comment, "c");
+        CHECK_INT(p.st[1].kind, WEIR_SQL_CREATE_TEMPORARY_VIEW);
+        CHECK_INT(p.st[2].kind, WEIR_SQL_CREATE_TEMPORARY_VIEW);
+        CHECK_INT(p.st[3].kind, WEIR_SQL_CREATE_TEMPORARY_VIEW);
+        CHECK_INT(p.st[4].kind, WEIR_SQL_CREATE_FLOW);
+        CHECK_STR(p.st[4].target.parts[0], "st");
+        CHECK(!p.st[4].once);
+        CHECK_STR(p.st[4].comment, "flow");
+        CHECK(p.st[5].once);
+        CHECK_INT(p.st[5].target.n, 1);
+        CHECK(p.st[6].once);
+        CHECK_INT(p.st[7].kind, WEIR_SQL_CREATE_SINK);
+        CHECK_STR(p.st[7].format, "kafka");
+        CHECK_INT(p.st[7].n_options, 2);
+        CHECK_STR(p.st[7].options[1].key, "kafka.bootstrap.servers");
+        CHECK_STR(p.st[7].options[1].value, "h:1");
+        CHECK_INT(p.st[8].kind, WEIR_SQL_SET);
+        CHECK_STR(p.st[8].set_key, "spark.sql.shuffle.partitions");
+        CHECK_STR(p.st[8].set_value, "10");
+        CHECK_STR(p.st[9].set_key, "a.b");
+        CHECK_STR(p.st[9].set_value, "some value here");
+        CHECK_INT(p.st[10].kind, WEIR_SQL_USE_CATALOG);
+        CHECK_INT(p.st[11].kind, WEIR_SQL_USE_CATALOG);
+        CHECK_STR(p.st[11].name.parts[0], "c2");
+        CHECK_INT(p.st[12].kind, WEIR_SQL_USE_SCHEMA);
+        CHECK_INT(p.st[13].name.n, 2);
+        CHECK_INT(p.st[14].kind, WEIR_SQL_USE_SCHEMA);
+    }
+    done(&p);
+}
+
+/* Parse text (one bad statement) and check the single error. */
+static void check_err(const char *file, int line, const char *text,
+                      const char *cls, const char *needle, unsigned eline,
+                      unsigned ecol)
+{
+    parsed p;
+    parse(&p, text);
+    if (p.rc != WEIR_ESQL || p.d.len != 1) {
+        fprintf(stderr, "  %s:%d: rc %d, %zu errors for %s\n", file, line, p.rc,
+                p.d.len, text);
+        T_.failures++;
+    } else {
+        const weir_error *e = &p.d.items[0];
+        if (strcmp(e->error_class, cls) != 0 || !strstr(e->message, needle) ||
+            e->line != eline || e->column != ecol) {
+            fprintf(stderr,
+                    "  %s:%d: got [%s] %s at %u:%u, expected [%s] ~%s at %u:%u\n",
+                    file, line, e->error_class, e->message, e->line, e->column,
+                    cls, needle, eline, ecol);
+            T_.failures++;
+        }
+    }
+    done(&p);
+}
+
+#define ERR(text, cls, needle, l, c)                                          \
+    check_err(__FILE__, __LINE__, text, cls, needle, l, c)
+
+TEST(test_sql_ddl__errors)
+{
+    const char *NA = "_LEGACY_ERROR_TEMP_0035";
+    const char *REG = "PIPELINE_SQL_GRAPH_ELEMENT_REGISTRATION_ERROR";
+    ERR("CREATE MATERIALIZED VIEW mv LOCATION '/x' AS SELECT 1", NA,
+        "Specifying location is not supported for CREATE MATERIALIZED VIEW", 1, 29);
+    ERR("CREATE STREAMING TABLE st OPTIONS (a 'b') AS SELECT 1", NA,
+        "Options are not supported for CREATE STREAMING TABLE", 1, 27);
+    ERR("CREATE MATERIALIZED VIEW mv CLUSTERED BY (a) INTO 4 BUCKETS AS SELECT 1",
+        NA, "Bucketing is not supported", 1, 29);
+    ERR("CREATE MATERIALIZED VIEW mv STORED AS parquet AS SELECT 1", NA,
+        "STORED AS syntax is not supported", 1, 29);
+    ERR("CREATE MATERIALIZED VIEW mv ROW FORMAT DELIMITED AS SELECT 1", NA,
+        "Hive SerDe format options", 1, 29);
+    ERR("CREATE MATERIALIZED VIEW mv (a INT CHECK (a > 0)) AS SELECT 1", NA,
+        "column constraints", 1, 36);
+    ERR("CREATE MATERIALIZED VIEW mv (a INT, PRIMARY KEY (a)) AS SELECT 1", NA,
+        "column constraints", 1, 37);
+    ERR("CREATE MATERIALIZED VIEW mv (a INT, CONSTRAINT c UNIQUE (a)) AS SELECT 1",
+        NA, "column constraints", 1, 50);
+    ERR("\n  CREATE TEMPORARY VIEW db.v AS SELECT 1", "INVALID_TEMP_OBJ_QUALIFIER",
+        "db.v", 2, 25);
+    ERR("CREATE FLOW a.b AS INSERT INTO t BY NAME SELECT 1",
+        "MULTIPART_FLOW_NAME_NOT_SUPPORTED", "'a.b'", 1, 13);
+    ERR("CREATE MATERIALIZED VIEW a.b.c.d AS SELECT 1",
+        "REQUIRES_SINGLE_PART_NAMESPACE", "4+ part", 1, 26);
+    ERR("CREATE FLOW f AS INSERT OVERWRITE t SELECT 1", REG,
+        "INSERT OVERWRITE flows not supported.", 1, 18);
+    ERR("CREATE FLOW f AS INSERT INTO t SELECT 1", REG,
+        "Only INSERT INTO by name flows supported.", 1, 18);
+    ERR("CREATE FLOW f AS INSERT INTO t (a) BY NAME SELECT 1", REG,
+        "Column schema may not be specified", 1, 18);
+    ERR("CREATE FLOW f AS INSERT INTO t PARTITION (a=1) BY NAME SELECT 1", REG,
+        "Partition spec may not be specified", 1, 18);
+    ERR("CREATE FLOW f AS SELECT 1", REG, "Unable flow type", 1, 18);
+    ERR("SELECT 1", REG, "Unsupported plan Project parsed from SQL query", 1, 1);
+    ERR("CREATE TABLE t AS SELECT 1", REG, "CreateTableAsSelect", 1, 1);
+    ERR("INSERT INTO t SELECT 1", REG, "InsertIntoStatement", 1, 1);
+    ERR("DROP TABLE t", REG, "DropTable", 1, 1);
+    ERR("CREATE MATERIALIZED VIEW mv AS SELEC 1", "PARSE_SYNTAX_ERROR",
+        "Syntax error at or near 'SELEC'", 1, 32);
+    ERR("CREATE MATERIALIZED VIEW mv AS SELECT (1", "PARSE_SYNTAX_ERROR",
+        "end of input", 1, 41);
+    ERR("CREATE MATERIALIZED VIEW mv", "PARSE_SYNTAX_ERROR", "end of input", 1, 28);
+    ERR("SET", "", "without key-value pair", 1, 1);
+    ERR("SET a.b", "", "without value", 1, 1);
+    ERR("USE a.b.c", "", "Invalid schema identifier", 1, 5);
+    ERR("CREATE MATERIALIZED VIEW m AS SELECT 'abc", "PARSE_SYNTAX_ERROR",
+        "Syntax error", 1, 38);
+    ERR("CREATE MATERIALIZED VIEW m AS SELECT 1 FROM STREAM (SELECT 1)",
+        "PARSE_SYNTAX_ERROR", "SELECT", 1, 53);
+}
+
+TEST(test_sql_ddl__continues_after_errors)
+{
+    parsed p;
+    parse(&p, "CREATE MATERIALIZED VIEW a AS SELECT 1;\n"
+              "SELEC 2;\n"
+              "CREATE MATERIALIZED VIEW b AS SELECT 3;\n"
+              "DROP TABLE x;\n");
+    CHECK_INT(p.rc, WEIR_ESQL);
+    CHECK_INT(p.n, 2);
+    CHECK_INT(p.d.len, 2);
+    if (p.d.len == 2) {
+        CHECK_INT(p.d.items[0].line, 2);
+        CHECK_STR(p.d.items[0].path, "p.sql");
+        CHECK_STR(p.d.items[0].line_text, "SELEC 2;");
+        CHECK_INT(p.d.items[1].line, 4);
+    }
+    done(&p);
+}
+
+/* ------------------------------------------------------------------------
+ * Reads and shape
+ * ------------------------------------------------------------------------ */
+
+static weir_sql_query *pq(weir_arena *a, weir_sql_source *s, const char *text)
+{
+    *s = src_of(text);
+    weir_sql_query *q = NULL;
+    weir_error err;
+    if (weir__sql_parse_query(&q, a, s, 0, s->len, &err) != 0) {
+        fprintf(stderr, "  parse failed: %s (%s)\n", err.message, text);
+        return NULL;
+    }
+    return q;
+}
+
+static void reads_str(weir_buf *b, const weir_sql_reads *r)
+{
+    for (size_t i = 0; i < r->n_refs; i++) {
+        if (i)
+            weir__buf_putc(b, ',');
+        for (size_t k = 0; k < r->refs[i].name.n; k++)
+            weir__buf_printf(b, "%s%s", k ? "." : "", r->refs[i].name.parts[k]);
+        if (r->refs[i].streaming)
+            weir__buf_puts(b, "(s)");
+    }
+    for (size_t i = 0; i < r->n_tvfs; i++)
+        weir__buf_printf(b, ";%s%s", r->tvfs[i].name,
+                         r->tvfs[i].streaming ? "(s)" : "");
+}
+
+static void check_reads(const char *file, int line, const char *text,
+                        const char *want)
+{
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_sql_source s;
+    weir_sql_query *q = pq(&a, &s, text);
+    weir_buf b = WEIR_BUF_INIT;
+    weir_sql_reads r;
+    if (!q || weir__sql_query_reads(&r, &a, q, NULL) != 0) {
+        T_.failures++;
+    } else {
+        reads_str(&b, &r);
+        if (strcmp(weir__buf_cstr(&b), want) != 0) {
+            fprintf(stderr, "  %s:%d: reads \"%s\", expected \"%s\"\n", file, line,
+                    weir__buf_cstr(&b), want);
+            T_.failures++;
+        }
+    }
+    weir__buf_free(&b);
+    weir__arena_free(&a);
+}
+
+#define READS(text, want) check_reads(__FILE__, __LINE__, text, want)
+
+TEST(test_sql_reads__scoping)
+{
+    READS("SELECT * FROM a JOIN b ON a.x = b.x", "a,b");
+    READS("SELECT * FROM cat.db.t, db.u", "cat.db.t,db.u");
+    READS("SELECT * FROM LIVE.bronze", "bronze");
+    READS("SELECT * FROM STREAM t", "t(s)");
+    READS("SELECT * FROM STREAM(db.t) WATERMARK ts DELAY OF INTERVAL 10 SECONDS w",
+          "db.t(s)");
+    READS("SELECT * FROM STREAM LIVE.src AS s JOIN dim d ON s.k = d.k",
+          "src(s),dim");
+    READS("WITH c AS (SELECT * FROM a) SELECT * FROM c", "a");
+    READS("WITH c AS (SELECT * FROM a), d AS (SELECT * FROM c) SELECT * FROM d, c",
+          "a");
+    READS("WITH c AS (WITH b AS (SELECT * FROM a) SELECT * FROM b) SELECT * FROM c, b",
+          "a,b");
+    READS("WITH a AS (SELECT * FROM a) SELECT * FROM a", "a");
+    READS("WITH RECURSIVE r AS (SELECT 1 UNION ALL SELECT * FROM r) SELECT * FROM r",
+          "");
+    READS("SELECT (SELECT max(x) FROM m), * FROM t WHERE x IN (SELECT y FROM u) "
+          "AND EXISTS (SELECT 1 FROM v)",
+          "t,m,u,v");
+    READS("SELECT * FROM (SELECT * FROM inner_t) sub", "inner_t");
+    READS("SELECT * FROM range(5)", ";range");
+    READS("SELECT * FROM STREAM read_files('/p', format => 'json')", ";read_files(s)");
+    READS("SELECT * FROM STREAM(cloud_files('/p', 'csv'))", ";cloud_files(s)");
+    READS("SELECT a FROM t UNION SELECT b FROM u", "t,u");
+    READS("SELECT * FROM t LATERAL VIEW explode(arr) x AS y", "t");
+    READS("SELECT * FROM parquet.`/tmp/dir`", "parquet./tmp/dir");
+}
+
+TEST(test_sql_reads__tvf_args)
+{
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_sql_source s;
+    weir_sql_query *q = pq(&a, &s,
+                           "SELECT * FROM cloud_files('/in', 'csv', map('header', "
+                           "'true', 'cloudFiles.inferColumnTypes', 'false')) x, "
+                           "read_files(path => '/p', format => 'json', n => 3, b => "
+                           "true, z => NULL, e => 1 + 2)");
+    weir_sql_reads r;
+    CHECK(q != NULL);
+    if (q && weir__sql_query_reads(&r, &a, q, NULL) == 0 && r.n_tvfs == 2) {
+        const weir_sql_tvf *c = &r.tvfs[0];
+        CHECK_STR(c->name, "cloud_files");
+        CHECK_INT(c->n_args, 3);
+        CHECK_INT(c->args[2].kind, WEIR_SQL_ARG_MAP);
+        CHECK_INT(c->args[2].n_items, 4);
+        CHECK_STR(c->args[2].items[3].text, "false");
+        CHECK_STR(weir__sql_read_files_path(c), "/in");
+        const weir_sql_tvf *f = &r.tvfs[1];
+        CHECK_STR(f->args[0].name, "path");
+        CHECK_STR(weir__sql_read_files_path(f), "/p");
+        CHECK_INT(f->args[2].kind, WEIR_SQL_ARG_NUMBER);
+        CHECK_INT(f->args[3].kind, WEIR_SQL_ARG_BOOL);
+        CHECK_INT(f->args[4].kind, WEIR_SQL_ARG_NULL);
+        CHECK_INT(f->args[5].kind, WEIR_SQL_ARG_OTHER);
+        CHECK_STR(f->args[5].text, "1 + 2");
+    } else {
+        T_.failures++;
+    }
+    weir__arena_free(&a);
+}
+
+TEST(test_sql_reads__shape_and_text)
+{
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_sql_source s;
+    weir_sql_shape sh;
+    weir_sql_query *q = pq(&a, &s, "SELECT k, count(*) FROM STREAM t GROUP BY k");
+    weir__sql_query_shape(&sh, q);
+    CHECK(sh.aggregates);
+    CHECK(!sh.has_limit);
+    q = pq(&a, &s, "SELECT k, count(*) FROM t GROUP BY k");
+    weir__sql_query_shape(&sh, q);
+    CHECK(!sh.aggregates);
+    q = pq(&a, &s, "SELECT DISTINCT k FROM STREAM t");
+    weir__sql_query_shape(&sh, q);
+    CHECK(sh.aggregates);
+    q = pq(&a, &s, "SELECT k, row_number() OVER (ORDER BY k) FROM t LIMIT 3");
+    weir__sql_query_shape(&sh, q);
+    CHECK(sh.has_window);
+    CHECK(sh.has_limit);
+    q = pq(&a, &s, "SELECT upper(k) FROM STREAM t WHERE k IN (SELECT 1)");
+    weir__sql_query_shape(&sh, q);
+    CHECK(!sh.aggregates);
+    CHECK(sh.has_subquery);
+    q = pq(&a, &s, "  WITH x AS (SELECT 1) SELECT * FROM x  ");
+    size_t len;
+    const char *txt = weir__sql_query_text(q, &len);
+    CHECK_INT(len, 36);
+    CHECK(strncmp(txt, "WITH", 4) == 0);
+    CHECK(weir__sql_query_source(q) == &s);
+
+    weir_sql_expr *e;
+    s = src_of("x > 0 AND t.y IS NOT NULL AND transform(arr, v -> v + z) IS NOT NULL");
+    CHECK_INT(weir__sql_parse_expr(&e, &a, &s, 0, s.len, NULL), 0);
+    const char **cols;
+    size_t n;
+    CHECK_INT(weir__sql_expr_columns(&cols, &n, &a, e), 0);
+    CHECK_INT(n, 4);
+    if (n == 4) {
+        CHECK_STR(cols[0], "x");
+        CHECK_STR(cols[1], "y");
+        CHECK_STR(cols[2], "arr");
+        CHECK_STR(cols[3], "z");
+    }
+    weir__sql_expr_shape(&sh, e);
+    CHECK(!sh.has_subquery && !sh.aggregates);
+    s = src_of("x IN (SELECT 1)");
+    CHECK_INT(weir__sql_parse_expr(&e, &a, &s, 0, s.len, NULL), 0);
+    weir__sql_expr_shape(&sh, e);
+    CHECK(sh.has_subquery);
+    weir_buf b = WEIR_BUF_INIT;
+    s = src_of("x <=> 1 AND name RLIKE '^a'");
+    CHECK_INT(weir__sql_parse_expr(&e, &a, &s, 0, s.len, NULL), 0);
+    CHECK_INT(weir__sql_translate_expr(&b, e, NULL), 0);
+    CHECK_STR(weir__buf_cstr(&b),
+              "((\"x\" IS NOT DISTINCT FROM 1) AND regexp_matches(\"name\", '^a'))");
+    weir__buf_free(&b);
+    weir__arena_free(&a);
+}
+
+/* ------------------------------------------------------------------------
+ * Lexer edge cases (through the expression parser)
+ * ------------------------------------------------------------------------ */
+
+static void check_expr(const char *file, int line, const char *text,
+                       const char *want)
+{
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_sql_source s = src_of(text);
+    weir_sql_expr *e;
+    weir_error err;
+    weir_buf b = WEIR_BUF_INIT;
+    memset(&err, 0, sizeof(err));
+    int rc = weir__sql_parse_expr(&e, &a, &s, 0, s.len, &err);
+    if (!rc)
+        rc = weir__sql_translate_expr(&b, e, &err);
+    const char *got = rc ? err.message : weir__buf_cstr(&b);
+    if (strcmp(got, want) != 0) {
+        fprintf(stderr, "  %s:%d: \"%s\" -> \"%s\", expected \"%s\"\n", file, line,
+                text, got, want);
+        T_.failures++;
+    }
+    weir__buf_free(&b);
+    weir__arena_free(&a);
+}
+
+#define EXPR(text, want) check_expr(__FILE__, __LINE__, text, want)
+
+TEST(test_sql_lex__edge_cases)
+{
+    EXPR("`a``b`", "\"a`b\"");
+    EXPR("'a\\nb'", "'a\nb'");
+    EXPR("'it''s' \"x\" 'y'", "'it''sxy'");
+    EXPR("'\\u0041\\t'", "'A\t'");
+    EXPR("R'\\n'", "'\\n'");
+    EXPR("'50\\%'", "'50\\%'");
+    EXPR("1 /* c /* nested */ */ + -- x\n 2", "(1 + 2)");
+    EXPR("1L + 2S + 3Y", "((CAST(1 AS BIGINT) + CAST(2 AS SMALLINT)) + CAST(3 AS TINYINT))");
+    EXPR("1e3 + .5 + 2.5BD", "((CAST(1e3 AS DOUBLE) + CAST('.5' AS DECIMAL(1,1))) + "
+                             "CAST('2.5' AS DECIMAL(2,1)))");
+    EXPR("X'0aFF'", "from_hex('0aFF')");
+    EXPR("a::int", "CAST(weir_trunc_for_int(\"a\") AS INTEGER)");
+    EXPR("a == b", "(\"a\" = \"b\")");
+    EXPR("a != b", "(\"a\" <> \"b\")");
+    EXPR("NOT a AND b OR c", "(((NOT \"a\") AND \"b\") OR \"c\")");
+    EXPR("!a", "(NOT \"a\")");
+    EXPR("a | b & c", "(\"a\" | (\"b\" & \"c\"))");
+    EXPR("1abc", "\"1abc\"");
+    EXPR("`select`.`from`", "\"select\".\"from\"");
+    EXPR("f(", "Syntax error at or near end of input");
+    EXPR("'abc", "Syntax error at or near '''");
+    EXPR("a $ b", "Syntax error at or near '$'");
+    EXPR("CAST(a AS ARRAY<MAP<STRING, STRUCT<x: INT, `y z`: DECIMAL(5,2)>>>)",
+         "CAST(\"a\" AS MAP(VARCHAR, STRUCT(\"x\" INTEGER, \"y z\" DECIMAL(5,2)))[])");
+}
+
+TEST(test_sql_lex__deep_nesting)
+{
+    weir_arena a = WEIR_ARENA_INIT;
+    char buf[4200];
+    size_t n = 0;
+    for (int i = 0; i < 2000; i++)
+        buf[n++] = '(';
+    buf[n++] = '1';
+    for (int i = 0; i < 2000; i++)
+        buf[n++] = ')';
+    buf[n] = '\0';
+    weir_sql_source s = src_of(buf);
+    weir_sql_expr *e;
+    weir_error err;
+    CHECK_INT(weir__sql_parse_expr(&e, &a, &s, 0, s.len, &err), WEIR_ESQL);
+    CHECK_CONTAINS(err.message, "nested too deeply");
+    weir__arena_free(&a);
+}
+
+/* ------------------------------------------------------------------------
+ * Types
+ * ------------------------------------------------------------------------ */
+
+static void check_type(const char *file, int line, const char *text,
+                       const char *duck, const char *spark)
+{
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_sql_type *t;
+    weir_error err;
+    weir_buf b1 = WEIR_BUF_INIT, b2 = WEIR_BUF_INIT;
+    if (weir__sql_parse_type(&t, &a, text, &err) != 0) {
+        fprintf(stderr, "  %s:%d: %s: %s\n", file, line, text, err.message);
+        T_.failures++;
+    } else {
+        weir__sql_type_to_duckdb(&b1, t);
+        weir__sql_type_to_spark(&b2, t);
+        if (strcmp(weir__buf_cstr(&b1), duck) || strcmp(weir__buf_cstr(&b2), spark)) {
+            fprintf(stderr, "  %s:%d: %s -> %s / %s\n", file, line, text,
+                    weir__buf_cstr(&b1), weir__buf_cstr(&b2));
+            T_.failures++;
+        }
+    }
+    weir__buf_free(&b1);
+    weir__buf_free(&b2);
+    weir__arena_free(&a);
+}
+
+static void check_d2s(const char *file, int line, const char *duck,
+                      const char *spark)
+{
+    weir_buf b = WEIR_BUF_INIT;
+    weir__sql_duckdb_type_to_spark(&b, duck);
+    if (strcmp(weir__buf_cstr(&b), spark) != 0) {
+        fprintf(stderr, "  %s:%d: %s -> %s, expected %s\n", file, line, duck,
+                weir__buf_cstr(&b), spark);
+        T_.failures++;
+    }
+    weir__buf_free(&b);
+}
+
+#define TYPE(t, d, s) check_type(__FILE__, __LINE__, t, d, s)
+#define D2S(d, s) check_d2s(__FILE__, __LINE__, d, s)
+
+TEST(test_sql_types__spark_and_duckdb)
+{
+    TYPE("STRING", "VARCHAR", "string");
+    TYPE("varchar(10)", "VARCHAR", "string");
+    TYPE("LONG", "BIGINT", "bigint");
+    TYPE("int", "INTEGER", "int");
+    TYPE("SHORT", "SMALLINT", "smallint");
+    TYPE("BYTE", "TINYINT", "tinyint");
+    TYPE("REAL", "FLOAT", "float");
+    TYPE("DOUBLE", "DOUBLE", "double");
+    TYPE("DECIMAL", "DECIMAL(10,0)", "decimal(10,0)");
+    TYPE("NUMERIC(12, 3)", "DECIMAL(12,3)", "decimal(12,3)");
+    TYPE("TIMESTAMP_NTZ", "TIMESTAMP", "timestamp_ntz");
+    TYPE("TIMESTAMP_LTZ", "TIMESTAMP", "timestamp");
+    TYPE("BINARY", "BLOB", "binary");
+    TYPE("VOID", "\"NULL\"", "void");
+    TYPE("INTERVAL DAY TO SECOND", "INTERVAL", "interval");
+    TYPE("ARRAY<ARRAY<INT>>", "INTEGER[][]", "array<array<int>>");
+    TYPE("MAP<STRING, BIGINT>", "MAP(VARCHAR, BIGINT)", "map<string,bigint>");
+    TYPE("STRUCT<a: INT, b STRING NOT NULL COMMENT 'x'>",
+         "STRUCT(\"a\" INTEGER, \"b\" VARCHAR)", "struct<a:int,b:string>");
+    D2S("BIGINT", "bigint");
+    D2S("INTEGER", "int");
+    D2S("VARCHAR", "string");
+    D2S("TIMESTAMP WITH TIME ZONE", "timestamp");
+    D2S("DECIMAL(10,2)", "decimal(10,2)");
+    D2S("HUGEINT", "decimal(38,0)");
+    D2S("UINTEGER", "bigint");
+    D2S("VARCHAR[]", "array<string>");
+    D2S("INTEGER[][]", "array<array<int>>");
+    D2S("STRUCT(a INTEGER, \"b c\" VARCHAR[])", "struct<a:int,`b c`:array<string>>");
+    D2S("MAP(VARCHAR, STRUCT(x DOUBLE))", "map<string,struct<x:double>>");
+    D2S("\"NULL\"", "void");
+    D2S("UUID", "string");
+    D2S("BLOB", "binary");
+    D2S("INTERVAL", "interval");
+    D2S("GEOMETRY", "geometry");
+}
+
+/* ------------------------------------------------------------------------
+ * weir query statements and read_files
+ * ------------------------------------------------------------------------ */
+
+static void check_stmt(const char *file, int line, const char *text,
+                       const char *want)
+{
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_sql_source s = src_of(text);
+    weir_buf b = WEIR_BUF_INIT;
+    weir_error err;
+    memset(&err, 0, sizeof(err));
+    int rc = weir__sql_translate_statement(&b, &a, &s, 0, s.len, NULL, &err);
+    const char *got = rc ? err.message : weir__buf_cstr(&b);
+    if (strcmp(got, want) != 0) {
+        fprintf(stderr, "  %s:%d: \"%s\"\n    -> \"%s\"\n    expected \"%s\"\n",
+                file, line, text, got, want);
+        T_.failures++;
+    }
+    weir__buf_free(&b);
+    weir__arena_free(&a);
+}
+
+#define STMT(text, want) check_stmt(__FILE__, __LINE__, text, want)
+
+TEST(test_sql_stmt__weir_query)
+{
+    STMT("SELECT 1", "SELECT 1 AS \"1\"");
+    STMT("CREATE TABLE IF NOT EXISTS db.t (a INT NOT NULL, b STRING COMMENT 'x') "
+         "USING delta PARTITIONED BY (a)",
+         "CREATE TABLE IF NOT EXISTS \"db\".\"t\" (\"a\" INTEGER NOT NULL, \"b\" VARCHAR)");
+    STMT("CREATE OR REPLACE TABLE t AS SELECT 1 AS x",
+         "CREATE OR REPLACE TABLE \"t\" AS SELECT 1 AS \"x\"");
+    STMT("CREATE VIEW v AS SELECT * FROM t", "CREATE VIEW \"v\" AS SELECT * FROM \"t\" AS \"t\"");
+    STMT("INSERT INTO TABLE t (a) VALUES (1), (2)",
+         "INSERT INTO \"t\" (\"a\") SELECT * FROM (VALUES (1), (2)) AS \"__values\"(\"col1\")");
+    STMT("INSERT OVERWRITE t SELECT 1",
+         "DELETE FROM \"t\"; INSERT INTO \"t\" SELECT 1 AS \"1\"");
+    STMT("INSERT INTO t BY NAME SELECT 1 AS a",
+         "INSERT INTO \"t\" BY NAME SELECT 1 AS \"a\"");
+    STMT("DELETE FROM t WHERE a = 1", "DELETE FROM \"t\" WHERE (\"a\" = 1)");
+    STMT("UPDATE t SET a = a + 1, b = 'x' WHERE a > 0",
+         "UPDATE \"t\" SET \"a\" = (\"a\" + 1), \"b\" = 'x' WHERE (\"a\" > 0)");
+    STMT("TRUNCATE TABLE t", "DELETE FROM \"t\"");
+    STMT("DROP TABLE IF EXISTS t", "DROP TABLE IF EXISTS \"t\"");
+    STMT("DROP VIEW v", "DROP VIEW \"v\"");
+    STMT("CREATE DATABASE IF NOT EXISTS d", "CREATE SCHEMA IF NOT EXISTS \"d\"");
+    STMT("DROP SCHEMA d CASCADE", "DROP SCHEMA \"d\" CASCADE");
+    STMT("ALTER TABLE t ADD COLUMNS (x INT, y STRING)",
+         "ALTER TABLE \"t\" ADD COLUMN \"x\" INTEGER; ALTER TABLE \"t\" ADD COLUMN \"y\" VARCHAR");
+    STMT("USE db", "USE \"db\"");
+    STMT("SET a.b = 1", "SELECT 'a.b' AS \"key\", '1' AS \"value\"");
+    STMT("MERGE INTO t USING s ON t.a = s.a WHEN MATCHED THEN DELETE",
+         "MERGE INTO is not supported by weir query");
+    STMT("GRANT SELECT ON t TO u", "This statement is not supported by weir query");
+}
+
+static void check_rf(const char *file, int line, const char *text,
+                     const char *const *files, size_t n, const char *want)
+{
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_sql_source s = src_of(text);
+    weir_sql_query *q = NULL;
+    weir_sql_reads r;
+    weir_buf b = WEIR_BUF_INIT;
+    weir_error err;
+    memset(&err, 0, sizeof(err));
+    int rc = weir__sql_parse_query(&q, &a, &s, 0, s.len, &err);
+    if (!rc)
+        rc = weir__sql_query_reads(&r, &a, q, &err);
+    if (!rc && r.n_tvfs != 1)
+        rc = -1;
+    if (!rc)
+        rc = weir__sql_render_read_files(&b, &r.tvfs[0], files, n, "/base", &err);
+    const char *got = rc ? err.message : weir__buf_cstr(&b);
+    if (strcmp(got, want) != 0) {
+        fprintf(stderr, "  %s:%d: %s\n    -> %s\n    expected %s\n", file, line, text,
+                got, want);
+        T_.failures++;
+    }
+    weir__buf_free(&b);
+    weir__arena_free(&a);
+}
+
+#define RF(text, want) check_rf(__FILE__, __LINE__, text, NULL, 0, want)
+
+TEST(test_sql_read_files__render)
+{
+    RF("SELECT * FROM read_files('in/*.json')",
+       "read_json('/base/in/*.json', format = 'newline_delimited', union_by_name = true)");
+    RF("SELECT * FROM read_files('/d/x.csv', header => true, sep => ';')",
+       "read_csv('/d/x.csv', union_by_name = true, header = true, delim = ';')");
+    RF("SELECT * FROM read_files('/d/x.csv')",
+       "(SELECT COLUMNS('^column(\\d+)$') AS '_c\\1' FROM read_csv('/d/x.csv', "
+       "union_by_name = true, header = false))");
+    RF("SELECT * FROM read_files('/d/', format => 'parquet', recursiveFileLookup => true)",
+       "read_parquet('/d/**/*', union_by_name = true)");
+    RF("SELECT * FROM read_files('/d/', format => 'json', pathGlobFilter => '*.jsonl', "
+       "multiLine => true, schema => 'a INT, b STRING')",
+       "read_json('/d/*.jsonl', format = 'auto', union_by_name = true, columns = "
+       "{'a': 'INTEGER', 'b': 'VARCHAR'})");
+    RF("SELECT * FROM cloud_files('/d/', 'csv', map('header', 'true', "
+       "'cloudFiles.inferColumnTypes', 'false', 'cloudFiles.schemaLocation', '/s'))",
+       "read_csv('/d/*', union_by_name = true, header = true, all_varchar = true)");
+    RF("SELECT * FROM read_files('/d/a.txt')",
+       "(SELECT unnest(regexp_split_to_array(regexp_replace(content, '\\r?\\n$', ''), "
+       "'\\r?\\n')) AS \"value\" FROM read_text('/d/a.txt') WHERE content <> '')");
+    RF("SELECT * FROM read_files('/d/', format => 'json', bogus => 1)",
+       "Option 'bogus' of read_files() is not supported");
+    RF("SELECT * FROM read_files('/d/')",
+       "read_files(): cannot infer the file format of '/d/'; pass format => 'json' | "
+       "'csv' | 'parquet' | 'text'");
+    const char *files[] = { "/x/1.json", "rel/2.json" };
+    check_rf(__FILE__, __LINE__, "SELECT * FROM read_files('/x/', format => 'json')",
+             files, 2,
+             "read_json(['/x/1.json', '/base/rel/2.json'], format = "
+             "'newline_delimited', union_by_name = true)");
+}
+
+/* A resolver that maps every table to a subquery and names TVFs. */
+static int rel_cb(void *payload, const weir_sql_relref *ref, weir_buf *out,
+                  weir_error *err)
+{
+    (void)err;
+    int *calls = payload;
+    (*calls)++;
+    weir__buf_printf(out, "(SELECT '%s%s' AS src)", ref->name.parts[ref->name.n - 1],
+                     ref->streaming ? ":stream" : "");
+    return 0;
+}
+
+static int tvf_cb(void *payload, const weir_sql_tvf *call, weir_buf *out,
+                  weir_error *err)
+{
+    (void)payload;
+    if (strcmp(call->name, "read_files") == 0)
+        return weir__sql_render_read_files(out, call, NULL, 0, "/in", err);
+    return WEIR_ENOTFOUND;
+}
+
+TEST(test_sql_translate__resolver)
+{
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_sql_source s;
+    weir_sql_query *q = pq(&a, &s,
+                           "SELECT x.src, y.src FROM STREAM cat.db.x JOIN y ON true "
+                           "CROSS JOIN range(2) r, read_files('f.json') j");
+    int calls = 0;
+    weir_sql_resolver res = { rel_cb, tvf_cb, &calls };
+    weir_buf b = WEIR_BUF_INIT;
+    weir_error err;
+    CHECK_INT(weir__sql_translate_query(&b, q, &res, &err), 0);
+    CHECK_INT(calls, 2);
+    CHECK_STR(weir__buf_cstr(&b),
+              "SELECT \"x\".\"src\" AS \"src\", \"y\".\"src\" AS \"src\" FROM "
+              "(SELECT 'x:stream' AS src) AS \"x\" JOIN (SELECT 'y' AS src) AS \"y\" "
+              "ON true CROSS JOIN (SELECT \"range\" AS \"id\" FROM range(CAST(2 AS "
+              "BIGINT))) AS \"r\", read_json('/in/f.json', format = "
+              "'newline_delimited', union_by_name = true) AS \"j\"");
+    weir__buf_free(&b);
+    weir__arena_free(&a);
+}
+
+TEST_MAIN(RUN(test_sql_split__basics); RUN(test_sql_translate__resolver); RUN(test_sql_split__errors);
+          RUN(test_sql_ddl__materialized_view_and_table);
+          RUN(test_sql_ddl__views_flows_sinks_set_use);
+          RUN(test_sql_ddl__errors); RUN(test_sql_ddl__continues_after_errors);
+          RUN(test_sql_reads__scoping); RUN(test_sql_reads__tvf_args);
+          RUN(test_sql_reads__shape_and_text); RUN(test_sql_lex__edge_cases);
+          RUN(test_sql_lex__deep_nesting); RUN(test_sql_types__spark_and_duckdb);
+          RUN(test_sql_stmt__weir_query); RUN(test_sql_read_files__render))
