@@ -83,7 +83,9 @@ typedef struct weir_error {
     char error_class[96];   /* Spark-style class, e.g. "CIRCULAR_DEPENDENCY" */
     char message[1536];     /* one line, without the class prefix */
     char path[512];         /* file concerned, "" if none */
-    unsigned line, column;  /* 1-based position in path; 0 if unknown */
+    unsigned line, column;  /* 1-based position in path; 0 if unknown;
+                               the column counts characters (UTF-8 code
+                               points), not bytes */
     char line_text[256];    /* the source line at `line`, "" if unknown */
     const char *src_file;   /* C source file that raised it (debug aid) */
     int src_line;
@@ -373,12 +375,17 @@ typedef struct weir_run_options {
     void *event_payload;
     weir_progress_fn on_progress; /* NULL = no progress reports */
     void *progress_payload;
+    /* When *cancel becomes nonzero the update stops: queued flows are
+     * skipped, running ones are interrupted (their transactions roll back)
+     * and the run ends CANCELED. May be set from a signal handler or
+     * another thread. NULL = not cancellable. */
+    const volatile int *cancel;
 } weir_run_options;
 
 #define WEIR_RUN_OPTIONS_VERSION 1
 #define WEIR_RUN_OPTIONS_INIT                                                 \
     { WEIR_RUN_OPTIONS_VERSION, false, false, NULL, 0, NULL, 0, NULL, NULL,   \
-      NULL, NULL, NULL }
+      NULL, NULL, NULL, NULL }
 
 typedef struct weir_run_result {
     weir_run_state state;

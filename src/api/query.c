@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/analyze.h"
 #include "sql/sql.h"
 #include "store/db.h"
 #include "util/str.h"
@@ -126,6 +127,17 @@ int weir_pipeline_query(weir_pipeline *p, const char *sql, weir_result **out,
                                   err);
     }
     weir__arena_free(&a);
+    if (rc == WEIR_EENGINE && err) {
+        /* Unknown tables, columns and functions are errors in the SQL. */
+        const char *cls = weir__classify_engine_error(err->message);
+        if (cls[0]) {
+            weir__str_copy(err->error_class, sizeof(err->error_class), cls);
+            if (strstr(err->message, "Binder Error") ||
+                strstr(err->message, "Catalog Error") ||
+                strstr(err->message, "Parser Error"))
+                rc = err->code = WEIR_ESQL;
+        }
+    }
     if (rc) {
         weir__buf_free(&duck);
         return rc;

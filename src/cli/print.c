@@ -70,8 +70,8 @@ void format_utc(char *buf, size_t size, int64_t us, bool iso)
                  tm.tm_min, tm.tm_sec);
 }
 
-/* The source line with its number, then a caret under column (a byte
- * position; tabs are kept so the caret lines up). */
+/* The source line with its number, then a caret under column (counted in
+ * characters, as weir_error says; tabs are kept so the caret lines up). */
 static void print_excerpt(const cli *c, const weir_error *e)
 {
     size_t len = strlen(e->line_text);
@@ -83,8 +83,8 @@ static void print_excerpt(const cli *c, const weir_error *e)
         return;
     fputs("      | ", stderr);
     const unsigned char *s = (const unsigned char *)e->line_text;
-    size_t stop = e->column - 1 < len ? e->column - 1 : len;
-    for (size_t i = 0; i < stop;) {
+    unsigned chars = 0;
+    for (size_t i = 0; i < len && chars + 1 < e->column; chars++) {
         uint32_t cp;
         size_t n = utf8_decode(s + i, &cp);
         if (s[i] == '\t') {

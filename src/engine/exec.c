@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "engine/resolve.h"
+#include "engine/write.h"
 #include "events/events.h"
 #include "util/fs.h"
 #include "util/str.h"
@@ -168,6 +169,39 @@ static int plan_table_source(weir_flow_exec *x, batch_plan *p,
     return rc;
 }
 
+/* ---- range sources ------------------------------------------------------------ */
+
+/* STREAM range(...): its rows are a fixed sequence; the offset is a row
+ * number, so the first batch reads them all and later ones nothing. */
+static int plan_range_source(weir_flow_exec *x, batch_plan *p,
+                             const weir_gdataset *t, const weir_input *in)
+{
+    weir_source_batch b;
+    memset(&b, 0, sizeof(b));
+    b.key = in->external;
+    long long start, end, step;
+    if (!weir__range_bounds(in->tvf, &start, &end, &step))
+        return WEIR_ERR(&x->err, WEIR_ESQL, "UNSUPPORTED_STREAMING_SOURCE",
+                        "STREAM range(...) needs literal integer arguments");
+    long long n = step > 0 ? (end - start + step - 1) / step
+                           : (start - end - step - 1) / -step;
+    b.end = n > 0 ? n : 0;
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT coalesce(max(end_offset), 0) FROM ");
+    meta_table(&q, state_catalog(x->g, t), "checkpoints");
+    where_flow(&q, x->f, t);
+    weir__buf_printf(&q, " AND generation = %lld AND batch_id >= 0 AND source = ",
+                     (long long)p->gen);
+    weir__buf_put_sql_string(&q, b.key);
+    int rc = scalar_buf(x->conn, &q, &b.start, NULL, &x->err);
+    weir__buf_free(&q);
+    if (!rc && b.start > b.end)
+        b.start = b.end;
+    if (!rc && WEIR_VEC_PUSH(&p->sources, b))
+        rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    return rc;
+}
+
 /* ---- file sources ------------------------------------------------------------ */
 
 static bool has_magic(const char *s)
@@ -321,6 +355,14 @@ static int plan_inputs(weir_flow_exec *x, batch_plan *p, const weir_gdataset *t,
                               ? weir__source_key(&p->arena, f, in, x->root_dir)
                           : in->dataset >= 0 ? g->datasets[in->dataset].display
                                              : in->external;
+        if (in->is_range) {
+            bool seen = false;
+            for (size_t k = 0; k < p->sources.len && !seen; k++)
+                seen = strcmp(p->sources.items[k].key, key) == 0;
+            if (!seen && (rc = plan_range_source(x, p, t, in)))
+                return rc;
+            continue;
+        }
         bool dup = false;
         for (size_t k = 0; k < p->sources.len && !dup; k++)
             dup = key && strcmp(p->sources.items[k].key, key) == 0;
@@ -426,14 +468,10 @@ static int insert_rows(weir_flow_exec *x, const weir_gdataset *t,
     weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
                              batches, n_batches };
     weir_buf sql = WEIR_BUF_INIT;
-    weir__buf_puts(&sql, "INSERT INTO ");
-    phys(&sql, t);
-    weir__buf_puts(&sql, " BY NAME ");
     int rc = weir__resolve_flow_sql(&sql, &ctx, x->f, &x->err);
     if (!rc)
         rc = sql.failed ? WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory")
-                        : weir__conn_exec(x->conn, weir__buf_cstr(&sql),
-                                          &x->rows_written, &x->err);
+                        : weir__write_batch(x, t, weir__buf_cstr(&sql), false);
     weir__buf_free(&sql);
     return rc;
 }
@@ -550,21 +588,29 @@ static int exec_mv(weir_flow_exec *x, const weir_gdataset *t)
     weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
                              NULL, 0 };
     weir_buf sql = WEIR_BUF_INIT;
-    weir__buf_puts(&sql, "CREATE OR REPLACE TABLE ");
-    phys(&sql, t);
-    if (t->def->n_columns) {
-        weir__buf_putc(&sql, ' ');
-        column_defs(&sql, &t->schema);
-        weir__buf_puts(&sql, "; INSERT INTO ");
-        phys(&sql, t);
-        weir__buf_puts(&sql, " BY NAME ");
-    } else {
-        weir__buf_puts(&sql, " AS ");
-    }
     int rc = weir__resolve_flow_sql(&sql, &ctx, x->f, &x->err);
+    if (!rc && sql.failed)
+        rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    if (!rc && t->def->n_columns) {
+        /* A declared schema: recreate the table with it, then append. */
+        weir_buf ddl = WEIR_BUF_INIT;
+        weir__buf_puts(&ddl, "CREATE OR REPLACE TABLE ");
+        phys(&ddl, t);
+        weir__buf_putc(&ddl, ' ');
+        column_defs(&ddl, &t->schema);
+        rc = exec_buf(x->conn, &ddl, &x->err);
+        weir__buf_free(&ddl);
+        if (!rc)
+            rc = weir__write_batch(x, t, weir__buf_cstr(&sql), false);
+    } else if (!rc) {
+        rc = weir__write_batch(x, t, weir__buf_cstr(&sql), true);
+    }
+    weir__buf_clear(&sql);
     comments(&sql, t);
-    if (!rc)
-        rc = exec_buf(x->conn, &sql, &x->err);
+    if (!rc && sql.len > 2) {
+        /* comments() starts with "; " */
+        rc = weir__conn_exec(x->conn, weir__buf_cstr(&sql) + 2, NULL, &x->err);
+    }
     if (!rc) {
         weir__buf_clear(&sql);
         weir__buf_puts(&sql, "SELECT count(*) FROM ");
@@ -771,6 +817,35 @@ static int partitions_unchanged(weir_storage *st, const weir_gdataset *d,
     return rc;
 }
 
+/* The quarantine companion of a table with QUARANTINE expectations: the
+ * table's columns plus the failed expectations, update and time. Created
+ * when missing (or recreated on a full refresh); new columns are added. */
+static void quarantine_ddl(weir_buf *b, const weir_gdataset *d, bool recreate)
+{
+    if (!weir__has_quarantine(d) || d->kind != WEIR_STREAMING_TABLE)
+        return;
+    weir__buf_puts(b, recreate ? "; CREATE OR REPLACE TABLE "
+                               : "; CREATE TABLE IF NOT EXISTS ");
+    weir__quarantine_ref(b, d);
+    weir__buf_puts(b, " (");
+    for (size_t i = 0; i < d->schema.n; i++) {
+        weir__buf_put_sql_ident(b, d->schema.cols[i].name);
+        weir__buf_putc(b, ' ');
+        weir__buf_puts(b, d->schema.cols[i].duck_type);
+        weir__buf_puts(b, ", ");
+    }
+    weir__buf_puts(b, "\"_failed_expectations\" VARCHAR[], \"_update_id\" "
+                      "VARCHAR, \"_quarantined_at\" TIMESTAMP)");
+    for (size_t i = 0; !recreate && i < d->schema.n; i++) {
+        weir__buf_puts(b, "; ALTER TABLE ");
+        weir__quarantine_ref(b, d);
+        weir__buf_puts(b, " ADD COLUMN IF NOT EXISTS ");
+        weir__buf_put_sql_ident(b, d->schema.cols[i].name);
+        weir__buf_putc(b, ' ');
+        weir__buf_puts(b, d->schema.cols[i].duck_type);
+    }
+}
+
 int weir__table_materialize(weir_storage *st, const weir_graph *g,
                             const weir_gdataset *d, const char *update_id,
                             weir_error *err)
@@ -793,12 +868,15 @@ int weir__table_materialize(weir_storage *st, const weir_graph *g,
         weir__buf_putc(&ddl, ' ');
         column_defs(&ddl, &d->schema);
         comments(&ddl, d);
+        quarantine_ddl(&ddl, d, false);
     } else {
         rc = partitions_unchanged(st, d, err);
         if (!rc)
             rc = table_epoch(st->conn, d, &epoch, err);
         if (!rc && d->kind == WEIR_STREAMING_TABLE)
             rc = evolve(st, d, &ddl, err);
+        if (!rc)
+            quarantine_ddl(&ddl, d, false);
     }
     if (!rc) {
         weir__buf_puts(&ddl, "; ");
@@ -849,6 +927,7 @@ int weir__table_reset(weir_storage *st, const weir_graph *g,
         weir__buf_putc(&q, ' ');
         column_defs(&q, &d->schema);
         comments(&q, d);
+        quarantine_ddl(&q, d, true);
         weir__buf_puts(&q, "; ");
         put_metadata(&q, d, epoch + 1, update_id);
     }

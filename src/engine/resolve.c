@@ -213,6 +213,46 @@ static int on_relation(void *payload, const weir_sql_relref *ref,
     return 0;
 }
 
+bool weir__range_bounds(const weir_sql_tvf *call, long long *start,
+                        long long *end, long long *step)
+{
+    long long v[3] = { 0, 0, 1 };
+    size_t n = call->n_args > 3 ? 3 : call->n_args;
+    if (n < 1)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        const weir_sql_arg *a = &call->args[i];
+        if (a->kind != WEIR_SQL_ARG_NUMBER || !a->text)
+            return false;
+        char *endp;
+        long long x = strtoll(a->text, &endp, 10);
+        if (*endp && *endp != 'L' && *endp != 'l')
+            return false;
+        v[n == 1 ? 1 : i] = x;
+    }
+    if (v[2] == 0)
+        return false;
+    *start = v[0];
+    *end = v[1];
+    *step = v[2];
+    return true;
+}
+
+/* The rows [b->start, b->end) of a streaming range(...). */
+static int range_batch(weir_buf *out, const weir_sql_tvf *call,
+                       const weir_source_batch *b, weir_error *err)
+{
+    long long start, end, step;
+    if (!weir__range_bounds(call, &start, &end, &step))
+        return WEIR_ERR(err, WEIR_ESQL, "UNSUPPORTED_STREAMING_SOURCE",
+                        "STREAM range(...) needs literal integer arguments");
+    weir__buf_printf(out,
+                     "(SELECT \"range\" AS \"id\" FROM range(%lld, %lld, %lld))",
+                     start + (long long)b->start * step,
+                     start + (long long)b->end * step, step);
+    return 0;
+}
+
 static int on_tvf(void *payload, const weir_sql_tvf *call, weir_buf *out,
                   weir_error *err)
 {
@@ -221,6 +261,15 @@ static int on_tvf(void *payload, const weir_sql_tvf *call, weir_buf *out,
     const weir_input *in = find_input(lv->flow, call->node, true);
     if (!in)
         return WEIR_ENOTFOUND; /* range(), explode(), ...: the default */
+    if (in->is_range) {
+        if (ctx->mode != WEIR_RESOLVE_EXECUTE)
+            return WEIR_ENOTFOUND;
+        const weir_source_batch *b = find_batch(ctx, in->external);
+        if (!b)
+            return WEIR_ERR(err, WEIR_ERROR, NULL,
+                            "internal error: no batch for %s", in->external);
+        return range_batch(out, call, b, err);
+    }
     if (call->streaming && ctx->mode == WEIR_RESOLVE_EXECUTE) {
         weir_arena a = WEIR_ARENA_INIT;
         const char *key = weir__source_key(&a, lv->flow, in, ctx->root_dir);

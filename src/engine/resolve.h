@@ -55,6 +55,12 @@ int weir__resolve_flow_sql(weir_buf *out, const weir_resolve_ctx *ctx,
 const char *weir__source_key(weir_arena *a, const weir_gflow *f,
                              const weir_input *in, const char *root_dir);
 
+/* The bounds of range(...) with literal integer arguments: rows
+ * start, start + step, ... below end. False when an argument is not a
+ * literal integer. */
+bool weir__range_bounds(const weir_sql_tvf *call, long long *start,
+                        long long *end, long long *step);
+
 /* Append the physical DuckDB name of a pipeline table (stored or shadow). */
 void weir__resolve_table_name(weir_buf *out, const weir_resolve_ctx *ctx,
                               const weir_gdataset *d);

@@ -66,6 +66,7 @@ typedef struct run_state {
     uint64_t rows;
     const char *failed_flow;
     int failed_attempts;
+    bool canceled;
 } run_state;
 
 /* ---- events ------------------------------------------------------------- */
@@ -367,6 +368,13 @@ static void finish_slot(run_state *rs, size_t idx)
         weir__buf_free(&d);
         return;
     }
+    if (rs->canceled) {
+        s->state = S_SKIPPED;
+        char msg[1024];
+        snprintf(msg, sizeof(msg), "Flow '%s' has STOPPED.", f->display);
+        status_event(rs, f, WEIR_LEVEL_INFO, "STOPPED", msg);
+        return;
+    }
     /* Failed. */
     bool retry = s->attempts <= s->max_retries;
     char msg[1024];
@@ -442,10 +450,36 @@ static void report_progress(run_state *rs)
     rs->run->on_progress(&p, rs->run->progress_payload);
 }
 
+/* Stop the update: skip what has not started, interrupt what runs. */
+static void cancel_all(run_state *rs)
+{
+    rs->canceled = true;
+    pthread_mutex_lock(&rs->mu);
+    for (size_t i = 0; i < rs->n_slots; i++)
+        if (rs->slots[i].state == S_RUNNING && rs->slots[i].conn)
+            weir__conn_interrupt(rs->slots[i].conn);
+    pthread_mutex_unlock(&rs->mu);
+    for (size_t i = 0; i < rs->n_slots; i++) {
+        slot *s = &rs->slots[i];
+        if (s->state != S_QUEUED && s->state != S_RETRY)
+            continue;
+        s->state = S_SKIPPED;
+        const weir_gflow *f = &rs->g->flows[s->flow];
+        char msg[1024];
+        snprintf(msg, sizeof(msg),
+                 "Flow '%s' has been processed by a previous iteration and "
+                 "will not be rerun.",
+                 f->display);
+        status_event(rs, f, WEIR_LEVEL_INFO, "SKIPPED", msg);
+    }
+}
+
 static void schedule(run_state *rs)
 {
     int64_t last_progress = 0;
     for (;;) {
+        if (!rs->canceled && rs->run->cancel && *rs->run->cancel)
+            cancel_all(rs);
         pthread_mutex_lock(&rs->mu);
         for (size_t i = 0; i < rs->n_slots; i++) {
             if (rs->slots[i].state == S_RUNNING && rs->slots[i].finished) {
@@ -588,7 +622,9 @@ static void finalize(run_state *rs, weir_run_result *res)
         }
     }
     r.rows_written = rs->rows;
-    r.state = r.flows_failed ? WEIR_RUN_FAILED : WEIR_RUN_COMPLETED;
+    r.state = rs->canceled       ? WEIR_RUN_CANCELED
+              : r.flows_failed ? WEIR_RUN_FAILED
+                               : WEIR_RUN_COMPLETED;
     char msg[1024], details[512];
     snprintf(msg, sizeof(msg),
              "Update %.8s wrote %llu rows: %u flows completed (%u streaming "
@@ -605,7 +641,11 @@ static void finalize(run_state *rs, weir_run_result *res)
              (unsigned long long)r.rows_written, r.flows_completed, up_to_date,
              r.flows_failed, r.flows_skipped, r.flows_excluded, r.flows_idle);
     run_event(rs, WEIR_LEVEL_INFO, "update_summary", details, NULL, msg);
-    if (r.state == WEIR_RUN_COMPLETED) {
+    if (r.state == WEIR_RUN_CANCELED) {
+        run_event(rs, WEIR_LEVEL_INFO, "update_progress",
+                  "{\"update_progress\": {\"state\": \"CANCELED\"}}", NULL,
+                  "Run is CANCELED.");
+    } else if (r.state == WEIR_RUN_COMPLETED) {
         run_event(rs, WEIR_LEVEL_INFO, "update_progress",
                   "{\"update_progress\": {\"state\": \"COMPLETED\"}}", NULL,
                   "Run is COMPLETED.");
@@ -784,7 +824,10 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
     finalize(&rs, &res);
     if (out)
         *out = res;
-    record_update(&rs, res.state == WEIR_RUN_FAILED ? "FAILED" : "COMPLETED",
+    record_update(&rs,
+                  res.state == WEIR_RUN_FAILED     ? "FAILED"
+                  : res.state == WEIR_RUN_CANCELED ? "CANCELED"
+                                                   : "COMPLETED",
                   false, NULL);
     weir__storage_write_open_script(rs.st, NULL);
     flush(&rs);

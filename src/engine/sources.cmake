@@ -4,5 +4,6 @@ set(WEIR_ENGINE_SOURCES
   src/engine/resolve.c
   src/engine/run.c
   src/engine/select.c
+  src/engine/write.c
 )
 set(WEIR_ENGINE_DEPS util sql graph store events)

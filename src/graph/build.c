@@ -307,7 +307,8 @@ static const weir_kvpair *merge_conf(weir_arena *a, const weir_defs *defs,
     weir_kvpair *out = weir__arena_array(a, total, sizeof(*out));
     if (!out)
         return NULL;
-    memcpy(out, defs->conf, defs->n_conf * sizeof(*out));
+    if (defs->n_conf)
+        memcpy(out, defs->conf, defs->n_conf * sizeof(*out));
     if (n)
         memcpy(out + defs->n_conf, conf, n * sizeof(*out));
     return out;
@@ -479,13 +480,31 @@ static int resolve_inputs(builder *b, weir_gflow *f)
     }
     for (size_t i = 0; i < f->reads.n_tvfs; i++) {
         const weir_sql_tvf *t = &f->reads.tvfs[i];
+        if (t->streaming && weir__str_ieq(t->name, "range")) {
+            weir_input *in = &f->inputs[f->n_inputs++];
+            in->dataset = -1;
+            in->tvf = t;
+            in->is_range = true;
+            in->streaming = true;
+            weir_buf k = WEIR_BUF_INIT;
+            weir__buf_puts(&k, "range(");
+            for (size_t a = 0; a < t->n_args; a++)
+                weir__buf_printf(&k, "%s%s", a ? ", " : "",
+                                 t->args[a].text ? t->args[a].text : "?");
+            weir__buf_putc(&k, ')');
+            in->external = weir__arena_strdup(&g->arena, weir__buf_cstr(&k));
+            weir__buf_free(&k);
+            f->streaming = true;
+            continue;
+        }
         if (!weir__str_ieq(t->name, "read_files") &&
             !weir__str_ieq(t->name, "cloud_files")) {
             if (t->streaming) {
                 report_at(b, &f->origin, &t->pos,
                           "UNSUPPORTED_STREAMING_SOURCE",
                           "STREAM %s(...) is not a streaming source: weir "
-                          "streams from tables and read_files(...).",
+                          "streams from tables, read_files(...) and "
+                          "range(...).",
                           t->name);
             }
             continue;
@@ -745,6 +764,25 @@ static void validate_datasets(builder *b)
                           quoted(&g->arena, d->display), weir__buf_cstr(&q));
                 weir__buf_free(&q);
             }
+        }
+        bool quarantine = false;
+        for (size_t k = 0; k < d->def->n_expectations; k++)
+            quarantine |= d->def->expectations[k].action ==
+                          WEIR_SQL_VIOLATION_QUARANTINE;
+        if (quarantine && !is_table(d->kind))
+            report_at(b, &d->def->origin, NULL, "INVALID_EXPECTATION",
+                      "ON VIOLATION QUARANTINE needs a streaming table or "
+                      "materialized view to put the rows beside; %s is a %s.",
+                      d->display, weir__kind_name(d->kind));
+        if (quarantine && d->catalog) {
+            char name[800];
+            snprintf(name, sizeof(name), "%s_quarantine", d->display);
+            if (weir__graph_find_dataset(g, name) >= 0)
+                report_at(b, &d->def->origin, NULL,
+                          "PIPELINE_DUPLICATE_IDENTIFIERS.OUTPUT",
+                          "The quarantine table of %s would be %s, which the "
+                          "pipeline already defines.",
+                          d->display, name);
         }
         if ((is_table(d->kind) || is_view(d->kind)) && d->n_flows == 0)
             report_at(b, &d->def->origin, NULL, "PIPELINE_DATASET_WITHOUT_FLOW",

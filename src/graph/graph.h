@@ -114,6 +114,7 @@ typedef struct weir_input {
                               or the path of a file source */
     bool streaming;
     bool is_files;         /* a read_files / cloud_files source */
+    bool is_range;         /* STREAM range(...): a finite streaming source */
     const weir_sql_relref *ref; /* NULL for file sources */
     const weir_sql_tvf *tvf;    /* file sources */
 } weir_input;

@@ -337,6 +337,24 @@ unsigned weir__sql_prev_end(const sql_parser *p);
 /* A string literal (with adjacent ones concatenated), or NULL + error. */
 const char *weir__sql_string(sql_parser *p);
 
+/* Expression-parser pieces shared by parse_expr.c and parse_special.c. */
+void *weir__sql_oom(sql_parser *p);
+weir_sql_expr *weir__sql_new_expr(sql_parser *p, sql_expr_kind k,
+                                  const sql_token *at);
+weir_sql_expr *weir__sql_fin(sql_parser *p, weir_sql_expr *e);
+bool weir__sql_push_expr(sql_parser *p, weir_sql_expr ***list, size_t *n,
+                         size_t *cap, weir_sql_expr *e);
+bool weir__sql_push_name(sql_parser *p, const char ***list, size_t *n,
+                         size_t *cap, const char *s);
+bool weir__sql_paren_query(const sql_parser *p, size_t k);
+weir_sql_expr *weir__sql_string_lit(sql_parser *p, const sql_token *t,
+                                    sql_lit_kind kind);
+weir_sql_expr *weir__sql_postfix(sql_parser *p, weir_sql_expr *e);
+weir_sql_expr *weir__sql_value(sql_parser *p); /* below the predicates */
+/* A keyword-led primary at t; *handled false if t is a plain identifier. */
+weir_sql_expr *weir__sql_parse_special(sql_parser *p, const sql_token *t,
+                                       bool *handled);
+
 /* Expressions and queries (parse_expr.c, parse_query.c). */
 weir_sql_expr *weir__sql_expr(sql_parser *p);
 weir_sql_query *weir__sql_query(sql_parser *p);

@@ -78,7 +78,7 @@ static void lit(weir_buf *out, const weir_sql_expr *e)
             char *end;
             double v = strtod(s, &end);
             char tmp[64];
-            if (v == (double)(long long)v && v < 1e7 && v > -1e7)
+            if (v < 1e7 && v > -1e7 && v == (double)(long long)v)
                 snprintf(tmp, sizeof(tmp), "%.1f", v);
             else
                 snprintf(tmp, sizeof(tmp), "%g", v);

@@ -286,7 +286,10 @@ int weir__conn_query(weir_conn *c, const char *sql, weir_rows **out,
     weir_arena *a = &rows->arena;
     rows->statement_type = (int)duckdb_result_statement_type(r);
     rows->rows_changed = (int64_t)duckdb_rows_changed(&r);
-    size_t nc = (size_t)duckdb_column_count(&r);
+    /* Statements that return no relation (DDL, INSERT, ...) have no
+     * columns, as in Spark; DuckDB reports a count instead. */
+    bool relation = duckdb_result_return_type(r) == DUCKDB_RESULT_TYPE_QUERY_RESULT;
+    size_t nc = relation ? (size_t)duckdb_column_count(&r) : 0;
     rows->n_cols = nc;
     rows->names = weir__arena_array(a, nc + 1, sizeof(char *));
     rows->types = weir__arena_array(a, nc + 1, sizeof(char *));
@@ -298,7 +301,7 @@ int weir__conn_query(weir_conn *c, const char *sql, weir_rows **out,
         rows->numeric[i] = numeric_type(duckdb_get_type_id(t));
         duckdb_destroy_logical_type(&t);
     }
-    size_t nr = (size_t)duckdb_row_count(&r);
+    size_t nr = relation ? (size_t)duckdb_row_count(&r) : 0;
     rows->n_rows = nr;
     if (nc && nr > SIZE_MAX / nc / sizeof(char *)) {
         duckdb_destroy_result(&r);
