@@ -941,12 +941,45 @@ int weir__table_reset(weir_storage *st, const weir_graph *g,
     return rc;
 }
 
+/* Persistent copies of weir's Spark-function macros in the view's schema:
+ * DuckDB binds a view's functions in the view's own schema, so the view
+ * then also works in a stock DuckDB that opens the catalog file. */
+static int persist_macros(weir_storage *st, const weir_gdataset *d,
+                          weir_error *err)
+{
+    static const char temp[] = "CREATE OR REPLACE TEMP MACRO ";
+    weir_buf sql = WEIR_BUF_INIT;
+    const char *p = weir__sql_session_setup();
+    while ((p = strstr(p, temp))) {
+        const char *end = strstr(p, ";\n");
+        if (!end)
+            end = p + strlen(p);
+        p += sizeof(temp) - 1;
+        weir__buf_puts(&sql, "CREATE OR REPLACE MACRO ");
+        char alias[300];
+        weir__storage_catalog_alias(alias, sizeof(alias), d->catalog);
+        weir__buf_put_sql_ident(&sql, alias);
+        weir__buf_putc(&sql, '.');
+        weir__buf_put_sql_ident(&sql, d->database);
+        weir__buf_putc(&sql, '.');
+        weir__buf_put(&sql, p, (size_t)(end - p));
+        weir__buf_puts(&sql, ";\n");
+        p = end;
+    }
+    int rc = sql.len ? exec_buf(st->conn, &sql, err) : 0;
+    weir__buf_free(&sql);
+    return rc;
+}
+
 int weir__view_publish(weir_storage *st, const weir_graph *g,
                        const weir_gdataset *d, const char *root_dir,
                        weir_error *err)
 {
     if (!d->n_flows)
         return 0;
+    int mrc = persist_macros(st, d, err);
+    if (mrc)
+        return mrc;
     weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, g, st, root_dir, NULL, 0 };
     weir_buf sql = WEIR_BUF_INIT;
     weir__buf_puts(&sql, "CREATE OR REPLACE VIEW ");

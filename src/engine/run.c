@@ -376,6 +376,9 @@ static void finish_slot(run_state *rs, size_t idx)
         return;
     }
     /* Failed. */
+    if (!x->err.error_class[0])
+        weir__str_copy(x->err.error_class, sizeof(x->err.error_class),
+                       weir__classify_engine_error(x->err.message));
     bool retry = s->attempts <= s->max_retries;
     char msg[1024];
     if (retry || f->streaming == false)

@@ -22,10 +22,31 @@ struct weir_conn {
     duckdb_connection handle;
 };
 
+/* DuckDB's message without the excerpt of the (translated) SQL it points
+ * into: "LINE 1: ..." and the caret line mean nothing to the user, whose
+ * SQL weir rewrote. */
 static int engine_error(weir_error *err, const char *what, const char *msg)
 {
-    return WEIR_ERR(err, WEIR_EENGINE, NULL, "%s%s", what,
-                    msg ? msg : "unknown DuckDB error");
+    if (!msg)
+        msg = "unknown DuckDB error";
+    char clean[1536];
+    size_t o = 0;
+    for (const char *p = msg; *p && o + 1 < sizeof(clean); p++) {
+        if (*p == '\n' && strncmp(p + 1, "LINE ", 5) == 0) {
+            /* skip the excerpt line and the caret line */
+            const char *q = strchr(p + 1, '\n');
+            q = q ? strchr(q + 1, '\n') : NULL;
+            if (!q)
+                break;
+            p = q - 1;
+            continue;
+        }
+        clean[o++] = *p;
+    }
+    while (o && (clean[o - 1] == '\n' || clean[o - 1] == ' '))
+        o--;
+    clean[o] = '\0';
+    return WEIR_ERR(err, WEIR_EENGINE, NULL, "%s%s", what, clean);
 }
 
 const char *weir__db_version(void)

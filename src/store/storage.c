@@ -81,8 +81,8 @@ static int attach(weir_storage *s, const char *file, const char *alias,
     weir__buf_put_sql_string(&sql, path);
     weir__buf_puts(&sql, " AS ");
     weir__buf_put_sql_ident(&sql, alias);
-    if (read_only)
-        weir__buf_puts(&sql, " (READ_ONLY)");
+    /* Files in DuckDB 1.4's storage format (typed macros need it). */
+    weir__buf_puts(&sql, read_only ? " (READ_ONLY)" : " (STORAGE_VERSION 'v1.4.0')");
     int rc = sql.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
                         : weir__conn_exec(s->conn, weir__buf_cstr(&sql), NULL,
                                           err);

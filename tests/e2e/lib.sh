@@ -266,3 +266,11 @@ expect_equal() {
     [ "$2" = "$3" ] || e2e_fail "$1: expected '$3', got '$2'"
     e2e_pass
 }
+
+# --- Independent readers ---------------------------------------------------------
+
+# weir_python: the Python of the test environment (stock DuckDB, deltalake),
+# created on first use by scripts/pyenv.sh.
+weir_python() {
+    "$E2E_LIB/../../scripts/pyenv.sh"
+}

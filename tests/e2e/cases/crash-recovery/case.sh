@@ -1,0 +1,60 @@
+# Crash safety: `weir run` is killed with SIGKILL at random (seeded)
+# instants of streaming updates, each followed by a normal run; every time
+# the tables hold exactly the expected rows: nothing lost, nothing twice.
+# WEIR_CRASH_TRIALS (default 30) and WEIR_CRASH_SEED (default 7) tune it.
+
+gen="$E2E_LIB/../../bench/gen.py"
+trials=${WEIR_CRASH_TRIALS:-30}
+RANDOM=${WEIR_CRASH_SEED:-7}
+rows_per_file=2500
+
+run_weir query "CREATE TABLE manual (order_id BIGINT, customer_id BIGINT, amount DOUBLE)"
+expect_exit 0
+
+# Baseline: how long an update of one trial's data takes.
+python3 "$gen" orders landing $((2 * rows_per_file)) --files 2 --start 0
+start=$(date +%s%N)
+run_weir run
+expect_exit 0
+dur_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+files=2
+manual=0
+
+check() { # after a complete run: exact counts
+    local bronze=$((files * rows_per_file))
+    run_weir query --format csv "SELECT count(*) AS n, count(DISTINCT order_id) AS d FROM bronze"
+    expect_stdout_contains "n,d
+$bronze,$bronze"
+    # silver = bronze rows with an amount + manual rows, each once
+    run_weir query --format csv "SELECT (SELECT count(*) FROM silver) - (SELECT count(*) FROM bronze WHERE amount IS NOT NULL) - (SELECT count(*) FROM manual) AS diff, (SELECT count(*) - count(DISTINCT order_id) FROM silver) AS dups"
+    expect_stdout_contains "diff,dups
+0,0"
+    run_weir query --format csv "SELECT (SELECT sum(n) FROM gold) = (SELECT count(*) FROM silver) AS ok"
+    expect_stdout_contains "ok
+true"
+}
+check
+
+killed=0
+for t in $(seq 1 "$trials"); do
+    # New data for this trial: two files and a few manual rows.
+    python3 "$gen" orders landing $((2 * rows_per_file)) --files 2 --start "$files"
+    files=$((files + 2))
+    run_weir query "INSERT INTO manual SELECT 10000000 + id, 1, 9.5 FROM range($manual, $((manual + 50)))"
+    manual=$((manual + 50))
+    # Kill somewhere in [0, 1.2 x the baseline duration].
+    delay_ms=$(( RANDOM % (dur_ms * 12 / 10 + 1) ))
+    "$WEIR" run >"$E2E_OUT/killed-$t.out" 2>&1 &
+    pid=$!
+    sleep "$(printf '0.%03d' "$delay_ms")" 2>/dev/null || sleep "$((delay_ms / 1000))"
+    kill -9 "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    # Killed mid-update unless it got to the end first.
+    grep -q "Run is COMPLETED." "$E2E_OUT/killed-$t.out" || killed=$((killed + 1))
+    echo "trial $t: kill after ${delay_ms} ms" >>"$E2E_OUT/log"
+    run_weir run
+    expect_exit 0
+    check
+done
+echo "crash-recovery: $killed of $trials runs killed mid-update (baseline ${dur_ms} ms)" >&2
+[ "$killed" -ge 20 ] || e2e_fail "only $killed kills landed during an update (need 20)"
