@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # A Python virtual environment for the tests that use independent readers
 # (stock DuckDB's Python package, the deltalake package). Created once in
-# build/pyenv; prints the path of its python. Packages are pinned.
+# build-pyenv; prints the path of its python. Packages are pinned.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-venv="${WEIR_PYENV:-$root/build/pyenv}"
+venv="${WEIR_PYENV:-$root/build-pyenv}"
 want="duckdb==1.4.4 deltalake==1.2.1 pyarrow==21.0.0"
 stamp="$venv/.weir-packages"
 if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
