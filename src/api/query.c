@@ -50,6 +50,12 @@ static int open_storage(weir_pipeline *p, weir_error *err)
         weir__buf_put_sql_ident(&use, alias);
         weir__buf_putc(&use, '.');
         weir__buf_put_sql_ident(&use, p->database);
+        /* keep weir's macros (memory.main) in reach after USE */
+        weir__buf_puts(&use, "; SET search_path = ");
+        weir_buf path = WEIR_BUF_INIT;
+        weir__buf_printf(&path, "%s.%s,memory.main", alias, p->database);
+        weir__buf_put_sql_string(&use, weir__buf_cstr(&path));
+        weir__buf_free(&path);
         rc = weir__conn_exec(p->qstore->conn, weir__buf_cstr(&use), NULL, err);
         weir__buf_free(&use);
     }

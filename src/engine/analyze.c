@@ -3,9 +3,11 @@
  */
 #include "analyze.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine/resolve.h"
 #include "util/buf.h"
@@ -89,7 +91,7 @@ static int to_schema(weir_schema *out, weir_arena *a,
     out->n = n;
     for (size_t i = 0; i < n; i++) {
         weir_column *c = &out->cols[i];
-        c->name = cols[i].name;
+        c->name = weir__arena_strdup(a, cols[i].name);
         c->duck_type = weir__arena_strdup(a, storable(cols[i].type));
         weir_buf sp = WEIR_BUF_INIT;
         weir__sql_duckdb_type_to_spark(&sp, cols[i].type);
@@ -100,28 +102,97 @@ static int to_schema(weir_schema *out, weir_arena *a,
     return weir__arena_failed(a) ? WEIR_ENOMEM : 0;
 }
 
-static int resolve_flow(analysis *an, weir_gflow *f)
-{
-    weir_graph *g = an->g;
-    weir_buf sql = WEIR_BUF_INIT;
+/* One flow's resolution: its DuckDB SQL (translated on the control
+ * thread) and the output columns DuckDB's binder gives it. */
+typedef struct job {
+    weir_gflow *f;
+    char *sql;
+    int rc;
     weir_error e;
-    weir__error_clear(&e);
-    int rc = weir__resolve_flow_sql(&sql, &an->rctx, f, &e);
-    if (!rc && sql.failed)
-        rc = WEIR_ERR(&e, WEIR_ENOMEM, NULL, "out of memory");
-    weir_db_column *cols = NULL;
-    size_t n = 0;
-    if (!rc)
-        rc = weir__conn_describe(an->st->conn, weir__buf_cstr(&sql), &cols, &n,
-                                 &g->arena, &e);
-    weir__buf_free(&sql);
-    if (rc == WEIR_ENOMEM)
-        return rc;
-    if (rc) {
-        fail_flow(an, f, &e);
+    weir_db_column *cols;
+    size_t n;
+} job;
+
+typedef struct job_queue {
+    weir_storage *st;
+    job *jobs;
+    size_t n_jobs, next;
+    pthread_mutex_t mu;
+} job_queue;
+
+/* Describe queued jobs on connection c until none is left. */
+static void describe_jobs(job_queue *q, weir_conn *c, weir_arena *arena)
+{
+    for (;;) {
+        pthread_mutex_lock(&q->mu);
+        size_t i = q->next++;
+        pthread_mutex_unlock(&q->mu);
+        if (i >= q->n_jobs)
+            return;
+        job *j = &q->jobs[i];
+        if (!j->rc)
+            j->rc = weir__conn_describe(c, j->sql, &j->cols, &j->n, arena, &j->e);
+    }
+}
+
+typedef struct helper {
+    job_queue *q;
+    weir_conn *conn;
+    weir_arena arena;
+    pthread_t thread;
+    bool started;
+} helper;
+
+static void *helper_main(void *arg)
+{
+    helper *h = arg;
+    describe_jobs(h->q, h->conn, &h->arena);
+    return NULL;
+}
+
+/* Binding is the costly part of resolution: flows of one level of the
+ * graph are independent, so their queries are described in parallel on
+ * one connection per core. */
+static void describe_level(analysis *an, job *jobs, size_t n,
+                           helper *helpers, size_t n_helpers)
+{
+    job_queue q = { an->st, jobs, n, 0, PTHREAD_MUTEX_INITIALIZER };
+    size_t use = n >= 4 ? n_helpers : 0;
+    for (size_t i = 0; i < use; i++) {
+        helpers[i].q = &q;
+        helpers[i].started =
+            helpers[i].conn &&
+            pthread_create(&helpers[i].thread, NULL, helper_main, &helpers[i]) == 0;
+    }
+    describe_jobs(&q, an->st->conn, &an->g->arena);
+    for (size_t i = 0; i < use; i++)
+        if (helpers[i].started)
+            pthread_join(helpers[i].thread, NULL);
+    pthread_mutex_destroy(&q.mu);
+}
+
+static int finish_job(analysis *an, job *j)
+{
+    if (j->rc == WEIR_ENOMEM)
+        return j->rc;
+    if (j->rc) {
+        fail_flow(an, j->f, &j->e);
         return 0;
     }
-    return to_schema(&f->schema, &g->arena, cols, n);
+    return to_schema(&j->f->schema, &an->g->arena, j->cols, j->n);
+}
+
+static int translate_job(analysis *an, job *j)
+{
+    weir_buf sql = WEIR_BUF_INIT;
+    weir__error_clear(&j->e);
+    j->rc = weir__resolve_flow_sql(&sql, &an->rctx, j->f, &j->e);
+    if (!j->rc && sql.failed)
+        j->rc = WEIR_ERR(&j->e, WEIR_ENOMEM, NULL, "out of memory");
+    j->sql = weir__buf_detach(&sql);
+    if (!j->rc && !j->sql)
+        j->rc = WEIR_ERR(&j->e, WEIR_ENOMEM, NULL, "out of memory");
+    return j->rc == WEIR_ENOMEM ? WEIR_ENOMEM : 0;
 }
 
 static bool same_name(const char *a, const char *b)
@@ -289,28 +360,6 @@ static int dataset_schema(analysis *an, weir_gdataset *d)
     return 0;
 }
 
-/* Create the empty stand-in table readers resolve against. */
-static int create_shadow(analysis *an, const weir_gdataset *d, weir_error *err)
-{
-    weir_buf sql = WEIR_BUF_INIT;
-    weir__buf_puts(&sql, "CREATE OR REPLACE TABLE ");
-    weir__resolve_table_name(&sql, &an->rctx, d);
-    weir__buf_puts(&sql, " (");
-    for (size_t i = 0; i < d->schema.n; i++) {
-        if (i)
-            weir__buf_puts(&sql, ", ");
-        weir__buf_put_sql_ident(&sql, d->schema.cols[i].name);
-        weir__buf_putc(&sql, ' ');
-        weir__buf_puts(&sql, d->schema.cols[i].duck_type);
-    }
-    weir__buf_putc(&sql, ')');
-    int rc = sql.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
-                        : weir__conn_exec(an->st->conn, weir__buf_cstr(&sql),
-                                          NULL, err);
-    weir__buf_free(&sql);
-    return rc;
-}
-
 /* Expectation conditions must resolve against the flow's output and hold
  * no subquery. */
 static void check_expectations(analysis *an, weir_gdataset *d)
@@ -370,6 +419,88 @@ static int summarize(analysis *an)
     return 0;
 }
 
+/* Depth of each dataset: 0 without internal inputs, else one more than
+ * its deepest input. */
+static int *levels(const weir_graph *g, int *max_out)
+{
+    int *lv = calloc(g->n_datasets + 1, sizeof(int));
+    if (!lv)
+        return NULL;
+    int max = 0;
+    for (size_t k = 0; k < g->n_datasets; k++) {
+        int di = g->dataset_order[k];
+        const weir_gdataset *d = &g->datasets[di];
+        for (size_t i = 0; i < d->n_flows; i++) {
+            const weir_gflow *f = &g->flows[d->flows[i]];
+            for (size_t j = 0; j < f->n_inputs; j++)
+                if (f->inputs[j].dataset >= 0 &&
+                    lv[f->inputs[j].dataset] + 1 > lv[di])
+                    lv[di] = lv[f->inputs[j].dataset] + 1;
+        }
+        if (lv[di] > max)
+            max = lv[di];
+    }
+    *max_out = max;
+    return lv;
+}
+
+static int dataset_done(analysis *an, weir_gdataset *d)
+{
+    weir_graph *g = an->g;
+    int rc = 0;
+    if (d->kind == WEIR_TEMPORARY_VIEW || d->kind == WEIR_PERSISTED_VIEW) {
+        if (d->n_flows && !g->flows[d->flows[0]].failed) {
+            d->schema = g->flows[d->flows[0]].schema;
+            d->resolved = true;
+        }
+        return 0;
+    }
+    if (!d->n_flows && d->def->n_columns) {
+        rc = user_schema(&d->schema, &g->arena, d->def);
+        d->resolved = !rc;
+    } else {
+        rc = dataset_schema(an, d);
+    }
+    if (!rc && d->resolved && d->kind != WEIR_SINK)
+        check_expectations(an, d);
+    return rc;
+}
+
+static int analyze_levels(analysis *an, helper *helpers, size_t n_helpers)
+{
+    weir_graph *g = an->g;
+    int max = 0;
+    int *lv = levels(g, &max);
+    job *jobs = calloc(g->n_flows + 1, sizeof(*jobs));
+    int rc = (!lv || !jobs) ? WEIR_ENOMEM : 0;
+    for (int level = 0; !rc && level <= max; level++) {
+        size_t n = 0;
+        for (size_t k = 0; !rc && k < g->n_datasets; k++) {
+            const weir_gdataset *d = &g->datasets[g->dataset_order[k]];
+            if (lv[g->dataset_order[k]] != level)
+                continue;
+            for (size_t i = 0; !rc && i < d->n_flows; i++) {
+                memset(&jobs[n], 0, sizeof(jobs[n]));
+                jobs[n].f = &g->flows[d->flows[i]];
+                rc = translate_job(an, &jobs[n++]);
+            }
+        }
+        if (!rc)
+            describe_level(an, jobs, n, helpers, n_helpers);
+        for (size_t i = 0; i < n; i++) {
+            if (!rc)
+                rc = finish_job(an, &jobs[i]);
+            free(jobs[i].sql);
+        }
+        for (size_t k = 0; !rc && k < g->n_datasets; k++)
+            if (lv[g->dataset_order[k]] == level)
+                rc = dataset_done(an, &g->datasets[g->dataset_order[k]]);
+    }
+    free(jobs);
+    free(lv);
+    return rc;
+}
+
 int weir__analyze(weir_graph *g, weir_storage *st, const char *root_dir,
                   weir__diags *diags, weir_error *err)
 {
@@ -382,40 +513,27 @@ int weir__analyze(weir_graph *g, weir_storage *st, const char *root_dir,
     an.rctx.g = g;
     an.rctx.st = st;
     an.rctx.root_dir = root_dir;
-    int rc = weir__conn_exec(st->conn,
-                             "ATTACH IF NOT EXISTS ':memory:' AS " WEIR_SHADOW_ALIAS,
-                             NULL, err);
-    for (size_t k = 0; !rc && k < g->n_datasets; k++) {
-        weir_gdataset *d = &g->datasets[g->dataset_order[k]];
-        for (size_t i = 0; !rc && i < d->n_flows; i++)
-            rc = resolve_flow(&an, &g->flows[d->flows[i]]);
-        if (rc)
-            break;
-        if (d->kind == WEIR_TEMPORARY_VIEW || d->kind == WEIR_PERSISTED_VIEW) {
-            if (d->n_flows && !g->flows[d->flows[0]].failed) {
-                d->schema = g->flows[d->flows[0]].schema;
-                d->resolved = true;
-            }
-            continue;
-        }
-        if (!d->n_flows && d->def->n_columns) {
-            rc = user_schema(&d->schema, &g->arena, d->def);
-            d->resolved = !rc;
-        } else {
-            rc = dataset_schema(&an, d);
-        }
-        if (!rc && d->resolved && d->kind != WEIR_SINK) {
-            rc = create_shadow(&an, d, err);
-            if (!rc)
-                check_expectations(&an, d);
-        }
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t n_helpers = cpus > 1 ? (size_t)(cpus > 8 ? 7 : cpus - 1) : 0;
+    helper helpers[8];
+    memset(helpers, 0, sizeof(helpers));
+    for (size_t i = 0; i < n_helpers; i++) {
+        weir__arena_init(&helpers[i].arena);
+        weir_error ignore;
+        if (weir__db_connect(&helpers[i].conn, st->db, &ignore))
+            helpers[i].conn = NULL;
+    }
+    int rc = analyze_levels(&an, helpers, n_helpers);
+    for (size_t i = 0; i < n_helpers; i++) {
+        weir__conn_close(helpers[i].conn);
+        weir__arena_free(&helpers[i].arena);
     }
     if (!rc)
         summarize(&an);
     weir__buf_free(&an.direct);
     weir__buf_free(&an.downstream);
     if (rc)
-        return rc;
+        return WEIR_ERR(err, rc, NULL, "out of memory");
     if (an.rc == WEIR_ENOMEM)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     if (an.rc)

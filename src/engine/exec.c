@@ -9,50 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/common.h"
 #include "engine/resolve.h"
 #include "engine/write.h"
 #include "events/events.h"
 #include "util/fs.h"
 #include "util/str.h"
 #include "util/vec.h"
-
-/* ---- names ------------------------------------------------------------- */
-
-static void meta_table(weir_buf *b, const char *catalog, const char *table)
-{
-    char alias[300];
-    weir__storage_catalog_alias(alias, sizeof(alias), catalog);
-    weir__buf_put_sql_ident(b, alias);
-    weir__buf_puts(b, "._weir.");
-    weir__buf_puts(b, table);
-}
-
-/* The catalog whose _weir schema keeps a flow's checkpoints: its target's
- * (sinks keep theirs in the pipeline's default catalog). */
-static const char *state_catalog(const weir_graph *g, const weir_gdataset *t)
-{
-    return t->catalog ? t->catalog : g->default_catalog;
-}
-
-static void phys(weir_buf *b, const weir_gdataset *d)
-{
-    weir__storage_table_ref(b, d->catalog, d->database, d->name);
-}
-
-static int exec_buf(weir_conn *c, weir_buf *sql, weir_error *err)
-{
-    if (sql->failed)
-        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    return weir__conn_exec(c, weir__buf_cstr(sql), NULL, err);
-}
-
-static int scalar_buf(weir_conn *c, weir_buf *sql, int64_t *out, bool *null,
-                      weir_error *err)
-{
-    if (sql->failed)
-        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    return weir__conn_scalar_i64(c, weir__buf_cstr(sql), out, null, err);
-}
 
 /* WHERE target = '..' AND flow = '..' */
 static void where_flow(weir_buf *b, const weir_gflow *f, const weir_gdataset *t)
@@ -68,27 +31,14 @@ static int current_generation(weir_flow_exec *x, const weir_gdataset *t,
 {
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, "SELECT coalesce(max(generation), 0) FROM ");
-    meta_table(&q, state_catalog(x->g, t), "checkpoints");
+    weir__meta_table(&q, weir__state_catalog(x->g, t), "checkpoints");
     where_flow(&q, x->f, t);
-    int rc = scalar_buf(x->conn, &q, gen, NULL, &x->err);
+    int rc = weir__scalar_buf(x->conn, &q, gen, NULL, &x->err);
     weir__buf_free(&q);
     return rc;
 }
 
 /* ---- table sources -------------------------------------------------------- */
-
-static int table_epoch(weir_conn *c, const weir_gdataset *d, int64_t *out,
-                       weir_error *err)
-{
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT coalesce(max(epoch), 0) FROM ");
-    meta_table(&q, d->catalog, "tables");
-    weir__buf_puts(&q, " WHERE name = ");
-    weir__buf_put_sql_string(&q, d->display);
-    int rc = scalar_buf(c, &q, out, NULL, err);
-    weir__buf_free(&q);
-    return rc;
-}
 
 typedef struct batch_plan {
     WEIR_VEC(weir_source_batch) sources;
@@ -106,8 +56,8 @@ static int plan_table_source(weir_flow_exec *x, batch_plan *p,
     if (in->dataset >= 0) {
         const weir_gdataset *src = &g->datasets[in->dataset];
         b.key = src->display;
-        phys(&rel, src);
-        int rc = table_epoch(x->conn, src, &b.epoch, &x->err);
+        weir__phys(&rel, src);
+        int rc = weir__table_epoch(x->conn, src, &b.epoch, &x->err);
         if (rc) {
             weir__buf_free(&rel);
             return rc;
@@ -122,24 +72,24 @@ static int plan_table_source(weir_flow_exec *x, batch_plan *p,
     /* Where this flow stopped reading the source, and at which epoch. */
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, "SELECT max(end_offset) FROM ");
-    meta_table(&q, state_catalog(g, t), "checkpoints");
+    weir__meta_table(&q, weir__state_catalog(g, t), "checkpoints");
     where_flow(&q, x->f, t);
     weir__buf_printf(&q, " AND generation = %lld AND batch_id >= 0 AND source = ",
                      (long long)p->gen);
     weir__buf_put_sql_string(&q, b.key);
     bool none = true;
-    int rc = scalar_buf(x->conn, &q, &b.start, &none, &x->err);
+    int rc = weir__scalar_buf(x->conn, &q, &b.start, &none, &x->err);
     if (!rc && !none && in->dataset >= 0) {
         weir__buf_clear(&q);
         weir__buf_puts(&q, "SELECT arg_max(source_epoch, batch_id) FROM ");
-        meta_table(&q, state_catalog(g, t), "checkpoints");
+        weir__meta_table(&q, weir__state_catalog(g, t), "checkpoints");
         where_flow(&q, x->f, t);
         weir__buf_printf(&q, " AND generation = %lld AND batch_id >= 0 AND "
                              "source = ",
                          (long long)p->gen);
         weir__buf_put_sql_string(&q, b.key);
         int64_t seen_epoch = 0;
-        rc = scalar_buf(x->conn, &q, &seen_epoch, NULL, &x->err);
+        rc = weir__scalar_buf(x->conn, &q, &seen_epoch, NULL, &x->err);
         if (!rc && seen_epoch != b.epoch)
             rc = WEIR_ERR(&x->err, WEIR_ERROR, "STREAMING_SOURCE_RESET",
                           "The streaming source %s was fully refreshed after "
@@ -152,7 +102,7 @@ static int plan_table_source(weir_flow_exec *x, batch_plan *p,
         weir__buf_clear(&q);
         weir__buf_puts(&q, "SELECT coalesce(max(rowid) + 1, 0) FROM ");
         weir__buf_puts(&q, weir__buf_cstr(&rel));
-        rc = scalar_buf(x->conn, &q, &b.end, NULL, &x->err);
+        rc = weir__scalar_buf(x->conn, &q, &b.end, NULL, &x->err);
     }
     if (!rc && b.end < b.start)
         rc = WEIR_ERR(&x->err, WEIR_ECORRUPT, "STREAMING_SOURCE_CHANGED",
@@ -188,12 +138,12 @@ static int plan_range_source(weir_flow_exec *x, batch_plan *p,
     b.end = n > 0 ? n : 0;
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, "SELECT coalesce(max(end_offset), 0) FROM ");
-    meta_table(&q, state_catalog(x->g, t), "checkpoints");
+    weir__meta_table(&q, weir__state_catalog(x->g, t), "checkpoints");
     where_flow(&q, x->f, t);
     weir__buf_printf(&q, " AND generation = %lld AND batch_id >= 0 AND source = ",
                      (long long)p->gen);
     weir__buf_put_sql_string(&q, b.key);
-    int rc = scalar_buf(x->conn, &q, &b.start, NULL, &x->err);
+    int rc = weir__scalar_buf(x->conn, &q, &b.start, NULL, &x->err);
     weir__buf_free(&q);
     if (!rc && b.start > b.end)
         b.start = b.end;
@@ -290,7 +240,7 @@ static int plan_file_source(weir_flow_exec *x, batch_plan *p,
     /* Files this flow already ingested in this generation. */
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, "SELECT path FROM ");
-    meta_table(&q, state_catalog(x->g, t), "files");
+    weir__meta_table(&q, weir__state_catalog(x->g, t), "files");
     weir__buf_puts(&q, " WHERE flow = ");
     weir__buf_put_sql_string(&q, x->f->display);
     weir__buf_printf(&q, " AND generation = %lld AND source = ",
@@ -389,10 +339,10 @@ static bool plan_has_data(const batch_plan *p)
 static int record_checkpoint(weir_flow_exec *x, const batch_plan *p,
                              const weir_gdataset *t)
 {
-    const char *cat = state_catalog(x->g, t);
+    const char *cat = weir__state_catalog(x->g, t);
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, "INSERT INTO ");
-    meta_table(&q, cat, "checkpoints");
+    weir__meta_table(&q, cat, "checkpoints");
     weir__buf_puts(&q, " VALUES ");
     for (size_t i = 0; i < p->sources.len; i++) {
         const weir_source_batch *b = &p->sources.items[i];
@@ -412,14 +362,14 @@ static int record_checkpoint(weir_flow_exec *x, const batch_plan *p,
         weir__buf_put_sql_string(&q, x->update_id);
         weir__buf_putc(&q, ')');
     }
-    int rc = exec_buf(x->conn, &q, &x->err);
+    int rc = weir__exec_buf(x->conn, &q, &x->err);
     /* The file manifest, in chunks to keep statements reasonable. */
     for (size_t i = 0; !rc && i < p->sources.len; i++) {
         const weir_source_batch *b = &p->sources.items[i];
         for (size_t k = 0; !rc && k < b->n_files; k += 500) {
             weir__buf_clear(&q);
             weir__buf_puts(&q, "INSERT INTO ");
-            meta_table(&q, cat, "files");
+            weir__meta_table(&q, cat, "files");
             weir__buf_puts(&q, " VALUES ");
             for (size_t j = k; j < b->n_files && j < k + 500; j++) {
                 if (j > k)
@@ -436,7 +386,7 @@ static int record_checkpoint(weir_flow_exec *x, const batch_plan *p,
                 weir__buf_put_sql_string(&q, x->update_id);
                 weir__buf_putc(&q, ')');
             }
-            rc = exec_buf(x->conn, &q, &x->err);
+            rc = weir__exec_buf(x->conn, &q, &x->err);
         }
     }
     weir__buf_free(&q);
@@ -485,10 +435,10 @@ static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
     if (!rc) {
         weir_buf q = WEIR_BUF_INIT;
         weir__buf_puts(&q, "SELECT coalesce(max(batch_id), -1) + 1 FROM ");
-        meta_table(&q, state_catalog(x->g, t), "checkpoints");
+        weir__meta_table(&q, weir__state_catalog(x->g, t), "checkpoints");
         where_flow(&q, x->f, t);
         weir__buf_printf(&q, " AND generation = %lld", (long long)p.gen);
-        rc = scalar_buf(x->conn, &q, &p.batch_id, NULL, &x->err);
+        rc = weir__scalar_buf(x->conn, &q, &p.batch_id, NULL, &x->err);
         weir__buf_free(&q);
     }
     if (!rc)
@@ -514,11 +464,11 @@ static int exec_once(weir_flow_exec *x, const weir_gdataset *t)
     if (!rc) {
         weir_buf q = WEIR_BUF_INIT;
         weir__buf_puts(&q, "SELECT count(*) FROM ");
-        meta_table(&q, state_catalog(x->g, t), "checkpoints");
+        weir__meta_table(&q, weir__state_catalog(x->g, t), "checkpoints");
         where_flow(&q, x->f, t);
         weir__buf_printf(&q, " AND generation = %lld AND source = '__once__'",
                          (long long)gen);
-        rc = scalar_buf(x->conn, &q, &done, NULL, &x->err);
+        rc = weir__scalar_buf(x->conn, &q, &done, NULL, &x->err);
         weir__buf_free(&q);
     }
     if (rc)
@@ -531,7 +481,7 @@ static int exec_once(weir_flow_exec *x, const weir_gdataset *t)
     if (!rc) {
         weir_buf q = WEIR_BUF_INIT;
         weir__buf_puts(&q, "INSERT INTO ");
-        meta_table(&q, state_catalog(x->g, t), "checkpoints");
+        weir__meta_table(&q, weir__state_catalog(x->g, t), "checkpoints");
         weir__buf_puts(&q, " VALUES (");
         weir__buf_put_sql_string(&q, x->f->display);
         weir__buf_puts(&q, ", ");
@@ -541,46 +491,10 @@ static int exec_once(weir_flow_exec *x, const weir_gdataset *t)
                          (long long)gen, (long long)x->rows_written);
         weir__buf_put_sql_string(&q, x->update_id);
         weir__buf_putc(&q, ')');
-        rc = exec_buf(x->conn, &q, &x->err);
+        rc = weir__exec_buf(x->conn, &q, &x->err);
         weir__buf_free(&q);
     }
     return rc;
-}
-
-static void column_defs(weir_buf *b, const weir_schema *s)
-{
-    weir__buf_putc(b, '(');
-    for (size_t i = 0; i < s->n; i++) {
-        if (i)
-            weir__buf_puts(b, ", ");
-        weir__buf_put_sql_ident(b, s->cols[i].name);
-        weir__buf_putc(b, ' ');
-        weir__buf_puts(b, s->cols[i].duck_type);
-        if (!s->cols[i].nullable)
-            weir__buf_puts(b, " NOT NULL");
-    }
-    weir__buf_putc(b, ')');
-}
-
-static void comments(weir_buf *b, const weir_gdataset *d)
-{
-    const char *comment = d->def->comment;
-    if (comment) {
-        weir__buf_puts(b, "; COMMENT ON TABLE ");
-        phys(b, d);
-        weir__buf_puts(b, " IS ");
-        weir__buf_put_sql_string(b, comment);
-    }
-    for (size_t i = 0; i < d->schema.n; i++) {
-        if (!d->schema.cols[i].comment)
-            continue;
-        weir__buf_puts(b, "; COMMENT ON COLUMN ");
-        phys(b, d);
-        weir__buf_putc(b, '.');
-        weir__buf_put_sql_ident(b, d->schema.cols[i].name);
-        weir__buf_puts(b, " IS ");
-        weir__buf_put_sql_string(b, d->schema.cols[i].comment);
-    }
 }
 
 static int exec_mv(weir_flow_exec *x, const weir_gdataset *t)
@@ -595,10 +509,10 @@ static int exec_mv(weir_flow_exec *x, const weir_gdataset *t)
         /* A declared schema: recreate the table with it, then append. */
         weir_buf ddl = WEIR_BUF_INIT;
         weir__buf_puts(&ddl, "CREATE OR REPLACE TABLE ");
-        phys(&ddl, t);
+        weir__phys(&ddl, t);
         weir__buf_putc(&ddl, ' ');
-        column_defs(&ddl, &t->schema);
-        rc = exec_buf(x->conn, &ddl, &x->err);
+        weir__column_defs(&ddl, &t->schema);
+        rc = weir__exec_buf(x->conn, &ddl, &x->err);
         weir__buf_free(&ddl);
         if (!rc)
             rc = weir__write_batch(x, t, weir__buf_cstr(&sql), false);
@@ -606,16 +520,16 @@ static int exec_mv(weir_flow_exec *x, const weir_gdataset *t)
         rc = weir__write_batch(x, t, weir__buf_cstr(&sql), true);
     }
     weir__buf_clear(&sql);
-    comments(&sql, t);
+    weir__comments(&sql, t);
     if (!rc && sql.len > 2) {
-        /* comments() starts with "; " */
+        /* weir__comments() starts with "; " */
         rc = weir__conn_exec(x->conn, weir__buf_cstr(&sql) + 2, NULL, &x->err);
     }
     if (!rc) {
         weir__buf_clear(&sql);
         weir__buf_puts(&sql, "SELECT count(*) FROM ");
-        phys(&sql, t);
-        rc = scalar_buf(x->conn, &sql, &x->rows_written, NULL, &x->err);
+        weir__phys(&sql, t);
+        rc = weir__scalar_buf(x->conn, &sql, &x->rows_written, NULL, &x->err);
     }
     weir__buf_free(&sql);
     return rc;
@@ -647,353 +561,3 @@ int weir__flow_exec(weir_flow_exec *x)
     return rc;
 }
 
-/* ---- tables ---------------------------------------------------------------- */
-
-static int table_exists(weir_storage *st, const weir_gdataset *d, bool *out,
-                        weir_error *err)
-{
-    char alias[300];
-    weir__storage_catalog_alias(alias, sizeof(alias), d->catalog);
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT count(*) FROM duckdb_tables() WHERE "
-                       "database_name = ");
-    weir__buf_put_sql_string(&q, alias);
-    weir__buf_puts(&q, " AND lower(schema_name) = lower(");
-    weir__buf_put_sql_string(&q, d->database);
-    weir__buf_puts(&q, ") AND lower(table_name) = lower(");
-    weir__buf_put_sql_string(&q, d->name);
-    weir__buf_putc(&q, ')');
-    int64_t n = 0;
-    int rc = scalar_buf(st->conn, &q, &n, NULL, err);
-    weir__buf_free(&q);
-    *out = n > 0;
-    return rc;
-}
-
-static void list_json(weir_buf *b, const char **items, size_t n)
-{
-    weir__buf_putc(b, '[');
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            weir__buf_puts(b, ", ");
-        weir__buf_put_sql_string(b, items[i]);
-    }
-    weir__buf_puts(b, "]::VARCHAR[]");
-}
-
-/* Replace the table's row in _weir.tables (epoch given). */
-static void put_metadata(weir_buf *b, const weir_gdataset *d, int64_t epoch,
-                         const char *update_id)
-{
-    weir__buf_puts(b, "DELETE FROM ");
-    meta_table(b, d->catalog, "tables");
-    weir__buf_puts(b, " WHERE name = ");
-    weir__buf_put_sql_string(b, d->display);
-    weir__buf_puts(b, "; INSERT INTO ");
-    meta_table(b, d->catalog, "tables");
-    weir__buf_puts(b, " VALUES (");
-    weir__buf_put_sql_string(b, d->display);
-    weir__buf_puts(b, ", ");
-    weir__buf_put_sql_string(b, weir__kind_name(d->kind));
-    weir__buf_printf(b, ", %lld, ", (long long)epoch);
-    weir_buf props = WEIR_BUF_INIT;
-    weir__buf_putc(&props, '{');
-    for (size_t i = 0; i < d->def->n_properties; i++) {
-        if (i)
-            weir__buf_puts(&props, ", ");
-        weir__buf_put_json_string(&props, d->def->properties[i].key);
-        weir__buf_puts(&props, ": ");
-        weir__buf_put_json_string(&props, d->def->properties[i].value);
-    }
-    weir__buf_putc(&props, '}');
-    weir__buf_put_sql_string(b, weir__buf_cstr(&props));
-    weir__buf_free(&props);
-    weir__buf_puts(b, ", ");
-    if (d->def->comment)
-        weir__buf_put_sql_string(b, d->def->comment);
-    else
-        weir__buf_puts(b, "NULL");
-    weir__buf_puts(b, ", ");
-    weir__buf_put_sql_string(b, d->def->format ? d->def->format : "duckdb");
-    weir__buf_puts(b, ", ");
-    list_json(b, d->def->partition_cols, d->def->n_partition_cols);
-    weir__buf_puts(b, ", ");
-    list_json(b, d->def->cluster_cols, d->def->n_cluster_cols);
-    weir__buf_puts(b, ", now()::TIMESTAMP, ");
-    weir__buf_put_sql_string(b, update_id);
-    weir__buf_putc(b, ')');
-}
-
-/* Normalise DuckDB type text for comparison: no quotes, no blanks, upper. */
-static void norm_type(char *out, size_t size, const char *t)
-{
-    size_t o = 0;
-    for (; *t && o + 1 < size; t++) {
-        if (*t == '"' || *t == ' ')
-            continue;
-        out[o++] = (char)((*t >= 'a' && *t <= 'z') ? *t - 32 : *t);
-    }
-    out[o] = '\0';
-}
-
-static int evolve(weir_storage *st, const weir_gdataset *d, weir_buf *ddl,
-                  weir_error *err)
-{
-    char alias[300];
-    weir__storage_catalog_alias(alias, sizeof(alias), d->catalog);
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT column_name, data_type FROM duckdb_columns() "
-                       "WHERE database_name = ");
-    weir__buf_put_sql_string(&q, alias);
-    weir__buf_puts(&q, " AND lower(schema_name) = lower(");
-    weir__buf_put_sql_string(&q, d->database);
-    weir__buf_puts(&q, ") AND lower(table_name) = lower(");
-    weir__buf_put_sql_string(&q, d->name);
-    weir__buf_puts(&q, ") ORDER BY column_index");
-    weir_rows *cols = NULL;
-    int rc = q.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
-                      : weir__conn_query(st->conn, weir__buf_cstr(&q), &cols, err);
-    weir__buf_free(&q);
-    for (size_t i = 0; !rc && i < d->schema.n; i++) {
-        const weir_column *c = &d->schema.cols[i];
-        const char *have = NULL;
-        for (size_t r = 0; r < cols->n_rows && !have; r++)
-            if (weir__str_ieq(weir__rows_get(cols, r, 0), c->name))
-                have = weir__rows_get(cols, r, 1);
-        if (!have) {
-            weir__buf_puts(ddl, "; ALTER TABLE ");
-            phys(ddl, d);
-            weir__buf_puts(ddl, " ADD COLUMN ");
-            weir__buf_put_sql_ident(ddl, c->name);
-            weir__buf_putc(ddl, ' ');
-            weir__buf_puts(ddl, c->duck_type);
-            continue;
-        }
-        char a[512], b[512];
-        norm_type(a, sizeof(a), have);
-        norm_type(b, sizeof(b), c->duck_type);
-        if (strcmp(a, b) != 0) {
-            weir_buf sp = WEIR_BUF_INIT;
-            weir__sql_duckdb_type_to_spark(&sp, have);
-            rc = WEIR_ERR(err, WEIR_ERROR, "CANNOT_MERGE_INCOMPATIBLE_DATA_TYPE",
-                          "Failed to merge incompatible data types %s and %s "
-                          "for column %s of %s. The table's schema can only "
-                          "gain columns in an incremental update; run a full "
-                          "refresh of %s (weir run --full-refresh %s) to "
-                          "rebuild it with the new schema.",
-                          weir__buf_cstr(&sp), c->spark_type, c->name,
-                          d->display, d->display, d->name);
-            weir__buf_free(&sp);
-        }
-    }
-    weir__rows_free(cols);
-    return rc;
-}
-
-static int partitions_unchanged(weir_storage *st, const weir_gdataset *d,
-                                weir_error *err)
-{
-    weir_buf want = WEIR_BUF_INIT, q = WEIR_BUF_INIT;
-    for (size_t i = 0; i < d->def->n_partition_cols; i++)
-        weir__buf_printf(&want, "%s%s", i ? "," : "", d->def->partition_cols[i]);
-    weir__buf_puts(&q, "SELECT array_to_string(partition_cols, ',') FROM ");
-    meta_table(&q, d->catalog, "tables");
-    weir__buf_puts(&q, " WHERE name = ");
-    weir__buf_put_sql_string(&q, d->display);
-    char *have = NULL;
-    int rc = q.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
-                      : weir__conn_scalar_text(st->conn, weir__buf_cstr(&q),
-                                               &have, err);
-    if (!rc && have && !weir__str_ieq(have, weir__buf_cstr(&want)))
-        rc = WEIR_ERR(err, WEIR_ERROR, "CANNOT_UPDATE_PARTITION_COLUMNS",
-                      "Declared partitioning [%s] conflicts with existing "
-                      "table partitioning [%s]. Please delete the table or "
-                      "change the declared partitioning to match its "
-                      "partitions.",
-                      weir__buf_cstr(&want), have);
-    free(have);
-    weir__buf_free(&want);
-    weir__buf_free(&q);
-    return rc;
-}
-
-/* The quarantine companion of a table with QUARANTINE expectations: the
- * table's columns plus the failed expectations, update and time. Created
- * when missing (or recreated on a full refresh); new columns are added. */
-static void quarantine_ddl(weir_buf *b, const weir_gdataset *d, bool recreate)
-{
-    if (!weir__has_quarantine(d) || d->kind != WEIR_STREAMING_TABLE)
-        return;
-    weir__buf_puts(b, recreate ? "; CREATE OR REPLACE TABLE "
-                               : "; CREATE TABLE IF NOT EXISTS ");
-    weir__quarantine_ref(b, d);
-    weir__buf_puts(b, " (");
-    for (size_t i = 0; i < d->schema.n; i++) {
-        weir__buf_put_sql_ident(b, d->schema.cols[i].name);
-        weir__buf_putc(b, ' ');
-        weir__buf_puts(b, d->schema.cols[i].duck_type);
-        weir__buf_puts(b, ", ");
-    }
-    weir__buf_puts(b, "\"_failed_expectations\" VARCHAR[], \"_update_id\" "
-                      "VARCHAR, \"_quarantined_at\" TIMESTAMP)");
-    for (size_t i = 0; !recreate && i < d->schema.n; i++) {
-        weir__buf_puts(b, "; ALTER TABLE ");
-        weir__quarantine_ref(b, d);
-        weir__buf_puts(b, " ADD COLUMN IF NOT EXISTS ");
-        weir__buf_put_sql_ident(b, d->schema.cols[i].name);
-        weir__buf_putc(b, ' ');
-        weir__buf_puts(b, d->schema.cols[i].duck_type);
-    }
-}
-
-int weir__table_materialize(weir_storage *st, const weir_graph *g,
-                            const weir_gdataset *d, const char *update_id,
-                            weir_error *err)
-{
-    (void)g;
-    bool exists;
-    int rc = table_exists(st, d, &exists, err);
-    if (rc)
-        return rc;
-    if (d->def->n_partition_cols && d->def->n_cluster_cols)
-        return WEIR_ERR(err, WEIR_ERROR,
-                        "SPECIFY_CLUSTER_BY_WITH_PARTITIONED_BY_IS_NOT_ALLOWED",
-                        "Cannot specify both CLUSTER BY and PARTITIONED BY.");
-    weir_buf ddl = WEIR_BUF_INIT;
-    weir__buf_puts(&ddl, "BEGIN TRANSACTION");
-    int64_t epoch = 0;
-    if (!exists) {
-        weir__buf_puts(&ddl, "; CREATE TABLE ");
-        phys(&ddl, d);
-        weir__buf_putc(&ddl, ' ');
-        column_defs(&ddl, &d->schema);
-        comments(&ddl, d);
-        quarantine_ddl(&ddl, d, false);
-    } else {
-        rc = partitions_unchanged(st, d, err);
-        if (!rc)
-            rc = table_epoch(st->conn, d, &epoch, err);
-        if (!rc && d->kind == WEIR_STREAMING_TABLE)
-            rc = evolve(st, d, &ddl, err);
-        if (!rc)
-            quarantine_ddl(&ddl, d, false);
-    }
-    if (!rc) {
-        weir__buf_puts(&ddl, "; ");
-        put_metadata(&ddl, d, epoch, update_id);
-        weir__buf_puts(&ddl, "; COMMIT");
-        rc = exec_buf(st->conn, &ddl, err);
-        if (rc)
-            weir__conn_rollback(st->conn);
-    }
-    weir__buf_free(&ddl);
-    return rc;
-}
-
-int weir__table_reset(weir_storage *st, const weir_graph *g,
-                      const weir_gdataset *d, const char *update_id,
-                      weir_error *err)
-{
-    const char *cat = state_catalog(g, d);
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT coalesce(max(generation), 0) FROM ");
-    meta_table(&q, cat, "checkpoints");
-    weir__buf_puts(&q, " WHERE target = ");
-    weir__buf_put_sql_string(&q, d->display);
-    int64_t gen = 0, epoch = 0;
-    int rc = scalar_buf(st->conn, &q, &gen, NULL, err);
-    if (!rc && d->kind != WEIR_SINK)
-        rc = table_epoch(st->conn, d, &epoch, err);
-    weir__buf_clear(&q);
-    weir__buf_puts(&q, "BEGIN TRANSACTION");
-    for (size_t i = 0; !rc && i < d->n_flows; i++) {
-        const weir_gflow *f = &g->flows[d->flows[i]];
-        weir__buf_puts(&q, "; INSERT INTO ");
-        meta_table(&q, cat, "checkpoints");
-        weir__buf_puts(&q, " VALUES (");
-        weir__buf_put_sql_string(&q, f->display);
-        weir__buf_puts(&q, ", ");
-        weir__buf_put_sql_string(&q, d->display);
-        weir__buf_printf(&q, ", %lld, -1, '', 0, 0, 0, now()::TIMESTAMP, ",
-                         (long long)gen + 1);
-        weir__buf_put_sql_string(&q, update_id);
-        weir__buf_putc(&q, ')');
-    }
-    if (!rc && d->kind != WEIR_SINK) {
-        weir__buf_puts(&q, "; DROP TABLE IF EXISTS ");
-        phys(&q, d);
-        weir__buf_puts(&q, "; CREATE TABLE ");
-        phys(&q, d);
-        weir__buf_putc(&q, ' ');
-        column_defs(&q, &d->schema);
-        comments(&q, d);
-        quarantine_ddl(&q, d, true);
-        weir__buf_puts(&q, "; ");
-        put_metadata(&q, d, epoch + 1, update_id);
-    }
-    weir__buf_puts(&q, "; COMMIT");
-    if (!rc) {
-        rc = exec_buf(st->conn, &q, err);
-        if (rc)
-            weir__conn_rollback(st->conn);
-    }
-    weir__buf_free(&q);
-    return rc;
-}
-
-/* Persistent copies of weir's Spark-function macros in the view's schema:
- * DuckDB binds a view's functions in the view's own schema, so the view
- * then also works in a stock DuckDB that opens the catalog file. */
-static int persist_macros(weir_storage *st, const weir_gdataset *d,
-                          weir_error *err)
-{
-    static const char temp[] = "CREATE OR REPLACE TEMP MACRO ";
-    weir_buf sql = WEIR_BUF_INIT;
-    const char *p = weir__sql_session_setup();
-    while ((p = strstr(p, temp))) {
-        const char *end = strstr(p, ";\n");
-        if (!end)
-            end = p + strlen(p);
-        p += sizeof(temp) - 1;
-        weir__buf_puts(&sql, "CREATE OR REPLACE MACRO ");
-        char alias[300];
-        weir__storage_catalog_alias(alias, sizeof(alias), d->catalog);
-        weir__buf_put_sql_ident(&sql, alias);
-        weir__buf_putc(&sql, '.');
-        weir__buf_put_sql_ident(&sql, d->database);
-        weir__buf_putc(&sql, '.');
-        weir__buf_put(&sql, p, (size_t)(end - p));
-        weir__buf_puts(&sql, ";\n");
-        p = end;
-    }
-    int rc = sql.len ? exec_buf(st->conn, &sql, err) : 0;
-    weir__buf_free(&sql);
-    return rc;
-}
-
-int weir__view_publish(weir_storage *st, const weir_graph *g,
-                       const weir_gdataset *d, const char *root_dir,
-                       weir_error *err)
-{
-    if (!d->n_flows)
-        return 0;
-    int mrc = persist_macros(st, d, err);
-    if (mrc)
-        return mrc;
-    weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, g, st, root_dir, NULL, 0 };
-    weir_buf sql = WEIR_BUF_INIT;
-    weir__buf_puts(&sql, "CREATE OR REPLACE VIEW ");
-    phys(&sql, d);
-    weir__buf_puts(&sql, " AS ");
-    int rc = weir__resolve_flow_sql(&sql, &ctx, &g->flows[d->flows[0]], err);
-    if (!rc && d->def->comment) {
-        weir__buf_puts(&sql, "; COMMENT ON VIEW ");
-        phys(&sql, d);
-        weir__buf_puts(&sql, " IS ");
-        weir__buf_put_sql_string(&sql, d->def->comment);
-    }
-    if (!rc)
-        rc = exec_buf(st->conn, &sql, err);
-    weir__buf_free(&sql);
-    return rc;
-}

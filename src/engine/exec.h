@@ -3,10 +3,8 @@
  * streaming flow appends the rows and files it has not processed yet and
  * commits them together with its new checkpoint in one transaction; a
  * materialized view is recomputed and replaced in one transaction; a once
- * flow appends its batch query a single time per generation. Also the
- * table-level steps the control thread runs before flows start: creating or
- * evolving tables, full refresh, publishing persisted views.
- * Checkpoint protocol: docs/storage.md.
+ * flow appends its batch query a single time per generation. Checkpoint
+ * protocol: docs/storage.md.
  */
 #ifndef WEIR_ENGINE_EXEC_H
 #define WEIR_ENGINE_EXEC_H
@@ -37,24 +35,5 @@ typedef struct weir_flow_exec {
 /* Run the flow. Returns 0 or the code in x->err; on failure nothing of the
  * flow's batch is visible and its checkpoint has not moved. */
 int weir__flow_exec(weir_flow_exec *x);
-
-/* Create a table that does not exist yet, or evolve an existing one
- * (streaming tables: add new columns; an incompatible type change is an
- * error suggesting a full refresh), and record its metadata. */
-int weir__table_materialize(weir_storage *st, const weir_graph *g,
-                            const weir_gdataset *d, const char *update_id,
-                            weir_error *err);
-
-/* Full refresh of a streaming table or sink: start a new checkpoint
- * generation for each of its flows and (tables) recreate it empty, in one
- * transaction. */
-int weir__table_reset(weir_storage *st, const weir_graph *g,
-                      const weir_gdataset *d, const char *update_id,
-                      weir_error *err);
-
-/* CREATE OR REPLACE VIEW for a persisted view. */
-int weir__view_publish(weir_storage *st, const weir_graph *g,
-                       const weir_gdataset *d, const char *root_dir,
-                       weir_error *err);
 
 #endif

@@ -24,9 +24,19 @@ void weir__resolve_table_name(weir_buf *out, const weir_resolve_ctx *ctx,
                               const weir_gdataset *d)
 {
     if (ctx->mode == WEIR_RESOLVE_ANALYZE) {
-        weir__buf_put_sql_ident(out, WEIR_SHADOW_ALIAS);
-        weir__buf_puts(out, ".main.");
-        weir__buf_put_sql_ident(out, d->display);
+        /* An empty relation with the dataset's resolved schema. */
+        weir__buf_puts(out, "(SELECT ");
+        for (size_t i = 0; i < d->schema.n; i++) {
+            if (i)
+                weir__buf_puts(out, ", ");
+            weir__buf_puts(out, "CAST(NULL AS ");
+            weir__buf_puts(out, d->schema.cols[i].duck_type);
+            weir__buf_puts(out, ") AS ");
+            weir__buf_put_sql_ident(out, d->schema.cols[i].name);
+        }
+        if (!d->schema.n)
+            weir__buf_puts(out, "NULL AS \"__weir_empty\"");
+        weir__buf_puts(out, " WHERE false)");
     } else {
         weir__storage_table_ref(out, d->catalog, d->database, d->name);
     }

@@ -2,7 +2,7 @@
  * Translating a flow's Spark SQL into the DuckDB SQL that runs it: every
  * table reference and file source of the query (and of the views it reads,
  * inlined recursively) becomes a physical DuckDB relation. In analysis mode
- * pipeline tables are empty stand-ins carrying their resolved schemas; in
+ * pipeline tables are empty relations of their resolved schemas; in
  * execution mode they are the stored tables, and streaming reads are
  * limited to the rows or files a flow has not processed yet.
  */
@@ -15,7 +15,6 @@
 #include "store/storage.h"
 #include "util/buf.h"
 
-#define WEIR_SHADOW_ALIAS "__weir_shadow"
 /* err->error_class used when a read fails because an upstream flow could
  * not be resolved (the reader is a downstream failure, not a direct one). */
 #define WEIR_UPSTREAM_FAILURE "__UPSTREAM_FAILURE__"
@@ -61,7 +60,8 @@ const char *weir__source_key(weir_arena *a, const weir_gflow *f,
 bool weir__range_bounds(const weir_sql_tvf *call, long long *start,
                         long long *end, long long *step);
 
-/* Append the physical DuckDB name of a pipeline table (stored or shadow). */
+/* Append the DuckDB relation of a pipeline table: the stored table, or in
+ * analysis mode an empty relation with its schema. */
 void weir__resolve_table_name(weir_buf *out, const weir_resolve_ctx *ctx,
                               const weir_gdataset *d);
 

@@ -14,6 +14,7 @@
 
 #include "engine/analyze.h"
 #include "engine/exec.h"
+#include "engine/materialize.h"
 #include "engine/select.h"
 #include "events/events.h"
 #include "util/clock.h"
@@ -118,6 +119,13 @@ static void flush(run_state *rs)
 {
     weir_error e;
     weir__eventlog_flush(rs->log, &e);
+}
+
+/* Deliver and store every event (before the storage closes). */
+static void sync_events(run_state *rs)
+{
+    weir_error e;
+    weir__eventlog_sync(rs->log, &e);
 }
 
 /* ---- configuration ---------------------------------------------------------- */
@@ -570,30 +578,27 @@ static void block_flows_of(run_state *rs, const weir_gdataset *d,
 static void materialize(run_state *rs)
 {
     weir_graph *g = rs->g;
-    for (size_t k = 0; k < g->n_datasets; k++) {
-        const weir_gdataset *d = &g->datasets[g->dataset_order[k]];
-        int di = g->dataset_order[k];
-        if (d->kind == WEIR_TEMPORARY_VIEW || d->kind == WEIR_PERSISTED_VIEW)
+    weir_error *errs = calloc(g->n_datasets + 1, sizeof(*errs));
+    weir_error e;
+    int rc = errs ? weir__materialize(rs->st, g, rs->sel.dataset_selected,
+                                      rs->sel.reset, rs->update_id, errs, &e)
+                  : WEIR_ERR(&e, WEIR_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0; i < g->n_datasets; i++) {
+        weir_error *de = errs ? &errs[i] : &e;
+        if (!rc && !de->code)
             continue;
-        weir_error e;
-        weir__error_clear(&e);
-        int rc = 0;
-        if (rs->sel.reset[di])
-            rc = weir__table_reset(rs->st, g, d, rs->update_id, &e);
-        if (!rc && rs->sel.dataset_selected[di] && d->kind != WEIR_SINK)
-            rc = weir__table_materialize(rs->st, g, d, rs->update_id, &e);
-        if (rc) {
-            weir__error_prefix(&e, "Failed to materialize %s: ", d->display);
-            block_flows_of(rs, d, &e);
-        }
-        flush(rs);
+        weir_error copy = rc ? e : *de;
+        weir__error_prefix(&copy, "Failed to materialize %s: ",
+                           g->datasets[i].display);
+        block_flows_of(rs, &g->datasets[i], &copy);
     }
+    free(errs);
+    flush(rs);
     /* Persisted views: published on every update, in dependency order. */
     for (size_t k = 0; k < g->n_datasets; k++) {
         const weir_gdataset *d = &g->datasets[g->dataset_order[k]];
         if (d->kind != WEIR_PERSISTED_VIEW || !d->n_flows)
             continue;
-        weir_error e;
         if (weir__view_publish(rs->st, g, d, rs->opts->root_dir, &e)) {
             char msg[1024];
             snprintf(msg, sizeof(msg), "Flow '%s' has FAILED.",
@@ -695,18 +700,32 @@ static int record_update(run_state *rs, const char *state, bool start,
     return rc;
 }
 
+/* Attach the catalogs the graph uses: its datasets' (created when missing
+ * in a run) and those of the external tables it reads. */
 static int open_catalogs(run_state *rs, weir_error *err)
 {
     const weir_graph *g = rs->g;
-    int rc = weir__storage_use_catalog(rs->st, g->default_catalog,
+    int rc = 0;
+    if (!rs->run->dry)
+        rc = weir__storage_use_catalog(rs->st, g->default_catalog,
                                        g->default_database, err);
     for (size_t i = 0; !rc && i < g->n_datasets; i++) {
         const weir_gdataset *d = &g->datasets[i];
         if (d->catalog)
             rc = weir__storage_use_catalog(rs->st, d->catalog, d->database, err);
     }
-    if (!rc)
-        rc = weir__storage_attach_all(rs->st, err);
+    for (size_t f = 0; !rc && f < g->n_flows; f++) {
+        const weir_gflow *fl = &g->flows[f];
+        for (size_t i = 0; !rc && i < fl->n_inputs; i++) {
+            const weir_input *in = &fl->inputs[i];
+            if (in->dataset >= 0 || !in->ref || in->ref->name.n > 3)
+                continue;
+            const char *cat = in->ref->name.n == 3 ? in->ref->name.parts[0]
+                                                   : fl->ctx_catalog;
+            if (cat)
+                rc = weir__storage_use_catalog(rs->st, cat, NULL, err);
+        }
+    }
     return rc;
 }
 
@@ -751,7 +770,7 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
         rc = weir__storage_open(&rs.st, opts->storage ? opts->storage : "/nonexistent",
                                 run->dry ? WEIR_STORAGE_DRY : WEIR_STORAGE_RUN,
                                 &opts->db, err);
-    if (!rc && !run->dry)
+    if (!rc)
         rc = open_catalogs(&rs, err);
     if (!rc)
         rc = weir__eventlog_open(&rs.log,
@@ -833,7 +852,7 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
                                                    : "COMPLETED",
                   false, NULL);
     weir__storage_write_open_script(rs.st, NULL);
-    flush(&rs);
+    sync_events(&rs);
     free_state(&rs);
     return 0;
 }

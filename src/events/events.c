@@ -28,6 +28,8 @@ struct weir_eventlog {
     pthread_mutex_t lock;
     WEIR_VEC(queued) q;
     int64_t next_sequence;
+    WEIR_VEC(queued) unsaved; /* delivered, not yet stored */
+    int64_t saved_at;         /* monotonic time of the last store */
 };
 
 static const char *level_name(weir_level l)
@@ -80,10 +82,30 @@ static void free_queued(queued *e)
     free(e->path);
 }
 
+static int persist(weir_eventlog *log, const queued *items, size_t n,
+                   weir_error *err);
+
+/* Store what was delivered but not stored yet. */
+static int save(weir_eventlog *log, weir_error *err)
+{
+    int rc = 0;
+    if (log->conn && log->unsaved.len)
+        rc = persist(log, log->unsaved.items, log->unsaved.len, err);
+    for (size_t i = 0; i < log->unsaved.len; i++)
+        free_queued(&log->unsaved.items[i]);
+    log->unsaved.len = 0;
+    log->saved_at = weir__monotonic_us();
+    return rc;
+}
+
 void weir__eventlog_close(weir_eventlog *log)
 {
     if (!log)
         return;
+    weir__eventlog_flush(log, NULL);
+    weir_error ignore;
+    save(log, &ignore);
+    WEIR_VEC_FREE(&log->unsaved);
     for (size_t i = 0; i < log->q.len; i++)
         free_queued(&log->q.items[i]);
     WEIR_VEC_FREE(&log->q);
@@ -210,9 +232,7 @@ int weir__eventlog_flush(weir_eventlog *log, weir_error *err)
     log->q.items = NULL;
     log->q.len = log->q.cap = 0;
     pthread_mutex_unlock(&log->lock);
-    if (!n)
-        return 0;
-    int rc = log->conn ? persist(log, items, n, err) : 0;
+    int rc = 0;
     for (size_t i = 0; i < n; i++) {
         const queued *e = &items[i];
         if (log->cb) {
@@ -232,8 +252,20 @@ int weir__eventlog_flush(weir_eventlog *log, weir_error *err)
             ev.source_line = e->line;
             log->cb(&ev, log->payload);
         }
-        free_queued(&items[i]);
+        if (WEIR_VEC_PUSH(&log->unsaved, items[i]))
+            free_queued(&items[i]);
     }
     free(items);
+    /* Stored in batches (one transaction each), at least every 250 ms. */
+    if (log->unsaved.len >= 512 ||
+        (log->unsaved.len && weir__monotonic_us() - log->saved_at > 250000))
+        rc = save(log, err);
     return rc;
+}
+
+int weir__eventlog_sync(weir_eventlog *log, weir_error *err)
+{
+    int rc = weir__eventlog_flush(log, err);
+    int rc2 = save(log, err);
+    return rc ? rc : rc2;
 }

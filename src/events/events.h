@@ -49,6 +49,9 @@ void weir__eventlog_emit(weir_eventlog *log, const weir_event_spec *spec,
  * still sees every event. */
 int weir__eventlog_flush(weir_eventlog *log, weir_error *err);
 
+/* Deliver queued events and store everything not stored yet. */
+int weir__eventlog_sync(weir_eventlog *log, weir_error *err);
+
 /* Append an error as the JSON object stored in event_log.error. */
 void weir__error_to_json(weir_buf *out, const weir_error *e);
 

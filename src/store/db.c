@@ -18,6 +18,42 @@ struct weir_db {
     duckdb_database handle;
 };
 
+/* weir's session setup made instance-wide: settings become SET GLOBAL and
+ * the Spark-function macros are created once in the in-memory database's
+ * main schema (memory.main), where every connection finds them. */
+static int global_setup(duckdb_connection c, weir_error *err)
+{
+    weir_buf sql = WEIR_BUF_INIT;
+    const char *p = weir__sql_session_setup();
+    while (*p) {
+        const char *end = strstr(p, ";\n");
+        size_t len = end ? (size_t)(end - p) + 2 : strlen(p);
+        if (strncmp(p, "SET ", 4) == 0) {
+            weir__buf_puts(&sql, "SET GLOBAL ");
+            weir__buf_put(&sql, p + 4, len - 4);
+        } else if (strncmp(p, "CREATE OR REPLACE TEMP MACRO ", 29) == 0) {
+            weir__buf_puts(&sql, "CREATE OR REPLACE MACRO memory.main.");
+            weir__buf_put(&sql, p + 29, len - 29);
+        } else {
+            weir__buf_put(&sql, p, len);
+        }
+        p += len;
+    }
+    int rc = 0;
+    duckdb_result r;
+    if (sql.failed) {
+        rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    } else if (duckdb_query(c, weir__buf_cstr(&sql), &r) == DuckDBError) {
+        rc = WEIR_ERR(err, WEIR_EENGINE, NULL, "session setup failed: %s",
+                      duckdb_result_error(&r));
+        duckdb_destroy_result(&r);
+    } else {
+        duckdb_destroy_result(&r);
+    }
+    weir__buf_free(&sql);
+    return rc;
+}
+
 struct weir_conn {
     duckdb_connection handle;
 };
@@ -86,6 +122,17 @@ int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
         return rc;
     }
     duckdb_destroy_config(&config);
+    duckdb_connection c;
+    int rc = duckdb_connect(db->handle, &c) == DuckDBError
+                 ? WEIR_ERR(err, WEIR_EENGINE, NULL, "cannot connect to DuckDB")
+                 : global_setup(c, err);
+    if (rc == 0 || rc != WEIR_EENGINE)
+        duckdb_disconnect(&c);
+    if (rc) {
+        duckdb_close(&db->handle);
+        free(db);
+        return rc;
+    }
     *out = db;
     return 0;
 }
@@ -107,12 +154,6 @@ int weir__db_connect(weir_conn **out, weir_db *db, weir_error *err)
     if (duckdb_connect(db->handle, &c->handle) == DuckDBError) {
         free(c);
         return WEIR_ERR(err, WEIR_EENGINE, NULL, "cannot connect to DuckDB");
-    }
-    int rc = weir__conn_exec(c, weir__sql_session_setup(), NULL, err);
-    if (rc) {
-        weir__error_prefix(err, "session setup failed: ");
-        weir__conn_close(c);
-        return rc;
     }
     *out = c;
     return 0;

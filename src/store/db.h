@@ -29,8 +29,9 @@ typedef struct weir_db_config {
 int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err);
 void weir__db_close(weir_db *db);
 
-/* A connection with weir's session setup applied (Spark null ordering,
- * UTC, the Spark function macros). One connection per thread. */
+/* A connection. weir's session setup (Spark null ordering, UTC, the Spark
+ * function macros in memory.main) is instance-wide, done by
+ * weir__db_open. One connection per thread. */
 int weir__db_connect(weir_conn **out, weir_db *db, weir_error *err);
 void weir__conn_close(weir_conn *c);
 

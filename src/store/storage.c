@@ -159,13 +159,13 @@ int weir__storage_open(weir_storage **out, const char *root,
         s->system_attached = !rc;
     } else if (!rc && mode == WEIR_STORAGE_DRY && exists) {
         char holder[64];
-        if (!storage_locked_elsewhere(root, holder, sizeof(holder))) {
+        s->busy = storage_locked_elsewhere(root, holder, sizeof(holder));
+        if (!s->busy) {
             char *sys = weir__path_join(root, "weir.duckdb");
             if (sys && weir__fs_is_file(sys) &&
                 attach(s, "weir.duckdb", WEIR_SYSTEM_ALIAS, true, NULL) == 0)
                 s->system_attached = true;
             free(sys);
-            rc = weir__storage_attach_all(s, err);
         }
     }
     if (rc) {
@@ -212,7 +212,7 @@ static int attach_alias(weir_storage *s, const char *alias, bool create,
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     bool exists = weir__fs_is_file(path);
     free(path);
-    if (!exists && !create)
+    if ((!exists && !create) || s->busy)
         return 0;
     bool ro = s->mode == WEIR_STORAGE_DRY;
     int rc = attach(s, file, alias, ro, err);

@@ -17,7 +17,8 @@
 typedef enum weir_storage_mode {
     WEIR_STORAGE_RUN,   /* lock, create what is missing, read-write */
     WEIR_STORAGE_QUERY, /* like RUN: users create source tables this way */
-    WEIR_STORAGE_DRY    /* no lock, no writes: attach what exists read-only */
+    WEIR_STORAGE_DRY    /* no lock, no writes: catalogs that exist are
+                           attached read-only on use */
 } weir_storage_mode;
 
 typedef struct weir_storage {
@@ -28,12 +29,13 @@ typedef struct weir_storage {
     int lock_fd;
     weir_map attached; /* catalog (lower case) -> alias (malloc'd) */
     bool system_attached;
+    bool busy; /* DRY: another process holds the storage */
 } weir_storage;
 
 /*
  * Open storage in the given mode. RUN and QUERY fail with WEIR_EBUSY when
- * another process holds the storage. DRY never creates the folder; when it
- * does not exist (or is locked) nothing is attached.
+ * another process holds the storage. DRY never creates the folder and,
+ * while another process holds the storage, attaches nothing.
  */
 int weir__storage_open(weir_storage **out, const char *root,
                        weir_storage_mode mode, const weir_db_config *cfg,

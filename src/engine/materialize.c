@@ -1,0 +1,503 @@
+/*
+ * Table materialization before an update's flows run: create missing
+ * tables, evolve streaming tables additively, reset fully refreshed ones
+ * (new checkpoint generation, table recreated, epoch bumped), keep weir's
+ * table metadata, and publish persisted views. What the catalogs hold is
+ * read once; each catalog's changes commit in one transaction, and a
+ * dataset whose change is invalid (an incompatible type, changed
+ * partitioning) fails alone.
+ */
+#include "engine/materialize.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/common.h"
+#include "engine/resolve.h"
+#include "engine/write.h"
+#include "util/str.h"
+#include "util/vec.h"
+
+/* ---- what the catalogs hold ---------------------------------------------- */
+
+typedef struct snapshot {
+    weir_arena arena;
+    weir_map tables;  /* "alias\x1fschema\x1ftable" (lower) -> column list */
+    weir_map meta;    /* display name -> meta_row */
+    weir_rows *cols, *rows;
+} snapshot;
+
+typedef struct column_list {
+    size_t first, n; /* rows of snapshot.cols */
+} column_list;
+
+typedef struct meta_row {
+    int64_t epoch;
+    const char *partitions; /* comma-separated */
+} meta_row;
+
+static char *table_key(weir_arena *a, const char *alias, const char *schema,
+                       const char *table)
+{
+    char *k = weir__arena_printf(a, "%s\x1f%s\x1f%s", alias, schema, table);
+    if (k)
+        weir__str_lower(k);
+    return k;
+}
+
+static int load_snapshot(snapshot *s, weir_storage *st, weir_error *err)
+{
+    memset(s, 0, sizeof(*s));
+    weir__arena_init(&s->arena);
+    weir__map_init(&s->tables, false);
+    weir__map_init(&s->meta, true);
+    int rc = weir__conn_query(
+        st->conn,
+        "SELECT database_name, schema_name, table_name, column_name, data_type "
+        "FROM duckdb_columns() WHERE NOT internal AND schema_name <> '_weir' "
+        "AND database_name NOT IN ('memory', 'temp', 'system', '" WEIR_SYSTEM_ALIAS
+        "') "
+        "ORDER BY database_name, schema_name, table_name, column_index",
+        &s->cols, err);
+    for (size_t i = 0; !rc && i < s->cols->n_rows;) {
+        size_t j = i;
+        const char *db = weir__rows_get(s->cols, i, 0);
+        const char *sc = weir__rows_get(s->cols, i, 1);
+        const char *tb = weir__rows_get(s->cols, i, 2);
+        while (j < s->cols->n_rows && !strcmp(weir__rows_get(s->cols, j, 0), db) &&
+               !strcmp(weir__rows_get(s->cols, j, 1), sc) &&
+               !strcmp(weir__rows_get(s->cols, j, 2), tb))
+            j++;
+        column_list *cl = weir__arena_alloc(&s->arena, sizeof(*cl));
+        char *key = table_key(&s->arena, db, sc, tb);
+        if (!cl || !key || weir__map_put(&s->tables, key, cl))
+            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        cl->first = i;
+        cl->n = j - i;
+        i = j;
+    }
+    /* weir's metadata of every attached catalog. */
+    weir_buf q = WEIR_BUF_INIT;
+    size_t it = 0;
+    const char *alias;
+    while (!rc && weir__map_next(&st->attached, &it, &alias, NULL)) {
+        if (q.len)
+            weir__buf_puts(&q, " UNION ALL ");
+        weir__buf_puts(&q, "SELECT name, epoch, array_to_string(partition_cols, ',') "
+                           "FROM ");
+        weir__buf_put_sql_ident(&q, alias);
+        weir__buf_puts(&q, "._weir.tables");
+    }
+    if (!rc && q.len)
+        rc = q.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                      : weir__conn_query(st->conn, weir__buf_cstr(&q), &s->rows,
+                                         err);
+    weir__buf_free(&q);
+    for (size_t i = 0; !rc && s->rows && i < s->rows->n_rows; i++) {
+        meta_row *m = weir__arena_alloc(&s->arena, sizeof(*m));
+        if (!m)
+            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        const char *e = weir__rows_get(s->rows, i, 1);
+        m->epoch = e ? strtoll(e, NULL, 10) : 0;
+        m->partitions = weir__rows_get(s->rows, i, 2);
+        if (weir__map_put(&s->meta, weir__rows_get(s->rows, i, 0), m))
+            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    return rc;
+}
+
+static void free_snapshot(snapshot *s)
+{
+    weir__map_free(&s->tables);
+    weir__map_free(&s->meta);
+    weir__rows_free(s->cols);
+    weir__rows_free(s->rows);
+    weir__arena_free(&s->arena);
+}
+
+static const column_list *existing(snapshot *s, const weir_gdataset *d)
+{
+    char alias[300];
+    weir__storage_catalog_alias(alias, sizeof(alias), d->catalog);
+    char *key = table_key(&s->arena, alias, d->database, d->name);
+    return key ? weir__map_get(&s->tables, key) : NULL;
+}
+
+/* ---- statements ---------------------------------------------------------- */
+
+static void list_sql(weir_buf *b, const char **items, size_t n)
+{
+    weir__buf_putc(b, '[');
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            weir__buf_puts(b, ", ");
+        weir__buf_put_sql_string(b, items[i]);
+    }
+    weir__buf_puts(b, "]::VARCHAR[]");
+}
+
+/* Replace the dataset's row in _weir.tables. */
+static void put_metadata(weir_buf *b, const weir_gdataset *d, int64_t epoch,
+                         const char *update_id)
+{
+    weir__buf_puts(b, "; DELETE FROM ");
+    weir__meta_table(b, d->catalog, "tables");
+    weir__buf_puts(b, " WHERE name = ");
+    weir__buf_put_sql_string(b, d->display);
+    weir__buf_puts(b, "; INSERT INTO ");
+    weir__meta_table(b, d->catalog, "tables");
+    weir__buf_puts(b, " VALUES (");
+    weir__buf_put_sql_string(b, d->display);
+    weir__buf_puts(b, ", ");
+    weir__buf_put_sql_string(b, weir__kind_name(d->kind));
+    weir__buf_printf(b, ", %lld, ", (long long)epoch);
+    weir_buf props = WEIR_BUF_INIT;
+    weir__buf_putc(&props, '{');
+    for (size_t i = 0; i < d->def->n_properties; i++) {
+        if (i)
+            weir__buf_puts(&props, ", ");
+        weir__buf_put_json_string(&props, d->def->properties[i].key);
+        weir__buf_puts(&props, ": ");
+        weir__buf_put_json_string(&props, d->def->properties[i].value);
+    }
+    weir__buf_putc(&props, '}');
+    weir__buf_put_sql_string(b, weir__buf_cstr(&props));
+    weir__buf_free(&props);
+    weir__buf_puts(b, ", ");
+    if (d->def->comment)
+        weir__buf_put_sql_string(b, d->def->comment);
+    else
+        weir__buf_puts(b, "NULL");
+    weir__buf_puts(b, ", ");
+    weir__buf_put_sql_string(b, d->def->format ? d->def->format : "duckdb");
+    weir__buf_puts(b, ", ");
+    list_sql(b, d->def->partition_cols, d->def->n_partition_cols);
+    weir__buf_puts(b, ", ");
+    list_sql(b, d->def->cluster_cols, d->def->n_cluster_cols);
+    weir__buf_puts(b, ", now()::TIMESTAMP, ");
+    weir__buf_put_sql_string(b, update_id);
+    weir__buf_putc(b, ')');
+}
+
+/* The quarantine companion of a streaming table with QUARANTINE
+ * expectations: its columns plus the failed expectations, update and time.
+ * Created when missing (recreated on a full refresh); new columns added. */
+static void quarantine_ddl(weir_buf *b, const weir_gdataset *d, bool recreate)
+{
+    if (!weir__has_quarantine(d) || d->kind != WEIR_STREAMING_TABLE)
+        return;
+    weir__buf_puts(b, recreate ? "; CREATE OR REPLACE TABLE "
+                               : "; CREATE TABLE IF NOT EXISTS ");
+    weir__quarantine_ref(b, d);
+    weir__buf_puts(b, " (");
+    for (size_t i = 0; i < d->schema.n; i++) {
+        weir__buf_put_sql_ident(b, d->schema.cols[i].name);
+        weir__buf_putc(b, ' ');
+        weir__buf_puts(b, d->schema.cols[i].duck_type);
+        weir__buf_puts(b, ", ");
+    }
+    weir__buf_puts(b, "\"_failed_expectations\" VARCHAR[], \"_update_id\" "
+                      "VARCHAR, \"_quarantined_at\" TIMESTAMP)");
+    for (size_t i = 0; !recreate && i < d->schema.n; i++) {
+        weir__buf_puts(b, "; ALTER TABLE ");
+        weir__quarantine_ref(b, d);
+        weir__buf_puts(b, " ADD COLUMN IF NOT EXISTS ");
+        weir__buf_put_sql_ident(b, d->schema.cols[i].name);
+        weir__buf_putc(b, ' ');
+        weir__buf_puts(b, d->schema.cols[i].duck_type);
+    }
+}
+
+/* Normalise DuckDB type text for comparison: no quotes, no blanks, upper. */
+static void norm_type(char *out, size_t size, const char *t)
+{
+    size_t o = 0;
+    for (; *t && o + 1 < size; t++) {
+        if (*t == '"' || *t == ' ')
+            continue;
+        out[o++] = (char)((*t >= 'a' && *t <= 'z') ? *t - 32 : *t);
+    }
+    out[o] = '\0';
+}
+
+/* Additive schema evolution of an existing streaming table. */
+static int evolve(const snapshot *s, const column_list *cl,
+                  const weir_gdataset *d, weir_buf *ddl, weir_error *err)
+{
+    for (size_t i = 0; i < d->schema.n; i++) {
+        const weir_column *c = &d->schema.cols[i];
+        const char *have = NULL;
+        for (size_t r = cl->first; r < cl->first + cl->n && !have; r++)
+            if (weir__str_ieq(weir__rows_get(s->cols, r, 3), c->name))
+                have = weir__rows_get(s->cols, r, 4);
+        if (!have) {
+            weir__buf_puts(ddl, "; ALTER TABLE ");
+            weir__phys(ddl, d);
+            weir__buf_puts(ddl, " ADD COLUMN ");
+            weir__buf_put_sql_ident(ddl, c->name);
+            weir__buf_putc(ddl, ' ');
+            weir__buf_puts(ddl, c->duck_type);
+            continue;
+        }
+        char a[512], b[512];
+        norm_type(a, sizeof(a), have);
+        norm_type(b, sizeof(b), c->duck_type);
+        if (strcmp(a, b) == 0)
+            continue;
+        weir_buf sp = WEIR_BUF_INIT;
+        weir__sql_duckdb_type_to_spark(&sp, have);
+        WEIR_ERR(err, WEIR_ERROR, "CANNOT_MERGE_INCOMPATIBLE_DATA_TYPE",
+                 "Failed to merge incompatible data types %s and %s for "
+                 "column %s of %s. The table's schema can only gain columns "
+                 "in an incremental update; run a full refresh of %s "
+                 "(weir run --full-refresh %s) to rebuild it with the new "
+                 "schema.",
+                 weir__buf_cstr(&sp), c->spark_type, c->name, d->display,
+                 d->display, d->name);
+        weir__buf_free(&sp);
+        return WEIR_ERROR;
+    }
+    return 0;
+}
+
+static int check_partitions(const meta_row *m, const weir_gdataset *d,
+                            weir_error *err)
+{
+    if (!m)
+        return 0;
+    weir_buf want = WEIR_BUF_INIT;
+    for (size_t i = 0; i < d->def->n_partition_cols; i++)
+        weir__buf_printf(&want, "%s%s", i ? "," : "", d->def->partition_cols[i]);
+    const char *have = m->partitions ? m->partitions : "";
+    int rc = 0;
+    if (!weir__str_ieq(have, weir__buf_cstr(&want)))
+        rc = WEIR_ERR(err, WEIR_ERROR, "CANNOT_UPDATE_PARTITION_COLUMNS",
+                      "Declared partitioning [%s] conflicts with existing "
+                      "table partitioning [%s]. Please delete the table or "
+                      "change the declared partitioning to match its "
+                      "partitions.",
+                      weir__buf_cstr(&want), have);
+    weir__buf_free(&want);
+    return rc;
+}
+
+/* ---- one dataset ----------------------------------------------------------- */
+
+typedef struct piece {
+    int dataset;
+    char alias[300];
+    char *sql; /* statements, each starting with "; " */
+} piece;
+
+typedef WEIR_VEC(piece) piece_vec;
+
+static int add_piece(piece_vec *v, int dataset, const char *catalog,
+                     weir_buf *sql)
+{
+    if (!sql->len)
+        return 0;
+    piece p;
+    p.dataset = dataset;
+    weir__storage_catalog_alias(p.alias, sizeof(p.alias), catalog);
+    p.sql = weir__buf_detach(sql);
+    if (!p.sql || WEIR_VEC_PUSH(v, p)) {
+        free(p.sql);
+        return WEIR_ENOMEM;
+    }
+    return 0;
+}
+
+static int reset_dataset(piece_vec *v, const weir_graph *g, int di,
+                         const snapshot *s, const char *update_id)
+{
+    const weir_gdataset *d = &g->datasets[di];
+    const char *cat = weir__state_catalog(g, d);
+    weir_buf q = WEIR_BUF_INIT;
+    /* A new generation for each flow: one past the target's highest. */
+    for (size_t i = 0; i < d->n_flows; i++) {
+        const weir_gflow *f = &g->flows[d->flows[i]];
+        weir__buf_puts(&q, "; INSERT INTO ");
+        weir__meta_table(&q, cat, "checkpoints");
+        weir__buf_puts(&q, " SELECT ");
+        weir__buf_put_sql_string(&q, f->display);
+        weir__buf_puts(&q, ", ");
+        weir__buf_put_sql_string(&q, d->display);
+        weir__buf_puts(&q, ", coalesce(max(generation), 0) + 1, -1, '', 0, 0, 0, "
+                           "now()::TIMESTAMP, ");
+        weir__buf_put_sql_string(&q, update_id);
+        weir__buf_puts(&q, " FROM ");
+        weir__meta_table(&q, cat, "checkpoints");
+        weir__buf_puts(&q, " WHERE target = ");
+        weir__buf_put_sql_string(&q, d->display);
+    }
+    int rc = add_piece(v, di, cat, &q);
+    if (rc || d->kind == WEIR_SINK)
+        return rc;
+    const meta_row *m = weir__map_get(&s->meta, d->display);
+    weir__buf_puts(&q, "; DROP TABLE IF EXISTS ");
+    weir__phys(&q, d);
+    weir__buf_puts(&q, "; CREATE TABLE ");
+    weir__phys(&q, d);
+    weir__buf_putc(&q, ' ');
+    weir__column_defs(&q, &d->schema);
+    weir__comments(&q, d);
+    quarantine_ddl(&q, d, true);
+    put_metadata(&q, d, (m ? m->epoch : 0) + 1, update_id);
+    return add_piece(v, di, d->catalog, &q);
+}
+
+static int materialize_dataset(piece_vec *v, const weir_graph *g, int di,
+                               snapshot *s, const char *update_id,
+                               weir_error *err)
+{
+    const weir_gdataset *d = &g->datasets[di];
+    if (d->def->n_partition_cols && d->def->n_cluster_cols)
+        return WEIR_ERR(err, WEIR_ERROR,
+                        "SPECIFY_CLUSTER_BY_WITH_PARTITIONED_BY_IS_NOT_ALLOWED",
+                        "Cannot specify both CLUSTER BY and PARTITIONED BY.");
+    const column_list *cl = existing(s, d);
+    const meta_row *m = weir__map_get(&s->meta, d->display);
+    weir_buf q = WEIR_BUF_INIT;
+    int rc = 0;
+    if (!cl) {
+        weir__buf_puts(&q, "; CREATE TABLE ");
+        weir__phys(&q, d);
+        weir__buf_putc(&q, ' ');
+        weir__column_defs(&q, &d->schema);
+        weir__comments(&q, d);
+    } else {
+        rc = check_partitions(m, d, err);
+        if (!rc && d->kind == WEIR_STREAMING_TABLE)
+            rc = evolve(s, cl, d, &q, err);
+    }
+    if (!rc) {
+        quarantine_ddl(&q, d, false);
+        put_metadata(&q, d, m ? m->epoch : 0, update_id);
+        rc = add_piece(v, di, d->catalog, &q);
+        if (rc)
+            WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    weir__buf_free(&q);
+    return rc;
+}
+
+/* Run the pieces of one catalog in one transaction; when that fails, run
+ * them one by one so only the culprit fails. */
+static void run_pieces(weir_storage *st, piece_vec *v, const char *alias,
+                       weir_error *errs)
+{
+    weir_buf all = WEIR_BUF_INIT;
+    weir__buf_puts(&all, "BEGIN TRANSACTION");
+    for (size_t i = 0; i < v->len; i++)
+        if (!strcmp(v->items[i].alias, alias) && !errs[v->items[i].dataset].code)
+            weir__buf_puts(&all, v->items[i].sql);
+    weir__buf_puts(&all, "; COMMIT");
+    weir_error e;
+    if (weir__exec_buf(st->conn, &all, &e) == 0) {
+        weir__buf_free(&all);
+        return;
+    }
+    weir__conn_rollback(st->conn);
+    weir__buf_free(&all);
+    for (size_t i = 0; i < v->len; i++) {
+        piece *p = &v->items[i];
+        if (strcmp(p->alias, alias) != 0 || errs[p->dataset].code)
+            continue;
+        weir_buf one = WEIR_BUF_INIT;
+        weir__buf_printf(&one, "BEGIN TRANSACTION%s; COMMIT", p->sql);
+        if (weir__exec_buf(st->conn, &one, &errs[p->dataset])) {
+            weir__conn_rollback(st->conn);
+            if (!errs[p->dataset].code)
+                errs[p->dataset].code = WEIR_ERROR;
+        }
+        weir__buf_free(&one);
+    }
+}
+
+int weir__materialize(weir_storage *st, const weir_graph *g,
+                      const bool *selected, const bool *reset,
+                      const char *update_id, weir_error *errs, weir_error *err)
+{
+    snapshot s;
+    int rc = load_snapshot(&s, st, err);
+    piece_vec v = WEIR_VEC_INIT;
+    for (size_t k = 0; !rc && k < g->n_datasets; k++) {
+        int di = g->dataset_order[k];
+        const weir_gdataset *d = &g->datasets[di];
+        if (d->kind == WEIR_TEMPORARY_VIEW || d->kind == WEIR_PERSISTED_VIEW)
+            continue;
+        if (reset[di] && reset_dataset(&v, g, di, &s, update_id))
+            rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        else if (!reset[di] && selected[di] && d->kind != WEIR_SINK)
+            rc = materialize_dataset(&v, g, di, &s, update_id, &errs[di]) ==
+                         WEIR_ENOMEM
+                     ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                     : 0;
+    }
+    /* One transaction per catalog. */
+    for (size_t i = 0; !rc && i < v.len; i++) {
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = !strcmp(v.items[k].alias, v.items[i].alias);
+        if (!seen)
+            run_pieces(st, &v, v.items[i].alias, errs);
+    }
+    for (size_t i = 0; i < v.len; i++)
+        free(v.items[i].sql);
+    WEIR_VEC_FREE(&v);
+    free_snapshot(&s);
+    return rc;
+}
+
+/* ---- persisted views ----------------------------------------------------- */
+
+/* Persistent copies of weir's Spark-function macros in the view's schema:
+ * DuckDB binds a view's functions in the view's own schema, so the view
+ * then also works in a stock DuckDB that opens the catalog file. */
+static void persist_macros(weir_buf *sql, const weir_gdataset *d)
+{
+    static const char temp[] = "CREATE OR REPLACE TEMP MACRO ";
+    const char *p = weir__sql_session_setup();
+    char alias[300];
+    weir__storage_catalog_alias(alias, sizeof(alias), d->catalog);
+    while ((p = strstr(p, temp))) {
+        const char *end = strstr(p, ";\n");
+        if (!end)
+            end = p + strlen(p);
+        p += sizeof(temp) - 1;
+        weir__buf_puts(sql, "CREATE OR REPLACE MACRO ");
+        weir__buf_put_sql_ident(sql, alias);
+        weir__buf_putc(sql, '.');
+        weir__buf_put_sql_ident(sql, d->database);
+        weir__buf_putc(sql, '.');
+        weir__buf_put(sql, p, (size_t)(end - p));
+        weir__buf_puts(sql, ";\n");
+        p = end;
+    }
+}
+
+int weir__view_publish(weir_storage *st, const weir_graph *g,
+                       const weir_gdataset *d, const char *root_dir,
+                       weir_error *err)
+{
+    if (!d->n_flows)
+        return 0;
+    weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, g, st, root_dir, NULL, 0 };
+    weir_buf sql = WEIR_BUF_INIT;
+    persist_macros(&sql, d);
+    weir__buf_puts(&sql, "CREATE OR REPLACE VIEW ");
+    weir__phys(&sql, d);
+    weir__buf_puts(&sql, " AS ");
+    int rc = weir__resolve_flow_sql(&sql, &ctx, &g->flows[d->flows[0]], err);
+    if (!rc && d->def->comment) {
+        weir__buf_puts(&sql, "; COMMENT ON VIEW ");
+        weir__phys(&sql, d);
+        weir__buf_puts(&sql, " IS ");
+        weir__buf_put_sql_string(&sql, d->def->comment);
+    }
+    if (!rc)
+        rc = weir__exec_buf(st->conn, &sql, err);
+    weir__buf_free(&sql);
+    return rc;
+}
