@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "engine/resolve.h"
+#include "sinks/sink.h"
 #include "util/buf.h"
 #include "util/str.h"
 
@@ -444,10 +445,31 @@ static int *levels(const weir_graph *g, int *max_out)
     return lv;
 }
 
+/* A sink's format must exist and accept its options. */
+static void check_sink(analysis *an, const weir_gdataset *d)
+{
+    weir_error e;
+    const weir_sink_format *fmt = weir__sink_format(d->def->format);
+    if (!fmt) {
+        WEIR_ERR(&e, WEIR_EGRAPH, "UNSUPPORTED_SINK_FORMAT",
+                 "Sink %s uses format '%s', which weir does not support",
+                 d->display, d->def->format ? d->def->format : "");
+    } else if (fmt->validate(d->def->options, d->def->n_options, &e)) {
+        e.code = WEIR_EGRAPH;
+        weir__error_prefix(&e, "Sink %s: ", d->display);
+    } else {
+        return;
+    }
+    weir__origin_error_at(&e, &d->def->origin);
+    add_diag(an, &e);
+}
+
 static int dataset_done(analysis *an, weir_gdataset *d)
 {
     weir_graph *g = an->g;
     int rc = 0;
+    if (d->kind == WEIR_SINK)
+        check_sink(an, d);
     if (d->kind == WEIR_TEMPORARY_VIEW || d->kind == WEIR_PERSISTED_VIEW) {
         if (d->n_flows && !g->flows[d->flows[0]].failed) {
             d->schema = g->flows[d->flows[0]].schema;

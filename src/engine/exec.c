@@ -12,6 +12,7 @@
 #include "engine/common.h"
 #include "engine/resolve.h"
 #include "engine/write.h"
+#include "sinks/sink.h"
 #include "events/events.h"
 #include "util/fs.h"
 #include "util/str.h"
@@ -426,6 +427,143 @@ static int insert_rows(weir_flow_exec *x, const weir_gdataset *t,
     return rc;
 }
 
+/* ---- sinks ----------------------------------------------------------------- */
+
+static void sink_batch(weir_flow_exec *x, const weir_gdataset *t, int64_t gen,
+                       int64_t batch_id, weir_sink_batch *b, char *stage,
+                       size_t stage_size)
+{
+    memset(b, 0, sizeof(*b));
+    b->sink = t->name;
+    b->flow = x->f->display;
+    b->format = t->def->format ? t->def->format : "";
+    b->options = t->def->options;
+    b->n_options = t->def->n_options;
+    b->root_dir = x->root_dir;
+    /* A staging folder per flow, named after a hash of the flow's name. */
+    unsigned long h = 5381;
+    for (const char *c = x->f->display; *c; c++)
+        h = h * 33 + (unsigned char)*c;
+    snprintf(stage, stage_size, "%s/sinks/%s/%s-%08lx", x->st->root, t->name,
+             x->f->name, h & 0xffffffffUL);
+    b->stage_dir = stage;
+    b->generation = gen;
+    b->batch_id = batch_id;
+    b->update_id = x->update_id;
+}
+
+static void where_sink_flow(weir_buf *q, const weir_flow_exec *x,
+                            const weir_gdataset *t)
+{
+    weir__buf_puts(q, " WHERE sink = ");
+    weir__buf_put_sql_string(q, t->name);
+    weir__buf_puts(q, " AND flow = ");
+    weir__buf_put_sql_string(q, x->f->display);
+}
+
+/* Publish batches whose checkpoint committed but whose publication was not
+ * recorded (a crash in between). Runs outside the flow's transaction. */
+static int sink_recover(weir_flow_exec *x, const weir_gdataset *t,
+                        const weir_sink_format *fmt)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT generation, batch_id FROM ");
+    weir__meta_table(&q, weir__state_catalog(x->g, t), "sink_batches");
+    where_sink_flow(&q, x, t);
+    weir__buf_puts(&q, " AND state = 'committed' ORDER BY generation, batch_id");
+    weir_rows *r = NULL;
+    int rc = q.failed ? WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory")
+                      : weir__conn_query(x->conn, weir__buf_cstr(&q), &r, &x->err);
+    for (size_t i = 0; !rc && i < r->n_rows; i++) {
+        weir_sink_batch b;
+        char stage[4096];
+        sink_batch(x, t, strtoll(weir__rows_get(r, i, 0), NULL, 10),
+                   strtoll(weir__rows_get(r, i, 1), NULL, 10), &b, stage,
+                   sizeof(stage));
+        rc = fmt->publish(&b, &x->err);
+        if (!rc) {
+            weir__buf_clear(&q);
+            weir__buf_puts(&q, "UPDATE ");
+            weir__meta_table(&q, weir__state_catalog(x->g, t), "sink_batches");
+            weir__buf_puts(&q, " SET state = 'published'");
+            where_sink_flow(&q, x, t);
+            weir__buf_printf(&q, " AND generation = %lld AND batch_id = %lld",
+                             (long long)b.generation, (long long)b.batch_id);
+            rc = weir__exec_buf(x->conn, &q, &x->err);
+        }
+    }
+    weir__rows_free(r);
+    weir__buf_free(&q);
+    return rc;
+}
+
+/* Stage the batch and record it as committed (same transaction as the
+ * checkpoint). */
+static int sink_stage(weir_flow_exec *x, const weir_gdataset *t,
+                      const batch_plan *p, const weir_sink_format *fmt)
+{
+    weir_sink_batch b;
+    char stage[4096];
+    sink_batch(x, t, p->gen, p->batch_id, &b, stage, sizeof(stage));
+    weir_error ignore;
+    fmt->discard(&b, &ignore); /* leftovers of a crashed attempt */
+    weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
+                             p->sources.items, p->sources.len };
+    weir_buf sql = WEIR_BUF_INIT;
+    int rc = weir__resolve_flow_sql(&sql, &ctx, x->f, &x->err);
+    if (!rc && sql.failed)
+        rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    if (!rc) {
+        rc = weir__fs_mkdirs(stage, &x->err);
+        if (!rc)
+            rc = fmt->stage(x->conn, &b, weir__buf_cstr(&sql), &x->rows_written,
+                            &x->err);
+    }
+    if (!rc) {
+        weir__buf_clear(&sql);
+        weir__buf_puts(&sql, "INSERT INTO ");
+        weir__meta_table(&sql, weir__state_catalog(x->g, t), "sink_batches");
+        weir__buf_puts(&sql, " VALUES (");
+        weir__buf_put_sql_string(&sql, x->f->display);
+        weir__buf_puts(&sql, ", ");
+        weir__buf_put_sql_string(&sql, t->name);
+        weir__buf_printf(&sql, ", %lld, %lld, 'committed', ",
+                         (long long)p->gen, (long long)p->batch_id);
+        weir__buf_put_sql_string(&sql, x->update_id);
+        weir__buf_printf(&sql, ", now()::TIMESTAMP, %lld)",
+                         (long long)x->rows_written);
+        rc = weir__exec_buf(x->conn, &sql, &x->err);
+    }
+    weir__buf_free(&sql);
+    if (!rc) {
+        x->sink_format = fmt;
+        x->sink_gen = p->gen;
+        x->sink_batch_id = p->batch_id;
+    }
+    return rc;
+}
+
+/* After the commit: make the batch visible and record it. */
+static int sink_publish(weir_flow_exec *x, const weir_gdataset *t)
+{
+    weir_sink_batch b;
+    char stage[4096];
+    sink_batch(x, t, x->sink_gen, x->sink_batch_id, &b, stage, sizeof(stage));
+    int rc = x->sink_format->publish(&b, &x->err);
+    if (rc)
+        return rc; /* recovered by the next update */
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "UPDATE ");
+    weir__meta_table(&q, weir__state_catalog(x->g, t), "sink_batches");
+    weir__buf_puts(&q, " SET state = 'published'");
+    where_sink_flow(&q, x, t);
+    weir__buf_printf(&q, " AND generation = %lld AND batch_id = %lld",
+                     (long long)b.generation, (long long)b.batch_id);
+    rc = weir__exec_buf(x->conn, &q, &x->err);
+    weir__buf_free(&q);
+    return rc;
+}
+
 static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
 {
     batch_plan p;
@@ -445,6 +583,14 @@ static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
         rc = plan_inputs(x, &p, t, x->f, 0);
     if (!rc && !plan_has_data(&p)) {
         x->no_new_data = true;
+    } else if (!rc && t->kind == WEIR_SINK) {
+        const weir_sink_format *fmt = weir__sink_format(t->def->format);
+        rc = fmt ? sink_stage(x, t, &p, fmt)
+                 : WEIR_ERR(&x->err, WEIR_EINVAL, "UNSUPPORTED_SINK_FORMAT",
+                            "sink format '%s' is not supported",
+                            t->def->format ? t->def->format : "");
+        if (!rc)
+            rc = record_checkpoint(x, &p, t);
     } else if (!rc) {
         rc = insert_rows(x, t, p.sources.items, p.sources.len);
         if (!rc)
@@ -541,23 +687,34 @@ int weir__flow_exec(weir_flow_exec *x)
     weir__error_clear(&x->err);
     x->rows_written = 0;
     x->idle = x->no_new_data = false;
-    int rc = weir__conn_begin(x->conn, &x->err);
+    x->sink_format = NULL;
+    int rc = 0;
+    if (t->kind == WEIR_SINK) {
+        const weir_sink_format *fmt = weir__sink_format(t->def->format);
+        if (fmt)
+            rc = sink_recover(x, t, fmt);
+        if (rc)
+            return rc;
+    }
+    rc = weir__conn_begin(x->conn, &x->err);
     if (rc)
         return rc;
     if (x->f->once)
         rc = exec_once(x, t);
     else if (t->kind == WEIR_MATERIALIZED_VIEW)
         rc = exec_mv(x, t);
-    else if (t->kind == WEIR_STREAMING_TABLE)
+    else if (t->kind == WEIR_STREAMING_TABLE || t->kind == WEIR_SINK)
         rc = exec_streaming(x, t);
     else
         rc = WEIR_ERR(&x->err, WEIR_EINVAL, "UNSUPPORTED_FLOW_TARGET",
-                      "flows into a %s are not supported yet",
+                      "flows into a %s are not supported",
                       weir__kind_name(t->kind));
     if (!rc && !x->idle && !x->no_new_data)
         rc = weir__conn_commit(x->conn, &x->err);
     if (rc || x->idle || x->no_new_data)
         weir__conn_rollback(x->conn);
+    if (!rc && x->sink_format)
+        rc = sink_publish(x, t);
     return rc;
 }
 

@@ -30,6 +30,9 @@ typedef struct weir_flow_exec {
     bool no_new_data; /* a streaming flow found nothing new */
     weir_buf details; /* JSON members added to flow_progress (", ..." form) */
     weir_error err;
+    /* a sink batch staged and committed, to publish after the commit */
+    const struct weir_sink_format *sink_format;
+    int64_t sink_gen, sink_batch_id;
 } weir_flow_exec;
 
 /* Run the flow. Returns 0 or the code in x->err; on failure nothing of the

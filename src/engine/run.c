@@ -817,6 +817,17 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
         free_state(&rs);
         return rc;
     }
+    for (size_t i = 0; i < g->n_datasets; i++) {
+        if (g->datasets[i].kind != WEIR_SINK || !rs.sel.reset[i])
+            continue;
+        char msg[1024];
+        snprintf(msg, sizeof(msg),
+                 "Full refresh of sink %s resets its flows' checkpoints but "
+                 "does not delete data already written: the sink will "
+                 "receive all source data again.",
+                 g->datasets[i].display);
+        run_event(&rs, WEIR_LEVEL_WARN, "user_action", NULL, NULL, msg);
+    }
     for (size_t i = 0; i < rs.sel.n_warnings; i++)
         run_event(&rs, WEIR_LEVEL_WARN, "user_action", NULL, NULL,
                   rs.sel.warnings[i]);

@@ -8,4 +8,4 @@ set(WEIR_ENGINE_SOURCES
   src/engine/select.c
   src/engine/write.c
 )
-set(WEIR_ENGINE_DEPS util sql graph store events)
+set(WEIR_ENGINE_DEPS util sql graph store events sinks)

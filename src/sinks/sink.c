@@ -1,0 +1,31 @@
+/*
+ * The registry of sink formats (see sink.h).
+ */
+#include "sinks/sink.h"
+
+#include <stddef.h>
+
+#include "util/str.h"
+
+static const weir_sink_format *const formats[] = {
+    NULL /* formats register here */
+};
+
+const weir_sink_format *weir__sink_format(const char *name)
+{
+    if (!name)
+        return NULL;
+    for (size_t i = 0; formats[i]; i++)
+        if (weir__str_ieq(formats[i]->name, name))
+            return formats[i];
+    return NULL;
+}
+
+const char *weir__sink_option(const weir_kvpair *options, size_t n,
+                              const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (weir__str_ieq(options[i].key, key))
+            return options[i].value;
+    return NULL;
+}

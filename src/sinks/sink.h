@@ -1,0 +1,70 @@
+/*
+ * Sinks: external destinations that streaming append flows write to
+ * (CREATE SINK name USING format OPTIONS (...)). One file per format
+ * implements the operations below; adding a format is one new file and one
+ * line in the registry (sink.c). The engine drives the exactly-once
+ * protocol (docs/sinks.md):
+ *
+ *   1. In the flow's DuckDB transaction: stage() writes the batch where no
+ *      reader sees it yet, then the checkpoint and a `committed` row in
+ *      _weir.sink_batches commit together.
+ *   2. After the commit: publish() makes the staged batch visible, then
+ *      the row becomes `published`.
+ *   3. At the start of every update, for each sink flow: batches that
+ *      committed but were not published are published again (publish is
+ *      idempotent), and staged data of batches that never committed is
+ *      discarded.
+ */
+#ifndef WEIR_SINKS_SINK_H
+#define WEIR_SINKS_SINK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "graph/graph.h"
+#include "store/db.h"
+#include "util/error.h"
+
+/* One batch of one flow into one sink. */
+typedef struct weir_sink_batch {
+    const char *sink;      /* the sink's name */
+    const char *flow;      /* the flow's display name (Delta txn appId) */
+    const char *format;    /* lower case, e.g. "delta" */
+    const weir_kvpair *options; /* as written in OPTIONS (...) */
+    size_t n_options;
+    const char *root_dir;  /* base for a relative `path` option */
+    const char *stage_dir; /* a folder owned by weir for this flow's
+                              staging: <storage>/sinks/<sink>/<flow-hash>
+                              (created by the engine) */
+    int64_t generation;    /* checkpoint generation of the flow */
+    int64_t batch_id;      /* 0, 1, 2, ... within the generation */
+    const char *update_id;
+} weir_sink_batch;
+
+typedef struct weir_sink_format {
+    const char *name;
+    /* Check the options when the graph is validated (dry runs too):
+     * required `path`, known option names and values. */
+    int (*validate)(const weir_kvpair *options, size_t n_options,
+                    weir_error *err);
+    /* Write the rows of `sql` (DuckDB SQL of the flow's batch) so that no
+     * reader of the sink sees them yet; *rows receives the count. Runs on
+     * the flow's connection inside its open transaction. */
+    int (*stage)(weir_conn *conn, const weir_sink_batch *b, const char *sql,
+                 int64_t *rows, weir_error *err);
+    /* Make the staged batch visible. Idempotent: a batch already published
+     * (even partly, by a run that crashed) ends published exactly once. */
+    int (*publish)(const weir_sink_batch *b, weir_error *err);
+    /* Remove what stage() wrote for a batch that never committed. Missing
+     * staged data is fine. */
+    int (*discard)(const weir_sink_batch *b, weir_error *err);
+} weir_sink_format;
+
+/* The format with this name (case-insensitive), or NULL. */
+const weir_sink_format *weir__sink_format(const char *name);
+
+/* The value of an option (case-insensitive key), or NULL. */
+const char *weir__sink_option(const weir_kvpair *options, size_t n,
+                              const char *key);
+
+#endif
