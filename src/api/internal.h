@@ -30,6 +30,7 @@ struct weir_pipeline {
     weir_defs defs;
     weir__diags diags;
     bool defined;
+    bool spec_expectations_applied;
     weir_graph *graph; /* last built graph */
     bool resolved;     /* graph schemas resolved by the last run */
     weir_arena info_arena;

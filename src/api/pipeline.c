@@ -585,6 +585,122 @@ int weir_pipeline_read(const weir_pipeline *p, const char *name, bool streaming,
     return n;
 }
 
+/* ---- expectations declared in the spec ----------------------------------------- */
+
+static void spec_diag(weir_pipeline *p, const weir_spec_pos *pos,
+                      const char *msg)
+{
+    weir_error e;
+    WEIR_ERR(&e, WEIR_EGRAPH, "PIPELINE_SPEC_INVALID_EXPECTATION", "%s", msg);
+    if (p->spec && pos->line) {
+        weir__error_at(&e, p->spec->path, pos->line, pos->column);
+        const char *t = p->spec->text;
+        unsigned line = 1;
+        size_t i = 0;
+        while (i < p->spec->text_len && line < pos->line)
+            line += t[i++] == '\n';
+        size_t end = i;
+        while (end < p->spec->text_len && t[end] != '\n')
+            end++;
+        weir__error_set_line_text(&e, t + i, end - i);
+    }
+    weir__diags_add(&p->diags, &e);
+}
+
+/* Attach the spec's `expectations:` to the datasets they name (once). */
+static int apply_spec_expectations(weir_pipeline *p)
+{
+    if (!p->spec || p->spec_expectations_applied)
+        return 0;
+    p->spec_expectations_applied = true;
+    int rc = 0;
+    for (size_t i = 0; i < p->spec->n_expectations; i++) {
+        const weir_spec_expectation *x = &p->spec->expectations[i];
+        weir_sql_name name;
+        weir_error e;
+        if (parse_name(p, x->dataset, &name, &e)) {
+            char msg[600];
+            snprintf(msg, sizeof(msg), "invalid dataset name '%s'", x->dataset);
+            spec_diag(p, &x->dataset_pos, msg);
+            rc = WEIR_EGRAPH;
+            continue;
+        }
+        const char *want = weir__graph_qualify(&p->arena, &name, p->catalog,
+                                               p->database);
+        weir_def_dataset *d = NULL;
+        for (size_t k = 0; k < p->defs.n_datasets && !d; k++) {
+            weir_def_dataset *c = &p->defs.datasets[k];
+            const char *have =
+                c->name.n == 1 && c->kind == WEIR_TEMPORARY_VIEW
+                    ? c->name.parts[0]
+                    : weir__graph_qualify(&p->arena, &c->name, c->ctx_catalog,
+                                          c->ctx_database);
+            if (have && want && weir__str_ieq(have, want))
+                d = c;
+        }
+        if (!d) {
+            char msg[700];
+            snprintf(msg, sizeof(msg),
+                     "expectations are declared for dataset '%s', which the "
+                     "pipeline does not define",
+                     x->dataset);
+            spec_diag(p, &x->dataset_pos, msg);
+            rc = WEIR_EGRAPH;
+            continue;
+        }
+        weir_sql_source *src = weir__arena_alloc(&p->arena, sizeof(*src));
+        weir_sql_expr *cond = NULL;
+        if (src) {
+            src->path = p->spec->path;
+            src->text = x->condition;
+            src->len = strlen(x->condition);
+        }
+        if (!src || weir__sql_parse_expr(&cond, &p->arena, src, 0, src->len, &e)) {
+            char msg[2000];
+            snprintf(msg, sizeof(msg),
+                     "the condition of expectation '%s' does not parse: %s",
+                     x->name, src ? e.message : "out of memory");
+            spec_diag(p, &x->condition_pos, msg);
+            rc = WEIR_EGRAPH;
+            continue;
+        }
+        weir_def_expectation *all = weir__arena_array(
+            &p->arena, d->n_expectations + 1, sizeof(*all));
+        if (!all)
+            return WEIR_ENOMEM;
+        if (d->n_expectations)
+            memcpy(all, d->expectations, d->n_expectations * sizeof(*all));
+        weir_def_expectation *n = &all[d->n_expectations];
+        n->name = x->name;
+        n->condition = cond;
+        n->condition_text = x->condition;
+        n->action = (weir_sql_violation)x->on_violation;
+        d->expectations = all;
+        d->n_expectations++;
+    }
+    /* Names are unique per dataset. */
+    for (size_t k = 0; k < p->defs.n_datasets; k++) {
+        const weir_def_dataset *d = &p->defs.datasets[k];
+        for (size_t a = 0; a < d->n_expectations; a++)
+            for (size_t b = 0; b < a; b++)
+                if (weir__str_ieq(d->expectations[a].name,
+                                  d->expectations[b].name)) {
+                    weir_error e;
+                    WEIR_ERR(&e, WEIR_EGRAPH, "DUPLICATE_EXPECTATION_NAME",
+                             "Expectation '%s' is declared twice for the same "
+                             "dataset; expectation names are unique per "
+                             "dataset",
+                             d->expectations[a].name);
+                    weir__origin_error_at(&e, d->expectations[a].origin.src
+                                                  ? &d->expectations[a].origin
+                                                  : &d->origin);
+                    weir__diags_add(&p->diags, &e);
+                    rc = WEIR_EGRAPH;
+                }
+    }
+    return rc;
+}
+
 /* ---- runs ------------------------------------------------------------------ */
 
 int weir_pipeline_start_run(weir_pipeline *p, const weir_run_options *opts,
@@ -604,9 +720,13 @@ int weir_pipeline_start_run(weir_pipeline *p, const weir_run_options *opts,
     weir__graph_free(p->graph);
     p->graph = NULL;
     p->described = false;
-    int rc = weir__graph_build(&p->graph, &p->defs, &p->diags, err);
-    if (rc == WEIR_EGRAPH)
+    int rc = apply_spec_expectations(p);
+    if (rc == WEIR_ENOMEM)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    int rc2 = weir__graph_build(&p->graph, &p->defs, &p->diags, err);
+    if (rc == WEIR_EGRAPH || rc2 == WEIR_EGRAPH)
         return weir__first_diag(p, err, WEIR_EGRAPH);
+    rc = rc2;
     if (rc)
         return rc;
     char *storage = NULL;

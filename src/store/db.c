@@ -329,12 +329,67 @@ static const char *arena_type_text(weir_arena *a, duckdb_logical_type t)
     return s;
 }
 
+static bool nested_type(duckdb_type id)
+{
+    return id == DUCKDB_TYPE_LIST || id == DUCKDB_TYPE_STRUCT ||
+           id == DUCKDB_TYPE_MAP || id == DUCKDB_TYPE_ARRAY ||
+           id == DUCKDB_TYPE_UNION;
+}
+
+/* DuckDB's value accessor cannot print nested values (lists, structs,
+ * maps). For a single SELECT with such columns, run it wrapped so those
+ * columns come back cast to VARCHAR (by position, so duplicate names are
+ * fine); *types receives the original type texts. Returns NULL when the
+ * query needs no wrapping. */
+static char *wrap_nested(duckdb_connection c, const char *sql, weir_arena *a,
+                         const char ***types)
+{
+    duckdb_prepared_statement st;
+    if (duckdb_prepare(c, sql, &st) == DuckDBError) {
+        duckdb_destroy_prepare(&st);
+        return NULL;
+    }
+    char *wrapped = NULL;
+    size_t n = (size_t)duckdb_prepared_statement_column_count(st);
+    bool nested = false;
+    for (size_t i = 0; i < n; i++)
+        nested |= nested_type(duckdb_prepared_statement_column_type(st, i));
+    if (nested && duckdb_prepared_statement_type(st) == DUCKDB_STATEMENT_TYPE_SELECT) {
+        weir_buf b = WEIR_BUF_INIT;
+        *types = weir__arena_array(a, n + 1, sizeof(char *));
+        weir__buf_puts(&b, "SELECT ");
+        for (size_t i = 0; *types && i < n; i++) {
+            duckdb_logical_type t =
+                duckdb_prepared_statement_column_logical_type(st, i);
+            (*types)[i] = arena_type_text(a, t);
+            bool cast = nested_type(duckdb_get_type_id(t));
+            duckdb_destroy_logical_type(&t);
+            const char *name = duckdb_prepared_statement_column_name(st, i);
+            weir__buf_printf(&b, "%s%s#%zu%s AS ", i ? ", " : "",
+                             cast ? "CAST(" : "", i + 1, cast ? " AS VARCHAR)" : "");
+            weir__buf_put_sql_ident(&b, name ? name : "");
+            duckdb_free((void *)name);
+        }
+        weir__buf_printf(&b, " FROM (%s) AS \"__weir_result\"", sql);
+        wrapped = *types ? weir__buf_detach(&b) : NULL;
+        weir__buf_free(&b);
+    }
+    duckdb_destroy_prepare(&st);
+    return wrapped;
+}
+
 int weir__conn_query(weir_conn *c, const char *sql, weir_rows **out,
                      weir_error *err)
 {
     *out = NULL;
+    weir_arena types_arena = WEIR_ARENA_INIT;
+    const char **nested_types = NULL;
+    char *wrapped = wrap_nested(c->handle, sql, &types_arena, &nested_types);
     duckdb_result r;
-    if (duckdb_query(c->handle, sql, &r) == DuckDBError) {
+    duckdb_state qs = duckdb_query(c->handle, wrapped ? wrapped : sql, &r);
+    free(wrapped);
+    if (qs == DuckDBError) {
+        weir__arena_free(&types_arena);
         int rc = engine_error(err, "", duckdb_result_error(&r));
         duckdb_destroy_result(&r);
         return rc;
@@ -342,6 +397,7 @@ int weir__conn_query(weir_conn *c, const char *sql, weir_rows **out,
     weir_rows *rows = calloc(1, sizeof(*rows));
     if (!rows) {
         duckdb_destroy_result(&r);
+        weir__arena_free(&types_arena);
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     }
     weir__arena_init(&rows->arena);
@@ -359,10 +415,13 @@ int weir__conn_query(weir_conn *c, const char *sql, weir_rows **out,
     for (size_t i = 0; a->failed == false && i < nc; i++) {
         rows->names[i] = weir__arena_strdup(a, duckdb_column_name(&r, i));
         duckdb_logical_type t = duckdb_column_logical_type(&r, i);
-        rows->types[i] = arena_type_text(a, t);
+        rows->types[i] = nested_types
+                             ? weir__arena_strdup(a, nested_types[i])
+                             : arena_type_text(a, t);
         rows->numeric[i] = numeric_type(duckdb_get_type_id(t));
         duckdb_destroy_logical_type(&t);
     }
+    weir__arena_free(&types_arena);
     size_t nr = relation ? (size_t)duckdb_row_count(&r) : 0;
     rows->n_rows = nr;
     if (nc && nr > SIZE_MAX / nc / sizeof(char *)) {
