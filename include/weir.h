@@ -1,23 +1,35 @@
 /*
  * weir: Spark Declarative Pipelines, natively, on DuckDB.
  *
- * This is the whole public API of libweir. A program opens a session, creates
- * a pipeline (a dataflow graph bound to a storage folder), registers datasets,
- * flows and SQL files, and starts runs that report events through a callback.
- * The weir CLI is built on nothing but this header.
+ * This is the whole public API of libweir, the C counterpart of Spark's
+ * `Pipeline` API. A program opens a session, creates a pipeline (a dataflow
+ * graph bound to a default catalog, database and storage folder), registers
+ * datasets, flows and SQL files, starts runs that report events through a
+ * callback, queries what the runs wrote (as text or as Arrow arrays), and
+ * drops the pipeline. The weir CLI is built on nothing but this header.
+ * docs/api.md is the reference; examples/ holds programs that use it.
  *
  * Conventions
- * - Every fallible function returns 0 or a negative WEIR_E* code and takes a
- *   trailing `weir_error *err` (may be NULL) that receives the details.
- * - `T **out` parameters hand ownership to the caller, who releases the
- *   object with the matching `_free`/`_close`/`_drop` function. `const T *`
- *   results are borrowed from their parent handle and stay valid as the
- *   function documents. Destructors accept NULL.
- * - Handles are not thread-safe: use one handle from one thread at a time.
- *   Different pipelines are independent and may be used from different
- *   threads at once. Callbacks are invoked on the thread that called the
- *   function taking them, never concurrently.
- * - Nothing in the library prints or exits.
+ * - Errors: every fallible function returns 0 or a negative WEIR_E* code and
+ *   takes a trailing `weir_error *err` (may be NULL) that receives the code,
+ *   the Spark error class, a one-line message and the source location.
+ * - Ownership: `T **out` hands a new object to the caller, who releases it
+ *   with the matching `_free`/`_close`/`_drop` function. `const char **out`
+ *   and `const T *` results are borrowed from their parent handle and stay
+ *   valid for as long as each declaration says. Input strings and arrays are
+ *   copied before the call returns unless stated otherwise. Destructors
+ *   accept NULL.
+ * - Threads: the library has no global mutable state. A pipeline, and the
+ *   results and streams made from it, must be used by one thread at a time
+ *   ("pipeline-serial"); different pipelines are independent and may run on
+ *   different threads at once, each on its own storage. Callbacks run on the
+ *   thread that called the function taking them, never concurrently with
+ *   each other for one call. Each declaration states its rule.
+ * - Options structs start with a `version` field: initialise them with the
+ *   matching WEIR_*_INIT macro, then set fields by name.
+ * - Nothing in the library prints, exits or installs signal handlers.
+ *
+ * The header compiles as C99 and later, and as C++.
  */
 #ifndef WEIR_H
 #define WEIR_H
@@ -38,6 +50,10 @@ extern "C" {
 #define WEIR_API
 #endif
 
+/* ------------------------------------------------------------------------
+ * Version
+ * ------------------------------------------------------------------------ */
+
 #define WEIR_VERSION_MAJOR 0
 #define WEIR_VERSION_MINOR 1
 #define WEIR_VERSION_PATCH 0
@@ -46,9 +62,17 @@ extern "C" {
 #define WEIR_VERSION_NUMBER                                                   \
     (WEIR_VERSION_MAJOR * 10000 + WEIR_VERSION_MINOR * 100 + WEIR_VERSION_PATCH)
 
-/** The library's version string, e.g. "0.1.0". Static storage. */
+/**
+ * The version of the linked library, e.g. "0.1.0" (compare with
+ * WEIR_VERSION, the version of this header).
+ * Ownership: static storage. Thread-safety: thread-safe.
+ */
 WEIR_API const char *weir_version(void);
-/** The version of the embedded DuckDB, e.g. "v1.4.4". Static storage. */
+
+/**
+ * The version of the DuckDB library weir runs on, e.g. "v1.4.4".
+ * Ownership: static storage. Thread-safety: thread-safe.
+ */
 WEIR_API const char *weir_duckdb_version(void);
 
 /* ------------------------------------------------------------------------
@@ -73,36 +97,46 @@ enum {
 };
 
 /**
- * One error. Plain data: copy it freely. Strings are NUL-terminated and
- * truncated to fit. `path`/`line`/`column` locate the construct in the user's
- * spec or SQL file (line and column are 1-based, 0 when unknown) and
- * `line_text` holds that source line so it can be shown with a caret.
+ * One error. Plain data: copy it freely; it owns no memory. Strings are
+ * NUL-terminated and truncated to fit. `path`/`line`/`column` locate the
+ * construct in the user's spec or SQL text (line and column are 1-based, 0
+ * when unknown; for SQL given through the API, path is the file name passed
+ * in, or "<name>" of the dataset or flow whose query it is) and `line_text`
+ * holds that source line so it can be shown with a caret.
  */
 typedef struct weir_error {
     int code;               /* 0 or a WEIR_E* code */
-    char error_class[96];   /* Spark-style class, e.g. "CIRCULAR_DEPENDENCY" */
+    char error_class[96];   /* Spark-style class, e.g. "CIRCULAR_DEPENDENCY";
+                               "" when the error has none */
     char message[1536];     /* one line, without the class prefix */
     char path[512];         /* file concerned, "" if none */
     unsigned line, column;  /* 1-based position in path; 0 if unknown;
                                the column counts characters (UTF-8 code
                                points), not bytes */
     char line_text[256];    /* the source line at `line`, "" if unknown */
-    const char *src_file;   /* C source file that raised it (debug aid) */
+    const char *src_file;   /* C source file that raised it (debug aid;
+                               static storage) */
     int src_line;
 } weir_error;
 
-/** A static description of a WEIR_E* code, e.g. "invalid pipeline spec". */
+/**
+ * A static description of a WEIR_E* code, e.g. "invalid pipeline spec";
+ * "error" for unknown codes.
+ * Ownership: static storage. Thread-safety: thread-safe.
+ */
 WEIR_API const char *weir_strerror(int code);
 
 /* ------------------------------------------------------------------------
  * Session
  * ------------------------------------------------------------------------ */
 
+/** Defaults shared by the pipelines created from it (engine settings, log). */
 typedef struct weir_session weir_session;
 
 /**
  * Informational messages of long operations (loading a spec: "Found 2 files
  * matching glob ...", "Registering SQL file ..."), for a front end to show.
+ * `message` is borrowed for the duration of the call.
  */
 typedef void (*weir_log_fn)(const char *message, void *payload);
 
@@ -111,7 +145,7 @@ typedef struct weir_session_options {
     unsigned threads;         /* DuckDB worker threads; 0 = all cores */
     const char *memory_limit; /* DuckDB memory limit, e.g. "1GB"; NULL = default */
     weir_log_fn on_log;       /* NULL = no messages */
-    void *log_payload;
+    void *log_payload;        /* passed to on_log */
 } weir_session_options;
 
 #define WEIR_SESSION_OPTIONS_VERSION 1
@@ -119,21 +153,30 @@ typedef struct weir_session_options {
     { WEIR_SESSION_OPTIONS_VERSION, 0, NULL, NULL, NULL }
 
 /**
- * Open a session: the defaults shared by the pipelines created from it.
- * opts may be NULL. The caller owns *out and closes it with
+ * Open a session. opts may be NULL (all defaults); it is copied.
+ * Ownership: the caller owns *out (NULL on failure) and closes it with
  * weir_session_close after every pipeline created from it is dropped.
- * Errors: WEIR_ENOMEM, WEIR_EINVAL.
+ * Thread-safety: thread-safe. A session is immutable once open: pipelines
+ * created from it may be used on different threads at once, and its on_log
+ * callback is then called from each of those threads (possibly at once).
+ * Errors: WEIR_EINVAL (out NULL, unknown opts->version), WEIR_ENOMEM.
  */
 WEIR_API int weir_session_open(weir_session **out,
                                const weir_session_options *opts,
                                weir_error *err);
-/** Close a session. NULL is a no-op. */
+
+/**
+ * Close a session. Every pipeline created from it must have been dropped.
+ * NULL is a no-op.
+ * Thread-safety: not concurrently with any use of the session.
+ */
 WEIR_API void weir_session_close(weir_session *session);
 
 /* ------------------------------------------------------------------------
  * Pipelines: a dataflow graph bound to a storage folder
  * ------------------------------------------------------------------------ */
 
+/** A dataflow graph with its defaults (catalog, database, storage). */
 typedef struct weir_pipeline weir_pipeline;
 
 /** A key/value pair (configuration, table properties, options). */
@@ -143,14 +186,17 @@ typedef struct weir_kv {
 } weir_kv;
 
 typedef struct weir_pipeline_options {
-    unsigned version;            /* WEIR_PIPELINE_OPTIONS_VERSION */
-    const char *name;            /* pipeline name; NULL = "pipeline" */
-    const char *storage;         /* folder or file:// URI; required to run */
-    const char *catalog;         /* default catalog; NULL = "spark_catalog" */
-    const char *database;        /* default database; NULL = "default" */
+    unsigned version;             /* WEIR_PIPELINE_OPTIONS_VERSION */
+    const char *name;             /* pipeline name; NULL = "pipeline" */
+    const char *storage;          /* folder or file:// URI holding tables,
+                                     checkpoints and the event log;
+                                     required to run (or given per run) */
+    const char *catalog;          /* default catalog; NULL = "spark_catalog" */
+    const char *database;         /* default database; NULL = "default" */
     const weir_kv *configuration; /* Spark/weir confs for every flow */
     size_t n_configuration;
-    const char *root_dir;        /* base for relative paths; NULL = cwd */
+    const char *root_dir;         /* base for relative paths (storage,
+                                     read_files); NULL = current folder */
 } weir_pipeline_options;
 
 #define WEIR_PIPELINE_OPTIONS_VERSION 1
@@ -158,9 +204,15 @@ typedef struct weir_pipeline_options {
     { WEIR_PIPELINE_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, 0, NULL }
 
 /**
- * Create an empty pipeline. The caller owns *out and releases it with
+ * Create an empty pipeline (Spark's Pipeline.create). opts may be NULL (all
+ * defaults, no storage); it is copied. Nothing is opened or written until a
+ * run or a query.
+ * Ownership: the caller owns *out (NULL on failure) and releases it with
  * weir_pipeline_drop. The session must outlive the pipeline.
- * Errors: WEIR_ENOMEM, WEIR_EINVAL.
+ * Thread-safety: thread-safe (the session is only read).
+ * Errors: WEIR_EINVAL (out or session NULL, unknown opts->version, storage
+ * that is not a local folder or file:// URI, the reserved catalog "weir"),
+ * WEIR_ENOMEM.
  */
 WEIR_API int weir_pipeline_create(weir_pipeline **out, weir_session *session,
                                   const weir_pipeline_options *opts,
@@ -169,31 +221,55 @@ WEIR_API int weir_pipeline_create(weir_pipeline **out, weir_session *session,
 /**
  * Create a pipeline from a spark-pipeline.yml spec: load and validate the
  * spec, then register every SQL file its libraries match. spec_path NULL
- * searches spark-pipeline.yml / .yaml from the current directory upward.
- * On WEIR_ESPEC or WEIR_ESQL, *out is still set when the spec itself loaded,
- * and weir_pipeline_diagnostics lists every problem found.
- * Errors: WEIR_ESPEC, WEIR_ESQL, WEIR_ENOTFOUND, WEIR_EIO, WEIR_ENOMEM.
+ * searches spark-pipeline.yml / .yaml from the current folder upward.
+ * Ownership: as weir_pipeline_create. On WEIR_ESPEC or WEIR_ESQL, *out is
+ * still set (and must be dropped) when the spec itself was read, so that
+ * weir_pipeline_diagnostics can list every problem found.
+ * Thread-safety: thread-safe (the session is only read).
+ * Errors: WEIR_ESPEC, WEIR_ESQL, WEIR_ENOTFOUND, WEIR_EIO, WEIR_EINVAL,
+ * WEIR_ENOMEM.
  */
 WEIR_API int weir_pipeline_load(weir_pipeline **out, weir_session *session,
                                 const char *spec_path, weir_error *err);
 
 /**
- * Drop the pipeline: stop using its storage and free it and everything
- * borrowed from it. Stored tables are kept. NULL is a no-op.
+ * Drop the pipeline (Spark's Pipeline.drop): release its storage and free
+ * it and everything borrowed from it. Stored tables and the event log are
+ * kept on disk. Every result and Arrow stream of the pipeline must have been
+ * freed/released, and no call on it may be in progress (runs are
+ * synchronous: cancel a run with weir_run_options.cancel and let it return
+ * first). NULL is a no-op.
+ * Thread-safety: pipeline-serial.
  */
 WEIR_API void weir_pipeline_drop(weir_pipeline *pipeline);
 
-/** The pipeline's name. Borrowed; valid until the pipeline is dropped. */
+/**
+ * The pipeline's name. Ownership: borrowed; valid until the pipeline is
+ * dropped. NULL when pipeline is NULL. Thread-safety: pipeline-serial.
+ */
 WEIR_API const char *weir_pipeline_name(const weir_pipeline *pipeline);
-/** The spec file the pipeline came from, or NULL. Borrowed. */
+
+/**
+ * The absolute path of the spec file the pipeline was loaded from, or NULL
+ * for pipelines made by weir_pipeline_create. Ownership: borrowed; valid
+ * until the pipeline is dropped. Thread-safety: pipeline-serial.
+ */
 WEIR_API const char *weir_pipeline_spec_path(const weir_pipeline *pipeline);
-/** The absolute storage folder, or NULL if none was given. Borrowed. */
+
+/**
+ * The absolute storage folder, or NULL if none was given at creation.
+ * Ownership: borrowed; valid until the pipeline is dropped.
+ * Thread-safety: pipeline-serial.
+ */
 WEIR_API const char *weir_pipeline_storage(const weir_pipeline *pipeline);
 
 /**
  * Problems found by the last call that reported WEIR_ESPEC, WEIR_ESQL or
- * WEIR_EGRAPH: every independent error, in source order. The array is
- * borrowed and valid until the next call on the pipeline.
+ * WEIR_EGRAPH: every independent error, in source order (the call's own
+ * weir_error holds the first one). Returns their count and sets *out (may be
+ * NULL) to the array.
+ * Ownership: borrowed; valid until the next call on the pipeline.
+ * Thread-safety: pipeline-serial.
  */
 WEIR_API size_t weir_pipeline_diagnostics(const weir_pipeline *pipeline,
                                           const weir_error **out);
@@ -201,20 +277,21 @@ WEIR_API size_t weir_pipeline_diagnostics(const weir_pipeline *pipeline,
 /* --- Defining the graph -------------------------------------------------- */
 
 typedef enum weir_dataset_kind {
-    WEIR_STREAMING_TABLE = 1,
-    WEIR_MATERIALIZED_VIEW = 2,
-    WEIR_TEMPORARY_VIEW = 3,
-    WEIR_PERSISTED_VIEW = 4,
-    WEIR_SINK = 5
+    WEIR_STREAMING_TABLE = 1,   /* a table that flows append to */
+    WEIR_MATERIALIZED_VIEW = 2, /* a table recomputed from its query */
+    WEIR_TEMPORARY_VIEW = 3,    /* a view inside the graph, not published */
+    WEIR_PERSISTED_VIEW = 4,    /* a view published in the catalog */
+    WEIR_SINK = 5               /* an external destination (files) */
 } weir_dataset_kind;
 
 typedef enum weir_expectation_action {
-    WEIR_EXPECT_WARN = 0,
-    WEIR_EXPECT_DROP = 1,
-    WEIR_EXPECT_FAIL = 2,
-    WEIR_EXPECT_QUARANTINE = 3
+    WEIR_EXPECT_WARN = 0,      /* keep the row, count the violation */
+    WEIR_EXPECT_DROP = 1,      /* drop the row */
+    WEIR_EXPECT_FAIL = 2,      /* fail the flow */
+    WEIR_EXPECT_QUARANTINE = 3 /* move the row to <table>_quarantine */
 } weir_expectation_action;
 
+/** A data-quality expectation (SQL: CONSTRAINT name EXPECT (cond) ...). */
 typedef struct weir_expectation {
     const char *name;
     const char *condition; /* Spark SQL boolean expression */
@@ -222,23 +299,27 @@ typedef struct weir_expectation {
 } weir_expectation;
 
 /**
- * A dataset definition. Strings are copied; the struct may be reused after
- * the call. `query` is Spark SQL text (a SELECT); it may be NULL for a
- * streaming table that flows fill. `schema` is a Spark DDL column list such
- * as "id BIGINT NOT NULL, name STRING COMMENT 'who'".
+ * A dataset definition. Every string and array is copied by the call; the
+ * struct may be reused afterwards. NULL/0 fields mean "not given".
  */
 typedef struct weir_dataset_options {
-    unsigned version; /* WEIR_DATASET_OPTIONS_VERSION */
-    const char *name; /* 1 to 3 parts: [catalog.][database.]name */
-    const char *query;
+    unsigned version;    /* WEIR_DATASET_OPTIONS_VERSION */
+    const char *name;    /* 1 to 3 parts: [catalog.][database.]name;
+                            backticks quote parts */
+    const char *query;   /* Spark SQL query (SELECT ...) computing the
+                            dataset, the text of Spark's `df`; NULL when
+                            flows added with weir_pipeline_define_flow
+                            write it. Read other datasets of the pipeline
+                            through weir_pipeline_read. */
     const char *comment;
-    const char *schema;
-    const char *format; /* table format (USING); NULL = default */
-    const weir_kv *properties;
+    const char *schema;  /* Spark DDL column list, e.g.
+                            "id BIGINT NOT NULL, name STRING COMMENT 'who'" */
+    const char *format;  /* table format (USING); NULL = default */
+    const weir_kv *properties; /* table properties (TBLPROPERTIES) */
     size_t n_properties;
-    const char *const *partition_cols;
+    const char *const *partition_cols; /* PARTITIONED BY columns */
     size_t n_partition_cols;
-    const char *const *cluster_cols;
+    const char *const *cluster_cols;   /* CLUSTER BY columns */
     size_t n_cluster_cols;
     const weir_expectation *expectations;
     size_t n_expectations;
@@ -252,24 +333,66 @@ typedef struct weir_dataset_options {
       NULL, 0, NULL, 0, NULL, 0, NULL, 0 }
 
 /**
- * Register a dataset of the given kind with its implicit flow (when it has a
- * query). Names are qualified with the pipeline's default catalog and
- * database (temporary views and sinks keep one part).
- * Errors: WEIR_EINVAL (bad name or option), WEIR_ESQL (query or schema does
- * not parse; see diagnostics), WEIR_ENOMEM.
+ * Register a dataset of the given kind, with its implicit flow when
+ * opts->query is given. Names of tables and persisted views are qualified
+ * with the pipeline's default catalog and database; temporary views and
+ * sinks keep one part. The graph is validated as a whole when a run starts
+ * (an unknown input, a cycle or a dataset without any flow is reported
+ * then, as WEIR_EGRAPH), so definitions may come in any order.
+ * *out (out may be NULL) receives the resolved identifier, e.g.
+ * "spark_catalog.analytics.events": the name events and
+ * weir_pipeline_describe report. To use the dataset in query text, call
+ * weir_pipeline_read.
+ * Ownership: opts is copied; *out is borrowed until the pipeline is
+ * dropped. Thread-safety: pipeline-serial.
+ * Errors: WEIR_EINVAL (bad name, kind or option), WEIR_ESQL (query, schema or
+ * expectation that does not parse; also in diagnostics), WEIR_ENOMEM.
  */
 WEIR_API int weir_pipeline_define_dataset(weir_pipeline *pipeline,
                                           weir_dataset_kind kind,
                                           const weir_dataset_options *opts,
-                                          weir_error *err);
+                                          const char **out, weir_error *err);
+
+/**
+ * Spark's createTable: weir_pipeline_define_dataset with
+ * WEIR_STREAMING_TABLE. Its query (when given) must read at least one
+ * stream (`STREAM name`, `STREAM read_files(...)`); batch backfills go in
+ * once-flows (weir_flow_options.once).
+ * Ownership, thread-safety and errors: as weir_pipeline_define_dataset.
+ */
+WEIR_API int weir_pipeline_create_table(weir_pipeline *pipeline,
+                                        const weir_dataset_options *opts,
+                                        const char **out, weir_error *err);
+
+/**
+ * Spark's createMaterializedView: weir_pipeline_define_dataset with
+ * WEIR_MATERIALIZED_VIEW. Its query is a batch query, recomputed by every
+ * update that refreshes it.
+ * Ownership, thread-safety and errors: as weir_pipeline_define_dataset.
+ */
+WEIR_API int weir_pipeline_create_materialized_view(
+    weir_pipeline *pipeline, const weir_dataset_options *opts,
+    const char **out, weir_error *err);
+
+/**
+ * Spark's createTemporaryView: weir_pipeline_define_dataset with
+ * WEIR_TEMPORARY_VIEW. The view exists inside the graph only (flows read
+ * it; it is not published to the catalog); its name has one part.
+ * Ownership, thread-safety and errors: as weir_pipeline_define_dataset.
+ */
+WEIR_API int weir_pipeline_create_temporary_view(
+    weir_pipeline *pipeline, const weir_dataset_options *opts,
+    const char **out, weir_error *err);
 
 typedef struct weir_flow_options {
-    unsigned version; /* WEIR_FLOW_OPTIONS_VERSION */
-    const char *name;   /* single part */
-    const char *target; /* dataset or sink the flow writes */
-    const char *query;  /* Spark SQL SELECT */
-    bool once;          /* a batch backfill that runs once per full refresh */
-    const weir_kv *conf;
+    unsigned version;   /* WEIR_FLOW_OPTIONS_VERSION */
+    const char *name;   /* required; single part, and not the name of a
+                           dataset (that is the dataset's implicit flow) */
+    const char *target; /* required: dataset or sink the flow writes */
+    const char *query;  /* required: Spark SQL query */
+    bool once;          /* a batch backfill that runs once, and again only
+                           after a full refresh of its target */
+    const weir_kv *conf; /* Spark confs for this flow only */
     size_t n_conf;
     const char *comment;
 } weir_flow_options;
@@ -279,34 +402,50 @@ typedef struct weir_flow_options {
     { WEIR_FLOW_OPTIONS_VERSION, NULL, NULL, NULL, false, NULL, 0, NULL }
 
 /**
- * Register a standalone flow into an existing or later-defined target.
- * Errors: WEIR_EINVAL, WEIR_ESQL, WEIR_ENOMEM.
+ * Register a standalone flow (Spark's defineFlow, SQL's CREATE FLOW ... AS
+ * INSERT INTO target) into a dataset defined before or after it. A target
+ * may have several append flows; once-flows must be batch queries.
+ * Ownership: opts is copied. Thread-safety: pipeline-serial.
+ * Errors: WEIR_EINVAL (name, target or query missing, bad name or
+ * version), WEIR_ESQL (query that does not parse), WEIR_ENOMEM.
  */
 WEIR_API int weir_pipeline_define_flow(weir_pipeline *pipeline,
                                        const weir_flow_options *opts,
                                        weir_error *err);
 
 /**
- * Register every statement of a pipeline SQL file. file_name (may be NULL)
- * is used in error locations and relative to the pipeline's root for
- * relative paths inside the SQL. USE and SET statements apply to the
- * following statements of the same text only. On WEIR_ESQL the valid
- * statements are still registered and the diagnostics list each bad one.
- * Errors: WEIR_ESQL, WEIR_ENOMEM.
+ * Register every statement of a pipeline SQL file (Spark's defineSql):
+ * CREATE STREAMING TABLE / MATERIALIZED VIEW / TEMPORARY VIEW / VIEW / FLOW,
+ * SET and USE. file_name (may be NULL: "<sql>") names the text in error
+ * locations and events, and relative paths inside the SQL resolve against
+ * the pipeline's root folder. USE and SET apply to the following statements
+ * of the same text only. On WEIR_ESQL the valid statements are still
+ * registered and the diagnostics list each bad one with its line and
+ * column.
+ * Ownership: sql_text and file_name are copied. Thread-safety:
+ * pipeline-serial.
+ * Errors: WEIR_EINVAL (NULL pipeline or text), WEIR_ESQL, WEIR_ENOMEM.
  */
 WEIR_API int weir_pipeline_define_sql(weir_pipeline *pipeline,
                                       const char *sql_text,
                                       const char *file_name, weir_error *err);
 
 /**
- * Write into buf (size bytes, NUL-terminated, truncated to fit) a relation
- * reference to dataset `name` usable in later query text of this pipeline,
- * e.g. "`spark_catalog`.`default`.`events`". Returns the length the full
- * text needs (excluding the NUL), or a negative WEIR_E* code.
+ * Spark's pipeline.read(name): a relation reference to dataset `name` for
+ * query text given later to this pipeline, e.g.
+ * "`spark_catalog`.`default`.`events`", or "STREAM `...`" when streaming is
+ * true (to read a streaming table incrementally). Names with one or two
+ * parts are qualified with the pipeline's defaults, except the name of a
+ * temporary view already defined, which stays one part. The dataset need
+ * not exist yet: references are checked when a run starts.
+ * Ownership: *out is borrowed until the pipeline is dropped.
+ * Thread-safety: pipeline-serial.
+ * Errors: WEIR_EINVAL (NULL argument, name that is not 1 to 3 parts),
+ * WEIR_ENOMEM.
  */
-WEIR_API int weir_pipeline_read(const weir_pipeline *pipeline,
-                                const char *name, bool streaming, char *buf,
-                                size_t size);
+WEIR_API int weir_pipeline_read(weir_pipeline *pipeline, const char *name,
+                                bool streaming, const char **out,
+                                weir_error *err);
 
 /* --- Events -------------------------------------------------------------- */
 
@@ -318,20 +457,20 @@ typedef enum weir_level {
 } weir_level;
 
 /**
- * One event of a run, as stored in the event log. Every string is borrowed
- * for the duration of the callback only; NULL when not applicable.
- * `details_json` is a JSON object keyed by event type (e.g.
- * {"flow_progress": {...}}); `error_json` is NULL or a JSON object with
- * "class" and "message".
+ * One event of a run, as stored in the event log (query it afterwards with
+ * `SELECT * FROM event_log()`). Every string is borrowed for the duration of
+ * the callback only; NULL when not applicable. `details_json` is a JSON
+ * object keyed by event type (e.g. {"flow_progress": {...}});
+ * `error_json` is NULL or a JSON object with "class" and "message".
  */
 typedef struct weir_event {
     const char *id;
     const char *update_id;
-    int64_t timestamp_us; /* microseconds since the Unix epoch, UTC */
+    int64_t timestamp_us;   /* microseconds since the Unix epoch, UTC */
     weir_level level;
     const char *event_type; /* flow_progress, update_progress, ... */
     const char *message;    /* Spark's message text */
-    const char *flow_name;
+    const char *flow_name;  /* qualified, as in weir_flow_info.name */
     const char *dataset_name;
     const char *details_json;
     const char *error_json;
@@ -339,9 +478,13 @@ typedef struct weir_event {
     unsigned source_line;
 } weir_event;
 
+/** Receives each event of a run, in order, on the thread running it. */
 typedef void (*weir_event_fn)(const weir_event *event, void *payload);
 
-/** A snapshot of a run in progress, reported about ten times a second. */
+/**
+ * A snapshot of a run in progress, reported about ten times a second.
+ * Borrowed for the duration of the callback only.
+ */
 typedef struct weir_progress {
     unsigned flows_total;
     unsigned flows_done;
@@ -352,6 +495,7 @@ typedef struct weir_progress {
     unsigned n_running;
 } weir_progress;
 
+/** Receives progress snapshots on the thread running the update. */
 typedef void (*weir_progress_fn)(const weir_progress *progress, void *payload);
 
 /* --- Runs ---------------------------------------------------------------- */
@@ -362,6 +506,11 @@ typedef enum weir_run_state {
     WEIR_RUN_CANCELED = 3
 } weir_run_state;
 
+/**
+ * What a run does (Spark's startRun arguments). full_refresh_all excludes
+ * refresh and full_refresh; a dataset may not be in both lists. Names in
+ * the lists are resolved like weir_pipeline_read's.
+ */
 typedef struct weir_run_options {
     unsigned version; /* WEIR_RUN_OPTIONS_VERSION */
     bool dry;              /* resolve and validate only; write nothing */
@@ -370,8 +519,10 @@ typedef struct weir_run_options {
     size_t n_refresh;
     const char *const *full_refresh; /* datasets to reset and recompute */
     size_t n_full_refresh;
-    const char *storage; /* overrides the pipeline's storage when not NULL */
-    weir_event_fn on_event;
+    const char *storage; /* this run's storage (folder or file:// URI),
+                            instead of the pipeline's; queries keep using
+                            the pipeline's storage */
+    weir_event_fn on_event; /* NULL = events are only stored */
     void *event_payload;
     weir_progress_fn on_progress; /* NULL = no progress reports */
     void *progress_payload;
@@ -387,26 +538,33 @@ typedef struct weir_run_options {
     { WEIR_RUN_OPTIONS_VERSION, false, false, NULL, 0, NULL, 0, NULL, NULL,   \
       NULL, NULL, NULL, NULL }
 
+/** The outcome of a run. */
 typedef struct weir_run_result {
     weir_run_state state;
-    char update_id[40];
+    char update_id[40]; /* the update_id of its events */
     unsigned flows_completed, flows_failed, flows_skipped, flows_excluded,
         flows_idle;
     uint64_t rows_written;
 } weir_run_result;
 
 /**
- * Resolve and validate the graph, then (unless opts->dry) run an update:
- * materialize datasets in dependency order, process new data of streaming
- * flows exactly once, recompute materialized views, and record every event
- * in the event log under storage. Blocks until the update ends. Events and
- * progress are reported through the callbacks in opts on this thread.
+ * Spark's startRun: resolve and validate the graph, then (unless opts->dry)
+ * run an update: materialize datasets in dependency order, process new data
+ * of streaming flows exactly once, recompute materialized views, and record
+ * every event in the event log under the storage. Blocks until the update
+ * ends. opts may be NULL (a plain update); it is only read during the call.
+ * Events and progress are reported through the callbacks in opts on the
+ * calling thread; flows themselves run on worker threads.
  *
- * Returns 0 when the update ran, whether it COMPLETED or FAILED: see
- * out->state (out may be NULL). Returns WEIR_EGRAPH when the graph is
- * invalid (weir_pipeline_diagnostics lists every error), WEIR_EINVAL for
- * conflicting options, WEIR_EBUSY when another update holds the storage,
- * WEIR_ECORRUPT when stored state is damaged, WEIR_EIO, WEIR_ENOMEM.
+ * Returns 0 when the update ran, whether it COMPLETED, FAILED (a flow
+ * failed: see the events) or was CANCELED: see out->state (out may be NULL).
+ * Returns WEIR_EGRAPH when the graph is invalid (weir_pipeline_diagnostics
+ * lists every error), WEIR_EINVAL for conflicting or unknown options or a
+ * missing storage, WEIR_EBUSY when another update holds the storage or a
+ * result or Arrow stream of this pipeline is still open, WEIR_ECORRUPT when
+ * stored state is damaged, WEIR_EIO, WEIR_ENOMEM.
+ * Thread-safety: pipeline-serial; runs of different pipelines on different
+ * storage may proceed at the same time on different threads.
  */
 WEIR_API int weir_pipeline_start_run(weir_pipeline *pipeline,
                                      const weir_run_options *opts,
@@ -422,20 +580,20 @@ typedef struct weir_column_info {
 } weir_column_info;
 
 typedef struct weir_dataset_info {
-    const char *name; /* qualified display name */
+    const char *name; /* resolved identifier, e.g. spark_catalog.default.t */
     weir_dataset_kind kind;
     const weir_column_info *columns; /* resolved schema; n_columns may be 0 */
     size_t n_columns;
     const char *comment;
     const char *format;
-    const char *source_path;
+    const char *source_path; /* NULL for datasets defined through C calls */
     unsigned source_line;
     size_t n_expectations;
 } weir_dataset_info;
 
 typedef struct weir_flow_info {
-    const char *name;   /* qualified display name */
-    const char *target; /* qualified dataset or sink name */
+    const char *name;   /* resolved identifier */
+    const char *target; /* resolved identifier of the dataset or sink */
     const char *const *inputs; /* datasets of this pipeline it reads */
     size_t n_inputs;
     const char *const *external_inputs; /* tables and files outside it */
@@ -456,48 +614,89 @@ typedef struct weir_graph_info {
 
 /**
  * Describe the graph as of the last successful resolution (a dry run or a
- * run). Everything is borrowed from the pipeline and valid until the next
- * call that defines, resolves or runs. Errors: WEIR_EINVAL when the graph
- * has not been resolved yet.
+ * run): datasets with their resolved schemas, flows with their inputs.
+ * Ownership: everything in *out is borrowed from the pipeline and valid
+ * until the next call that defines, runs or drops.
+ * Thread-safety: pipeline-serial.
+ * Errors: WEIR_EINVAL (NULL argument, or the graph has not been resolved
+ * since the last definition), WEIR_ENOMEM.
  */
 WEIR_API int weir_pipeline_describe(const weir_pipeline *pipeline,
                                     weir_graph_info *out, weir_error *err);
 
 /* --- Queries ------------------------------------------------------------- */
 
+/** A query's result, fully materialized as text. */
 typedef struct weir_result weir_result;
 
 /**
- * Run Spark SQL (one or more statements) against the pipeline's catalog and
- * return the result of the last one. Reads and writes are allowed (users
- * create source tables this way). Refused with WEIR_EBUSY while an update of
- * another process holds the storage. The caller owns *out and frees it with
- * weir_result_free. Errors: WEIR_ESQL, WEIR_EENGINE, WEIR_EBUSY, WEIR_EIO.
+ * Run Spark SQL (one or more statements, separated by ';') against the
+ * pipeline's catalog in its storage and return the last statement's result
+ * with every value as text. Reads and writes are allowed (users create
+ * source tables this way); the table function event_log() reads the
+ * pipeline's event log. The first query opens the storage and keeps it
+ * open, locked, until the pipeline runs or is dropped.
+ * Ownership: the caller owns *out (NULL on failure) and frees it with
+ * weir_result_free before the pipeline runs again or is dropped.
+ * Thread-safety: pipeline-serial.
+ * Errors: WEIR_EINVAL (NULL argument, pipeline without storage), WEIR_ESQL
+ * (the SQL does not parse, or names an unknown table, column or function),
+ * WEIR_EENGINE, WEIR_EBUSY (an update of another process or pipeline holds
+ * the storage), WEIR_EIO, WEIR_ENOMEM.
  */
 WEIR_API int weir_pipeline_query(weir_pipeline *pipeline, const char *sql,
                                  weir_result **out, weir_error *err);
 
-/** Free a result. NULL is a no-op. */
+/**
+ * Free a result. NULL is a no-op. Thread-safety: pipeline-serial (of the
+ * pipeline that made it).
+ */
 WEIR_API void weir_result_free(weir_result *result);
+
+/**
+ * The number of columns of a result (0 for NULL).
+ * Thread-safety: a result is immutable: its accessors may be called from
+ * any thread, concurrently, until it is freed.
+ */
 WEIR_API size_t weir_result_column_count(const weir_result *result);
+
+/** The number of rows of a result (0 for NULL). Thread-safety: as above. */
 WEIR_API size_t weir_result_row_count(const weir_result *result);
-/** Column name; borrowed until the result is freed. */
+
+/**
+ * A column's name, or NULL when col is out of range. Ownership: borrowed
+ * until the result is freed. Thread-safety: as weir_result_column_count.
+ */
 WEIR_API const char *weir_result_column_name(const weir_result *result,
                                              size_t col);
-/** Column type as a Spark type name; borrowed until the result is freed. */
+
+/**
+ * A column's type as a Spark type name ("bigint", "string", ...), or NULL
+ * when col is out of range. Ownership: borrowed until the result is freed.
+ * Thread-safety: as weir_result_column_count.
+ */
 WEIR_API const char *weir_result_column_type(const weir_result *result,
                                              size_t col);
-/** True when the column holds numbers or booleans (printed unquoted). */
+
+/**
+ * True when the column holds numbers or booleans (printed unquoted).
+ * Thread-safety: as weir_result_column_count.
+ */
 WEIR_API bool weir_result_column_is_numeric(const weir_result *result,
                                             size_t col);
+
 /**
- * A value as text (Spark's string form), or NULL for SQL NULL. Borrowed
- * until the result is freed.
+ * A value as text (Spark's string form), or NULL for SQL NULL and out of
+ * range positions. Ownership: borrowed until the result is freed.
+ * Thread-safety: as weir_result_column_count.
  */
 WEIR_API const char *weir_result_value(const weir_result *result, size_t col,
                                        size_t row);
 
-/* Arrow C Data Interface (https://arrow.apache.org/docs/format/CDataInterface.html) */
+/* Arrow C Data Interface and C Stream Interface, as specified (ABI-stable)
+ * by https://arrow.apache.org/docs/format/CDataInterface.html and
+ * https://arrow.apache.org/docs/format/CStreamInterface.html. The guards
+ * let this header coexist with Arrow's, nanoarrow's or DuckDB's copies. */
 #ifndef ARROW_C_DATA_INTERFACE
 #define ARROW_C_DATA_INTERFACE
 #define ARROW_FLAG_DICTIONARY_ORDERED 1
@@ -527,21 +726,37 @@ struct ArrowArray {
     void *private_data;
 };
 #endif
+#ifndef ARROW_C_STREAM_INTERFACE
+#define ARROW_C_STREAM_INTERFACE
+struct ArrowArrayStream {
+    int (*get_schema)(struct ArrowArrayStream *, struct ArrowSchema *out);
+    int (*get_next)(struct ArrowArrayStream *, struct ArrowArray *out);
+    const char *(*get_last_error)(struct ArrowArrayStream *);
+    void (*release)(struct ArrowArrayStream *);
+    void *private_data;
+};
+#endif
 
 /**
- * Export a result as Arrow C Data Interface structures: *schema describes a
- * struct whose children are the columns, and each call to
- * weir_result_arrow_next fills *array with the next batch of rows (a struct
- * array). The caller owns what is exported and calls its release callback.
- * weir_result_arrow_next returns 0 with array->release == NULL after the
- * last batch. Errors: WEIR_EENGINE, WEIR_ENOMEM.
+ * Run Spark SQL like weir_pipeline_query, once, and hand the last
+ * statement's result over as an Arrow C stream: get_schema describes a
+ * struct whose children are the columns (DuckDB's Arrow types: int64 "l",
+ * utf8 "u", date32 "tdD", ...), and each get_next fills an ArrowArray with
+ * the next batch of rows (a struct array), or sets its release to NULL after
+ * the last batch. The callbacks return 0 or an errno value (EINVAL, ENOMEM,
+ * EIO), with get_last_error describing the failure.
+ * Ownership: the caller owns *out and must call out->release before the
+ * pipeline runs again or is dropped; every schema and array it produces is
+ * owned by the caller too and released through its own release callback
+ * (they may outlive the stream). On failure out->release is NULL.
+ * Thread-safety: pipeline-serial (the stream counts as part of its
+ * pipeline).
+ * Errors: as weir_pipeline_query.
  */
-WEIR_API int weir_result_arrow_schema(weir_result *result,
-                                      struct ArrowSchema *schema,
-                                      weir_error *err);
-WEIR_API int weir_result_arrow_next(weir_result *result,
-                                    struct ArrowArray *array,
-                                    weir_error *err);
+WEIR_API int weir_pipeline_query_arrow(weir_pipeline *pipeline,
+                                       const char *sql,
+                                       struct ArrowArrayStream *out,
+                                       weir_error *err);
 
 #ifdef __cplusplus
 }

@@ -13,7 +13,7 @@ cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --preset asan -j "$jobs" "$@"
+    ctest --preset asan -j "$jobs" -LE heavy "$@"
 
 if [ -f fuzz/CMakeLists.txt ] && [ -z "${WEIR_SKIP_FUZZ:-}" ]; then
     ./scripts/fuzz.sh --short

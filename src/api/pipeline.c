@@ -1,10 +1,12 @@
 /*
- * The public API of weir.h: sessions, pipelines and their definitions
- * (from specs, SQL text and C calls), runs and graph descriptions. Queries
- * and results live in query.c.
+ * The public API of weir.h: sessions, pipelines, definitions from specs and
+ * SQL text, and runs. Definitions made through C calls live in define.c,
+ * queries, results and Arrow streams in query.c, graph descriptions in
+ * describe.c.
  */
 #include "api/internal.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +24,14 @@ int weir_session_open(weir_session **out, const weir_session_options *opts,
     if (!out)
         return WEIR_ERR(err, WEIR_EINVAL, NULL, "out is NULL");
     *out = NULL;
+    if (opts && (opts->version < 1 || opts->version > WEIR_SESSION_OPTIONS_VERSION))
+        return WEIR_ERR(err, WEIR_EINVAL, NULL,
+                        "unsupported weir_session_options version %u",
+                        opts->version);
     weir_session *s = calloc(1, sizeof(*s));
     if (!s)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    atomic_init(&s->n_pipelines, 0);
     if (opts) {
         s->threads = opts->threads;
         s->on_log = opts->on_log;
@@ -42,6 +49,8 @@ void weir_session_close(weir_session *s)
 {
     if (!s)
         return;
+    /* Pipelines point at their session: drop them first. */
+    assert(atomic_load(&s->n_pipelines) == 0);
     free(s->memory_limit);
     free(s);
 }
@@ -93,10 +102,18 @@ int weir_pipeline_create(weir_pipeline **out, weir_session *session,
     weir_pipeline_options none = WEIR_PIPELINE_OPTIONS_INIT;
     if (!opts)
         opts = &none;
+    if (opts->version < 1 || opts->version > WEIR_PIPELINE_OPTIONS_VERSION)
+        return WEIR_ERR(err, WEIR_EINVAL, NULL,
+                        "unsupported weir_pipeline_options version %u",
+                        opts->version);
+    if (opts->n_configuration && !opts->configuration)
+        return WEIR_ERR(err, WEIR_EINVAL, NULL,
+                        "n_configuration is set but configuration is NULL");
     weir_pipeline *p = calloc(1, sizeof(*p));
     if (!p)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     p->session = session;
+    atomic_fetch_add(&session->n_pipelines, 1);
     weir__arena_init(&p->arena);
     weir__arena_init(&p->info_arena);
     p->name = dup_or(opts->name, "pipeline");
@@ -138,6 +155,9 @@ void weir_pipeline_drop(weir_pipeline *p)
 {
     if (!p)
         return;
+    /* Results and Arrow streams point at their pipeline: free them first. */
+    assert(p->open_results == 0);
+    atomic_fetch_sub(&p->session->n_pipelines, 1);
     weir__query_close(p);
     weir__graph_free(p->graph);
     weir__defs_free(&p->defs);
@@ -176,10 +196,14 @@ size_t weir_pipeline_diagnostics(const weir_pipeline *p, const weir_error **out)
     return p ? p->diags.len : 0;
 }
 
-/* Start of a call that reports through diagnostics. */
-static void begin_call(weir_pipeline *p)
+void weir__begin_call(weir_pipeline *p)
 {
     weir__diags_clear(&p->diags);
+}
+
+void weir__defined(weir_pipeline *p)
+{
+    p->resolved = false;
 }
 
 /* ---- definitions from SQL ----------------------------------------------------- */
@@ -199,7 +223,7 @@ static int define_sql(weir_pipeline *p, const char *text, size_t len,
     size_t n = 0;
     int rc = weir__sql_parse_file(&stmts, &n, &p->arena, src, &p->diags);
     int rc2 = weir__defs_add_sql(&p->defs, &p->arena, stmts, n, &p->diags);
-    p->defined = true;
+    weir__defined(p);
     if (rc2 == WEIR_ENOMEM || rc == WEIR_ENOMEM)
         return WEIR_ENOMEM;
     return rc ? rc : rc2;
@@ -210,7 +234,7 @@ int weir_pipeline_define_sql(weir_pipeline *p, const char *sql_text,
 {
     if (!p || !sql_text)
         return WEIR_ERR(err, WEIR_EINVAL, NULL, "pipeline and SQL are required");
-    begin_call(p);
+    weir__begin_call(p);
     int rc = define_sql(p, sql_text, strlen(sql_text), file_name);
     if (rc == WEIR_ENOMEM)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
@@ -345,246 +369,6 @@ int weir_pipeline_load(weir_pipeline **out, weir_session *session,
     return rc;
 }
 
-/* ---- definitions from C ------------------------------------------------------ */
-
-/* Parse "a.b.c" (backticks allowed) as a name via the SQL front end. */
-static int parse_name(weir_pipeline *p, const char *text, weir_sql_name *out,
-                      weir_error *err)
-{
-    memset(out, 0, sizeof(*out));
-    if (!text || !*text)
-        return WEIR_ERR(err, WEIR_EINVAL, NULL, "a name is required");
-    char *sql = weir__arena_printf(&p->arena, "SELECT * FROM %s", text);
-    if (!sql)
-        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    weir_sql_source *src = weir__arena_alloc(&p->arena, sizeof(*src));
-    if (!src)
-        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    src->path = "<api>";
-    src->text = sql;
-    src->len = strlen(sql);
-    weir_sql_query *q = NULL;
-    int rc = weir__sql_parse_query(&q, &p->arena, src, 0, src->len, err);
-    weir_sql_reads reads;
-    if (!rc)
-        rc = weir__sql_query_reads(&reads, &p->arena, q, err);
-    if (!rc && reads.n_refs != 1)
-        rc = WEIR_ERR(err, WEIR_EINVAL, NULL, "invalid name '%s'", text);
-    if (rc)
-        return WEIR_ERR(err, WEIR_EINVAL, NULL, "invalid name '%s'", text);
-    *out = reads.refs[0].name;
-    return 0;
-}
-
-static int parse_query(weir_pipeline *p, const char *text, const char *what,
-                       const weir_sql_query **out, weir_error *err)
-{
-    *out = NULL;
-    if (!text)
-        return 0;
-    weir_sql_source *src = weir__arena_alloc(&p->arena, sizeof(*src));
-    if (!src)
-        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    src->path = weir__arena_printf(&p->arena, "<%s>", what);
-    src->text = weir__arena_strdup(&p->arena, text);
-    src->len = strlen(text);
-    if (weir__arena_failed(&p->arena))
-        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    weir_sql_query *q = NULL;
-    int rc = weir__sql_parse_query(&q, &p->arena, src, 0, src->len, err);
-    if (rc) {
-        if (err)
-            weir__diags_add(&p->diags, err);
-        return WEIR_ESQL;
-    }
-    *out = q;
-    return 0;
-}
-
-static weir_kvpair *copy_kv(weir_arena *a, const weir_kv *kv, size_t n)
-{
-    if (!n)
-        return NULL;
-    weir_kvpair *out = weir__arena_array(a, n, sizeof(*out));
-    for (size_t i = 0; out && i < n; i++) {
-        out[i].key = weir__arena_strdup(a, kv[i].key);
-        out[i].value = weir__arena_strdup(a, kv[i].value);
-    }
-    return out;
-}
-
-static const char **copy_list(weir_arena *a, const char *const *v, size_t n)
-{
-    if (!n)
-        return NULL;
-    const char **out = weir__arena_array(a, n, sizeof(*out));
-    for (size_t i = 0; out && i < n; i++)
-        out[i] = weir__arena_strdup(a, v[i]);
-    return out;
-}
-
-/* Column list and expectations: parsed by the SQL front end from a
- * CREATE MATERIALIZED VIEW statement built around them. */
-static int parse_schema(weir_pipeline *p, weir_def_dataset *d,
-                        const weir_dataset_options *o, weir_error *err)
-{
-    if (!o->schema && !o->n_expectations)
-        return 0;
-    weir_buf sql = WEIR_BUF_INIT;
-    weir__buf_puts(&sql, "CREATE MATERIALIZED VIEW x (");
-    if (o->schema)
-        weir__buf_puts(&sql, o->schema);
-    for (size_t i = 0; i < o->n_expectations; i++) {
-        const weir_expectation *x = &o->expectations[i];
-        if (i || o->schema)
-            weir__buf_puts(&sql, ", ");
-        weir__buf_puts(&sql, "CONSTRAINT ");
-        weir__buf_printf(&sql, "`%s`", x->name ? x->name : "");
-        weir__buf_printf(&sql, " EXPECT (%s)", x->condition ? x->condition : "");
-        static const char *const actions[] = { "", " ON VIOLATION DROP ROW",
-                                               " ON VIOLATION FAIL UPDATE",
-                                               " ON VIOLATION QUARANTINE" };
-        if ((unsigned)x->action < 4)
-            weir__buf_puts(&sql, actions[x->action]);
-    }
-    weir__buf_puts(&sql, ") AS SELECT 1");
-    weir_sql_source *src = weir__arena_alloc(&p->arena, sizeof(*src));
-    if (src) {
-        src->path = "<schema>";
-        src->text = weir__arena_strdup(&p->arena, weir__buf_cstr(&sql));
-        src->len = sql.len;
-    }
-    weir__buf_free(&sql);
-    if (!src || weir__arena_failed(&p->arena))
-        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    weir_sql_stmt *stmts = NULL;
-    size_t n = 0;
-    int rc = weir__sql_parse_file(&stmts, &n, &p->arena, src, &p->diags);
-    if (rc || n != 1)
-        return weir__first_diag(p, err, WEIR_ESQL);
-    d->columns = stmts[0].columns;
-    d->n_columns = stmts[0].n_columns;
-    if (stmts[0].n_constraints) {
-        d->expectations = weir__arena_array(&p->arena, stmts[0].n_constraints,
-                                            sizeof(*d->expectations));
-        if (!d->expectations)
-            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-        for (size_t i = 0; i < stmts[0].n_constraints; i++) {
-            const weir_sql_constraint *c = &stmts[0].constraints[i];
-            d->expectations[i].name = c->name;
-            d->expectations[i].condition = c->condition;
-            d->expectations[i].condition_text = c->condition_text;
-            d->expectations[i].action = c->action;
-        }
-        d->n_expectations = stmts[0].n_constraints;
-    }
-    return 0;
-}
-
-int weir_pipeline_define_dataset(weir_pipeline *p, weir_dataset_kind kind,
-                                 const weir_dataset_options *o,
-                                 weir_error *err)
-{
-    if (!p || !o)
-        return WEIR_ERR(err, WEIR_EINVAL, NULL, "pipeline and options are required");
-    if (kind < WEIR_STREAMING_TABLE || kind > WEIR_SINK)
-        return WEIR_ERR(err, WEIR_EINVAL, NULL, "unknown dataset kind %d",
-                        (int)kind);
-    begin_call(p);
-    weir_def_dataset d;
-    memset(&d, 0, sizeof(d));
-    d.kind = kind;
-    d.ctx_catalog = p->catalog;
-    d.ctx_database = p->database;
-    int rc = parse_name(p, o->name, &d.name, err);
-    if (!rc)
-        rc = parse_query(p, o->query, o->name, &d.query, err);
-    if (!rc)
-        rc = parse_schema(p, &d, o, err);
-    if (rc)
-        return rc;
-    weir_arena *a = &p->arena;
-    d.comment = weir__arena_strdup(a, o->comment);
-    d.format = weir__arena_strdup(a, o->format);
-    d.properties = copy_kv(a, o->properties, o->n_properties);
-    d.n_properties = o->n_properties;
-    d.options = copy_kv(a, o->options, o->n_options);
-    d.n_options = o->n_options;
-    d.partition_cols = copy_list(a, o->partition_cols, o->n_partition_cols);
-    d.n_partition_cols = o->n_partition_cols;
-    d.cluster_cols = copy_list(a, o->cluster_cols, o->n_cluster_cols);
-    d.n_cluster_cols = o->n_cluster_cols;
-    if (weir__arena_failed(a) || weir__defs_add_dataset(&p->defs, &d))
-        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    p->defined = true;
-    return 0;
-}
-
-int weir_pipeline_define_flow(weir_pipeline *p, const weir_flow_options *o,
-                              weir_error *err)
-{
-    if (!p || !o || !o->query || !o->target)
-        return WEIR_ERR(err, WEIR_EINVAL, NULL,
-                        "a flow needs a name, a target and a query");
-    begin_call(p);
-    weir_def_flow f;
-    memset(&f, 0, sizeof(f));
-    f.ctx_catalog = p->catalog;
-    f.ctx_database = p->database;
-    int rc = parse_name(p, o->name ? o->name : o->target, &f.name, err);
-    if (!rc)
-        rc = parse_name(p, o->target, &f.target, err);
-    if (!rc)
-        rc = parse_query(p, o->query, o->name ? o->name : o->target, &f.query,
-                         err);
-    if (rc)
-        return rc;
-    f.once = o->once;
-    f.conf = copy_kv(&p->arena, o->conf, o->n_conf);
-    f.n_conf = o->n_conf;
-    f.comment = weir__arena_strdup(&p->arena, o->comment);
-    if (weir__arena_failed(&p->arena) || weir__defs_add_flow(&p->defs, &f))
-        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    p->defined = true;
-    return 0;
-}
-
-int weir_pipeline_read(const weir_pipeline *p, const char *name, bool streaming,
-                       char *buf, size_t size)
-{
-    if (!p || !name)
-        return WEIR_EINVAL;
-    weir_buf b = WEIR_BUF_INIT;
-    if (streaming)
-        weir__buf_puts(&b, "STREAM ");
-    size_t parts = 1;
-    for (const char *c = name; *c; c++)
-        parts += *c == '.';
-    if (parts == 1)
-        weir__buf_printf(&b, "`%s`.`%s`.", p->catalog, p->database);
-    else if (parts == 2)
-        weir__buf_printf(&b, "`%s`.", p->catalog);
-    weir__buf_putc(&b, '`');
-    for (const char *c = name; *c; c++) {
-        if (*c == '.')
-            weir__buf_puts(&b, "`.`");
-        else if (*c == '`')
-            weir__buf_puts(&b, "``");
-        else
-            weir__buf_putc(&b, *c);
-    }
-    weir__buf_putc(&b, '`');
-    if (b.failed) {
-        weir__buf_free(&b);
-        return WEIR_ENOMEM;
-    }
-    if (buf && size)
-        weir__str_copy(buf, size, weir__buf_cstr(&b));
-    int n = (int)b.len;
-    weir__buf_free(&b);
-    return n;
-}
-
 /* ---- expectations declared in the spec ----------------------------------------- */
 
 static void spec_diag(weir_pipeline *p, const weir_spec_pos *pos,
@@ -618,7 +402,7 @@ static int apply_spec_expectations(weir_pipeline *p)
         const weir_spec_expectation *x = &p->spec->expectations[i];
         weir_sql_name name;
         weir_error e;
-        if (parse_name(p, x->dataset, &name, &e)) {
+        if (weir__parse_name(p, x->dataset, &name, &e)) {
             char msg[600];
             snprintf(msg, sizeof(msg), "invalid dataset name '%s'", x->dataset);
             spec_diag(p, &x->dataset_pos, msg);
@@ -706,20 +490,30 @@ static int apply_spec_expectations(weir_pipeline *p)
 int weir_pipeline_start_run(weir_pipeline *p, const weir_run_options *opts,
                             weir_run_result *out, weir_error *err)
 {
+    if (out)
+        memset(out, 0, sizeof(*out));
     if (!p)
         return WEIR_ERR(err, WEIR_EINVAL, NULL, "pipeline is NULL");
     weir_run_options none = WEIR_RUN_OPTIONS_INIT;
     if (!opts)
         opts = &none;
-    begin_call(p);
+    if (opts->version < 1 || opts->version > WEIR_RUN_OPTIONS_VERSION)
+        return WEIR_ERR(err, WEIR_EINVAL, NULL,
+                        "unsupported weir_run_options version %u", opts->version);
+    if ((opts->n_refresh && !opts->refresh) ||
+        (opts->n_full_refresh && !opts->full_refresh))
+        return WEIR_ERR(err, WEIR_EINVAL, NULL,
+                        "a refresh count is set but its list is NULL");
+    weir__begin_call(p);
     if (p->open_results)
         return WEIR_ERR(err, WEIR_EBUSY, NULL,
-                        "free every query result of this pipeline before "
-                        "starting a run");
+                        "free every query result and release every Arrow "
+                        "stream of this pipeline before starting a run");
     weir__query_close(p);
     weir__graph_free(p->graph);
     p->graph = NULL;
     p->described = false;
+    p->resolved = false;
     int rc = apply_spec_expectations(p);
     if (rc == WEIR_ENOMEM)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
@@ -748,7 +542,6 @@ int weir_pipeline_start_run(weir_pipeline *p, const weir_run_options *opts,
     free(storage);
     if (rc == WEIR_EGRAPH)
         return weir__first_diag(p, err, WEIR_EGRAPH);
-    if (!rc || rc == WEIR_EINVAL)
-        p->resolved = rc == 0;
+    p->resolved = rc == 0;
     return rc;
 }

@@ -1,25 +1,27 @@
 /*
- * weir_pipeline_query and results: Spark SQL run against the pipeline's
- * stored catalog. The first query opens the storage (taking its lock) and
- * keeps it open for later queries until the pipeline starts a run or is
- * dropped.
+ * Queries: Spark SQL run against the pipeline's stored catalog, with the
+ * last statement's result as text (weir_result) or as an Arrow C stream.
+ * The first query opens the storage (taking its lock) and keeps it open for
+ * later queries until the pipeline starts a run or is dropped; results and
+ * streams are counted so that neither can outlive that storage.
  */
 #include "api/internal.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/analyze.h"
+#include "sinks/sink.h"
 #include "sql/sql.h"
 #include "store/db.h"
+#include "util/fs.h"
 #include "util/str.h"
 
 struct weir_result {
     weir_pipeline *p;
     weir_rows *rows;
     const char **spark_types;
-    char *sql; /* the last statement as DuckDB SQL, for Arrow export */
-    weir_arrow_stream *arrow;
 };
 
 void weir__query_close(weir_pipeline *p)
@@ -64,13 +66,26 @@ static int open_storage(weir_pipeline *p, weir_error *err)
     return rc;
 }
 
+/* delta.`path`, delta_scan('path'), read_delta('path'): a Delta table read
+ * through its log. */
+static int delta_read(weir_pipeline *p, const char *path, weir_buf *out,
+                      weir_error *err)
+{
+    char *abs = weir__path_absolute(path, p->root_dir);
+    int rc = abs ? weir__delta_render_scan(out, abs, err)
+                 : WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    free(abs);
+    return rc;
+}
+
 /* Table names: Spark catalogs map to DuckDB database aliases. */
 static int on_relation(void *payload, const weir_sql_relref *ref, weir_buf *out,
                        weir_error *err)
 {
-    (void)payload;
-    (void)err;
     const weir_sql_name *n = &ref->name;
+    if (n->n == 2 && weir__str_ieq(n->parts[0], "delta") &&
+        strchr(n->parts[1], '/'))
+        return delta_read(payload, n->parts[1], out, err);
     for (size_t i = 0; i < n->n; i++) {
         if (i)
             weir__buf_putc(out, '.');
@@ -97,15 +112,39 @@ static int on_tvf(void *payload, const weir_sql_tvf *call, weir_buf *out,
     if (weir__str_ieq(call->name, "read_files") ||
         weir__str_ieq(call->name, "cloud_files"))
         return weir__sql_render_read_files(out, call, NULL, 0, p->root_dir, err);
+    if (weir__str_ieq(call->name, "delta_scan") ||
+        weir__str_ieq(call->name, "read_delta")) {
+        if (call->n_args != 1 || call->args[0].kind != WEIR_SQL_ARG_STRING)
+            return WEIR_ERR(err, WEIR_ESQL, "WRONG_NUM_ARGS",
+                            "%s takes one argument: the table's path",
+                            call->name);
+        return delta_read(p, call->args[0].text, out, err);
+    }
     return WEIR_ENOTFOUND;
 }
 
-int weir_pipeline_query(weir_pipeline *p, const char *sql, weir_result **out,
-                        weir_error *err)
+/* Engine errors about unknown tables, columns and functions are errors in
+ * the user's SQL. err is never NULL here: the code depends on it. */
+static int classify(int rc, weir_error *err)
 {
-    if (!p || !sql || !out)
-        return WEIR_ERR(err, WEIR_EINVAL, NULL, "pipeline, SQL and out are required");
-    *out = NULL;
+    if (rc != WEIR_EENGINE)
+        return rc;
+    const char *cls = weir__classify_engine_error(err->message);
+    if (cls[0]) {
+        weir__str_copy(err->error_class, sizeof(err->error_class), cls);
+        if (strstr(err->message, "Binder Error") ||
+            strstr(err->message, "Catalog Error") ||
+            strstr(err->message, "Parser Error"))
+            rc = err->code = WEIR_ESQL;
+    }
+    return rc;
+}
+
+/* Translate the statements of sql, run all but the last, and leave the
+ * last one, as DuckDB SQL, in *last. */
+static int run_all_but_last(weir_pipeline *p, const char *sql, weir_buf *last,
+                            weir_error *err)
+{
     int rc = open_storage(p, err);
     if (rc)
         return rc;
@@ -118,45 +157,47 @@ int weir_pipeline_query(weir_pipeline *p, const char *sql, weir_result **out,
         rc = WEIR_ERR(err, WEIR_ESQL, "PARSE_EMPTY_STATEMENT",
                       "Syntax error, unexpected empty statement.");
     weir_sql_resolver r = { on_relation, on_tvf, p };
-    weir_buf duck = WEIR_BUF_INIT;
-    weir_rows *rows = NULL;
     for (size_t i = 0; !rc && i < n; i++) {
-        weir__buf_clear(&duck);
-        rc = weir__sql_translate_statement(&duck, &a, &src, spans[i].offset,
+        weir__buf_clear(last);
+        rc = weir__sql_translate_statement(last, &a, &src, spans[i].offset,
                                            spans[i].len, &r, err);
-        if (rc)
-            break;
-        if (i + 1 < n)
-            rc = weir__conn_exec(p->qstore->conn, weir__buf_cstr(&duck), NULL, err);
-        else
-            rc = weir__conn_query(p->qstore->conn, weir__buf_cstr(&duck), &rows,
-                                  err);
+        if (!rc && last->failed)
+            rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        if (!rc && i + 1 < n)
+            rc = weir__conn_exec(p->qstore->conn, weir__buf_cstr(last), NULL, err);
     }
     weir__arena_free(&a);
-    if (rc == WEIR_EENGINE && err) {
-        /* Unknown tables, columns and functions are errors in the SQL. */
-        const char *cls = weir__classify_engine_error(err->message);
-        if (cls[0]) {
-            weir__str_copy(err->error_class, sizeof(err->error_class), cls);
-            if (strstr(err->message, "Binder Error") ||
-                strstr(err->message, "Catalog Error") ||
-                strstr(err->message, "Parser Error"))
-                rc = err->code = WEIR_ESQL;
-        }
-    }
-    if (rc) {
-        weir__buf_free(&duck);
+    return classify(rc, err);
+}
+
+int weir_pipeline_query(weir_pipeline *p, const char *sql, weir_result **out,
+                        weir_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (!p || !sql || !out)
+        return WEIR_ERR(err, WEIR_EINVAL, NULL, "pipeline, SQL and out are required");
+    weir_error local;
+    if (!err)
+        err = &local;
+    weir_buf duck = WEIR_BUF_INIT;
+    weir_rows *rows = NULL;
+    int rc = run_all_but_last(p, sql, &duck, err);
+    if (!rc)
+        rc = classify(weir__conn_query(p->qstore->conn, weir__buf_cstr(&duck),
+                                       &rows, err),
+                      err);
+    weir__buf_free(&duck);
+    if (rc)
         return rc;
-    }
     weir_result *res = calloc(1, sizeof(*res));
     if (!res) {
         weir__rows_free(rows);
-        weir__buf_free(&duck);
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     }
     res->p = p;
     res->rows = rows;
-    res->sql = weir__buf_detach(&duck);
+    p->open_results++;
     res->spark_types = weir__arena_array(&rows->arena, rows->n_cols + 1,
                                          sizeof(char *));
     for (size_t i = 0; res->spark_types && i < rows->n_cols; i++) {
@@ -169,7 +210,6 @@ int weir_pipeline_query(weir_pipeline *p, const char *sql, weir_result **out,
         weir_result_free(res);
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     }
-    p->open_results++;
     *out = res;
     return 0;
 }
@@ -179,9 +219,7 @@ void weir_result_free(weir_result *r)
     if (!r)
         return;
     r->p->open_results--;
-    weir__arrow_free(r->arrow);
     weir__rows_free(r->rows);
-    free(r->sql);
     free(r);
 }
 
@@ -217,30 +255,83 @@ const char *weir_result_value(const weir_result *r, size_t col, size_t row)
     return weir__rows_get(r->rows, row, col);
 }
 
-static int arrow_open(weir_result *r, weir_error *err)
+/* ---- Arrow C stream -------------------------------------------------------- */
+
+typedef struct stream_state {
+    weir_pipeline *p;
+    weir_arrow_stream *arrow;
+    char error[sizeof(((weir_error *)0)->message)];
+} stream_state;
+
+/* A failure as the stream interface reports it: an errno value, with the
+ * message kept for get_last_error. */
+static int stream_fail(stream_state *st, int rc, const weir_error *e)
 {
-    if (r->arrow)
-        return 0;
-    if (!r->p->qstore)
-        return WEIR_ERR(err, WEIR_EINVAL, NULL,
-                        "the pipeline's storage was closed since the query");
-    return weir__conn_arrow(r->p->qstore->conn, r->sql, &r->arrow, err);
+    weir__str_copy(st->error, sizeof(st->error), e->message);
+    return rc == WEIR_ENOMEM ? ENOMEM : rc == WEIR_EINVAL ? EINVAL : EIO;
 }
 
-int weir_result_arrow_schema(weir_result *r, struct ArrowSchema *schema,
-                             weir_error *err)
+static int stream_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
 {
-    if (!r || !schema)
-        return WEIR_ERR(err, WEIR_EINVAL, NULL, "result and schema are required");
-    int rc = arrow_open(r, err);
-    return rc ? rc : weir__arrow_schema(r->arrow, schema, err);
+    stream_state *st = s->private_data;
+    weir_error e;
+    int rc = weir__arrow_schema(st->arrow, out, &e);
+    return rc ? stream_fail(st, rc, &e) : 0;
 }
 
-int weir_result_arrow_next(weir_result *r, struct ArrowArray *array,
-                           weir_error *err)
+static int stream_get_next(struct ArrowArrayStream *s, struct ArrowArray *out)
 {
-    if (!r || !array)
-        return WEIR_ERR(err, WEIR_EINVAL, NULL, "result and array are required");
-    int rc = arrow_open(r, err);
-    return rc ? rc : weir__arrow_next(r->arrow, array, err);
+    stream_state *st = s->private_data;
+    weir_error e;
+    int rc = weir__arrow_next(st->arrow, out, &e);
+    return rc ? stream_fail(st, rc, &e) : 0;
+}
+
+static const char *stream_last_error(struct ArrowArrayStream *s)
+{
+    stream_state *st = s->private_data;
+    return st->error[0] ? st->error : NULL;
+}
+
+static void stream_release(struct ArrowArrayStream *s)
+{
+    stream_state *st = s->private_data;
+    st->p->open_results--;
+    weir__arrow_free(st->arrow);
+    free(st);
+    s->release = NULL;
+}
+
+int weir_pipeline_query_arrow(weir_pipeline *p, const char *sql,
+                              struct ArrowArrayStream *out, weir_error *err)
+{
+    if (out)
+        memset(out, 0, sizeof(*out));
+    if (!p || !sql || !out)
+        return WEIR_ERR(err, WEIR_EINVAL, NULL, "pipeline, SQL and out are required");
+    weir_error local;
+    if (!err)
+        err = &local;
+    stream_state *st = calloc(1, sizeof(*st));
+    if (!st)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    weir_buf duck = WEIR_BUF_INIT;
+    int rc = run_all_but_last(p, sql, &duck, err);
+    if (!rc)
+        rc = classify(weir__conn_arrow(p->qstore->conn, weir__buf_cstr(&duck),
+                                       &st->arrow, err),
+                      err);
+    weir__buf_free(&duck);
+    if (rc) {
+        free(st);
+        return rc;
+    }
+    st->p = p;
+    p->open_results++;
+    out->get_schema = stream_get_schema;
+    out->get_next = stream_get_next;
+    out->get_last_error = stream_last_error;
+    out->release = stream_release;
+    out->private_data = st;
+    return 0;
 }

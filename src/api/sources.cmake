@@ -1,4 +1,5 @@
 set(WEIR_API_SOURCES
+  src/api/define.c
   src/api/describe.c
   src/api/pipeline.c
   src/api/query.c

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "engine/common.h"
+#include "engine/files.h"
 #include "engine/resolve.h"
 #include "engine/write.h"
 #include "sinks/sink.h"
@@ -155,78 +156,6 @@ static int plan_range_source(weir_flow_exec *x, batch_plan *p,
 
 /* ---- file sources ------------------------------------------------------------ */
 
-static bool has_magic(const char *s)
-{
-    return strpbrk(s, "*?[") != NULL;
-}
-
-static bool option_true(const weir_sql_tvf *call, const char *name)
-{
-    for (size_t i = 0; i < call->n_args; i++) {
-        const weir_sql_arg *a = &call->args[i];
-        if (a->name && weir__str_ieq(a->name, name) && a->text)
-            return weir__str_ieq(a->text, "true");
-        for (size_t k = 0; a->kind == WEIR_SQL_ARG_MAP && k + 1 < a->n_items;
-             k += 2) {
-            const char *key = a->items[k].text;
-            if (!key)
-                continue;
-            if (weir__str_istarts(key, "cloudFiles."))
-                key += strlen("cloudFiles.");
-            if (weir__str_ieq(key, name))
-                return a->items[k + 1].text &&
-                       weir__str_ieq(a->items[k + 1].text, "true");
-        }
-    }
-    return false;
-}
-
-static int list_source_files(weir_file_list *out, const char *root_dir,
-                             const weir_input *in, weir_error *err)
-{
-    char *abs = weir__path_absolute(in->external, root_dir);
-    if (!abs)
-        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    int rc = 0;
-    if (has_magic(abs)) {
-        glob_t gl;
-        int grc = glob(abs, 0, NULL, &gl);
-        for (size_t i = 0; grc == 0 && !rc && i < gl.gl_pathc; i++) {
-            weir_file_info fi;
-            if (!weir__fs_is_file(gl.gl_pathv[i]))
-                continue;
-            rc = weir__fs_stat(&fi, gl.gl_pathv[i], err);
-            if (!rc && weir__vec_grow((void **)&out->items, &out->cap,
-                                      sizeof(*out->items), out->len + 1)) {
-                free(fi.path);
-                rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-            } else if (!rc) {
-                out->items[out->len++] = fi;
-            }
-        }
-        if (grc == 0)
-            globfree(&gl);
-    } else if (weir__fs_is_dir(abs)) {
-        bool recursive = option_true(in->tvf, "recursiveFileLookup");
-        rc = weir__fs_list(out, abs, recursive, true, err);
-    } else if (weir__fs_is_file(abs)) {
-        weir_file_info fi;
-        rc = weir__fs_stat(&fi, abs, err);
-        if (!rc && weir__vec_grow((void **)&out->items, &out->cap,
-                                  sizeof(*out->items), 1)) {
-            free(fi.path);
-            rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-        } else if (!rc) {
-            out->items[out->len++] = fi;
-        }
-    } else {
-        rc = WEIR_ERR(err, WEIR_ENOTFOUND, "PATH_NOT_FOUND",
-                      "Path does not exist: %s", abs);
-    }
-    free(abs);
-    return rc;
-}
-
 static int plan_file_source(weir_flow_exec *x, batch_plan *p,
                             const weir_gdataset *t, const weir_input *in)
 {
@@ -234,8 +163,14 @@ static int plan_file_source(weir_flow_exec *x, batch_plan *p,
     memset(&b, 0, sizeof(b));
     b.is_files = true;
     b.key = weir__source_key(&p->arena, x->f, in, x->root_dir);
+    b.file = weir__arena_alloc(&p->arena, sizeof(*b.file));
+    if (!b.file)
+        return WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
     weir_file_list files = { NULL, 0, 0 };
-    int rc = list_source_files(&files, x->root_dir, in, &x->err);
+    int rc = weir__file_opts(&b.file->opts, in->tvf, &x->err);
+    if (!rc)
+        rc = weir__files_list(&files, &b.file->folder_missing, x->root_dir,
+                              &b.file->opts, &x->err);
     if (rc)
         return rc;
     /* Files this flow already ingested in this generation. */
@@ -274,6 +209,21 @@ static int plan_file_source(weir_flow_exec *x, batch_plan *p,
     weir__map_free(&known);
     weir__rows_free(seen);
     weir__fs_list_free(&files);
+    /* The schema this batch reads with (stored, inferred, evolved). */
+    if (!rc && b.n_files)
+        rc = weir__files_plan(b.file, &p->arena, x->conn,
+                              weir__state_catalog(x->g, t), x->f->display,
+                              p->gen, b.key, b.files, b.n_files, &x->err);
+    if (!rc && !b.n_files) {
+        /* Nothing new: the stored schema (if any) shapes the empty read. */
+        bool found = false;
+        weir_error ignore;
+        if (weir__files_plan_stored(b.file, &p->arena, x->conn,
+                                    weir__state_catalog(x->g, t), x->f->display,
+                                    p->gen, b.key, &found, &ignore) ||
+            !found)
+            b.file->schema.n = 0;
+    }
     if (!rc && WEIR_VEC_PUSH(&p->sources, b))
         rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
     return rc;
@@ -364,6 +314,16 @@ static int record_checkpoint(weir_flow_exec *x, const batch_plan *p,
         weir__buf_putc(&q, ')');
     }
     int rc = weir__exec_buf(x->conn, &q, &x->err);
+    /* New or evolved schemas of file sources. */
+    for (size_t i = 0; !rc && i < p->sources.len; i++) {
+        const weir_source_batch *b = &p->sources.items[i];
+        if (!b->file || !b->file->store_schema || !b->n_files)
+            continue;
+        weir__buf_clear(&q);
+        weir__files_store_schema(&q, b->file, cat, x->f->display, p->gen,
+                                 b->key, x->update_id);
+        rc = weir__exec_buf(x->conn, &q, &x->err);
+    }
     /* The file manifest, in chunks to keep statements reasonable. */
     for (size_t i = 0; !rc && i < p->sources.len; i++) {
         const weir_source_batch *b = &p->sources.items[i];
@@ -404,8 +364,18 @@ static void plan_details(weir_flow_exec *x, const batch_plan *p)
         const weir_source_batch *b = &p->sources.items[i];
         weir__buf_puts(d, i ? ", {\"source\": " : "{\"source\": ");
         weir__buf_put_json_string(d, b->key);
-        if (b->is_files)
-            weir__buf_printf(d, ", \"new_files\": %zu}", b->n_files);
+        if (b->is_files && b->file && b->file->folder_missing) {
+            weir__buf_puts(d, ", \"new_files\": 0, \"missing\": true}");
+            snprintf(x->note, sizeof(x->note),
+                     "Flow '%s': the source path %s does not exist yet; it "
+                     "read nothing and will pick files up once they arrive.",
+                     x->f->display, b->key + strlen("files:"));
+        }
+        else if (b->is_files)
+            weir__buf_printf(d, ", \"new_files\": %zu%s}", b->n_files,
+                             b->file && b->file->store_schema
+                                 ? ", \"schema_changed\": true"
+                                 : "");
         else
             weir__buf_printf(d, ", \"start_offset\": %lld, \"end_offset\": %lld}",
                              (long long)b->start, (long long)b->end);
@@ -413,16 +383,67 @@ static void plan_details(weir_flow_exec *x, const batch_plan *p)
     weir__buf_puts(d, "]}");
 }
 
+/* Columns the batch has and the table lacks (a file source's schema
+ * evolved in this update, or an upstream table gained columns) are added
+ * to the table in the flow's transaction, as additive evolution. */
+static int add_new_columns(weir_flow_exec *x, const weir_gdataset *t,
+                           const char *sql)
+{
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_db_column *cols = NULL;
+    size_t n = 0;
+    int rc = weir__conn_describe(x->conn, sql, &cols, &n, &a, &x->err);
+    weir_buf q = WEIR_BUF_INIT;
+    char alias[300];
+    weir__storage_catalog_alias(alias, sizeof(alias), t->catalog);
+    weir__buf_puts(&q, "SELECT column_name FROM duckdb_columns() WHERE "
+                       "database_name = ");
+    weir__buf_put_sql_string(&q, alias);
+    weir__buf_puts(&q, " AND lower(schema_name) = lower(");
+    weir__buf_put_sql_string(&q, t->database);
+    weir__buf_puts(&q, ") AND lower(table_name) = lower(");
+    weir__buf_put_sql_string(&q, t->name);
+    weir__buf_putc(&q, ')');
+    weir_rows *have = NULL;
+    if (!rc)
+        rc = weir__conn_query(x->conn, weir__buf_cstr(&q), &have, &x->err);
+    weir__buf_clear(&q);
+    for (size_t i = 0; !rc && i < n; i++) {
+        bool found = false;
+        for (size_t r = 0; r < have->n_rows && !found; r++)
+            found = weir__str_ieq(weir__rows_get(have, r, 0), cols[i].name);
+        if (found)
+            continue;
+        weir__buf_puts(&q, "ALTER TABLE ");
+        weir__phys(&q, t);
+        weir__buf_puts(&q, " ADD COLUMN ");
+        weir__buf_put_sql_ident(&q, cols[i].name);
+        weir__buf_printf(&q, " %s;",
+                         strcmp(cols[i].type, "\"NULL\"") ? cols[i].type
+                                                           : "INTEGER");
+    }
+    if (!rc && q.len)
+        rc = weir__exec_buf(x->conn, &q, &x->err);
+    weir__rows_free(have);
+    weir__buf_free(&q);
+    weir__arena_free(&a);
+    return rc;
+}
+
 static int insert_rows(weir_flow_exec *x, const weir_gdataset *t,
                        const weir_source_batch *batches, size_t n_batches)
 {
     weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
-                             batches, n_batches };
+                             batches, n_batches, false };
+    ctx.careful_files = x->careful_files;
     weir_buf sql = WEIR_BUF_INIT;
     int rc = weir__resolve_flow_sql(&sql, &ctx, x->f, &x->err);
+    if (!rc && sql.failed)
+        rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    if (!rc && t->kind == WEIR_STREAMING_TABLE)
+        rc = add_new_columns(x, t, weir__buf_cstr(&sql));
     if (!rc)
-        rc = sql.failed ? WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory")
-                        : weir__write_batch(x, t, weir__buf_cstr(&sql), false);
+        rc = weir__write_batch(x, t, weir__buf_cstr(&sql), false);
     weir__buf_free(&sql);
     return rc;
 }
@@ -508,7 +529,8 @@ static int sink_stage(weir_flow_exec *x, const weir_gdataset *t,
     weir_error ignore;
     fmt->discard(&b, &ignore); /* leftovers of a crashed attempt */
     weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
-                             p->sources.items, p->sources.len };
+                             p->sources.items, p->sources.len, false };
+    ctx.careful_files = x->careful_files;
     weir_buf sql = WEIR_BUF_INIT;
     int rc = weir__resolve_flow_sql(&sql, &ctx, x->f, &x->err);
     if (!rc && sql.failed)
@@ -646,7 +668,7 @@ static int exec_once(weir_flow_exec *x, const weir_gdataset *t)
 static int exec_mv(weir_flow_exec *x, const weir_gdataset *t)
 {
     weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
-                             NULL, 0 };
+                             NULL, 0, false };
     weir_buf sql = WEIR_BUF_INIT;
     int rc = weir__resolve_flow_sql(&sql, &ctx, x->f, &x->err);
     if (!rc && sql.failed)
@@ -681,6 +703,25 @@ static int exec_mv(weir_flow_exec *x, const weir_gdataset *t)
     return rc;
 }
 
+static int run_once(weir_flow_exec *x, const weir_gdataset *t);
+
+/* Does the flow stream from files (itself or through its views)? */
+static bool reads_files(const weir_graph *g, const weir_gflow *f, int depth)
+{
+    for (size_t i = 0; depth < 64 && i < f->n_inputs; i++) {
+        const weir_input *in = &f->inputs[i];
+        if (in->is_files && in->streaming)
+            return true;
+        if (in->dataset >= 0) {
+            const weir_gdataset *d = &g->datasets[in->dataset];
+            if ((d->kind == WEIR_TEMPORARY_VIEW || d->kind == WEIR_PERSISTED_VIEW) &&
+                d->n_flows && reads_files(g, &g->flows[d->flows[0]], depth + 1))
+                return true;
+        }
+    }
+    return false;
+}
+
 int weir__flow_exec(weir_flow_exec *x)
 {
     const weir_gdataset *t = &x->g->datasets[x->f->target];
@@ -688,6 +729,8 @@ int weir__flow_exec(weir_flow_exec *x)
     x->rows_written = 0;
     x->idle = x->no_new_data = false;
     x->sink_format = NULL;
+    x->careful_files = false;
+    x->note[0] = '\0';
     int rc = 0;
     if (t->kind == WEIR_SINK) {
         const weir_sink_format *fmt = weir__sink_format(t->def->format);
@@ -699,6 +742,32 @@ int weir__flow_exec(weir_flow_exec *x)
     rc = weir__conn_begin(x->conn, &x->err);
     if (rc)
         return rc;
+    rc = run_once(x, t);
+    if (rc && !x->careful_files && reads_files(x->g, x->f, 0)) {
+        /* A file did not fit the fast reader (a malformed record, a value
+         * of another type): read this batch again, rescuing them. */
+        weir__conn_rollback(x->conn);
+        weir__buf_clear(&x->details);
+        x->careful_files = true;
+        x->rows_written = 0;
+        rc = weir__conn_begin(x->conn, &x->err);
+        if (!rc) {
+            weir__error_clear(&x->err);
+            rc = run_once(x, t);
+        }
+    }
+    if (!rc && !x->idle && !x->no_new_data)
+        rc = weir__conn_commit(x->conn, &x->err);
+    if (rc || x->idle || x->no_new_data)
+        weir__conn_rollback(x->conn);
+    if (!rc && x->sink_format)
+        rc = sink_publish(x, t);
+    return rc;
+}
+
+static int run_once(weir_flow_exec *x, const weir_gdataset *t)
+{
+    int rc;
     if (x->f->once)
         rc = exec_once(x, t);
     else if (t->kind == WEIR_MATERIALIZED_VIEW)
@@ -709,12 +778,6 @@ int weir__flow_exec(weir_flow_exec *x)
         rc = WEIR_ERR(&x->err, WEIR_EINVAL, "UNSUPPORTED_FLOW_TARGET",
                       "flows into a %s are not supported",
                       weir__kind_name(t->kind));
-    if (!rc && !x->idle && !x->no_new_data)
-        rc = weir__conn_commit(x->conn, &x->err);
-    if (rc || x->idle || x->no_new_data)
-        weir__conn_rollback(x->conn);
-    if (!rc && x->sink_format)
-        rc = sink_publish(x, t);
     return rc;
 }
 

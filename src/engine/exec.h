@@ -33,6 +33,8 @@ typedef struct weir_flow_exec {
     /* a sink batch staged and committed, to publish after the commit */
     const struct weir_sink_format *sink_format;
     int64_t sink_gen, sink_batch_id;
+    bool careful_files; /* read file sources rescuing what does not fit */
+    char note[512];     /* an INFO event for the flow, e.g. a missing folder */
 } weir_flow_exec;
 
 /* Run the flow. Returns 0 or the code in x->err; on failure nothing of the

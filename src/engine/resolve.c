@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/files.h"
+#include "sinks/sink.h"
 #include "util/fs.h"
 #include "util/str.h"
 
@@ -124,7 +126,11 @@ static int path_read(weir_buf *out, const level *lv, const weir_sql_relref *ref,
                      : weir__str_ieq(fmt, "csv")   ? "read_csv_auto"
                                                    : NULL;
     int rc = 0;
-    if (!fn) {
+    if (weir__str_ieq(fmt, "delta")) {
+        rc = weir__delta_render_scan(out, abs ? abs : path, err);
+        if (rc)
+            weir__sql_error_at(err, lv->flow->origin.src, ref->name.pos);
+    } else if (!fn) {
         rc = WEIR_ERR(err, WEIR_ESQL, "UNSUPPORTED_DATASOURCE_FOR_PATH_READ",
                       "reading %s files by path is not supported; use "
                       "read_files('%s', format => '%s')",
@@ -280,24 +286,42 @@ static int on_tvf(void *payload, const weir_sql_tvf *call, weir_buf *out,
                             "internal error: no batch for %s", in->external);
         return range_batch(out, call, b, err);
     }
+    bool metadata = weir__query_uses_metadata(lv->flow->query);
     if (call->streaming && ctx->mode == WEIR_RESOLVE_EXECUTE) {
         weir_arena a = WEIR_ARENA_INIT;
         const char *key = weir__source_key(&a, lv->flow, in, ctx->root_dir);
         const weir_source_batch *b = key ? find_batch(ctx, key) : NULL;
         weir__arena_free(&a);
-        if (!b)
+        if (!b || !b->file)
             return WEIR_ERR(err, WEIR_ERROR, NULL,
                             "internal error: no batch for file source");
         if (!b->n_files) {
-            /* Nothing new: an empty relation with the source's columns. */
-            weir__buf_puts(out, "(SELECT * FROM ");
-            int rc = weir__sql_render_read_files(out, call, NULL, 0,
-                                                 ctx->root_dir, err);
-            weir__buf_puts(out, " LIMIT 0)");
-            return rc;
+            weir__files_empty_relation(out, b->file, metadata);
+            return 0;
         }
-        return weir__sql_render_read_files(out, call, b->files, b->n_files,
-                                           ctx->root_dir, err);
+        return weir__files_render(out, b->file, (const char *const *)b->files,
+                                  b->sizes, b->mtimes, b->n_files,
+                                  ctx->careful_files, metadata, err);
+    }
+    if (call->streaming) {
+        /* Resolution: the schema stored with the checkpoint, or inferred. */
+        const weir_gflow *top = lv->flow;
+        weir_arena a = WEIR_ARENA_INIT;
+        const char *key = weir__source_key(&a, top, in, ctx->root_dir);
+        const char *cat = NULL;
+        if (top->target >= 0) {
+            const weir_gdataset *t = &ctx->g->datasets[top->target];
+            cat = t->catalog ? t->catalog : ctx->g->default_catalog;
+            if (!ctx->st || !weir__storage_has_catalog(ctx->st, cat))
+                cat = NULL;
+        }
+        int rc = weir__files_analysis_relation(
+            out, ctx->st ? ctx->st->conn : NULL, cat, top->display, key, call,
+            ctx->root_dir, metadata, err);
+        weir__arena_free(&a);
+        if (rc && !err->path[0])
+            weir__sql_error_at(err, lv->flow->origin.src, call->pos);
+        return rc;
     }
     int rc = weir__sql_render_read_files(out, call, NULL, 0, ctx->root_dir, err);
     if (rc && !err->path[0])

@@ -30,6 +30,7 @@ typedef struct weir_source_batch {
     bool is_files;
     int64_t start, end;    /* tables: rowid range [start, end) */
     int64_t epoch;         /* tables: the source's epoch */
+    struct weir_file_batch *file; /* file sources: options and schema */
     const char **files;    /* file sources: the new files */
     size_t n_files;
     uint64_t *sizes;
@@ -43,6 +44,7 @@ typedef struct weir_resolve_ctx {
     const char *root_dir;
     const weir_source_batch *batches; /* execution of streaming flows */
     size_t n_batches;
+    bool careful_files; /* file sources rescue what does not fit */
 } weir_resolve_ctx;
 
 /* Translate flow f's query to DuckDB SQL appended to out. */

@@ -370,6 +370,8 @@ static void finish_slot(run_state *rs, size_t idx)
                          x->no_new_data ? "true" : "false");
         weir__buf_puts(&d, weir__buf_cstr(&x->details));
         weir__buf_puts(&d, "}}");
+        if (x->note[0])
+            flow_event(rs, f, WEIR_LEVEL_INFO, NULL, NULL, x->note);
         char msg[1024];
         snprintf(msg, sizeof(msg), "Flow %s has COMPLETED.", f->display);
         flow_event(rs, f, WEIR_LEVEL_INFO, weir__buf_cstr(&d), NULL, msg);
@@ -762,6 +764,16 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
     if (out)
         memset(out, 0, sizeof(*out));
 
+    /* DuckDB resources from the pipeline's configuration. */
+    weir_engine_opts eopts = *opts;
+    const char *mem = pipeline_conf(g, "weir.duckdb.memory_limit");
+    const char *thr = pipeline_conf(g, "weir.duckdb.threads");
+    if (mem)
+        eopts.db.memory_limit = mem;
+    if (thr)
+        eopts.db.threads = (unsigned)parse_long(thr, 0);
+    opts = &eopts;
+    rs.opts = opts;
     int rc = weir__selection_check(run, err);
     if (!rc && !opts->storage && !run->dry)
         rc = WEIR_ERR(err, WEIR_EINVAL, "PIPELINE_STORAGE_ROOT_INVALID",

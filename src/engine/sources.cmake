@@ -2,6 +2,7 @@ set(WEIR_ENGINE_SOURCES
   src/engine/analyze.c
   src/engine/common.c
   src/engine/exec.c
+  src/engine/files.c
   src/engine/materialize.c
   src/engine/resolve.c
   src/engine/run.c

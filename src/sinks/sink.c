@@ -1,14 +1,17 @@
 /*
- * The registry of sink formats (see sink.h).
+ * The registry of sink formats (see sink.h): one line per format, each
+ * implemented in its own file (delta.c, parquet.c, json.c, csv.c).
  */
 #include "sinks/sink.h"
 
 #include <stddef.h>
 
+#include "sinks/internal.h"
 #include "util/str.h"
 
 static const weir_sink_format *const formats[] = {
-    NULL /* formats register here */
+    &weir__sink_delta, &weir__sink_parquet, &weir__sink_json, &weir__sink_csv,
+    NULL
 };
 
 const weir_sink_format *weir__sink_format(const char *name)

@@ -23,6 +23,7 @@
 
 #include "graph/graph.h"
 #include "store/db.h"
+#include "util/buf.h"
 #include "util/error.h"
 
 /* One batch of one flow into one sink. */
@@ -66,5 +67,15 @@ const weir_sink_format *weir__sink_format(const char *name);
 /* The value of an option (case-insensitive key), or NULL. */
 const char *weir__sink_option(const weir_kvpair *options, size_t n,
                               const char *key);
+
+/* Append a relation reading the Delta Lake table in the folder `path`
+ * (absolute) through its transaction log, as DuckDB SQL: a parenthesised
+ * SELECT of the table's columns (in its schema's order, timestamps as
+ * TIMESTAMP in UTC) over only the active data files, with partition
+ * values taken from the log; a typed empty relation when the table has no
+ * files. Errors: DELTA_TABLE_NOT_FOUND (no commits),
+ * DELTA_CHECKPOINT_NOT_SUPPORTED, DELTA_UNSUPPORTED_PROTOCOL, I/O. Used by
+ * delta.`path`, delta_scan('path') and read_delta('path'). */
+int weir__delta_render_scan(weir_buf *out, const char *path, weir_error *err);
 
 #endif

@@ -1,0 +1,122 @@
+/*
+ * Streaming file sources (STREAM read_files / cloud_files), like Databricks
+ * Auto Loader: discovering new files, the source's schema (inferred with
+ * schemaHints, or given, stored with the checkpoint in _weir.file_schemas
+ * and evolved by schemaEvolutionMode), rescued data for values that do not
+ * fit, the _metadata column, and the DuckDB relation that reads a batch.
+ * See docs/files.md.
+ */
+#ifndef WEIR_ENGINE_FILES_H
+#define WEIR_ENGINE_FILES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "graph/graph.h"
+#include "store/db.h"
+#include "util/arena.h"
+#include "util/buf.h"
+#include "util/fs.h"
+
+typedef enum weir_evolution {
+    WEIR_EVOLVE_ADD_NEW_COLUMNS,
+    WEIR_EVOLVE_RESCUE,
+    WEIR_EVOLVE_FAIL_ON_NEW_COLUMNS,
+    WEIR_EVOLVE_NONE
+} weir_evolution;
+
+/* The options of a read_files / cloud_files call. */
+typedef struct weir_file_opts {
+    const char *path;
+    const char *format; /* json, csv, parquet, text */
+    bool multiline;
+    bool header;
+    const char *sep, *quote, *escape, *null_value;
+    bool recursive;
+    const char *glob_filter; /* pathGlobFilter */
+    const char *schema;      /* a Spark DDL column list, or NULL */
+    const char *hints;       /* schemaHints */
+    weir_evolution evolution;
+    const char *rescued;     /* rescued data column, "" = none */
+    const char *mode;        /* PERMISSIVE, FAILFAST, DROPMALFORMED */
+    bool infer_types;
+    bool evolution_set;      /* schemaEvolutionMode was given */
+} weir_file_opts;
+
+int weir__file_opts(weir_file_opts *out, const weir_sql_tvf *call,
+                    weir_error *err);
+
+/* Regular files of the source, sorted by path; hidden files (leading '.'
+ * or '_') skipped. *missing is set when the path does not exist (yet). */
+int weir__files_list(weir_file_list *out, bool *missing, const char *root_dir,
+                     const weir_file_opts *o, weir_error *err);
+
+typedef struct weir_file_schema {
+    weir_db_column *cols;
+    size_t n;
+} weir_file_schema;
+
+/* One batch of a file source, planned on the flow's connection. */
+typedef struct weir_file_batch {
+    weir_file_opts opts;
+    weir_file_schema schema; /* what the batch reads, in arena */
+    bool store_schema;       /* schema is new: store it with the checkpoint */
+    int64_t schema_version;
+    bool unknown_fields;     /* rescue mode met fields outside the schema */
+    bool folder_missing;     /* the source path does not exist (yet) */
+} weir_file_batch;
+
+/*
+ * Decide the schema of a batch reading `files` (n > 0): the stored one of
+ * this flow, source and generation, else inferred (schemaHints applied) or
+ * given; evolved as the options say. state_catalog holds _weir.
+ */
+int weir__files_plan(weir_file_batch *b, weir_arena *a, weir_conn *conn,
+                     const char *state_catalog, const char *flow,
+                     int64_t generation, const char *source,
+                     const char *const *files, size_t n, weir_error *err);
+
+/* Only the stored schema (a batch without new files); *found says. */
+int weir__files_plan_stored(weir_file_batch *b, weir_arena *a, weir_conn *conn,
+                            const char *state_catalog, const char *flow,
+                            int64_t generation, const char *source, bool *found,
+                            weir_error *err);
+
+/*
+ * The DuckDB relation reading `files` with b->schema: the fast path (the
+ * format's reader with explicit columns) or, with `careful`, the path that
+ * rescues malformed records and values that do not fit into the rescued
+ * data column. with_metadata adds the _metadata struct (file path, name,
+ * size, modification time).
+ */
+int weir__files_render(weir_buf *out, const weir_file_batch *b,
+                       const char *const *files, const uint64_t *sizes,
+                       const int64_t *mtimes, size_t n, bool careful,
+                       bool with_metadata, weir_error *err);
+
+/* An empty relation with the batch's schema (a source with no new file). */
+void weir__files_empty_relation(weir_buf *out, const weir_file_batch *b,
+                                bool with_metadata);
+
+/* Append the statement that stores b->schema as version b->schema_version. */
+void weir__files_store_schema(weir_buf *sql, const weir_file_batch *b,
+                              const char *state_catalog, const char *flow,
+                              int64_t generation, const char *source,
+                              const char *update_id);
+
+/*
+ * The schema a streaming file source has for resolution (dry runs too):
+ * the stored one when the storage has it (conn may be NULL), else inferred
+ * from the files that exist now. An empty typed relation of it goes to out.
+ */
+int weir__files_analysis_relation(weir_buf *out, weir_conn *conn,
+                                  const char *state_catalog, const char *flow,
+                                  const char *source, const weir_sql_tvf *call,
+                                  const char *root_dir, bool with_metadata,
+                                  weir_error *err);
+
+/* True when the query text mentions _metadata (the column is hidden from
+ * SELECT * and only added when used). */
+bool weir__query_uses_metadata(const weir_sql_query *q);
+
+#endif

@@ -1,0 +1,53 @@
+/*
+ * The json sink: a folder of newline-delimited JSON files (folder.c),
+ * written with DuckDB's COPY. Options: path, partitionBy, compression
+ * (none, the default, gzip, zstd).
+ */
+#include "sinks/internal.h"
+
+#include "util/str.h"
+
+static const char *const KEYS[] = { "path", "partitionBy", "compression",
+                                    NULL };
+static const char *const CODECS[] = { "none", "uncompressed", "gzip", "zstd",
+                                      NULL };
+
+static int check(const weir_kvpair *options, size_t n, weir_error *err)
+{
+    return weir__sink_check_choice(options, n, "compression", CODECS, err);
+}
+
+static void copy_options(weir_buf *out, const weir_kvpair *options, size_t n)
+{
+    const char *codec = weir__sink_compression(options, n);
+    weir__buf_puts(out, ", COMPRESSION ");
+    weir__buf_put_sql_string(out, codec ? codec : "uncompressed");
+}
+
+static const char *extension(const weir_kvpair *options, size_t n)
+{
+    const char *codec = weir__sink_compression(options, n);
+    if (codec && weir__str_ieq(codec, "gzip"))
+        return ".json.gz";
+    if (codec && weir__str_ieq(codec, "zstd"))
+        return ".json.zst";
+    return ".json";
+}
+
+static const weir_folder_format JSON = { "json", "json", KEYS, check,
+                                         copy_options, extension };
+
+static int validate(const weir_kvpair *options, size_t n, weir_error *err)
+{
+    return weir__folder_validate(&JSON, options, n, err);
+}
+
+static int stage(weir_conn *conn, const weir_sink_batch *b, const char *sql,
+                 int64_t *rows, weir_error *err)
+{
+    return weir__folder_stage(&JSON, conn, b, sql, rows, err);
+}
+
+const weir_sink_format weir__sink_json = {
+    "json", validate, stage, weir__folder_publish, weir__folder_discard
+};

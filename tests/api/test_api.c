@@ -1,0 +1,635 @@
+/*
+ * Contract tests of the public C API (include/weir.h), linked against the
+ * shared library like any user program: argument checking and NULL
+ * handling, options versions, identifiers and read references, where SQL
+ * errors point, definitions with schema, properties, partitions and
+ * expectations, run options, the rules tying results and Arrow streams to
+ * runs, and Arrow export running a statement exactly once. Each test works
+ * in its own scratch folder.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "harness.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <weir.h>
+
+/* A scratch folder per test, removed at the end. */
+typedef struct scratch {
+    char dir[64];
+    char storage[128];
+} scratch;
+
+static void scratch_init(scratch *s)
+{
+    snprintf(s->dir, sizeof(s->dir), "/tmp/weir-test-api-XXXXXX");
+    if (!mkdtemp(s->dir))
+        abort();
+    snprintf(s->storage, sizeof(s->storage), "%s/storage", s->dir);
+}
+
+static void scratch_free(scratch *s)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", s->dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "cannot remove %s\n", s->dir);
+}
+
+static weir_pipeline *pipeline_at(weir_session *s, const scratch *sc)
+{
+    weir_pipeline_options o = WEIR_PIPELINE_OPTIONS_INIT;
+    o.storage = sc ? sc->storage : NULL;
+    o.root_dir = sc ? sc->dir : NULL;
+    weir_pipeline *p = NULL;
+    weir_error err;
+    if (weir_pipeline_create(&p, s, &o, &err) != 0) {
+        fprintf(stderr, "weir_pipeline_create: %s\n", err.message);
+        abort();
+    }
+    return p;
+}
+
+/* The single value of a one-row, one-column query, copied into buf. */
+static const char *scalar(weir_pipeline *p, const char *sql, char *buf,
+                          size_t size)
+{
+    weir_result *r = NULL;
+    weir_error err;
+    snprintf(buf, size, "<error>");
+    if (weir_pipeline_query(p, sql, &r, &err) != 0) {
+        fprintf(stderr, "  query %s: %s\n", sql, err.message);
+        return buf;
+    }
+    const char *v = weir_result_value(r, 0, 0);
+    snprintf(buf, size, "%s", v ? v : "NULL");
+    weir_result_free(r);
+    return buf;
+}
+
+TEST(test_version)
+{
+    CHECK_STR(weir_version(), WEIR_VERSION);
+    CHECK(WEIR_VERSION_NUMBER == WEIR_VERSION_MAJOR * 10000 +
+                                     WEIR_VERSION_MINOR * 100 +
+                                     WEIR_VERSION_PATCH);
+    CHECK(weir_duckdb_version()[0] == 'v');
+    CHECK_STR(weir_strerror(WEIR_OK), "success");
+    CHECK_STR(weir_strerror(WEIR_EGRAPH), "invalid dataflow graph");
+    CHECK_STR(weir_strerror(12345), "error");
+    for (int code = WEIR_ECANCELED; code <= WEIR_OK; code++)
+        CHECK(weir_strerror(code) != NULL && weir_strerror(code)[0]);
+}
+
+TEST(test_null_and_versions)
+{
+    weir_error err;
+    CHECK_INT(weir_session_open(NULL, NULL, &err), WEIR_EINVAL);
+    CHECK_INT(err.code, WEIR_EINVAL);
+    weir_session_options so = WEIR_SESSION_OPTIONS_INIT;
+    so.version = 99;
+    weir_session *s = (weir_session *)&err; /* must be reset to NULL */
+    CHECK_INT(weir_session_open(&s, &so, &err), WEIR_EINVAL);
+    CHECK(s == NULL);
+    CHECK_CONTAINS(err.message, "version");
+    CHECK_INT(weir_session_open(&s, NULL, NULL), 0);
+
+    weir_pipeline *p = NULL;
+    CHECK_INT(weir_pipeline_create(&p, NULL, NULL, &err), WEIR_EINVAL);
+    weir_pipeline_options po = WEIR_PIPELINE_OPTIONS_INIT;
+    po.version = 0;
+    CHECK_INT(weir_pipeline_create(&p, s, &po, &err), WEIR_EINVAL);
+    CHECK(p == NULL);
+    po = (weir_pipeline_options)WEIR_PIPELINE_OPTIONS_INIT;
+    po.storage = "s3://bucket/x";
+    CHECK_INT(weir_pipeline_create(&p, s, &po, &err), WEIR_EINVAL);
+    CHECK_STR(err.error_class, "PIPELINE_STORAGE_ROOT_INVALID");
+    po = (weir_pipeline_options)WEIR_PIPELINE_OPTIONS_INIT;
+    po.catalog = "weir";
+    CHECK_INT(weir_pipeline_create(&p, s, &po, &err), WEIR_EINVAL);
+
+    p = pipeline_at(s, NULL);
+    CHECK_STR(weir_pipeline_name(p), "pipeline");
+    CHECK(weir_pipeline_storage(p) == NULL);
+    CHECK(weir_pipeline_spec_path(p) == NULL);
+    CHECK(weir_pipeline_name(NULL) == NULL);
+
+    CHECK_INT(weir_pipeline_define_dataset(p, WEIR_MATERIALIZED_VIEW, NULL,
+                                           NULL, &err),
+              WEIR_EINVAL);
+    weir_dataset_options d = WEIR_DATASET_OPTIONS_INIT;
+    d.name = "t";
+    d.query = "SELECT 1 AS x";
+    CHECK_INT(weir_pipeline_define_dataset(p, (weir_dataset_kind)9, &d, NULL,
+                                           &err),
+              WEIR_EINVAL);
+    d.version = 2;
+    CHECK_INT(weir_pipeline_create_materialized_view(p, &d, NULL, &err),
+              WEIR_EINVAL);
+    d.version = WEIR_DATASET_OPTIONS_VERSION;
+    d.n_properties = 1; /* without the array */
+    CHECK_INT(weir_pipeline_create_materialized_view(p, &d, NULL, &err),
+              WEIR_EINVAL);
+    d.n_properties = 0;
+    weir_expectation bad_action = { "e", "x > 0", (weir_expectation_action)7 };
+    d.expectations = &bad_action;
+    d.n_expectations = 1;
+    CHECK_INT(weir_pipeline_create_materialized_view(p, &d, NULL, &err),
+              WEIR_EINVAL);
+
+    weir_flow_options f = WEIR_FLOW_OPTIONS_INIT;
+    CHECK_INT(weir_pipeline_define_flow(p, &f, &err), WEIR_EINVAL);
+    f.name = "f";
+    f.target = "t";
+    CHECK_INT(weir_pipeline_define_flow(p, &f, &err), WEIR_EINVAL); /* no query */
+    CHECK_INT(weir_pipeline_define_sql(p, NULL, "x.sql", &err), WEIR_EINVAL);
+
+    weir_run_options ro = WEIR_RUN_OPTIONS_INIT;
+    ro.version = 5;
+    CHECK_INT(weir_pipeline_start_run(p, &ro, NULL, &err), WEIR_EINVAL);
+    CHECK_INT(weir_pipeline_start_run(NULL, NULL, NULL, &err), WEIR_EINVAL);
+
+    weir_result *r = (weir_result *)&err;
+    CHECK_INT(weir_pipeline_query(p, "SELECT 1", &r, &err), WEIR_EINVAL);
+    CHECK(r == NULL); /* no storage to query */
+    struct ArrowArrayStream stream;
+    CHECK_INT(weir_pipeline_query_arrow(p, "SELECT 1", &stream, NULL),
+              WEIR_EINVAL);
+    CHECK(stream.release == NULL);
+
+    weir_graph_info g;
+    CHECK_INT(weir_pipeline_describe(p, &g, &err), WEIR_EINVAL);
+    CHECK_INT(weir_pipeline_diagnostics(NULL, NULL), 0);
+
+    /* Destructors take NULL; accessors of NULL results are empty. */
+    weir_result_free(NULL);
+    weir_pipeline_drop(NULL);
+    weir_session_close(NULL);
+    CHECK_INT(weir_result_row_count(NULL), 0);
+    CHECK(weir_result_value(NULL, 0, 0) == NULL);
+    weir_pipeline_drop(p);
+    weir_session_close(s);
+}
+
+TEST(test_names_and_references)
+{
+    weir_error err;
+    weir_session *s;
+    CHECK_INT(weir_session_open(&s, NULL, &err), 0);
+    weir_pipeline_options po = WEIR_PIPELINE_OPTIONS_INIT;
+    po.catalog = "cat";
+    po.database = "db";
+    weir_pipeline *p;
+    CHECK_INT(weir_pipeline_create(&p, s, &po, &err), 0);
+
+    const char *ref;
+    CHECK_INT(weir_pipeline_read(p, "events", false, &ref, &err), 0);
+    CHECK_STR(ref, "`cat`.`db`.`events`");
+    CHECK_INT(weir_pipeline_read(p, "other.events", true, &ref, &err), 0);
+    CHECK_STR(ref, "STREAM `cat`.`other`.`events`");
+    CHECK_INT(weir_pipeline_read(p, "c.d.t", false, &ref, &err), 0);
+    CHECK_STR(ref, "`c`.`d`.`t`");
+    CHECK_INT(weir_pipeline_read(p, "`odd.name`", false, &ref, &err), 0);
+    CHECK_STR(ref, "`cat`.`db`.`odd.name`");
+    CHECK_INT(weir_pipeline_read(p, "`tick``s`", false, &ref, &err), 0);
+    CHECK_STR(ref, "`cat`.`db`.`tick``s`");
+    const char *bad[] = { "", "a.b.c.d", "t WHERE 1 = 1", "`open", "t;",
+                          "range(3)", "a b" };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        ref = "x";
+        CHECK_INT(weir_pipeline_read(p, bad[i], false, &ref, &err), WEIR_EINVAL);
+        CHECK(ref == NULL);
+    }
+    CHECK_INT(weir_pipeline_read(p, NULL, false, &ref, &err), WEIR_EINVAL);
+
+    /* Resolved identifiers; temporary views keep one part. */
+    weir_dataset_options d = WEIR_DATASET_OPTIONS_INIT;
+    const char *id = NULL;
+    d.name = "t";
+    d.query = "SELECT 1 AS x";
+    CHECK_INT(weir_pipeline_create_materialized_view(p, &d, &id, &err), 0);
+    CHECK_STR(id, "cat.db.t");
+    d.name = "sch.t2";
+    CHECK_INT(weir_pipeline_create_materialized_view(p, &d, &id, &err), 0);
+    CHECK_STR(id, "cat.sch.t2");
+    d.name = "v";
+    CHECK_INT(weir_pipeline_create_temporary_view(p, &d, &id, &err), 0);
+    CHECK_STR(id, "v");
+    CHECK_INT(weir_pipeline_read(p, "v", false, &ref, &err), 0);
+    CHECK_STR(ref, "`v`");
+    CHECK_INT(weir_pipeline_read(p, "V", true, &ref, &err), 0);
+    CHECK_STR(ref, "STREAM `V`");
+    d.name = "x y";
+    CHECK_INT(weir_pipeline_create_table(p, &d, &id, &err), WEIR_EINVAL);
+    CHECK(id == NULL);
+    weir_pipeline_drop(p);
+    weir_session_close(s);
+}
+
+TEST(test_sql_error_locations)
+{
+    weir_error err;
+    weir_session *s;
+    CHECK_INT(weir_session_open(&s, NULL, &err), 0);
+    weir_pipeline *p = pipeline_at(s, NULL);
+
+    /* A query given through C: located in its own text, named <name>. */
+    weir_dataset_options d = WEIR_DATASET_OPTIONS_INIT;
+    d.name = "bad";
+    d.query = "SELECT a,\n  FROM t";
+    CHECK_INT(weir_pipeline_create_materialized_view(p, &d, NULL, &err),
+              WEIR_ESQL);
+    CHECK_INT(err.code, WEIR_ESQL);
+    CHECK_STR(err.path, "<bad>");
+    CHECK_INT(err.line, 2);
+    CHECK(err.column > 0);
+    CHECK_STR(err.line_text, "  FROM t");
+    const weir_error *diags;
+    CHECK_INT(weir_pipeline_diagnostics(p, &diags), 1);
+
+    /* A bad schema. */
+    d.query = "SELECT 1 AS a";
+    d.schema = "a BIGINT,,";
+    CHECK_INT(weir_pipeline_create_materialized_view(p, &d, NULL, &err),
+              WEIR_ESQL);
+
+    /* SQL text: every bad statement is a diagnostic; the good ones stay. */
+    CHECK_INT(weir_pipeline_define_sql(p,
+                                       "CREATE MATERIALIZED VIEW a AS SELEC 1;\n"
+                                       "CREATE MATERIALIZED VIEW ok AS SELECT 1 AS x;\n"
+                                       "CREATE MATERIALIZED VIEW b AS SELECT (;\n",
+                                       "defs.sql", &err),
+              WEIR_ESQL);
+    CHECK_STR(err.path, "defs.sql");
+    CHECK_INT(err.line, 1);
+    CHECK_INT(weir_pipeline_diagnostics(p, &diags), 2);
+    CHECK_INT(diags[1].line, 3);
+    CHECK_INT(weir_pipeline_define_sql(p, "CREATE MATERIALIZED VIEW c AS SELEC 1",
+                                       NULL, &err),
+              WEIR_ESQL);
+    CHECK_STR(err.path, "<sql>");
+
+    /* Graph errors of C definitions point into their query text. */
+    weir_pipeline_drop(p);
+    p = pipeline_at(s, NULL);
+    d = (weir_dataset_options)WEIR_DATASET_OPTIONS_INIT;
+    d.name = "m";
+    d.query = "SELECT *\nFROM nowhere";
+    CHECK_INT(weir_pipeline_create_materialized_view(p, &d, NULL, &err), 0);
+    weir_run_options dry = WEIR_RUN_OPTIONS_INIT;
+    dry.dry = true;
+    CHECK_INT(weir_pipeline_start_run(p, &dry, NULL, &err), WEIR_EGRAPH);
+    CHECK_STR(err.path, "<m>");
+    CHECK_INT(err.line, 2);
+    CHECK_INT(err.column, 6);
+    weir_pipeline_drop(p);
+    weir_session_close(s);
+}
+
+/* Events seen by a run. */
+typedef struct seen {
+    int events, completed, progress;
+    char update_id[40];
+} seen;
+
+static void count_event(const weir_event *e, void *payload)
+{
+    seen *s = (seen *)payload;
+    s->events++;
+    if (strstr(e->message, "has COMPLETED"))
+        s->completed++;
+    snprintf(s->update_id, sizeof(s->update_id), "%s", e->update_id);
+}
+
+static void count_progress(const weir_progress *pr, void *payload)
+{
+    (void)pr;
+    ((seen *)payload)->progress++;
+}
+
+TEST(test_full_definition)
+{
+    scratch sc;
+    scratch_init(&sc);
+    weir_error err;
+    weir_session *s;
+    CHECK_INT(weir_session_open(&s, NULL, &err), 0);
+    weir_pipeline *p = pipeline_at(s, &sc);
+
+    /* Schema, comment, properties, partitions and expectations. */
+    weir_kv props[] = { { "quality", "silver" } };
+    const char *parts[] = { "kind" };
+    weir_expectation exps[] = {
+        { "positive", "id > 0", WEIR_EXPECT_DROP },
+        { "named", "name IS NOT NULL", WEIR_EXPECT_WARN },
+    };
+    weir_dataset_options d = WEIR_DATASET_OPTIONS_INIT;
+    d.name = "items";
+    d.query = "SELECT id, CASE WHEN id = 2 THEN NULL ELSE 'n' || id END AS name, "
+              "id % 2 AS kind FROM range(-1, 5) AS r(id)";
+    d.schema = "id BIGINT COMMENT 'the key', name STRING, kind BIGINT";
+    d.comment = "Items";
+    d.properties = props;
+    d.n_properties = 1;
+    d.partition_cols = parts;
+    d.n_partition_cols = 1;
+    d.expectations = exps;
+    d.n_expectations = 2;
+    CHECK_INT(weir_pipeline_create_materialized_view(p, &d, NULL, &err), 0);
+
+    /* A materialized view without a query, written by a standalone flow
+     * (Spark's df = None plus defineFlow). */
+    weir_dataset_options m = WEIR_DATASET_OPTIONS_INIT;
+    m.name = "totals";
+    CHECK_INT(weir_pipeline_create_materialized_view(p, &m, NULL, &err), 0);
+    weir_flow_options f = WEIR_FLOW_OPTIONS_INIT;
+    f.name = "totals_flow";
+    f.target = "totals";
+    f.query = "SELECT count(*) AS n FROM items";
+    CHECK_INT(weir_pipeline_define_flow(p, &f, &err), 0);
+
+    /* A streaming table with a schema and no query, filled by a once-flow;
+     * a flow needs a name, a target and a query. */
+    weir_dataset_options st = WEIR_DATASET_OPTIONS_INIT;
+    st.name = "log";
+    st.schema = "id BIGINT";
+    CHECK_INT(weir_pipeline_create_table(p, &st, NULL, &err), 0);
+    weir_flow_options lf = WEIR_FLOW_OPTIONS_INIT;
+    lf.name = "log_backfill";
+    lf.query = "SELECT id FROM range(3) AS r(id)";
+    lf.once = true;
+    CHECK_INT(weir_pipeline_define_flow(p, &lf, &err), WEIR_EINVAL);
+    lf.target = "log";
+    CHECK_INT(weir_pipeline_define_flow(p, &lf, &err), 0);
+
+    seen ev = { 0, 0, 0, "" };
+    weir_run_options ro = WEIR_RUN_OPTIONS_INIT;
+    ro.on_event = count_event;
+    ro.event_payload = &ev;
+    ro.on_progress = count_progress;
+    ro.progress_payload = &ev;
+    weir_run_result r;
+    CHECK_INT(weir_pipeline_start_run(p, &ro, &r, &err), 0);
+    CHECK_INT(r.state, WEIR_RUN_COMPLETED);
+    CHECK_INT(r.flows_completed, 3);
+    CHECK_INT(ev.completed, 3);
+    CHECK_STR(ev.update_id, r.update_id);
+
+    char buf[64];
+    /* id -1 and 0 dropped by the expectation; the NULL name only warned. */
+    CHECK_STR(scalar(p, "SELECT count(*) FROM items", buf, sizeof(buf)), "4");
+    CHECK_STR(scalar(p, "SELECT n FROM totals", buf, sizeof(buf)), "4");
+    CHECK_STR(scalar(p, "SELECT count(*) FROM log", buf, sizeof(buf)), "3");
+
+    weir_graph_info g;
+    CHECK_INT(weir_pipeline_describe(p, &g, &err), 0);
+    const weir_dataset_info *items = NULL;
+    for (size_t i = 0; i < g.n_datasets; i++)
+        if (strcmp(g.datasets[i].name, "spark_catalog.default.items") == 0)
+            items = &g.datasets[i];
+    CHECK(items != NULL);
+    if (items) {
+        CHECK_INT(items->n_expectations, 2);
+        CHECK_STR(items->comment, "Items");
+        CHECK_INT(items->n_columns, 3);
+        CHECK_STR(items->columns[0].comment, "the key");
+        CHECK_STR(items->columns[0].type, "bigint");
+        CHECK_STR(items->source_path, "<items>");
+    }
+    int flows_with_target = 0;
+    for (size_t i = 0; i < g.n_flows; i++)
+        if (strcmp(g.flows[i].target, "spark_catalog.default.log") == 0)
+            flows_with_target += g.flows[i].once;
+    CHECK_INT(flows_with_target, 1);
+
+    /* A new definition invalidates the description. */
+    weir_dataset_options more = WEIR_DATASET_OPTIONS_INIT;
+    more.name = "more";
+    more.query = "SELECT 1 AS x";
+    CHECK_INT(weir_pipeline_create_materialized_view(p, &more, NULL, &err), 0);
+    CHECK_INT(weir_pipeline_describe(p, &g, &err), WEIR_EINVAL);
+
+    weir_pipeline_drop(p);
+    weir_session_close(s);
+    scratch_free(&sc);
+}
+
+TEST(test_run_options)
+{
+    scratch sc;
+    scratch_init(&sc);
+    weir_error err;
+    weir_session *s;
+    CHECK_INT(weir_session_open(&s, NULL, &err), 0);
+    weir_pipeline *p = pipeline_at(s, NULL);
+    weir_dataset_options d = WEIR_DATASET_OPTIONS_INIT;
+    d.name = "t";
+    d.query = "SELECT 1 AS x";
+    CHECK_INT(weir_pipeline_create_materialized_view(p, &d, NULL, &err), 0);
+
+    /* No storage: a dry run is fine, a run is not. */
+    weir_run_options dry = WEIR_RUN_OPTIONS_INIT;
+    dry.dry = true;
+    weir_run_result r;
+    CHECK_INT(weir_pipeline_start_run(p, &dry, &r, &err), 0);
+    CHECK_INT(r.state, WEIR_RUN_COMPLETED);
+    CHECK_INT(weir_pipeline_start_run(p, NULL, &r, &err), WEIR_EINVAL);
+    CHECK_STR(err.error_class, "PIPELINE_STORAGE_ROOT_INVALID");
+
+    /* Conflicting selections. */
+    const char *t[] = { "t" };
+    weir_run_options ro = WEIR_RUN_OPTIONS_INIT;
+    ro.storage = sc.storage;
+    ro.full_refresh_all = true;
+    ro.refresh = t;
+    ro.n_refresh = 1;
+    CHECK_INT(weir_pipeline_start_run(p, &ro, &r, &err), WEIR_EINVAL);
+    ro.full_refresh_all = false;
+    ro.full_refresh = t;
+    ro.n_full_refresh = 1;
+    CHECK_INT(weir_pipeline_start_run(p, &ro, &r, &err), WEIR_EINVAL);
+    ro.n_refresh = 0;
+    ro.refresh = NULL;
+    CHECK_INT(weir_pipeline_start_run(p, &ro, &r, &err), 0);
+    CHECK_INT(r.state, WEIR_RUN_COMPLETED);
+
+    /* Cancelled before it starts: nothing runs. */
+    volatile int cancel = 1;
+    weir_run_options cr = WEIR_RUN_OPTIONS_INIT;
+    cr.storage = sc.storage;
+    cr.cancel = &cancel;
+    CHECK_INT(weir_pipeline_start_run(p, &cr, &r, &err), 0);
+    CHECK_INT(r.state, WEIR_RUN_CANCELED);
+    weir_pipeline_drop(p);
+    weir_session_close(s);
+    scratch_free(&sc);
+}
+
+TEST(test_results_and_streams)
+{
+    scratch sc;
+    scratch_init(&sc);
+    weir_error err;
+    weir_session *s;
+    CHECK_INT(weir_session_open(&s, NULL, &err), 0);
+    weir_pipeline *p = pipeline_at(s, &sc);
+    weir_dataset_options d = WEIR_DATASET_OPTIONS_INIT;
+    d.name = "t";
+    d.query = "SELECT id FROM src";
+    CHECK_INT(weir_pipeline_create_materialized_view(p, &d, NULL, &err), 0);
+
+    /* Arrow export runs the last statement once: an INSERT is not
+     * repeated. */
+    struct ArrowArrayStream st;
+    CHECK_INT(weir_pipeline_query_arrow(
+                  p, "CREATE TABLE src AS SELECT 1 AS id; "
+                     "INSERT INTO src VALUES (2)",
+                  &st, &err),
+              0);
+    struct ArrowSchema schema;
+    struct ArrowArray batch;
+    CHECK_INT(st.get_schema(&st, &schema), 0);
+    CHECK_STR(schema.format, "+s");
+    schema.release(&schema);
+    CHECK_INT(st.get_next(&st, &batch), 0);
+    CHECK(batch.release != NULL);
+    if (batch.release)
+        batch.release(&batch);
+
+    /* Open streams and results hold the storage: runs wait for them. */
+    CHECK_INT(weir_pipeline_start_run(p, NULL, NULL, &err), WEIR_EBUSY);
+    st.release(&st);
+    CHECK(st.release == NULL);
+    char buf[64];
+    CHECK_STR(scalar(p, "SELECT count(*) FROM src", buf, sizeof(buf)), "2");
+    weir_result *res;
+    CHECK_INT(weir_pipeline_query(p, "SELECT 1", &res, &err), 0);
+    CHECK_INT(weir_pipeline_start_run(p, NULL, NULL, &err), WEIR_EBUSY);
+    weir_result_free(res);
+    weir_run_result r;
+    CHECK_INT(weir_pipeline_start_run(p, NULL, &r, &err), 0);
+    CHECK_INT(r.state, WEIR_RUN_COMPLETED);
+
+    /* Stream contents: several types, NULLs, batches until release NULL. */
+    CHECK_INT(weir_pipeline_query_arrow(
+                  p, "SELECT id, CAST(id AS STRING) AS s, "
+                     "CASE WHEN id % 2 = 0 THEN NULL ELSE id END AS odd "
+                     "FROM range(5000) AS r(id)",
+                  &st, &err),
+              0);
+    CHECK_INT(st.get_schema(&st, &schema), 0);
+    CHECK_INT(schema.n_children, 3);
+    CHECK_STR(schema.children[0]->name, "id");
+    CHECK_STR(schema.children[0]->format, "l");
+    CHECK_STR(schema.children[1]->format, "u");
+    schema.release(&schema);
+    int64_t rows = 0, nulls = 0, batches = 0;
+    for (;;) {
+        CHECK_INT(st.get_next(&st, &batch), 0);
+        if (!batch.release)
+            break;
+        batches++;
+        rows += batch.length;
+        nulls += batch.children[2]->null_count;
+        batch.release(&batch);
+    }
+    CHECK_INT(rows, 5000);
+    CHECK_INT(nulls, 2500);
+    CHECK(batches >= 2);
+    CHECK(st.get_last_error(&st) == NULL);
+    st.release(&st);
+
+    /* Query errors: unknown tables are SQL errors, whether or not err is
+     * given; a failed stream is not set. */
+    CHECK_INT(weir_pipeline_query(p, "SELECT * FROM nowhere", &res, &err),
+              WEIR_ESQL);
+    CHECK_STR(err.error_class, "TABLE_OR_VIEW_NOT_FOUND");
+    CHECK_INT(weir_pipeline_query(p, "SELECT * FROM nowhere", &res, NULL),
+              WEIR_ESQL);
+    CHECK_INT(weir_pipeline_query_arrow(p, "SELEC 1", &st, &err), WEIR_ESQL);
+    CHECK(st.release == NULL);
+    CHECK_INT(weir_pipeline_query(p, "  ", &res, &err), WEIR_ESQL);
+
+    /* The text form of a result. */
+    CHECK_INT(weir_pipeline_query(p,
+                                  "SELECT 1 AS a, 'x' AS b, CAST(NULL AS INT) AS c",
+                                  &res, &err),
+              0);
+    CHECK_INT(weir_result_column_count(res), 3);
+    CHECK_INT(weir_result_row_count(res), 1);
+    CHECK_STR(weir_result_column_name(res, 1), "b");
+    CHECK_STR(weir_result_column_type(res, 0), "int");
+    CHECK(weir_result_column_is_numeric(res, 0));
+    CHECK(!weir_result_column_is_numeric(res, 1));
+    CHECK_STR(weir_result_value(res, 1, 0), "x");
+    CHECK(weir_result_value(res, 2, 0) == NULL);
+    CHECK(weir_result_value(res, 3, 0) == NULL);
+    CHECK(weir_result_column_name(res, 3) == NULL);
+    weir_result_free(res);
+
+    /* Streams and their batches outlive each other in either order. */
+    CHECK_INT(weir_pipeline_query_arrow(p, "SELECT 42 AS answer", &st, &err), 0);
+    CHECK_INT(st.get_next(&st, &batch), 0);
+    st.release(&st);
+    CHECK_INT(batch.length, 1);
+    CHECK_INT(((const int32_t *)batch.children[0]->buffers[1])[0], 42);
+    batch.release(&batch);
+
+    weir_pipeline_drop(p);
+    weir_session_close(s);
+    scratch_free(&sc);
+}
+
+TEST(test_load_spec)
+{
+    scratch sc;
+    scratch_init(&sc);
+    char path[256];
+    snprintf(path, sizeof(path), "%s/spark-pipeline.yml", sc.dir);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("name: from_spec\nstorage: storage\nlibraries:\n"
+          "  - glob:\n      include: transformations/**\n",
+          f);
+    fclose(f);
+    char tdir[256];
+    snprintf(tdir, sizeof(tdir), "%s/transformations", sc.dir);
+    CHECK_INT(mkdir(tdir, 0755), 0);
+    snprintf(path, sizeof(path), "%s/transformations/t.sql", sc.dir);
+    f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("CREATE MATERIALIZED VIEW t AS SELECT 7 AS x;\n", f);
+    fclose(f);
+
+    weir_error err;
+    weir_session *s;
+    CHECK_INT(weir_session_open(&s, NULL, &err), 0);
+    snprintf(path, sizeof(path), "%s/spark-pipeline.yml", sc.dir);
+    weir_pipeline *p = NULL;
+    CHECK_INT(weir_pipeline_load(&p, s, path, &err), 0);
+    CHECK_STR(weir_pipeline_name(p), "from_spec");
+    CHECK_STR(weir_pipeline_spec_path(p), path);
+    CHECK_STR(weir_pipeline_storage(p), sc.storage);
+    weir_run_result r;
+    CHECK_INT(weir_pipeline_start_run(p, NULL, &r, &err), 0);
+    char buf[32];
+    CHECK_STR(scalar(p, "SELECT x FROM t", buf, sizeof(buf)), "7");
+    weir_pipeline_drop(p);
+
+    snprintf(path, sizeof(path), "%s/missing.yml", sc.dir);
+    p = (weir_pipeline *)&err;
+    CHECK(weir_pipeline_load(&p, s, path, &err) < 0);
+    CHECK(p == NULL);
+    weir_session_close(s);
+    scratch_free(&sc);
+}
+
+TEST_MAIN(RUN(test_version); RUN(test_null_and_versions);
+          RUN(test_names_and_references); RUN(test_sql_error_locations);
+          RUN(test_full_definition); RUN(test_run_options);
+          RUN(test_results_and_streams); RUN(test_load_spec);)

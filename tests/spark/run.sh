@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The Spark differential tier: weir against real Apache Spark.
+#
+#   tests/spark/run.sh [--quick] [--only REGEX] [--no-pipelines] [--no-fail]
+#
+# Creates (once) a Python venv with pinned pyspark in build-spark-venv/,
+# uses the machine's Java 17, runs the SQL corpus (tests/spark/corpus/*.sql)
+# on Spark and on weir and compares them, then runs the example pipelines on
+# both (tests/spark/pipelines.py). Results go to build-spark-out/ (report.md,
+# results.json); regenerate docs/sql-functions.md with
+# tests/spark/gen_docs.py build-spark-out/results.json.
+#
+# Environment: WEIR (the weir binary; default build/weir, built with the
+# release preset when missing), JAVA_HOME (default: the Java 17 found here),
+# SPARK_VENV, SPARK_OUT.
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+PYSPARK_VERSION=4.1.4
+VENV="${SPARK_VENV:-$ROOT/build-spark-venv}"
+OUT="${SPARK_OUT:-$ROOT/build-spark-out}"
+WEIR="${WEIR:-$ROOT/build/weir}"
+
+quick="" pipelines=1 args=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --quick) quick=--quick; args+=(--quick) ;;
+    --no-pipelines) pipelines=0 ;;
+    --only) args+=(--only "$2"); pipelines=0; shift ;;
+    --no-fail) args+=(--no-fail) ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+# Java 17: JAVA_HOME, else the Debian/Temurin 17 install, else `java` on PATH.
+if [ -z "${JAVA_HOME:-}" ]; then
+    for j in /usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/java-17-openjdk* \
+             /usr/lib/jvm/temurin-17*; do
+        if [ -x "$j/bin/java" ]; then JAVA_HOME="$j"; break; fi
+    done
+fi
+if [ -n "${JAVA_HOME:-}" ]; then
+    export JAVA_HOME PATH="$JAVA_HOME/bin:$PATH"
+fi
+if ! java -version 2>&1 | grep -q 'version "17'; then
+    echo "run.sh: Java 17 is required (set JAVA_HOME)" >&2
+    exit 1
+fi
+
+# The venv, with pyspark pinned (connect extras: spark-pipelines needs them).
+if ! "$VENV/bin/python" -c "import pyspark, sys; sys.exit(pyspark.__version__ != '$PYSPARK_VERSION')" 2>/dev/null; then
+    echo "run.sh: installing pyspark $PYSPARK_VERSION into $VENV" >&2
+    python3 -m venv "$VENV"
+    "$VENV/bin/pip" install -q "pyspark[connect]==$PYSPARK_VERSION" pyyaml
+fi
+
+if [ ! -x "$WEIR" ]; then
+    echo "run.sh: building weir (release preset) for $WEIR" >&2
+    (cd "$ROOT" && cmake --preset release >/dev/null && cmake --build --preset release >/dev/null)
+fi
+
+export TZ=UTC PYSPARK_PYTHON="$VENV/bin/python" SPARK_LOCAL_IP=127.0.0.1
+rc=0
+"$VENV/bin/python" "$HERE/difftest.py" --weir "$WEIR" --out "$OUT" "${args[@]}" || rc=$?
+if [ "$pipelines" = 1 ]; then
+    "$VENV/bin/python" "$HERE/pipelines.py" --weir "$WEIR" --out "$OUT/pipelines" $quick || rc=$?
+fi
+exit $rc
