@@ -365,9 +365,8 @@ static int dataset_schema(analysis *an, weir_gdataset *d)
  * no subquery. */
 static void check_expectations(analysis *an, weir_gdataset *d)
 {
-    const weir_def_dataset *def = d->def;
-    for (size_t i = 0; i < def->n_expectations; i++) {
-        const weir_def_expectation *x = &def->expectations[i];
+    for (size_t i = 0; i < d->n_expectations; i++) {
+        const weir_def_expectation *x = &d->expectations[i];
         weir_error e;
         weir_sql_shape shape;
         weir__sql_expr_shape(&shape, x->condition);

@@ -31,8 +31,8 @@ void weir__quarantine_ref(weir_buf *b, const weir_gdataset *d)
 
 bool weir__has_quarantine(const weir_gdataset *d)
 {
-    for (size_t i = 0; i < d->def->n_expectations; i++)
-        if (d->def->expectations[i].action == WEIR_SQL_VIOLATION_QUARANTINE)
+    for (size_t i = 0; i < d->n_expectations; i++)
+        if (d->expectations[i].action == WEIR_SQL_VIOLATION_QUARANTINE)
             return true;
     return false;
 }
@@ -83,7 +83,7 @@ static void exclude_flags(weir_buf *b, size_t n)
 }
 
 /* Rows that pass every expectation of the given actions. */
-static void pass_condition(weir_buf *b, const weir_def_dataset *def,
+static void pass_condition(weir_buf *b, const weir_gdataset *def,
                            weir_sql_violation a1, weir_sql_violation a2)
 {
     bool any = false;
@@ -135,7 +135,7 @@ static void offending_record(weir_flow_exec *x, size_t n_exp, size_t i,
 static int check_failures(weir_flow_exec *x, const weir_gdataset *t,
                           const int64_t *failed)
 {
-    const weir_def_dataset *def = t->def;
+    const weir_gdataset *def = t;
     for (size_t i = 0; i < def->n_expectations; i++) {
         const weir_def_expectation *e = &def->expectations[i];
         if (e->action != WEIR_SQL_VIOLATION_FAIL || failed[i] == 0)
@@ -148,6 +148,7 @@ static int check_failures(weir_flow_exec *x, const weir_gdataset *t,
                  e->name, t->display, (long long)failed[i], x->f->display,
                  e->condition_text ? e->condition_text : "",
                  rec.len ? weir__buf_cstr(&rec) : "{}");
+        if (e->origin.src)
         weir__origin_error_at(&x->err, &e->origin);
         weir__buf_free(&rec);
         return WEIR_ERROR;
@@ -158,7 +159,7 @@ static int check_failures(weir_flow_exec *x, const weir_gdataset *t,
 static void metrics_json(weir_flow_exec *x, const weir_gdataset *t,
                          int64_t total, const int64_t *failed, int64_t dropped)
 {
-    const weir_def_dataset *def = t->def;
+    const weir_gdataset *def = t;
     weir_buf *d = &x->details;
     weir__buf_printf(d, ", \"data_quality\": {\"dropped_records\": %lld, "
                         "\"expectations\": [",
@@ -182,7 +183,7 @@ static void metrics_json(weir_flow_exec *x, const weir_gdataset *t,
 static int split_batch(weir_flow_exec *x, const weir_gdataset *t, bool replace,
                        int64_t *quarantined)
 {
-    const weir_def_dataset *def = t->def;
+    const weir_gdataset *def = t;
     size_t n = def->n_expectations;
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, replace ? "CREATE OR REPLACE TABLE " : "INSERT INTO ");
@@ -225,7 +226,7 @@ static int split_batch(weir_flow_exec *x, const weir_gdataset *t, bool replace,
 static int write_checked(weir_flow_exec *x, const weir_gdataset *t,
                          const char *sql, bool replace)
 {
-    const weir_def_dataset *def = t->def;
+    const weir_gdataset *def = t;
     size_t n = def->n_expectations;
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, "CREATE OR REPLACE TEMP TABLE " BATCH " AS SELECT *");
@@ -294,7 +295,7 @@ static int write_checked(weir_flow_exec *x, const weir_gdataset *t,
 int weir__write_batch(weir_flow_exec *x, const weir_gdataset *t,
                       const char *sql, bool replace)
 {
-    if (!t->def->n_expectations)
+    if (!t->n_expectations)
         return write_plain(x, t, sql, replace);
     return write_checked(x, t, sql, replace);
 }

@@ -162,6 +162,8 @@ const char *weir__dataset_property(const weir_gdataset *d, const char *key)
 
 /* ---- datasets ------------------------------------------------------------ */
 
+static int dataset_expectations(builder *b, weir_gdataset *d);
+
 static int add_datasets(builder *b)
 {
     weir_graph *g = b->g;
@@ -243,10 +245,97 @@ static int add_datasets(builder *b)
                       rv);
         }
         if (weir__map_put(&g->dataset_by_name, d->display,
-                          (void *)(intptr_t)(g->n_datasets + 1)))
+                          (void *)(intptr_t)(g->n_datasets + 1)) ||
+            dataset_expectations(b, d))
             return WEIR_ENOMEM;
         g->n_datasets++;
     }
+    return 0;
+}
+
+/* ---- expectations from table properties ------------------------------------ */
+
+/* pipelines.expect.<name>, pipelines.expect_or_drop.<name>,
+ * pipelines.expect_or_fail.<name>, pipelines.expect_or_quarantine.<name>
+ * = '<condition>': the spellings of Python's @dp.expect* decorators. */
+static bool property_action(const char *key, weir_sql_violation *action,
+                            const char **name)
+{
+    static const struct {
+        const char *prefix;
+        weir_sql_violation action;
+    } forms[] = { { "pipelines.expect.", WEIR_SQL_VIOLATION_WARN },
+                  { "pipelines.expect_or_drop.", WEIR_SQL_VIOLATION_DROP },
+                  { "pipelines.expect_or_fail.", WEIR_SQL_VIOLATION_FAIL },
+                  { "pipelines.expect_or_quarantine.",
+                    WEIR_SQL_VIOLATION_QUARANTINE } };
+    for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+        size_t n = strlen(forms[i].prefix);
+        if (weir__str_ieqn(key, forms[i].prefix, n) && key[n]) {
+            *action = forms[i].action;
+            *name = key + n;
+            return true;
+        }
+    }
+    return false;
+}
+
+static int dataset_expectations(builder *b, weir_gdataset *d)
+{
+    weir_graph *g = b->g;
+    const weir_def_dataset *def = d->def;
+    size_t n = def->n_expectations;
+    for (size_t i = 0; i < def->n_properties; i++) {
+        weir_sql_violation a;
+        const char *name;
+        n += property_action(def->properties[i].key, &a, &name);
+    }
+    d->expectations = def->expectations;
+    d->n_expectations = def->n_expectations;
+    if (n == def->n_expectations)
+        return 0;
+    weir_def_expectation *all = weir__arena_array(&g->arena, n + 1, sizeof(*all));
+    if (!all)
+        return WEIR_ENOMEM;
+    if (def->n_expectations)
+        memcpy(all, def->expectations, def->n_expectations * sizeof(*all));
+    size_t k = def->n_expectations;
+    for (size_t i = 0; i < def->n_properties; i++) {
+        weir_sql_violation a;
+        const char *name;
+        if (!property_action(def->properties[i].key, &a, &name))
+            continue;
+        weir_sql_source *src = weir__arena_alloc(&g->arena, sizeof(*src));
+        if (!src)
+            return WEIR_ENOMEM;
+        src->path = def->origin.src ? def->origin.src->path : "<properties>";
+        src->text = def->properties[i].value ? def->properties[i].value : "";
+        src->len = strlen(src->text);
+        weir_sql_expr *cond = NULL;
+        weir_error e;
+        if (weir__sql_parse_expr(&cond, &g->arena, src, 0, src->len, &e)) {
+            report_at(b, &def->origin, NULL, "INVALID_EXPECTATION",
+                      "Expectation '%s' of %s (table property %s): %s", name,
+                      d->display, def->properties[i].key, e.message);
+            continue;
+        }
+        weir_def_expectation *x = &all[k++];
+        x->name = name;
+        x->condition = cond;
+        x->condition_text = src->text;
+        x->action = a;
+        x->origin = def->origin;
+    }
+    d->expectations = all;
+    d->n_expectations = k;
+    /* Names are unique per dataset. */
+    for (size_t i = 0; i < k; i++)
+        for (size_t j = 0; j < i; j++)
+            if (weir__str_ieq(all[i].name, all[j].name))
+                report_at(b, &all[i].origin, NULL, "DUPLICATE_EXPECTATION_NAME",
+                          "Expectation '%s' is declared twice for %s; "
+                          "expectation names are unique per dataset",
+                          all[i].name, d->display);
     return 0;
 }
 
@@ -766,8 +855,8 @@ static void validate_datasets(builder *b)
             }
         }
         bool quarantine = false;
-        for (size_t k = 0; k < d->def->n_expectations; k++)
-            quarantine |= d->def->expectations[k].action ==
+        for (size_t k = 0; k < d->n_expectations; k++)
+            quarantine |= d->expectations[k].action ==
                           WEIR_SQL_VIOLATION_QUARANTINE;
         if (quarantine && !is_table(d->kind))
             report_at(b, &d->def->origin, NULL, "INVALID_EXPECTATION",

@@ -144,6 +144,10 @@ typedef struct weir_gdataset {
     bool streaming_view;     /* views: its flow is streaming */
     weir_schema schema;      /* resolved (engine fills) */
     bool resolved;
+    /* Its expectations: the definition's (SQL CONSTRAINT, C API, spec)
+     * and those declared as table properties pipelines.expect*.<name>. */
+    const weir_def_expectation *expectations;
+    size_t n_expectations;
     int order;               /* position in topological order */
 } weir_gdataset;
 

@@ -479,6 +479,10 @@ static int read_manifest(manifest *m, bool *found, weir_arena *a,
     const char *schema = rc ? NULL : weir__json_get_str(m->root, "schemaString");
     const weir_json *parts = rc ? NULL : weir__json_get(m->root, "partitionColumns");
     m->files = rc ? NULL : weir__json_get(m->root, "files");
+    const weir_json *rows = rc ? NULL : weir__json_get(m->root, "rows");
+    m->rows = rows && rows->type == WEIR_JSON_NUMBER
+                  ? strtoll(rows->text, NULL, 10)
+                  : 0;
     if (!rc && (!schema || !parts || parts->type != WEIR_JSON_ARRAY ||
                 !m->files || m->files->type != WEIR_JSON_ARRAY))
         rc = WEIR_ERR(err, WEIR_ECORRUPT, "SINK_STAGED_DATA_LOST",

@@ -55,3 +55,19 @@ run_weir dry-run
 expect_exit 2
 expect_stderr_contains "transformations/bad.sql:2:3: error: [INVALID_EXPECTATION] Expectation 'uses_subquery'"
 expect_stderr_contains "transformations/bad.sql:3:3: error: [UNRESOLVED_COLUMN"
+
+# The table-property form (the names of Python's @dp.expect* decorators).
+rm transformations/bad.sql
+cat > transformations/props.sql <<'SQL'
+CREATE MATERIALIZED VIEW by_props
+TBLPROPERTIES ('pipelines.expect_or_drop.positive' = 'n > 0',
+               'pipelines.expect.small' = 'n < 3')
+AS SELECT id AS n FROM range(-1, 5);
+SQL
+run_weir run --refresh by_props
+expect_exit 0
+expect_query "SELECT count(*) AS n FROM by_props" "n
+4"
+run_weir events --quality --format csv
+expect_stdout_contains "spark_catalog.default.by_props,positive,4,2"
+expect_stdout_contains "spark_catalog.default.by_props,small,4,2"
