@@ -508,8 +508,11 @@ typedef enum weir_run_state {
 
 /**
  * What a run does (Spark's startRun arguments). full_refresh_all excludes
- * refresh and full_refresh; a dataset may not be in both lists. Names in
- * the lists are resolved like weir_pipeline_read's.
+ * refresh and full_refresh, and a dataset may not be in both lists
+ * (WEIR_EINVAL). Names in the lists have 1 to 3 parts, qualified with the
+ * pipeline's defaults; a name that is not a table or sink of the pipeline
+ * is ignored with a WARN event. With either list, the datasets not in it
+ * are excluded from the update. The arrays are read during the call only.
  */
 typedef struct weir_run_options {
     unsigned version; /* WEIR_RUN_OPTIONS_VERSION */
@@ -586,7 +589,8 @@ typedef struct weir_dataset_info {
     size_t n_columns;
     const char *comment;
     const char *format;
-    const char *source_path; /* NULL for datasets defined through C calls */
+    const char *source_path; /* the SQL file; "<name>" for datasets defined
+                                through C calls with a query, NULL without */
     unsigned source_line;
     size_t n_expectations;
 } weir_dataset_info;

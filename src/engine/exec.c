@@ -48,6 +48,36 @@ typedef struct batch_plan {
     int64_t gen, batch_id;
 } batch_plan;
 
+/* The end offset of this flow's last batch from a source in the current
+ * generation, and the source's epoch then; *none when it never read it. */
+static int source_offset(weir_flow_exec *x, const batch_plan *p,
+                         const weir_gdataset *t, const char *key,
+                         int64_t *offset, int64_t *epoch, bool *none)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT max(end_offset), arg_max(source_epoch, batch_id) "
+                       "FROM ");
+    weir__meta_table(&q, weir__state_catalog(x->g, t), "checkpoints");
+    where_flow(&q, x->f, t);
+    weir__buf_printf(&q, " AND generation = %lld AND batch_id >= 0 AND source = ",
+                     (long long)p->gen);
+    weir__buf_put_sql_string(&q, key);
+    weir_rows *r = NULL;
+    int rc = q.failed ? WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory")
+                      : weir__conn_query(x->conn, weir__buf_cstr(&q), &r, &x->err);
+    weir__buf_free(&q);
+    *offset = *epoch = 0;
+    *none = true;
+    if (!rc && r->n_rows && weir__rows_get(r, 0, 0)) {
+        *none = false;
+        *offset = strtoll(weir__rows_get(r, 0, 0), NULL, 10);
+        const char *e = weir__rows_get(r, 0, 1);
+        *epoch = e ? strtoll(e, NULL, 10) : 0;
+    }
+    weir__rows_free(r);
+    return rc;
+}
+
 static int plan_table_source(weir_flow_exec *x, batch_plan *p,
                              const weir_gdataset *t, const weir_input *in)
 {
@@ -72,34 +102,17 @@ static int plan_table_source(weir_flow_exec *x, batch_plan *p,
         weir__storage_table_ref(&rel, cat, db, n->parts[n->n - 1]);
     }
     /* Where this flow stopped reading the source, and at which epoch. */
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT max(end_offset) FROM ");
-    weir__meta_table(&q, weir__state_catalog(g, t), "checkpoints");
-    where_flow(&q, x->f, t);
-    weir__buf_printf(&q, " AND generation = %lld AND batch_id >= 0 AND source = ",
-                     (long long)p->gen);
-    weir__buf_put_sql_string(&q, b.key);
     bool none = true;
-    int rc = weir__scalar_buf(x->conn, &q, &b.start, &none, &x->err);
-    if (!rc && !none && in->dataset >= 0) {
-        weir__buf_clear(&q);
-        weir__buf_puts(&q, "SELECT arg_max(source_epoch, batch_id) FROM ");
-        weir__meta_table(&q, weir__state_catalog(g, t), "checkpoints");
-        where_flow(&q, x->f, t);
-        weir__buf_printf(&q, " AND generation = %lld AND batch_id >= 0 AND "
-                             "source = ",
-                         (long long)p->gen);
-        weir__buf_put_sql_string(&q, b.key);
-        int64_t seen_epoch = 0;
-        rc = weir__scalar_buf(x->conn, &q, &seen_epoch, NULL, &x->err);
-        if (!rc && seen_epoch != b.epoch)
-            rc = WEIR_ERR(&x->err, WEIR_ERROR, "STREAMING_SOURCE_RESET",
-                          "The streaming source %s was fully refreshed after "
-                          "flow '%s' last read it, so the rows it already "
-                          "processed are gone. Full refresh %s to rebuild it "
-                          "from the current source.",
-                          b.key, x->f->display, t->display);
-    }
+    int64_t seen_epoch = 0;
+    int rc = source_offset(x, p, t, b.key, &b.start, &seen_epoch, &none);
+    if (!rc && !none && in->dataset >= 0 && seen_epoch != b.epoch)
+        rc = WEIR_ERR(&x->err, WEIR_ERROR, "STREAMING_SOURCE_RESET",
+                      "The streaming source %s was fully refreshed after "
+                      "flow '%s' last read it, so the rows it already "
+                      "processed are gone. Full refresh %s to rebuild it "
+                      "from the current source.",
+                      b.key, x->f->display, t->display);
+    weir_buf q = WEIR_BUF_INIT;
     if (!rc) {
         weir__buf_clear(&q);
         weir__buf_puts(&q, "SELECT coalesce(max(rowid) + 1, 0) FROM ");
@@ -138,15 +151,9 @@ static int plan_range_source(weir_flow_exec *x, batch_plan *p,
     long long n = step > 0 ? (end - start + step - 1) / step
                            : (start - end - step - 1) / -step;
     b.end = n > 0 ? n : 0;
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT coalesce(max(end_offset), 0) FROM ");
-    weir__meta_table(&q, weir__state_catalog(x->g, t), "checkpoints");
-    where_flow(&q, x->f, t);
-    weir__buf_printf(&q, " AND generation = %lld AND batch_id >= 0 AND source = ",
-                     (long long)p->gen);
-    weir__buf_put_sql_string(&q, b.key);
-    int rc = weir__scalar_buf(x->conn, &q, &b.start, NULL, &x->err);
-    weir__buf_free(&q);
+    bool none;
+    int64_t epoch;
+    int rc = source_offset(x, p, t, b.key, &b.start, &epoch, &none);
     if (!rc && b.start > b.end)
         b.start = b.end;
     if (!rc && WEIR_VEC_PUSH(&p->sources, b))

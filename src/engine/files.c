@@ -726,6 +726,19 @@ static void render_csv_careful(weir_buf *b, const weir_file_batch *fb,
                       "ignore_errors = true, filename = true))");
 }
 
+/* ", columns = {'name': 'TYPE', ...})" of a reader call. */
+static void put_columns(weir_buf *b, const weir_file_schema *s)
+{
+    weir__buf_puts(b, ", columns = {");
+    for (size_t i = 0; i < s->n; i++) {
+        weir__buf_puts(b, i ? ", " : "");
+        weir__buf_put_sql_string(b, s->cols[i].name);
+        weir__buf_puts(b, ": ");
+        weir__buf_put_sql_string(b, s->cols[i].type);
+    }
+    weir__buf_puts(b, "})");
+}
+
 static void render_fast(weir_buf *b, const weir_file_batch *fb,
                         const char *const *files, size_t n)
 {
@@ -754,14 +767,7 @@ static void render_fast(weir_buf *b, const weir_file_batch *fb,
                          o->multiline ? "auto" : "newline_delimited");
         if (weir__str_ieq(o->mode, "DROPMALFORMED"))
             weir__buf_puts(b, ", ignore_errors = true");
-        weir__buf_puts(b, ", columns = {");
-        for (size_t i = 0; i < s->n; i++) {
-            weir__buf_puts(b, i ? ", " : "");
-            weir__buf_put_sql_string(b, s->cols[i].name);
-            weir__buf_puts(b, ": ");
-            weir__buf_put_sql_string(b, s->cols[i].type);
-        }
-        weir__buf_puts(b, "})");
+        put_columns(b, s);
     } else if (weir__str_ieq(o->format, "csv")) {
         weir__buf_puts(b, "read_csv(");
         put_file_list(b, files, n);
@@ -769,14 +775,7 @@ static void render_fast(weir_buf *b, const weir_file_batch *fb,
         weir__buf_puts(b, ", auto_detect = false, filename = true");
         if (weir__str_ieq(o->mode, "DROPMALFORMED"))
             weir__buf_puts(b, ", ignore_errors = true");
-        weir__buf_puts(b, ", columns = {");
-        for (size_t i = 0; i < s->n; i++) {
-            weir__buf_puts(b, i ? ", " : "");
-            weir__buf_put_sql_string(b, s->cols[i].name);
-            weir__buf_puts(b, ": ");
-            weir__buf_put_sql_string(b, s->cols[i].type);
-        }
-        weir__buf_puts(b, "})");
+        put_columns(b, s);
     } else if (weir__str_ieq(o->format, "parquet")) {
         weir__buf_puts(b, "read_parquet(");
         put_file_list(b, files, n);

@@ -115,7 +115,7 @@ static int apply(weir_delta_log *l, const weir_json *action, weir_error *err)
             return WEIR_ERR(err, WEIR_ECORRUPT, "DELTA_INVALID_LOG",
                             "Delta table %s: an %s action has no path",
                             l->table, kind);
-        const char *key, *file;
+        const char *key = NULL, *file = NULL;
         int rc = file_key(l, path, &key, &file, err);
         if (rc)
             return rc;

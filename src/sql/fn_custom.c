@@ -627,7 +627,15 @@ int weir__fn_from_json(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
         weir__buf_printf(out, "CASE WHEN json_valid(%s) THEN from_json(%s, ",
                          weir__buf_cstr(&j), weir__buf_cstr(&j));
         weir__buf_put_sql_string(out, weir__buf_cstr(&s));
-        weir__buf_puts(out, ") END");
+        weir__buf_putc(out, ')');
+        /* PERMISSIVE: a malformed record gives a struct of NULLs. */
+        if (ty->kind == TY_STRUCT) {
+            weir__buf_printf(out, " WHEN (%s) IS NOT NULL THEN from_json('{}', ",
+                             weir__buf_cstr(&j));
+            weir__buf_put_sql_string(out, weir__buf_cstr(&s));
+            weir__buf_putc(out, ')');
+        }
+        weir__buf_puts(out, " END");
     }
     weir__buf_free(&s);
     weir__buf_free(&j);
@@ -713,6 +721,8 @@ int weir__fn_first_last(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 int weir__fn_sum(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
     bool plain = e->distinct || e->filter || e->over;
+    if (plain)
+        weir__buf_puts(out, "weir_sumcast(");
     weir__buf_puts(out, plain ? (e->distinct ? "sum(DISTINCT " : "sum(")
                               : "weir_sum(");
     int rc = put_arg(t, out, e, 0);
@@ -721,6 +731,8 @@ int weir__fn_sum(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
         rc = weir__fn_filter_clause(t, out, e, NULL);
     if (!rc)
         rc = weir__fn_over_clause(t, out, e);
+    if (plain)
+        weir__buf_putc(out, ')');
     return rc;
 }
 
@@ -774,9 +786,165 @@ int weir__fn_size(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     const char *fn = call_in(a, LIST_FUNCS)  ? "len("
                      : call_in(a, MAP_FUNCS) ? "cardinality("
                                              : "weir_size(";
+    const weir_sql_expr *a0 = arg(e, 0);
+    if (a0->kind == EX_LIT && a0->lit == LIT_NULL) {
+        weir__buf_puts(out, "CAST(NULL AS INTEGER)");
+        return 0;
+    }
+    weir__buf_puts(out, "CAST(");
     weir__buf_puts(out, fn);
     int rc = put_arg(t, out, e, 0);
+    weir__buf_puts(out, ") AS INTEGER)");
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Added from the Spark differential tier
+ * ------------------------------------------------------------------------ */
+
+int weir__fn_elt(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    weir_buf i = WEIR_BUF_INIT;
+    int rc = put_arg(t, &i, e, 0);
+    weir__buf_printf(out, "CASE WHEN (%s) IS NULL THEN NULL", weir__buf_cstr(&i));
+    for (size_t k = 1; !rc && k < e->n; k++) {
+        weir__buf_printf(out, " WHEN (%s) = %zu THEN ", weir__buf_cstr(&i), k);
+        rc = put_arg(t, out, e, k);
+    }
+    weir__buf_puts(out, " ELSE error('[INVALID_ARRAY_INDEX] elt(): the index is "
+                        "out of bounds') END");
+    weir__buf_free(&i);
+    return rc;
+}
+
+int weir__fn_date_part(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    char field[32];
+    if (!unit_arg(arg(e, 0), field, sizeof(field)))
+        return need_literal(t, e, 0, "field");
+    weir_sql_expr x = *e;
+    x.kind = EX_EXTRACT;
+    x.name = field;
+    x.a = e->list[1];
+    x.n = 0;
+    return weir__sql_tx_expr(t, out, &x);
+}
+
+int weir__fn_next_day(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    static const char *const DAYS[] = { "SU", "MO", "TU", "WE", "TH", "FR", "SA" };
+    static const char *const FULL[] = { "SUNDAY", "MONDAY", "TUESDAY",
+                                        "WEDNESDAY", "THURSDAY", "FRIDAY",
+                                        "SATURDAY" };
+    char day[16];
+    const char *lit = string_literal(arg(e, 1));
+    if (!lit || !unit_arg(arg(e, 1), day, sizeof(day)))
+        return need_literal(t, e, 1, "day of week");
+    int k = -1;
+    size_t n = strlen(day);
+    for (int i = 0; i < 7; i++)
+        if (n >= 2 && (strcmp(day, DAYS[i]) == 0 ||
+                       (n == 3 && strncmp(day, FULL[i], 3) == 0) ||
+                       strcmp(day, FULL[i]) == 0))
+            k = i;
+    if (k < 0)
+        return weir__sql_tx_error(t, e->list[1]->pos, e->src,
+                                  "[ILLEGAL_DAY_OF_WEEK] Illegal input for day "
+                                  "of week: %s",
+                                  lit);
+    weir_buf d = WEIR_BUF_INIT;
+    weir__buf_puts(&d, "CAST(");
+    int rc = put_arg(t, &d, e, 0);
+    weir__buf_puts(&d, " AS DATE)");
+    weir__buf_printf(out, "CAST(%s + CAST(((%d - dayofweek(%s) + 6) %% 7) + 1 AS "
+                          "INTEGER) AS DATE)",
+                     weir__buf_cstr(&d), k, weir__buf_cstr(&d));
+    weir__buf_free(&d);
+    return rc;
+}
+
+int weir__fn_string_agg(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    weir__buf_puts(out, e->distinct ? "string_agg(DISTINCT " : "string_agg(");
+    int rc = put_arg(t, out, e, 0);
+    weir__buf_puts(out, ", ");
+    if (!rc && e->n == 2)
+        rc = put_arg(t, out, e, 1);
+    else
+        weir__buf_puts(out, "''");
     weir__buf_putc(out, ')');
+    if (!rc)
+        rc = weir__fn_filter_clause(t, out, e, NULL);
+    if (!rc)
+        rc = weir__fn_over_clause(t, out, e);
+    return rc;
+}
+
+/* map_filter / transform_values / transform_keys over map_entries(m). */
+static int map_lambda(sql_tx *t, weir_buf *out, const weir_sql_expr *e, int kind)
+{
+    static const char *const KV[] = { "\"__kv\".\"key\"", "\"__kv\".\"value\"" };
+    weir_buf body = WEIR_BUF_INIT;
+    int rc = weir__sql_tx_lambda_body(t, &body, e->list[1], KV, 2);
+    if (!rc) {
+        weir__buf_puts(out, kind == 0 ? "map_from_entries(list_filter(map_entries("
+                                      : "map_from_entries(list_transform(map_entries(");
+        rc = put_arg(t, out, e, 0);
+        weir__buf_puts(out, "), lambda \"__kv\": ");
+        if (kind == 0)
+            weir__buf_puts(out, weir__buf_cstr(&body));
+        else if (kind == 1)
+            weir__buf_printf(out, "struct_pack(k := %s, v := %s)", KV[0],
+                             weir__buf_cstr(&body));
+        else
+            weir__buf_printf(out, "struct_pack(k := %s, v := %s)",
+                             weir__buf_cstr(&body), KV[1]);
+        weir__buf_puts(out, "))");
+    }
+    weir__buf_free(&body);
+    return rc;
+}
+
+int weir__fn_map_filter(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    return map_lambda(t, out, e, 0);
+}
+
+int weir__fn_transform_values(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    return map_lambda(t, out, e, 1);
+}
+
+int weir__fn_transform_keys(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    return map_lambda(t, out, e, 2);
+}
+
+int weir__fn_zip_with(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    weir_buf a = WEIR_BUF_INIT, b = WEIR_BUF_INIT, x = WEIR_BUF_INIT,
+             y = WEIR_BUF_INIT, body = WEIR_BUF_INIT;
+    int rc = put_arg(t, &a, e, 0);
+    if (!rc)
+        rc = put_arg(t, &b, e, 1);
+    if (!rc) {
+        weir__buf_printf(&x, "(%s)[\"__i\"]", weir__buf_cstr(&a));
+        weir__buf_printf(&y, "(%s)[\"__i\"]", weir__buf_cstr(&b));
+        const char *subst[2] = { weir__buf_cstr(&x), weir__buf_cstr(&y) };
+        rc = weir__sql_tx_lambda_body(t, &body, e->list[2], subst, 2);
+    }
+    if (!rc)
+        weir__buf_printf(out,
+                         "CASE WHEN (%s) IS NULL OR (%s) IS NULL THEN NULL ELSE "
+                         "list_transform(generate_series(1, greatest(len(%s), "
+                         "len(%s))), lambda \"__i\": %s) END",
+                         weir__buf_cstr(&a), weir__buf_cstr(&b), weir__buf_cstr(&a),
+                         weir__buf_cstr(&b), weir__buf_cstr(&body));
+    weir__buf_free(&a);
+    weir__buf_free(&b);
+    weir__buf_free(&x);
+    weir__buf_free(&y);
+    weir__buf_free(&body);
     return rc;
 }
 

@@ -60,5 +60,13 @@ int weir__fn_first_last(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
 int weir__fn_size(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
 int weir__fn_sum(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
 int weir__fn_collect(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
+int weir__fn_elt(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
+int weir__fn_date_part(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
+int weir__fn_next_day(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
+int weir__fn_string_agg(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
+int weir__fn_map_filter(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
+int weir__fn_transform_values(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
+int weir__fn_transform_keys(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
+int weir__fn_zip_with(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
 
 #endif

@@ -376,6 +376,7 @@ typedef struct sql_lambda_scope {
     size_t n;
     bool indexed; /* (x, i) -> : i is 0-based in Spark, 1-based in DuckDB */
     struct sql_lambda_scope *up;
+    const char *const *subst; /* DuckDB text per parameter, or NULL */
 } sql_lambda_scope;
 
 typedef struct sql_tx {
@@ -393,6 +394,9 @@ int weir__sql_tx_query(sql_tx *t, weir_buf *out, const weir_sql_query *q);
 int weir__sql_tx_expr(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
 int weir__sql_tx_error(sql_tx *t, weir_sql_pos pos, const weir_sql_source *src,
                        const char *fmt, ...) WEIR_PRINTF(4, 5);
+/* The body of lambda e with its parameters replaced by DuckDB texts. */
+int weir__sql_tx_lambda_body(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
+                             const char *const *subst, size_t n_subst);
 int weir__sql_tx_window(sql_tx *t, weir_buf *out, const sql_window *w,
                         const weir_sql_expr *at);
 int weir__sql_tx_order(sql_tx *t, weir_buf *out, const sql_order *o, size_t n);

@@ -124,7 +124,9 @@ static int tx_column(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     const sql_lambda_scope *l = lambda_param(t, e->names[0], &idx);
     size_t from = 0;
     if (l) {
-        if (l->indexed && idx == 1) {
+        if (l->subst) {
+            weir__buf_puts(out, l->subst[idx]);
+        } else if (l->indexed && idx == 1) {
             weir__buf_putc(out, '(');
             weir__buf_put_sql_ident(out, e->names[0]);
             weir__buf_puts(out, " - 1)");
@@ -148,12 +150,45 @@ static int tx_column(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     return 0;
 }
 
+/* An interval literal with only YEAR/MONTH/WEEK/DAY units. */
+static bool day_interval(const weir_sql_expr *e)
+{
+    if (!e || e->kind != EX_INTERVAL || e->op || e->n == 0)
+        return false;
+    for (size_t i = 0; i < e->n; i++) {
+        const char *u = e->names[i];
+        if (!u || !(weir__str_istarts(u, "YEAR") || weir__str_istarts(u, "MONTH") ||
+                    weir__str_istarts(u, "WEEK") || weir__str_istarts(u, "DAY")))
+            return false;
+    }
+    return true;
+}
+
 static int tx_binary(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
     const char *op = e->op;
     int rc;
     if (strcmp(op, "div") == 0 || strcmp(op, "^") == 0) {
         weir__buf_puts(out, strcmp(op, "div") == 0 ? "weir_div(" : "xor(");
+        if ((rc = sub(t, out, e->a)))
+            return rc;
+        weir__buf_puts(out, ", ");
+        if ((rc = sub(t, out, e->b)))
+            return rc;
+        weir__buf_putc(out, ')');
+        return 0;
+    }
+    /* ANSI: a zero divisor raises; DATE +/- a day/month interval is a
+     * DATE (DuckDB would give a TIMESTAMP). */
+    const char *fn = strcmp(op, "/") == 0   ? "weir_divide("
+                     : strcmp(op, "%") == 0 ? "weir_mod("
+                     : day_interval(e->b) && strcmp(op, "+") == 0
+                         ? "weir_date_plus("
+                     : day_interval(e->b) && strcmp(op, "-") == 0
+                         ? "weir_date_minus("
+                         : NULL;
+    if (fn) {
+        weir__buf_puts(out, fn);
         if ((rc = sub(t, out, e->a)))
             return rc;
         weir__buf_puts(out, ", ");
@@ -186,7 +221,12 @@ static int tx_cast(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     weir__buf_puts(out, e->flag ? "TRY_CAST(" : "CAST(");
     bool trunc = integral_type(e->type);
     if (trunc)
-        weir__buf_puts(out, "weir_trunc_for_int(");
+        weir__buf_puts(out, e->flag ? "weir_try_trunc_for_int("
+                                    : "weir_trunc_for_int(");
+    else if (e->type->kind == TY_TIMESTAMP) {
+        trunc = true; /* the same closing parenthesis */
+        weir__buf_puts(out, e->flag ? "weir_try_to_ts(" : "weir_to_ts(");
+    }
     int rc = sub(t, out, e->a);
     if (rc)
         return rc;
@@ -272,7 +312,7 @@ int weir__sql_tx_lambda(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
         return weir__sql_tx_error(t, e->pos, e->src,
                                   "A lambda function (x -> ...) is expected "
                                   "here");
-    sql_lambda_scope sc = { e->names, e->n_names, indexed, t->lambdas };
+    sql_lambda_scope sc = { e->names, e->n_names, indexed, t->lambdas, NULL };
     weir__buf_puts(out, "lambda ");
     for (size_t i = 0; i < e->n_names; i++) {
         if (i)
@@ -282,6 +322,23 @@ int weir__sql_tx_lambda(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
     weir__buf_puts(out, ": ");
     t->lambdas = &sc;
     int rc = sub(t, out, e->a);
+    t->lambdas = sc.up;
+    return rc;
+}
+
+int weir__sql_tx_lambda_body(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
+                             const char *const *subst, size_t n_subst)
+{
+    if (e->kind != EX_LAMBDA || e->n_names != n_subst)
+        return weir__sql_tx_error(t, e->pos, e->src,
+                                  "A lambda function with %zu parameter(s) is "
+                                  "expected here",
+                                  n_subst);
+    sql_lambda_scope sc = { e->names, e->n_names, false, t->lambdas, subst };
+    t->lambdas = &sc;
+    weir__buf_putc(out, '(');
+    int rc = sub(t, out, e->a);
+    weir__buf_putc(out, ')');
     t->lambdas = sc.up;
     return rc;
 }
@@ -388,10 +445,10 @@ static int tx_extract(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     const char *f = e->name;
     int rc;
     if (weir__str_ieq(f, "DAYOFWEEK") || weir__str_ieq(f, "DOW")) {
-        weir__buf_puts(out, "(dayofweek(");
+        weir__buf_puts(out, "CAST(dayofweek(");
         if ((rc = sub(t, out, e->a)))
             return rc;
-        weir__buf_puts(out, ") + 1)");
+        weir__buf_puts(out, ") + 1 AS INTEGER)");
         return 0;
     }
     if (weir__str_ieq(f, "SECOND") || weir__str_ieq(f, "S") ||
@@ -405,10 +462,10 @@ static int tx_extract(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     }
     for (int i = 0; EXTRACT_FIELDS[i].spark; i++) {
         if (weir__str_ieq(f, EXTRACT_FIELDS[i].spark)) {
-            weir__buf_printf(out, "date_part('%s', ", EXTRACT_FIELDS[i].duck);
+            weir__buf_printf(out, "CAST(date_part('%s', ", EXTRACT_FIELDS[i].duck);
             if ((rc = sub(t, out, e->a)))
                 return rc;
-            weir__buf_putc(out, ')');
+            weir__buf_puts(out, ") AS INTEGER)");
             return 0;
         }
     }
@@ -462,6 +519,16 @@ int weir__sql_tx_expr(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     case EX_UNARY:
         if (strcmp(e->op, "+") == 0) {
             rc = sub(t, out, e->a);
+            break;
+        }
+        if (strcmp(e->op, "-") == 0 && e->a->kind == EX_LIT &&
+            ((e->a->lit == LIT_BIGINT && strcmp(e->a->text, "2147483648") == 0) ||
+             (e->a->lit == LIT_DECIMAL &&
+              strcmp(e->a->text, "9223372036854775808") == 0))) {
+            weir__buf_printf(out, e->a->lit == LIT_BIGINT
+                                      ? "CAST(-%s AS INTEGER)"
+                                      : "CAST(-%s AS BIGINT)",
+                             e->a->text);
             break;
         }
         weir__buf_puts(out, strcmp(e->op, "NOT") == 0 ? "(NOT " :
