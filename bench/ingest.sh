@@ -4,13 +4,17 @@
 # database, same threads), and the cost of an update that finds 10 new
 # files in a folder of 10,000.
 #   bench/ingest.sh [ROWS]      (default 2,000,000 rows; medians of 3)
+#   WEIR=path/to/weir bench/ingest.sh   (use that binary, build nothing)
 # Writes bench/ingest-RESULTS.md.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 rows=${1:-2000000}
 cd "$root"
-cmake --preset release >/dev/null && cmake --build --preset release --target weir >/dev/null
-weir="$root/build/weir"
+if [ -z "${WEIR:-}" ]; then
+    cmake --preset release >/dev/null
+    cmake --build --preset release --target weir >/dev/null
+fi
+weir="${WEIR:-$root/build/weir}"
 py=$(scripts/pyenv.sh)
 work="$root/bench/work/ingest"
 rm -rf "$work" && mkdir -p "$work"
