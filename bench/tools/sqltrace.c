@@ -8,7 +8,8 @@
  *   SQLTRACE=/tmp/trace.tsv LD_PRELOAD=./sqltrace.so weir run
  *
  * Each line of the log: start_us (since the shim loaded), duration_us,
- * thread id, function, the SQL (first 400 bytes, newlines as spaces).
+ * thread id, function, the SQL (newlines as spaces; the first
+ * $SQLTRACE_LEN bytes, default 400).
  * A final "#total" line sums the durations.
  */
 #define _GNU_SOURCE
@@ -28,6 +29,7 @@ static FILE *out;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static double t0;
 static double total_us;
+static size_t max_len = 400;
 static long calls;
 
 static double now_us(void)
@@ -43,6 +45,9 @@ __attribute__((constructor)) static void init(void)
     const char *path = getenv("SQLTRACE");
     if (path && *path)
         out = fopen(path, "w");
+    const char *len = getenv("SQLTRACE_LEN");
+    if (len && atol(len) > 0)
+        max_len = (size_t)atol(len);
 }
 
 __attribute__((destructor)) static void fini(void)
@@ -59,9 +64,12 @@ static void record(const char *fn, double start, double end, const char *sql)
 {
     if (!out)
         return;
-    char buf[401];
+    char small[401];
+    char *buf = max_len < sizeof(small) ? small : malloc(max_len + 1);
+    if (!buf)
+        return;
     size_t n = 0;
-    for (const char *p = sql ? sql : ""; *p && n < sizeof(buf) - 1; p++)
+    for (const char *p = sql ? sql : ""; *p && n < max_len; p++)
         buf[n++] = (*p == '\n' || *p == '\t' || *p == '\r') ? ' ' : *p;
     buf[n] = 0;
     pthread_mutex_lock(&lock);
@@ -70,11 +78,14 @@ static void record(const char *fn, double start, double end, const char *sql)
     fprintf(out, "%.0f\t%.0f\t%ld\t%s\t%s\n", start - t0, end - start,
             (long)syscall(SYS_gettid), fn, buf);
     pthread_mutex_unlock(&lock);
+    if (buf != small)
+        free(buf);
 }
 
 typedef state (*query_fn)(handle, const char *, void *);
 typedef state (*open_fn)(const char *, void *, void *, char **);
 typedef state (*connect_fn)(handle, void *);
+typedef void (*close_fn)(void *);
 
 #define REAL(name, type)                                                      \
     static type real_##name;                                                  \
@@ -115,4 +126,20 @@ state duckdb_connect(handle db, void *conn)
     state s = real_duckdb_connect(db, conn);
     record("connect", a, now_us(), "");
     return s;
+}
+
+void duckdb_disconnect(void *conn)
+{
+    REAL(duckdb_disconnect, close_fn);
+    double a = now_us();
+    real_duckdb_disconnect(conn);
+    record("disconnect", a, now_us(), "");
+}
+
+void duckdb_close(void *db)
+{
+    REAL(duckdb_close, close_fn);
+    double a = now_us();
+    real_duckdb_close(db);
+    record("close", a, now_us(), "");
 }

@@ -78,13 +78,27 @@ static int delta_read(weir_pipeline *p, const char *path, weir_buf *out,
     return rc;
 }
 
+/* delta.`x` reads a path when x looks like one or holds a Delta log;
+ * otherwise it is table x of a database named delta. */
+static bool delta_path(const weir_pipeline *p, const char *path)
+{
+    if (strchr(path, '/'))
+        return true;
+    char *abs = weir__path_absolute(path, p->root_dir);
+    char *log = abs ? weir__path_join(abs, "_delta_log") : NULL;
+    bool yes = log && weir__fs_is_dir(log);
+    free(log);
+    free(abs);
+    return yes;
+}
+
 /* Table names: Spark catalogs map to DuckDB database aliases. */
 static int on_relation(void *payload, const weir_sql_relref *ref, weir_buf *out,
                        weir_error *err)
 {
     const weir_sql_name *n = &ref->name;
     if (n->n == 2 && weir__str_ieq(n->parts[0], "delta") &&
-        strchr(n->parts[1], '/'))
+        delta_path(payload, n->parts[1]))
         return delta_read(payload, n->parts[1], out, err);
     for (size_t i = 0; i < n->n; i++) {
         if (i)

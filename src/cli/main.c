@@ -65,8 +65,19 @@ static int dispatch(const cli *c, int argc, char **argv)
         return EXIT_USAGE;
     }
     const char *name = argv[1];
-    if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0)
+    if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
+        if (argc > 2 && strcmp(argv[2], "--help") != 0 &&
+            strcmp(argv[2], "-h") != 0) {
+            print_error(c, "unexpected argument '%s'", argv[2]);
+            fprintf(stderr, "Run 'weir help' for the list of commands.\n");
+            return EXIT_USAGE;
+        }
+        if (argc > 2) {
+            help_usage(stdout);
+            return EXIT_OK;
+        }
         return print_version();
+    }
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
         help_usage(stdout);
         return EXIT_OK;

@@ -1,9 +1,10 @@
 /*
  * The delta sink: a Delta Lake table at `path`. stage() checks the batch's
- * schema against the table's, writes the batch's Parquet files straight
- * into the table folder under names unique to (storage, flow, generation,
- * batch) -- invisible to readers until a commit references them -- and
- * records them in a manifest in the flow's staging folder. publish()
+ * schema against the table's, writes the batch's Parquet files into a
+ * folder inside the table and renames them to their final names, unique
+ * to (storage, flow, generation, batch) -- invisible to readers until a
+ * commit refers to them -- and records them in a manifest in the flow's
+ * staging folder, with the partition values and row counts. publish()
  * commits them as the next log version with a txn action {appId: flow,
  * version: generation << 32 | batch}, unless the log already holds that
  * txn (a retried publish), writing the version create-exclusive and
@@ -436,9 +437,8 @@ static int stage(weir_conn *conn, const weir_sink_batch *b, const char *sql,
         rc = plan_schema(&p, b, err);
     if (!rc)
         rc = copy_batch(&p, conn, b, sql, rows, err);
-    if (rc && err && !strstr(err->message, p.table ? p.table : "\x01"))
-        weir__error_prefix(err, "Delta sink %s (%s): ", b->sink,
-                           p.table ? p.table : "?");
+    if (rc && err)
+        weir__error_prefix(err, "Delta sink %s: ", b->sink);
     if (have_log)
         weir__delta_log_free(&p.log);
     free(p.table);

@@ -76,8 +76,10 @@ int weir__delta_schema_find(const weir_dschema *s, const char *name);
 
 /* The table's schema after appending rows of schema `batch`: the table's
  * fields in order, then the batch's new fields (an error unless
- * allow_new). A field of another type is DELTA_FAILED_TO_MERGE_FIELDS;
- * VOID batch fields take the table's type (string when new). *added
+ * allow_new). A batch field whose values fit the table's type without
+ * loss (narrower integers, decimals, float into double, VOID) takes the
+ * table's type; any other type is DELTA_FAILED_TO_MERGE_FIELDS. New VOID
+ * fields become strings. *added
  * counts the new fields. `table` may be empty (a new table). */
 int weir__delta_schema_merge(weir_dschema *out, size_t *added, weir_arena *a,
                              const weir_dschema *table,

@@ -486,7 +486,7 @@ int weir__delta_render_scan(weir_buf *out, const char *path, weir_error *err)
     weir_delta_log l;
     int rc = weir__delta_log_read(&l, path, err);
     if (!rc && l.version < 0)
-        rc = WEIR_ERR(err, WEIR_ENOTFOUND, "DELTA_TABLE_NOT_FOUND",
+        rc = WEIR_ERR(err, WEIR_ESQL, "DELTA_TABLE_NOT_FOUND",
                       "%s is not a Delta table (it has no _delta_log commits)",
                       path);
     if (!rc)

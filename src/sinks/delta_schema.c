@@ -511,6 +511,34 @@ int weir__delta_schema_find(const weir_dschema *s, const char *name)
 
 /* ---- merging ------------------------------------------------------------------ */
 
+static int int_rank(const weir_dtype *t)
+{
+    static const char *const ints[] = { "byte", "short", "integer", "long" };
+    for (int i = 0; t->kind == WEIR_DT_PRIM && i < 4; i++)
+        if (strcmp(t->name, ints[i]) == 0)
+            return i + 1;
+    return 0;
+}
+
+/* Values of type from fit in type to without loss (a batch of narrower
+ * integers, say, appended to a table of longs). */
+static bool widens_to(const weir_dtype *from, const weir_dtype *to)
+{
+    if (from->kind == WEIR_DT_VOID || weir__delta_type_eq(from, to))
+        return true;
+    static const int digits[] = { 0, 3, 5, 10, 19 };
+    int fi = int_rank(from), ti = int_rank(to);
+    if (fi && ti)
+        return fi <= ti;
+    if (fi && to->kind == WEIR_DT_DECIMAL)
+        return to->precision - to->scale >= digits[fi];
+    if (from->kind == WEIR_DT_DECIMAL && to->kind == WEIR_DT_DECIMAL)
+        return to->scale >= from->scale &&
+               to->precision - to->scale >= from->precision - from->scale;
+    return from->kind == WEIR_DT_PRIM && to->kind == WEIR_DT_PRIM &&
+           strcmp(from->name, "float") == 0 && strcmp(to->name, "double") == 0;
+}
+
 int weir__delta_schema_merge(weir_dschema *out, size_t *added, weir_arena *a,
                              const weir_dschema *table,
                              const weir_dschema *batch, bool allow_new,
@@ -531,8 +559,7 @@ int weir__delta_schema_merge(weir_dschema *out, size_t *added, weir_arena *a,
     for (size_t i = 0; i < table->n; i++) {
         const weir_dfield *tf = &table->fields[i];
         int k = weir__delta_schema_find(batch, tf->name);
-        if (k >= 0 && batch->fields[k].type->kind != WEIR_DT_VOID &&
-            !weir__delta_type_eq(tf->type, batch->fields[k].type)) {
+        if (k >= 0 && !widens_to(batch->fields[k].type, tf->type)) {
             weir_buf want = WEIR_BUF_INIT, got = WEIR_BUF_INIT;
             render_type(&want, tf->type);
             render_type(&got, batch->fields[k].type);

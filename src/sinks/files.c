@@ -331,20 +331,6 @@ int weir__sink_sync_up(const char *dir, const char *top, weir_error *err)
     return rc;
 }
 
-int weir__sink_touch(const char *path, weir_error *err)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return WEIR_ERR(err, WEIR_EIO, NULL, "cannot create %s: %s", path,
-                        strerror(errno));
-    close(fd);
-    char *dir = weir__path_dirname(path);
-    int rc = dir ? weir__fs_sync_dir(dir, err)
-                 : WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    free(dir);
-    return rc;
-}
-
 int weir__sink_unlink(const char *path, weir_error *err)
 {
     if (unlink(path) < 0 && errno != ENOENT)

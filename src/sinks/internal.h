@@ -69,8 +69,6 @@ int weir__sink_move(const char *src, const char *dst, weir_error *err);
 /* fsync dir and each parent up to and including top (after creating
  * folders or moving files into them). */
 int weir__sink_sync_up(const char *dir, const char *top, weir_error *err);
-/* Create an empty marker file (and fsync its folder). */
-int weir__sink_touch(const char *path, weir_error *err);
 /* Remove a file; missing is fine. */
 int weir__sink_unlink(const char *path, weir_error *err);
 

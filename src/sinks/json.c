@@ -1,14 +1,14 @@
 /*
  * The json sink: a folder of newline-delimited JSON files (folder.c),
- * written with DuckDB's COPY. Options: path, partitionBy, compression
- * (none, the default, gzip, zstd).
+ * written with DuckDB's COPY. Options: path, compression (none, the
+ * default, gzip, zstd). DuckDB cannot partition JSON output, so
+ * partitionBy is not an option here.
  */
 #include "sinks/internal.h"
 
 #include "util/str.h"
 
-static const char *const KEYS[] = { "path", "partitionBy", "compression",
-                                    NULL };
+static const char *const KEYS[] = { "path", "compression", NULL };
 static const char *const CODECS[] = { "none", "uncompressed", "gzip", "zstd",
                                       NULL };
 

@@ -73,7 +73,7 @@ const char *weir__sink_option(const weir_kvpair *options, size_t n,
  * SELECT of the table's columns (in its schema's order, timestamps as
  * TIMESTAMP in UTC) over only the active data files, with partition
  * values taken from the log; a typed empty relation when the table has no
- * files. Errors: DELTA_TABLE_NOT_FOUND (no commits),
+ * files. Errors: WEIR_ESQL with DELTA_TABLE_NOT_FOUND (no commits),
  * DELTA_CHECKPOINT_NOT_SUPPORTED, DELTA_UNSUPPORTED_PROTOCOL, I/O. Used by
  * delta.`path`, delta_scan('path') and read_delta('path'). */
 int weir__delta_render_scan(weir_buf *out, const char *path, weir_error *err);

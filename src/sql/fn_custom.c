@@ -9,6 +9,7 @@
 #include "functions.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/str.h"
@@ -245,7 +246,9 @@ int weir__fn_struct(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
         const weir_sql_expr *a = e->list[i];
         char name[32];
         const char *fname = name;
-        if (a->kind == EX_COLUMN)
+        if (i < e->n_names && e->names[i])
+            fname = e->names[i]; /* struct(x AS a) */
+        else if (a->kind == EX_COLUMN)
             fname = a->names[a->n_names - 1];
         else if (a->kind == EX_FIELD)
             fname = a->name;
@@ -720,19 +723,33 @@ int weir__fn_first_last(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
  * FILTER or OVER needs the plain aggregate). */
 int weir__fn_sum(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
-    bool plain = e->distinct || e->filter || e->over;
-    if (plain)
-        weir__buf_puts(out, "weir_sumcast(");
-    weir__buf_puts(out, plain ? (e->distinct ? "sum(DISTINCT " : "sum(")
-                              : "weir_sum(");
-    int rc = put_arg(t, out, e, 0);
-    weir__buf_putc(out, ')');
-    if (!rc)
+    weir_buf x = WEIR_BUF_INIT;
+    int rc = put_arg(t, &x, e, 0);
+    if (rc) {
+        weir__buf_free(&x);
+        return rc;
+    }
+    if (e->over) {
+        /* weir_sum_type(sum, x): BIGINT for integral x, as Spark. */
+        weir__buf_printf(out, "weir_sum_type(sum(%s%s)",
+                         e->distinct ? "DISTINCT " : "", weir__buf_cstr(&x));
         rc = weir__fn_filter_clause(t, out, e, NULL);
-    if (!rc)
-        rc = weir__fn_over_clause(t, out, e);
-    if (plain)
+        if (!rc)
+            rc = weir__fn_over_clause(t, out, e);
+        weir__buf_printf(out, ", %s)", weir__buf_cstr(&x));
+    } else {
+        /* Macros dispatch on x's type; FILTER becomes a CASE inside. */
+        weir__buf_puts(out, e->distinct ? "weir_sum_distinct(" : "weir_sum(");
+        if (e->filter) {
+            weir__buf_puts(out, "CASE WHEN ");
+            rc = weir__sql_tx_expr(t, out, e->filter);
+            weir__buf_printf(out, " THEN %s END", weir__buf_cstr(&x));
+        } else {
+            weir__buf_puts(out, weir__buf_cstr(&x));
+        }
         weir__buf_putc(out, ')');
+    }
+    weir__buf_free(&x);
     return rc;
 }
 
@@ -801,6 +818,112 @@ int weir__fn_size(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 /* ------------------------------------------------------------------------
  * Added from the Spark differential tier
  * ------------------------------------------------------------------------ */
+
+/* Capturing groups of a regular expression: '(' not followed by '?',
+ * outside character classes and escapes. */
+static int regex_groups(const char *re)
+{
+    int n = 0;
+    bool cls = false;
+    for (const char *p = re; *p; p++) {
+        if (*p == '\\' && p[1])
+            p++;
+        else if (cls)
+            cls = *p != ']';
+        else if (*p == '[')
+            cls = true;
+        else if (*p == '(' && p[1] != '?')
+            n++;
+        else if (*p == '(' && p[1] == '?' && p[2] == '<' && p[3] != '=' &&
+                 p[3] != '!')
+            n++; /* (?<name>...) */
+    }
+    return n;
+}
+
+int weir__fn_regexp_extract(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    bool all = weir__str_ieq(e->name, "regexp_extract_all");
+    const char *re = string_literal(arg(e, 1));
+    const weir_sql_expr *ix = arg(e, 2);
+    long idx = 1;
+    bool known = e->n == 2;
+    if (ix && ix->kind == EX_LIT && ix->lit == LIT_INT) {
+        idx = strtol(ix->text, NULL, 10);
+        known = true;
+    }
+    if (re && known && (idx < 0 || idx > regex_groups(re))) {
+        /* Spark raises for any input row (NULL input gives NULL). */
+        weir__buf_puts(out, "CASE WHEN (");
+        int rc = put_arg(t, out, e, 0);
+        weir__buf_printf(out, ") IS NULL THEN NULL ELSE error('[INVALID_PARAMETER_"
+                              "VALUE.REGEX_GROUP_INDEX] %s(): expects group index "
+                              "between 0 and %d, but got %ld.') END",
+                         all ? "regexp_extract_all" : "regexp_extract",
+                         regex_groups(re), idx);
+        return rc;
+    }
+    weir__buf_puts(out, all ? "regexp_extract_all(" : "regexp_extract(");
+    int rc = put_arg(t, out, e, 0);
+    weir__buf_puts(out, ", ");
+    if (!rc)
+        rc = put_arg(t, out, e, 1);
+    weir__buf_puts(out, ", ");
+    if (!rc && e->n == 3)
+        rc = put_arg(t, out, e, 2);
+    else
+        weir__buf_putc(out, '1');
+    weir__buf_putc(out, ')');
+    return rc;
+}
+
+int weir__fn_concat_ws(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    weir__buf_puts(out, "weir_concat_ws(");
+    int rc = put_arg(t, out, e, 0);
+    weir__buf_puts(out, ", flatten([");
+    for (size_t i = 1; !rc && i < e->n; i++) {
+        const weir_sql_expr *a = e->list[i];
+        if (i > 1)
+            weir__buf_puts(out, ", ");
+        if (a->kind == EX_LIT && a->lit == LIT_NULL) {
+            weir__buf_puts(out, "CAST([] AS VARCHAR[])");
+            continue;
+        }
+        weir__buf_puts(out, "weir_cws(");
+        rc = put_arg(t, out, e, i);
+        weir__buf_putc(out, ')');
+    }
+    weir__buf_puts(out, e->n > 1 ? "]))" : "CAST([] AS VARCHAR[])]))");
+    return rc;
+}
+
+int weir__fn_months_between(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    weir__buf_puts(out, "weir_months_between(weir_to_ts(");
+    int rc = put_arg(t, out, e, 0);
+    weir__buf_puts(out, "), weir_to_ts(");
+    if (!rc)
+        rc = put_arg(t, out, e, 1);
+    weir__buf_puts(out, "), ");
+    if (!rc && e->n == 3)
+        rc = put_arg(t, out, e, 2);
+    else
+        weir__buf_puts(out, "true");
+    weir__buf_putc(out, ')');
+    return rc;
+}
+
+int weir__fn_format_number(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    const weir_sql_expr *d = arg(e, 1);
+    if (!d || d->kind != EX_LIT || d->lit != LIT_INT || d->text[0] == '-')
+        return need_literal(t, e, 1, "non-negative number of decimal places");
+    weir__buf_printf(out, "format('{:,.%sf}', CAST(", d->text);
+    int rc = put_arg(t, out, e, 0);
+    weir__buf_puts(out, " AS DOUBLE))");
+    return rc;
+}
 
 int weir__fn_elt(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
@@ -972,12 +1095,94 @@ static void put_col(weir_buf *out, const char *const *aliases, size_t n,
     weir__buf_put_sql_ident(out, i < n && aliases[i] ? aliases[i] : dflt);
 }
 
+/* json_tuple(js, 'f1', 'f2', ..): one row, columns c0, c1, .. (strings;
+ * NULLs for NULL or malformed JSON). */
+static int json_tuple(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
+                      const char *const *aliases, size_t n_aliases)
+{
+    if (e->n < 2)
+        return weir__sql_tx_error(t, e->pos, e->src,
+                                  "json_tuple() needs a JSON string and field "
+                                  "names");
+    if (n_aliases && n_aliases != e->n - 1)
+        return weir__sql_tx_error(t, e->pos, e->src,
+                                  "json_tuple() produces %zu column(s) but %zu "
+                                  "alias(es) were given",
+                                  e->n - 1, n_aliases);
+    weir_buf j = WEIR_BUF_INIT;
+    int rc = put_arg(t, &j, e, 0);
+    for (size_t i = 1; !rc && i < e->n; i++) {
+        const char *f = string_literal(e->list[i]);
+        if (!f) {
+            rc = need_literal(t, e, i, "field name");
+            break;
+        }
+        weir_buf path = WEIR_BUF_INIT;
+        weir__buf_puts(&path, "$.\"");
+        weir__buf_puts(&path, f);
+        weir__buf_putc(&path, '"');
+        if (i > 1)
+            weir__buf_puts(out, ", ");
+        weir__buf_printf(out, "CASE WHEN json_valid(%s) THEN json_extract_string(%s, ",
+                         weir__buf_cstr(&j), weir__buf_cstr(&j));
+        weir__buf_put_sql_string(out, weir__buf_cstr(&path));
+        weir__buf_puts(out, ") END");
+        char dflt[32];
+        snprintf(dflt, sizeof(dflt), "c%zu", i - 1);
+        put_col(out, aliases, n_aliases, i - 1, dflt);
+        weir__buf_free(&path);
+    }
+    weir__buf_free(&j);
+    return rc;
+}
+
+/* stack(n, a1, .., ak): n rows of ceil(k/n) columns col0, col1, .. */
+static int stack(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
+                 const char *const *aliases, size_t n_aliases)
+{
+    const weir_sql_expr *n0 = arg(e, 0);
+    if (!n0 || n0->kind != EX_LIT || n0->lit != LIT_INT || e->n < 2)
+        return need_literal(t, e, 0, "row count");
+    long rows = strtol(n0->text, NULL, 10);
+    if (rows < 1 || rows > 10000)
+        return weir__sql_tx_error(t, n0->pos, e->src,
+                                  "stack(): the row count must be positive");
+    size_t k = e->n - 1, cols = (k + (size_t)rows - 1) / (size_t)rows;
+    if (n_aliases && n_aliases != cols)
+        return weir__sql_tx_error(t, e->pos, e->src,
+                                  "stack() produces %zu column(s) but %zu "
+                                  "alias(es) were given",
+                                  cols, n_aliases);
+    int rc = 0;
+    for (size_t c = 0; !rc && c < cols; c++) {
+        weir__buf_puts(out, c ? ", unnest([" : "unnest([");
+        for (long r = 0; !rc && r < rows; r++) {
+            size_t i = 1 + (size_t)r * cols + c;
+            if (r)
+                weir__buf_puts(out, ", ");
+            if (i < e->n)
+                rc = put_arg(t, out, e, i);
+            else
+                weir__buf_puts(out, "NULL");
+        }
+        weir__buf_puts(out, "])");
+        char dflt[32];
+        snprintf(dflt, sizeof(dflt), "col%zu", c);
+        put_col(out, aliases, n_aliases, c, dflt);
+    }
+    return rc;
+}
+
 int weir__sql_tx_generator(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
                            const char *const *aliases, size_t n_aliases)
 {
     char name[64];
     weir__str_copy(name, sizeof(name), e->name);
     weir__str_lower(name);
+    if (strcmp(name, "json_tuple") == 0)
+        return json_tuple(t, out, e, aliases, n_aliases);
+    if (strcmp(name, "stack") == 0)
+        return stack(t, out, e, aliases, n_aliases);
     if (e->n != 1)
         return weir__sql_tx_error(t, e->pos, e->src,
                                   "%s() takes exactly one argument", name);
@@ -991,12 +1196,24 @@ int weir__sql_tx_generator(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
         return rc;
     }
     const char *xv = weir__buf_cstr(&x);
+    if (inl && n_aliases) {
+        /* Rename the struct fields by position, then expand them. */
+        weir_buf r = WEIR_BUF_INIT;
+        weir__buf_printf(&r, "list_transform(%s, lambda \"__s\": struct_pack(", xv);
+        for (size_t i = 0; i < n_aliases; i++) {
+            if (i)
+                weir__buf_puts(&r, ", ");
+            weir__buf_put_sql_ident(&r, aliases[i]);
+            weir__buf_printf(&r, " := struct_extract_at(\"__s\", %zu)", i + 1);
+        }
+        weir__buf_puts(&r, "))");
+        weir__buf_clear(&x);
+        weir__buf_puts(&x, weir__buf_cstr(&r));
+        weir__buf_free(&r);
+        xv = weir__buf_cstr(&x);
+    }
     if (inl) {
-        if (n_aliases)
-            rc = weir__sql_tx_error(t, e->pos, e->src,
-                                    "Column aliases for inline() are not "
-                                    "supported");
-        else if (outer)
+        if (outer)
             weir__buf_printf(out,
                              "unnest(CASE WHEN len(%s) > 0 THEN %s ELSE [NULL] "
                              "END, recursive := true)",
@@ -1023,11 +1240,11 @@ int weir__sql_tx_generator(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
         const char *lv = weir__buf_cstr(&src);
         if (outer)
             weir__buf_printf(out,
-                             "unnest(CASE WHEN len(%s) > 0 THEN range(0, "
-                             "len(%s)) ELSE [NULL] END)",
+                             "unnest(CASE WHEN len(%s) > 0 THEN CAST(range(0, "
+                             "len(%s)) AS INTEGER[]) ELSE [NULL] END)",
                              lv, lv);
         else
-            weir__buf_printf(out, "unnest(range(0, len(%s)))", lv);
+            weir__buf_printf(out, "unnest(CAST(range(0, len(%s)) AS INTEGER[]))", lv);
         put_col(out, aliases, n_aliases, k++, "pos");
         weir__buf_puts(out, ", ");
     }

@@ -106,7 +106,7 @@ static const fn_def FUNCS[] = {
       "CASE WHEN ($1) < 0 THEN '' ELSE chr(CAST(($1) % 256 AS INTEGER)) END",
       NULL },
     { "concat", 0, -1, 0, NULL, weir__fn_concat },
-    { "concat_ws", 1, -1, 0, "concat_ws($*)", NULL },
+    { "concat_ws", 1, -1, 0, NULL, weir__fn_concat_ws },
     { "substr", 2, 2, 0, "weir_substr($1, $2)", NULL },
     { "substr", 3, 3, 0, "weir_substr($1, $2, $3)", NULL },
     { "substring", 2, 2, 0, "weir_substr($1, $2)", NULL },
@@ -143,10 +143,8 @@ static const fn_def FUNCS[] = {
     { "levenshtein", 2, 2, 0, "CAST(levenshtein($1, $2) AS INTEGER)", NULL },
     { "format_string", 1, -1, 0, "printf($*)", NULL },
     { "printf", 1, -1, 0, "printf($*)", NULL },
-    { "regexp_extract", 2, 2, 0, "regexp_extract($1, $2, 1)", NULL },
-    { "regexp_extract", 3, 3, 0, "regexp_extract($1, $2, $3)", NULL },
-    { "regexp_extract_all", 2, 2, 0, "regexp_extract_all($1, $2, 1)", NULL },
-    { "regexp_extract_all", 3, 3, 0, "regexp_extract_all($1, $2, $3)", NULL },
+    { "regexp_extract", 2, 3, 0, NULL, weir__fn_regexp_extract },
+    { "regexp_extract_all", 2, 3, 0, NULL, weir__fn_regexp_extract },
     { "regexp_replace", 3, 3, 0, NULL, weir__fn_regexp_replace },
     { "rlike", 2, 2, 0, "regexp_matches($1, $2)", NULL },
     { "regexp", 2, 2, 0, "regexp_matches($1, $2)", NULL },
@@ -192,7 +190,14 @@ static const fn_def FUNCS[] = {
     { "date_part", 2, 2, 0, NULL, weir__fn_date_part },
     { "next_day", 2, 2, 0, NULL, weir__fn_next_day },
     { "kurtosis", 1, 1, AGG, "kurtosis_pop($D$1)", NULL },
-    { "skewness", 1, 1, AGG, "skewness($D$1)", NULL },
+    { "mode", 1, 1, AGG, "mode($1)", NULL },
+    { "overlay", 3, 3, 0, "weir_overlay($1, $2, $3, -1)", NULL },
+    { "overlay", 4, 4, 0, "weir_overlay($1, $2, $3, $4)", NULL },
+    { "months_between", 2, 3, 0, NULL, weir__fn_months_between },
+    { "format_number", 2, 2, 0, NULL, weir__fn_format_number },
+    { "skewness", 1, 1, AGG,
+      "(skewness($D$1) * (count($D$1) - 2) / sqrt(count($D$1) * (count($D$1) - 1)))",
+      NULL },
     { "regr_slope", 2, 2, AGG, "regr_slope($1, $2)", NULL },
     { "regr_intercept", 2, 2, AGG, "regr_intercept($1, $2)", NULL },
     { "regr_count", 2, 2, AGG, "regr_count($1, $2)", NULL },
@@ -205,7 +210,7 @@ static const fn_def FUNCS[] = {
     { "zip_with", 3, 3, 0, NULL, weir__fn_zip_with },
     { "typeof", 1, 1, 0, "weir_typeof($1)", NULL },
     /* ---- casts as functions ---- */
-    { "string", 1, 1, 0, "CAST($1 AS VARCHAR)", NULL },
+    { "string", 1, 1, 0, "weir_to_str($1)", NULL },
     { "int", 1, 1, 0, "CAST(weir_trunc_for_int($1) AS INTEGER)", NULL },
     { "bigint", 1, 1, 0, "CAST(weir_trunc_for_int($1) AS BIGINT)", NULL },
     { "smallint", 1, 1, 0, "CAST(weir_trunc_for_int($1) AS SMALLINT)", NULL },
@@ -225,7 +230,7 @@ static const fn_def FUNCS[] = {
     { "size", 1, 1, 0, NULL, weir__fn_size },
     { "cardinality", 1, 1, 0, NULL, weir__fn_size },
     { "array_size", 1, 1, 0, "CAST(len($1) AS INTEGER)", NULL },
-    { "element_at", 2, 2, 0, "($1)[$2]", NULL },
+    { "element_at", 2, 2, 0, "weir_element_at($1, $2)", NULL },
     { "try_element_at", 2, 2, 0, "($1)[$2]", NULL },
     { "array_contains", 2, 2, 0, "weir_array_contains($1, $2)", NULL },
     { "array_distinct", 1, 1, 0, "weir_array_distinct($1)", NULL },
@@ -320,7 +325,7 @@ static const fn_def FUNCS[] = {
     { "unix_timestamp", 0, 2, 0, NULL, weir__fn_unix_timestamp },
     { "to_unix_timestamp", 1, 2, 0, NULL, weir__fn_unix_timestamp },
     { "timestamp_seconds", 1, 1, 0,
-      "make_timestamp(CAST(($1) * 1000000 AS BIGINT))", NULL },
+      "make_timestamp(CAST(CAST($1 AS DECIMAL(38,6)) * 1000000 AS BIGINT))", NULL },
     { "timestamp_millis", 1, 1, 0,
       "make_timestamp(CAST($1 AS BIGINT) * 1000)", NULL },
     { "timestamp_micros", 1, 1, 0, "make_timestamp(CAST($1 AS BIGINT))", NULL },
@@ -408,7 +413,7 @@ static const fn_def FUNCS[] = {
 
 static const char *const GENERATORS[] = {
     "explode", "explode_outer", "posexplode", "posexplode_outer", "inline",
-    "inline_outer", NULL
+    "inline_outer", "json_tuple", "stack", NULL
 };
 
 bool weir__sql_is_generator(const char *name)
@@ -579,7 +584,7 @@ int weir__sql_tx_func(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
                                   "DuckDB translation with Spark's semantics)",
                                   name);
     }
-    if (e->n_names)
+    if (e->n_names && d->handler != weir__fn_struct)
         return weir__sql_tx_error(t, e->pos, e->src,
                                   "Named arguments are not supported for %s()",
                                   name);

@@ -368,6 +368,15 @@ static weir_sql_expr *parse_unary(sql_parser *p)
         /* Fold -<number> into a literal (Spark does the same). */
         if (t->text[0] == '-' && a->kind == EX_LIT && a->lit >= LIT_INT &&
             a->lit <= LIT_BIGDECIMAL && a->text[0] != '-') {
+            /* -2147483648 is an INT and -9223372036854775808 a BIGINT,
+             * as in Spark (the digits alone do not fit). */
+            char last = a->src && a->end > 0 ? a->src->text[a->end - 1] : 'x';
+            bool plain = last >= '0' && last <= '9';
+            if (plain && a->lit == LIT_BIGINT && strcmp(a->text, "2147483648") == 0)
+                a->lit = LIT_INT;
+            else if (plain && a->lit == LIT_DECIMAL &&
+                     strcmp(a->text, "9223372036854775808") == 0)
+                a->lit = LIT_BIGINT;
             a->text = weir__arena_printf(p->arena, "-%s", a->text);
             if (!a->text)
                 return OOM(p);
@@ -493,6 +502,18 @@ static bool parse_args(sql_parser *p, weir_sql_expr *e)
             fin(p, a);
         } else {
             a = weir__sql_expr(p);
+        }
+        /* struct(x AS a, ...): the alias names the field. */
+        if (a && !name && e->name && weir__str_ieq(e->name, "struct") &&
+            weir__sql_accept_kw(p, "AS")) {
+            const sql_token *id = weir__sql_peek(p, 0);
+            if (id->kind != TK_IDENT && id->kind != TK_QIDENT) {
+                weir__sql_syntax_error(p);
+                return false;
+            }
+            name = id->text;
+            named = true;
+            p->i++;
         }
         if (!a || !push_expr(p, &e->list, &e->n, &cap, a) ||
             !push_name(p, &e->names, &e->n_names, &ncap, name))

@@ -2,7 +2,8 @@
  * Keyword-led Spark expressions, split from parse_expr.c: NULL/TRUE/FALSE,
  * typed literals (DATE '..', TIMESTAMP '..'), INTERVAL literals, CASE,
  * CAST/TRY_CAST, EXISTS, CURRENT_DATE-style niladic calls, EXTRACT,
- * POSITION(a IN b), TRIM(BOTH x FROM s) and SUBSTRING(s FROM a FOR b).
+ * POSITION(a IN b), TRIM(BOTH x FROM s), SUBSTRING(s FROM a FOR b) and
+ * OVERLAY(s PLACING r FROM a FOR b).
  */
 #include "internal.h"
 
@@ -326,6 +327,37 @@ weir_sql_expr *weir__sql_parse_special(sql_parser *p, const sql_token *t,
             weir_sql_expr *pos = weir__sql_expr(p);
             if (!pos || !push_expr(p, &e->list, &e->n, &cap, s) ||
                 !push_expr(p, &e->list, &e->n, &cap, pos))
+                return NULL;
+            if (weir__sql_accept_kw(p, "FOR")) {
+                weir_sql_expr *len = weir__sql_expr(p);
+                if (!len || !push_expr(p, &e->list, &e->n, &cap, len))
+                    return NULL;
+            }
+            if (weir__sql_expect_op(p, ")"))
+                return NULL;
+            return postfix(p, fin(p, e));
+        }
+        return s ? call_rest(p, t, s) : NULL;
+    }
+    if (weir__str_ieq(w, "OVERLAY") && weir__sql_is_op(p, 1, "(")) {
+        /* OVERLAY(s PLACING r FROM pos [FOR len]) or overlay(s, r, pos[, len]). */
+        p->i += 2;
+        if (weir__sql_is_op(p, 0, ")"))
+            return call_rest(p, t, NULL);
+        weir_sql_expr *s = weir__sql_expr(p);
+        if (s && weir__sql_accept_kw(p, "PLACING")) {
+            weir_sql_expr *e = new_expr(p, EX_FUNC, t);
+            if (!e)
+                return NULL;
+            e->name = t->text;
+            size_t cap = 0;
+            weir_sql_expr *r = weir__sql_expr(p);
+            if (!r || !push_expr(p, &e->list, &e->n, &cap, s) ||
+                !push_expr(p, &e->list, &e->n, &cap, r) ||
+                weir__sql_expect_kw(p, "FROM"))
+                return NULL;
+            weir_sql_expr *pos = weir__sql_expr(p);
+            if (!pos || !push_expr(p, &e->list, &e->n, &cap, pos))
                 return NULL;
             if (weir__sql_accept_kw(p, "FOR")) {
                 weir_sql_expr *len = weir__sql_expr(p);

@@ -203,6 +203,10 @@ static void func(weir_buf *out, const weir_sql_expr *e, int depth)
         if (e->distinct)
             weir__buf_puts(out, "DISTINCT ");
         args(out, e, depth);
+        /* substr(s, p) is substr(s, p, 2147483647) in Spark's name. */
+        if (e->n == 2 && (weir__str_ieq(name, "substr") ||
+                          weir__str_ieq(name, "substring")))
+            weir__buf_puts(out, ", 2147483647");
         weir__buf_putc(out, ')');
         if (e->ignore_nulls == 1)
             weir__buf_puts(out, " IGNORE NULLS");
@@ -319,18 +323,16 @@ static void pretty(weir_buf *out, const weir_sql_expr *e, int depth)
         break;
     case EX_EXISTS: weir__buf_puts(out, "exists()"); break;
     case EX_SUBQUERY: weir__buf_puts(out, "scalarsubquery()"); break;
-    case EX_BETWEEN:
+    case EX_BETWEEN: /* Spark 4: between(x, lo, hi) */
         if (e->negated)
             weir__buf_puts(out, "(NOT ");
-        weir__buf_puts(out, "((");
+        weir__buf_puts(out, "between(");
         pretty(out, e->a, depth);
-        weir__buf_puts(out, " >= ");
+        weir__buf_puts(out, ", ");
         pretty(out, e->b, depth);
-        weir__buf_puts(out, ") AND (");
-        pretty(out, e->a, depth);
-        weir__buf_puts(out, " <= ");
+        weir__buf_puts(out, ", ");
         pretty(out, e->c, depth);
-        weir__buf_puts(out, "))");
+        weir__buf_putc(out, ')');
         if (e->negated)
             weir__buf_putc(out, ')');
         break;

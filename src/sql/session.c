@@ -63,9 +63,12 @@ static const char SETUP[] =
     "(d DATE, i) AS CAST(d + i AS DATE), (d, i) AS d + i;\n"
     "CREATE OR REPLACE TEMP MACRO weir_date_minus"
     "(d DATE, i) AS CAST(d - i AS DATE), (d, i) AS d - i;\n"
-    /* sum() OVER/FILTER/DISTINCT of integers: BIGINT (overflow errors). */
-    "CREATE OR REPLACE TEMP MACRO weir_sumcast"
-    "(a HUGEINT) AS CAST(a AS BIGINT), (a) AS a;\n"
+    /* sum(x) OVER (..): s is the sum, x only gives the input type:
+     * integral inputs sum to BIGINT as in Spark (DuckDB: HUGEINT). */
+    "CREATE OR REPLACE TEMP MACRO weir_sum_type"
+    "(s, x TINYINT) AS CAST(s AS BIGINT), (s, x SMALLINT) AS CAST(s AS BIGINT),"
+    " (s, x INTEGER) AS CAST(s AS BIGINT), (s, x BIGINT) AS CAST(s AS BIGINT),"
+    " (s, x) AS s;\n"
     /* typeof(): Spark's names for the scalar types and arrays of them. */
     "CREATE OR REPLACE TEMP MACRO weir_typeof_name(t) AS CASE t"
     " WHEN 'INTEGER' THEN 'int' WHEN 'BIGINT' THEN 'bigint'"
@@ -87,11 +90,64 @@ static const char SETUP[] =
     " ',\"(?:[^\"\\\\]|\\\\.)*\":null', '', 'g'),"
     " '\\{\"(?:[^\"\\\\]|\\\\.)*\":null,', '{', 'g'),"
     " '\\{\"(?:[^\"\\\\]|\\\\.)*\":null\\}', '{}', 'g');\n"
+    /* CAST(x AS STRING): doubles and floats as Java prints them (1.0E20,
+     * 1.0E-5, 1.2345678E7), maps and structs refused (Spark's {a -> 1}
+     * form is not reproduced). Built from DuckDB's shortest digits. */
+    "CREATE OR REPLACE TEMP MACRO weir_jexp(ip, fp, p) AS p + CASE"
+    " WHEN ltrim(ip, '0') <> '' THEN length(ltrim(ip, '0')) - 1"
+    " ELSE -(length(fp) - length(ltrim(fp, '0')) + 1) END;\n"
+    "CREATE OR REPLACE TEMP MACRO weir_jsci2(d, e) AS d[1] || '.' ||"
+    " CASE WHEN length(d) > 1 THEN d[2:] ELSE '0' END || 'E' || e;\n"
+    "CREATE OR REPLACE TEMP MACRO weir_jsci1(b, p) AS weir_jsci2("
+    "rtrim(ltrim(split_part(b, '.', 1) || split_part(b, '.', 2), '0'), '0'),"
+    " weir_jexp(split_part(b, '.', 1), split_part(b, '.', 2), p));\n"
+    "CREATE OR REPLACE TEMP MACRO weir_jabs(s) AS CASE"
+    " WHEN CAST(s AS DOUBLE) = 0 THEN '0.0'"
+    " WHEN CAST(s AS DOUBLE) >= 0.001 AND CAST(s AS DOUBLE) < 10000000"
+    " AND NOT contains(s, 'e')"
+    " THEN CASE WHEN contains(s, '.') THEN s ELSE s || '.0' END"
+    " WHEN contains(s, 'e') THEN weir_jsci1(split_part(s, 'e', 1),"
+    " CAST(split_part(s, 'e', 2) AS INTEGER))"
+    " ELSE weir_jsci1(s, 0) END;\n"
+    "CREATE OR REPLACE TEMP MACRO weir_jnum(s) AS CASE"
+    " WHEN lower(s) IN ('nan', '-nan') THEN 'NaN'"
+    " WHEN lower(s) IN ('inf', '+inf', 'infinity') THEN 'Infinity'"
+    " WHEN lower(s) IN ('-inf', '-infinity') THEN '-Infinity'"
+    " WHEN s[1] = '-' THEN '-' || weir_jabs(s[2:]) ELSE weir_jabs(s) END;\n"
+    "CREATE OR REPLACE TEMP MACRO weir_to_str(a) AS CASE"
+    " WHEN typeof(a) IN ('DOUBLE', 'FLOAT') THEN weir_jnum(CAST(a AS VARCHAR))"
+    " WHEN typeof(a) LIKE 'MAP(%' OR typeof(a) LIKE 'STRUCT(%' THEN"
+    " error('CAST of a ' || typeof(a) || ' to STRING is not supported by weir')"
+    " ELSE CAST(a AS VARCHAR) END;\n"
+    /* concat_ws(): array arguments contribute their elements. */
+    "CREATE OR REPLACE TEMP MACRO weir_cws"
+    "(a VARCHAR[]) AS coalesce(a, []), (a) AS [CAST(a AS VARCHAR)];\n"
+    "CREATE OR REPLACE TEMP MACRO weir_concat_ws(sep, l) AS"
+    " CASE WHEN sep IS NULL THEN NULL ELSE coalesce(array_to_string("
+    "list_filter(l, lambda x: x IS NOT NULL), sep), '') END;\n"
+    /* months_between(a, b): whole months when the days of month match or
+     * both are month ends, else the rest counted in 31-day months. */
+    "CREATE OR REPLACE TEMP MACRO weir_months_between(a, b, r) AS CASE"
+    " WHEN day(a) = day(b) OR (day(a + INTERVAL 1 DAY) = 1 AND"
+    " day(b + INTERVAL 1 DAY) = 1)"
+    " THEN CAST((year(a) - year(b)) * 12 + month(a) - month(b) AS DOUBLE)"
+    " ELSE CASE WHEN r THEN round(((year(a) - year(b)) * 12 + month(a) - month(b))"
+    " + ((day(a) - day(b)) * 86400 + (epoch(a) - epoch(date_trunc('day', a)))"
+    " - (epoch(b) - epoch(date_trunc('day', b)))) / 2678400.0, 8)"
+    " ELSE ((year(a) - year(b)) * 12 + month(a) - month(b))"
+    " + ((day(a) - day(b)) * 86400 + (epoch(a) - epoch(date_trunc('day', a)))"
+    " - (epoch(b) - epoch(date_trunc('day', b)))) / 2678400.0 END END;\n"
     /* sum() of integers is BIGINT in Spark, HUGEINT in DuckDB. */
     "CREATE OR REPLACE TEMP MACRO weir_sum"
     "(a TINYINT) AS CAST(sum(a) AS BIGINT), (a SMALLINT) AS CAST(sum(a) AS BIGINT),"
     " (a INTEGER) AS CAST(sum(a) AS BIGINT), (a BIGINT) AS CAST(sum(a) AS BIGINT),"
     " (a) AS sum(a);\n"
+    "CREATE OR REPLACE TEMP MACRO weir_sum_distinct"
+    "(a TINYINT) AS CAST(sum(DISTINCT a) AS BIGINT),"
+    " (a SMALLINT) AS CAST(sum(DISTINCT a) AS BIGINT),"
+    " (a INTEGER) AS CAST(sum(DISTINCT a) AS BIGINT),"
+    " (a BIGINT) AS CAST(sum(DISTINCT a) AS BIGINT),"
+    " (a) AS sum(DISTINCT a);\n"
     /* a div b: truncating integral division. */
     "CREATE OR REPLACE TEMP MACRO weir_div"
     "(a BIGINT, b BIGINT) AS CASE WHEN b = 0 THEN error('[DIVIDE_BY_ZERO]"
@@ -99,12 +155,22 @@ static const char SETUP[] =
     " (a, b) AS CASE WHEN b = 0 THEN error('[DIVIDE_BY_ZERO] Division by"
     " zero.') ELSE CAST(trunc(a / b) AS BIGINT) END;\n"
     /* x[i]: 0-based for arrays, by key for maps. */
+    /* x[i] (0-based) and element_at(x, i) (1-based, negative from the
+     * end) on arrays, by key on maps (decided by typeof). ANSI: an index
+     * out of bounds is an error (the length is only computed then). */
     "CREATE OR REPLACE TEMP MACRO weir_at"
     "(a, i VARCHAR) AS a[i],"
-    " (a, i TINYINT) AS CASE WHEN typeof(a) LIKE 'MAP(%' THEN a[i] ELSE a[i + 1] END,"
-    " (a, i SMALLINT) AS CASE WHEN typeof(a) LIKE 'MAP(%' THEN a[i] ELSE a[i + 1] END,"
-    " (a, i INTEGER) AS CASE WHEN typeof(a) LIKE 'MAP(%' THEN a[i] ELSE a[i + 1] END,"
-    " (a, i BIGINT) AS CASE WHEN typeof(a) LIKE 'MAP(%' THEN a[i] ELSE a[i + 1] END,"
+    " (a, i TINYINT) AS CASE WHEN typeof(a) LIKE 'MAP(%' THEN a[i] WHEN i >= 0 AND a[i + 1] IS NOT NULL THEN a[i + 1] WHEN a IS NULL OR i IS NULL THEN NULL WHEN i < 0 OR i >= json_array_length(to_json(a)) THEN error('[INVALID_ARRAY_INDEX] The index ' || i || ' is out of bounds. The array has ' || json_array_length(to_json(a)) || ' elements.') END,"
+    " (a, i SMALLINT) AS CASE WHEN typeof(a) LIKE 'MAP(%' THEN a[i] WHEN i >= 0 AND a[i + 1] IS NOT NULL THEN a[i + 1] WHEN a IS NULL OR i IS NULL THEN NULL WHEN i < 0 OR i >= json_array_length(to_json(a)) THEN error('[INVALID_ARRAY_INDEX] The index ' || i || ' is out of bounds. The array has ' || json_array_length(to_json(a)) || ' elements.') END,"
+    " (a, i INTEGER) AS CASE WHEN typeof(a) LIKE 'MAP(%' THEN a[i] WHEN i >= 0 AND a[i + 1] IS NOT NULL THEN a[i + 1] WHEN a IS NULL OR i IS NULL THEN NULL WHEN i < 0 OR i >= json_array_length(to_json(a)) THEN error('[INVALID_ARRAY_INDEX] The index ' || i || ' is out of bounds. The array has ' || json_array_length(to_json(a)) || ' elements.') END,"
+    " (a, i BIGINT) AS CASE WHEN typeof(a) LIKE 'MAP(%' THEN a[i] WHEN i >= 0 AND a[i + 1] IS NOT NULL THEN a[i + 1] WHEN a IS NULL OR i IS NULL THEN NULL WHEN i < 0 OR i >= json_array_length(to_json(a)) THEN error('[INVALID_ARRAY_INDEX] The index ' || i || ' is out of bounds. The array has ' || json_array_length(to_json(a)) || ' elements.') END,"
+    " (a, i) AS a[i];\n"
+    "CREATE OR REPLACE TEMP MACRO weir_element_at"
+    "(a, i VARCHAR) AS a[i],"
+    " (a, i TINYINT) AS CASE WHEN typeof(a) LIKE 'MAP(%' THEN a[i] WHEN a IS NULL OR i IS NULL THEN NULL WHEN i = 0 THEN error('[INVALID_INDEX_OF_ZERO] The index 0 is invalid. An index shall be either < 0 or > 0 (the first element has index 1).') WHEN a[i] IS NOT NULL THEN a[i] WHEN abs(i) > json_array_length(to_json(a)) THEN error('[INVALID_ARRAY_INDEX_IN_ELEMENT_AT] The index ' || i || ' is out of bounds. The array has ' || json_array_length(to_json(a)) || ' elements.') END,"
+    " (a, i SMALLINT) AS CASE WHEN typeof(a) LIKE 'MAP(%' THEN a[i] WHEN a IS NULL OR i IS NULL THEN NULL WHEN i = 0 THEN error('[INVALID_INDEX_OF_ZERO] The index 0 is invalid. An index shall be either < 0 or > 0 (the first element has index 1).') WHEN a[i] IS NOT NULL THEN a[i] WHEN abs(i) > json_array_length(to_json(a)) THEN error('[INVALID_ARRAY_INDEX_IN_ELEMENT_AT] The index ' || i || ' is out of bounds. The array has ' || json_array_length(to_json(a)) || ' elements.') END,"
+    " (a, i INTEGER) AS CASE WHEN typeof(a) LIKE 'MAP(%' THEN a[i] WHEN a IS NULL OR i IS NULL THEN NULL WHEN i = 0 THEN error('[INVALID_INDEX_OF_ZERO] The index 0 is invalid. An index shall be either < 0 or > 0 (the first element has index 1).') WHEN a[i] IS NOT NULL THEN a[i] WHEN abs(i) > json_array_length(to_json(a)) THEN error('[INVALID_ARRAY_INDEX_IN_ELEMENT_AT] The index ' || i || ' is out of bounds. The array has ' || json_array_length(to_json(a)) || ' elements.') END,"
+    " (a, i BIGINT) AS CASE WHEN typeof(a) LIKE 'MAP(%' THEN a[i] WHEN a IS NULL OR i IS NULL THEN NULL WHEN i = 0 THEN error('[INVALID_INDEX_OF_ZERO] The index 0 is invalid. An index shall be either < 0 or > 0 (the first element has index 1).') WHEN a[i] IS NOT NULL THEN a[i] WHEN abs(i) > json_array_length(to_json(a)) THEN error('[INVALID_ARRAY_INDEX_IN_ELEMENT_AT] The index ' || i || ' is out of bounds. The array has ' || json_array_length(to_json(a)) || ' elements.') END,"
     " (a, i) AS a[i];\n"
     /* size(): arrays and maps (NULL for NULL, as Spark 4 with ANSI). */
     "CREATE OR REPLACE TEMP MACRO weir_size"
@@ -142,9 +208,13 @@ static const char SETUP[] =
     "(a DATE, b DATE) AS list_transform(generate_series(CAST(a AS TIMESTAMP),"
     " CAST(b AS TIMESTAMP), CASE WHEN a <= b THEN INTERVAL 1 DAY"
     " ELSE INTERVAL (-1) DAY END), lambda x: CAST(x AS DATE)),"
+    " (a INTEGER, b INTEGER) AS CAST(generate_series(a, b, CASE WHEN a <= b"
+    " THEN 1 ELSE -1 END) AS INTEGER[]),"
     " (a, b) AS generate_series(a, b, CASE WHEN a <= b THEN 1 ELSE -1 END),"
     " (a DATE, b DATE, s) AS list_transform(generate_series(CAST(a AS TIMESTAMP),"
     " CAST(b AS TIMESTAMP), s), lambda x: CAST(x AS DATE)),"
+    " (a INTEGER, b INTEGER, s INTEGER) AS CAST(generate_series(a, b, s) AS"
+    " INTEGER[]),"
     " (a, b, s) AS generate_series(a, b, s);\n"
     /* substring with Spark's rules for position 0 and negative positions. */
     "CREATE OR REPLACE TEMP MACRO weir_substr_start(s, p) AS"
@@ -200,7 +270,10 @@ static const char SETUP[] =
     "CREATE OR REPLACE TEMP MACRO weir_unix_timestamp"
     "(a TIMESTAMP) AS CAST(floor(epoch(a)) AS BIGINT),"
     " (a DATE) AS CAST(floor(epoch(CAST(a AS TIMESTAMP))) AS BIGINT),"
-    " (a VARCHAR) AS CAST(floor(epoch(strptime(a, '%Y-%m-%d %H:%M:%S'))) AS BIGINT);\n";
+    " (a VARCHAR) AS CAST(floor(epoch(strptime(a, '%Y-%m-%d %H:%M:%S'))) AS BIGINT);\n"
+    "CREATE OR REPLACE TEMP MACRO weir_overlay(s, r, p, l) AS"
+    " weir_substr(s, 1, p - 1) || r || weir_substr(s, p +"
+    " CASE WHEN l < 0 THEN length(r) ELSE l END);\n";
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop

@@ -41,6 +41,14 @@ int weir__sql_tx_order(sql_tx *t, weir_buf *out, const sql_order *o, size_t n)
     return 0;
 }
 
+static bool has_upper(const char *s)
+{
+    for (; *s; s++)
+        if (*s >= 'A' && *s <= 'Z')
+            return true;
+    return false;
+}
+
 static const sql_window *named_window(const sql_tx *t, const char *name)
 {
     if (!t->sel)
@@ -469,7 +477,12 @@ static int tx_item(sql_tx *t, weir_buf *out, const sql_item *it)
         weir__buf_put_sql_ident(out, it->alias);
     } else if (e->kind == EX_COLUMN && e->n_names == 1 &&
                !(t->time_window && weir__str_ieq(e->names[0], "window"))) {
-        /* A bare column keeps its name. */
+        /* A bare column keeps its name as written (Spark: SELECT ID from a
+         * column id is named ID); lower-case names are left to DuckDB. */
+        if (has_upper(e->names[0])) {
+            weir__buf_puts(out, " AS ");
+            weir__buf_put_sql_ident(out, e->names[0]);
+        }
     } else {
         weir_buf name = WEIR_BUF_INIT;
         if (e->kind == EX_COLUMN)

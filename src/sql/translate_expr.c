@@ -62,7 +62,13 @@ static int tx_lit(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     switch (e->lit) {
     case LIT_NULL: weir__buf_puts(out, "NULL"); break;
     case LIT_BOOL: weir__buf_puts(out, e->text); break;
-    case LIT_INT: weir__buf_puts(out, e->text); break;
+    case LIT_INT:
+        /* DuckDB reads -2147483648 as -(2147483648), a BIGINT. */
+        if (strcmp(e->text, "-2147483648") == 0)
+            weir__buf_printf(out, "CAST(%s AS INTEGER)", e->text);
+        else
+            weir__buf_puts(out, e->text);
+        break;
     case LIT_BIGINT: weir__buf_printf(out, "CAST(%s AS BIGINT)", e->text); break;
     case LIT_SMALLINT:
         weir__buf_printf(out, "CAST(%s AS SMALLINT)", e->text);
@@ -127,9 +133,10 @@ static int tx_column(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
         if (l->subst) {
             weir__buf_puts(out, l->subst[idx]);
         } else if (l->indexed && idx == 1) {
-            weir__buf_putc(out, '(');
+            /* Spark's index is a 0-based INT */
+            weir__buf_puts(out, "CAST(");
             weir__buf_put_sql_ident(out, e->names[0]);
-            weir__buf_puts(out, " - 1)");
+            weir__buf_puts(out, " - 1 AS INTEGER)");
         } else {
             weir__buf_put_sql_ident(out, e->names[0]);
         }
@@ -164,9 +171,45 @@ static bool day_interval(const weir_sql_expr *e)
     return true;
 }
 
+static bool is_lit(const weir_sql_expr *e, sql_lit_kind lo, sql_lit_kind hi)
+{
+    return e && e->kind == EX_LIT && e->lit >= lo && e->lit <= hi;
+}
+
+/* An operand of + - * / %: a string literal is cast the ANSI way (an
+ * integer string to BIGINT, strictly; others to DOUBLE) instead of
+ * DuckDB's lenient literal cast ('1.5' would become the integer 2). */
+static int operand(sql_tx *t, weir_buf *out, const weir_sql_expr *x,
+                   const weir_sql_expr *other, bool arith)
+{
+    if (!arith || !is_lit(x, LIT_STRING, LIT_STRING))
+        return sub(t, out, x);
+    bool integral = is_lit(other, LIT_INT, LIT_TINYINT);
+    bool fractional = is_lit(other, LIT_DECIMAL, LIT_BIGDECIMAL);
+    const char *s = x->text;
+    size_t i = (*s == '+' || *s == '-') ? 1 : 0;
+    bool digits = s[i] != '\0';
+    for (; s[i]; i++)
+        if (s[i] < '0' || s[i] > '9')
+            digits = false;
+    if (integral || (digits && !fractional)) {
+        weir__buf_puts(out, "CAST(weir_trunc_for_int(");
+        weir__buf_put_sql_string(out, s);
+        weir__buf_puts(out, ") AS BIGINT)");
+    } else {
+        weir__buf_puts(out, "CAST(");
+        weir__buf_put_sql_string(out, s);
+        weir__buf_puts(out, " AS DOUBLE)");
+    }
+    return 0;
+}
+
 static int tx_binary(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
     const char *op = e->op;
+    bool arith = strcmp(op, "+") == 0 || strcmp(op, "-") == 0 ||
+                 strcmp(op, "*") == 0 || strcmp(op, "/") == 0 ||
+                 strcmp(op, "%") == 0;
     int rc;
     if (strcmp(op, "div") == 0 || strcmp(op, "^") == 0) {
         weir__buf_puts(out, strcmp(op, "div") == 0 ? "weir_div(" : "xor(");
@@ -189,22 +232,22 @@ static int tx_binary(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
                          : NULL;
     if (fn) {
         weir__buf_puts(out, fn);
-        if ((rc = sub(t, out, e->a)))
+        if ((rc = operand(t, out, e->a, e->b, arith)))
             return rc;
         weir__buf_puts(out, ", ");
-        if ((rc = sub(t, out, e->b)))
+        if ((rc = operand(t, out, e->b, e->a, arith)))
             return rc;
         weir__buf_putc(out, ')');
         return 0;
     }
     weir__buf_putc(out, '(');
-    if ((rc = sub(t, out, e->a)))
+    if ((rc = operand(t, out, e->a, e->b, arith)))
         return rc;
     if (strcmp(op, "<=>") == 0)
         weir__buf_puts(out, " IS NOT DISTINCT FROM ");
     else
         weir__buf_printf(out, " %s ", op);
-    if ((rc = sub(t, out, e->b)))
+    if ((rc = operand(t, out, e->b, e->a, arith)))
         return rc;
     weir__buf_putc(out, ')');
     return 0;
@@ -226,6 +269,9 @@ static int tx_cast(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     else if (e->type->kind == TY_TIMESTAMP) {
         trunc = true; /* the same closing parenthesis */
         weir__buf_puts(out, e->flag ? "weir_try_to_ts(" : "weir_to_ts(");
+    } else if (e->type->kind == TY_STRING) {
+        trunc = true;
+        weir__buf_puts(out, "weir_to_str(");
     }
     int rc = sub(t, out, e->a);
     if (rc)
@@ -519,16 +565,6 @@ int weir__sql_tx_expr(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     case EX_UNARY:
         if (strcmp(e->op, "+") == 0) {
             rc = sub(t, out, e->a);
-            break;
-        }
-        if (strcmp(e->op, "-") == 0 && e->a->kind == EX_LIT &&
-            ((e->a->lit == LIT_BIGINT && strcmp(e->a->text, "2147483648") == 0) ||
-             (e->a->lit == LIT_DECIMAL &&
-              strcmp(e->a->text, "9223372036854775808") == 0))) {
-            weir__buf_printf(out, e->a->lit == LIT_BIGINT
-                                      ? "CAST(-%s AS INTEGER)"
-                                      : "CAST(-%s AS BIGINT)",
-                             e->a->text);
             break;
         }
         weir__buf_puts(out, strcmp(e->op, "NOT") == 0 ? "(NOT " :

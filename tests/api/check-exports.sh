@@ -23,8 +23,9 @@ if ! diff -u "$tmp/declared" "$tmp/exported" > "$tmp/diff"; then
     echo "libweir exports differ from weir.h (- declared only, + exported only):"
     cat "$tmp/diff"
     fail=1
+else
+    echo "libweir exports $(wc -l < "$tmp/exported") functions, all declared in weir.h"
 fi
-echo "libweir exports $(wc -l < "$tmp/exported") functions, all declared in weir.h"
 
 # No function prints or exits.
 if nm -D --undefined-only "$lib" | awk '{print $2}' | sed 's/@.*//' \

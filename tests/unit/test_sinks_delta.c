@@ -40,7 +40,9 @@ static char *delta_json(const char *duck)
         /* {"type":"struct","fields":[{"name":"c","type":X,... -> X */
         const char *start = strstr(weir__buf_cstr(&b), "\"type\":") + 7;
         start = strstr(start, "\"type\":") + 7;
-        const char *end = strstr(start, ",\"nullable\":true,\"metadata\":{}}]}");
+        const char *end = NULL, *tail = ",\"nullable\":true,\"metadata\":{}}]}";
+        for (const char *h = strstr(start, tail); h; h = strstr(h + 1, tail))
+            end = h;
         out = end ? strndup(start, (size_t)(end - start)) : NULL;
         weir__buf_free(&b);
     } else {
@@ -454,7 +456,7 @@ TEST(test_partitioned)
     CHECK_SCAN2(&fx,
                 "string_agg(coalesce(p, '<null>') || ':' || n, ',' ORDER BY p) "
                 "FROM (SELECT p, count(*) AS n FROM",
-                "GROUP BY p)", "NULL:3,a/b c:3,<null>:3");
+                "GROUP BY p)", "<null>:3,NULL:3,a/b c:3");
     /* The add actions: URI-encoded paths, partition values, null. */
     weir_delta_log l;
     CHECK_INT(weir__delta_log_read(&l, fx.table, &e), 0);

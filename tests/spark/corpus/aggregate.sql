@@ -43,8 +43,15 @@ SELECT max(d) AS r FROM VALUES (DATE '2024-01-01'), (DATE '2023-01-01') AS t(d);
 SELECT kurtosis(x) AS a, skewness(x) AS b FROM VALUES (1), (2), (3), (10) AS t(x);
 SELECT mode(x) AS r FROM VALUES (1), (2), (2), (3) AS t(x);
 SELECT array_agg(DISTINCT x) AS r FROM VALUES (1), (1) AS t(x);
+-- error
 SELECT sum(x) AS r FROM VALUES (9223372036854775807L), (1L) AS t(x);
 SELECT regr_slope(y, x) AS r FROM VALUES (1, 2), (2, 4), (3, 6) AS t(x, y);
 SELECT listagg(s, ',') WITHIN GROUP (ORDER BY s) AS r FROM VALUES ('b'), ('a') AS t(s);
 SELECT string_agg(s, '|') AS r FROM VALUES ('x') AS t(s);
 SELECT histogram_numeric(x, 2) IS NOT NULL AS r FROM VALUES (1), (2) AS t(x);
+SELECT g, sum(x) FILTER (WHERE x > 1) AS s FROM VALUES ('a', 1), ('a', 2), ('b', 1) AS t(g, x) GROUP BY g;
+SELECT count_if(x) AS r FROM VALUES (true), (false), (NULL) AS t(x);
+SELECT max_by(x, y) AS r FROM VALUES (1, NULL), (2, 5) AS t(x, y);
+SELECT percentile_approx(x, 0.5) AS r FROM VALUES (1.5D), (2.5D), (10.0D) AS t(x);
+SELECT collect_set(x) AS r FROM VALUES (3), (3) AS t(x);
+SELECT g, count(*) AS n, avg(x) AS a FROM VALUES ('a', 1), ('b', 2), ('a', 4) AS t(g, x) GROUP BY g ORDER BY n DESC, g;

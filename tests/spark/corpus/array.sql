@@ -1,5 +1,6 @@
 -- Array functions and higher-order functions.
 SELECT array(1, 2, 3) AS r;
+-- known: an untyped NULL is INTEGER in weir (Spark: void)
 SELECT array() AS r;
 SELECT array('a', NULL) AS r;
 SELECT array(1, 2)[0] AS r;
@@ -53,6 +54,7 @@ SELECT concat(array(1, 2), array(3)) AS r;
 SELECT reverse(array(1, 2, 3)) AS r;
 SELECT array(1, 2) = array(1, 2) AS r;
 SELECT get(array(1, 2), 1) AS a, get(array(1, 2), 5) AS b;
+-- error
 SELECT a[1] AS r FROM VALUES (array(1, 2)), (array(3)) AS t(a);
 SELECT size(a) AS r FROM VALUES (array(1, 2)), (NULL) AS t(a);
 SELECT array_contains(a, 'x') AS r FROM VALUES (array('x', 'y')), (array('z')) AS t(a);
@@ -61,3 +63,11 @@ SELECT array_distinct(a) AS r FROM VALUES (array(2, 1, 2)) AS t(a);
 SELECT array(array(1), array(2, 3)) AS r;
 SELECT array(named_struct('a', 1), named_struct('a', 2)) AS r;
 SELECT array_max(array('b', 'a')) AS r;
+SELECT element_at(array(1, 2, 3), -3) AS r;
+-- error
+SELECT element_at(array(1, 2), 0) AS r;
+SELECT get(array(1, 2), -1) AS r;
+SELECT array(1, 2, 3)[2] AS r;
+SELECT element_at(map('a', 1), 'z') AS r;
+SELECT transform(array('a', 'b'), (x, i) -> concat(x, i)) AS r;
+SELECT concat_ws('-', array('a', 'b'), NULL, 'c') AS r;

@@ -1,11 +1,13 @@
 -- Conditional and null-handling functions.
 SELECT coalesce(NULL, 2, 3) AS r;
+-- known: an untyped NULL is INTEGER in weir (Spark: void)
 SELECT coalesce(NULL, NULL) AS r;
 SELECT nvl(NULL, 'x') AS a, ifnull('y', 'x') AS b;
 SELECT nvl2(NULL, 1, 2) AS a, nvl2(0, 1, 2) AS b;
 SELECT nullif(1, 1) AS a, nullif(1, 2) AS b;
 SELECT if(1 > 0, 'yes', 'no') AS r;
 SELECT if(NULL, 1, 2) AS r;
+-- known: iff() is a Databricks function that OSS Spark lacks; weir accepts it
 SELECT iff(false, 1, 2) AS r;
 SELECT CASE WHEN x > 1 THEN 'big' WHEN x = 1 THEN 'one' ELSE 'small' END AS r FROM VALUES (0), (1), (2), (NULL) AS t(x);
 SELECT CASE x WHEN 1 THEN 'a' WHEN 2 THEN 'b' END AS r FROM VALUES (1), (2), (3) AS t(x);

@@ -5,7 +5,9 @@ SELECT explode(map('a', 1, 'b', 2));
 SELECT explode(map('a', 1, 'b', 2)) AS (k, v);
 SELECT posexplode(array('a', 'b'));
 SELECT posexplode(array('a', 'b')) AS (p, v);
+-- known: an untyped NULL is INTEGER in weir (Spark: void)
 SELECT explode(array());
+-- known: an untyped NULL is INTEGER in weir (Spark: void)
 SELECT explode_outer(array()) AS x;
 SELECT inline(array(named_struct('a', 1, 'b', 'x'), named_struct('a', 2, 'b', 'y')));
 SELECT inline(array(struct(1, 'x'), struct(2, 'y'))) AS (n, s);
@@ -29,3 +31,7 @@ SELECT * FROM range(1, 10, 4);
 SELECT id FROM range(2) ORDER BY id DESC;
 SELECT * FROM inline(array(named_struct('a', 1)));
 SELECT explode(array(named_struct('a', 1, 'b', 2))) AS s;
+SELECT json_tuple(j, 'a', 'missing') AS (a, m) FROM VALUES ('{"a": {"b": 1}}'), ('bad'), (NULL) AS t(j);
+SELECT stack(3, 'x', 1, 'y', 2, 'z', 3) AS (k, v);
+SELECT k, v FROM VALUES (1) AS t(id) LATERAL VIEW stack(2, 'a', 1, 'b', 2) s AS k, v;
+SELECT posexplode(array(10, 20)) AS (i, v);

@@ -16,6 +16,7 @@ SELECT to_json(named_struct('a', 1, 'b', 'x')) AS r;
 SELECT to_json(named_struct('a', 1, 'b', CAST(NULL AS STRING))) AS r;
 SELECT to_json(array(1, 2)) AS r;
 SELECT to_json(map('k', 1)) AS r;
+-- known: to_json writes timestamps as 2024-01-02 03:04:05 (Spark: 2024-01-02T03:04:05.000Z)
 SELECT to_json(named_struct('d', DATE '2024-01-02', 't', TIMESTAMP '2024-01-02 03:04:05')) AS r;
 SELECT to_json(array(named_struct('a', 1))) AS r;
 SELECT to_json(named_struct('x', 1.5D, 'y', true)) AS r;

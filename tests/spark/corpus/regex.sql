@@ -12,6 +12,7 @@ SELECT regexp_extract('100-200', '(\\d+)-(\\d+)', 1) AS r;
 SELECT regexp_extract('100-200', '(\\d+)-(\\d+)', 2) AS r;
 SELECT regexp_extract('100-200', '(\\d+)-(\\d+)', 0) AS r;
 SELECT regexp_extract('foo', '(\\d+)', 1) AS r;
+-- error
 SELECT regexp_extract('abc', 'b') AS r;
 SELECT regexp_extract_all('100-200, 300-400', '(\\d+)-(\\d+)', 1) AS r;
 SELECT regexp_extract_all('a1b22c333', '\\d+', 0) AS r;

@@ -8,6 +8,7 @@ SELECT char_length('abc') AS a, character_length('') AS b;
 SELECT octet_length('héllo') AS r;
 SELECT bit_length('ab') AS r;
 SELECT concat('a', 'b', 'c') AS r;
+-- known: an untyped NULL is INTEGER in weir (Spark: void)
 SELECT concat('a', NULL, 'c') AS r;
 SELECT concat_ws('-', 'a', NULL, 'c') AS r;
 SELECT concat_ws(',', array('x', 'y'), 'z') AS r;
@@ -82,3 +83,9 @@ SELECT 'a' < 'b' AS a, 'B' < 'a' AS b;
 SELECT string(12) AS r;
 SELECT quote('Don''t') AS r;
 SELECT collate('a', 'UTF8_BINARY') AS r;
+SELECT overlay('Spark SQL', 'ANSI ', 7, 0) AS r;
+SELECT concat('x', 1, 'y') AS r;
+SELECT upper(NULL) AS r;
+SELECT lpad('7', 3, '0') AS a, rpad('7', 3, '0') AS b;
+SELECT substring('abc', 2, 100) AS r;
+SELECT length(NULL) AS r;

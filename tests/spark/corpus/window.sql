@@ -18,6 +18,7 @@ SELECT x, nth_value(x, 2) OVER (ORDER BY x) AS n FROM VALUES (1), (2), (3) AS t(
 SELECT x, max(x) OVER () AS m, min(x) OVER () AS n FROM VALUES (1), (5) AS t(x);
 SELECT x, count(x) OVER (PARTITION BY x % 2) AS c FROM VALUES (1), (2), (3) AS t(x);
 SELECT x, row_number() OVER w AS rn FROM VALUES (2), (1) AS t(x) WINDOW w AS (ORDER BY x);
+-- known: QUALIFY is Databricks syntax that OSS Spark 4.1 lacks; weir accepts it
 SELECT g, x FROM VALUES ('a', 1), ('a', 2), ('b', 3) AS t(g, x) QUALIFY row_number() OVER (PARTITION BY g ORDER BY x DESC) = 1;
 SELECT x, rank() OVER (ORDER BY x DESC) AS r FROM VALUES (1), (NULL), (2) AS t(x);
 SELECT x, row_number() OVER (ORDER BY x) AS r FROM VALUES (2), (NULL), (1) AS t(x);

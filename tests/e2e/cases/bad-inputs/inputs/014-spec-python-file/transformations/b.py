@@ -1,0 +1,1 @@
+from pyspark import pipelines as dp

@@ -1,0 +1,2 @@
+# An existing storage: a rejected query must leave it as it is.
+"$WEIR" run >/dev/null 2>&1 || e2e_fail "$name: the good update failed"
