@@ -241,11 +241,12 @@ alive() { # the background weir has not exited (a zombie counts as exited)
     [ -r "/proc/$pid/status" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$pid/status"
 }
 
-# Wait (at most 60 s) until the run prints "Starting run..." or ends.
-wait_started() {
-    local i
+# Wait (at most 60 s) until the run prints a line matching ERE (default
+# "Starting run") or ends.
+wait_started() { # [ERE]
+    local i re=${1:-Starting run}
     for ((i = 0; i < 6000; i++)); do
-        grep -q "Starting run" "$out" 2>/dev/null && return 0
+        grep -qE "$re" "$out" 2>/dev/null && return 0
         alive || return 1
         sleep 0.01
     done
@@ -265,11 +266,14 @@ reap() {
     wait "$pid" 2>/dev/null || status=$?
 }
 
-# Where a killed run was when it died: before the update (loading, storage
-# open), mid-update, or after the end.
+# Where a killed run was when it died: before the update (loading the
+# spec), mid-update (storage open, analysis, or flows running: "flows"
+# once a flow started), or after the end was printed (storage closing).
 classify() { # output-file
     if grep -q "Run is \(COMPLETED\|FAILED\|CANCELED\)" "$1"; then
         echo after
+    elif grep -q "is RUNNING\.$" "$1"; then
+        echo flows
     elif grep -q "Starting run" "$1"; then
         echo mid
     else
@@ -277,10 +281,11 @@ classify() { # output-file
     fi
 }
 
-est_total=1500  # ms, a clean run from start to exit (moving average)
+est_total=1500  # ms, a clean run from start to exit (moving averages)
 est_update=1000 # ms, from "Starting run..." to exit
+est_flows=500   # ms, from the first flow RUNNING to exit
 
-kills=0 kills_mid=0 kills_before=0 kills_after=0 double=0 refreshes=0
+kills=0 kills_mid=0 kills_flows=0 kills_before=0 kills_after=0 double=0 refreshes=0
 rows_compared=0 violations=0 first_violation=
 
 # Start a run and kill it at a random instant. Sets the class in $landed.
@@ -290,10 +295,18 @@ killed_run() { # label args...
     spawn "$work/out/$label.out" "$@"
     local t0 delay how
     t0=$(now_ms)
-    if [ "$(rnd 10)" -lt 7 ]; then
-        # Inside the update: after "Starting run...", up to its usual length.
+    local mode
+    mode=$(rnd 10)
+    if [ "$mode" -lt 5 ]; then
+        # While flows run and commit: after the first flow starts.
+        how=flows
+        delay=$(rnd $((est_flows + 1)))
+        wait_started 'is RUNNING\.$' || true
+    elif [ "$mode" -lt 8 ]; then
+        # Inside the update: after "Starting run..." (storage open, WAL
+        # replay, analysis, flows), within its usual length.
         how=update
-        delay=$(rnd $((est_update * 11 / 10 + 1)))
+        delay=$(rnd $((est_update * 9 / 10 + 1)))
         wait_started || true
     else
         # Anywhere from process start (loading, storage open, WAL replay).
@@ -306,6 +319,7 @@ killed_run() { # label args...
     landed=$(classify "$out")
     kills=$((kills + 1))
     case $landed in
+    flows) kills_mid=$((kills_mid + 1)) kills_flows=$((kills_flows + 1)) ;;
     mid) kills_mid=$((kills_mid + 1)) ;;
     before) kills_before=$((kills_before + 1)) ;;
     after) kills_after=$((kills_after + 1)) ;;
@@ -315,10 +329,12 @@ killed_run() { # label args...
 
 clean_run() { # label
     spawn "$work/out/$1.out"
-    local t0 ts st t1
+    local t0 ts tf st t1
     t0=$(now_ms)
     wait_started || true
     ts=$(now_ms)
+    wait_started 'is RUNNING\.$' || true
+    tf=$(now_ms)
     reap
     st=$status
     t1=$(now_ms)
@@ -329,6 +345,7 @@ clean_run() { # label
     fi
     est_total=$(((est_total * 3 + (t1 - t0)) / 4))
     est_update=$(((est_update * 3 + (t1 - ts)) / 4))
+    est_flows=$(((est_flows * 3 + (t1 - tf)) / 4))
     return 0
 }
 
@@ -426,7 +443,7 @@ done
 elapsed=$((($(now_ms) - started) / 1000))
 trials_done=$((t > trials ? trials : t))
 
-summary="crash.sh: seed $seed: $trials_done trials, $kills kills ($kills_mid mid-update, $kills_before before the update, $kills_after after it ended), $double double kills, $refreshes full refreshes, sink $([ $with_sink = 1 ] && echo included || echo 'not supported by this build'), $rows_compared rows compared, $violations violations, ${elapsed}s"
+summary="crash.sh: seed $seed: $trials_done trials, $kills kills ($kills_mid mid-update of which $kills_flows while flows ran, $kills_before before the update, $kills_after after it ended), $double double kills, $refreshes full refreshes, sink $([ $with_sink = 1 ] && echo included || echo 'not supported by this build'), $rows_compared rows compared, $violations violations, ${elapsed}s"
 echo "$summary"
 log "$summary"
 if [ -n "$report" ]; then
@@ -435,6 +452,7 @@ seed=$seed
 trials=$trials_done
 kills=$kills
 kills_mid_update=$kills_mid
+kills_while_flows_ran=$kills_flows
 kills_before_update=$kills_before
 kills_after_update=$kills_after
 double_kills=$double

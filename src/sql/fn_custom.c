@@ -511,9 +511,10 @@ int weir__fn_to_timestamp(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
     int rc;
     if (e->n == 1) {
-        weir__buf_puts(out, is_try(e) ? "TRY_CAST(" : "CAST(");
+        /* like CAST(s AS TIMESTAMP): a zone offset in s is honoured */
+        weir__buf_puts(out, is_try(e) ? "weir_try_to_ts(" : "weir_to_ts(");
         rc = put_arg(t, out, e, 0);
-        weir__buf_puts(out, " AS TIMESTAMP)");
+        weir__buf_putc(out, ')');
         return rc;
     }
     weir__buf_puts(out, is_try(e) ? "CAST(try_strptime(" : "CAST(strptime(");

@@ -69,7 +69,7 @@ static const fn_def FUNCS[] = {
     { "pow", 2, 2, 0, "pow($1, $2)", NULL },
     { "power", 2, 2, 0, "pow($1, $2)", NULL },
     { "mod", 2, 2, 0, "weir_mod($1, $2)", NULL },
-    { "pmod", 2, 2, 0, "weir_pmod($1, weir_mod(CAST(0 AS TINYINT), $2) + $2)", NULL },
+    { "pmod", 2, 2, 0, "weir_pmod($1, $2)", NULL },
     { "sign", 1, 1, 0, "CAST(sign($1) AS DOUBLE)", NULL },
     { "signum", 1, 1, 0, "CAST(sign($1) AS DOUBLE)", NULL },
     { "round", 1, 1, 0, "round($1)", NULL },

@@ -666,12 +666,12 @@ int weir__sql_tx_expr(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
         break;
     }
     case EX_POSITION:
-        weir__buf_puts(out, "instr(");
+        weir__buf_puts(out, "CAST(instr(");
         rc = sub(t, out, e->b);
         weir__buf_puts(out, ", ");
         if (!rc)
             rc = sub(t, out, e->a);
-        weir__buf_putc(out, ')');
+        weir__buf_puts(out, ") AS INTEGER)");
         break;
     }
     t->depth--;

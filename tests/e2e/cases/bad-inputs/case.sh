@@ -3,12 +3,13 @@
 # must answer it with. weir must not crash (no signal, no sanitizer report),
 # not hang (each command is killed after 120 s), exit with the expected
 # code and print every line of the folder's `expected` file (error class and
-# path:line:col) on stderr, and write nothing.
+# path:line:col) in its output, and write nothing.
 #
 # A folder holds the project files and:
 #   cmd              the weir arguments, in shell syntax (default: dry-run)
 #   exit             the expected exit code (default 2)
-#   expected         lines that must occur in stderr (fixed strings)
+#   expected         lines that must occur in the output (fixed strings;
+#                    stderr, or stdout for errors reported as events)
 #   stdin            fed to weir (default: empty)
 #   before.sh        sourced first, in the folder (e.g. a good update, then
 #                    the bad data file lands)
@@ -55,7 +56,8 @@ for dir in inputs/*/; do
         if [ -f expected ]; then
             while IFS= read -r line; do
                 [ -n "$line" ] || continue
-                grep -qF -- "$line" "$WEIR_STDERR" || e2e_fail "$name: stderr lacks: $line"
+                grep -qF -- "$line" "$WEIR_STDERR" "$WEIR_STDOUT" ||
+                    e2e_fail "$name: the output lacks: $line"
                 e2e_pass
             done <expected
         fi
@@ -66,6 +68,7 @@ $(head -n 20 "$E2E_OUT/diff")"
         fi
         e2e_pass
     )
+    e2e_pass
 done
 [ "$n_inputs" -ge 100 ] || e2e_fail "the corpus has only $n_inputs inputs (want >= 100)"
 echo "bad-inputs: $n_inputs inputs" >&2

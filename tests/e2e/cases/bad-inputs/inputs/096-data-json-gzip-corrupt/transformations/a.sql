@@ -1,1 +1,0 @@
-CREATE STREAMING TABLE st AS SELECT * FROM STREAM read_files('landing', format => 'json');
