@@ -16,9 +16,10 @@
 #
 #   tools/crash.sh [--trials N | --long] [--seed S] [--weir PATH]
 #                  [--work DIR] [--report FILE] [--sink auto|on|off]
-#                  [--full-refresh-every K] [--keep] [--keep-going]
+#                  [--full-refresh-every K] [--epoch K] [--keep] [--keep-going]
 #
-# --long is 500 trials. The summary line and, with --report, a key=value
+# --long is 500 trials; every --epoch trials (default 100) the project
+# starts afresh, so that the data and the checks stay small. The summary line and, with --report, a key=value
 # file give: trials, kills (mid-update, before the update started, after it
 # ended), double kills, full refreshes, rows compared, violations. Exit 0
 # when there is no violation, 1 otherwise (the storage of the first
@@ -33,6 +34,7 @@ work=
 report=
 sink=auto
 fr_every=10
+epoch=100
 keep=
 keep_going=
 
@@ -51,6 +53,7 @@ while [ $# -gt 0 ]; do
     --report) report=$2; shift ;;
     --sink) sink=$2; shift ;;
     --full-refresh-every) fr_every=$2; shift ;;
+    --epoch) epoch=$2; shift ;;
     --keep) keep=1 ;;
     --keep-going) keep_going=1 ;;
     -h | --help) usage ;;
@@ -268,9 +271,12 @@ reap() {
 
 # Where a killed run was when it died: before the update (loading the
 # spec), mid-update (storage open, analysis, or flows running: "flows"
-# once a flow started), or after the end was printed (storage closing).
-classify() { # output-file
-    if grep -q "Run is \(COMPLETED\|FAILED\|CANCELED\)" "$1"; then
+# once a flow started), or after the end was printed (closing the storage:
+# DuckDB checkpoints the write-ahead log into the database files).
+classify() { # output-file (missing when the kill beat the redirection)
+    if [ ! -s "$1" ]; then
+        echo before
+    elif grep -q "Run is \(COMPLETED\|FAILED\|CANCELED\)" "$1"; then
         echo after
     elif grep -q "is RUNNING\.$" "$1"; then
         echo flows
@@ -282,8 +288,8 @@ classify() { # output-file
 }
 
 est_total=1500  # ms, a clean run from start to exit (moving averages)
-est_update=1000 # ms, from "Starting run..." to exit
-est_flows=500   # ms, from the first flow RUNNING to exit
+est_update=1000 # ms, from "Starting run..." to "Run is ..."
+est_flows=500   # ms, from the first flow RUNNING to "Run is ..."
 
 kills=0 kills_mid=0 kills_flows=0 kills_before=0 kills_after=0 double=0 refreshes=0
 rows_compared=0 violations=0 first_violation=
@@ -300,13 +306,13 @@ killed_run() { # label args...
     if [ "$mode" -lt 5 ]; then
         # While flows run and commit: after the first flow starts.
         how=flows
-        delay=$(rnd $((est_flows + 1)))
+        delay=$(rnd $((est_flows * 11 / 10 + 1)))
         wait_started 'is RUNNING\.$' || true
     elif [ "$mode" -lt 8 ]; then
         # Inside the update: after "Starting run..." (storage open, WAL
         # replay, analysis, flows), within its usual length.
         how=update
-        delay=$(rnd $((est_update * 9 / 10 + 1)))
+        delay=$(rnd $((est_update + 1)))
         wait_started || true
     else
         # Anywhere from process start (loading, storage open, WAL replay).
@@ -329,12 +335,14 @@ killed_run() { # label args...
 
 clean_run() { # label
     spawn "$work/out/$1.out"
-    local t0 ts tf st t1
+    local t0 ts tf te st t1
     t0=$(now_ms)
     wait_started || true
     ts=$(now_ms)
     wait_started 'is RUNNING\.$' || true
     tf=$(now_ms)
+    wait_started 'Run is ' || true
+    te=$(now_ms)
     reap
     st=$status
     t1=$(now_ms)
@@ -343,9 +351,11 @@ clean_run() { # label
         sed 's/^/    /' "$out" | tail -n 30 >>"$logf"
         return 1
     fi
+    # How long the phases took (moving averages): the whole process, the
+    # update (to its last line), the flows (first flow running to the end).
     est_total=$(((est_total * 3 + (t1 - t0)) / 4))
-    est_update=$(((est_update * 3 + (t1 - ts)) / 4))
-    est_flows=$(((est_flows * 3 + (t1 - tf)) / 4))
+    est_update=$(((est_update * 3 + (te - ts)) / 4))
+    est_flows=$(((est_flows * 3 + (te - tf)) / 4))
     return 0
 }
 
@@ -397,17 +407,29 @@ auto) sink_supported && with_sink=1 ;;
 *) die "--sink must be auto, on or off" ;;
 esac
 [ "$with_sink" = 0 ] || fr_every=0 # a full refresh re-sends everything to a sink
-write_project "$with_sink"
+# A fresh project: storage, inputs and expectations start from nothing
+# (every --epoch trials too, so that the checks stay fast in long runs).
+new_project() {
+    write_project "$with_sink"
+    next_id=1 n_files=0 manual_rows=0
+    exp_bronze=0 exp_silver_files=0 exp_quarantine=0
+    (cd "$proj" && "$weir" query "CREATE TABLE manual (order_id BIGINT, customer_id BIGINT, amount DOUBLE)" \
+        >/dev/null 2>>"$logf") || die "cannot create the external table (see $logf)"
+    land_file 500
+    add_manual 20
+    clean_run "setup-$1" || die "the first run failed (see $logf)"
+    check "setup-$1" || die "the first run does not hold the expected data (see $logf)"
+}
+
 log "crash.sh: seed $seed, $trials trials, sink $([ $with_sink = 1 ] && echo yes || echo no), weir $weir"
-(cd "$proj" && "$weir" query "CREATE TABLE manual (order_id BIGINT, customer_id BIGINT, amount DOUBLE)" \
-    >/dev/null 2>>"$logf") || die "cannot create the external table (see $logf)"
-land_file 500
-add_manual 20
-clean_run setup || die "the first run failed (see $logf)"
-check 0 || die "the first run does not hold the expected data (see $logf)"
+new_project 0
 
 started=$(now_ms)
 for ((t = 1; t <= trials; t++)); do
+    if [ $((t % epoch)) = 0 ]; then
+        log "new project (epoch $((t / epoch)))"
+        new_project "$t"
+    fi
     log "trial $t"
     for ((k = 0, nf = 1 + $(rnd 2); k < nf; k++)); do
         land_file $((50 + $(rnd 950)))

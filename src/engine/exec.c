@@ -4,7 +4,6 @@
 #define _GNU_SOURCE
 #include "exec.h"
 
-#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,11 +1,10 @@
 /*
- * Building the validated graph from definitions: qualified identifiers,
- * implicit flows, flow targets, each flow's inputs (pipeline datasets,
- * external tables, file sources), topological order, and the registration
- * and validation errors of Spark's GraphRegistrationContext and
- * GraphValidations that need no schemas (see docs/graph.md).
+ * Building the graph from definitions: qualified identifiers, implicit
+ * flows, flow targets, each flow's inputs (pipeline datasets, external
+ * tables, file sources), topological order and cycles, and Spark's
+ * registration errors. The validations that follow are in validate.c.
  */
-#include "graph.h"
+#include "graph/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,12 +14,6 @@
 #include "util/str.h"
 #include "util/vec.h"
 
-typedef struct builder {
-    weir_graph *g;
-    const weir_defs *defs;
-    weir__diags *diags;
-    int rc; /* WEIR_EGRAPH once an error was reported, or a hard error */
-} builder;
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -30,10 +23,7 @@ void weir__origin_error_at(weir_error *err, const weir_origin *o)
         weir__sql_error_at(err, o->src, o->pos);
 }
 
-static void report_at(builder *b, const weir_origin *o, const weir_sql_pos *pos,
-                      const char *cls, const char *fmt, ...) WEIR_PRINTF(5, 6);
-
-static void report_at(builder *b, const weir_origin *o, const weir_sql_pos *pos,
+void weir__graph_report(builder *b, const weir_origin *o, const weir_sql_pos *pos,
                       const char *cls, const char *fmt, ...)
 {
     weir_error e;
@@ -71,16 +61,6 @@ const char *weir__kind_output_type(weir_dataset_kind kind)
     }
 }
 
-static bool is_table(weir_dataset_kind k)
-{
-    return k == WEIR_STREAMING_TABLE || k == WEIR_MATERIALIZED_VIEW;
-}
-
-static bool is_view(weir_dataset_kind k)
-{
-    return k == WEIR_TEMPORARY_VIEW || k == WEIR_PERSISTED_VIEW;
-}
-
 const char *weir__graph_qualify(weir_arena *arena, const weir_sql_name *name,
                                 const char *catalog, const char *database)
 {
@@ -111,7 +91,7 @@ static const char *joined_name(weir_arena *a, const weir_sql_name *n)
 }
 
 /* Spark's quotedString of a display name: `cat`.`db`.`name`. */
-static const char *quoted(weir_arena *a, const char *display)
+const char *weir__graph_quoted(weir_arena *a, const char *display)
 {
     weir_buf b = WEIR_BUF_INIT;
     weir__buf_putc(&b, '`');
@@ -162,7 +142,6 @@ const char *weir__dataset_property(const weir_gdataset *d, const char *key)
 
 /* ---- datasets ------------------------------------------------------------ */
 
-static int dataset_expectations(builder *b, weir_gdataset *d);
 
 static int add_datasets(builder *b)
 {
@@ -182,7 +161,7 @@ static int add_datasets(builder *b)
         const weir_sql_name *n = &def->name;
         if (def->kind == WEIR_TEMPORARY_VIEW || def->kind == WEIR_SINK) {
             if (n->n != 1) {
-                report_at(b, &def->origin, NULL,
+                weir__graph_report(b, &def->origin, NULL,
                           def->kind == WEIR_SINK
                               ? "MULTIPART_SINK_NAME_NOT_SUPPORTED"
                               : "MULTIPART_TEMPORARY_VIEW_NAME_NOT_SUPPORTED",
@@ -197,7 +176,7 @@ static int add_datasets(builder *b)
             const char *cat = n->n >= 3 ? n->parts[n->n - 3] : def->ctx_catalog;
             const char *db = n->n >= 2 ? n->parts[n->n - 2] : def->ctx_database;
             if (!db) {
-                report_at(b, &def->origin, &n->pos, "PIPELINE_NO_CURRENT_DATABASE",
+                weir__graph_report(b, &def->origin, &n->pos, "PIPELINE_NO_CURRENT_DATABASE",
                           "Dataset '%s' is not fully qualified and no database "
                           "is selected (USE CATALOG clears it): add USE SCHEMA "
                           "or qualify the name.",
@@ -222,7 +201,7 @@ static int add_datasets(builder *b)
                 t1 = t2;
                 t2 = t;
             }
-            report_at(b, &def->origin, &n->pos,
+            weir__graph_report(b, &def->origin, &n->pos,
                       "PIPELINE_DUPLICATE_IDENTIFIERS.OUTPUT",
                       "A duplicate identifier was found for elements "
                       "registered in the pipeline's dataflow graph. Attempted "
@@ -230,7 +209,7 @@ static int add_datasets(builder *b)
                       "already been registered with that identifier. Please "
                       "ensure all outputs created within this pipeline have "
                       "unique identifiers.",
-                      weir__kind_output_type(d->kind), quoted(&g->arena, d->display),
+                      weir__kind_output_type(d->kind), weir__graph_quoted(&g->arena, d->display),
                       weir__kind_output_type(p->kind));
             (void)t1;
             (void)t2;
@@ -239,103 +218,17 @@ static int add_datasets(builder *b)
         const char *rv = weir__dataset_property(d, "pipelines.reset.allowed");
         d->reset_allowed = true;
         if (rv && !weir__str_parse_bool(rv, &d->reset_allowed)) {
-            report_at(b, &def->origin, NULL, "",
+            weir__graph_report(b, &def->origin, NULL, "",
                       "Could not parse value '%s' for table property "
                       "'pipelines.reset.allowed'",
                       rv);
         }
         if (weir__map_put(&g->dataset_by_name, d->display,
                           (void *)(intptr_t)(g->n_datasets + 1)) ||
-            dataset_expectations(b, d))
+            weir__graph_dataset_expectations(b, d))
             return WEIR_ENOMEM;
         g->n_datasets++;
     }
-    return 0;
-}
-
-/* ---- expectations from table properties ------------------------------------ */
-
-/* pipelines.expect.<name>, pipelines.expect_or_drop.<name>,
- * pipelines.expect_or_fail.<name>, pipelines.expect_or_quarantine.<name>
- * = '<condition>': the spellings of Python's @dp.expect* decorators. */
-static bool property_action(const char *key, weir_sql_violation *action,
-                            const char **name)
-{
-    static const struct {
-        const char *prefix;
-        weir_sql_violation action;
-    } forms[] = { { "pipelines.expect.", WEIR_SQL_VIOLATION_WARN },
-                  { "pipelines.expect_or_drop.", WEIR_SQL_VIOLATION_DROP },
-                  { "pipelines.expect_or_fail.", WEIR_SQL_VIOLATION_FAIL },
-                  { "pipelines.expect_or_quarantine.",
-                    WEIR_SQL_VIOLATION_QUARANTINE } };
-    for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
-        size_t n = strlen(forms[i].prefix);
-        if (weir__str_ieqn(key, forms[i].prefix, n) && key[n]) {
-            *action = forms[i].action;
-            *name = key + n;
-            return true;
-        }
-    }
-    return false;
-}
-
-static int dataset_expectations(builder *b, weir_gdataset *d)
-{
-    weir_graph *g = b->g;
-    const weir_def_dataset *def = d->def;
-    size_t n = def->n_expectations;
-    for (size_t i = 0; i < def->n_properties; i++) {
-        weir_sql_violation a;
-        const char *name;
-        n += property_action(def->properties[i].key, &a, &name);
-    }
-    d->expectations = def->expectations;
-    d->n_expectations = def->n_expectations;
-    if (n == def->n_expectations)
-        return 0;
-    weir_def_expectation *all = weir__arena_array(&g->arena, n + 1, sizeof(*all));
-    if (!all)
-        return WEIR_ENOMEM;
-    if (def->n_expectations)
-        memcpy(all, def->expectations, def->n_expectations * sizeof(*all));
-    size_t k = def->n_expectations;
-    for (size_t i = 0; i < def->n_properties; i++) {
-        weir_sql_violation a;
-        const char *name;
-        if (!property_action(def->properties[i].key, &a, &name))
-            continue;
-        weir_sql_source *src = weir__arena_alloc(&g->arena, sizeof(*src));
-        if (!src)
-            return WEIR_ENOMEM;
-        src->path = def->origin.src ? def->origin.src->path : "<properties>";
-        src->text = def->properties[i].value ? def->properties[i].value : "";
-        src->len = strlen(src->text);
-        weir_sql_expr *cond = NULL;
-        weir_error e;
-        if (weir__sql_parse_expr(&cond, &g->arena, src, 0, src->len, &e)) {
-            report_at(b, &def->origin, NULL, "INVALID_EXPECTATION",
-                      "Expectation '%s' of %s (table property %s): %s", name,
-                      d->display, def->properties[i].key, e.message);
-            continue;
-        }
-        weir_def_expectation *x = &all[k++];
-        x->name = name;
-        x->condition = cond;
-        x->condition_text = src->text;
-        x->action = a;
-        x->origin = def->origin;
-    }
-    d->expectations = all;
-    d->n_expectations = k;
-    /* Names are unique per dataset. */
-    for (size_t i = 0; i < k; i++)
-        for (size_t j = 0; j < i; j++)
-            if (weir__str_ieq(all[i].name, all[j].name))
-                report_at(b, &all[i].origin, NULL, "DUPLICATE_EXPECTATION_NAME",
-                          "Expectation '%s' is declared twice for %s; "
-                          "expectation names are unique per dataset",
-                          all[i].name, d->display);
     return 0;
 }
 
@@ -347,13 +240,13 @@ static int push_flow(builder *b, weir_gflow *f)
     int prev = find_flow(g, f->display);
     if (prev >= 0) {
         const weir_gflow *p = &g->flows[prev];
-        report_at(b, &f->origin, NULL, "PIPELINE_DUPLICATE_IDENTIFIERS.FLOW",
+        weir__graph_report(b, &f->origin, NULL, "PIPELINE_DUPLICATE_IDENTIFIERS.FLOW",
                   "A duplicate identifier was found for elements registered "
                   "in the pipeline's dataflow graph. Flow %s was found in "
                   "multiple datasets: %s, %s",
-                  quoted(&g->arena, f->display),
-                  quoted(&g->arena, g->datasets[p->target].display),
-                  quoted(&g->arena, g->datasets[f->target].display));
+                  weir__graph_quoted(&g->arena, f->display),
+                  weir__graph_quoted(&g->arena, g->datasets[p->target].display),
+                  weir__graph_quoted(&g->arena, g->datasets[f->target].display));
         return 0;
     }
     if (weir__map_put(&g->flow_by_name, f->display,
@@ -376,7 +269,7 @@ static int resolve_target(builder *b, const weir_def_flow *def)
                                         def->ctx_database);
     int i = q ? weir__graph_find_dataset(g, q) : -1;
     if (i < 0)
-        report_at(b, &def->origin, &t->pos,
+        weir__graph_report(b, &def->origin, &t->pos,
                   "PIPELINE_FLOW_TARGET_NOT_FOUND",
                   "Flow '%s' writes to '%s', which is not defined in the "
                   "pipeline. Define it with CREATE STREAMING TABLE.",
@@ -442,7 +335,7 @@ static int add_flows(builder *b)
         f.def = def;
         f.origin = def->origin;
         if (def->name.n != 1) {
-            report_at(b, &def->origin, NULL, "MULTIPART_FLOW_NAME_NOT_SUPPORTED",
+            weir__graph_report(b, &def->origin, NULL, "MULTIPART_FLOW_NAME_NOT_SUPPORTED",
                       "Flow with multipart name '%s' is not supported.",
                       joined_name(&g->arena, &def->name));
             continue;
@@ -459,7 +352,7 @@ static int add_flows(builder *b)
             f.catalog = def->ctx_catalog;
             f.database = def->ctx_database;
             if (!f.database) {
-                report_at(b, &def->origin, NULL, "PIPELINE_NO_CURRENT_DATABASE",
+                weir__graph_report(b, &def->origin, NULL, "PIPELINE_NO_CURRENT_DATABASE",
                           "Flow '%s' is not fully qualified and no database is "
                           "selected (USE CATALOG clears it): add USE SCHEMA.",
                           f.name);
@@ -474,7 +367,7 @@ static int add_flows(builder *b)
         f.once = def->once;
         f.conf = merge_conf(&g->arena, defs, def->conf, def->n_conf, &f.n_conf);
         if (weir__graph_find_dataset(g, f.display) >= 0) {
-            report_at(b, &def->origin, NULL, "FLOW_NAME_CONFLICTS_WITH_TABLE",
+            weir__graph_report(b, &def->origin, NULL, "FLOW_NAME_CONFLICTS_WITH_TABLE",
                       "Flow '%s' cannot be created because its name conflicts "
                       "with the table '%s'. Flow target: '%s'.",
                       f.name, f.display, t->display);
@@ -553,7 +446,7 @@ static int resolve_inputs(builder *b, weir_gflow *f)
         const char *q = weir__graph_qualify(&g->arena, &r->name, f->ctx_catalog,
                                             f->ctx_database);
         if (!q) {
-            report_at(b, &f->origin, &r->name.pos,
+            weir__graph_report(b, &f->origin, &r->name.pos,
                       "PIPELINE_NO_CURRENT_DATABASE",
                       "Table '%s' is not qualified and no database is "
                       "selected (USE CATALOG clears it).",
@@ -589,7 +482,7 @@ static int resolve_inputs(builder *b, weir_gflow *f)
         if (!weir__str_ieq(t->name, "read_files") &&
             !weir__str_ieq(t->name, "cloud_files")) {
             if (t->streaming) {
-                report_at(b, &f->origin, &t->pos,
+                weir__graph_report(b, &f->origin, &t->pos,
                           "UNSUPPORTED_STREAMING_SOURCE",
                           "STREAM %s(...) is not a streaming source: weir "
                           "streams from tables, read_files(...) and "
@@ -681,7 +574,7 @@ static bool find_cycle(builder *b, int d, char *color)
                 if (color[u] == 1) {
                     const char *up = ds->display;
                     const char *down = g->datasets[u].display;
-                    report_at(b, &fl->origin,
+                    weir__graph_report(b, &fl->origin,
                               fl->inputs[i].ref
                                   ? &fl->inputs[i].ref->name.pos
                                   : NULL,
@@ -715,197 +608,6 @@ static int report_cycle(builder *b)
     return 0;
 }
 
-/* ---- validations -------------------------------------------------------- */
-
-static void validate_flow(builder *b, const weir_gflow *f)
-{
-    weir_graph *g = b->g;
-    const weir_gdataset *t = &g->datasets[f->target];
-    for (size_t i = 0; i < f->n_inputs; i++) {
-        const weir_input *in = &f->inputs[i];
-        if (in->dataset < 0)
-            continue;
-        const weir_gdataset *d = &g->datasets[in->dataset];
-        const weir_sql_pos *pos = in->ref ? &in->ref->name.pos : NULL;
-        if (t->kind == WEIR_PERSISTED_VIEW && d->kind == WEIR_TEMPORARY_VIEW)
-            report_at(b, &f->origin, pos, "INVALID_TEMP_OBJ_REFERENCE",
-                      "Cannot create the persistent object %s of the type "
-                      "VIEW because it references to the temporary object %s "
-                      "of the type VIEW. Please make the temporary object %s "
-                      "persistent, or make the persistent object %s "
-                      "temporary.",
-                      quoted(&g->arena, t->display), quoted(&g->arena, d->display),
-                      quoted(&g->arena, d->display), quoted(&g->arena, t->display));
-        if (is_view(d->kind) && d->n_flows) {
-            bool view_streaming = g->flows[d->flows[0]].streaming;
-            if (in->streaming && !view_streaming)
-                report_at(b, &f->origin, pos, "INCOMPATIBLE_BATCH_VIEW_READ",
-                          "View %s is a batch view and must be referenced "
-                          "using SparkSession#read (in SQL: without STREAM). "
-                          "This check can be disabled by setting Spark conf "
-                          "pipelines.incompatibleViewCheck.enabled = false.",
-                          quoted(&g->arena, d->display));
-            else if (!in->streaming && view_streaming)
-                report_at(b, &f->origin, pos, "INCOMPATIBLE_STREAMING_VIEW_READ",
-                          "View %s is a streaming view and must be "
-                          "referenced using SparkSession#readStream (in SQL: "
-                          "STREAM %s). This check can be disabled by setting "
-                          "Spark conf pipelines.incompatibleViewCheck.enabled "
-                          "= false.",
-                          quoted(&g->arena, d->display), d->name);
-        }
-        if (in->streaming && d->kind == WEIR_MATERIALIZED_VIEW)
-            report_at(b, &f->origin, pos, "STREAMING_READ_OF_MATERIALIZED_VIEW",
-                      "Flow '%s' reads the materialized view %s as a stream; "
-                      "a materialized view is recomputed in every update and "
-                      "cannot be a streaming source. Read it without STREAM "
-                      "from a materialized view, or stream from a streaming "
-                      "table.",
-                      f->display, d->display);
-    }
-    const char *fq = quoted(&g->arena, f->display);
-    if (f->once) {
-        if (f->streaming)
-            report_at(b, &f->origin, NULL,
-                      "INVALID_FLOW_QUERY_TYPE.STREAMING_RELATION_FOR_ONCE_FLOW",
-                      "Flow %s returns an invalid relation type. %s is an "
-                      "append once-flow that is defined by a streaming "
-                      "relation. Append once-flows may only be defined by or "
-                      "return a batch relation.",
-                      fq, fq);
-        return;
-    }
-    if (t->kind == WEIR_STREAMING_TABLE && !f->streaming)
-        report_at(b, &f->origin, NULL,
-                  "INVALID_FLOW_QUERY_TYPE.BATCH_RELATION_FOR_STREAMING_TABLE",
-                  "Flow %s returns an invalid relation type. Streaming tables "
-                  "may only be defined by streaming relations, but the flow "
-                  "%s attempts to write a batch relation to the streaming "
-                  "table %s. Consider using the STREAM operator in Spark-SQL "
-                  "to convert the batch relation into a streaming relation, "
-                  "or populating the streaming table with an append "
-                  "once-flow instead.",
-                  fq, fq, quoted(&g->arena, t->display));
-    else if (t->kind == WEIR_MATERIALIZED_VIEW && f->streaming)
-        report_at(b, &f->origin, NULL,
-                  "INVALID_FLOW_QUERY_TYPE.STREAMING_RELATION_FOR_MATERIALIZED_VIEW",
-                  "Flow %s returns an invalid relation type. Materialized "
-                  "views may only be defined by a batch relation, but the "
-                  "flow %s attempts to write a streaming relation to the "
-                  "materialized view %s.",
-                  fq, fq, quoted(&g->arena, t->display));
-    else if (t->kind == WEIR_PERSISTED_VIEW && f->streaming)
-        report_at(b, &f->origin, NULL,
-                  "INVALID_FLOW_QUERY_TYPE.STREAMING_RELATION_FOR_PERSISTED_VIEW",
-                  "Flow %s returns an invalid relation type. Persisted views "
-                  "may only be defined by a batch relation, but the flow %s "
-                  "attempts to write a streaming relation to the persisted "
-                  "view %s.",
-                  fq, fq, quoted(&g->arena, t->display));
-    else if (t->kind == WEIR_SINK && !f->streaming)
-        report_at(b, &f->origin, NULL,
-                  "INVALID_FLOW_QUERY_TYPE.BATCH_RELATION_FOR_SINK",
-                  "Flow %s returns an invalid relation type. Sinks may only "
-                  "be written by streaming append flows, but the flow %s "
-                  "attempts to write a batch relation to the sink %s. Use "
-                  "the STREAM operator to read its source as a stream.",
-                  fq, fq, quoted(&g->arena, t->display));
-    if (f->streaming && t->kind != WEIR_TEMPORARY_VIEW) {
-        weir_sql_shape shape;
-        weir__sql_query_shape(&shape, f->query);
-        if (shape.aggregates)
-            report_at(b, &f->origin, &shape.aggregate_pos,
-                      "UNSUPPORTED_STREAMING_OPERATOR_WITHOUT_WATERMARK",
-                      "Append output mode not supported when there are "
-                      "streaming aggregations on streaming DataFrames/DataSets "
-                      "without watermark (flow %s). Aggregate in a "
-                      "materialized view that reads the streaming table "
-                      "instead.",
-                      fq);
-    }
-}
-
-static void validate_datasets(builder *b)
-{
-    weir_graph *g = b->g;
-    for (size_t i = 0; i < g->n_datasets; i++) {
-        const weir_gdataset *d = &g->datasets[i];
-        if (d->kind == WEIR_MATERIALIZED_VIEW || d->kind == WEIR_STREAMING_TABLE) {
-            size_t batch = 0, regular = 0;
-            for (size_t k = 0; k < d->n_flows; k++) {
-                const weir_gflow *f = &g->flows[d->flows[k]];
-                if (f->once)
-                    continue;
-                regular++;
-                if (!f->streaming)
-                    batch++;
-            }
-            if (regular > 1 && (batch || d->kind == WEIR_MATERIALIZED_VIEW)) {
-                weir_buf q = WEIR_BUF_INIT;
-                for (size_t k = 0; k < d->n_flows; k++) {
-                    if (k)
-                        weir__buf_puts(&q, ", ");
-                    weir__buf_puts(&q, g->flows[d->flows[k]].display);
-                }
-                report_at(b, &d->def->origin, NULL,
-                          "MATERIALIZED_VIEW_WITH_MULTIPLE_QUERIES",
-                          "Invalid destination %s with multiple flows: %s.",
-                          quoted(&g->arena, d->display), weir__buf_cstr(&q));
-                weir__buf_free(&q);
-            }
-        }
-        bool quarantine = false;
-        for (size_t k = 0; k < d->n_expectations; k++)
-            quarantine |= d->expectations[k].action ==
-                          WEIR_SQL_VIOLATION_QUARANTINE;
-        if (quarantine && !is_table(d->kind))
-            report_at(b, &d->def->origin, NULL, "INVALID_EXPECTATION",
-                      "ON VIOLATION QUARANTINE needs a streaming table or "
-                      "materialized view to put the rows beside; %s is a %s.",
-                      d->display, weir__kind_name(d->kind));
-        if (quarantine && d->catalog) {
-            char name[800];
-            snprintf(name, sizeof(name), "%s_quarantine", d->display);
-            if (weir__graph_find_dataset(g, name) >= 0)
-                report_at(b, &d->def->origin, NULL,
-                          "PIPELINE_DUPLICATE_IDENTIFIERS.OUTPUT",
-                          "The quarantine table of %s would be %s, which the "
-                          "pipeline already defines.",
-                          d->display, name);
-        }
-        if ((is_table(d->kind) || is_view(d->kind)) && d->n_flows == 0)
-            report_at(b, &d->def->origin, NULL, "PIPELINE_DATASET_WITHOUT_FLOW",
-                      "Pipeline dataset %s does not have any defined flows. "
-                      "Please attach a query with the dataset's definition, "
-                      "or explicitly define at least one flow that writes to "
-                      "the dataset.",
-                      quoted(&g->arena, d->display));
-        if (is_table(d->kind) && !d->reset_allowed) {
-            /* Spark's best-effort INVALID_RESETTABLE_DEPENDENCY. */
-            for (size_t k = 0; k < d->n_flows; k++) {
-                const weir_gflow *f = &g->flows[d->flows[k]];
-                for (size_t j = 0; f->streaming && j < f->n_inputs; j++) {
-                    int u = f->inputs[j].dataset;
-                    if (u < 0 || !f->inputs[j].streaming ||
-                        !is_table(g->datasets[u].kind) ||
-                        !g->datasets[u].reset_allowed)
-                        continue;
-                    report_at(b, &d->def->origin, NULL,
-                              "INVALID_RESETTABLE_DEPENDENCY",
-                              "Tables %s are resettable but have a "
-                              "non-resettable downstream dependency '%s'. "
-                              "`reset` will fail as Spark Streaming does not "
-                              "support deleted source data. You can either "
-                              "remove the pipelines.reset.allowed=false "
-                              "property from '%s' or add it to its upstream "
-                              "dependencies.",
-                              g->datasets[u].display, d->display, d->display);
-                }
-            }
-        }
-    }
-}
-
 int weir__graph_build(weir_graph **out, const weir_defs *defs,
                       weir__diags *diags, weir_error *err)
 {
@@ -928,7 +630,7 @@ int weir__graph_build(weir_graph **out, const weir_defs *defs,
         if (g->datasets[i].kind != WEIR_TEMPORARY_VIEW)
             outputs = true;
     if (!rc && !outputs)
-        report_at(&b, NULL, NULL, "RUN_EMPTY_PIPELINE",
+        weir__graph_report(&b, NULL, NULL, "RUN_EMPTY_PIPELINE",
                   "Pipelines are expected to have at least one non-temporary "
                   "dataset defined (tables, persisted views) but no "
                   "non-temporary datasets were found in your pipeline. "
@@ -947,8 +649,8 @@ int weir__graph_build(weir_graph **out, const weir_defs *defs,
     }
     if (!rc) {
         for (size_t i = 0; i < g->n_flows; i++)
-            validate_flow(&b, &g->flows[i]);
-        validate_datasets(&b);
+            weir__graph_validate_flow(&b, &g->flows[i]);
+        weir__graph_validate_datasets(&b);
     }
     if (!rc && weir__arena_failed(&g->arena))
         rc = WEIR_ENOMEM;

@@ -1,5 +1,6 @@
 set(WEIR_GRAPH_SOURCES
   src/graph/build.c
   src/graph/defs.c
+  src/graph/validate.c
 )
 set(WEIR_GRAPH_DEPS util sql)

@@ -32,8 +32,11 @@ static const letter_map LETTERS[] = {
     { 'S', 3, 3, "%g", NULL },     { 'S', 6, 6, "%f", NULL },
     { 'S', 9, 9, "%n", NULL },     { 'a', 1, 1, "%p", NULL },
     { 'E', 1, 3, "%a", NULL },     { 'E', 4, 4, "%A", NULL },
-    { 'z', 1, 3, "%Z", NULL },     { 'Z', 1, 3, "%z", NULL },
-    { 'x', 1, 3, "%z", NULL },     { 'X', 1, 3, "%z", NULL },
+    /* Zones: weir's timestamps are UTC wall-clock values, so formatting
+     * writes UTC as Spark does with session time zone UTC. */
+    { 'z', 1, 3, "UTC", "%Z" },    { 'Z', 1, 3, "+0000", "%z" },
+    { 'X', 1, 3, "Z", "%z" },      { 'x', 1, 1, "+00", "%z" },
+    { 'x', 2, 2, "+0000", "%z" },  { 'x', 3, 3, "+00:00", "%z" },
     { 0, 0, 0, NULL, NULL }
 };
 

@@ -117,9 +117,13 @@ static const fn_def FUNCS[] = {
     { "locate", 2, 2, 0, "CAST(instr($2, $1) AS INTEGER)", NULL },
     { "locate", 3, 3, 0, "CAST(weir_locate($1, $2, $3) AS INTEGER)", NULL },
     { "lpad", 2, 2, 0, "lpad($1, CAST($2 AS INTEGER), ' ')", NULL },
-    { "lpad", 3, 3, 0, "lpad($1, CAST($2 AS INTEGER), $3)", NULL },
+    { "lpad", 3, 3, 0,
+      "CASE WHEN ($3) = '' THEN left($1, greatest(CAST($2 AS INTEGER), 0)) "
+      "ELSE lpad($1, CAST($2 AS INTEGER), $3) END", NULL },
     { "rpad", 2, 2, 0, "rpad($1, CAST($2 AS INTEGER), ' ')", NULL },
-    { "rpad", 3, 3, 0, "rpad($1, CAST($2 AS INTEGER), $3)", NULL },
+    { "rpad", 3, 3, 0,
+      "CASE WHEN ($3) = '' THEN left($1, greatest(CAST($2 AS INTEGER), 0)) "
+      "ELSE rpad($1, CAST($2 AS INTEGER), $3) END", NULL },
     { "trim", 1, 1, 0, "trim($1)", NULL },
     { "ltrim", 1, 1, 0, "ltrim($1)", NULL },
     { "rtrim", 1, 1, 0, "rtrim($1)", NULL },

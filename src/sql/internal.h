@@ -379,6 +379,13 @@ typedef struct sql_lambda_scope {
     const char *const *subst; /* DuckDB text per parameter, or NULL */
 } sql_lambda_scope;
 
+/* A CTE name in scope while translating (reads.c's scope rules): table
+ * references to it are not passed to the resolver. */
+typedef struct sql_cte_scope {
+    const char *name;
+    const struct sql_cte_scope *up;
+} sql_cte_scope;
+
 typedef struct sql_tx {
     const weir_sql_resolver *resolver;
     weir_error *err;
@@ -388,6 +395,7 @@ typedef struct sql_tx {
     const sql_select *sel;           /* for named windows */
     const weir_sql_expr *time_window;/* window(...) of the GROUP BY */
     sql_lambda_scope *lambdas;
+    const sql_cte_scope *ctes;
 } sql_tx;
 
 int weir__sql_tx_query(sql_tx *t, weir_buf *out, const weir_sql_query *q);

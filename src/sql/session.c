@@ -137,6 +137,7 @@ static const char SETUP[] =
     " ELSE ((year(a) - year(b)) * 12 + month(a) - month(b))"
     " + ((day(a) - day(b)) * 86400 + (epoch(a) - epoch(date_trunc('day', a)))"
     " - (epoch(b) - epoch(date_trunc('day', b)))) / 2678400.0 END END;\n"
+    "CREATE OR REPLACE TEMP MACRO weir_trim_str(a VARCHAR) AS trim(a), (a) AS a;\n"
     /* sum() of integers is BIGINT in Spark, HUGEINT in DuckDB. */
     "CREATE OR REPLACE TEMP MACRO weir_sum"
     "(a TINYINT) AS CAST(sum(a) AS BIGINT), (a SMALLINT) AS CAST(sum(a) AS BIGINT),"

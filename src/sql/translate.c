@@ -41,6 +41,14 @@ int weir__sql_tx_order(sql_tx *t, weir_buf *out, const sql_order *o, size_t n)
     return 0;
 }
 
+static bool cte_in_scope(const sql_cte_scope *s, const char *name)
+{
+    for (; s; s = s->up)
+        if (weir__str_ieq(s->name, name))
+            return true;
+    return false;
+}
+
 static bool has_upper(const char *s)
 {
     for (; *s; s++)
@@ -333,7 +341,9 @@ static int tx_rel(sql_tx *t, weir_buf *out, const sql_rel *r)
     switch (r->kind) {
     case R_TABLE: {
         weir_sql_relref ref = { r->name, r->streaming, r };
-        if (t->resolver && t->resolver->relation) {
+        if (r->name.n == 1 && cte_in_scope(t->ctes, r->name.parts[0])) {
+            weir__sql_put_name(out, &r->name); /* a CTE: not the resolver's */
+        } else if (t->resolver && t->resolver->relation) {
             rc = t->resolver->relation(t->resolver->payload, &ref, out, t->err);
         } else {
             weir__sql_put_name(out, &r->name);
@@ -639,10 +649,22 @@ int weir__sql_tx_query(sql_tx *t, weir_buf *out, const weir_sql_query *q)
         return weir__sql_tx_error(t, q->pos, q->src, "Query nested too deeply");
     }
     int rc = 0;
+    const sql_cte_scope *outer = t->ctes;
     if (q->n_ctes) {
+        /* Each CTE sees the ones before it (and itself when RECURSIVE). */
+        sql_cte_scope *frames = weir__arena_array(t->arena, q->n_ctes,
+                                                  sizeof(*frames));
+        if (!frames) {
+            t->depth--;
+            return WEIR_ERR(t->err, WEIR_ENOMEM, NULL, "out of memory");
+        }
         weir__buf_puts(out, q->recursive ? "WITH RECURSIVE " : "WITH ");
         for (size_t i = 0; !rc && i < q->n_ctes; i++) {
             const sql_cte *c = &q->ctes[i];
+            frames[i].name = c->name;
+            frames[i].up = t->ctes;
+            if (q->recursive)
+                t->ctes = &frames[i];
             if (i)
                 weir__buf_puts(out, ", ");
             weir__buf_put_sql_ident(out, c->name);
@@ -658,11 +680,13 @@ int weir__sql_tx_query(sql_tx *t, weir_buf *out, const weir_sql_query *q)
             weir__buf_puts(out, " AS (");
             rc = weir__sql_tx_query(t, out, c->q);
             weir__buf_putc(out, ')');
+            t->ctes = &frames[i];
         }
         weir__buf_putc(out, ' ');
     }
     if (!rc)
         rc = tx_body(t, out, q);
+    t->ctes = outer;
     t->depth--;
     return rc;
 }

@@ -2,6 +2,7 @@
 """Generate docs/sql-functions.md from the differential tier's results.
 
     tests/spark/gen_docs.py build-spark-out/results.json [docs/sql-functions.md]
+    tests/spark/gen_docs.py --sql-md    # refresh the function table of docs/sql.md
 
 Every built-in Spark function (SHOW FUNCTIONS of the Spark that ran the
 corpus) gets a status: `matches` (every corpus query using it gives Spark's
@@ -34,18 +35,59 @@ def weir_functions():
 
 
 def used(sql, names):
+    sql = re.sub(r"(?i)\b(AS|ARRAY<|MAP<)\s*\w+\s*\(", " ", sql)  # types: DECIMAL(10,2)
     return {m.lower() for m in re.findall(r"\b([A-Za-z_][A-Za-z_0-9]*)\s*\(", sql)
             if m.lower() in names}
 
 
+def blamed(e, fs):
+    """The functions of entry e its difference is about: those its error or
+    note names, else all of them."""
+    if e["outcome"] in ("match", "corpus"):
+        return fs
+    text = ((e.get("known") or "") + " " + (e["weir"].get("error") or "")).lower()
+    named = {f for f in fs if re.search(r"\b%s\b" % re.escape(f), text)}
+    return named or fs
+
+
+def sql_md_table():
+    """Rewrite the "| Spark | args | DuckDB translation |" table of
+    docs/sql.md from src/sql/functions.c."""
+    src = open(os.path.join(ROOT, "src", "sql", "functions.c"), encoding="utf-8").read()
+    rows = []
+    for name, lo, hi, flags, tmpl, handler in re.findall(
+            r'\{ "([a-z_0-9]+)", (-?\d+), (-?\d+), ([A-Z| ]+|0),\s*'
+            r'((?:"(?:[^"\\]|\\.)*"\s*)+|NULL),\s*(NULL|weir__fn_\w+) \}', src):
+        lo, hi = int(lo), int(hi)
+        args = "%d+" % lo if hi < 0 else ("%d" % lo if lo == hi else "%d–%d" % (lo, hi))
+        kind = " (aggregate)" if "AGG" in flags else (" (window)" if "WIN" in flags else "")
+        if handler != "NULL":
+            tr = "custom: `%s` (see below)" % handler[len("weir__fn_"):]
+        else:
+            t = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', tmpl))
+            tr = "`%s`" % t.replace("\\\\", "\\").replace('\\"', '"').replace("|", "\\|")
+        rows.append("| `%s`%s | %s | %s |" % (name, kind, args, tr))
+    path = os.path.join(ROOT, "docs", "sql.md")
+    doc = open(path, encoding="utf-8").read()
+    head = "| Spark | args | DuckDB translation |\n|---|---|---|\n"
+    i = doc.index(head) + len(head)
+    j = doc.index("\n\nCustom translations", i)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(doc[:i] + "\n".join(rows) + doc[j:])
+    print("wrote %s (%d rows)" % (path, len(rows)))
+
+
 def main():
+    if sys.argv[1:] == ["--sql-md"]:
+        return sql_md_table()
     res = json.load(open(sys.argv[1], encoding="utf-8"))
     out_path = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "docs", "sql-functions.md")
     spark = {f for f in res["spark_functions"] if re.fullmatch(r"[a-z_][a-z_0-9]*", f)}
     weir = weir_functions()
     per = {}
     for e in res["entries"]:
-        for f in used(e["sql"], spark):
+        fs = used(e["sql"], spark)
+        for f in blamed(e, fs):
             per.setdefault(f, []).append(e)
     entries = res["entries"]
     counts = {}
@@ -65,7 +107,8 @@ def main():
         "Status: **matches** — every corpus query using the function gives Spark's",
         "column names, types and rows; **differs** — see the note (documented",
         "differences are also in [sql.md](sql.md#known-differences-from-spark));",
-        "**refused** — weir raises `UNSUPPORTED_SPARK_SQL` for the use shown;",
+        "**refused** — weir raises `UNSUPPORTED_SPARK_SQL` (or 'not supported by",
+        "weir') for the use shown; other uses may match;",
         "**not supported** — no translation, weir refuses every call;",
         "**untested** — translated, not yet in the corpus. Operators are in",
         "[sql.md](sql.md).",
@@ -80,11 +123,13 @@ def main():
             worst = max(es, key=lambda e: RANK.get(e["outcome"], 4))
             o = worst["outcome"]
             status = {"match": "matches", "corpus": "matches", "unsupported": "refused"}.get(o, "differs")
+            if status == "refused" and any(e["outcome"] == "match" for e in es):
+                status = "matches; some uses refused"
             note = ""
             if status == "differs":
                 note = worst.get("known") or "%s: `%s`" % (worst.get("detail") or o,
                                                           worst["sql"][:80])
-            elif status == "refused":
+            elif "refused" in status:
                 note = (worst["weir"].get("error") or "")[:120]
             n_ok = sum(1 for e in es if e["outcome"] in ("match", "corpus"))
             cq = "%d/%d" % (n_ok, len(es))
@@ -94,7 +139,7 @@ def main():
         summary[status] = summary.get(status, 0) + 1
         note = note.replace("|", "\\|").replace("\n", " ")
         lines.append("| `%s` | %s | %s | %s |" % (f, status, cq, note))
-    lines[7:7] = ["", "Functions: " + ", ".join("%s %d" % kv for kv in sorted(summary.items())) + "."]
+    lines[7:7] = ["Functions: " + ", ".join("%s %d" % kv for kv in sorted(summary.items())) + ".", ""]
     with open(out_path, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
     print("wrote %s (%d functions)" % (out_path, len(spark)))

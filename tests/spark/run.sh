@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
     --no-pipelines) pipelines=0 ;;
     --only) args+=(--only "$2"); pipelines=0; shift ;;
     --no-fail) args+=(--no-fail) ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n "2,14p" "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift

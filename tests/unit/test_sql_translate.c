@@ -746,9 +746,92 @@ TEST(test_sql_translate__spark_differential)
     Q("SELECT transform_values(map('a', 1), (k, v) -> v * 10)['a']", "10");
     Q("SELECT zip_with(array(1, 2), array(10, 20), (x, y) -> x + y)", "[11, 22]");
     Q("SELECT typeof(1), typeof(1.5), typeof(array('a'))", "int|decimal(2,1)|array<string>");
+    /* generators and syntax added from the tier */
+    QN("SELECT json_tuple('{\"a\": 1, \"b\": {\"c\": 2}}', 'a', 'b', 'z')",
+       "c0,c1,c2", "1|{\"c\":2}|NULL");
+    QN("SELECT json_tuple(j, 'a') AS (x) FROM VALUES ('bad') AS t(j)", "x", "NULL");
+    QN("SELECT stack(2, 1, 'a', 2, 'b') AS (n, s)", "n,s", "1|a;2|b");
+    QN("SELECT inline(array(struct(1, 'x'))) AS (n, s)", "n,s", "1|x");
+    Q("SELECT k, v FROM VALUES (1) AS t(id) LATERAL VIEW stack(2, 'a', 1, 'b', 2) s "
+      "AS k, v",
+      "a|1;b|2");
+    Q("SELECT overlay('Spark SQL' PLACING 'CORE' FROM 7 FOR 3), "
+      "overlay('Spark SQL', '_', 6)",
+      "Spark CORE|Spark_SQL");
+    Q("SELECT struct(1 AS a, 'x' AS b).b", "x");
+    Q("SELECT months_between(TIMESTAMP '1997-02-28 10:30:00', "
+      "TIMESTAMP '1996-10-30 00:00:00'), months_between(DATE '2024-03-31', "
+      "DATE '2024-02-29')",
+      "3.94959677|1.0");
+    Q("SELECT date_format(TIMESTAMP '2024-03-05 07:08:09', 'HH:mm XXX|Z|xxx')",
+      "07:08 Z|+0000|+00:00");
+    Q("SELECT lpad('abc', 6, ''), rpad('abcdef', 2, ''), CAST(' true ' AS BOOLEAN)",
+      "abc|ab|true");
+    QT("SELECT pmod(-10, 3), position('b' IN 'abc'), posexplode(array('a'))",
+       "INTEGER|INTEGER|INTEGER|VARCHAR");
+    Q("SELECT concat_ws(',', array('x', 'y'), NULL, 'z'), elt(1, 'a'), "
+      "format_number(1234567.891, 2)",
+      "x,y,z|a|1,234,567.89");
     /* generated names (Spark 4) */
     QN("SELECT ID, x BETWEEN 1 AND 2, substr('abc', 2) FROM VALUES (1, 1) AS t(id, x)",
        "ID,between(x, 1, 2),substr(abc, 2, 2147483647)", "1|true|bc");
+}
+
+/* A resolver that refuses every name starting with "c": CTE references
+ * must not reach it. */
+static int refuse_c(void *payload, const weir_sql_relref *ref, weir_buf *out,
+                    weir_error *err)
+{
+    (void)payload;
+    const char *n = ref->name.parts[ref->name.n - 1];
+    if (n[0] == 'c')
+        return WEIR_ERR(err, WEIR_ERROR, NULL, "resolver asked for %s", n);
+    weir__buf_put_sql_ident(out, n);
+    return 0;
+}
+
+TEST(test_sql_translate__cte_not_resolved)
+{
+    static const char *const ok[] = {
+        "WITH c AS (SELECT 1 AS x) SELECT a.x FROM c a, c b",
+        "WITH c AS (SELECT 1 AS x), c2 AS (SELECT x FROM c) SELECT * FROM c2 JOIN c USING (x)",
+        "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 3) "
+        "SELECT * FROM c",
+        "SELECT * FROM t WHERE id IN (WITH c AS (SELECT 1 AS id) SELECT id FROM c)",
+    };
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        weir_arena a = WEIR_ARENA_INIT;
+        weir_sql_source src = { "q.sql", ok[i], strlen(ok[i]) };
+        weir_sql_query *q = NULL;
+        weir_error err;
+        memset(&err, 0, sizeof(err));
+        weir_buf out = WEIR_BUF_INIT;
+        weir_sql_resolver r = { refuse_c, NULL, NULL };
+        int rc = weir__sql_parse_query(&q, &a, &src, 0, src.len, &err);
+        if (!rc)
+            rc = weir__sql_translate_query(&out, q, &r, &err);
+        CHECK(rc == 0);
+        if (rc)
+            fprintf(stderr, "  %s: %s\n", ok[i], err.message);
+        weir__buf_free(&out);
+        weir__arena_free(&a);
+    }
+    /* outside its WITH, the name is a table again */
+    {
+        const char *sql = "SELECT * FROM (WITH c AS (SELECT 1) SELECT * FROM c) x, c";
+        weir_arena a = WEIR_ARENA_INIT;
+        weir_sql_source src = { "q.sql", sql, strlen(sql) };
+        weir_sql_query *q = NULL;
+        weir_error err;
+        memset(&err, 0, sizeof(err));
+        weir_buf out = WEIR_BUF_INIT;
+        weir_sql_resolver r = { refuse_c, NULL, NULL };
+        int rc = weir__sql_parse_query(&q, &a, &src, 0, src.len, &err);
+        CHECK(rc == 0);
+        CHECK(weir__sql_translate_query(&out, q, &r, &err) != 0);
+        weir__buf_free(&out);
+        weir__arena_free(&a);
+    }
 }
 
 TEST(test_sql_translate__unsupported)
@@ -780,5 +863,6 @@ TEST_MAIN(setup(); RUN(test_sql_translate__select_basics);
           RUN(test_sql_translate__json_functions);
           RUN(test_sql_translate__generators);
           RUN(test_sql_translate__spark_differential);
+          RUN(test_sql_translate__cte_not_resolved);
           RUN(test_sql_translate__unsupported); teardown();
           fprintf(stderr, "%d translation cases\n", n_cases))

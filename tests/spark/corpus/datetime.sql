@@ -131,7 +131,9 @@ SELECT date_trunc('MINUTE', TIMESTAMP '2024-08-17 10:35:12.5') AS r;
 SELECT date_trunc('QUARTER', TIMESTAMP '2024-08-17 10:35:12') AS r;
 SELECT trunc(DATE '2024-08-17', 'mon') AS r;
 SELECT weekofyear(DATE '2024-12-30') AS r;
+-- error
 SELECT make_date(2024, 2, 30) AS r;
 SELECT from_utc_timestamp(DATE '2024-07-01', 'America/Los_Angeles') AS r;
 SELECT TIMESTAMP '2024-03-10 12:00:00' + INTERVAL 1 DAY AS r;
 SELECT CAST('2024-03-05 10:11:12.123456789' AS TIMESTAMP) AS r;
+SELECT date_format(TIMESTAMP '2024-03-05 07:08:09', 'yyyy-MM-dd HH:mm:ss Z') AS a, date_format(TIMESTAMP '2024-03-05 07:08:09', 'xxx z') AS b;

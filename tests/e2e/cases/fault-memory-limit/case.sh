@@ -1,0 +1,36 @@
+# Memory limits: the spec's configuration sets DuckDB's memory limit
+# (weir.duckdb.memory_limit, here 64 MB) and threads; an update over data
+# larger than the limit completes by spilling to <storage>/tmp, which is
+# empty again afterwards. A limit too small for the work fails the flow
+# with a clear out-of-memory error and leaves the previous contents.
+# (DuckDB's limit covers its buffer manager, not every allocation: the
+# process uses more than 64 MB.)
+
+# Watch the spill folder while the update runs.
+(
+    set +eE
+    trap - ERR
+    while sleep 0.2; do du -sk storage/tmp 2>/dev/null | cut -f1; done
+) >"$E2E_OUT/spill" &
+watch=$!
+run_weir run
+kill "$watch" 2>/dev/null || true
+wait "$watch" 2>/dev/null || true
+expect_exit 0
+expect_stdout_contains "Run is COMPLETED."
+spilled=$(sort -n "$E2E_OUT/spill" | tail -n 1)
+[ "${spilled:-0}" -gt 65536 ] || e2e_fail "the update did not spill more than the limit (max ${spilled:-0} KB in storage/tmp)"
+catalog_kb=$(du -k storage/spark_catalog.duckdb | cut -f1)
+[ "$catalog_kb" -gt 65536 ] || e2e_fail "the data ($catalog_kb KB) is not larger than the limit"
+expect_query "SELECT (SELECT count(*) FROM ranked) AS n, (SELECT count(DISTINCT rn) FROM ranked) AS ranks, (SELECT max(rn) FROM ranked) AS top, (SELECT sum(n) FROM by_key) AS total" "n,ranks,top,total
+3000000,3000000,3000000,3000000"
+[ -z "$(ls -A storage/tmp 2>/dev/null)" ] || e2e_fail "spill files left in storage/tmp"
+
+# Far too little memory: the flow fails clearly, the old contents stay.
+sed -i 's/memory_limit: "64MB"/memory_limit: "4MB"/' spark-pipeline.yml
+run_weir run --full-refresh ranked
+expect_exit 1
+expect_stdout_matches "Out of Memory Error|could not allocate block"
+expect_stdout_contains "Run is FAILED"
+expect_query "SELECT count(*) AS n, max(rn) AS top FROM ranked" "n,top
+3000000,3000000"
