@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh machine: install dependencies, build
-# with AddressSanitizer + UBSan, run every unit and end-to-end test, then
-# replay the fuzz corpora and fuzz each target briefly.
+# with AddressSanitizer + UBSan, run every unit, API and end-to-end test,
+# the quick differential tier against real Apache Spark, then fuzz each
+# target briefly (the corpora are replayed by ctest).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -14,6 +15,13 @@ cmake --build --preset asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --preset asan -j "$jobs" -LE heavy "$@"
+
+# The quick subset of the differential tier against real Apache Spark
+# (pyspark from PyPI, the machine's Java 17); WEIR_SKIP_SPARK=1 skips it.
+if [ -z "${WEIR_SKIP_SPARK:-}" ]; then
+    WEIR="$root/build-asan/weir" ASAN_OPTIONS=detect_leaks=1 \
+        tests/spark/run.sh --quick --no-pipelines
+fi
 
 if [ -f fuzz/CMakeLists.txt ] && [ -z "${WEIR_SKIP_FUZZ:-}" ]; then
     ./scripts/fuzz.sh --short

@@ -11,17 +11,19 @@
 # completion and compares every table and the sink with the exactly-once
 # result computed from the inputs: expected counts by arithmetic (the data
 # is generated from formulas), expected contents by multiset difference
-# (EXCEPT ALL) against a batch read of every input. Random choices come
-# from --seed, so a run is reproducible up to scheduling.
+# (EXCEPT ALL, both ways) against the same formulas evaluated in SQL.
+# Random choices come from --seed, so a run is reproducible up to
+# scheduling.
 #
 #   tools/crash.sh [--trials N | --long] [--seed S] [--weir PATH]
 #                  [--work DIR] [--report FILE] [--sink auto|on|off]
 #                  [--full-refresh-every K] [--epoch K] [--keep] [--keep-going]
 #
 # --long is 500 trials; every --epoch trials (default 100) the project
-# starts afresh, so that the data and the checks stay small. The summary line and, with --report, a key=value
-# file give: trials, kills (mid-update, before the update started, after it
-# ended), double kills, full refreshes, rows compared, violations. Exit 0
+# starts afresh, so that the data and the checks stay small. The summary
+# line and, with --report, a key=value file give: trials, kills
+# (mid-update, while flows ran, before the update started, after it ended),
+# double kills, full refreshes, rows compared, violations. Exit 0
 # when there is no violation, 1 otherwise (the storage of the first
 # violating trial is kept under DIR/violation-<trial>), 2 on bad usage or a
 # broken setup.

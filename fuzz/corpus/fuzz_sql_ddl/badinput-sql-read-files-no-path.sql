@@ -1,0 +1,1 @@
+CREATE MATERIALIZED VIEW mv AS SELECT * FROM STREAM read_files(format => 'json');

@@ -1,0 +1,1 @@
+CREATE MATERIALIZED VIEW mv AS SELECT 1 AS x garbage garbage;

@@ -1,0 +1,1 @@
+SELECT * FROM spark_catalog.default.v

@@ -1,0 +1,1 @@
+SELECT * FROM STREAM read_files('data', format => 'json', bogusOption => 'x')

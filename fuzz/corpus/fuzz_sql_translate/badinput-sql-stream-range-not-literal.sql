@@ -1,0 +1,1 @@
+SELECT * FROM STREAM range(1, nope)

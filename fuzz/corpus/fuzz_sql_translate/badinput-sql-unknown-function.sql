@@ -1,0 +1,1 @@
+SELECT nope_fn(1) AS x
