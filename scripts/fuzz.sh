@@ -65,7 +65,7 @@ fuzz_one() { # binary
     name=$(basename "$1")
     work="$dir/corpus/$name"
     mkdir -p "$work"
-    "$1" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    "$1" -max_total_time="$secs" ${short:+-seed=1} -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="$dir/crashes/$name-" "$work" "fuzz/corpus/$name" \
         >"$dir/$name.log" 2>&1
 }

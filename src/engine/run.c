@@ -68,6 +68,7 @@ typedef struct run_state {
     const char *failed_flow;
     int failed_attempts;
     bool canceled;
+    bool storage_failed; /* DuckDB could not write storage: stop */
 } run_state;
 
 /* ---- events ------------------------------------------------------------- */
@@ -121,12 +122,6 @@ static void flush(run_state *rs)
     weir__eventlog_flush(rs->log, &e);
 }
 
-/* Deliver and store every event (before the storage closes). */
-static void sync_events(run_state *rs)
-{
-    weir_error e;
-    weir__eventlog_sync(rs->log, &e);
-}
 
 /* ---- configuration ---------------------------------------------------------- */
 
@@ -340,6 +335,14 @@ static void skip_downstream(run_state *rs, size_t from)
     }
 }
 
+/* A failure to write storage, as DuckDB reports it. */
+static bool storage_error(const char *m)
+{
+    return strstr(m, "IO Error") || strstr(m, "FATAL Error") ||
+           strstr(m, "invalidated") || strstr(m, "No space left") ||
+           strstr(m, "Could not write");
+}
+
 static void finish_slot(run_state *rs, size_t idx)
 {
     slot *s = &rs->slots[idx];
@@ -389,7 +392,16 @@ static void finish_slot(run_state *rs, size_t idx)
     if (!x->err.error_class[0])
         weir__str_copy(x->err.error_class, sizeof(x->err.error_class),
                        weir__classify_engine_error(x->err.message));
-    bool retry = s->attempts <= s->max_retries;
+    /* A storage write that failed (disk full, I/O error) leaves DuckDB's
+     * in-memory state unreliable: no retry in this process; the next
+     * update recovers from the write-ahead log. */
+    bool storage = storage_error(x->err.message);
+    if (storage && !rs->storage_failed) {
+        rs->storage_failed = true;
+        weir__str_copy(x->err.error_class, sizeof(x->err.error_class),
+                       "STORAGE_WRITE_FAILED");
+    }
+    bool retry = !storage && !rs->storage_failed && s->attempts <= s->max_retries;
     char msg[1024];
     if (retry || f->streaming == false)
         snprintf(msg, sizeof(msg), "Flow '%s' has FAILED.", f->display);
@@ -487,12 +499,32 @@ static void cancel_all(run_state *rs)
     }
 }
 
+/* After a storage write failed, nothing else starts. */
+static void skip_after_storage_failure(run_state *rs)
+{
+    for (size_t i = 0; i < rs->n_slots; i++) {
+        slot *s = &rs->slots[i];
+        if (s->state != S_QUEUED && s->state != S_RETRY)
+            continue;
+        s->state = S_SKIPPED;
+        const weir_gflow *f = &rs->g->flows[s->flow];
+        char msg[1024];
+        snprintf(msg, sizeof(msg),
+                 "Flow '%s' SKIPPED: writing the storage failed; the next "
+                 "update resumes it.",
+                 f->display);
+        status_event(rs, f, WEIR_LEVEL_WARN, "SKIPPED", msg);
+    }
+}
+
 static void schedule(run_state *rs)
 {
     int64_t last_progress = 0;
     for (;;) {
         if (!rs->canceled && rs->run->cancel && *rs->run->cancel)
             cancel_all(rs);
+        if (rs->storage_failed)
+            skip_after_storage_failure(rs);
         pthread_mutex_lock(&rs->mu);
         for (size_t i = 0; i < rs->n_slots; i++) {
             if (rs->slots[i].state == S_RUNNING && rs->slots[i].finished) {
@@ -702,6 +734,18 @@ static int record_update(run_state *rs, const char *state, bool start,
     return rc;
 }
 
+/* Updates a killed process left RUNNING: this process holds the storage's
+ * lock, so none of them is running any more. */
+static int interrupted_updates(run_state *rs, weir_error *err)
+{
+    if (!rs->st->system_attached)
+        return 0;
+    return weir__conn_exec(rs->st->conn,
+                           "UPDATE weir.main.updates SET state = 'INTERRUPTED' "
+                           "WHERE state = 'RUNNING'",
+                           NULL, err);
+}
+
 /* Attach the catalogs the graph uses: its datasets' (created when missing
  * in a run) and those of the external tables it reads. */
 static int open_catalogs(run_state *rs, weir_error *err)
@@ -775,6 +819,9 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
     opts = &eopts;
     rs.opts = opts;
     int rc = weir__selection_check(run, err);
+    /* Usage errors before anything is opened or written. */
+    if (!rc && !run->dry)
+        rc = weir__selection_build(&rs.sel, g, run, err);
     if (!rc && !opts->storage && !run->dry)
         rc = WEIR_ERR(err, WEIR_EINVAL, "PIPELINE_STORAGE_ROOT_INVALID",
                       "Storage must be specified to start a run.");
@@ -820,11 +867,11 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
         free_state(&rs);
         return 0;
     }
-    rc = record_update(&rs, "RUNNING", true, err);
+    rc = interrupted_updates(&rs, err);
+    if (!rc)
+        rc = record_update(&rs, "RUNNING", true, err);
     if (!rc)
         rc = build_slots(&rs, err);
-    if (!rc)
-        rc = weir__selection_build(&rs.sel, g, run, err);
     if (rc) {
         free_state(&rs);
         return rc;
@@ -869,13 +916,23 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
     finalize(&rs, &res);
     if (out)
         *out = res;
-    record_update(&rs,
-                  res.state == WEIR_RUN_FAILED     ? "FAILED"
-                  : res.state == WEIR_RUN_CANCELED ? "CANCELED"
-                                                   : "COMPLETED",
-                  false, NULL);
+    /* The data is committed; the update's record must be too, or the
+     * caller hears about it. */
+    weir_error e;
+    int end_rc = record_update(&rs,
+                               res.state == WEIR_RUN_FAILED     ? "FAILED"
+                               : res.state == WEIR_RUN_CANCELED ? "CANCELED"
+                                                                : "COMPLETED",
+                               false, &e);
+    int ev_rc = weir__eventlog_sync(rs.log, end_rc ? NULL : &e);
     weir__storage_write_open_script(rs.st, NULL);
-    sync_events(&rs);
     free_state(&rs);
+    if (end_rc || ev_rc) {
+        weir__error_prefix(&e, "the update's data is committed, but its "
+                               "record in the event log could not be "
+                               "written: ");
+        weir__error_copy(err, &e);
+        return err ? (err->code = WEIR_EIO) : WEIR_EIO;
+    }
     return 0;
 }

@@ -30,6 +30,8 @@ struct weir_eventlog {
     int64_t next_sequence;
     WEIR_VEC(queued) unsaved; /* delivered, not yet stored */
     int64_t saved_at;         /* monotonic time of the last store */
+    bool lost;                /* a store failed: some events are missing */
+    weir_error lost_err;
 };
 
 static const char *level_name(weir_level l)
@@ -85,12 +87,15 @@ static void free_queued(queued *e)
 static int persist(weir_eventlog *log, const queued *items, size_t n,
                    weir_error *err);
 
-/* Store what was delivered but not stored yet. */
-static int save(weir_eventlog *log, weir_error *err)
+/* Store what was delivered but not stored yet. A failure is remembered
+ * (weir__eventlog_sync reports it); the events stay delivered. */
+static int save(weir_eventlog *log)
 {
     int rc = 0;
-    if (log->conn && log->unsaved.len)
-        rc = persist(log, log->unsaved.items, log->unsaved.len, err);
+    if (log->conn && log->unsaved.len) {
+        rc = persist(log, log->unsaved.items, log->unsaved.len, &log->lost_err);
+        log->lost |= rc != 0;
+    }
     for (size_t i = 0; i < log->unsaved.len; i++)
         free_queued(&log->unsaved.items[i]);
     log->unsaved.len = 0;
@@ -103,8 +108,7 @@ void weir__eventlog_close(weir_eventlog *log)
     if (!log)
         return;
     weir__eventlog_flush(log, NULL);
-    weir_error ignore;
-    save(log, &ignore);
+    save(log);
     WEIR_VEC_FREE(&log->unsaved);
     for (size_t i = 0; i < log->q.len; i++)
         free_queued(&log->q.items[i]);
@@ -226,6 +230,7 @@ static int persist(weir_eventlog *log, const queued *items, size_t n,
 
 int weir__eventlog_flush(weir_eventlog *log, weir_error *err)
 {
+    (void)err; /* storage failures are reported by weir__eventlog_sync */
     pthread_mutex_lock(&log->lock);
     queued *items = log->q.items;
     size_t n = log->q.len;
@@ -259,13 +264,17 @@ int weir__eventlog_flush(weir_eventlog *log, weir_error *err)
     /* Stored in batches (one transaction each), at least every 250 ms. */
     if (log->unsaved.len >= 512 ||
         (log->unsaved.len && weir__monotonic_us() - log->saved_at > 250000))
-        rc = save(log, err);
+        rc = save(log);
     return rc;
 }
 
 int weir__eventlog_sync(weir_eventlog *log, weir_error *err)
 {
-    int rc = weir__eventlog_flush(log, err);
-    int rc2 = save(log, err);
-    return rc ? rc : rc2;
+    weir__eventlog_flush(log, err);
+    save(log);
+    if (log->lost) {
+        weir__error_copy(err, &log->lost_err);
+        return log->lost_err.code ? log->lost_err.code : WEIR_EIO;
+    }
+    return 0;
 }

@@ -169,6 +169,7 @@ struct weir_sql_expr {
     sql_order *within;        /* WITHIN GROUP (ORDER BY ...) */
     size_t n_within;
     const char *quant;        /* LIKE ANY / ALL / SOME */
+    int height;               /* levels of expressions below (fin sets it) */
 };
 
 typedef struct sql_item {

@@ -39,10 +39,39 @@ weir_sql_expr *weir__sql_new_expr(sql_parser *p, sql_expr_kind k,
     return e;
 }
 
+static int height_of(const weir_sql_expr *e)
+{
+    return e ? e->height : 0;
+}
+
+/* Finish a node: its end offset, and its height, which bounds how deep the
+ * translator will recurse. Operator chains (a + b + c ...) and postfix
+ * chains (a[1][2]...) are built by loops, not recursion, so the parser's
+ * depth counter alone does not bound them. */
 weir_sql_expr *weir__sql_fin(sql_parser *p, weir_sql_expr *e)
 {
-    if (e)
-        e->end = weir__sql_prev_end(p);
+    if (!e)
+        return NULL;
+    e->end = weir__sql_prev_end(p);
+    int h = height_of(e->a);
+    if (height_of(e->b) > h)
+        h = height_of(e->b);
+    if (height_of(e->c) > h)
+        h = height_of(e->c);
+    if (height_of(e->filter) > h)
+        h = height_of(e->filter);
+    for (size_t i = 0; i < e->n; i++)
+        if (height_of(e->list[i]) > h)
+            h = height_of(e->list[i]);
+    e->height = h + 1;
+    if (e->height > SQL_MAX_DEPTH) {
+        weir__sql_error_tok(p, weir__sql_peek(p, 0), WEIR_ESQL,
+                            "PARSE_SYNTAX_ERROR",
+                            "Expression nested too deeply (more than %d "
+                            "levels)",
+                            SQL_MAX_DEPTH);
+        return NULL;
+    }
     return e;
 }
 
@@ -656,13 +685,17 @@ weir_sql_expr *weir__sql_postfix(sql_parser *p, weir_sql_expr *e)
             p->i++;
             if (e->kind == EX_COLUMN) {
                 /* Still a dotted path. */
-                size_t cap = e->n_names;
+                if (e->n_names >= SQL_MAX_DEPTH) {
+                    weir__sql_error_tok(p, t, WEIR_ESQL, "PARSE_SYNTAX_ERROR",
+                                        "Name has more than %d parts",
+                                        SQL_MAX_DEPTH);
+                    return NULL;
+                }
                 const char **np = weir__arena_array(p->arena, e->n_names + 1,
                                                     sizeof(*np));
                 if (!np)
                     return OOM(p);
                 memcpy(np, e->names, e->n_names * sizeof(*np));
-                (void)cap;
                 np[e->n_names] = p->t[p->i++].text;
                 e->names = np;
                 e->n_names++;
