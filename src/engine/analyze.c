@@ -403,6 +403,26 @@ static void check_expectations(analysis *an, weir_gdataset *d)
     }
 }
 
+/* PARTITIONED BY and CLUSTER BY name columns of the table. */
+static void check_layout_columns(analysis *an, weir_gdataset *d,
+                                 const char *what, const char **cols, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (find_col(&d->schema, cols[i]))
+            continue;
+        weir_buf m = WEIR_BUF_INIT;
+        weir__buf_printf(&m,
+                         "The %s column `%s` is not defined in table %s, "
+                         "defined table columns are: ",
+                         what, cols[i], d->display);
+        for (size_t k = 0; k < d->schema.n; k++)
+            weir__buf_printf(&m, "%s`%s`", k ? ", " : "", d->schema.cols[k].name);
+        weir__buf_putc(&m, '.');
+        report_dataset(an, d, "COLUMN_NOT_DEFINED_IN_TABLE", &m);
+        weir__buf_free(&m);
+    }
+}
+
 static int summarize(analysis *an)
 {
     if (!an->direct.len && !an->downstream.len)
@@ -482,8 +502,13 @@ static int dataset_done(analysis *an, weir_gdataset *d)
     } else {
         rc = dataset_schema(an, d);
     }
-    if (!rc && d->resolved && d->kind != WEIR_SINK)
+    if (!rc && d->resolved && d->kind != WEIR_SINK) {
         check_expectations(an, d);
+        check_layout_columns(an, d, "partition", d->def->partition_cols,
+                             d->def->n_partition_cols);
+        check_layout_columns(an, d, "clustering", d->def->cluster_cols,
+                             d->def->n_cluster_cols);
+    }
     return rc;
 }
 

@@ -763,7 +763,7 @@ int weir__flow_exec(weir_flow_exec *x)
         }
     }
     if (!rc && !x->idle && !x->no_new_data)
-        rc = weir__conn_commit(x->conn, &x->err);
+        rc = weir__storage_commit(x->st, x->conn, &x->err);
     if (rc || x->idle || x->no_new_data)
         weir__conn_rollback(x->conn);
     if (!rc && x->sink_format)

@@ -287,6 +287,17 @@ static void csv_options(weir_buf *b, const weir_file_opts *o)
     }
 }
 
+/* DuckDB's name for a field past the end of a CSV header: columnN. */
+static bool extra_csv_field(const char *name)
+{
+    if (strncmp(name, "column", 6) != 0 || !name[6])
+        return false;
+    for (const char *p = name + 6; *p; p++)
+        if (*p < '0' || *p > '9')
+            return false;
+    return true;
+}
+
 /* Columns the files have, per DuckDB's sniffing (sampling the files). */
 static int infer(weir_file_schema *out, weir_arena *a, weir_conn *conn,
                  const weir_file_opts *o, const char *const *files, size_t n,
@@ -307,8 +318,11 @@ static int infer(weir_file_schema *out, weir_arena *a, weir_conn *conn,
         weir__buf_puts(&q, "read_csv(");
         put_file_list(&q, files, n);
         csv_options(&q, o);
-        weir__buf_printf(&q, ", union_by_name = true, all_varchar = %s)",
-                         o->infer_types ? "false" : "true");
+        /* null_padding: the header line, not the widest row, says how
+         * many columns a file has (extra fields come out as columnN). */
+        weir__buf_printf(&q, ", union_by_name = true, all_varchar = %s%s)",
+                         o->infer_types ? "false" : "true",
+                         o->header ? ", null_padding = true" : "");
     } else if (weir__str_ieq(o->format, "parquet")) {
         weir__buf_puts(&q, "read_parquet(");
         put_file_list(&q, files, n);
@@ -320,6 +334,14 @@ static int infer(weir_file_schema *out, weir_arena *a, weir_conn *conn,
                       : weir__conn_describe(conn, weir__buf_cstr(&q), &out->cols,
                                             &out->n, a, err);
     weir__buf_free(&q);
+    if (!rc && weir__str_ieq(o->format, "csv") && o->header) {
+        /* Fields past the header's are dropped, as Spark does. */
+        size_t k = 0;
+        for (size_t i = 0; i < out->n; i++)
+            if (!extra_csv_field(out->cols[i].name))
+                out->cols[k++] = out->cols[i];
+        out->n = k;
+    }
     for (size_t i = 0; !rc && i < out->n; i++) {
         weir_db_column *c = &out->cols[i];
         /* Mixed JSON values are strings, as in Spark. */
@@ -772,7 +794,10 @@ static void render_fast(weir_buf *b, const weir_file_batch *fb,
         weir__buf_puts(b, "read_csv(");
         put_file_list(b, files, n);
         csv_options(b, o);
-        weir__buf_puts(b, ", auto_detect = false, filename = true");
+        /* Spark's PERMISSIVE parsing: a short row gets NULLs, a long row's
+         * extra fields are dropped. */
+        weir__buf_puts(b, ", auto_detect = false, filename = true, "
+                          "null_padding = true, strict_mode = false");
         if (weir__str_ieq(o->mode, "DROPMALFORMED"))
             weir__buf_puts(b, ", ignore_errors = true");
         put_columns(b, s);

@@ -335,14 +335,6 @@ static void skip_downstream(run_state *rs, size_t from)
     }
 }
 
-/* A failure to write storage, as DuckDB reports it. */
-static bool storage_error(const char *m)
-{
-    return strstr(m, "IO Error") || strstr(m, "FATAL Error") ||
-           strstr(m, "invalidated") || strstr(m, "No space left") ||
-           strstr(m, "Could not write");
-}
-
 static void finish_slot(run_state *rs, size_t idx)
 {
     slot *s = &rs->slots[idx];
@@ -395,13 +387,14 @@ static void finish_slot(run_state *rs, size_t idx)
     /* A storage write that failed (disk full, I/O error) leaves DuckDB's
      * in-memory state unreliable: no retry in this process; the next
      * update recovers from the write-ahead log. */
-    bool storage = storage_error(x->err.message);
+    bool storage = weir__storage_write_error(x->err.message) ||
+                   weir__storage_write_failed(rs->st);
     if (storage && !rs->storage_failed) {
         rs->storage_failed = true;
         weir__str_copy(x->err.error_class, sizeof(x->err.error_class),
                        "STORAGE_WRITE_FAILED");
     }
-    bool retry = !storage && !rs->storage_failed && s->attempts <= s->max_retries;
+    bool retry = !rs->storage_failed && s->attempts <= s->max_retries;
     char msg[1024];
     if (retry || f->streaming == false)
         snprintf(msg, sizeof(msg), "Flow '%s' has FAILED.", f->display);

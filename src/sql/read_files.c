@@ -372,7 +372,22 @@ int weir__sql_render_read_files(weir_buf *out, const weir_sql_tvf *call,
         } else if (infer == 0) {
             weir__buf_puts(&body, ", all_varchar = true");
         }
+        /* Like Spark, the header is the first line and says how many
+         * columns there are: a short row gets NULLs, a long row's extra
+         * fields (which DuckDB names columnN) are dropped. */
+        if (header == 1 && !schema)
+            weir__buf_puts(&body, ", null_padding = true");
         weir__buf_putc(&body, ')');
+        if (header == 1 && !schema) {
+            weir_buf tmp = WEIR_BUF_INIT;
+            weir__buf_printf(&tmp,
+                             "(SELECT COLUMNS(c -> NOT regexp_full_match(c, "
+                             "'column[0-9]+')) FROM %s)",
+                             weir__buf_cstr(&body));
+            weir__buf_clear(&body);
+            weir__buf_puts(&body, weir__buf_cstr(&tmp));
+            weir__buf_free(&tmp);
+        }
         if (header != 1 && !schema) {
             /* Spark names headerless columns _c0, _c1, ... */
             weir_buf tmp = WEIR_BUF_INIT;

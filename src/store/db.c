@@ -536,11 +536,6 @@ int weir__conn_begin(weir_conn *c, weir_error *err)
     return weir__conn_exec(c, "BEGIN TRANSACTION", NULL, err);
 }
 
-int weir__conn_commit(weir_conn *c, weir_error *err)
-{
-    return weir__conn_exec(c, "COMMIT", NULL, err);
-}
-
 void weir__conn_rollback(weir_conn *c)
 {
     duckdb_result r;

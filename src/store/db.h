@@ -80,9 +80,8 @@ typedef struct weir_db_column {
 int weir__conn_describe(weir_conn *c, const char *sql, weir_db_column **out,
                         size_t *n_out, weir_arena *arena, weir_error *err);
 
-/* Transactions. */
+/* Transactions (commits go through weir__storage_commit). */
 int weir__conn_begin(weir_conn *c, weir_error *err);
-int weir__conn_commit(weir_conn *c, weir_error *err);
 void weir__conn_rollback(weir_conn *c);
 
 /* Ask a running statement on c to stop (from another thread). */

@@ -126,6 +126,7 @@ int weir__storage_open(weir_storage **out, const char *root,
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     s->lock_fd = -1;
     s->mode = mode;
+    pthread_mutex_init(&s->commit_mu, NULL);
     weir__map_init(&s->attached, true);
     s->root = strdup(root);
     int rc = s->root ? 0 : WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
@@ -196,7 +197,49 @@ void weir__storage_close(weir_storage *s)
     /* Each key is its own value (one malloc'd alias), freed above. */
     weir__map_free(&s->attached);
     free(s->root);
+    pthread_mutex_destroy(&s->commit_mu);
     free(s);
+}
+
+bool weir__storage_write_error(const char *m)
+{
+    return strstr(m, "IO Error") || strstr(m, "FATAL Error") ||
+           strstr(m, "invalidated") || strstr(m, "No space left") ||
+           strstr(m, "Could not write") || strstr(m, "Failed to commit") ||
+           strstr(m, "fsync");
+}
+
+int weir__storage_commit(weir_storage *s, weir_conn *c, weir_error *err)
+{
+    pthread_mutex_lock(&s->commit_mu);
+    int rc;
+    if (s->write_failed) {
+        weir__conn_rollback(c);
+        rc = WEIR_ERR(err, WEIR_EIO, "STORAGE_WRITE_FAILED",
+                      "not committed: an earlier write to storage %s failed "
+                      "in this process",
+                      s->root);
+    } else {
+        weir_error e;
+        rc = weir__conn_exec(c, "COMMIT", NULL, &e);
+        if (rc && weir__storage_write_error(e.message)) {
+            s->write_failed = true;
+            weir__str_copy(e.error_class, sizeof(e.error_class),
+                           "STORAGE_WRITE_FAILED");
+        }
+        if (rc)
+            weir__error_copy(err, &e);
+    }
+    pthread_mutex_unlock(&s->commit_mu);
+    return rc;
+}
+
+bool weir__storage_write_failed(weir_storage *s)
+{
+    pthread_mutex_lock(&s->commit_mu);
+    bool failed = s->write_failed;
+    pthread_mutex_unlock(&s->commit_mu);
+    return failed;
 }
 
 bool weir__storage_has_catalog(const weir_storage *s, const char *catalog)

@@ -9,6 +9,7 @@
 #ifndef WEIR_STORE_STORAGE_H
 #define WEIR_STORE_STORAGE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 
 #include "store/db.h"
@@ -30,6 +31,8 @@ typedef struct weir_storage {
     weir_map attached; /* catalog (lower case) -> alias (malloc'd) */
     bool system_attached;
     bool busy; /* DRY: another process holds the storage */
+    pthread_mutex_t commit_mu; /* one commit at a time (see storage_commit) */
+    bool write_failed;         /* a commit could not write: no more commits */
 } weir_storage;
 
 /*
@@ -41,6 +44,19 @@ int weir__storage_open(weir_storage **out, const char *root,
                        weir_storage_mode mode, const weir_db_config *cfg,
                        weir_error *err);
 void weir__storage_close(weir_storage *s);
+
+/*
+ * Commit the transaction open on `c` (a connection of this storage). Commits
+ * go one at a time, and after one fails to write the storage (an I/O error,
+ * a full disk), every later commit in this process is refused and rolled
+ * back with WEIR_EIO: DuckDB's in-memory state is not trustworthy after a
+ * failed write, and the next open recovers from the write-ahead log.
+ */
+int weir__storage_commit(weir_storage *s, weir_conn *c, weir_error *err);
+/* True once a commit failed to write the storage. */
+bool weir__storage_write_failed(weir_storage *s);
+/* True when a DuckDB error message reports a failed storage write. */
+bool weir__storage_write_error(const char *message);
 
 /* Attach the DuckDB file of a catalog (creating it in RUN mode) and make
  * sure `database` exists as a schema in it (RUN mode). Idempotent. */
