@@ -137,6 +137,30 @@ static int on_tvf(void *payload, const weir_sql_tvf *call, weir_buf *out,
     return WEIR_ENOTFOUND;
 }
 
+/* weir's own state (the _weir schema of each catalog, the weir catalog of
+ * event log and updates) is read-only to queries: a deleted checkpoint
+ * would make a flow read its sources again. */
+static int on_target(void *payload, const weir_sql_name *n, weir_error *err)
+{
+    (void)payload;
+    bool own = n->n >= 2 && weir__str_ieq(n->parts[0], "weir");
+    for (size_t i = 0; i < n->n && !own; i++)
+        own = weir__str_ieq(n->parts[i], "_weir");
+    if (!own)
+        return 0;
+    weir_buf b = WEIR_BUF_INIT;
+    for (size_t i = 0; i < n->n; i++)
+        weir__buf_printf(&b, "%s%s", i ? "." : "", n->parts[i]);
+    int rc = WEIR_ERR(err, WEIR_ESQL, "PIPELINE_STATE_READ_ONLY",
+                      "%s belongs to weir's own state (the _weir schemas and "
+                      "the weir catalog), which queries may read but not "
+                      "change; `weir run --full-refresh TABLE` resets a "
+                      "table's state",
+                      weir__buf_cstr(&b));
+    weir__buf_free(&b);
+    return rc;
+}
+
 /* Engine errors about unknown tables, columns and functions are errors in
  * the user's SQL. err is never NULL here: the code depends on it. */
 static int classify(int rc, weir_error *err)
@@ -170,7 +194,7 @@ static int run_all_but_last(weir_pipeline *p, const char *sql, weir_buf *last,
     if (!rc && n == 0)
         rc = WEIR_ERR(err, WEIR_ESQL, "PARSE_EMPTY_STATEMENT",
                       "Syntax error, unexpected empty statement.");
-    weir_sql_resolver r = { on_relation, on_tvf, p };
+    weir_sql_resolver r = { on_relation, on_tvf, p, on_target };
     for (size_t i = 0; !rc && i < n; i++) {
         weir__buf_clear(last);
         rc = weir__sql_translate_statement(last, &a, &src, spans[i].offset,

@@ -39,6 +39,134 @@ static int current_generation(weir_flow_exec *x, const weir_gdataset *t,
     return rc;
 }
 
+/* ---- checkpoint integrity ---------------------------------------------------
+ * _weir.flow_state holds one row per flow: the generation, how many batches
+ * it committed in it and how many files it recorded, written in each
+ * batch's transaction. Checkpoint or manifest rows that went missing (edited
+ * with stock DuckDB, a restored backup of one table) would make the flow
+ * read its sources again from the start: duplicates. The flow stops
+ * instead. */
+
+typedef struct flow_state {
+    bool found;
+    int64_t gen, batches, files;
+} flow_state;
+
+static int read_flow_state(weir_flow_exec *x, const weir_gdataset *t,
+                           flow_state *fs)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT generation, batches, files FROM ");
+    weir__meta_table(&q, weir__state_catalog(x->g, t), "flow_state");
+    where_flow(&q, x->f, t);
+    weir_rows *r = NULL;
+    int rc = q.failed ? WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory")
+                      : weir__conn_query(x->conn, weir__buf_cstr(&q), &r, &x->err);
+    weir__buf_free(&q);
+    memset(fs, 0, sizeof(*fs));
+    if (!rc && r->n_rows) {
+        fs->found = true;
+        const char *v;
+        fs->gen = (v = weir__rows_get(r, 0, 0)) ? strtoll(v, NULL, 10) : 0;
+        fs->batches = (v = weir__rows_get(r, 0, 1)) ? strtoll(v, NULL, 10) : 0;
+        fs->files = (v = weir__rows_get(r, 0, 2)) ? strtoll(v, NULL, 10) : 0;
+    }
+    weir__rows_free(r);
+    return rc;
+}
+
+static int state_damaged(weir_flow_exec *x, const weir_gdataset *t,
+                         const char *cls, const char *what)
+{
+    return WEIR_ERR(&x->err, WEIR_ERROR, cls,
+                    "The %s of flow '%s' in %s/%s.duckdb (schema _weir) is "
+                    "missing rows: %s. Reading its sources again would "
+                    "duplicate data, so the flow stops. Restore the storage "
+                    "folder from a backup, or recompute the table from "
+                    "scratch with --full-refresh %s.",
+                    !strcmp(cls, "CHECKPOINT_MISSING") ? "checkpoint"
+                                                       : "file manifest",
+                    x->f->display, x->st->root,
+                    weir__state_catalog(x->g, t), what, t->display);
+}
+
+/* The checkpoints must hold every batch flow_state counts. */
+static int check_batches(weir_flow_exec *x, const weir_gdataset *t,
+                         const flow_state *fs, int64_t gen, int64_t next_batch)
+{
+    if (!fs->found || (fs->gen == gen && fs->batches == next_batch))
+        return 0;
+    char what[256];
+    snprintf(what, sizeof(what),
+             "the flow committed %lld batch(es) in generation %lld, its "
+             "checkpoints show %lld in generation %lld",
+             (long long)fs->batches, (long long)fs->gen,
+             (long long)next_batch, (long long)gen);
+    return state_damaged(x, t, "CHECKPOINT_MISSING", what);
+}
+
+/* The manifest must hold every file flow_state counts. */
+static int check_manifest(weir_flow_exec *x, const weir_gdataset *t,
+                          const flow_state *fs, int64_t gen)
+{
+    if (!fs->found || fs->gen != gen || fs->files == 0)
+        return 0;
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT count(*) FROM ");
+    weir__meta_table(&q, weir__state_catalog(x->g, t), "files");
+    weir__buf_puts(&q, " WHERE flow = ");
+    weir__buf_put_sql_string(&q, x->f->display);
+    weir__buf_printf(&q, " AND generation = %lld", (long long)gen);
+    int64_t n = 0;
+    int rc = weir__scalar_buf(x->conn, &q, &n, NULL, &x->err);
+    weir__buf_free(&q);
+    if (rc || n >= fs->files)
+        return rc;
+    char what[256];
+    snprintf(what, sizeof(what),
+             "the flow ingested %lld file(s) in generation %lld, the "
+             "manifest (_weir.files) lists %lld",
+             (long long)fs->files, (long long)gen, (long long)n);
+    return state_damaged(x, t, "FILE_MANIFEST_MISSING", what);
+}
+
+/* Record the batch in flow_state (in the batch's transaction). */
+static int put_flow_state(weir_flow_exec *x, const weir_gdataset *t,
+                          int64_t gen, int64_t batches, int64_t new_files)
+{
+    const char *cat = weir__state_catalog(x->g, t);
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "UPDATE ");
+    weir__meta_table(&q, cat, "flow_state");
+    weir__buf_printf(&q, " SET generation = %lld, batches = %lld, files = "
+                         "CASE WHEN generation = %lld THEN files ELSE 0 END "
+                         "+ %lld, update_id = ",
+                     (long long)gen, (long long)batches, (long long)gen,
+                     (long long)new_files);
+    weir__buf_put_sql_string(&q, x->update_id);
+    where_flow(&q, x->f, t);
+    int64_t changed = 0;
+    int rc = q.failed ? WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory")
+                      : weir__conn_exec(x->conn, weir__buf_cstr(&q), &changed,
+                                        &x->err);
+    if (!rc && changed == 0) {
+        weir__buf_clear(&q);
+        weir__buf_puts(&q, "INSERT INTO ");
+        weir__meta_table(&q, cat, "flow_state");
+        weir__buf_puts(&q, " VALUES (");
+        weir__buf_put_sql_string(&q, x->f->display);
+        weir__buf_puts(&q, ", ");
+        weir__buf_put_sql_string(&q, t->display);
+        weir__buf_printf(&q, ", %lld, %lld, %lld, ", (long long)gen,
+                         (long long)batches, (long long)new_files);
+        weir__buf_put_sql_string(&q, x->update_id);
+        weir__buf_putc(&q, ')');
+        rc = weir__exec_buf(x->conn, &q, &x->err);
+    }
+    weir__buf_free(&q);
+    return rc;
+}
+
 /* ---- table sources -------------------------------------------------------- */
 
 typedef struct batch_plan {
@@ -297,6 +425,12 @@ static int record_checkpoint(weir_flow_exec *x, const batch_plan *p,
                              const weir_gdataset *t)
 {
     const char *cat = weir__state_catalog(x->g, t);
+    int64_t new_files = 0;
+    for (size_t i = 0; i < p->sources.len; i++)
+        if (p->sources.items[i].is_files)
+            new_files += (int64_t)p->sources.items[i].n_files;
+    if (put_flow_state(x, t, p->gen, p->batch_id + 1, new_files))
+        return x->err.code;
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, "INSERT INTO ");
     weir__meta_table(&q, cat, "checkpoints");
@@ -607,6 +741,13 @@ static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
         rc = weir__scalar_buf(x->conn, &q, &p.batch_id, NULL, &x->err);
         weir__buf_free(&q);
     }
+    flow_state fs;
+    if (!rc)
+        rc = read_flow_state(x, t, &fs);
+    if (!rc)
+        rc = check_batches(x, t, &fs, p.gen, p.batch_id);
+    if (!rc)
+        rc = check_manifest(x, t, &fs, p.gen);
     if (!rc)
         rc = plan_inputs(x, &p, t, x->f, 0);
     if (!rc && !plan_has_data(&p)) {
@@ -645,6 +786,11 @@ static int exec_once(weir_flow_exec *x, const weir_gdataset *t)
         rc = weir__scalar_buf(x->conn, &q, &done, NULL, &x->err);
         weir__buf_free(&q);
     }
+    flow_state fs;
+    if (!rc)
+        rc = read_flow_state(x, t, &fs);
+    if (!rc)
+        rc = check_batches(x, t, &fs, gen, done ? 1 : 0);
     if (rc)
         return rc;
     if (done) {
@@ -652,6 +798,8 @@ static int exec_once(weir_flow_exec *x, const weir_gdataset *t)
         return 0;
     }
     rc = insert_rows(x, t, NULL, 0);
+    if (!rc)
+        rc = put_flow_state(x, t, gen, 1, 0);
     if (!rc) {
         weir_buf q = WEIR_BUF_INIT;
         weir__buf_puts(&q, "INSERT INTO ");

@@ -331,6 +331,11 @@ static int reset_dataset(piece_vec *v, const weir_graph *g, int di,
         weir__buf_puts(&q, " WHERE target = ");
         weir__buf_put_sql_string(&q, d->display);
     }
+    /* The new generation starts with no batches. */
+    weir__buf_puts(&q, "; DELETE FROM ");
+    weir__meta_table(&q, cat, "flow_state");
+    weir__buf_puts(&q, " WHERE target = ");
+    weir__buf_put_sql_string(&q, d->display);
     int rc = add_piece(v, di, cat, &q);
     if (rc || d->kind == WEIR_SINK)
         return rc;

@@ -337,7 +337,7 @@ static int translate_flow_at(weir_buf *out, const weir_resolve_ctx *ctx,
                         "views nest more than 64 levels deep at %s",
                         f->display);
     level lv = { ctx, f, depth };
-    weir_sql_resolver r = { on_relation, on_tvf, &lv };
+    weir_sql_resolver r = { on_relation, on_tvf, &lv, NULL };
     return weir__sql_translate_query(out, f->query, &r, err);
 }
 

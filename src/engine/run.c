@@ -394,7 +394,10 @@ static void finish_slot(run_state *rs, size_t idx)
         weir__str_copy(x->err.error_class, sizeof(x->err.error_class),
                        "STORAGE_WRITE_FAILED");
     }
-    bool retry = !rs->storage_failed && s->attempts <= s->max_retries;
+    /* Damaged state fails the same way every time. */
+    bool damaged = !strcmp(x->err.error_class, "CHECKPOINT_MISSING") ||
+                   !strcmp(x->err.error_class, "FILE_MANIFEST_MISSING");
+    bool retry = !rs->storage_failed && !damaged && s->attempts <= s->max_retries;
     char msg[1024];
     if (retry || f->streaming == false)
         snprintf(msg, sizeof(msg), "Flow '%s' has FAILED.", f->display);
@@ -745,6 +748,7 @@ static int open_catalogs(run_state *rs, weir_error *err)
 {
     const weir_graph *g = rs->g;
     int rc = 0;
+    rs->st->recreate_missing = rs->run->full_refresh_all;
     if (!rs->run->dry)
         rc = weir__storage_use_catalog(rs->st, g->default_catalog,
                                        g->default_database, err);

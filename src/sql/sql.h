@@ -183,6 +183,10 @@ typedef struct weir_sql_resolver {
     int (*tvf)(void *payload, const weir_sql_tvf *call, weir_buf *out,
                weir_error *err);
     void *payload;
+    /* Statements only (optional): a name a statement writes or switches to
+     * (CREATE, DROP, INSERT, DELETE, UPDATE, TRUNCATE, ALTER, USE), as
+     * written. Nonzero refuses the statement; the location is added. */
+    int (*target)(void *payload, const weir_sql_name *name, weir_error *err);
 } weir_sql_resolver;
 
 /*

@@ -40,6 +40,21 @@ static int name(st *s, weir_sql_name *n)
     return rc;
 }
 
+/* A name the statement writes (or USE switches to): the resolver may
+ * refuse it. */
+static int target(st *s, weir_sql_name *n)
+{
+    const sql_token *at = weir__sql_peek(&s->p, 0);
+    int rc = name(s, n);
+    const weir_sql_resolver *r = s->t.resolver;
+    if (rc || !r || !r->target)
+        return rc;
+    rc = r->target(r->payload, n, s->p.err);
+    if (rc)
+        weir__sql_error_at(s->p.err, s->p.src, weir__sql_tok_pos(at));
+    return rc;
+}
+
 static bool accept2(st *s, const char *a, const char *b)
 {
     if (weir__sql_is_kw(&s->p, 0, a) && weir__sql_is_kw(&s->p, 1, b)) {
@@ -153,7 +168,7 @@ static int create(st *s)
     if (weir__sql_accept_kw(p, "SCHEMA") || weir__sql_accept_kw(p, "DATABASE") ||
         weir__sql_accept_kw(p, "NAMESPACE")) {
         bool ine = weir__sql_is_kw(p, 0, "IF") && (p->i += 3, true);
-        if ((rc = name(s, &n)))
+        if ((rc = target(s, &n)))
             return rc;
         for (;;) {
             if (weir__sql_accept_kw(p, "COMMENT")) {
@@ -179,7 +194,7 @@ static int create(st *s)
         p->i += 3;
         ine = true;
     }
-    if ((rc = name(s, &n)))
+    if ((rc = target(s, &n)))
         return rc;
     weir__buf_printf(out, "CREATE %s%s%s", replace ? "OR REPLACE " : "",
                      temp ? "TEMPORARY " : "", view ? "VIEW " : "TABLE ");
@@ -231,7 +246,7 @@ static int insert(st *s)
         return rc;
     weir__sql_accept_kw(p, "TABLE");
     weir_sql_name n;
-    if ((rc = name(s, &n)))
+    if ((rc = target(s, &n)))
         return rc;
     if (weir__sql_is_kw(p, 0, "PARTITION"))
         return unsupported(s, "INSERT with PARTITION");
@@ -291,7 +306,7 @@ static int delete_stmt(st *s)
 {
     weir_sql_name n;
     int rc;
-    if ((rc = weir__sql_expect_kw(&s->p, "FROM")) || (rc = name(s, &n)))
+    if ((rc = weir__sql_expect_kw(&s->p, "FROM")) || (rc = target(s, &n)))
         return rc;
     weir__buf_puts(s->out, "DELETE FROM ");
     weir__sql_put_name(s->out, &n);
@@ -304,7 +319,7 @@ static int update_stmt(st *s)
 {
     weir_sql_name n;
     int rc;
-    if ((rc = name(s, &n)))
+    if ((rc = target(s, &n)))
         return rc;
     weir__buf_puts(s->out, "UPDATE ");
     weir__sql_put_name(s->out, &n);
@@ -343,7 +358,7 @@ static int drop(st *s)
         return unsupported(s, "This DROP statement");
     bool ie = accept2(s, "IF", "EXISTS");
     weir_sql_name n;
-    int rc = name(s, &n);
+    int rc = target(s, &n);
     if (rc)
         return rc;
     bool cascade = weir__sql_accept_kw(p, "CASCADE");
@@ -364,7 +379,7 @@ static int alter(st *s)
     sql_parser *p = &s->p;
     weir_sql_name n;
     int rc;
-    if ((rc = weir__sql_expect_kw(p, "TABLE")) || (rc = name(s, &n)))
+    if ((rc = weir__sql_expect_kw(p, "TABLE")) || (rc = target(s, &n)))
         return rc;
     if (!weir__sql_accept_kw(p, "ADD"))
         return unsupported(s, "This ALTER TABLE statement");
@@ -453,7 +468,7 @@ static int statement(st *s)
     if (weir__sql_accept_kw(p, "TRUNCATE")) {
         weir_sql_name n;
         int rc;
-        if ((rc = weir__sql_expect_kw(p, "TABLE")) || (rc = name(s, &n)) ||
+        if ((rc = weir__sql_expect_kw(p, "TABLE")) || (rc = target(s, &n)) ||
             (rc = at_end(s)))
             return rc;
         weir__buf_puts(s->out, "DELETE FROM ");
@@ -480,7 +495,7 @@ static int statement(st *s)
             weir__sql_accept_kw(p, "NAMESPACE");
         weir_sql_name n;
         int rc;
-        if ((rc = name(s, &n)) || (rc = at_end(s)))
+        if ((rc = target(s, &n)) || (rc = at_end(s)))
             return rc;
         weir__buf_puts(s->out, "USE ");
         weir__sql_put_name(s->out, &n);

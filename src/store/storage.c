@@ -25,7 +25,9 @@ static const char SYSTEM_SCHEMA_SQL[] =
     "  dataset_name VARCHAR, details JSON, error JSON, origin JSON);"
     "CREATE TABLE IF NOT EXISTS weir.main.updates ("
     "  update_id VARCHAR, pipeline VARCHAR, started_at TIMESTAMP,"
-    "  ended_at TIMESTAMP, state VARCHAR, options JSON);";
+    "  ended_at TIMESTAMP, state VARCHAR, options JSON);"
+    "CREATE TABLE IF NOT EXISTS weir.main.catalogs ("
+    "  alias VARCHAR, created_at TIMESTAMP);";
 
 /* '@' stands for the catalog's quoted alias. */
 static const char CATALOG_SCHEMA_SQL[] =
@@ -34,6 +36,9 @@ static const char CATALOG_SCHEMA_SQL[] =
     "  flow VARCHAR, target VARCHAR, generation INTEGER, batch_id BIGINT,"
     "  source VARCHAR, source_epoch BIGINT, end_offset BIGINT, rows BIGINT,"
     "  committed_at TIMESTAMP, update_id VARCHAR);"
+    "CREATE TABLE IF NOT EXISTS @._weir.flow_state ("
+    "  flow VARCHAR, target VARCHAR, generation INTEGER, batches BIGINT,"
+    "  files BIGINT, update_id VARCHAR);"
     "CREATE TABLE IF NOT EXISTS @._weir.files ("
     "  flow VARCHAR, generation INTEGER, source VARCHAR, path VARCHAR,"
     "  size BIGINT, mtime BIGINT, batch_id BIGINT, update_id VARCHAR);"
@@ -249,6 +254,40 @@ bool weir__storage_has_catalog(const weir_storage *s, const char *catalog)
     return weir__map_has(&s->attached, alias);
 }
 
+/* weir.main.catalogs remembers every catalog file this storage created: one
+ * that disappeared took its tables and checkpoints with it, and starting
+ * over from nothing (sinks receiving everything again) needs the user's
+ * word: --full-refresh-all. */
+static int known_catalog(weir_storage *s, const char *alias, bool exists,
+                         const char *path, weir_error *err)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT count(*) FROM weir.main.catalogs WHERE alias = ");
+    weir__buf_put_sql_string(&q, alias);
+    int64_t n = 0;
+    int rc = q.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                      : weir__conn_scalar_i64(s->conn, weir__buf_cstr(&q), &n,
+                                              NULL, err);
+    if (!rc && n && !exists && !s->recreate_missing)
+        rc = WEIR_ERR(err, WEIR_ERROR, "CATALOG_FILE_MISSING",
+                      "The catalog file %s is missing, but this storage "
+                      "created it earlier (weir.duckdb remembers it): its "
+                      "tables and checkpoints are gone. Restore it from a "
+                      "backup, or rebuild every table from its sources with "
+                      "--full-refresh-all.",
+                      path);
+    if (!rc && !n) {
+        weir__buf_clear(&q);
+        weir__buf_puts(&q, "INSERT INTO weir.main.catalogs VALUES (");
+        weir__buf_put_sql_string(&q, alias);
+        weir__buf_puts(&q, ", now()::TIMESTAMP)");
+        rc = q.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                      : weir__conn_exec(s->conn, weir__buf_cstr(&q), NULL, err);
+    }
+    weir__buf_free(&q);
+    return rc;
+}
+
 static int attach_alias(weir_storage *s, const char *alias, bool create,
                         weir_error *err)
 {
@@ -260,11 +299,17 @@ static int attach_alias(weir_storage *s, const char *alias, bool create,
     if (!path)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     bool exists = weir__fs_is_file(path);
-    free(path);
-    if ((!exists && !create) || s->busy)
+    if ((!exists && !create) || s->busy) {
+        free(path);
         return 0;
+    }
     bool ro = s->mode == WEIR_STORAGE_DRY;
-    int rc = attach(s, file, alias, ro, err);
+    int rc = 0;
+    if (!ro && s->system_attached)
+        rc = known_catalog(s, alias, exists, path, err);
+    free(path);
+    if (!rc)
+        rc = attach(s, file, alias, ro, err);
     if (!rc && !ro) {
         weir_buf sql = WEIR_BUF_INIT;
         weir_buf q = WEIR_BUF_INIT;

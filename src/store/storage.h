@@ -33,6 +33,9 @@ typedef struct weir_storage {
     bool busy; /* DRY: another process holds the storage */
     pthread_mutex_t commit_mu; /* one commit at a time (see storage_commit) */
     bool write_failed;         /* a commit could not write: no more commits */
+    /* RUN: create a catalog file again although weir.duckdb says it existed
+     * (--full-refresh-all); otherwise that is CATALOG_FILE_MISSING. */
+    bool recreate_missing;
 } weir_storage;
 
 /*

@@ -806,7 +806,7 @@ TEST(test_sql_translate__cte_not_resolved)
         weir_error err;
         memset(&err, 0, sizeof(err));
         weir_buf out = WEIR_BUF_INIT;
-        weir_sql_resolver r = { refuse_c, NULL, NULL };
+        weir_sql_resolver r = { refuse_c, NULL, NULL, NULL };
         int rc = weir__sql_parse_query(&q, &a, &src, 0, src.len, &err);
         if (!rc)
             rc = weir__sql_translate_query(&out, q, &r, &err);
@@ -825,7 +825,7 @@ TEST(test_sql_translate__cte_not_resolved)
         weir_error err;
         memset(&err, 0, sizeof(err));
         weir_buf out = WEIR_BUF_INIT;
-        weir_sql_resolver r = { refuse_c, NULL, NULL };
+        weir_sql_resolver r = { refuse_c, NULL, NULL, NULL };
         int rc = weir__sql_parse_query(&q, &a, &src, 0, src.len, &err);
         CHECK(rc == 0);
         CHECK(weir__sql_translate_query(&out, q, &r, &err) != 0);

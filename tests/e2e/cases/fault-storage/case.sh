@@ -5,7 +5,7 @@
 # shim), a corrupted, truncated or emptied catalog file, a corrupted
 # write-ahead log. After each fault is removed the next update ends with
 # exactly the expected rows. Deleted checkpoints, manifests and catalog
-# files are not detected yet: see fault-known-bugs.
+# files: see fault-regressions.
 
 gen="$E2E_LIB/../../bench/gen.py"
 shim=${WEIR_FAULT_LIB:-$(dirname "$WEIR")/tests/libweirfault.so}

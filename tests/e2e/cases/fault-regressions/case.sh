@@ -1,17 +1,15 @@
-# Known bugs found by the reliability work (docs/reliability.md), one check
-# each: every check states the correct behaviour and fails while the bug is
-# there. The test is registered but DISABLED in tests/CMakeLists.txt (the
-# reliability block) until the bugs are fixed; run it by hand:
+# Regressions for the bugs the reliability work found (docs/reliability.md),
+# one check each: every check states the correct behaviour and failed while
+# the bug was there. Run one or a few by hand:
 #
-#   bash tests/e2e/run-case.sh tests/e2e/cases/fault-known-bugs build/weir
-#   KNOWN_BUGS="deleted-checkpoints cte-twice" bash tests/e2e/run-case.sh ...
-#
-# When a fix lands, its check passes; once all pass, enable the test.
+#   bash tests/e2e/run-case.sh tests/e2e/cases/fault-regressions build/weir
+#   CHECKS="deleted-checkpoints cte-twice" bash tests/e2e/run-case.sh ...
 
 gen="$E2E_LIB/../../bench/gen.py"
 shim=${WEIR_FAULT_LIB:-$(dirname "$WEIR")/tests/libweirfault.so}
 asan="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
-export gen shim asan
+py=$(weir_python)
+export gen shim asan py
 
 # A fresh copy of the pipeline (bronze from files, silver from bronze and
 # from the external table `manual`, gold) with one update done.
@@ -31,6 +29,11 @@ more_data() { # second batch: 1000 more orders, 50 manual rows
 # bronze rows, distinct ids; silver rows, distinct ids, longest status
 state() {
     "$WEIR" query --format csv "SELECT (SELECT count(*) FROM bronze) AS b, (SELECT count(DISTINCT order_id) FROM bronze) AS bd, (SELECT count(*) FROM silver) AS s, (SELECT count(DISTINCT order_id) FROM silver) AS sd, (SELECT max(length(status)) FROM silver) AS ls" | tail -n 1
+}
+# Edit the storage with stock DuckDB, as a user could (weir query refuses
+# to touch weir's own state).
+stock_duckdb() { # SQL (on storage/spark_catalog.duckdb)
+    "$py" -c 'import duckdb, sys; duckdb.connect("storage/spark_catalog.duckdb").execute(sys.argv[1])' "$1"
 }
 faulty() { # VAR=VALUE...: weir run under the fault shim
     env "$@" LD_PRELOAD="$shim" ASAN_OPTIONS="$asan" "$WEIR" run >"$E2E_OUT/faulty.out" 2>&1
@@ -90,26 +93,35 @@ check_events_lost_on_eio() {
 # covered (duplicates in silver) instead of failing with a clear error.
 check_deleted_checkpoints() {
     fresh deleted-checkpoints
-    "$WEIR" query "DELETE FROM spark_catalog._weir.checkpoints WHERE target LIKE '%silver'" >/dev/null
+    stock_duckdb "DELETE FROM _weir.checkpoints WHERE target LIKE '%silver'"
     local st=0
     "$WEIR" run >"$E2E_OUT/dc.out" 2>&1 || st=$?
     if [ "$st" = 0 ]; then
         echo "  the update succeeded without its checkpoints: $(state) (bronze, ids, silver, ids, len)"
         return 1
     fi
-    grep -qi checkpoint "$E2E_OUT/dc.out" || { echo "  failed, but without naming the missing checkpoint"; return 1; }
+    grep -q "CHECKPOINT_MISSING" "$E2E_OUT/dc.out" || { echo "  failed, but without naming the missing checkpoint"; return 1; }
+    # bronze is intact; a full refresh of silver rebuilds it without duplicates
+    "$WEIR" run --full-refresh silver >/dev/null 2>&1 || { echo "  --full-refresh silver failed"; return 1; }
+    local s
+    s=$(state)
+    case $s in 1000,1000,*) ;; *) echo "  after the full refresh: $s"; return 1 ;; esac
+    IFS=, read -r _ _ s1 s2 _ <<<"$s"
+    [ "$s1" = "$s2" ] || { echo "  after the full refresh: $s"; return 1; }
 }
 
 # Deleting the file manifest makes the next update ingest every file again.
 check_deleted_manifest() {
     fresh deleted-manifest
-    "$WEIR" query "DELETE FROM spark_catalog._weir.files" >/dev/null
+    stock_duckdb "DELETE FROM _weir.files"
     local st=0
     "$WEIR" run >"$E2E_OUT/dm.out" 2>&1 || st=$?
     if [ "$st" = 0 ]; then
         echo "  the update succeeded without the manifest: $(state)"
         return 1
     fi
+    grep -q "FILE_MANIFEST_MISSING" "$E2E_OUT/dm.out" || { echo "  failed without naming the manifest"; return 1; }
+    [ "$(state | cut -d, -f1)" = 1000 ] || { echo "  bronze changed: $(state)"; return 1; }
 }
 
 # Deleting a catalog file while weir.duckdb remembers updates that wrote
@@ -128,6 +140,13 @@ check_deleted_catalog() {
         return 1
     fi
     grep -q "spark_catalog.duckdb" "$E2E_OUT/dcat.out" || { echo "  failed without naming the file"; return 1; }
+    [ "$st" = 1 ] || { echo "  exit $st, not 1"; return 1; }
+    # the user's word: rebuild everything from the sources
+    "$WEIR" run --full-refresh-all >/dev/null 2>&1 || { echo "  --full-refresh-all failed"; return 1; }
+    case $("$WEIR" query --format csv "SELECT count(*) AS n FROM bronze" | tail -n 1) in
+    1000) ;;
+    *) echo "  bronze after --full-refresh-all: $(state)"; return 1 ;;
+    esac
 }
 
 # `run --refresh mv --full-refresh mv` is a usage error found after the
@@ -213,19 +232,19 @@ all="one_shot_eio_retry events_lost_on_eio deleted_checkpoints deleted_manifest
 deleted_catalog refresh_overlap killed_update_stays_running
 query_writes_weir_state partition_unknown_column csv_header_misdetected
 cte_twice"
-selected=${KNOWN_BUGS:-$all}
+selected=${CHECKS:-$all}
 failed=()
 for name in $selected; do
     name=${name//-/_}
-    echo "--- $name" >>"$E2E_OUT/known-bugs"
-    if (set +e; "check_$name") >>"$E2E_OUT/known-bugs" 2>&1; then
-        echo "fixed:      $name" >&2
+    echo "--- $name" >>"$E2E_OUT/checks"
+    if (set +e; "check_$name") >>"$E2E_OUT/checks" 2>&1; then
+        echo "ok:     $name" >&2
         e2e_pass
     else
-        echo "still open: $name" >&2
+        echo "FAILED: $name" >&2
         failed+=("$name")
     fi
     cd "$E2E_WORK"
 done
-[ ${#failed[@]} = 0 ] || e2e_fail "${#failed[@]} known bugs still open: ${failed[*]}
-$(cat "$E2E_OUT/known-bugs")"
+[ ${#failed[@]} = 0 ] || e2e_fail "${#failed[@]} regression checks failed: ${failed[*]}
+$(cat "$E2E_OUT/checks")"
