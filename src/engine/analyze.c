@@ -548,7 +548,8 @@ static int analyze_levels(analysis *an, helper *helpers, size_t n_helpers)
 }
 
 int weir__analyze(weir_graph *g, weir_storage *st, const char *root_dir,
-                  weir__diags *diags, weir_error *err)
+                  struct weir_infer_cache *infer, weir__diags *diags,
+                  weir_error *err)
 {
     analysis an;
     memset(&an, 0, sizeof(an));
@@ -559,6 +560,7 @@ int weir__analyze(weir_graph *g, weir_storage *st, const char *root_dir,
     an.rctx.g = g;
     an.rctx.st = st;
     an.rctx.root_dir = root_dir;
+    an.rctx.infer = infer;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     size_t n_helpers = cpus > 1 ? (size_t)(cpus > 8 ? 7 : cpus - 1) : 0;
     helper helpers[8];

@@ -13,9 +13,13 @@
 #include "graph/graph.h"
 #include "store/storage.h"
 
-/* Fills flow and dataset schemas in g. Returns 0 or WEIR_EGRAPH (diags). */
+struct weir_infer_cache;
+
+/* Fills flow and dataset schemas in g. Returns 0 or WEIR_EGRAPH (diags).
+ * File schemas inferred go to infer (may be NULL) for the run to reuse. */
 int weir__analyze(weir_graph *g, weir_storage *st, const char *root_dir,
-                  weir__diags *diags, weir_error *err);
+                  struct weir_infer_cache *infer, weir__diags *diags,
+                  weir_error *err);
 
 /* Classify a DuckDB error message with the closest Spark error class. */
 const char *weir__classify_engine_error(const char *message);

@@ -301,6 +301,7 @@ static int plan_file_source(weir_flow_exec *x, batch_plan *p,
     if (!b.file)
         return WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
     weir_file_list files = { NULL, 0, 0 };
+    b.file->infer = x->infer;
     int rc = weir__file_opts(&b.file->opts, in->tvf, &x->err);
     if (!rc)
         rc = weir__files_list(&files, &b.file->folder_missing, x->root_dir,
@@ -574,7 +575,7 @@ static int insert_rows(weir_flow_exec *x, const weir_gdataset *t,
                        const weir_source_batch *batches, size_t n_batches)
 {
     weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
-                             batches, n_batches, false };
+                             batches, n_batches, false, x->infer };
     ctx.careful_files = x->careful_files;
     weir_buf sql = WEIR_BUF_INIT;
     int rc = weir__resolve_flow_sql(&sql, &ctx, x->f, &x->err);
@@ -669,7 +670,7 @@ static int sink_stage(weir_flow_exec *x, const weir_gdataset *t,
     weir_error ignore;
     fmt->discard(&b, &ignore); /* leftovers of a crashed attempt */
     weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
-                             p->sources.items, p->sources.len, false };
+                             p->sources.items, p->sources.len, false, x->infer };
     ctx.careful_files = x->careful_files;
     weir_buf sql = WEIR_BUF_INIT;
     int rc = weir__resolve_flow_sql(&sql, &ctx, x->f, &x->err);
@@ -822,7 +823,7 @@ static int exec_once(weir_flow_exec *x, const weir_gdataset *t)
 static int exec_mv(weir_flow_exec *x, const weir_gdataset *t)
 {
     weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
-                             NULL, 0, false };
+                             NULL, 0, false, x->infer };
     weir_buf sql = WEIR_BUF_INIT;
     int rc = weir__resolve_flow_sql(&sql, &ctx, x->f, &x->err);
     if (!rc && sql.failed)

@@ -24,6 +24,7 @@ typedef struct weir_flow_exec {
     weir_conn *conn;
     const char *root_dir;
     const char *update_id;
+    struct weir_infer_cache *infer; /* file schemas of this update */
     /* out */
     int64_t rows_written;
     bool idle;        /* a once flow that already ran in this generation */

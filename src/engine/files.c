@@ -8,6 +8,7 @@
 
 #include <fnmatch.h>
 #include <glob.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,10 +299,83 @@ static bool extra_csv_field(const char *name)
     return true;
 }
 
+/* ---- the inference cache ---------------------------------------------------- */
+
+typedef struct infer_entry {
+    char *query;
+    weir_file_schema schema; /* in the cache's arena */
+} infer_entry;
+
+struct weir_infer_cache {
+    pthread_mutex_t mu;
+    weir_arena arena;
+    WEIR_VEC(infer_entry) items;
+};
+
+weir_infer_cache *weir__infer_cache_new(void)
+{
+    weir_infer_cache *c = calloc(1, sizeof(*c));
+    if (!c)
+        return NULL;
+    pthread_mutex_init(&c->mu, NULL);
+    weir__arena_init(&c->arena);
+    return c;
+}
+
+void weir__infer_cache_free(weir_infer_cache *c)
+{
+    if (!c)
+        return;
+    WEIR_VEC_FREE(&c->items);
+    weir__arena_free(&c->arena);
+    pthread_mutex_destroy(&c->mu);
+    free(c);
+}
+
+/* Copy a schema's columns into arena a. */
+static int copy_schema(weir_file_schema *to, weir_arena *a,
+                       const weir_file_schema *from)
+{
+    to->n = from->n;
+    to->cols = weir__arena_array(a, from->n + 1, sizeof(*to->cols));
+    for (size_t i = 0; to->cols && i < from->n; i++) {
+        to->cols[i].name = weir__arena_strdup(a, from->cols[i].name);
+        to->cols[i].type = weir__arena_strdup(a, from->cols[i].type);
+    }
+    return !to->cols || weir__arena_failed(a) ? WEIR_ENOMEM : 0;
+}
+
+static bool cache_get(weir_infer_cache *c, const char *query,
+                      weir_file_schema *out, weir_arena *a)
+{
+    if (!c)
+        return false;
+    bool hit = false;
+    pthread_mutex_lock(&c->mu);
+    for (size_t i = 0; i < c->items.len && !hit; i++)
+        if (strcmp(c->items.items[i].query, query) == 0)
+            hit = copy_schema(out, a, &c->items.items[i].schema) == 0;
+    pthread_mutex_unlock(&c->mu);
+    return hit;
+}
+
+static void cache_put(weir_infer_cache *c, const char *query,
+                      const weir_file_schema *s)
+{
+    if (!c)
+        return;
+    pthread_mutex_lock(&c->mu);
+    infer_entry e;
+    e.query = weir__arena_strdup(&c->arena, query);
+    if (e.query && copy_schema(&e.schema, &c->arena, s) == 0)
+        (void)WEIR_VEC_PUSH(&c->items, e);
+    pthread_mutex_unlock(&c->mu);
+}
+
 /* Columns the files have, per DuckDB's sniffing (sampling the files). */
 static int infer(weir_file_schema *out, weir_arena *a, weir_conn *conn,
                  const weir_file_opts *o, const char *const *files, size_t n,
-                 weir_error *err)
+                 weir_infer_cache *cache, weir_error *err)
 {
     if (n > INFER_SAMPLE)
         n = INFER_SAMPLE;
@@ -330,9 +404,16 @@ static int infer(weir_file_schema *out, weir_arena *a, weir_conn *conn,
     } else {
         weir__buf_puts(&q, "(SELECT ''::VARCHAR AS \"value\")");
     }
-    int rc = q.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
-                      : weir__conn_describe(conn, weir__buf_cstr(&q), &out->cols,
-                                            &out->n, a, err);
+    if (q.failed) {
+        weir__buf_free(&q);
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    bool cached = cache_get(cache, weir__buf_cstr(&q), out, a);
+    int rc = cached ? 0
+                    : weir__conn_describe(conn, weir__buf_cstr(&q), &out->cols,
+                                          &out->n, a, err);
+    if (!rc && !cached)
+        cache_put(cache, weir__buf_cstr(&q), out);
     weir__buf_free(&q);
     if (!rc && weir__str_ieq(o->format, "csv") && o->header) {
         /* Fields past the header's are dropped, as Spark does. */
@@ -432,11 +513,11 @@ static void drop_reserved(weir_file_schema *s, const weir_file_opts *o)
 static int schema_for_files(weir_file_schema *out, weir_arena *a,
                             weir_conn *conn, const weir_file_opts *o,
                             const char *const *files, size_t n,
-                            weir_error *err)
+                            weir_infer_cache *cache, weir_error *err)
 {
     if (o->schema)
         return ddl_columns(out, a, conn, o->schema, err);
-    int rc = infer(out, a, conn, o, files, n, err);
+    int rc = infer(out, a, conn, o, files, n, cache, err);
     if (!rc)
         rc = apply_hints(out, a, conn, o, err);
     if (!rc)
@@ -537,13 +618,14 @@ int weir__files_plan(weir_file_batch *b, weir_arena *a, weir_conn *conn,
     if (!found) {
         b->schema_version = 0;
         b->store_schema = true;
-        return schema_for_files(&b->schema, a, conn, &b->opts, files, n, err);
+        return schema_for_files(&b->schema, a, conn, &b->opts, files, n,
+                                b->infer, err);
     }
     if (b->opts.schema || b->opts.evolution == WEIR_EVOLVE_NONE)
         return 0;
     /* Compare with what the new files hold. */
     weir_file_schema now;
-    rc = schema_for_files(&now, a, conn, &b->opts, files, n, err);
+    rc = schema_for_files(&now, a, conn, &b->opts, files, n, b->infer, err);
     if (rc)
         return rc;
     weir_buf added = WEIR_BUF_INIT;
@@ -912,7 +994,7 @@ int weir__files_analysis_relation(weir_buf *out, weir_conn *conn,
                                   const char *state_catalog, const char *flow,
                                   const char *source, const weir_sql_tvf *call,
                                   const char *root_dir, bool with_metadata,
-                                  weir_error *err)
+                                  weir_infer_cache *infer, weir_error *err)
 {
     weir_arena a = WEIR_ARENA_INIT;
     weir_file_batch b;
@@ -934,7 +1016,7 @@ int weir__files_analysis_relation(weir_buf *out, weir_conn *conn,
             paths[i] = files.items[i].path;
         if (!rc && (files.len || b.opts.schema))
             rc = schema_for_files(&b.schema, &a, conn, &b.opts, paths, files.len,
-                                  err);
+                                  infer, err);
     }
     if (!rc) {
         weir_buf rel = WEIR_BUF_INIT;

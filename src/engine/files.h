@@ -56,6 +56,16 @@ typedef struct weir_file_schema {
     size_t n;
 } weir_file_schema;
 
+/*
+ * Schemas inferred during one update, so that resolution and the flow's
+ * first batch sample the same files once (inference reads the sampled
+ * files in full). Keyed by the inference query (format, options, files).
+ * Thread-safe; owned by the caller of weir__infer_cache_new.
+ */
+typedef struct weir_infer_cache weir_infer_cache;
+weir_infer_cache *weir__infer_cache_new(void);
+void weir__infer_cache_free(weir_infer_cache *c);
+
 /* One batch of a file source, planned on the flow's connection. */
 typedef struct weir_file_batch {
     weir_file_opts opts;
@@ -64,6 +74,7 @@ typedef struct weir_file_batch {
     int64_t schema_version;
     bool unknown_fields;     /* rescue mode met fields outside the schema */
     bool folder_missing;     /* the source path does not exist (yet) */
+    weir_infer_cache *infer; /* borrowed, may be NULL */
 } weir_file_batch;
 
 /*
@@ -113,7 +124,7 @@ int weir__files_analysis_relation(weir_buf *out, weir_conn *conn,
                                   const char *state_catalog, const char *flow,
                                   const char *source, const weir_sql_tvf *call,
                                   const char *root_dir, bool with_metadata,
-                                  weir_error *err);
+                                  weir_infer_cache *infer, weir_error *err);
 
 /* True when the query text mentions _metadata (the column is hidden from
  * SELECT * and only added when used). */

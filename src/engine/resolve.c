@@ -317,7 +317,7 @@ static int on_tvf(void *payload, const weir_sql_tvf *call, weir_buf *out,
         }
         int rc = weir__files_analysis_relation(
             out, ctx->st ? ctx->st->conn : NULL, cat, top->display, key, call,
-            ctx->root_dir, metadata, err);
+            ctx->root_dir, metadata, ctx->infer, err);
         weir__arena_free(&a);
         if (rc && !err->path[0])
             weir__sql_error_at(err, lv->flow->origin.src, call->pos);

@@ -45,6 +45,7 @@ typedef struct weir_resolve_ctx {
     const weir_source_batch *batches; /* execution of streaming flows */
     size_t n_batches;
     bool careful_files; /* file sources rescue what does not fit */
+    struct weir_infer_cache *infer; /* file schemas inferred (may be NULL) */
 } weir_resolve_ctx;
 
 /* Translate flow f's query to DuckDB SQL appended to out. */

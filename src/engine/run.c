@@ -14,6 +14,7 @@
 
 #include "engine/analyze.h"
 #include "engine/exec.h"
+#include "engine/files.h"
 #include "engine/materialize.h"
 #include "engine/select.h"
 #include "events/events.h"
@@ -69,6 +70,7 @@ typedef struct run_state {
     int failed_attempts;
     bool canceled;
     bool storage_failed; /* DuckDB could not write storage: stop */
+    weir_infer_cache *infer; /* file schemas inferred in this update */
 } run_state;
 
 /* ---- events ------------------------------------------------------------- */
@@ -292,6 +294,7 @@ static void start_slot(run_state *rs, slot *s)
     s->exec.st = rs->st;
     s->exec.root_dir = rs->opts->root_dir;
     s->exec.update_id = rs->update_id;
+    s->exec.infer = rs->infer;
     s->finished = false;
     s->started_at = weir__monotonic_us();
     s->state = S_RUNNING;
@@ -785,6 +788,7 @@ static void free_state(run_state *rs)
     weir__selection_free(&rs->sel);
     weir__eventlog_close(rs->log);
     weir__storage_close(rs->st);
+    weir__infer_cache_free(rs->infer);
     pthread_mutex_destroy(&rs->mu);
     pthread_cond_destroy(&rs->cv);
 }
@@ -838,7 +842,9 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
         free_state(&rs);
         return rc;
     }
-    rc = weir__analyze(g, rs.st, opts->root_dir, diags, err);
+    rs.infer = weir__infer_cache_new();
+    rc = rs.infer ? weir__analyze(g, rs.st, opts->root_dir, rs.infer, diags, err)
+                  : WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     if (rc) {
         if (!run->dry && rc == WEIR_EGRAPH) {
             record_update(&rs, "FAILED", true, NULL);

