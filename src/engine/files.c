@@ -8,7 +8,6 @@
 
 #include <fnmatch.h>
 #include <glob.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -299,79 +298,6 @@ static bool extra_csv_field(const char *name)
     return true;
 }
 
-/* ---- the inference cache ---------------------------------------------------- */
-
-typedef struct infer_entry {
-    char *query;
-    weir_file_schema schema; /* in the cache's arena */
-} infer_entry;
-
-struct weir_infer_cache {
-    pthread_mutex_t mu;
-    weir_arena arena;
-    WEIR_VEC(infer_entry) items;
-};
-
-weir_infer_cache *weir__infer_cache_new(void)
-{
-    weir_infer_cache *c = calloc(1, sizeof(*c));
-    if (!c)
-        return NULL;
-    pthread_mutex_init(&c->mu, NULL);
-    weir__arena_init(&c->arena);
-    return c;
-}
-
-void weir__infer_cache_free(weir_infer_cache *c)
-{
-    if (!c)
-        return;
-    WEIR_VEC_FREE(&c->items);
-    weir__arena_free(&c->arena);
-    pthread_mutex_destroy(&c->mu);
-    free(c);
-}
-
-/* Copy a schema's columns into arena a. */
-static int copy_schema(weir_file_schema *to, weir_arena *a,
-                       const weir_file_schema *from)
-{
-    to->n = from->n;
-    to->cols = weir__arena_array(a, from->n + 1, sizeof(*to->cols));
-    for (size_t i = 0; to->cols && i < from->n; i++) {
-        to->cols[i].name = weir__arena_strdup(a, from->cols[i].name);
-        to->cols[i].type = weir__arena_strdup(a, from->cols[i].type);
-    }
-    return !to->cols || weir__arena_failed(a) ? WEIR_ENOMEM : 0;
-}
-
-static bool cache_get(weir_infer_cache *c, const char *query,
-                      weir_file_schema *out, weir_arena *a)
-{
-    if (!c)
-        return false;
-    bool hit = false;
-    pthread_mutex_lock(&c->mu);
-    for (size_t i = 0; i < c->items.len && !hit; i++)
-        if (strcmp(c->items.items[i].query, query) == 0)
-            hit = copy_schema(out, a, &c->items.items[i].schema) == 0;
-    pthread_mutex_unlock(&c->mu);
-    return hit;
-}
-
-static void cache_put(weir_infer_cache *c, const char *query,
-                      const weir_file_schema *s)
-{
-    if (!c)
-        return;
-    pthread_mutex_lock(&c->mu);
-    infer_entry e;
-    e.query = weir__arena_strdup(&c->arena, query);
-    if (e.query && copy_schema(&e.schema, &c->arena, s) == 0)
-        (void)WEIR_VEC_PUSH(&c->items, e);
-    pthread_mutex_unlock(&c->mu);
-}
-
 /* Columns the files have, per DuckDB's sniffing (sampling the files). */
 static int infer(weir_file_schema *out, weir_arena *a, weir_conn *conn,
                  const weir_file_opts *o, const char *const *files, size_t n,
@@ -408,12 +334,12 @@ static int infer(weir_file_schema *out, weir_arena *a, weir_conn *conn,
         weir__buf_free(&q);
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     }
-    bool cached = cache_get(cache, weir__buf_cstr(&q), out, a);
+    bool cached = weir__infer_cache_get(cache, weir__buf_cstr(&q), out, a);
     int rc = cached ? 0
                     : weir__conn_describe(conn, weir__buf_cstr(&q), &out->cols,
                                           &out->n, a, err);
     if (!rc && !cached)
-        cache_put(cache, weir__buf_cstr(&q), out);
+        weir__infer_cache_put(cache, weir__buf_cstr(&q), out);
     weir__buf_free(&q);
     if (!rc && weir__str_ieq(o->format, "csv") && o->header) {
         /* Fields past the header's are dropped, as Spark does. */

@@ -65,6 +65,13 @@ typedef struct weir_file_schema {
 typedef struct weir_infer_cache weir_infer_cache;
 weir_infer_cache *weir__infer_cache_new(void);
 void weir__infer_cache_free(weir_infer_cache *c);
+/* The schema cached for this inference query, copied into arena a; false
+ * when there is none (or c is NULL). */
+bool weir__infer_cache_get(weir_infer_cache *c, const char *query,
+                           weir_file_schema *out, weir_arena *a);
+/* Remember s (copied) for query. */
+void weir__infer_cache_put(weir_infer_cache *c, const char *query,
+                           const weir_file_schema *s);
 
 /* One batch of a file source, planned on the flow's connection. */
 typedef struct weir_file_batch {

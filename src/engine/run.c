@@ -16,6 +16,7 @@
 #include "engine/exec.h"
 #include "engine/files.h"
 #include "engine/materialize.h"
+#include "engine/relocate.h"
 #include "engine/select.h"
 #include "events/events.h"
 #include "util/clock.h"
@@ -474,6 +475,22 @@ static void report_progress(run_state *rs)
     rs->run->on_progress(&p, rs->run->progress_payload);
 }
 
+/* Flows queued or waiting to retry are SKIPPED with an event: "Flow '<name>'
+ * <why>". */
+static void skip_waiting(run_state *rs, weir_level level, const char *why)
+{
+    for (size_t i = 0; i < rs->n_slots; i++) {
+        slot *s = &rs->slots[i];
+        if (s->state != S_QUEUED && s->state != S_RETRY)
+            continue;
+        s->state = S_SKIPPED;
+        const weir_gflow *f = &rs->g->flows[s->flow];
+        char msg[1024];
+        snprintf(msg, sizeof(msg), "Flow '%s' %s", f->display, why);
+        status_event(rs, f, level, "SKIPPED", msg);
+    }
+}
+
 /* Stop the update: skip what has not started, interrupt what runs. */
 static void cancel_all(run_state *rs)
 {
@@ -483,37 +500,17 @@ static void cancel_all(run_state *rs)
         if (rs->slots[i].state == S_RUNNING && rs->slots[i].conn)
             weir__conn_interrupt(rs->slots[i].conn);
     pthread_mutex_unlock(&rs->mu);
-    for (size_t i = 0; i < rs->n_slots; i++) {
-        slot *s = &rs->slots[i];
-        if (s->state != S_QUEUED && s->state != S_RETRY)
-            continue;
-        s->state = S_SKIPPED;
-        const weir_gflow *f = &rs->g->flows[s->flow];
-        char msg[1024];
-        snprintf(msg, sizeof(msg),
-                 "Flow '%s' has been processed by a previous iteration and "
-                 "will not be rerun.",
-                 f->display);
-        status_event(rs, f, WEIR_LEVEL_INFO, "SKIPPED", msg);
-    }
+    skip_waiting(rs, WEIR_LEVEL_INFO,
+                 "has been processed by a previous iteration and will not be "
+                 "rerun.");
 }
 
 /* After a storage write failed, nothing else starts. */
 static void skip_after_storage_failure(run_state *rs)
 {
-    for (size_t i = 0; i < rs->n_slots; i++) {
-        slot *s = &rs->slots[i];
-        if (s->state != S_QUEUED && s->state != S_RETRY)
-            continue;
-        s->state = S_SKIPPED;
-        const weir_gflow *f = &rs->g->flows[s->flow];
-        char msg[1024];
-        snprintf(msg, sizeof(msg),
-                 "Flow '%s' SKIPPED: writing the storage failed; the next "
-                 "update resumes it.",
-                 f->display);
-        status_event(rs, f, WEIR_LEVEL_WARN, "SKIPPED", msg);
-    }
+    skip_waiting(rs, WEIR_LEVEL_WARN,
+                 "SKIPPED: writing the storage failed; the next update "
+                 "resumes it.");
 }
 
 static void schedule(run_state *rs)
@@ -841,6 +838,23 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
     if (rc) {
         free_state(&rs);
         return rc;
+    }
+    if (!run->dry) {
+        char *from = NULL;
+        rc = weir__relocate(rs.st, opts->root_dir, &from, err);
+        if (from) {
+            char msg[2048];
+            snprintf(msg, sizeof(msg),
+                     "The project moved from %s to %s: the checkpoints of its "
+                     "file sources now refer to the new folder.",
+                     from, opts->root_dir);
+            run_event(&rs, WEIR_LEVEL_INFO, "user_action", NULL, NULL, msg);
+            free(from);
+        }
+        if (rc) {
+            free_state(&rs);
+            return rc;
+        }
     }
     rs.infer = weir__infer_cache_new();
     rc = rs.infer ? weir__analyze(g, rs.st, opts->root_dir, rs.infer, diags, err)

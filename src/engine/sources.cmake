@@ -3,7 +3,9 @@ set(WEIR_ENGINE_SOURCES
   src/engine/common.c
   src/engine/exec.c
   src/engine/files.c
+  src/engine/infer_cache.c
   src/engine/materialize.c
+  src/engine/relocate.c
   src/engine/resolve.c
   src/engine/run.c
   src/engine/select.c

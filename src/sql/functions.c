@@ -437,6 +437,21 @@ bool weir__sql_is_aggregate(const char *name)
     return false;
 }
 
+const char *weir__fn_string_literal(const weir_sql_expr *a)
+{
+    return a && a->kind == EX_LIT && a->lit == LIT_STRING ? a->text : NULL;
+}
+
+int weir__fn_need_literal(sql_tx *t, const weir_sql_expr *e, size_t i,
+                          const char *what)
+{
+    const weir_sql_expr *a = i < e->n ? e->list[i] : NULL;
+    return weir__sql_tx_error(t, a ? a->pos : e->pos, e->src,
+                              "%s() needs a literal %s; a computed value cannot "
+                              "be translated",
+                              e->name, what);
+}
+
 int weir__fn_arg(sql_tx *t, weir_buf *out, const weir_sql_expr *e, size_t i)
 {
     return weir__sql_tx_expr(t, out, e->list[i]);

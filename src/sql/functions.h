@@ -21,6 +21,11 @@ typedef struct fn_def {
 
 /* Translate argument i of e into out. */
 int weir__fn_arg(sql_tx *t, weir_buf *out, const weir_sql_expr *e, size_t i);
+/* The text of a string literal argument, else NULL. */
+const char *weir__fn_string_literal(const weir_sql_expr *a);
+/* The error for argument i of e that must be a literal `what`. */
+int weir__fn_need_literal(sql_tx *t, const weir_sql_expr *e, size_t i,
+                          const char *what);
 /* Translate every argument into a calloc'd array of e->n buffers. */
 int weir__fn_args(sql_tx *t, weir_buf **out, const weir_sql_expr *e);
 void weir__fn_args_free(weir_buf *args, size_t n);

@@ -930,3 +930,20 @@ int weir__sql_parse_expr(weir_sql_expr **out, weir_arena *arena,
     *out = e;
     return 0;
 }
+
+int weir__sql_expr_list(weir_sql_expr ***out, size_t *n, sql_parser *p)
+{
+    size_t cap = 0;
+    *out = NULL;
+    *n = 0;
+    do {
+        weir_sql_expr *e = weir__sql_expr(p);
+        if (!e)
+            return WEIR_ESQL;
+        *out = weir__sql_grow(p->arena, *out, &cap, *n, sizeof(**out));
+        if (!*out)
+            return WEIR_ERR(p->err, WEIR_ENOMEM, NULL, "out of memory");
+        (*out)[(*n)++] = e;
+    } while (weir__sql_accept_op(p, ","));
+    return 0;
+}

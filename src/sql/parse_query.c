@@ -1,7 +1,7 @@
 /*
  * The Spark SQL query parser: WITH, set operations (INTERSECT binds tighter
  * than UNION/EXCEPT/MINUS), SELECT with its clauses, VALUES, ORDER/SORT/
- * CLUSTER/DISTRIBUTE BY, LIMIT/OFFSET, window specifications, and the FROM
+ * CLUSTER/DISTRIBUTE BY, LIMIT/OFFSET, and the FROM
  * clause: tables (with STREAM and WATERMARK), table-valued functions,
  * subqueries, LATERAL, joins and LATERAL VIEW generators.
  */
@@ -41,126 +41,6 @@ static sql_rel *new_rel(sql_parser *p, sql_rel_kind k, const sql_token *at)
     r->kind = k;
     r->pos = weir__sql_tok_pos(at);
     return r;
-}
-
-static int expr_list(weir_sql_expr ***out, size_t *n, sql_parser *p)
-{
-    size_t cap = 0;
-    *out = NULL;
-    *n = 0;
-    do {
-        weir_sql_expr *e = weir__sql_expr(p);
-        if (!e)
-            return WEIR_ESQL;
-        *out = weir__sql_grow(p->arena, *out, &cap, *n, sizeof(**out));
-        if (!*out)
-            return OOMI(p);
-        (*out)[(*n)++] = e;
-    } while (weir__sql_accept_op(p, ","));
-    return 0;
-}
-
-int weir__sql_order_list(sql_order **out, size_t *n, sql_parser *p)
-{
-    size_t cap = 0;
-    *out = NULL;
-    *n = 0;
-    do {
-        weir_sql_expr *e = weir__sql_expr(p);
-        if (!e)
-            return WEIR_ESQL;
-        *out = weir__sql_grow(p->arena, *out, &cap, *n, sizeof(**out));
-        if (!*out)
-            return OOMI(p);
-        sql_order *o = &(*out)[(*n)++];
-        memset(o, 0, sizeof(*o));
-        o->e = e;
-        if (weir__sql_accept_kw(p, "ASC"))
-            o->dir = 1;
-        else if (weir__sql_accept_kw(p, "DESC"))
-            o->dir = 2;
-        if (weir__sql_accept_kw(p, "NULLS")) {
-            if (weir__sql_accept_kw(p, "FIRST"))
-                o->nulls = 1;
-            else if (weir__sql_accept_kw(p, "LAST"))
-                o->nulls = 2;
-            else
-                return weir__sql_syntax_error(p);
-        }
-    } while (weir__sql_accept_op(p, ","));
-    return 0;
-}
-
-static int frame_bound(sql_bound *b, sql_parser *p)
-{
-    if (weir__sql_accept_kw(p, "UNBOUNDED")) {
-        if (weir__sql_accept_kw(p, "PRECEDING"))
-            b->kind = 1;
-        else if (weir__sql_accept_kw(p, "FOLLOWING"))
-            b->kind = 5;
-        else
-            return weir__sql_syntax_error(p);
-        return 0;
-    }
-    if (weir__sql_is_kw(p, 0, "CURRENT") && weir__sql_is_kw(p, 1, "ROW")) {
-        p->i += 2;
-        b->kind = 3;
-        return 0;
-    }
-    b->n = weir__sql_expr(p);
-    if (!b->n)
-        return WEIR_ESQL;
-    if (weir__sql_accept_kw(p, "PRECEDING"))
-        b->kind = 2;
-    else if (weir__sql_accept_kw(p, "FOLLOWING"))
-        b->kind = 4;
-    else
-        return weir__sql_syntax_error(p);
-    return 0;
-}
-
-int weir__sql_window_spec(sql_window **out, sql_parser *p)
-{
-    sql_window *w = weir__arena_alloc(p->arena, sizeof(*w));
-    if (!w)
-        return OOMI(p);
-    w->pos = weir__sql_tok_pos(weir__sql_peek(p, 0));
-    int rc = weir__sql_expect_op(p, "(");
-    if (rc)
-        return rc;
-    if (weir__sql_at_ident(p, 0) && !weir__sql_is_kw(p, 0, "PARTITION") &&
-        !weir__sql_is_kw(p, 0, "DISTRIBUTE") && !weir__sql_is_kw(p, 0, "ROWS") &&
-        !weir__sql_is_kw(p, 0, "RANGE"))
-        w->ref = p->t[p->i++].text;
-    if ((weir__sql_is_kw(p, 0, "PARTITION") ||
-         weir__sql_is_kw(p, 0, "DISTRIBUTE")) &&
-        weir__sql_is_kw(p, 1, "BY")) {
-        p->i += 2;
-        if ((rc = expr_list(&w->partition, &w->n_partition, p)))
-            return rc;
-    }
-    if ((weir__sql_is_kw(p, 0, "ORDER") || weir__sql_is_kw(p, 0, "SORT")) &&
-        weir__sql_is_kw(p, 1, "BY")) {
-        p->i += 2;
-        if ((rc = weir__sql_order_list(&w->order, &w->n_order, p)))
-            return rc;
-    }
-    if (weir__sql_is_kw(p, 0, "ROWS") || weir__sql_is_kw(p, 0, "RANGE")) {
-        w->frame = weir__sql_is_kw(p, 0, "ROWS") ? 1 : 2;
-        p->i++;
-        if (weir__sql_accept_kw(p, "BETWEEN")) {
-            if ((rc = frame_bound(&w->start, p)) ||
-                (rc = weir__sql_expect_kw(p, "AND")) ||
-                (rc = frame_bound(&w->end, p)))
-                return rc;
-        } else if ((rc = frame_bound(&w->start, p))) {
-            return rc;
-        }
-    }
-    if ((rc = weir__sql_expect_op(p, ")")))
-        return rc;
-    *out = w;
-    return 0;
 }
 
 /* [AS] alias [(c1, c2)] */
@@ -631,7 +511,7 @@ static int group_by(sql_select *s, sql_parser *p)
         weir__sql_is_op(p, 1, "(")) {
         s->group = weir__sql_is_kw(p, 0, "ROLLUP") ? GB_ROLLUP : GB_CUBE;
         p->i += 2;
-        if ((rc = expr_list(&s->group_by, &s->n_group_by, p)))
+        if ((rc = weir__sql_expr_list(&s->group_by, &s->n_group_by, p)))
             return rc;
         return weir__sql_expect_op(p, ")");
     }
@@ -639,7 +519,7 @@ static int group_by(sql_select *s, sql_parser *p)
         s->group = GB_SETS;
     } else {
         s->group = GB_EXPRS;
-        if ((rc = expr_list(&s->group_by, &s->n_group_by, p)))
+        if ((rc = weir__sql_expr_list(&s->group_by, &s->n_group_by, p)))
             return rc;
         if (weir__sql_is_kw(p, 0, "WITH") &&
             (weir__sql_is_kw(p, 1, "ROLLUP") || weir__sql_is_kw(p, 1, "CUBE"))) {
@@ -665,7 +545,7 @@ static int group_by(sql_select *s, sql_parser *p)
         if (weir__sql_is_op(p, 0, "(")) {
             p->i++;
             if (!weir__sql_accept_op(p, ")")) {
-                if ((rc = expr_list(&gs->e, &gs->n, p)) ||
+                if ((rc = weir__sql_expr_list(&gs->e, &gs->n, p)) ||
                     (rc = weir__sql_expect_op(p, ")")))
                     return rc;
             }
@@ -959,7 +839,7 @@ weir_sql_query *weir__sql_query(sql_parser *p)
         weir__sql_is_kw(p, 1, "BY")) {
         bool cluster = weir__sql_is_kw(p, 0, "CLUSTER");
         p->i += 2;
-        rc = expr_list(&q->distribute, &q->n_distribute, p);
+        rc = weir__sql_expr_list(&q->distribute, &q->n_distribute, p);
         if (!rc && cluster && !q->n_order) {
             /* CLUSTER BY = DISTRIBUTE BY + SORT BY the same columns. */
             q->order = weir__arena_array(p->arena, q->n_distribute,

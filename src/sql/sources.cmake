@@ -5,6 +5,7 @@ set(WEIR_SQL_SOURCES
   src/sql/parse_expr.c
   src/sql/parse_special.c
   src/sql/parse_query.c
+  src/sql/parse_window.c
   src/sql/parse_ddl.c
   src/sql/types.c
   src/sql/reads.c
@@ -13,6 +14,8 @@ set(WEIR_SQL_SOURCES
   src/sql/pretty.c
   src/sql/functions.c
   src/sql/fn_custom.c
+  src/sql/fn_generators.c
+  src/sql/fn_lambda.c
   src/sql/datetime.c
   src/sql/session.c
   src/sql/read_files.c
