@@ -534,25 +534,22 @@ static int add_new_columns(weir_flow_exec *x, const weir_gdataset *t,
     weir_db_column *cols = NULL;
     size_t n = 0;
     int rc = weir__conn_describe(x->conn, sql, &cols, &n, &a, &x->err);
+    /* The table's columns: describing a query is a prepare, much cheaper
+     * than filtering duckdb_columns() over every attached table. */
     weir_buf q = WEIR_BUF_INIT;
-    char alias[300];
-    weir__storage_catalog_alias(alias, sizeof(alias), t->catalog);
-    weir__buf_puts(&q, "SELECT column_name FROM duckdb_columns() WHERE "
-                       "database_name = ");
-    weir__buf_put_sql_string(&q, alias);
-    weir__buf_puts(&q, " AND lower(schema_name) = lower(");
-    weir__buf_put_sql_string(&q, t->database);
-    weir__buf_puts(&q, ") AND lower(table_name) = lower(");
-    weir__buf_put_sql_string(&q, t->name);
-    weir__buf_putc(&q, ')');
-    weir_rows *have = NULL;
+    weir__buf_puts(&q, "SELECT * FROM ");
+    weir__phys(&q, t);
+    weir_db_column *have = NULL;
+    size_t n_have = 0;
     if (!rc)
-        rc = weir__conn_query(x->conn, weir__buf_cstr(&q), &have, &x->err);
+        rc = q.failed ? WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory")
+                      : weir__conn_describe(x->conn, weir__buf_cstr(&q), &have,
+                                            &n_have, &a, &x->err);
     weir__buf_clear(&q);
     for (size_t i = 0; !rc && i < n; i++) {
         bool found = false;
-        for (size_t r = 0; r < have->n_rows && !found; r++)
-            found = weir__str_ieq(weir__rows_get(have, r, 0), cols[i].name);
+        for (size_t r = 0; r < n_have && !found; r++)
+            found = weir__str_ieq(have[r].name, cols[i].name);
         if (found)
             continue;
         weir__buf_puts(&q, "ALTER TABLE ");
@@ -565,7 +562,6 @@ static int add_new_columns(weir_flow_exec *x, const weir_gdataset *t,
     }
     if (!rc && q.len)
         rc = weir__exec_buf(x->conn, &q, &x->err);
-    weir__rows_free(have);
     weir__buf_free(&q);
     weir__arena_free(&a);
     return rc;
@@ -848,12 +844,7 @@ static int exec_mv(weir_flow_exec *x, const weir_gdataset *t)
         /* weir__comments() starts with "; " */
         rc = weir__conn_exec(x->conn, weir__buf_cstr(&sql) + 2, NULL, &x->err);
     }
-    if (!rc) {
-        weir__buf_clear(&sql);
-        weir__buf_puts(&sql, "SELECT count(*) FROM ");
-        weir__phys(&sql, t);
-        rc = weir__scalar_buf(x->conn, &sql, &x->rows_written, NULL, &x->err);
-    }
+    /* rows_written: the CREATE TABLE's count, or the INSERT's rows. */
     weir__buf_free(&sql);
     return rc;
 }

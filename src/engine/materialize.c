@@ -35,6 +35,7 @@ typedef struct column_list {
 typedef struct meta_row {
     int64_t epoch;
     const char *partitions; /* comma-separated */
+    const char *signature;  /* the row's content (meta_signature) */
 } meta_row;
 
 static char *table_key(weir_arena *a, const char *alias, const char *schema,
@@ -84,8 +85,12 @@ static int load_snapshot(snapshot *s, weir_storage *st, weir_error *err)
     while (!rc && weir__map_next(&st->attached, &it, &alias, NULL)) {
         if (q.len)
             weir__buf_puts(&q, " UNION ALL ");
-        weir__buf_puts(&q, "SELECT name, epoch, array_to_string(partition_cols, ',') "
-                           "FROM ");
+        weir__buf_puts(&q, "SELECT name, epoch, array_to_string(partition_cols, ','), "
+                           "concat_ws(chr(31), kind, CAST(epoch AS VARCHAR), "
+                           "CAST(properties AS VARCHAR), coalesce(comment, "
+                           "chr(30)), format, coalesce(array_to_string("
+                           "partition_cols, ','), ''), coalesce(array_to_string("
+                           "cluster_cols, ','), '')) FROM ");
         weir__buf_put_sql_ident(&q, alias);
         weir__buf_puts(&q, "._weir.tables");
     }
@@ -101,6 +106,7 @@ static int load_snapshot(snapshot *s, weir_storage *st, weir_error *err)
         const char *e = weir__rows_get(s->rows, i, 1);
         m->epoch = e ? strtoll(e, NULL, 10) : 0;
         m->partitions = weir__rows_get(s->rows, i, 2);
+        m->signature = weir__rows_get(s->rows, i, 3);
         if (weir__map_put(&s->meta, weir__rows_get(s->rows, i, 0), m))
             return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     }
@@ -137,10 +143,53 @@ static void list_sql(weir_buf *b, const char **items, size_t n)
     weir__buf_puts(b, "]::VARCHAR[]");
 }
 
-/* Replace the dataset's row in _weir.tables. */
-static void put_metadata(weir_buf *b, const weir_gdataset *d, int64_t epoch,
-                         const char *update_id)
+static void props_json(weir_buf *b, const weir_gdataset *d)
 {
+    weir__buf_putc(b, '{');
+    for (size_t i = 0; i < d->def->n_properties; i++) {
+        if (i)
+            weir__buf_puts(b, ", ");
+        weir__buf_put_json_string(b, d->def->properties[i].key);
+        weir__buf_puts(b, ": ");
+        weir__buf_put_json_string(b, d->def->properties[i].value);
+    }
+    weir__buf_putc(b, '}');
+}
+
+static void names_csv(weir_buf *b, const char **items, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        weir__buf_printf(b, "%s%s", i ? "," : "", items[i]);
+}
+
+/* The content of the dataset's _weir.tables row as load_snapshot's
+ * signature column spells it. */
+static void meta_signature(weir_buf *b, const weir_gdataset *d, int64_t epoch)
+{
+    weir__buf_printf(b, "%s\x1f%lld\x1f", weir__kind_name(d->kind),
+                     (long long)epoch);
+    props_json(b, d);
+    weir__buf_printf(b, "\x1f%s\x1f%s\x1f",
+                     d->def->comment ? d->def->comment : "\x1e",
+                     d->def->format ? d->def->format : "duckdb");
+    names_csv(b, d->def->partition_cols, d->def->n_partition_cols);
+    weir__buf_putc(b, '\x1f');
+    names_csv(b, d->def->cluster_cols, d->def->n_cluster_cols);
+}
+
+/* Replace the dataset's row in _weir.tables, unless it already says the
+ * same (most updates change nothing there). */
+static void put_metadata(weir_buf *b, const weir_gdataset *d, int64_t epoch,
+                         const meta_row *m, const char *update_id)
+{
+    if (m && m->signature) {
+        weir_buf sig = WEIR_BUF_INIT;
+        meta_signature(&sig, d, epoch);
+        bool same = !sig.failed && strcmp(weir__buf_cstr(&sig), m->signature) == 0;
+        weir__buf_free(&sig);
+        if (same)
+            return;
+    }
     weir__buf_puts(b, "; DELETE FROM ");
     weir__meta_table(b, d->catalog, "tables");
     weir__buf_puts(b, " WHERE name = ");
@@ -153,15 +202,7 @@ static void put_metadata(weir_buf *b, const weir_gdataset *d, int64_t epoch,
     weir__buf_put_sql_string(b, weir__kind_name(d->kind));
     weir__buf_printf(b, ", %lld, ", (long long)epoch);
     weir_buf props = WEIR_BUF_INIT;
-    weir__buf_putc(&props, '{');
-    for (size_t i = 0; i < d->def->n_properties; i++) {
-        if (i)
-            weir__buf_puts(&props, ", ");
-        weir__buf_put_json_string(&props, d->def->properties[i].key);
-        weir__buf_puts(&props, ": ");
-        weir__buf_put_json_string(&props, d->def->properties[i].value);
-    }
-    weir__buf_putc(&props, '}');
+    props_json(&props, d);
     weir__buf_put_sql_string(b, weir__buf_cstr(&props));
     weir__buf_free(&props);
     weir__buf_puts(b, ", ");
@@ -348,7 +389,7 @@ static int reset_dataset(piece_vec *v, const weir_graph *g, int di,
     weir__column_defs(&q, &d->schema);
     weir__comments(&q, d);
     quarantine_ddl(&q, d, true);
-    put_metadata(&q, d, (m ? m->epoch : 0) + 1, update_id);
+    put_metadata(&q, d, (m ? m->epoch : 0) + 1, NULL, update_id);
     return add_piece(v, di, d->catalog, &q);
 }
 
@@ -378,7 +419,7 @@ static int materialize_dataset(piece_vec *v, const weir_graph *g, int di,
     }
     if (!rc) {
         quarantine_ddl(&q, d, false);
-        put_metadata(&q, d, m ? m->epoch : 0, update_id);
+        put_metadata(&q, d, m ? m->epoch : 0, m, update_id);
         rc = add_piece(v, di, d->catalog, &q);
         if (rc)
             WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");

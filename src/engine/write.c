@@ -46,6 +46,18 @@ static int exec_sql(weir_flow_exec *x, weir_buf *sql, int64_t *changed)
     return weir__conn_exec(x->conn, weir__buf_cstr(sql), changed, &x->err);
 }
 
+/* CREATE TABLE .. AS answers with its row count (its rows_changed is 0):
+ * read it there instead of counting the table again. */
+static int exec_write(weir_flow_exec *x, weir_buf *sql, bool replace)
+{
+    if (!replace)
+        return exec_sql(x, sql, &x->rows_written);
+    if (sql->failed)
+        return WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    return weir__conn_scalar_i64(x->conn, weir__buf_cstr(sql), &x->rows_written,
+                                 NULL, &x->err);
+}
+
 /* Plain write, no expectations. */
 static int write_plain(weir_flow_exec *x, const weir_gdataset *t,
                        const char *sql, bool replace)
@@ -62,7 +74,7 @@ static int write_plain(weir_flow_exec *x, const weir_gdataset *t,
         weir__buf_puts(&q, " BY NAME ");
         weir__buf_puts(&q, sql);
     }
-    int rc = exec_sql(x, &q, replace ? NULL : &x->rows_written);
+    int rc = exec_write(x, &q, replace);
     weir__buf_free(&q);
     return rc;
 }
@@ -195,7 +207,7 @@ static int split_batch(weir_flow_exec *x, const weir_gdataset *t, bool replace,
     weir__buf_puts(&q, " FROM " BATCH " WHERE ");
     pass_condition(&q, def, WEIR_SQL_VIOLATION_DROP,
                    WEIR_SQL_VIOLATION_QUARANTINE);
-    int rc = exec_sql(x, &q, replace ? NULL : &x->rows_written);
+    int rc = exec_write(x, &q, replace);
     if (!rc && weir__has_quarantine(t)) {
         weir__buf_clear(&q);
         weir__buf_puts(&q, replace ? "CREATE OR REPLACE TABLE " : "INSERT INTO ");

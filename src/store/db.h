@@ -80,6 +80,19 @@ typedef struct weir_db_column {
 int weir__conn_describe(weir_conn *c, const char *sql, weir_db_column **out,
                         size_t *n_out, weir_arena *arena, weir_error *err);
 
+/* Appending rows to a table through DuckDB's appender (no SQL to parse):
+ * values in column order, NULL text for SQL NULL; errors are remembered
+ * and reported by weir__appender_close, which flushes (one autocommit
+ * transaction when c has none open) and frees the appender. */
+typedef struct weir_appender weir_appender;
+int weir__appender_open(weir_appender **out, weir_conn *c, const char *catalog,
+                        const char *schema, const char *table, weir_error *err);
+void weir__appender_text(weir_appender *a, const char *v);
+void weir__appender_i64(weir_appender *a, int64_t v);
+void weir__appender_timestamp_us(weir_appender *a, int64_t us);
+void weir__appender_end_row(weir_appender *a);
+int weir__appender_close(weir_appender *a, weir_error *err);
+
 /* Transactions (commits go through weir__storage_commit). */
 int weir__conn_begin(weir_conn *c, weir_error *err);
 void weir__conn_rollback(weir_conn *c);
