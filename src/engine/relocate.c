@@ -28,6 +28,16 @@ static void rewrite(weir_buf *q, const char *alias, const char *table,
                      old.len + 1, col);
     weir__buf_put_sql_string(q, weir__buf_cstr(&old));
     weir__buf_puts(q, ");\n");
+    /* The project folder itself (read_files('.')). */
+    weir__buf_truncate(&old, old.len - 1);
+    weir__buf_truncate(&now, now.len - 1);
+    weir__buf_puts(q, "UPDATE ");
+    weir__buf_put_sql_ident(q, alias);
+    weir__buf_printf(q, "._weir.%s SET %s = ", table, col);
+    weir__buf_put_sql_string(q, weir__buf_cstr(&now));
+    weir__buf_printf(q, " WHERE %s = ", col);
+    weir__buf_put_sql_string(q, weir__buf_cstr(&old));
+    weir__buf_puts(q, ";\n");
     weir__buf_free(&old);
     weir__buf_free(&now);
 }
