@@ -5,7 +5,7 @@
 #                                (weir, raw DuckDB, dbt-duckdb) and 1M (weir vs
 #                                DuckDB, cost of expectations), increment, wide
 #                                graph, dry-run and start latency
-#   bench/run.sh --full          full set, about 75 minutes: medallion and
+#   bench/run.sh --full          full set, about 30 minutes: medallion and
 #                                increment at 100K, 1M and 10M rows, with Apache
 #                                Spark's spark-pipelines (when Java is present)
 #   bench/run.sh --weir PATH     benchmark that binary instead of building one
