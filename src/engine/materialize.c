@@ -350,7 +350,7 @@ static int add_piece(piece_vec *v, int dataset, const char *catalog,
 }
 
 static int reset_dataset(piece_vec *v, const weir_graph *g, int di,
-                         const snapshot *s, const char *update_id)
+                         snapshot *s, const char *update_id)
 {
     const weir_gdataset *d = &g->datasets[di];
     const char *cat = weir__state_catalog(g, d);
@@ -381,13 +381,18 @@ static int reset_dataset(piece_vec *v, const weir_graph *g, int di,
     if (rc || d->kind == WEIR_SINK)
         return rc;
     const meta_row *m = weir__map_get(&s->meta, d->display);
-    weir__buf_puts(&q, "; DROP TABLE IF EXISTS ");
-    weir__phys(&q, d);
-    weir__buf_puts(&q, "; CREATE TABLE ");
-    weir__phys(&q, d);
-    weir__buf_putc(&q, ' ');
-    weir__column_defs(&q, &d->schema);
-    weir__comments(&q, d);
+    /* A materialized view keeps its rows until its flow replaces them in
+     * one transaction: a failed recomputation leaves the old contents. */
+    bool keep = d->kind == WEIR_MATERIALIZED_VIEW && existing(s, d);
+    if (!keep) {
+        weir__buf_puts(&q, "; DROP TABLE IF EXISTS ");
+        weir__phys(&q, d);
+        weir__buf_puts(&q, "; CREATE TABLE ");
+        weir__phys(&q, d);
+        weir__buf_putc(&q, ' ');
+        weir__column_defs(&q, &d->schema);
+        weir__comments(&q, d);
+    }
     quarantine_ddl(&q, d, true);
     put_metadata(&q, d, (m ? m->epoch : 0) + 1, NULL, update_id);
     return add_piece(v, di, d->catalog, &q);

@@ -70,7 +70,7 @@ typedef struct run_state {
     const char *failed_flow;
     int failed_attempts;
     bool canceled;
-    bool storage_failed; /* DuckDB could not write storage: stop */
+    bool storage_failed; /* a write or commit failed: start nothing more */
     weir_infer_cache *infer; /* file schemas inferred in this update */
 } run_state;
 
@@ -388,16 +388,15 @@ static void finish_slot(run_state *rs, size_t idx)
     if (!x->err.error_class[0])
         weir__str_copy(x->err.error_class, sizeof(x->err.error_class),
                        weir__classify_engine_error(x->err.message));
-    /* A storage write that failed (disk full, I/O error) leaves DuckDB's
-     * in-memory state unreliable: no retry in this process; the next
-     * update recovers from the write-ahead log. */
-    bool storage = weir__storage_write_error(x->err.message) ||
-                   weir__storage_write_failed(rs->st);
-    if (storage && !rs->storage_failed) {
-        rs->storage_failed = true;
+    /* A failed storage write (disk full, I/O error) or commit leaves
+     * DuckDB's in-memory state unreliable: no retry in this process; the
+     * next update recovers from the write-ahead log. */
+    bool write_error = weir__storage_write_error(x->err.message);
+    if (write_error)
         weir__str_copy(x->err.error_class, sizeof(x->err.error_class),
                        "STORAGE_WRITE_FAILED");
-    }
+    if (write_error || weir__storage_write_failed(rs->st))
+        rs->storage_failed = true;
     /* Damaged state fails the same way every time. */
     bool damaged = !strcmp(x->err.error_class, "CHECKPOINT_MISSING") ||
                    !strcmp(x->err.error_class, "FILE_MANIFEST_MISSING");
@@ -509,7 +508,7 @@ static void cancel_all(run_state *rs)
 static void skip_after_storage_failure(run_state *rs)
 {
     skip_waiting(rs, WEIR_LEVEL_WARN,
-                 "SKIPPED: writing the storage failed; the next update "
+                 "SKIPPED: a commit to the storage failed; the next update "
                  "resumes it.");
 }
 
@@ -945,9 +944,13 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
     weir__storage_write_open_script(rs.st, NULL);
     free_state(&rs);
     if (end_rc || ev_rc) {
-        weir__error_prefix(&e, "the update's data is committed, but its "
-                               "record in the event log could not be "
-                               "written: ");
+        if (res.state == WEIR_RUN_COMPLETED)
+            weir__error_prefix(&e, "the update's data is committed, but its "
+                                   "record in the event log could not be "
+                                   "written: ");
+        else
+            weir__error_prefix(&e, "the update failed, and its record in the "
+                                   "event log could not be written either: ");
         weir__error_copy(err, &e);
         return err ? (err->code = WEIR_EIO) : WEIR_EIO;
     }

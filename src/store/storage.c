@@ -210,8 +210,14 @@ bool weir__storage_write_error(const char *m)
 {
     return strstr(m, "IO Error") || strstr(m, "FATAL Error") ||
            strstr(m, "invalidated") || strstr(m, "No space left") ||
-           strstr(m, "Could not write") || strstr(m, "Failed to commit") ||
-           strstr(m, "fsync");
+           strstr(m, "Could not write") || strstr(m, "fsync");
+}
+
+/* A commit that failed other than by a conflict with another transaction
+ * (which is retried) leaves DuckDB's state suspect. */
+static bool fatal_commit_error(const char *m)
+{
+    return !strstr(m, "onflict");
 }
 
 int weir__storage_commit(weir_storage *s, weir_conn *c, weir_error *err)
@@ -227,11 +233,11 @@ int weir__storage_commit(weir_storage *s, weir_conn *c, weir_error *err)
     } else {
         weir_error e;
         rc = weir__conn_exec(c, "COMMIT", NULL, &e);
-        if (rc && weir__storage_write_error(e.message)) {
+        if (rc && fatal_commit_error(e.message))
             s->write_failed = true;
+        if (rc && weir__storage_write_error(e.message))
             weir__str_copy(e.error_class, sizeof(e.error_class),
                            "STORAGE_WRITE_FAILED");
-        }
         if (rc)
             weir__error_copy(err, &e);
     }

@@ -50,13 +50,14 @@ void weir__storage_close(weir_storage *s);
 
 /*
  * Commit the transaction open on `c` (a connection of this storage). Commits
- * go one at a time, and after one fails to write the storage (an I/O error,
- * a full disk), every later commit in this process is refused and rolled
- * back with WEIR_EIO: DuckDB's in-memory state is not trustworthy after a
- * failed write, and the next open recovers from the write-ahead log.
+ * go one at a time, and after one fails (an I/O error, a full disk, out of
+ * memory; not a conflict with another transaction, which may be retried),
+ * every later commit in this process is refused and rolled back with
+ * WEIR_EIO: DuckDB's in-memory state is not trustworthy after a failed
+ * commit, and the next open recovers from the write-ahead log.
  */
 int weir__storage_commit(weir_storage *s, weir_conn *c, weir_error *err);
-/* True once a commit failed to write the storage. */
+/* True once a commit failed (see weir__storage_commit). */
 bool weir__storage_write_failed(weir_storage *s);
 /* True when a DuckDB error message reports a failed storage write. */
 bool weir__storage_write_error(const char *message);
