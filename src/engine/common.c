@@ -35,6 +35,15 @@ int weir__exec_buf(weir_conn *c, weir_buf *sql, weir_error *err)
     return weir__conn_exec(c, weir__buf_cstr(sql), NULL, err);
 }
 
+int weir__query_buf(weir_conn *c, weir_buf *sql, weir_rows **out,
+                    weir_error *err)
+{
+    *out = NULL;
+    if (sql->failed)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    return weir__conn_query(c, weir__buf_cstr(sql), out, err);
+}
+
 int weir__scalar_buf(weir_conn *c, weir_buf *sql, int64_t *out, bool *null,
                       weir_error *err)
 {
@@ -92,5 +101,29 @@ int weir__table_epoch(weir_conn *c, const weir_gdataset *d, int64_t *out,
     int rc = weir__scalar_buf(c, &q, out, NULL, err);
     weir__buf_free(&q);
     return rc;
+}
+
+static bool reads_files(const weir_graph *g, const weir_gflow *f,
+                        bool streaming_only, int depth)
+{
+    for (size_t i = 0; depth < 64 && i < f->n_inputs; i++) {
+        const weir_input *in = &f->inputs[i];
+        if (in->is_files && (in->streaming || !streaming_only))
+            return true;
+        if (in->dataset >= 0) {
+            const weir_gdataset *d = &g->datasets[in->dataset];
+            if ((d->kind == WEIR_TEMPORARY_VIEW || d->kind == WEIR_PERSISTED_VIEW) &&
+                d->n_flows &&
+                reads_files(g, &g->flows[d->flows[0]], streaming_only, depth + 1))
+                return true;
+        }
+    }
+    return false;
+}
+
+bool weir__flow_reads_files(const weir_graph *g, const weir_gflow *f,
+                            bool streaming_only)
+{
+    return reads_files(g, f, streaming_only, 0);
 }
 

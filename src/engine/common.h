@@ -23,10 +23,17 @@ void weir__column_defs(weir_buf *b, const weir_schema *s);
 /* "; COMMENT ON ..." statements for the table and its columns. */
 void weir__comments(weir_buf *b, const weir_gdataset *d);
 int weir__exec_buf(weir_conn *c, weir_buf *sql, weir_error *err);
+int weir__query_buf(weir_conn *c, weir_buf *sql, weir_rows **out,
+                     weir_error *err);
 int weir__scalar_buf(weir_conn *c, weir_buf *sql, int64_t *out, bool *null,
                      weir_error *err);
 /* The table's epoch in _weir.tables (0 when unknown). */
 int weir__table_epoch(weir_conn *c, const weir_gdataset *d, int64_t *out,
                       weir_error *err);
+
+/* Does the flow read files, itself or through the views it reads?
+ * streaming_only: only STREAM read_files counts. */
+bool weir__flow_reads_files(const weir_graph *g, const weir_gflow *f,
+                            bool streaming_only);
 
 #endif

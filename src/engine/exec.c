@@ -27,15 +27,27 @@ static void where_flow(weir_buf *b, const weir_gflow *f, const weir_gdataset *t)
     weir__buf_put_sql_string(b, f->display);
 }
 
-static int current_generation(weir_flow_exec *x, const weir_gdataset *t,
-                              int64_t *gen)
+/* The flow's current generation and its next batch id in it, in one query
+ * (0 and 0 for a flow that never ran; a full refresh's marker row has
+ * batch_id -1). */
+static int flow_position(weir_flow_exec *x, const weir_gdataset *t,
+                         int64_t *gen, int64_t *next_batch)
 {
     weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT coalesce(max(generation), 0) FROM ");
+    weir__buf_puts(&q, "SELECT generation, max(batch_id) + 1 FROM ");
     weir__meta_table(&q, weir__state_catalog(x->g, t), "checkpoints");
     where_flow(&q, x->f, t);
-    int rc = weir__scalar_buf(x->conn, &q, gen, NULL, &x->err);
+    weir__buf_puts(&q, " GROUP BY generation ORDER BY generation DESC LIMIT 1");
+    weir_rows *r = NULL;
+    int rc = weir__query_buf(x->conn, &q, &r, &x->err);
     weir__buf_free(&q);
+    *gen = *next_batch = 0;
+    if (!rc && r->n_rows) {
+        const char *v;
+        *gen = (v = weir__rows_get(r, 0, 0)) ? strtoll(v, NULL, 10) : 0;
+        *next_batch = (v = weir__rows_get(r, 0, 1)) ? strtoll(v, NULL, 10) : 0;
+    }
+    weir__rows_free(r);
     return rc;
 }
 
@@ -60,8 +72,7 @@ static int read_flow_state(weir_flow_exec *x, const weir_gdataset *t,
     weir__meta_table(&q, weir__state_catalog(x->g, t), "flow_state");
     where_flow(&q, x->f, t);
     weir_rows *r = NULL;
-    int rc = q.failed ? WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory")
-                      : weir__conn_query(x->conn, weir__buf_cstr(&q), &r, &x->err);
+    int rc = weir__query_buf(x->conn, &q, &r, &x->err);
     weir__buf_free(&q);
     memset(fs, 0, sizeof(*fs));
     if (!rc && r->n_rows) {
@@ -190,8 +201,7 @@ static int source_offset(weir_flow_exec *x, const batch_plan *p,
                      (long long)p->gen);
     weir__buf_put_sql_string(&q, key);
     weir_rows *r = NULL;
-    int rc = q.failed ? WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory")
-                      : weir__conn_query(x->conn, weir__buf_cstr(&q), &r, &x->err);
+    int rc = weir__query_buf(x->conn, &q, &r, &x->err);
     weir__buf_free(&q);
     *offset = *epoch = 0;
     *none = true;
@@ -318,8 +328,7 @@ static int plan_file_source(weir_flow_exec *x, batch_plan *p,
                      (long long)p->gen);
     weir__buf_put_sql_string(&q, b.key);
     weir_rows *seen = NULL;
-    rc = q.failed ? WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory")
-                  : weir__conn_query(x->conn, weir__buf_cstr(&q), &seen, &x->err);
+    rc = weir__query_buf(x->conn, &q, &seen, &x->err);
     weir__buf_free(&q);
     weir_map known = WEIR_MAP_INIT(false);
     for (size_t i = 0; !rc && i < seen->n_rows; i++)
@@ -630,8 +639,7 @@ static int sink_recover(weir_flow_exec *x, const weir_gdataset *t,
     where_sink_flow(&q, x, t);
     weir__buf_puts(&q, " AND state = 'committed' ORDER BY generation, batch_id");
     weir_rows *r = NULL;
-    int rc = q.failed ? WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory")
-                      : weir__conn_query(x->conn, weir__buf_cstr(&q), &r, &x->err);
+    int rc = weir__query_buf(x->conn, &q, &r, &x->err);
     for (size_t i = 0; !rc && i < r->n_rows; i++) {
         weir_sink_batch b;
         char stage[4096];
@@ -728,16 +736,7 @@ static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
     batch_plan p;
     memset(&p, 0, sizeof(p));
     weir__arena_init(&p.arena);
-    int rc = current_generation(x, t, &p.gen);
-    if (!rc) {
-        weir_buf q = WEIR_BUF_INIT;
-        weir__buf_puts(&q, "SELECT coalesce(max(batch_id), -1) + 1 FROM ");
-        weir__meta_table(&q, weir__state_catalog(x->g, t), "checkpoints");
-        where_flow(&q, x->f, t);
-        weir__buf_printf(&q, " AND generation = %lld", (long long)p.gen);
-        rc = weir__scalar_buf(x->conn, &q, &p.batch_id, NULL, &x->err);
-        weir__buf_free(&q);
-    }
+    int rc = flow_position(x, t, &p.gen, &p.batch_id);
     flow_state fs;
     if (!rc)
         rc = read_flow_state(x, t, &fs);
@@ -771,18 +770,9 @@ static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
 
 static int exec_once(weir_flow_exec *x, const weir_gdataset *t)
 {
+    /* A once flow's batch is batch 0 of its generation. */
     int64_t gen = 0, done = 0;
-    int rc = current_generation(x, t, &gen);
-    if (!rc) {
-        weir_buf q = WEIR_BUF_INIT;
-        weir__buf_puts(&q, "SELECT count(*) FROM ");
-        weir__meta_table(&q, weir__state_catalog(x->g, t), "checkpoints");
-        where_flow(&q, x->f, t);
-        weir__buf_printf(&q, " AND generation = %lld AND source = '__once__'",
-                         (long long)gen);
-        rc = weir__scalar_buf(x->conn, &q, &done, NULL, &x->err);
-        weir__buf_free(&q);
-    }
+    int rc = flow_position(x, t, &gen, &done);
     flow_state fs;
     if (!rc)
         rc = read_flow_state(x, t, &fs);
@@ -851,23 +841,6 @@ static int exec_mv(weir_flow_exec *x, const weir_gdataset *t)
 
 static int run_once(weir_flow_exec *x, const weir_gdataset *t);
 
-/* Does the flow stream from files (itself or through its views)? */
-static bool reads_files(const weir_graph *g, const weir_gflow *f, int depth)
-{
-    for (size_t i = 0; depth < 64 && i < f->n_inputs; i++) {
-        const weir_input *in = &f->inputs[i];
-        if (in->is_files && in->streaming)
-            return true;
-        if (in->dataset >= 0) {
-            const weir_gdataset *d = &g->datasets[in->dataset];
-            if ((d->kind == WEIR_TEMPORARY_VIEW || d->kind == WEIR_PERSISTED_VIEW) &&
-                d->n_flows && reads_files(g, &g->flows[d->flows[0]], depth + 1))
-                return true;
-        }
-    }
-    return false;
-}
-
 int weir__flow_exec(weir_flow_exec *x)
 {
     const weir_gdataset *t = &x->g->datasets[x->f->target];
@@ -889,7 +862,7 @@ int weir__flow_exec(weir_flow_exec *x)
     if (rc)
         return rc;
     rc = run_once(x, t);
-    if (rc && !x->careful_files && reads_files(x->g, x->f, 0)) {
+    if (rc && !x->careful_files && weir__flow_reads_files(x->g, x->f, true)) {
         /* A file did not fit the fast reader (a malformed record, a value
          * of another type): read this batch again, rescuing them. */
         weir__conn_rollback(x->conn);

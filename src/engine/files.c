@@ -508,8 +508,7 @@ static int stored_schema(weir_file_schema *out, int64_t *version, bool *found,
     weir__buf_put_sql_string(&q, source);
     weir__buf_puts(&q, " ORDER BY generation DESC, version DESC LIMIT 1");
     weir_rows *r = NULL;
-    int rc = q.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
-                      : weir__conn_query(conn, weir__buf_cstr(&q), &r, err);
+    int rc = weir__query_buf(conn, &q, &r, err);
     weir__buf_free(&q);
     if (!rc && r->n_rows) {
         *version = strtoll(weir__rows_get(r, 0, 0), NULL, 10);

@@ -95,9 +95,7 @@ static int load_snapshot(snapshot *s, weir_storage *st, weir_error *err)
         weir__buf_puts(&q, "._weir.tables");
     }
     if (!rc && q.len)
-        rc = q.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
-                      : weir__conn_query(st->conn, weir__buf_cstr(&q), &s->rows,
-                                         err);
+        rc = weir__query_buf(st->conn, &q, &s->rows, err);
     weir__buf_free(&q);
     for (size_t i = 0; !rc && s->rows && i < s->rows->n_rows; i++) {
         meta_row *m = weir__arena_alloc(&s->arena, sizeof(*m));
@@ -308,8 +306,7 @@ static int check_partitions(const meta_row *m, const weir_gdataset *d,
     if (!m)
         return 0;
     weir_buf want = WEIR_BUF_INIT;
-    for (size_t i = 0; i < d->def->n_partition_cols; i++)
-        weir__buf_printf(&want, "%s%s", i ? "," : "", d->def->partition_cols[i]);
+    names_csv(&want, d->def->partition_cols, d->def->n_partition_cols);
     const char *have = m->partitions ? m->partitions : "";
     int rc = 0;
     if (!weir__str_ieq(have, weir__buf_cstr(&want)))

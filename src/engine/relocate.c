@@ -7,37 +7,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/common.h"
 #include "util/buf.h"
 
 #define ROOT_KEY "'project_root'"
 
-/* SET col = new || substr(col, len(old) + 1) for values under old/, in
- * prefix form: "files:" for source keys, "" for paths. */
+/* col = new || the rest, for values at or under old (in prefix form:
+ * "files:" for source keys, "" for paths). */
 static void rewrite(weir_buf *q, const char *alias, const char *table,
                     const char *col, const char *prefix, const char *from,
                     const char *to)
 {
     weir_buf old = WEIR_BUF_INIT, now = WEIR_BUF_INIT;
-    weir__buf_printf(&old, "%s%s/", prefix, from);
-    weir__buf_printf(&now, "%s%s/", prefix, to);
+    weir__buf_printf(&old, "%s%s", prefix, from);
+    weir__buf_printf(&now, "%s%s", prefix, to);
     weir__buf_puts(q, "UPDATE ");
     weir__buf_put_sql_ident(q, alias);
     weir__buf_printf(q, "._weir.%s SET %s = ", table, col);
     weir__buf_put_sql_string(q, weir__buf_cstr(&now));
-    weir__buf_printf(q, " || substr(%s, %zu) WHERE starts_with(%s, ", col,
-                     old.len + 1, col);
+    weir__buf_printf(q, " || substr(%s, %zu) WHERE %s = ", col, old.len + 1, col);
+    weir__buf_put_sql_string(q, weir__buf_cstr(&old));
+    weir__buf_printf(q, " OR starts_with(%s, ", col);
+    weir__buf_putc(&old, '/');
     weir__buf_put_sql_string(q, weir__buf_cstr(&old));
     weir__buf_puts(q, ");\n");
-    /* The project folder itself (read_files('.')). */
-    weir__buf_truncate(&old, old.len - 1);
-    weir__buf_truncate(&now, now.len - 1);
-    weir__buf_puts(q, "UPDATE ");
-    weir__buf_put_sql_ident(q, alias);
-    weir__buf_printf(q, "._weir.%s SET %s = ", table, col);
-    weir__buf_put_sql_string(q, weir__buf_cstr(&now));
-    weir__buf_printf(q, " WHERE %s = ", col);
-    weir__buf_put_sql_string(q, weir__buf_cstr(&old));
-    weir__buf_puts(q, ";\n");
     weir__buf_free(&old);
     weir__buf_free(&now);
 }
@@ -89,8 +82,7 @@ int weir__relocate(weir_storage *st, const char *root_dir, char **moved_from,
                            ", ");
         weir__buf_put_sql_string(&q, root_dir);
         weir__buf_putc(&q, ')');
-        rc = q.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
-                      : weir__conn_exec(st->conn, weir__buf_cstr(&q), NULL, err);
+        rc = weir__exec_buf(st->conn, &q, err);
     }
     weir__buf_free(&q);
     if (!rc && old && strcmp(old, root_dir) != 0)

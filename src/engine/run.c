@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "engine/analyze.h"
+#include "engine/common.h"
 #include "engine/exec.h"
 #include "engine/files.h"
 #include "engine/materialize.h"
@@ -722,9 +723,7 @@ static int record_update(run_state *rs, const char *state, bool start,
         weir__buf_puts(&q, " WHERE update_id = ");
         weir__buf_put_sql_string(&q, rs->update_id);
     }
-    int rc = q.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
-                      : weir__conn_exec(rs->st->conn, weir__buf_cstr(&q), NULL,
-                                        err);
+    int rc = weir__exec_buf(rs->st->conn, &q, err);
     weir__buf_free(&q);
     return rc;
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/common.h"
 #include "sql/sql.h"
 #include "util/str.h"
 
@@ -252,24 +253,6 @@ static bool volatile_text(const char *text, size_t len)
     return false;
 }
 
-/* Does the flow read files (itself or through its views)? */
-static bool reads_any_files(const weir_graph *g, const weir_gflow *f, int depth)
-{
-    for (size_t i = 0; depth < 64 && i < f->n_inputs; i++) {
-        const weir_input *in = &f->inputs[i];
-        if (in->is_files)
-            return true;
-        if (in->dataset >= 0) {
-            const weir_gdataset *d = &g->datasets[in->dataset];
-            if ((d->kind == WEIR_TEMPORARY_VIEW || d->kind == WEIR_PERSISTED_VIEW) &&
-                d->n_flows &&
-                reads_any_files(g, &g->flows[d->flows[0]], depth + 1))
-                return true;
-        }
-    }
-    return false;
-}
-
 /* An appended batch whose query reads tables only and is deterministic is
  * evaluated twice, once for the counts and once to write it: about twice
  * as fast as copying it into a temporary table first (bench/RESULTS.md).
@@ -279,7 +262,7 @@ static bool reads_any_files(const weir_graph *g, const weir_gflow *f, int depth)
 static bool evaluate_twice(const weir_flow_exec *x, const weir_gdataset *t,
                            bool replace)
 {
-    if (replace || reads_any_files(x->g, x->f, 0))
+    if (replace || weir__flow_reads_files(x->g, x->f, false))
         return false;
     size_t len = 0;
     const char *text = x->f->query ? weir__sql_query_text(x->f->query, &len) : NULL;
@@ -335,9 +318,7 @@ static int write_checked(weir_flow_exec *x, const weir_gdataset *t,
         pass_condition(&q, def, WEIR_SQL_VIOLATION_DROP,
                        WEIR_SQL_VIOLATION_QUARANTINE);
         weir__buf_puts(&q, ")) FROM " BATCH);
-        rc = q.failed ? WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory")
-                      : weir__conn_query(x->conn, weir__buf_cstr(&q), &r,
-                                         &x->err);
+        rc = weir__query_buf(x->conn, &q, &r, &x->err);
     }
     if (!rc && r->n_rows == 1) {
         total = strtoll(weir__rows_get(r, 0, 0), NULL, 10);

@@ -19,9 +19,6 @@ static const weir_sql_expr *arg(const weir_sql_expr *e, size_t i)
     return i < e->n ? e->list[i] : NULL;
 }
 
-#define string_literal weir__fn_string_literal
-#define need_literal weir__fn_need_literal
-
 /* An identifier-like or string argument (date units): upper-cased. */
 static bool unit_arg(const weir_sql_expr *a, char *out, size_t size)
 {
@@ -109,9 +106,9 @@ int weir__fn_split(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 
 int weir__fn_regexp_replace(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
-    const char *rep = string_literal(arg(e, 2));
+    const char *rep = weir__fn_string_literal(arg(e, 2));
     if (!rep)
-        return need_literal(t, e, 2, "replacement string");
+        return weir__fn_need_literal(t, e, 2, "replacement string");
     /* Java replacement syntax ($1, \x) -> RE2 (\1, \\). */
     weir_buf r = WEIR_BUF_INIT;
     for (const char *p = rep; *p; p++) {
@@ -212,9 +209,9 @@ int weir__fn_named_struct(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
                                   "named_struct() expects name, value pairs");
     weir__buf_puts(out, "struct_pack(");
     for (size_t i = 0; i < e->n; i += 2) {
-        const char *name = string_literal(e->list[i]);
+        const char *name = weir__fn_string_literal(e->list[i]);
         if (!name)
-            return need_literal(t, e, i, "field name");
+            return weir__fn_need_literal(t, e, i, "field name");
         if (i)
             weir__buf_puts(out, ", ");
         weir__buf_put_sql_ident(out, name);
@@ -260,7 +257,7 @@ int weir__fn_sort_array(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     if (e->n == 2) {
         const weir_sql_expr *a = e->list[1];
         if (a->kind != EX_LIT || a->lit != LIT_BOOL)
-            return need_literal(t, e, 1, "boolean");
+            return weir__fn_need_literal(t, e, 1, "boolean");
         asc = strcmp(a->text, "true") == 0;
     }
     weir__buf_puts(out, "list_sort(");
@@ -298,7 +295,7 @@ int weir__fn_timestampadd(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     char u[32];
     const char *du = unit_arg(e->list[0], u, sizeof(u)) ? duck_unit(u) : NULL;
     if (!du)
-        return need_literal(t, e, 0, "unit");
+        return weir__fn_need_literal(t, e, 0, "unit");
     weir__buf_puts(out, "(CAST(");
     int rc = put_arg(t, out, e, 2);
     weir__buf_puts(out, " AS TIMESTAMP) + CAST(");
@@ -316,7 +313,7 @@ int weir__fn_timestampdiff(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     char u[32];
     const char *du = unit_arg(e->list[0], u, sizeof(u)) ? duck_unit(u) : NULL;
     if (!du)
-        return need_literal(t, e, 0, "unit");
+        return weir__fn_need_literal(t, e, 0, "unit");
     weir__buf_printf(out, "date_sub('%s', CAST(", du);
     int rc = put_arg(t, out, e, 1);
     weir__buf_puts(out, " AS TIMESTAMP), CAST(");
@@ -330,7 +327,7 @@ int weir__fn_date_trunc(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
     char u[32];
     if (!unit_arg(e->list[0], u, sizeof(u)) || e->list[0]->kind == EX_COLUMN)
-        return need_literal(t, e, 0, "format");
+        return weir__fn_need_literal(t, e, 0, "format");
     const char *du = duck_unit(u);
     if (!du || strcmp(du, "week") == 0 || strcmp(u, "DAYS") == 0) {
         if (!du) {
@@ -348,7 +345,7 @@ int weir__fn_trunc(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
     char u[32];
     if (!unit_arg(e->list[1], u, sizeof(u)) || e->list[1]->kind == EX_COLUMN)
-        return need_literal(t, e, 1, "format");
+        return weir__fn_need_literal(t, e, 1, "format");
     const char *du = duck_unit(u);
     if (!du || (strcmp(du, "year") && strcmp(du, "quarter") &&
                 strcmp(du, "month") && strcmp(du, "week"))) {
@@ -365,9 +362,9 @@ int weir__fn_trunc(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 static int pattern(sql_tx *t, weir_buf *out, const weir_sql_expr *e, size_t i,
                    bool parse)
 {
-    const char *p = string_literal(arg(e, i));
+    const char *p = weir__fn_string_literal(arg(e, i));
     if (!p)
-        return need_literal(t, e, i, "datetime pattern");
+        return weir__fn_need_literal(t, e, i, "datetime pattern");
     weir_buf f = WEIR_BUF_INIT;
     char bad[32];
     if (!weir__sql_datetime_format(&f, p, parse, bad, sizeof(bad))) {
@@ -474,11 +471,11 @@ int weir__fn_unix_timestamp(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 
 int weir__fn_window(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
-    const char *dur = string_literal(arg(e, 1));
+    const char *dur = weir__fn_string_literal(arg(e, 1));
     if (!dur)
-        return need_literal(t, e, 1, "window duration");
+        return weir__fn_need_literal(t, e, 1, "window duration");
     if (e->n >= 3) {
-        const char *slide = string_literal(e->list[2]);
+        const char *slide = weir__fn_string_literal(e->list[2]);
         if (!slide || strcmp(slide, dur) != 0)
             return weir__sql_tx_error(t, e->list[2]->pos, e->src,
                                       "Sliding windows (a slide different from "
@@ -508,9 +505,9 @@ int weir__fn_window(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 
 int weir__fn_from_json(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
-    const char *schema = string_literal(arg(e, 1));
+    const char *schema = weir__fn_string_literal(arg(e, 1));
     if (!schema)
-        return need_literal(t, e, 1, "schema");
+        return weir__fn_need_literal(t, e, 1, "schema");
     if (e->n == 3 && !(e->list[2]->kind == EX_FUNC &&
                        weir__str_ieq(e->list[2]->name, "map") &&
                        e->list[2]->n == 0))
@@ -590,7 +587,7 @@ int weir__fn_first_last(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     if (e->n == 2) {
         const weir_sql_expr *b = e->list[1];
         if (b->kind != EX_LIT || b->lit != LIT_BOOL)
-            return need_literal(t, e, 1, "boolean ignoreNulls");
+            return weir__fn_need_literal(t, e, 1, "boolean ignoreNulls");
         ignore = strcmp(b->text, "true") == 0;
     }
     weir_buf x = WEIR_BUF_INIT;
@@ -702,8 +699,7 @@ int weir__fn_size(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     const char *fn = call_in(a, LIST_FUNCS)  ? "len("
                      : call_in(a, MAP_FUNCS) ? "cardinality("
                                              : "weir_size(";
-    const weir_sql_expr *a0 = arg(e, 0);
-    if (a0->kind == EX_LIT && a0->lit == LIT_NULL) {
+    if (a->kind == EX_LIT && a->lit == LIT_NULL) {
         weir__buf_puts(out, "CAST(NULL AS INTEGER)");
         return 0;
     }
@@ -743,7 +739,7 @@ static int regex_groups(const char *re)
 int weir__fn_regexp_extract(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
     bool all = weir__str_ieq(e->name, "regexp_extract_all");
-    const char *re = string_literal(arg(e, 1));
+    const char *re = weir__fn_string_literal(arg(e, 1));
     const weir_sql_expr *ix = arg(e, 2);
     long idx = 1;
     bool known = e->n == 2;
@@ -751,7 +747,8 @@ int weir__fn_regexp_extract(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
         idx = strtol(ix->text, NULL, 10);
         known = true;
     }
-    if (re && known && (idx < 0 || idx > regex_groups(re))) {
+    int groups = re ? regex_groups(re) : 0;
+    if (re && known && (idx < 0 || idx > groups)) {
         /* Spark raises for any input row (NULL input gives NULL). */
         weir__buf_puts(out, "CASE WHEN (");
         int rc = put_arg(t, out, e, 0);
@@ -759,7 +756,7 @@ int weir__fn_regexp_extract(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
                               "VALUE.REGEX_GROUP_INDEX] %s(): expects group index "
                               "between 0 and %d, but got %ld.') END",
                          all ? "regexp_extract_all" : "regexp_extract",
-                         regex_groups(re), idx);
+                         groups, idx);
         return rc;
     }
     weir__buf_puts(out, all ? "regexp_extract_all(" : "regexp_extract(");
@@ -817,7 +814,7 @@ int weir__fn_format_number(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
     const weir_sql_expr *d = arg(e, 1);
     if (!d || d->kind != EX_LIT || d->lit != LIT_INT || d->text[0] == '-')
-        return need_literal(t, e, 1, "non-negative number of decimal places");
+        return weir__fn_need_literal(t, e, 1, "non-negative number of decimal places");
     weir__buf_printf(out, "format('{:,.%sf}', CAST(", d->text);
     int rc = put_arg(t, out, e, 0);
     weir__buf_puts(out, " AS DOUBLE))");
@@ -843,7 +840,7 @@ int weir__fn_date_part(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
     char field[32];
     if (!unit_arg(arg(e, 0), field, sizeof(field)))
-        return need_literal(t, e, 0, "field");
+        return weir__fn_need_literal(t, e, 0, "field");
     weir_sql_expr x = *e;
     x.kind = EX_EXTRACT;
     x.name = field;
@@ -859,9 +856,9 @@ int weir__fn_next_day(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
                                         "WEDNESDAY", "THURSDAY", "FRIDAY",
                                         "SATURDAY" };
     char day[16];
-    const char *lit = string_literal(arg(e, 1));
+    const char *lit = weir__fn_string_literal(arg(e, 1));
     if (!lit || !unit_arg(arg(e, 1), day, sizeof(day)))
-        return need_literal(t, e, 1, "day of week");
+        return weir__fn_need_literal(t, e, 1, "day of week");
     int k = -1;
     size_t n = strlen(day);
     for (int i = 0; i < 7; i++)

@@ -378,21 +378,13 @@ int weir__sql_render_read_files(weir_buf *out, const weir_sql_tvf *call,
         if (header == 1 && !schema)
             weir__buf_puts(&body, ", null_padding = true");
         weir__buf_putc(&body, ')');
-        if (header == 1 && !schema) {
+        if (!schema) {
+            /* Without a header Spark names the columns _c0, _c1, ... */
+            const char *cols =
+                header == 1 ? "COLUMNS(c -> NOT regexp_full_match(c, 'column[0-9]+'))"
+                            : "COLUMNS('^column(\\d+)$') AS '_c\\1'";
             weir_buf tmp = WEIR_BUF_INIT;
-            weir__buf_printf(&tmp,
-                             "(SELECT COLUMNS(c -> NOT regexp_full_match(c, "
-                             "'column[0-9]+')) FROM %s)",
-                             weir__buf_cstr(&body));
-            weir__buf_clear(&body);
-            weir__buf_puts(&body, weir__buf_cstr(&tmp));
-            weir__buf_free(&tmp);
-        }
-        if (header != 1 && !schema) {
-            /* Spark names headerless columns _c0, _c1, ... */
-            weir_buf tmp = WEIR_BUF_INIT;
-            weir__buf_printf(&tmp,
-                             "(SELECT COLUMNS('^column(\\d+)$') AS '_c\\1' FROM %s)",
+            weir__buf_printf(&tmp, "(SELECT %s FROM %s)", cols,
                              weir__buf_cstr(&body));
             weir__buf_clear(&body);
             weir__buf_puts(&body, weir__buf_cstr(&tmp));
