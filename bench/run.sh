@@ -43,7 +43,5 @@ if [ -z "$weir" ]; then
     cp -P "$root"/build/libweir.so* "$bench/work/bin/"
     weir=$bench/work/bin/weir
 fi
-# The trace shim used by bench/profile.sh (cheap; keeps it in step).
-cc -O2 -shared -fPIC -o "$bench/work/sqltrace.so" "$bench/tools/sqltrace.c" -ldl -lpthread 2>/dev/null || true
 python3 "$bench/bench.py" --weir "$weir" ${args[@]+"${args[@]}"}
 echo "[bench] done in $(( $(date +%s) - start )) s" >&2

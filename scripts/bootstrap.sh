@@ -10,8 +10,11 @@ deps="$root/.deps"
 duck="$deps/duckdb"
 
 # --- Debian packages --------------------------------------------------------
+# jq, bc and time are used by tests and benchmarks; Java 17 by the Spark
+# differential tier.
 pkgs=(cmake ninja-build gcc g++ pkg-config libyaml-dev clang-14 llvm-14
-      libclang-rt-14-dev curl ca-certificates python3 python3-venv graphviz)
+      libclang-rt-14-dev curl ca-certificates python3 python3-venv graphviz
+      jq bc time openjdk-17-jre-headless)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \

@@ -9,7 +9,6 @@ gen="$E2E_LIB/../../bench/gen.py"
 shim=${WEIR_FAULT_LIB:-$(dirname "$WEIR")/tests/libweirfault.so}
 asan="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 py=$(weir_python)
-export gen shim asan py
 
 # A fresh copy of the pipeline (bronze from files, silver from bronze and
 # from the external table `manual`, gold) with one update done.

@@ -1,4 +1,4 @@
-# Sourced by case.sh inside a private mount namespace (unshare -m): the
+# Run by case.sh (bash) inside a private mount namespace (unshare -m): the
 # project's storage lives on a 3 MB tmpfs, which the second update fills;
 # then the file system grows (the fault is removed) and the third update
 # must complete. Writes exit codes and outputs to $E2E_OUT/full-*.
