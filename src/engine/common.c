@@ -103,27 +103,19 @@ int weir__table_epoch(weir_conn *c, const weir_gdataset *d, int64_t *out,
     return rc;
 }
 
-static bool reads_files(const weir_graph *g, const weir_gflow *f,
-                        bool streaming_only, int depth)
+bool weir__flow_reads_files(const weir_graph *g, const weir_gflow *f, int depth)
 {
     for (size_t i = 0; depth < 64 && i < f->n_inputs; i++) {
         const weir_input *in = &f->inputs[i];
-        if (in->is_files && (in->streaming || !streaming_only))
+        if (in->is_files && in->streaming)
             return true;
         if (in->dataset >= 0) {
             const weir_gdataset *d = &g->datasets[in->dataset];
             if ((d->kind == WEIR_TEMPORARY_VIEW || d->kind == WEIR_PERSISTED_VIEW) &&
                 d->n_flows &&
-                reads_files(g, &g->flows[d->flows[0]], streaming_only, depth + 1))
+                weir__flow_reads_files(g, &g->flows[d->flows[0]], depth + 1))
                 return true;
         }
     }
     return false;
 }
-
-bool weir__flow_reads_files(const weir_graph *g, const weir_gflow *f,
-                            bool streaming_only)
-{
-    return reads_files(g, f, streaming_only, 0);
-}
-

@@ -31,9 +31,8 @@ int weir__scalar_buf(weir_conn *c, weir_buf *sql, int64_t *out, bool *null,
 int weir__table_epoch(weir_conn *c, const weir_gdataset *d, int64_t *out,
                       weir_error *err);
 
-/* Does the flow read files, itself or through the views it reads?
- * streaming_only: only STREAM read_files counts. */
-bool weir__flow_reads_files(const weir_graph *g, const weir_gflow *f,
-                            bool streaming_only);
+/* Does the flow stream from files, itself or through the views it reads?
+ * (depth: 0; bounds the recursion through views) */
+bool weir__flow_reads_files(const weir_graph *g, const weir_gflow *f, int depth);
 
 #endif

@@ -862,7 +862,7 @@ int weir__flow_exec(weir_flow_exec *x)
     if (rc)
         return rc;
     rc = run_once(x, t);
-    if (rc && !x->careful_files && weir__flow_reads_files(x->g, x->f, true)) {
+    if (rc && !x->careful_files && weir__flow_reads_files(x->g, x->f, 0)) {
         /* A file did not fit the fast reader (a malformed record, a value
          * of another type): read this batch again, rescuing them. */
         weir__conn_rollback(x->conn);

@@ -1,8 +1,7 @@
 /*
  * Writing a flow's batch into its target, enforcing the target's
- * expectations: each condition becomes a flag column of the batch (a
- * per-connection temporary table, or a temporary view evaluated again for
- * the counts and the write when that is cheaper and safe: evaluate_twice);
+ * expectations in the same pass: each condition is evaluated once per row
+ * while the batch is produced (into a per-connection temporary table);
  * passing rows, dropped rows and quarantined rows are then split from it,
  * and the counts become the flow's data-quality metrics. A failing FAIL
  * UPDATE expectation aborts the flow's transaction with the offending
@@ -15,7 +14,6 @@
 #include <string.h>
 
 #include "engine/common.h"
-#include "sql/sql.h"
 #include "util/str.h"
 
 #define BATCH "\"__weir_batch\""
@@ -238,53 +236,13 @@ static int split_batch(weir_flow_exec *x, const weir_gdataset *t, bool replace,
     return rc;
 }
 
-/* Does text mention a function whose value changes between evaluations? */
-static bool volatile_text(const char *text, size_t len)
-{
-    static const char *const words[] = { "rand",    "uuid",    "shuffle",
-                                         "now",     "current_", "monotonically",
-                                         "partition_id", "input_file" };
-    for (size_t i = 0; text && i < len; i++)
-        for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
-            size_t n = strlen(words[w]);
-            if (i + n <= len && weir__str_ieqn(text + i, words[w], n))
-                return true;
-        }
-    return false;
-}
-
-/* An appended batch whose query reads tables only and is deterministic is
- * evaluated twice, once for the counts and once to write it: about twice
- * as fast as copying it into a temporary table first (bench/RESULTS.md).
- * Files are parsed once (a copy is cheaper than parsing again), volatile
- * functions see one evaluation, and a materialized view's result (often
- * small, after an aggregate) is kept. */
-static bool evaluate_twice(const weir_flow_exec *x, const weir_gdataset *t,
-                           bool replace)
-{
-    if (replace || weir__flow_reads_files(x->g, x->f, false))
-        return false;
-    size_t len = 0;
-    const char *text = x->f->query ? weir__sql_query_text(x->f->query, &len) : NULL;
-    if (!text || volatile_text(text, len))
-        return false;
-    for (size_t i = 0; i < t->n_expectations; i++) {
-        const char *c = t->expectations[i].condition_text;
-        if (!c || volatile_text(c, strlen(c)))
-            return false;
-    }
-    return true;
-}
-
 static int write_checked(weir_flow_exec *x, const weir_gdataset *t,
                          const char *sql, bool replace)
 {
     const weir_gdataset *def = t;
     size_t n = def->n_expectations;
-    bool twice = evaluate_twice(x, t, replace);
     weir_buf q = WEIR_BUF_INIT;
-    weir__buf_printf(&q, "CREATE OR REPLACE TEMP %s " BATCH " AS SELECT *",
-                     twice ? "VIEW" : "TABLE");
+    weir__buf_puts(&q, "CREATE OR REPLACE TEMP TABLE " BATCH " AS SELECT *");
     for (size_t i = 0; i < n; i++) {
         weir__buf_puts(&q, ", coalesce((");
         int rc = weir__sql_translate_expr(&q, def->expectations[i].condition,
@@ -337,7 +295,7 @@ static int write_checked(weir_flow_exec *x, const weir_gdataset *t,
                          (long long)quarantined);
     }
     weir__buf_clear(&q);
-    weir__buf_printf(&q, "DROP %s IF EXISTS " BATCH, twice ? "VIEW" : "TABLE");
+    weir__buf_puts(&q, "DROP TABLE IF EXISTS " BATCH);
     weir_error ignore;
     weir__conn_exec(x->conn, weir__buf_cstr(&q), NULL, &ignore);
     free(failed);
