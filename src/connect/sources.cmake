@@ -1,0 +1,9 @@
+# The Spark Connect endpoint (src/connect/): weir as a Spark Connect server,
+# so the real PySpark client can define pipelines (issue 13) and, later,
+# query them (weir serve). It sits above the public API (include/weir.h)
+# like the CLI, and is the only module that links libnghttp2 and
+# libprotobuf-c. The message code is generated at build time by protoc-c
+# from src/connect/proto/spark-connect.pb (see scripts/connect-descriptors.py).
+set(WEIR_CONNECT_SOURCES
+  src/connect/plan.c
+)
