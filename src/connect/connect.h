@@ -1,0 +1,67 @@
+/*
+ * weir's Spark Connect endpoint: a gRPC (HTTP/2) server speaking the Spark
+ * Connect protocol, built on the public API only.
+ *
+ * Two uses share it:
+ *  - registration (issue 13): `weir run` on a project with Python files
+ *    starts an endpoint bound to its weir_pipeline, runs the user's Python
+ *    with the real pyspark-client against it, and every dataset and flow
+ *    the client defines (DefineOutput / DefineFlow, plans turned into Spark
+ *    SQL by plan.h) is registered into that pipeline through
+ *    weir_pipeline_define_*; the CLI then validates and runs the pipeline
+ *    as it does SQL projects;
+ *  - serving (issue 14, later): `weir serve` answers the stock pipelines
+ *    CLI and interactive sessions, including StartRun and queries.
+ *
+ * Security: binds loopback unless told otherwise, every call must carry
+ * `authorization: Bearer <token>` (otherwise UNAUTHENTICATED), and message
+ * sizes, nesting and per-client state are bounded.
+ *
+ * Threads: the server runs on its own thread(s) from weir_connect_start
+ * until weir_connect_stop. In registration mode the pipeline is touched
+ * only by the server's threads between start and stop (the caller must
+ * not use it meanwhile), so the pipeline-serial rule of weir.h holds.
+ */
+#ifndef WEIR_CONNECT_H
+#define WEIR_CONNECT_H
+
+#include <stddef.h>
+
+#include "weir.h"
+
+typedef struct weir_connect_server weir_connect_server;
+
+typedef struct weir_connect_options {
+    const char *host;  /* address to bind; NULL = "127.0.0.1" (loopback) */
+    unsigned port;     /* 0 = any free port (see weir_connect_port) */
+    const char *token; /* required bearer token */
+    size_t max_message; /* largest accepted gRPC message; 0 = 128 MiB */
+    /* Registration mode: definitions go into this pipeline (borrowed; must
+     * outlive the server). NULL = serving mode (not implemented yet). */
+    weir_pipeline *pipeline;
+} weir_connect_options;
+
+/* Bind, listen and start serving on a background thread.
+ * Ownership: *out is the caller's, released by weir_connect_stop.
+ * Errors: WEIR_EINVAL (no token, bad host), WEIR_EIO (bind/listen failed,
+ * message names the address), WEIR_ENOMEM. */
+int weir_connect_start(weir_connect_server **out,
+                       const weir_connect_options *opts, weir_error *err);
+
+/* The port the server listens on. */
+unsigned weir_connect_port(const weir_connect_server *server);
+
+/* Problems found while registering definitions that the client's calls
+ * could not report back usefully (plans that cannot be translated, bad
+ * options): each a weir_error whose path/line are the Python file and line
+ * that defined the construct. Returns the count; *out (may be NULL) is
+ * borrowed until the next call or weir_connect_stop. Call after the
+ * client has finished (the server keeps adding while clients talk). */
+size_t weir_connect_diagnostics(weir_connect_server *server,
+                                const weir_error **out);
+
+/* Stop serving: close every connection, join the threads, free the
+ * server. NULL is a no-op. */
+void weir_connect_stop(weir_connect_server *server);
+
+#endif
