@@ -391,13 +391,39 @@ static void spec_diag(weir_pipeline *p, const weir_spec_pos *pos,
     weir__diags_add(&p->diags, &e);
 }
 
-/* Attach the spec's `expectations:` to the datasets they name (once). */
+/* The spec file as a source graph errors can point into, at pos. */
+static void spec_origin(weir_pipeline *p, const weir_sql_source *src,
+                        const weir_spec_pos *pos, weir_origin *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!src || !pos->line)
+        return;
+    size_t i = 0;
+    for (unsigned line = 1; i < p->spec->text_len && line < pos->line; i++)
+        line += p->spec->text[i] == '\n';
+    size_t col = pos->column ? pos->column - 1 : 0;
+    while (col-- > 0 && i < p->spec->text_len && p->spec->text[i] != '\n')
+        i++;
+    out->src = src;
+    out->pos.offset = (unsigned)i;
+    out->pos.line = pos->line;
+    out->pos.column = pos->column;
+}
+
+/* Attach the spec's `expectations:` to the datasets they name (once). Their
+ * names are checked with the others' by the graph. */
 static int apply_spec_expectations(weir_pipeline *p)
 {
     if (!p->spec || p->spec_expectations_applied)
         return 0;
     p->spec_expectations_applied = true;
     int rc = 0;
+    weir_sql_source *spec_src = weir__arena_alloc(&p->arena, sizeof(*spec_src));
+    if (!spec_src)
+        return WEIR_ENOMEM;
+    spec_src->path = p->spec->path;
+    spec_src->text = p->spec->text;
+    spec_src->len = p->spec->text_len;
     for (size_t i = 0; i < p->spec->n_expectations; i++) {
         const weir_spec_expectation *x = &p->spec->expectations[i];
         weir_sql_name name;
@@ -459,28 +485,9 @@ static int apply_spec_expectations(weir_pipeline *p)
         n->condition = cond;
         n->condition_text = x->condition;
         n->action = (weir_sql_violation)x->on_violation;
+        spec_origin(p, spec_src, &x->pos, &n->origin);
         d->expectations = all;
         d->n_expectations++;
-    }
-    /* Names are unique per dataset. */
-    for (size_t k = 0; k < p->defs.n_datasets; k++) {
-        const weir_def_dataset *d = &p->defs.datasets[k];
-        for (size_t a = 0; a < d->n_expectations; a++)
-            for (size_t b = 0; b < a; b++)
-                if (weir__str_ieq(d->expectations[a].name,
-                                  d->expectations[b].name)) {
-                    weir_error e;
-                    WEIR_ERR(&e, WEIR_EGRAPH, "DUPLICATE_EXPECTATION_NAME",
-                             "Expectation '%s' is declared twice for the same "
-                             "dataset; expectation names are unique per "
-                             "dataset",
-                             d->expectations[a].name);
-                    weir__origin_error_at(&e, d->expectations[a].origin.src
-                                                  ? &d->expectations[a].origin
-                                                  : &d->origin);
-                    weir__diags_add(&p->diags, &e);
-                    rc = WEIR_EGRAPH;
-                }
     }
     return rc;
 }
