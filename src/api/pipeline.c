@@ -28,6 +28,17 @@ int weir_session_open(weir_session **out, const weir_session_options *opts,
         return WEIR_ERR(err, WEIR_EINVAL, NULL,
                         "unsupported weir_session_options version %u",
                         opts->version);
+    char why[300];
+    if (opts && opts->memory_limit &&
+        weir__spec_check_setting("weir.duckdb.memory_limit", opts->memory_limit,
+                                 why, sizeof(why)))
+        return WEIR_ERR(err, WEIR_EINVAL, "PIPELINE_SPEC_INVALID_FIELD_VALUE",
+                        "memory_limit: %s", why);
+    if (opts && opts->threads > 1024)
+        return WEIR_ERR(err, WEIR_EINVAL, "PIPELINE_SPEC_INVALID_FIELD_VALUE",
+                        "threads must be from 1 to 1024 (0: DuckDB's "
+                        "default), got %u",
+                        opts->threads);
     weir_session *s = calloc(1, sizeof(*s));
     if (!s)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
@@ -109,6 +120,18 @@ int weir_pipeline_create(weir_pipeline **out, weir_session *session,
     if (opts->n_configuration && !opts->configuration)
         return WEIR_ERR(err, WEIR_EINVAL, NULL,
                         "n_configuration is set but configuration is NULL");
+    for (size_t i = 0; i < opts->n_configuration; i++) {
+        char why[300];
+        const weir_kv *kv = &opts->configuration[i];
+        int bad = kv->key ? weir__spec_check_setting(kv->key, kv->value, why,
+                                                     sizeof(why))
+                          : 0;
+        if (bad)
+            return WEIR_ERR(err, WEIR_EINVAL,
+                            bad == 2 ? "PIPELINE_SPEC_UNEXPECTED_FIELD"
+                                     : "PIPELINE_SPEC_INVALID_FIELD_VALUE",
+                            "configuration: %s", why);
+    }
     weir_pipeline *p = calloc(1, sizeof(*p));
     if (!p)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
