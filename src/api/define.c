@@ -65,6 +65,10 @@ int weir__parse_name(weir_pipeline *p, const char *text, weir_sql_name *out,
     if (rc || reads.n_refs != 1 || reads.n_tvfs != 0)
         return WEIR_ERR(err, WEIR_EINVAL, NULL, "invalid name '%s'", text);
     *out = reads.refs[0].name;
+    /* Not a place in any text the graph reports on: errors about the name
+     * point at the start of the definition's origin. */
+    out->pos.offset = 0;
+    out->pos.line = out->pos.column = 1;
     return 0;
 }
 

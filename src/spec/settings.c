@@ -14,7 +14,7 @@
 #include "util/str.h"
 
 #define MAX_THREADS 1024
-#define MIN_MEMORY (16ull << 20) /* DuckDB needs a few blocks per thread */
+#define MIN_MEMORY (4ull << 20) /* 16 of DuckDB's 256 KiB blocks */
 #define MAX_MEMORY (1ull << 50)  /* 1 PiB */
 
 static bool parse_threads(const char *v, char *why, size_t n)
@@ -93,7 +93,7 @@ static bool check_memory(const char *v, char *why, size_t n)
     }
     if (bytes < MIN_MEMORY || bytes > MAX_MEMORY) {
         snprintf(why, n,
-                 "weir.duckdb.memory_limit must be from 16MiB to 1PiB, got "
+                 "weir.duckdb.memory_limit must be from 4MiB to 1PiB, got "
                  "'%.64s'",
                  v);
         return false;

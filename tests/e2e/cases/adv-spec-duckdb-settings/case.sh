@@ -1,6 +1,6 @@
 # weir.duckdb.* settings in the spec's configuration are checked when the
 # spec loads: a negative, zero, non-numeric or absurd thread count, a
-# memory limit that is not a size (or is below 16MiB or above 1PiB) and an
+# memory limit that is not a size (or is below 4MiB or above 1PiB) and an
 # unknown weir.duckdb key are spec errors (exit 2) at the value's (or
 # key's) line and column, and nothing is written. Before, "-1" threads
 # silently meant DuckDB's default, 100000 threads exhausted memory and a
@@ -43,7 +43,7 @@ bad $M lots 29 $V
 bad $M 1000 29 $V
 bad $M 80% 29 $V
 bad $M 1KB 29 $V
-expect_stderr_contains "weir.duckdb.memory_limit must be from 16MiB to 1PiB, got '1KB'"
+expect_stderr_contains "weir.duckdb.memory_limit must be from 4MiB to 1PiB, got '1KB'"
 bad $M 5PB 29 $V
 bad $M 2000TB 29 $V
 bad weir.duckdb.thread 4 3 PIPELINE_SPEC_UNEXPECTED_FIELD
