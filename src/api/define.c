@@ -59,9 +59,16 @@ int weir__parse_name(weir_pipeline *p, const char *text, weir_sql_name *out,
         rc = weir__sql_query_reads(&reads, &p->arena, q, &ignore);
     if (rc == WEIR_ENOMEM)
         return oom(err);
+    if (rc && strcmp(ignore.error_class, "REQUIRES_SINGLE_PART_NAMESPACE") == 0)
+        return WEIR_ERR(err, WEIR_EINVAL, "REQUIRES_SINGLE_PART_NAMESPACE",
+                        "4+ part table identifier %s is not supported.", text);
     if (rc || reads.n_refs != 1 || reads.n_tvfs != 0)
         return WEIR_ERR(err, WEIR_EINVAL, NULL, "invalid name '%s'", text);
     *out = reads.refs[0].name;
+    /* Not a place in any text the graph reports on: errors about the name
+     * point at the start of the definition's origin. */
+    out->pos.offset = 0;
+    out->pos.line = out->pos.column = 1;
     return 0;
 }
 
@@ -186,6 +193,7 @@ static int parse_schema(weir_pipeline *p, weir_def_dataset *d,
         return weir__first_diag(p, err, WEIR_ESQL);
     d->columns = stmts[0].columns;
     d->n_columns = stmts[0].n_columns;
+    d->columns_src = src;
     if (stmts[0].n_constraints) {
         d->expectations = weir__arena_array(&p->arena, stmts[0].n_constraints,
                                             sizeof(*d->expectations));
@@ -197,6 +205,8 @@ static int parse_schema(weir_pipeline *p, weir_def_dataset *d,
             d->expectations[i].condition = c->condition;
             d->expectations[i].condition_text = c->condition_text;
             d->expectations[i].action = c->action;
+            d->expectations[i].origin.src = src;
+            d->expectations[i].origin.pos = c->pos;
         }
         d->n_expectations = stmts[0].n_constraints;
     }

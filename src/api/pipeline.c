@@ -28,6 +28,17 @@ int weir_session_open(weir_session **out, const weir_session_options *opts,
         return WEIR_ERR(err, WEIR_EINVAL, NULL,
                         "unsupported weir_session_options version %u",
                         opts->version);
+    char why[300];
+    if (opts && opts->memory_limit &&
+        weir__spec_check_setting("weir.duckdb.memory_limit", opts->memory_limit,
+                                 why, sizeof(why)))
+        return WEIR_ERR(err, WEIR_EINVAL, "PIPELINE_SPEC_INVALID_FIELD_VALUE",
+                        "memory_limit: %s", why);
+    if (opts && opts->threads > 1024)
+        return WEIR_ERR(err, WEIR_EINVAL, "PIPELINE_SPEC_INVALID_FIELD_VALUE",
+                        "threads must be from 1 to 1024 (0: DuckDB's "
+                        "default), got %u",
+                        opts->threads);
     weir_session *s = calloc(1, sizeof(*s));
     if (!s)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
@@ -109,6 +120,18 @@ int weir_pipeline_create(weir_pipeline **out, weir_session *session,
     if (opts->n_configuration && !opts->configuration)
         return WEIR_ERR(err, WEIR_EINVAL, NULL,
                         "n_configuration is set but configuration is NULL");
+    for (size_t i = 0; i < opts->n_configuration; i++) {
+        char why[300];
+        const weir_kv *kv = &opts->configuration[i];
+        int bad = kv->key ? weir__spec_check_setting(kv->key, kv->value, why,
+                                                     sizeof(why))
+                          : 0;
+        if (bad)
+            return WEIR_ERR(err, WEIR_EINVAL,
+                            bad == 2 ? "PIPELINE_SPEC_UNEXPECTED_FIELD"
+                                     : "PIPELINE_SPEC_INVALID_FIELD_VALUE",
+                            "configuration: %s", why);
+    }
     weir_pipeline *p = calloc(1, sizeof(*p));
     if (!p)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
@@ -391,13 +414,39 @@ static void spec_diag(weir_pipeline *p, const weir_spec_pos *pos,
     weir__diags_add(&p->diags, &e);
 }
 
-/* Attach the spec's `expectations:` to the datasets they name (once). */
+/* The spec file as a source graph errors can point into, at pos. */
+static void spec_origin(weir_pipeline *p, const weir_sql_source *src,
+                        const weir_spec_pos *pos, weir_origin *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!src || !pos->line)
+        return;
+    size_t i = 0;
+    for (unsigned line = 1; i < p->spec->text_len && line < pos->line; i++)
+        line += p->spec->text[i] == '\n';
+    size_t col = pos->column ? pos->column - 1 : 0;
+    while (col-- > 0 && i < p->spec->text_len && p->spec->text[i] != '\n')
+        i++;
+    out->src = src;
+    out->pos.offset = (unsigned)i;
+    out->pos.line = pos->line;
+    out->pos.column = pos->column;
+}
+
+/* Attach the spec's `expectations:` to the datasets they name (once). Their
+ * names are checked with the others' by the graph. */
 static int apply_spec_expectations(weir_pipeline *p)
 {
     if (!p->spec || p->spec_expectations_applied)
         return 0;
     p->spec_expectations_applied = true;
     int rc = 0;
+    weir_sql_source *spec_src = weir__arena_alloc(&p->arena, sizeof(*spec_src));
+    if (!spec_src)
+        return WEIR_ENOMEM;
+    spec_src->path = p->spec->path;
+    spec_src->text = p->spec->text;
+    spec_src->len = p->spec->text_len;
     for (size_t i = 0; i < p->spec->n_expectations; i++) {
         const weir_spec_expectation *x = &p->spec->expectations[i];
         weir_sql_name name;
@@ -459,28 +508,9 @@ static int apply_spec_expectations(weir_pipeline *p)
         n->condition = cond;
         n->condition_text = x->condition;
         n->action = (weir_sql_violation)x->on_violation;
+        spec_origin(p, spec_src, &x->pos, &n->origin);
         d->expectations = all;
         d->n_expectations++;
-    }
-    /* Names are unique per dataset. */
-    for (size_t k = 0; k < p->defs.n_datasets; k++) {
-        const weir_def_dataset *d = &p->defs.datasets[k];
-        for (size_t a = 0; a < d->n_expectations; a++)
-            for (size_t b = 0; b < a; b++)
-                if (weir__str_ieq(d->expectations[a].name,
-                                  d->expectations[b].name)) {
-                    weir_error e;
-                    WEIR_ERR(&e, WEIR_EGRAPH, "DUPLICATE_EXPECTATION_NAME",
-                             "Expectation '%s' is declared twice for the same "
-                             "dataset; expectation names are unique per "
-                             "dataset",
-                             d->expectations[a].name);
-                    weir__origin_error_at(&e, d->expectations[a].origin.src
-                                                  ? &d->expectations[a].origin
-                                                  : &d->origin);
-                    weir__diags_add(&p->diags, &e);
-                    rc = WEIR_EGRAPH;
-                }
     }
     return rc;
 }

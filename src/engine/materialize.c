@@ -400,10 +400,7 @@ static int materialize_dataset(piece_vec *v, const weir_graph *g, int di,
                                weir_error *err)
 {
     const weir_gdataset *d = &g->datasets[di];
-    if (d->def->n_partition_cols && d->def->n_cluster_cols)
-        return WEIR_ERR(err, WEIR_ERROR,
-                        "SPECIFY_CLUSTER_BY_WITH_PARTITIONED_BY_IS_NOT_ALLOWED",
-                        "Cannot specify both CLUSTER BY and PARTITIONED BY.");
+    /* Partitioning together with clustering was rejected by the graph. */
     const column_list *cl = existing(s, d);
     const meta_row *m = weir__map_get(&s->meta, d->display);
     weir_buf q = WEIR_BUF_INIT;

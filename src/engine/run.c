@@ -172,6 +172,17 @@ static const char *pipeline_conf(const weir_graph *g, const char *key)
     return NULL;
 }
 
+/* A weir.duckdb.* setting: the pipeline configuration's own (checked by
+ * weir__spec_check_setting), never a SQL file's SET, which applies to the
+ * flows after it while DuckDB is one per update. */
+static const char *weir_setting(const weir_graph *g, const char *key)
+{
+    for (size_t i = 0; i < g->n_conf; i++)
+        if (weir__str_ieq(g->conf[i].key, key))
+            return g->conf[i].value;
+    return NULL;
+}
+
 static int64_t backoff_us(const weir_gflow *f, int failures)
 {
     double min = parse_seconds(
@@ -806,8 +817,8 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
 
     /* DuckDB resources from the pipeline's configuration. */
     weir_engine_opts eopts = *opts;
-    const char *mem = pipeline_conf(g, "weir.duckdb.memory_limit");
-    const char *thr = pipeline_conf(g, "weir.duckdb.threads");
+    const char *mem = weir_setting(g, "weir.duckdb.memory_limit");
+    const char *thr = weir_setting(g, "weir.duckdb.threads");
     if (mem)
         eopts.db.memory_limit = mem;
     if (thr)

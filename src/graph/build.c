@@ -159,9 +159,16 @@ static int add_datasets(builder *b)
         d->def = def;
         d->order = -1;
         const weir_sql_name *n = &def->name;
+        if (n->n >= 4) {
+            weir__graph_report(b, &def->origin, &n->pos,
+                               "REQUIRES_SINGLE_PART_NAMESPACE",
+                               "4+ part table identifier %s is not supported.",
+                               joined_name(&g->arena, n));
+            continue;
+        }
         if (def->kind == WEIR_TEMPORARY_VIEW || def->kind == WEIR_SINK) {
             if (n->n != 1) {
-                weir__graph_report(b, &def->origin, NULL,
+                weir__graph_report(b, &def->origin, &n->pos,
                           def->kind == WEIR_SINK
                               ? "MULTIPART_SINK_NAME_NOT_SUPPORTED"
                               : "MULTIPART_TEMPORARY_VIEW_NAME_NOT_SUPPORTED",
@@ -260,6 +267,13 @@ static int resolve_target(builder *b, const weir_def_flow *def)
 {
     weir_graph *g = b->g;
     const weir_sql_name *t = &def->target;
+    if (t->n >= 4) {
+        weir__graph_report(b, &def->origin, &t->pos,
+                           "REQUIRES_SINGLE_PART_NAMESPACE",
+                           "4+ part table identifier %s is not supported.",
+                           joined_name(&g->arena, t));
+        return -1;
+    }
     if (t->n == 1) {
         int i = weir__graph_find_dataset(g, t->parts[0]);
         if (i >= 0)
@@ -335,7 +349,8 @@ static int add_flows(builder *b)
         f.def = def;
         f.origin = def->origin;
         if (def->name.n != 1) {
-            weir__graph_report(b, &def->origin, NULL, "MULTIPART_FLOW_NAME_NOT_SUPPORTED",
+            weir__graph_report(b, &def->origin, &def->name.pos,
+                               "MULTIPART_FLOW_NAME_NOT_SUPPORTED",
                       "Flow with multipart name '%s' is not supported.",
                       joined_name(&g->arena, &def->name));
             continue;
@@ -620,11 +635,16 @@ int weir__graph_build(weir_graph **out, const weir_defs *defs,
     weir__map_init(&g->flow_by_name, true);
     g->default_catalog = defs->default_catalog;
     g->default_database = defs->default_database;
+    g->conf = defs->conf;
+    g->n_conf = defs->n_conf;
     builder b = { g, defs, diags, 0 };
 
     int rc = add_datasets(&b);
-    if (!rc)
+    if (!rc) {
+        weir__graph_validate_definitions(&b);
+        weir__graph_validate_names(&b);
         rc = add_flows(&b);
+    }
     bool outputs = false;
     for (size_t i = 0; !rc && i < g->n_datasets; i++)
         if (g->datasets[i].kind != WEIR_TEMPORARY_VIEW)

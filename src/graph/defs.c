@@ -105,6 +105,7 @@ static int add_dataset_stmt(weir_defs *defs, weir_arena *arena,
     d.ctx_database = st->database;
     d.columns = s->columns;
     d.n_columns = s->n_columns;
+    d.columns_src = s->src;
     d.format = s->format;
     d.comment = s->comment;
     d.partition_cols = s->partition_cols;

@@ -45,6 +45,8 @@ typedef struct weir_def_dataset {
     const char *ctx_database;
     const weir_sql_column *columns; /* user schema; n_columns 0 = none */
     size_t n_columns;
+    const weir_sql_source *columns_src; /* the text columns[].pos point
+                                           into; NULL = origin.src */
     weir_def_expectation *expectations;
     size_t n_expectations;
     const char *format;
@@ -183,6 +185,9 @@ typedef struct weir_graph {
     weir_map dataset_by_name; /* display name -> index + 1 (nocase) */
     weir_map flow_by_name;
     const char *default_catalog, *default_database;
+    const weir_kvpair *conf; /* the pipeline configuration (borrowed from
+                                the definitions) */
+    size_t n_conf;
 } weir_graph;
 
 /*

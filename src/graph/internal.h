@@ -31,6 +31,12 @@ static inline bool weir__is_view(weir_dataset_kind k)
 }
 
 int weir__graph_dataset_expectations(builder *b, weir_gdataset *d);
+/* What each definition holds: clauses its kind takes, unique columns,
+ * partitioning, expectations (defs.c and define.c register anything). */
+void weir__graph_validate_definitions(builder *b);
+/* Catalog and database names the storage can hold apart from weir's own
+ * state (src/store/storage.c maps catalogs to files). */
+void weir__graph_validate_names(builder *b);
 void weir__graph_validate_flow(builder *b, const weir_gflow *f);
 void weir__graph_validate_datasets(builder *b);
 

@@ -3,4 +3,4 @@ set(WEIR_GRAPH_SOURCES
   src/graph/defs.c
   src/graph/validate.c
 )
-set(WEIR_GRAPH_DEPS util sql)
+set(WEIR_GRAPH_DEPS util sql store)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "store/storage.h"
 #include "util/buf.h"
 #include "util/str.h"
 
@@ -40,6 +41,26 @@ static bool property_action(const char *key, weir_sql_violation *action,
     return false;
 }
 
+/* Expectation names are unique per dataset, whoever declared them (SQL
+ * CONSTRAINT, C API, table property, spec). */
+static void unique_expectations(builder *b, const weir_gdataset *d)
+{
+    const weir_def_expectation *all = d->expectations;
+    for (size_t i = 0; i < d->n_expectations; i++)
+        for (size_t j = 0; j < i; j++)
+            if (weir__str_ieq(all[i].name, all[j].name)) {
+                weir__graph_report(b,
+                                   all[i].origin.src ? &all[i].origin
+                                                     : &d->def->origin,
+                                   NULL, "DUPLICATE_EXPECTATION_NAME",
+                                   "Expectation '%s' is declared twice for "
+                                   "%s; expectation names are unique per "
+                                   "dataset",
+                                   all[i].name, d->display);
+                break;
+            }
+}
+
 int weir__graph_dataset_expectations(builder *b, weir_gdataset *d)
 {
     weir_graph *g = b->g;
@@ -52,8 +73,10 @@ int weir__graph_dataset_expectations(builder *b, weir_gdataset *d)
     }
     d->expectations = def->expectations;
     d->n_expectations = def->n_expectations;
-    if (n == def->n_expectations)
+    if (n == def->n_expectations) {
+        unique_expectations(b, d);
         return 0;
+    }
     weir_def_expectation *all = weir__arena_array(&g->arena, n + 1, sizeof(*all));
     if (!all)
         return WEIR_ENOMEM;
@@ -88,15 +111,242 @@ int weir__graph_dataset_expectations(builder *b, weir_gdataset *d)
     }
     d->expectations = all;
     d->n_expectations = k;
-    /* Names are unique per dataset. */
-    for (size_t i = 0; i < k; i++)
-        for (size_t j = 0; j < i; j++)
-            if (weir__str_ieq(all[i].name, all[j].name))
-                weir__graph_report(b, &all[i].origin, NULL, "DUPLICATE_EXPECTATION_NAME",
-                          "Expectation '%s' is declared twice for %s; "
-                          "expectation names are unique per dataset",
-                          all[i].name, d->display);
+    unique_expectations(b, d);
     return 0;
+}
+
+/* ---- definitions ---------------------------------------------------------- */
+
+/* What a front end may register is checked here, not in the front end: SQL
+ * files, C calls (and, later, Python files over Spark Connect) reach the
+ * same rules with the same error classes. */
+
+#define NOT_ALLOWED "_LEGACY_ERROR_TEMP_0035"
+
+static const char *create_what(weir_dataset_kind k)
+{
+    switch (k) {
+    case WEIR_STREAMING_TABLE: return "STREAMING TABLE";
+    case WEIR_MATERIALIZED_VIEW: return "MATERIALIZED VIEW";
+    case WEIR_SINK: return "SINK";
+    default: return "VIEW";
+    }
+}
+
+static void not_allowed(builder *b, const weir_gdataset *d, const char *what)
+{
+    weir__graph_report(b, &d->def->origin, NULL, NOT_ALLOWED,
+                       "Operation not allowed: %s %s not supported for "
+                       "CREATE %s statements.",
+                       what, strchr(what, ' ') ? "are" : "is",
+                       create_what(d->kind));
+}
+
+/* Clauses each kind takes: tables everything but sink options; views a
+ * query, columns, comment and properties; sinks a format, options and a
+ * comment. The SQL grammar cannot say more; other front ends can. */
+static void check_clauses(builder *b, const weir_gdataset *d)
+{
+    const weir_def_dataset *def = d->def;
+    if (def->n_options && d->kind != WEIR_SINK)
+        weir__graph_report(b, &def->origin, NULL, NOT_ALLOWED,
+                           "Operation not allowed: Options are not supported "
+                           "for CREATE %s statements. Please remove any "
+                           "OPTIONS lists specified in the statement.",
+                           create_what(d->kind));
+    if (weir__is_table(d->kind))
+        return;
+    if (def->n_partition_cols)
+        not_allowed(b, d, "PARTITIONED BY");
+    if (def->n_cluster_cols)
+        not_allowed(b, d, "CLUSTER BY");
+    if (d->kind == WEIR_SINK) {
+        if (def->query)
+            weir__graph_report(b, &def->origin, NULL, NOT_ALLOWED,
+                               "Operation not allowed: a sink has no query "
+                               "of its own; append flows write sink %s.",
+                               d->display);
+        if (def->n_columns)
+            not_allowed(b, d, "Column lists");
+        if (def->n_properties)
+            not_allowed(b, d, "TBLPROPERTIES");
+    } else if (def->format) {
+        not_allowed(b, d, "USING");
+    }
+}
+
+/* Spark's COLUMN_ALREADY_EXISTS, for the user schema and for partition
+ * and clustering columns (names are case-insensitive). */
+static void column_exists(builder *b, const weir_origin *o,
+                          const weir_sql_pos *pos, const char *name)
+{
+    weir__graph_report(b, o, pos, "COLUMN_ALREADY_EXISTS",
+                       "The column `%s` already exists. Choose another name "
+                       "or rename the existing column.",
+                       name);
+}
+
+static void unique_names(builder *b, const weir_def_dataset *def,
+                         const char *what, const char **cols, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!cols[i] || !*cols[i]) {
+            weir__graph_report(b, &def->origin, NULL, "INVALID_COLUMN_NAME",
+                               "A %s column needs a name.", what);
+            continue;
+        }
+        for (size_t j = 0; j < i; j++)
+            if (cols[j] && weir__str_ieq(cols[i], cols[j])) {
+                column_exists(b, &def->origin, NULL, cols[i]);
+                break;
+            }
+    }
+}
+
+static void check_columns(builder *b, const weir_gdataset *d)
+{
+    const weir_def_dataset *def = d->def;
+    weir_origin at = def->origin;
+    if (def->columns_src)
+        at.src = def->columns_src;
+    for (size_t i = 0; i < def->n_columns; i++)
+        for (size_t j = 0; j < i; j++)
+            if (weir__str_ieq(def->columns[i].name, def->columns[j].name)) {
+                column_exists(b, &at, at.src ? &def->columns[i].pos : NULL,
+                              def->columns[i].name);
+                break;
+            }
+    unique_names(b, def, "partition", def->partition_cols,
+                 def->n_partition_cols);
+    unique_names(b, def, "clustering", def->cluster_cols, def->n_cluster_cols);
+    if (def->n_partition_cols && def->n_cluster_cols)
+        weir__graph_report(b, &def->origin, NULL,
+                           "SPECIFY_CLUSTER_BY_WITH_PARTITIONED_BY_IS_NOT_ALLOWED",
+                           "Cannot specify both CLUSTER BY and PARTITIONED BY "
+                           "(%s).",
+                           d->display);
+}
+
+/* Expectations check the rows a table stores: views and sinks store none. */
+static void check_expectations(builder *b, const weir_gdataset *d)
+{
+    bool quarantine = false;
+    for (size_t k = 0; k < d->n_expectations; k++) {
+        const weir_def_expectation *x = &d->expectations[k];
+        quarantine |= x->action == WEIR_SQL_VIOLATION_QUARANTINE;
+        if (!x->name || !*x->name)
+            weir__graph_report(b, x->origin.src ? &x->origin : &d->def->origin,
+                               NULL, "INVALID_EXPECTATION",
+                               "An expectation of %s has no name.",
+                               d->display);
+    }
+    if (!d->n_expectations || weir__is_table(d->kind))
+        return;
+    if (quarantine)
+        weir__graph_report(b, &d->def->origin, NULL, "INVALID_EXPECTATION",
+                           "ON VIOLATION QUARANTINE needs a streaming table "
+                           "or materialized view to put the rows beside; %s "
+                           "is a %s.",
+                           d->display, weir__kind_name(d->kind));
+    else
+        weir__graph_report(b, &d->def->origin, NULL, "INVALID_EXPECTATION",
+                           "Expectations check the rows a streaming table or "
+                           "materialized view stores; %s is a %s, which "
+                           "stores none.",
+                           d->display, weir__kind_name(d->kind));
+}
+
+void weir__graph_validate_definitions(builder *b)
+{
+    for (size_t i = 0; i < b->g->n_datasets; i++) {
+        const weir_gdataset *d = &b->g->datasets[i];
+        check_clauses(b, d);
+        check_columns(b, d);
+        check_expectations(b, d);
+    }
+}
+
+/* ---- catalog and database names ------------------------------------------- */
+
+/* A catalog becomes the file <storage>/<alias>.duckdb (store/storage.c):
+ * why it cannot, or NULL. */
+static const char *bad_catalog_file_name(const char *catalog)
+{
+    if (!*catalog)
+        return "it is empty";
+    if (strchr(catalog, '/') || strchr(catalog, '\\'))
+        return "it holds a path separator";
+    for (const char *c = catalog; *c; c++)
+        if ((unsigned char)*c < 0x20)
+            return "it holds a control character";
+    if (strlen(catalog) > 200)
+        return "it is longer than 200 bytes";
+    return NULL;
+}
+
+/* Remember catalog under its file alias; when another catalog name has the
+ * same file, return that name. */
+static const char *same_file(weir_arena *a, weir_map *files,
+                             const char *catalog, const char **alias_out)
+{
+    char alias[300];
+    weir__storage_catalog_alias(alias, sizeof(alias), catalog);
+    *alias_out = weir__arena_strdup(a, alias);
+    const char *prev = weir__map_get(files, alias);
+    if (prev)
+        return weir__str_ieq(prev, catalog) ? NULL : prev;
+    if (*alias_out && weir__map_put(files, *alias_out, (void *)catalog))
+        a->failed = true;
+    return NULL;
+}
+
+void weir__graph_validate_names(builder *b)
+{
+    weir_graph *g = b->g;
+    weir_map files = WEIR_MAP_INIT(false); /* alias -> first catalog name */
+    const char *alias;
+    if (g->default_catalog && !bad_catalog_file_name(g->default_catalog))
+        same_file(&g->arena, &files, g->default_catalog, &alias);
+    for (size_t i = 0; i < g->n_datasets; i++) {
+        const weir_gdataset *d = &g->datasets[i];
+        if (!d->catalog)
+            continue; /* temporary views and sinks live in no catalog */
+        const weir_origin *o = &d->def->origin;
+        const weir_sql_pos *pos = &d->def->name.pos;
+        if (weir__str_ieq(d->catalog, WEIR_SYSTEM_ALIAS)) {
+            weir__graph_report(b, o, pos, "PIPELINE_RESERVED_CATALOG",
+                               "Dataset %s cannot be defined: the catalog "
+                               "name '%s' is reserved for weir's event log "
+                               "and update list; choose another catalog.",
+                               d->display, d->catalog);
+            continue;
+        }
+        if (weir__str_ieq(d->database, "_weir"))
+            weir__graph_report(b, o, pos, "PIPELINE_RESERVED_DATABASE",
+                               "Dataset %s cannot be defined: the database "
+                               "name '_weir' is reserved for weir's "
+                               "checkpoints and file manifests in every "
+                               "catalog; choose another database.",
+                               d->display);
+        const char *why = bad_catalog_file_name(d->catalog);
+        if (why) {
+            weir__graph_report(b, o, pos, "PIPELINE_INVALID_CATALOG_NAME",
+                               "Dataset %s cannot be stored: its catalog "
+                               "name '%s' cannot name a file in the storage "
+                               "folder (%s).",
+                               d->display, d->catalog, why);
+            continue;
+        }
+        const char *other = same_file(&g->arena, &files, d->catalog, &alias);
+        if (other)
+            weir__graph_report(b, o, pos, "PIPELINE_CATALOG_NAME_CONFLICT",
+                               "Dataset %s cannot be stored: catalogs '%s' "
+                               "and '%s' would share the storage file "
+                               "%s.duckdb. Rename one of them.",
+                               d->display, other, d->catalog,
+                               alias ? alias : "?");
+    }
+    weir__map_free(&files);
 }
 
 /* ---- validations -------------------------------------------------------- */
@@ -148,6 +398,18 @@ void weir__graph_validate_flow(builder *b, const weir_gflow *f)
                       f->display, d->display);
     }
     const char *fq = weir__graph_quoted(&g->arena, f->display);
+    if (f->once && t->kind != WEIR_STREAMING_TABLE) {
+        /* A once flow appends a backfill; only a streaming table keeps
+         * what was appended (a materialized view is recomputed, views and
+         * sinks take their own query or streaming flows). */
+        weir__graph_report(b, &f->origin, NULL, "INVALID_ONCE_FLOW_TARGET",
+                           "Flow %s is a once flow into the %s %s; once "
+                           "flows (backfills) may only write streaming "
+                           "tables.",
+                           fq, weir__kind_name(t->kind),
+                           weir__graph_quoted(&g->arena, t->display));
+        return;
+    }
     if (f->once) {
         if (f->streaming)
             weir__graph_report(b, &f->origin, NULL,
@@ -242,12 +504,21 @@ void weir__graph_validate_datasets(builder *b)
         for (size_t k = 0; k < d->n_expectations; k++)
             quarantine |= d->expectations[k].action ==
                           WEIR_SQL_VIOLATION_QUARANTINE;
-        if (quarantine && !weir__is_table(d->kind))
-            weir__graph_report(b, &d->def->origin, NULL, "INVALID_EXPECTATION",
-                      "ON VIOLATION QUARANTINE needs a streaming table or "
-                      "materialized view to put the rows beside; %s is a %s.",
-                      d->display, weir__kind_name(d->kind));
-        if (quarantine && d->catalog) {
+        if (weir__is_view(d->kind) && d->n_flows > 1) {
+            /* A view is its one query: further flows would be ignored. */
+            weir_buf q = WEIR_BUF_INIT;
+            for (size_t k = 0; k < d->n_flows; k++)
+                weir__buf_printf(&q, "%s%s", k ? ", " : "",
+                                 g->flows[d->flows[k]].display);
+            weir__graph_report(b, &d->def->origin, NULL,
+                               "MATERIALIZED_VIEW_WITH_MULTIPLE_QUERIES",
+                               "Invalid destination %s with multiple flows: "
+                               "%s. A view is defined by its own query only.",
+                               weir__graph_quoted(&g->arena, d->display),
+                               weir__buf_cstr(&q));
+            weir__buf_free(&q);
+        }
+        if (quarantine && d->catalog && weir__is_table(d->kind)) {
             char name[800];
             snprintf(name, sizeof(name), "%s_quarantine", d->display);
             if (weir__graph_find_dataset(g, name) >= 0)

@@ -2,6 +2,7 @@ set(WEIR_SPEC_SOURCES
   src/spec/expectations.c
   src/spec/libraries.c
   src/spec/report.c
+  src/spec/settings.c
   src/spec/spec.c
   src/spec/yaml_tree.c
 )

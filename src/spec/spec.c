@@ -211,6 +211,16 @@ static void load_configuration(loader *ld, const ynode *v)
                         CLIP(k->text));
             continue;
         }
+        char why[300];
+        int bad = weir__spec_check_setting(k->text, val->text, why,
+                                           sizeof(why));
+        if (bad) {
+            SPEC_REPORT(ld->rep, bad == 2 ? "PIPELINE_SPEC_UNEXPECTED_FIELD"
+                                          : FIELD_VALUE,
+                        bad == 2 ? k->pos : val->pos,
+                        "Pipeline spec field `configuration`: %s.", why);
+            continue;
+        }
         weir_spec_conf *c = &spec->conf[spec->n_conf++];
         c->key = k->text;
         c->value = val->text;

@@ -122,6 +122,15 @@ int weir__spec_parse(weir_spec **out, const char *path, const char *text,
 /* NULL is a no-op. */
 void weir__spec_free(weir_spec *spec);
 
+/*
+ * Check one configuration entry against weir's own keys (`weir.duckdb.*`,
+ * docs/spec.md): 0 when fine (or not weir's key), 1 for a bad value, 2 for
+ * an unknown weir.duckdb key; then why (n bytes) says what is accepted.
+ * The spec loader, weir_pipeline_create and weir_session_open all use it.
+ */
+int weir__spec_check_setting(const char *key, const char *value, char *why,
+                             size_t n);
+
 typedef struct weir_spec_file {
     const char *path;     /* absolute, normalised */
     const char *rel_path; /* relative to the spec folder, as Spark sends it

@@ -227,7 +227,38 @@ TEST(test_graph_build__view_read_modes)
     teardown(&fx);
 }
 
+/* Rules on definitions checked by the graph for every front end (the SQL
+ * parser only parses these). */
+TEST(test_graph_build__definition_rules)
+{
+    fixture fx;
+    setup(&fx);
+    add_file(&fx, "a.sql",
+             "CREATE MATERIALIZED VIEW a.b.c.d AS SELECT 1 AS x;\n"
+             "CREATE STREAMING TABLE t;\n"
+             "CREATE FLOW db.f AS INSERT INTO t BY NAME SELECT * FROM STREAM(s);\n"
+             "CREATE MATERIALIZED VIEW o OPTIONS (path = 'x') AS SELECT 1 AS x;\n"
+             "CREATE SINK db.k USING json OPTIONS (path 'o');\n"
+             "CREATE MATERIALIZED VIEW c (x INT, X INT) AS SELECT 1 AS x;\n");
+    build(&fx);
+    CHECK_INT(fx.rc, WEIR_EGRAPH);
+    const weir_error *e = diag(&fx, "REQUIRES_SINGLE_PART_NAMESPACE");
+    CHECK(e && e->line == 1 && e->column == 26);
+    e = diag(&fx, "MULTIPART_FLOW_NAME_NOT_SUPPORTED");
+    CHECK(e && e->line == 3 && e->column == 13);
+    e = diag(&fx, "_LEGACY_ERROR_TEMP_0035");
+    CHECK(e && e->line == 4);
+    CHECK(e && strstr(e->message, "Options are not supported for CREATE "
+                                  "MATERIALIZED VIEW"));
+    e = diag(&fx, "MULTIPART_SINK_NAME_NOT_SUPPORTED");
+    CHECK(e && e->line == 5 && e->column == 13);
+    e = diag(&fx, "COLUMN_ALREADY_EXISTS");
+    CHECK(e && e->line == 6 && e->column == 36);
+    teardown(&fx);
+}
+
 TEST_MAIN(RUN(test_graph_build__medallion_order);
+          RUN(test_graph_build__definition_rules);
           RUN(test_graph_build__use_and_set_are_file_scoped);
           RUN(test_graph_build__cycle); RUN(test_graph_build__duplicates);
           RUN(test_graph_build__flow_validations);
