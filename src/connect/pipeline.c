@@ -341,6 +341,12 @@ static int register_output(weir__creg *reg, output *o, const implicit_flow *f,
     d.n_cluster_cols = o->cluster_cols.len;
     d.options = o->options.items;
     d.n_options = o->options.len;
+    /* Errors and events name the Python definition (the flow's when the
+     * query came with one: that is where a bad query was written). */
+    d.source_path = f && f->file ? f->file : o->file;
+    d.source_line = f && f->file ? f->line : o->line;
+    d.conf = conf.items;
+    d.n_conf = conf.len;
     weir_error e;
     int rc = weir_pipeline_define_dataset(reg->pipeline, o->kind, &d, NULL, &e);
     kv_free(&conf);
@@ -709,6 +715,8 @@ static int define_flow(weir__creg *reg,
     fo.once = once;
     fo.conf = all.items;
     fo.n_conf = all.len;
+    fo.source_path = file;
+    fo.source_line = line;
     weir_error e;
     int wrc = weir_pipeline_define_flow(reg->pipeline, &fo, &e);
     kv_free(&all);
