@@ -124,7 +124,7 @@ TEST(test_null_and_versions)
     CHECK_INT(weir_pipeline_define_dataset(p, (weir_dataset_kind)9, &d, NULL,
                                            &err),
               WEIR_EINVAL);
-    d.version = 2;
+    d.version = WEIR_DATASET_OPTIONS_VERSION + 1;
     CHECK_INT(weir_pipeline_create_materialized_view(p, &d, NULL, &err),
               WEIR_EINVAL);
     d.version = WEIR_DATASET_OPTIONS_VERSION;
