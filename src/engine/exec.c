@@ -596,9 +596,33 @@ static int insert_rows(weir_flow_exec *x, const weir_gdataset *t,
 
 /* ---- sinks ----------------------------------------------------------------- */
 
-static void sink_batch(weir_flow_exec *x, const weir_gdataset *t, int64_t gen,
-                       int64_t batch_id, weir_sink_batch *b, char *stage,
-                       size_t stage_size)
+/* What a sink format needs to name and find one batch's files. */
+typedef struct sink_names {
+    char stage[4096];
+    char state_id[64];
+} sink_names;
+
+/* The random id of the catalog state holding the target's checkpoints
+ * (storage.c makes it with the _weir schema); "" when there is none. */
+static int state_id(weir_flow_exec *x, const weir_gdataset *t, char *out,
+                    size_t size)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT value FROM ");
+    weir__meta_table(&q, weir__state_catalog(x->g, t), "meta");
+    weir__buf_puts(&q, " WHERE key = 'state_id' ORDER BY value LIMIT 1");
+    weir_rows *r = NULL;
+    int rc = weir__query_buf(x->conn, &q, &r, &x->err);
+    weir__buf_free(&q);
+    out[0] = '\0';
+    if (!rc && r->n_rows && weir__rows_get(r, 0, 0))
+        weir__str_copy(out, size, weir__rows_get(r, 0, 0));
+    weir__rows_free(r);
+    return rc;
+}
+
+static int sink_batch(weir_flow_exec *x, const weir_gdataset *t, int64_t gen,
+                      int64_t batch_id, weir_sink_batch *b, sink_names *n)
 {
     memset(b, 0, sizeof(*b));
     b->sink = t->name;
@@ -607,16 +631,33 @@ static void sink_batch(weir_flow_exec *x, const weir_gdataset *t, int64_t gen,
     b->options = t->def->options;
     b->n_options = t->def->n_options;
     b->root_dir = x->root_dir;
-    /* A staging folder per flow, named after a hash of the flow's name. */
+    /* A staging folder per flow, named after the sink, the flow and a hash
+     * of the flow's name; the names are encoded so that none reaches
+     * outside <storage>/sinks. */
     unsigned long h = 5381;
     for (const char *c = x->f->display; *c; c++)
         h = h * 33 + (unsigned char)*c;
-    snprintf(stage, stage_size, "%s/sinks/%s/%s-%08lx", x->st->root, t->name,
-             x->f->name, h & 0xffffffffUL);
-    b->stage_dir = stage;
+    weir_buf p = WEIR_BUF_INIT;
+    weir__buf_printf(&p, "%s/sinks/", x->st->root);
+    weir__path_put_name(&p, t->name);
+    weir__buf_putc(&p, '/');
+    weir__path_put_name(&p, x->f->name);
+    weir__buf_printf(&p, "-%08lx", h & 0xffffffffUL);
+    int rc = p.failed || p.len >= sizeof(n->stage)
+                 ? WEIR_ERR(&x->err, WEIR_EINVAL, NULL,
+                            "the staging folder of sink %s is too long", t->name)
+                 : 0;
+    if (!rc)
+        weir__str_copy(n->stage, sizeof(n->stage), weir__buf_cstr(&p));
+    weir__buf_free(&p);
+    if (!rc)
+        rc = state_id(x, t, n->state_id, sizeof(n->state_id));
+    b->stage_dir = n->stage;
+    b->state_id = n->state_id;
     b->generation = gen;
     b->batch_id = batch_id;
     b->update_id = x->update_id;
+    return rc;
 }
 
 static void where_sink_flow(weir_buf *q, const weir_flow_exec *x,
@@ -642,11 +683,11 @@ static int sink_recover(weir_flow_exec *x, const weir_gdataset *t,
     int rc = weir__query_buf(x->conn, &q, &r, &x->err);
     for (size_t i = 0; !rc && i < r->n_rows; i++) {
         weir_sink_batch b;
-        char stage[4096];
-        sink_batch(x, t, strtoll(weir__rows_get(r, i, 0), NULL, 10),
-                   strtoll(weir__rows_get(r, i, 1), NULL, 10), &b, stage,
-                   sizeof(stage));
-        rc = fmt->publish(&b, &x->err);
+        sink_names names;
+        rc = sink_batch(x, t, strtoll(weir__rows_get(r, i, 0), NULL, 10),
+                        strtoll(weir__rows_get(r, i, 1), NULL, 10), &b, &names);
+        if (!rc)
+            rc = fmt->publish(&b, &x->err);
         if (!rc) {
             weir__buf_clear(&q);
             weir__buf_puts(&q, "UPDATE ");
@@ -669,8 +710,10 @@ static int sink_stage(weir_flow_exec *x, const weir_gdataset *t,
                       const batch_plan *p, const weir_sink_format *fmt)
 {
     weir_sink_batch b;
-    char stage[4096];
-    sink_batch(x, t, p->gen, p->batch_id, &b, stage, sizeof(stage));
+    sink_names names;
+    if (sink_batch(x, t, p->gen, p->batch_id, &b, &names))
+        return x->err.code;
+    const char *stage = names.stage;
     weir_error ignore;
     fmt->discard(&b, &ignore); /* leftovers of a crashed attempt */
     weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
@@ -714,9 +757,10 @@ static int sink_stage(weir_flow_exec *x, const weir_gdataset *t,
 static int sink_publish(weir_flow_exec *x, const weir_gdataset *t)
 {
     weir_sink_batch b;
-    char stage[4096];
-    sink_batch(x, t, x->sink_gen, x->sink_batch_id, &b, stage, sizeof(stage));
-    int rc = x->sink_format->publish(&b, &x->err);
+    sink_names names;
+    int rc = sink_batch(x, t, x->sink_gen, x->sink_batch_id, &b, &names);
+    if (!rc)
+        rc = x->sink_format->publish(&b, &x->err);
     if (rc)
         return rc; /* recovered by the next update */
     weir_buf q = WEIR_BUF_INIT;

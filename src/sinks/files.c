@@ -177,9 +177,14 @@ int weir__sink_target(char **out, const weir_sink_batch *b, weir_error *err)
 
 void weir__sink_prefix(char *out, size_t size, const weir_sink_batch *b)
 {
-    /* 64-bit FNV-1a of the staging folder: storage, sink and flow. */
+    /* 64-bit FNV-1a of the staging folder (storage, sink and flow) and of
+     * the state id (which storage instance). */
     uint64_t h = 14695981039346656037ULL;
     for (const char *c = b->stage_dir; *c; c++) {
+        h ^= (unsigned char)*c;
+        h *= 1099511628211ULL;
+    }
+    for (const char *c = b->state_id ? b->state_id : ""; *c; c++) {
         h ^= (unsigned char)*c;
         h *= 1099511628211ULL;
     }
@@ -260,6 +265,51 @@ static int copy_file(const char *src, const char *tmp, weir_error *err)
     return rc;
 }
 
+/* *same is true when files a and b hold the same bytes. */
+static int same_contents(bool *same, const char *a, const char *b,
+                         weir_error *err)
+{
+    *same = false;
+    int fa = open(a, O_RDONLY | O_CLOEXEC);
+    int fb = fa < 0 ? -1 : open(b, O_RDONLY | O_CLOEXEC);
+    if (fa < 0 || fb < 0) {
+        int e = errno;
+        if (fa >= 0)
+            close(fa);
+        return WEIR_ERR(err, WEIR_EIO, NULL, "cannot open %s: %s",
+                        fa < 0 ? a : b, strerror(e));
+    }
+    static const size_t CHUNK = 1 << 16;
+    char *x = malloc(2 * CHUNK);
+    int rc = x ? 0 : WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    for (bool done = false; !rc && !done;) {
+        size_t got[2] = { 0, 0 };
+        for (int k = 0; !rc && k < 2; k++) {
+            int fd = k ? fb : fa;
+            while (got[k] < CHUNK) {
+                ssize_t n = read(fd, x + k * CHUNK + got[k], CHUNK - got[k]);
+                if (n < 0 && errno == EINTR)
+                    continue;
+                if (n < 0)
+                    rc = WEIR_ERR(err, WEIR_EIO, NULL, "cannot read %s: %s",
+                                  k ? b : a, strerror(errno));
+                if (n <= 0)
+                    break;
+                got[k] += (size_t)n;
+            }
+        }
+        if (!rc && (got[0] != got[1] || memcmp(x, x + CHUNK, got[0]) != 0))
+            break; /* different */
+        done = got[0] < CHUNK;
+        if (!rc && done)
+            *same = true;
+    }
+    free(x);
+    close(fa);
+    close(fb);
+    return rc;
+}
+
 int weir__sink_move(const char *src, const char *dst, weir_error *err)
 {
     struct stat ss, ds;
@@ -268,7 +318,14 @@ int weir__sink_move(const char *src, const char *dst, weir_error *err)
     if (have_dst) {
         if (!have_src)
             return 0; /* moved by an earlier attempt */
-        if (ss.st_size != ds.st_size)
+        /* A copy that was not yet removed has the same bytes; a file of the
+         * same size is not evidence enough (another batch of equal size). */
+        bool same = false;
+        int rc = ss.st_size == ds.st_size ? same_contents(&same, src, dst, err)
+                                          : 0;
+        if (rc)
+            return rc;
+        if (!same)
             return WEIR_ERR(err, WEIR_EEXISTS, "SINK_FILE_CONFLICT",
                             "cannot publish %s: %s already exists with "
                             "other contents",

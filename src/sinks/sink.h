@@ -37,6 +37,9 @@ typedef struct weir_sink_batch {
     const char *stage_dir; /* a folder owned by weir for this flow's
                               staging: <storage>/sinks/<sink>/<flow-hash>
                               (created by the engine) */
+    const char *state_id;  /* the random id of the catalog state that
+                              holds the flow's checkpoints ("" unknown):
+                              new when that state is recreated */
     int64_t generation;    /* checkpoint generation of the flow */
     int64_t batch_id;      /* 0, 1, 2, ... within the generation */
     const char *update_id;
