@@ -141,6 +141,78 @@ static int check_manifest(weir_flow_exec *x, const weir_gdataset *t,
     return state_damaged(x, t, "FILE_MANIFEST_MISSING", what);
 }
 
+/* A flow without a flow_state row looks like one that never ran, but its
+ * state may have been deleted from both _weir tables. What the flow wrote
+ * is still visible elsewhere, so that is checked before the flow reads its
+ * sources from the start: a sink's batch log (_weir.sink_batches, written
+ * with each checkpoint) must list no batch the checkpoints do not; a
+ * streaming table (only weir appends to it) must hold no more rows than
+ * the current-generation checkpoints of all its flows say they wrote. */
+static int check_unrecorded(weir_flow_exec *x, const weir_gdataset *t,
+                            const flow_state *fs, int64_t gen,
+                            int64_t next_batch)
+{
+    if (fs->found)
+        return 0;
+    const char *cat = weir__state_catalog(x->g, t);
+    weir_buf q = WEIR_BUF_INIT;
+    if (t->kind == WEIR_SINK) {
+        weir__buf_puts(&q, "SELECT count(*), 0 FROM ");
+        weir__meta_table(&q, cat, "sink_batches");
+        weir__buf_puts(&q, " WHERE sink = ");
+        weir__buf_put_sql_string(&q, t->name);
+        weir__buf_puts(&q, " AND flow = ");
+        weir__buf_put_sql_string(&q, x->f->display);
+        weir__buf_printf(&q, " AND (generation > %lld OR (generation = %lld "
+                             "AND batch_id >= %lld))",
+                         (long long)gen, (long long)gen, (long long)next_batch);
+    } else if (t->kind == WEIR_STREAMING_TABLE) {
+        /* Each batch's rows once (a batch has a row per source), in each
+         * flow's latest generation. */
+        weir__buf_puts(&q, "SELECT (SELECT count(*) FROM ");
+        weir__phys(&q, t);
+        weir__buf_puts(&q, "), (SELECT coalesce(sum(r), 0) FROM (SELECT "
+                           "max(c.rows) AS r FROM ");
+        weir__meta_table(&q, cat, "checkpoints");
+        weir__buf_puts(&q, " AS c JOIN (SELECT flow, max(generation) AS g FROM ");
+        weir__meta_table(&q, cat, "checkpoints");
+        weir__buf_puts(&q, " WHERE target = ");
+        weir__buf_put_sql_string(&q, t->display);
+        weir__buf_puts(&q, " GROUP BY flow) AS m ON c.flow = m.flow AND "
+                           "c.generation = m.g WHERE c.target = ");
+        weir__buf_put_sql_string(&q, t->display);
+        weir__buf_puts(&q, " AND c.batch_id >= 0 GROUP BY c.flow, c.batch_id))");
+    } else {
+        return 0;
+    }
+    weir_rows *r = NULL;
+    int rc = weir__query_buf(x->conn, &q, &r, &x->err);
+    weir__buf_free(&q);
+    int64_t have = 0, counted = 0;
+    if (!rc && r->n_rows == 1) {
+        const char *v;
+        have = (v = weir__rows_get(r, 0, 0)) ? strtoll(v, NULL, 10) : 0;
+        counted = (v = weir__rows_get(r, 0, 1)) ? strtoll(v, NULL, 10) : 0;
+    }
+    weir__rows_free(r);
+    if (rc || have <= counted)
+        return rc;
+    char what[512];
+    if (t->kind == WEIR_SINK)
+        snprintf(what, sizeof(what),
+                 "_weir.sink_batches lists %lld batch(es) of the flow that "
+                 "its checkpoints (generation %lld, %lld batch(es)) do not",
+                 (long long)have, (long long)gen, (long long)next_batch);
+    else
+        snprintf(what, sizeof(what),
+                 "the table holds %lld row(s), but the checkpoints of its "
+                 "flows account for %lld, and the flow has no record in "
+                 "_weir.flow_state (rows added outside the pipeline's flows "
+                 "look the same)",
+                 (long long)have, (long long)counted);
+    return state_damaged(x, t, "CHECKPOINT_MISSING", what);
+}
+
 /* Record the batch in flow_state (in the batch's transaction). */
 static int put_flow_state(weir_flow_exec *x, const weir_gdataset *t,
                           int64_t gen, int64_t batches, int64_t new_files)
@@ -787,6 +859,8 @@ static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
     if (!rc)
         rc = check_batches(x, t, &fs, p.gen, p.batch_id);
     if (!rc)
+        rc = check_unrecorded(x, t, &fs, p.gen, p.batch_id);
+    if (!rc)
         rc = check_manifest(x, t, &fs, p.gen);
     if (!rc)
         rc = plan_inputs(x, &p, t, x->f, 0);
@@ -822,6 +896,8 @@ static int exec_once(weir_flow_exec *x, const weir_gdataset *t)
         rc = read_flow_state(x, t, &fs);
     if (!rc)
         rc = check_batches(x, t, &fs, gen, done ? 1 : 0);
+    if (!rc)
+        rc = check_unrecorded(x, t, &fs, gen, done ? 1 : 0);
     if (rc)
         return rc;
     if (done) {
