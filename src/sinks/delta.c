@@ -800,5 +800,7 @@ static int discard(const weir_sink_batch *b, weir_error *err)
     return rc;
 }
 
-const weir_sink_format weir__sink_delta = { "delta", validate, stage, publish,
-                                            discard };
+/* No column checks at validation: a batch may leave out columns of an
+ * existing table, partition columns included; stage() checks. */
+const weir_sink_format weir__sink_delta = { "delta",  validate, NULL, stage,
+                                            publish, discard };

@@ -150,7 +150,41 @@ int weir__sink_partition_cols(const char ***out, size_t *n_out,
                         "option partitionBy = '%s' must list column names: "
                         "'a, b' or '[\"a\", \"b\"]'",
                         v);
+    for (size_t i = 0; i < *n_out; i++)
+        for (size_t k = 0; k < i; k++)
+            if (weir__str_ieq((*out)[i], (*out)[k]))
+                return WEIR_ERR(err, WEIR_EINVAL, "INVALID_SINK_OPTION",
+                                "option partitionBy = '%s' names column %s "
+                                "twice",
+                                v, (*out)[i]);
     return 0;
+}
+
+int weir__sink_check_columns(const weir_kvpair *options, size_t n,
+                             const char *const *columns, size_t n_columns,
+                             weir_error *err)
+{
+    weir_arena a = WEIR_ARENA_INIT;
+    const char **cols = NULL;
+    size_t n_cols = 0;
+    int rc = weir__sink_partition_cols(&cols, &n_cols, &a, options, n, err);
+    for (size_t i = 0; !rc && i < n_cols; i++) {
+        bool found = false;
+        for (size_t k = 0; k < n_columns && !found; k++)
+            found = weir__str_ieq(cols[i], columns[k]);
+        if (!found)
+            rc = WEIR_ERR(err, WEIR_EINVAL, "INVALID_SINK_OPTION",
+                          "option partitionBy names column %s, which the "
+                          "sink's flows do not write",
+                          cols[i]);
+    }
+    if (!rc && n_cols && n_cols >= n_columns)
+        rc = WEIR_ERR(err, WEIR_EINVAL, "INVALID_SINK_OPTION",
+                      "option partitionBy = '%s' names every column: the "
+                      "files would hold no columns",
+                      weir__sink_option(options, n, "partitionBy"));
+    weir__arena_free(&a);
+    return rc;
 }
 
 const char *weir__sink_compression(const weir_kvpair *options, size_t n)

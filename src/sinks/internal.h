@@ -43,6 +43,12 @@ int weir__sink_partition_cols(const char ***out, size_t *n_out,
                               weir_arena *arena, const weir_kvpair *options,
                               size_t n, weir_error *err);
 
+/* partitionBy names columns the sink's flows write, and not all of them
+ * (the folder formats' check_columns). */
+int weir__sink_check_columns(const weir_kvpair *options, size_t n,
+                             const char *const *columns, size_t n_columns,
+                             weir_error *err);
+
 /* ---- names and paths (files.c) ----------------------------------------- */
 
 /* The sink's `path` option made absolute against b->root_dir (malloc'd). */

@@ -51,6 +51,12 @@ typedef struct weir_sink_format {
      * required `path`, known option names and values. */
     int (*validate)(const weir_kvpair *options, size_t n_options,
                     weir_error *err);
+    /* Then, once the sink's schema is resolved, check the options against
+     * the columns its flows write (e.g. partitionBy names some of them,
+     * not all). NULL = nothing to check. */
+    int (*check_columns)(const weir_kvpair *options, size_t n_options,
+                         const char *const *columns, size_t n_columns,
+                         weir_error *err);
     /* Write the rows of `sql` (DuckDB SQL of the flow's batch) so that no
      * reader of the sink sees them yet; *rows receives the count. Runs on
      * the flow's connection inside its open transaction. */
