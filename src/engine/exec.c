@@ -697,6 +697,7 @@ static int sink_batch(weir_flow_exec *x, const weir_gdataset *t, int64_t gen,
                       int64_t batch_id, weir_sink_batch *b, sink_names *n)
 {
     memset(b, 0, sizeof(*b));
+    n->stage[0] = n->state_id[0] = '\0';
     b->sink = t->name;
     b->flow = x->f->display;
     b->format = t->def->format ? t->def->format : "";
