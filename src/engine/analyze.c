@@ -464,8 +464,9 @@ static int *levels(const weir_graph *g, int *max_out)
     return lv;
 }
 
-/* A sink's format must exist and accept its options. */
-static void check_sink(analysis *an, const weir_gdataset *d)
+/* A sink's format must exist and accept its options; with its schema
+ * resolved, the options must fit its columns too. False after an error. */
+static bool check_sink(analysis *an, const weir_gdataset *d, bool columns)
 {
     weir_error e;
     const weir_sink_format *fmt = weir__sink_format(d->def->format);
@@ -473,22 +474,38 @@ static void check_sink(analysis *an, const weir_gdataset *d)
         WEIR_ERR(&e, WEIR_EGRAPH, "UNSUPPORTED_SINK_FORMAT",
                  "Sink %s uses format '%s', which weir does not support",
                  d->display, d->def->format ? d->def->format : "");
-    } else if (fmt->validate(d->def->options, d->def->n_options, &e)) {
+    } else if (!columns &&
+               fmt->validate(d->def->options, d->def->n_options, &e)) {
         e.code = WEIR_EGRAPH;
         weir__error_prefix(&e, "Sink %s: ", d->display);
+    } else if (!columns) {
+        return true;
     } else {
-        return;
+        const char **names = calloc(d->schema.n + 1, sizeof(*names));
+        if (!names)
+            return true; /* the run checks again */
+        for (size_t i = 0; i < d->schema.n; i++)
+            names[i] = d->schema.cols[i].name;
+        int rc = fmt->check_columns
+                     ? fmt->check_columns(d->def->options, d->def->n_options,
+                                          names, d->schema.n, &e)
+                     : 0;
+        free(names);
+        if (!rc)
+            return true;
+        e.code = WEIR_EGRAPH;
+        weir__error_prefix(&e, "Sink %s: ", d->display);
     }
     weir__origin_error_at(&e, &d->def->origin);
     add_diag(an, &e);
+    return false;
 }
 
 static int dataset_done(analysis *an, weir_gdataset *d)
 {
     weir_graph *g = an->g;
     int rc = 0;
-    if (d->kind == WEIR_SINK)
-        check_sink(an, d);
+    bool sink_ok = d->kind == WEIR_SINK && check_sink(an, d, false);
     if (d->kind == WEIR_TEMPORARY_VIEW || d->kind == WEIR_PERSISTED_VIEW) {
         if (d->n_flows && !g->flows[d->flows[0]].failed) {
             d->schema = g->flows[d->flows[0]].schema;
@@ -502,6 +519,8 @@ static int dataset_done(analysis *an, weir_gdataset *d)
     } else {
         rc = dataset_schema(an, d);
     }
+    if (!rc && d->resolved && sink_ok)
+        check_sink(an, d, true);
     if (!rc && d->resolved && d->kind != WEIR_SINK) {
         check_expectations(an, d);
         check_layout_columns(an, d, "partition", d->def->partition_cols,

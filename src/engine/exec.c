@@ -141,6 +141,78 @@ static int check_manifest(weir_flow_exec *x, const weir_gdataset *t,
     return state_damaged(x, t, "FILE_MANIFEST_MISSING", what);
 }
 
+/* A flow without a flow_state row looks like one that never ran, but its
+ * state may have been deleted from both _weir tables. What the flow wrote
+ * is still visible elsewhere, so that is checked before the flow reads its
+ * sources from the start: a sink's batch log (_weir.sink_batches, written
+ * with each checkpoint) must list no batch the checkpoints do not; a
+ * streaming table (only weir appends to it) must hold no more rows than
+ * the current-generation checkpoints of all its flows say they wrote. */
+static int check_unrecorded(weir_flow_exec *x, const weir_gdataset *t,
+                            const flow_state *fs, int64_t gen,
+                            int64_t next_batch)
+{
+    if (fs->found)
+        return 0;
+    const char *cat = weir__state_catalog(x->g, t);
+    weir_buf q = WEIR_BUF_INIT;
+    if (t->kind == WEIR_SINK) {
+        weir__buf_puts(&q, "SELECT count(*), 0 FROM ");
+        weir__meta_table(&q, cat, "sink_batches");
+        weir__buf_puts(&q, " WHERE sink = ");
+        weir__buf_put_sql_string(&q, t->name);
+        weir__buf_puts(&q, " AND flow = ");
+        weir__buf_put_sql_string(&q, x->f->display);
+        weir__buf_printf(&q, " AND (generation > %lld OR (generation = %lld "
+                             "AND batch_id >= %lld))",
+                         (long long)gen, (long long)gen, (long long)next_batch);
+    } else if (t->kind == WEIR_STREAMING_TABLE) {
+        /* Each batch's rows once (a batch has a row per source), in each
+         * flow's latest generation. */
+        weir__buf_puts(&q, "SELECT (SELECT count(*) FROM ");
+        weir__phys(&q, t);
+        weir__buf_puts(&q, "), (SELECT coalesce(sum(r), 0) FROM (SELECT "
+                           "max(c.rows) AS r FROM ");
+        weir__meta_table(&q, cat, "checkpoints");
+        weir__buf_puts(&q, " AS c JOIN (SELECT flow, max(generation) AS g FROM ");
+        weir__meta_table(&q, cat, "checkpoints");
+        weir__buf_puts(&q, " WHERE target = ");
+        weir__buf_put_sql_string(&q, t->display);
+        weir__buf_puts(&q, " GROUP BY flow) AS m ON c.flow = m.flow AND "
+                           "c.generation = m.g WHERE c.target = ");
+        weir__buf_put_sql_string(&q, t->display);
+        weir__buf_puts(&q, " AND c.batch_id >= 0 GROUP BY c.flow, c.batch_id))");
+    } else {
+        return 0;
+    }
+    weir_rows *r = NULL;
+    int rc = weir__query_buf(x->conn, &q, &r, &x->err);
+    weir__buf_free(&q);
+    int64_t have = 0, counted = 0;
+    if (!rc && r->n_rows == 1) {
+        const char *v;
+        have = (v = weir__rows_get(r, 0, 0)) ? strtoll(v, NULL, 10) : 0;
+        counted = (v = weir__rows_get(r, 0, 1)) ? strtoll(v, NULL, 10) : 0;
+    }
+    weir__rows_free(r);
+    if (rc || have <= counted)
+        return rc;
+    char what[512];
+    if (t->kind == WEIR_SINK)
+        snprintf(what, sizeof(what),
+                 "_weir.sink_batches lists %lld batch(es) of the flow that "
+                 "its checkpoints (generation %lld, %lld batch(es)) do not",
+                 (long long)have, (long long)gen, (long long)next_batch);
+    else
+        snprintf(what, sizeof(what),
+                 "the table holds %lld row(s), but the checkpoints of its "
+                 "flows account for %lld, and the flow has no record in "
+                 "_weir.flow_state (rows added outside the pipeline's flows "
+                 "look the same)",
+                 (long long)have, (long long)counted);
+    return state_damaged(x, t, "CHECKPOINT_MISSING", what);
+}
+
 /* Record the batch in flow_state (in the batch's transaction). */
 static int put_flow_state(weir_flow_exec *x, const weir_gdataset *t,
                           int64_t gen, int64_t batches, int64_t new_files)
@@ -596,27 +668,69 @@ static int insert_rows(weir_flow_exec *x, const weir_gdataset *t,
 
 /* ---- sinks ----------------------------------------------------------------- */
 
-static void sink_batch(weir_flow_exec *x, const weir_gdataset *t, int64_t gen,
-                       int64_t batch_id, weir_sink_batch *b, char *stage,
-                       size_t stage_size)
+/* What a sink format needs to name and find one batch's files. */
+typedef struct sink_names {
+    char stage[4096];
+    char state_id[64];
+} sink_names;
+
+/* The random id of the catalog state holding the target's checkpoints
+ * (storage.c makes it with the _weir schema); "" when there is none. */
+static int state_id(weir_flow_exec *x, const weir_gdataset *t, char *out,
+                    size_t size)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT value FROM ");
+    weir__meta_table(&q, weir__state_catalog(x->g, t), "meta");
+    weir__buf_puts(&q, " WHERE key = 'state_id' ORDER BY value LIMIT 1");
+    weir_rows *r = NULL;
+    int rc = weir__query_buf(x->conn, &q, &r, &x->err);
+    weir__buf_free(&q);
+    out[0] = '\0';
+    if (!rc && r->n_rows && weir__rows_get(r, 0, 0))
+        weir__str_copy(out, size, weir__rows_get(r, 0, 0));
+    weir__rows_free(r);
+    return rc;
+}
+
+static int sink_batch(weir_flow_exec *x, const weir_gdataset *t, int64_t gen,
+                      int64_t batch_id, weir_sink_batch *b, sink_names *n)
 {
     memset(b, 0, sizeof(*b));
+    n->stage[0] = n->state_id[0] = '\0';
     b->sink = t->name;
     b->flow = x->f->display;
     b->format = t->def->format ? t->def->format : "";
     b->options = t->def->options;
     b->n_options = t->def->n_options;
     b->root_dir = x->root_dir;
-    /* A staging folder per flow, named after a hash of the flow's name. */
+    /* A staging folder per flow, named after the sink, the flow and a hash
+     * of the flow's name; the names are encoded so that none reaches
+     * outside <storage>/sinks. */
     unsigned long h = 5381;
     for (const char *c = x->f->display; *c; c++)
         h = h * 33 + (unsigned char)*c;
-    snprintf(stage, stage_size, "%s/sinks/%s/%s-%08lx", x->st->root, t->name,
-             x->f->name, h & 0xffffffffUL);
-    b->stage_dir = stage;
+    weir_buf p = WEIR_BUF_INIT;
+    weir__buf_printf(&p, "%s/sinks/", x->st->root);
+    weir__path_put_name(&p, t->name);
+    weir__buf_putc(&p, '/');
+    weir__path_put_name(&p, x->f->name);
+    weir__buf_printf(&p, "-%08lx", h & 0xffffffffUL);
+    int rc = p.failed || p.len >= sizeof(n->stage)
+                 ? WEIR_ERR(&x->err, WEIR_EINVAL, NULL,
+                            "the staging folder of sink %s is too long", t->name)
+                 : 0;
+    if (!rc)
+        weir__str_copy(n->stage, sizeof(n->stage), weir__buf_cstr(&p));
+    weir__buf_free(&p);
+    if (!rc)
+        rc = state_id(x, t, n->state_id, sizeof(n->state_id));
+    b->stage_dir = n->stage;
+    b->state_id = n->state_id;
     b->generation = gen;
     b->batch_id = batch_id;
     b->update_id = x->update_id;
+    return rc;
 }
 
 static void where_sink_flow(weir_buf *q, const weir_flow_exec *x,
@@ -642,11 +756,11 @@ static int sink_recover(weir_flow_exec *x, const weir_gdataset *t,
     int rc = weir__query_buf(x->conn, &q, &r, &x->err);
     for (size_t i = 0; !rc && i < r->n_rows; i++) {
         weir_sink_batch b;
-        char stage[4096];
-        sink_batch(x, t, strtoll(weir__rows_get(r, i, 0), NULL, 10),
-                   strtoll(weir__rows_get(r, i, 1), NULL, 10), &b, stage,
-                   sizeof(stage));
-        rc = fmt->publish(&b, &x->err);
+        sink_names names;
+        rc = sink_batch(x, t, strtoll(weir__rows_get(r, i, 0), NULL, 10),
+                        strtoll(weir__rows_get(r, i, 1), NULL, 10), &b, &names);
+        if (!rc)
+            rc = fmt->publish(&b, &x->err);
         if (!rc) {
             weir__buf_clear(&q);
             weir__buf_puts(&q, "UPDATE ");
@@ -669,8 +783,10 @@ static int sink_stage(weir_flow_exec *x, const weir_gdataset *t,
                       const batch_plan *p, const weir_sink_format *fmt)
 {
     weir_sink_batch b;
-    char stage[4096];
-    sink_batch(x, t, p->gen, p->batch_id, &b, stage, sizeof(stage));
+    sink_names names;
+    if (sink_batch(x, t, p->gen, p->batch_id, &b, &names))
+        return x->err.code;
+    const char *stage = names.stage;
     weir_error ignore;
     fmt->discard(&b, &ignore); /* leftovers of a crashed attempt */
     weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
@@ -714,9 +830,10 @@ static int sink_stage(weir_flow_exec *x, const weir_gdataset *t,
 static int sink_publish(weir_flow_exec *x, const weir_gdataset *t)
 {
     weir_sink_batch b;
-    char stage[4096];
-    sink_batch(x, t, x->sink_gen, x->sink_batch_id, &b, stage, sizeof(stage));
-    int rc = x->sink_format->publish(&b, &x->err);
+    sink_names names;
+    int rc = sink_batch(x, t, x->sink_gen, x->sink_batch_id, &b, &names);
+    if (!rc)
+        rc = x->sink_format->publish(&b, &x->err);
     if (rc)
         return rc; /* recovered by the next update */
     weir_buf q = WEIR_BUF_INIT;
@@ -742,6 +859,8 @@ static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
         rc = read_flow_state(x, t, &fs);
     if (!rc)
         rc = check_batches(x, t, &fs, p.gen, p.batch_id);
+    if (!rc)
+        rc = check_unrecorded(x, t, &fs, p.gen, p.batch_id);
     if (!rc)
         rc = check_manifest(x, t, &fs, p.gen);
     if (!rc)
@@ -778,6 +897,8 @@ static int exec_once(weir_flow_exec *x, const weir_gdataset *t)
         rc = read_flow_state(x, t, &fs);
     if (!rc)
         rc = check_batches(x, t, &fs, gen, done ? 1 : 0);
+    if (!rc)
+        rc = check_unrecorded(x, t, &fs, gen, done ? 1 : 0);
     if (rc)
         return rc;
     if (done) {

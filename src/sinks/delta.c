@@ -431,6 +431,24 @@ static int stage(weir_conn *conn, const weir_sink_batch *b, const char *sql,
     }
     if (!rc)
         rc = weir__delta_log_check(&p.log, true, err);
+    /* A batch is staged only after the previous one committed, so a txn of
+     * the flow at or past this batch was written by someone else: another
+     * pipeline with the same flow name, or this pipeline before its
+     * storage was deleted. Appending would be invisible to the txn check
+     * of a later publish, so refuse before anything commits. */
+    int64_t seen = rc ? -1 : weir__delta_log_txn(&p.log, b->flow);
+    if (!rc && seen >= txn_version(b))
+        rc = WEIR_ERR(err, WEIR_ECORRUPT, "DELTA_TXN_CONFLICT",
+                      "the Delta table %s already has commits of flow %s up "
+                      "to txn version %lld, and this pipeline's next batch "
+                      "is version %lld: another pipeline, or this one "
+                      "before its storage was deleted, wrote the table with "
+                      "the same flow name. Write to another path or rename "
+                      "the flow; a full refresh of the sink helps once its "
+                      "generation's txn versions (generation * 2^32 + "
+                      "batch) pass the table's.",
+                      p.table, b->flow, (long long)seen,
+                      (long long)txn_version(b));
     if (!rc)
         rc = weir__conn_describe(conn, sql, &p.cols, &p.n_cols, &p.arena, err);
     if (!rc)
@@ -782,5 +800,7 @@ static int discard(const weir_sink_batch *b, weir_error *err)
     return rc;
 }
 
-const weir_sink_format weir__sink_delta = { "delta", validate, stage, publish,
-                                            discard };
+/* No column checks at validation: a batch may leave out columns of an
+ * existing table, partition columns included; stage() checks. */
+const weir_sink_format weir__sink_delta = { "delta",  validate, NULL, stage,
+                                            publish, discard };

@@ -150,7 +150,41 @@ int weir__sink_partition_cols(const char ***out, size_t *n_out,
                         "option partitionBy = '%s' must list column names: "
                         "'a, b' or '[\"a\", \"b\"]'",
                         v);
+    for (size_t i = 0; i < *n_out; i++)
+        for (size_t k = 0; k < i; k++)
+            if (weir__str_ieq((*out)[i], (*out)[k]))
+                return WEIR_ERR(err, WEIR_EINVAL, "INVALID_SINK_OPTION",
+                                "option partitionBy = '%s' names column %s "
+                                "twice",
+                                v, (*out)[i]);
     return 0;
+}
+
+int weir__sink_check_columns(const weir_kvpair *options, size_t n,
+                             const char *const *columns, size_t n_columns,
+                             weir_error *err)
+{
+    weir_arena a = WEIR_ARENA_INIT;
+    const char **cols = NULL;
+    size_t n_cols = 0;
+    int rc = weir__sink_partition_cols(&cols, &n_cols, &a, options, n, err);
+    for (size_t i = 0; !rc && i < n_cols; i++) {
+        bool found = false;
+        for (size_t k = 0; k < n_columns && !found; k++)
+            found = weir__str_ieq(cols[i], columns[k]);
+        if (!found)
+            rc = WEIR_ERR(err, WEIR_EINVAL, "INVALID_SINK_OPTION",
+                          "option partitionBy names column %s, which the "
+                          "sink's flows do not write",
+                          cols[i]);
+    }
+    if (!rc && n_cols && n_cols >= n_columns)
+        rc = WEIR_ERR(err, WEIR_EINVAL, "INVALID_SINK_OPTION",
+                      "option partitionBy = '%s' names every column: the "
+                      "files would hold no columns",
+                      weir__sink_option(options, n, "partitionBy"));
+    weir__arena_free(&a);
+    return rc;
 }
 
 const char *weir__sink_compression(const weir_kvpair *options, size_t n)
@@ -177,9 +211,14 @@ int weir__sink_target(char **out, const weir_sink_batch *b, weir_error *err)
 
 void weir__sink_prefix(char *out, size_t size, const weir_sink_batch *b)
 {
-    /* 64-bit FNV-1a of the staging folder: storage, sink and flow. */
+    /* 64-bit FNV-1a of the staging folder (storage, sink and flow) and of
+     * the state id (which storage instance). */
     uint64_t h = 14695981039346656037ULL;
     for (const char *c = b->stage_dir; *c; c++) {
+        h ^= (unsigned char)*c;
+        h *= 1099511628211ULL;
+    }
+    for (const char *c = b->state_id ? b->state_id : ""; *c; c++) {
         h ^= (unsigned char)*c;
         h *= 1099511628211ULL;
     }
@@ -260,6 +299,51 @@ static int copy_file(const char *src, const char *tmp, weir_error *err)
     return rc;
 }
 
+/* *same is true when files a and b hold the same bytes. */
+static int same_contents(bool *same, const char *a, const char *b,
+                         weir_error *err)
+{
+    *same = false;
+    int fa = open(a, O_RDONLY | O_CLOEXEC);
+    int fb = fa < 0 ? -1 : open(b, O_RDONLY | O_CLOEXEC);
+    if (fa < 0 || fb < 0) {
+        int e = errno;
+        if (fa >= 0)
+            close(fa);
+        return WEIR_ERR(err, WEIR_EIO, NULL, "cannot open %s: %s",
+                        fa < 0 ? a : b, strerror(e));
+    }
+    static const size_t CHUNK = 1 << 16;
+    char *x = malloc(2 * CHUNK);
+    int rc = x ? 0 : WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    for (bool done = false; !rc && !done;) {
+        size_t got[2] = { 0, 0 };
+        for (int k = 0; !rc && k < 2; k++) {
+            int fd = k ? fb : fa;
+            while (got[k] < CHUNK) {
+                ssize_t n = read(fd, x + k * CHUNK + got[k], CHUNK - got[k]);
+                if (n < 0 && errno == EINTR)
+                    continue;
+                if (n < 0)
+                    rc = WEIR_ERR(err, WEIR_EIO, NULL, "cannot read %s: %s",
+                                  k ? b : a, strerror(errno));
+                if (n <= 0)
+                    break;
+                got[k] += (size_t)n;
+            }
+        }
+        if (!rc && (got[0] != got[1] || memcmp(x, x + CHUNK, got[0]) != 0))
+            break; /* different */
+        done = got[0] < CHUNK;
+        if (!rc && done)
+            *same = true;
+    }
+    free(x);
+    close(fa);
+    close(fb);
+    return rc;
+}
+
 int weir__sink_move(const char *src, const char *dst, weir_error *err)
 {
     struct stat ss, ds;
@@ -268,7 +352,14 @@ int weir__sink_move(const char *src, const char *dst, weir_error *err)
     if (have_dst) {
         if (!have_src)
             return 0; /* moved by an earlier attempt */
-        if (ss.st_size != ds.st_size)
+        /* A copy that was not yet removed has the same bytes; a file of the
+         * same size is not evidence enough (another batch of equal size). */
+        bool same = false;
+        int rc = ss.st_size == ds.st_size ? same_contents(&same, src, dst, err)
+                                          : 0;
+        if (rc)
+            return rc;
+        if (!same)
             return WEIR_ERR(err, WEIR_EEXISTS, "SINK_FILE_CONFLICT",
                             "cannot publish %s: %s already exists with "
                             "other contents",

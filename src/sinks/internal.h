@@ -43,13 +43,20 @@ int weir__sink_partition_cols(const char ***out, size_t *n_out,
                               weir_arena *arena, const weir_kvpair *options,
                               size_t n, weir_error *err);
 
+/* partitionBy names columns the sink's flows write, and not all of them
+ * (the folder formats' check_columns). */
+int weir__sink_check_columns(const weir_kvpair *options, size_t n,
+                             const char *const *columns, size_t n_columns,
+                             weir_error *err);
+
 /* ---- names and paths (files.c) ----------------------------------------- */
 
 /* The sink's `path` option made absolute against b->root_dir (malloc'd). */
 int weir__sink_target(char **out, const weir_sink_batch *b, weir_error *err);
 /* The deterministic name prefix of a batch's files:
- * part-<16 hex of a hash of the staging folder>-g<generation>-b<batch>.
- * Unique per pipeline storage, flow, generation and batch. */
+ * part-<16 hex of a hash of the staging folder and the state id>-
+ * g<generation>-b<batch>. Unique per storage, flow, generation and batch,
+ * and across recreations of the storage (a new state id). */
 void weir__sink_prefix(char *out, size_t size, const weir_sink_batch *b);
 /* A path below stage_dir for this batch with the given suffix, e.g.
  * <stage_dir>/g0-b3<suffix>. */
@@ -62,7 +69,8 @@ void weir__sink_stage_path(char *out, size_t size, const weir_sink_batch *b,
 int weir__sink_sync_file(const char *path, weir_error *err);
 /* Move src to dst durably: rename, or (across file systems) copy to a
  * hidden temporary name in dst's folder, fsync, rename. Idempotent: when
- * dst already exists with src's size, src is only removed; a missing src
+ * dst already exists with src's exact contents (an interrupted copy), src
+ * is only removed; other contents are SINK_FILE_CONFLICT; a missing src
  * with an existing dst is success. dst's folder is created; the caller
  * fsyncs it. */
 int weir__sink_move(const char *src, const char *dst, weir_error *err);

@@ -37,6 +37,9 @@ typedef struct weir_sink_batch {
     const char *stage_dir; /* a folder owned by weir for this flow's
                               staging: <storage>/sinks/<sink>/<flow-hash>
                               (created by the engine) */
+    const char *state_id;  /* the random id of the catalog state that
+                              holds the flow's checkpoints ("" unknown):
+                              new when that state is recreated */
     int64_t generation;    /* checkpoint generation of the flow */
     int64_t batch_id;      /* 0, 1, 2, ... within the generation */
     const char *update_id;
@@ -48,6 +51,12 @@ typedef struct weir_sink_format {
      * required `path`, known option names and values. */
     int (*validate)(const weir_kvpair *options, size_t n_options,
                     weir_error *err);
+    /* Then, once the sink's schema is resolved, check the options against
+     * the columns its flows write (e.g. partitionBy names some of them,
+     * not all). NULL = nothing to check. */
+    int (*check_columns)(const weir_kvpair *options, size_t n_options,
+                         const char *const *columns, size_t n_columns,
+                         weir_error *err);
     /* Write the rows of `sql` (DuckDB SQL of the flow's batch) so that no
      * reader of the sink sees them yet; *rows receives the count. Runs on
      * the flow's connection inside its open transaction. */

@@ -51,7 +51,13 @@ static const char CATALOG_SCHEMA_SQL[] =
     "CREATE TABLE IF NOT EXISTS @._weir.tables ("
     "  name VARCHAR, kind VARCHAR, epoch BIGINT, properties JSON,"
     "  comment VARCHAR, format VARCHAR, partition_cols VARCHAR[],"
-    "  cluster_cols VARCHAR[], updated_at TIMESTAMP, update_id VARCHAR);";
+    "  cluster_cols VARCHAR[], updated_at TIMESTAMP, update_id VARCHAR);"
+    /* A random id of this catalog's state, made when its _weir schema is:
+     * recreated state (a deleted storage folder or catalog file) gets a
+     * new one, so sink files it names never collide with earlier ones. */
+    "CREATE TABLE IF NOT EXISTS @._weir.meta (key VARCHAR, value VARCHAR);"
+    "INSERT INTO @._weir.meta SELECT 'state_id', CAST(uuid() AS VARCHAR) "
+    "  WHERE NOT EXISTS (SELECT 1 FROM @._weir.meta WHERE key = 'state_id');";
 
 void weir__storage_catalog_alias(char *out, size_t size, const char *catalog)
 {
@@ -294,19 +300,31 @@ static int known_catalog(weir_storage *s, const char *alias, bool exists,
     return rc;
 }
 
+/* The file of a catalog in the storage folder: its alias, encoded so that
+ * no name reaches outside the folder (weir__path_put_name), + ".duckdb". */
+static void catalog_file(weir_buf *out, const char *alias)
+{
+    weir__path_put_name(out, alias);
+    weir__buf_puts(out, ".duckdb");
+}
+
 static int attach_alias(weir_storage *s, const char *alias, bool create,
                         weir_error *err)
 {
     if (weir__map_has(&s->attached, alias))
         return 0;
-    char file[320];
-    snprintf(file, sizeof(file), "%s.duckdb", alias);
-    char *path = weir__path_join(s->root, file);
-    if (!path)
+    weir_buf fb = WEIR_BUF_INIT;
+    catalog_file(&fb, alias);
+    const char *file = weir__buf_cstr(&fb);
+    char *path = fb.failed ? NULL : weir__path_join(s->root, file);
+    if (!path) {
+        weir__buf_free(&fb);
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
     bool exists = weir__fs_is_file(path);
     if ((!exists && !create) || s->busy) {
         free(path);
+        weir__buf_free(&fb);
         return 0;
     }
     bool ro = s->mode == WEIR_STORAGE_DRY;
@@ -316,6 +334,7 @@ static int attach_alias(weir_storage *s, const char *alias, bool create,
     free(path);
     if (!rc)
         rc = attach(s, file, alias, ro, err);
+    weir__buf_free(&fb);
     if (!rc && !ro) {
         weir_buf sql = WEIR_BUF_INIT;
         weir_buf q = WEIR_BUF_INIT;
@@ -372,13 +391,15 @@ int weir__storage_attach_all(weir_storage *s, weir_error *err)
         const char *n = e->d_name;
         if (!weir__str_ends(n, ".duckdb") || strcmp(n, "weir.duckdb") == 0)
             continue;
-        char alias[300];
         size_t len = strlen(n) - strlen(".duckdb");
-        if (len == 0 || len >= sizeof(alias))
-            continue;
-        memcpy(alias, n, len);
-        alias[len] = '\0';
-        rc = attach_alias(s, alias, false, err);
+        weir_buf alias = WEIR_BUF_INIT;
+        if (len == 0 || !weir__path_decode_name(&alias, n, len)) {
+            weir__buf_free(&alias);
+            continue; /* not a name weir writes */
+        }
+        rc = alias.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                          : attach_alias(s, weir__buf_cstr(&alias), false, err);
+        weir__buf_free(&alias);
     }
     closedir(d);
     return rc;
@@ -397,9 +418,11 @@ int weir__storage_write_open_script(weir_storage *s, weir_error *err)
     size_t it = 0;
     const char *alias;
     while (weir__map_next(&s->attached, &it, &alias, NULL)) {
-        char file[320];
-        snprintf(file, sizeof(file), "%s.duckdb", alias);
-        char *p = weir__path_join(s->root, file);
+        weir_buf file = WEIR_BUF_INIT;
+        catalog_file(&file, alias);
+        char *p = file.failed ? NULL
+                              : weir__path_join(s->root, weir__buf_cstr(&file));
+        weir__buf_free(&file);
         weir__buf_puts(&b, "ATTACH IF NOT EXISTS ");
         weir__buf_put_sql_string(&b, p ? p : "");
         weir__buf_puts(&b, " AS ");

@@ -428,3 +428,52 @@ void weir__fs_unlock(int fd)
         close(fd);
     }
 }
+
+/* ---- names as path segments ------------------------------------------------ */
+
+void weir__path_put_name(weir_buf *out, const char *name)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    bool dots = *name != '\0';
+    for (const char *c = name; *c && dots; c++)
+        dots = *c == '.';
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
+        bool escape = *c < 0x20 || *c == 0x7f || *c == '/' || *c == '\\' ||
+                      *c == '%' || (dots && *c == '.');
+        if (!escape) {
+            weir__buf_putc(out, (char)*c);
+            continue;
+        }
+        weir__buf_putc(out, '%');
+        weir__buf_putc(out, hex[*c >> 4]);
+        weir__buf_putc(out, hex[*c & 15]);
+    }
+}
+
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+bool weir__path_decode_name(weir_buf *out, const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] != '%') {
+            weir__buf_putc(out, s[i]);
+            continue;
+        }
+        int hi = i + 2 < len ? hex_digit(s[i + 1]) : -1;
+        int lo = i + 2 < len ? hex_digit(s[i + 2]) : -1;
+        if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+            return false;
+        weir__buf_putc(out, (char)(hi * 16 + lo));
+        i += 2;
+    }
+    return true;
+}

@@ -58,6 +58,17 @@ char *weir__path_absolute(const char *path, const char *base);
 /* The current working directory (malloc'd). */
 char *weir__path_cwd(void);
 
+/* Append a name (a catalog, sink or flow name, which may hold any
+ * character) as text that is safe inside one path segment: '/', '\\',
+ * '%', control characters, and the dots of a name made only of dots, are
+ * written as %XX; everything else is kept, so ordinary names map to
+ * themselves. The mapping is one to one (weir__path_decode_name reverses
+ * it). */
+void weir__path_put_name(weir_buf *out, const char *name);
+/* Reverse weir__path_put_name on len bytes of s; false on a malformed
+ * escape or an escaped NUL. */
+bool weir__path_decode_name(weir_buf *out, const char *s, size_t len);
+
 /* An exclusive advisory lock on path (created if missing). *fd_out receives
  * the descriptor to pass to weir__fs_unlock. WEIR_EBUSY when held by another
  * process; holder_out (may be NULL) receives the holder's pid text. */

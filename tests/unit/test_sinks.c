@@ -140,6 +140,11 @@ static void check_move(const char *src_base, const char *dst_base)
     write_file(src, "something else");
     CHECK_INT(weir__sink_move(src, dst, &e), WEIR_EEXISTS);
     CHECK_STR(e.error_class, "SINK_FILE_CONFLICT");
+    /* So is one of the same size: only the same bytes make it a copy. */
+    write_file(src, "jello");
+    CHECK_INT(weir__sink_move(src, dst, &e), WEIR_EEXISTS);
+    CHECK_STR(e.error_class, "SINK_FILE_CONFLICT");
+    CHECK(weir__fs_exists(src));
     unlink(src);
     /* Neither: the staged data is lost. */
     snprintf(dst, sizeof(dst), "%s/b.txt", dst_base);

@@ -406,16 +406,25 @@ TEST(test_txn_conflict)
     fixture fx;
     setup(&fx);
     weir_error e;
-    CHECK_INT(stage(&fx, "SELECT 1 AS id"), 0);
-    CHECK_INT(fx.f->publish(&fx.b, &e), 0);
+    const char *first = fx.b.stage_dir;
     char other[600];
     snprintf(other, sizeof(other), "%s/storage2/sinks/s/f", fx.root);
     weir__fs_mkdirs(other, &e);
+    /* Both stage batch 0 before either publishes; the first one wins. */
+    CHECK_INT(stage(&fx, "SELECT 1 AS id"), 0);
     fx.b.stage_dir = other;
     CHECK_INT(stage(&fx, "SELECT 2 AS id"), 0);
+    fx.b.stage_dir = first;
+    CHECK_INT(fx.f->publish(&fx.b, &e), 0);
+    fx.b.stage_dir = other;
     CHECK_INT(fx.f->publish(&fx.b, &e), WEIR_ECORRUPT);
     CHECK_STR(e.error_class, "DELTA_TXN_CONFLICT");
     CHECK_INT(version(&fx), 0);
+    /* Staging that batch again is refused before anything commits. */
+    int64_t rows = 0;
+    CHECK_INT(fx.f->stage(fx.conn, &fx.b, "SELECT 3 AS id", &rows, &e),
+              WEIR_ECORRUPT);
+    CHECK_STR(e.error_class, "DELTA_TXN_CONFLICT");
     teardown(&fx);
 }
 

@@ -114,6 +114,30 @@ TEST(test_util_path__absolute)
     CHECK_STR(weir__path_basename("/a/b/c.sql"), "c.sql");
 }
 
+TEST(test_util_path__names)
+{
+    /* Names become one safe path segment, one to one. */
+    static const char *const cases[][2] = {
+        { "orders", "orders" },       { "My Cat-1.x", "My Cat-1.x" },
+        { "../../x", "..%2F..%2Fx" }, { "..", "%2E%2E" },
+        { ".", "%2E" },               { "a\\b%2F", "a%5Cb%252F" },
+        { "t\tab", "t%09ab" },        { "...x", "...x" },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        weir_buf b = WEIR_BUF_INIT, back = WEIR_BUF_INIT;
+        weir__path_put_name(&b, cases[i][0]);
+        CHECK_STR(weir__buf_cstr(&b), cases[i][1]);
+        CHECK(weir__path_decode_name(&back, b.ptr, b.len));
+        CHECK_STR(weir__buf_cstr(&back), cases[i][0]);
+        weir__buf_free(&b);
+        weir__buf_free(&back);
+    }
+    weir_buf b = WEIR_BUF_INIT;
+    CHECK(!weir__path_decode_name(&b, "a%2", 3));
+    CHECK(!weir__path_decode_name(&b, "a%00", 4));
+    weir__buf_free(&b);
+}
+
 TEST(test_util_error__location)
 {
     weir_error e;
@@ -151,4 +175,5 @@ TEST(test_util_str__helpers)
 TEST_MAIN(RUN(test_util_buf__append_and_quote); RUN(test_util_arena__many_allocs);
           RUN(test_util_map__case_insensitive); RUN(test_util_vec__push);
           RUN(test_util_json__parse); RUN(test_util_path__absolute);
+          RUN(test_util_path__names);
           RUN(test_util_error__location); RUN(test_util_str__helpers))
