@@ -2,7 +2,8 @@
  * Private state behind the public handles of weir.h (session, pipeline),
  * shared by the files of src/api: pipeline.c (sessions, pipelines, specs,
  * SQL text, runs), define.c (definitions made through C calls), query.c
- * (queries, results, Arrow streams) and describe.c (the resolved graph).
+ * (queries, results, Arrow streams), query_guard.c (what a query may
+ * change) and describe.c (the resolved graph).
  */
 #ifndef WEIR_API_INTERNAL_H
 #define WEIR_API_INTERNAL_H
@@ -13,10 +14,17 @@
 
 #include "graph/graph.h"
 #include "spec/spec.h"
+#include "sql/sql.h"
 #include "store/storage.h"
 #include "util/arena.h"
 #include "util/error.h"
 #include "weir.h"
+
+/* See weir__guard_print. */
+typedef struct weir_guard_print {
+    char *sql;  /* the query that prints */
+    char *text; /* its last answer */
+} weir_guard_print;
 
 /* Immutable once open, except the count of live pipelines (atomic: they
  * may be created and dropped on different threads). */
@@ -42,6 +50,7 @@ struct weir_pipeline {
     weir_graph_info info;
     bool described;
     weir_storage *qstore; /* storage held open by queries */
+    weir_guard_print qprint; /* weir's state before a writing statement */
     unsigned open_results; /* results and Arrow streams not yet freed */
 };
 
@@ -59,5 +68,24 @@ int weir__parse_name(weir_pipeline *p, const char *text, weir_sql_name *out,
 int weir__first_diag(weir_pipeline *p, weir_error *err, int code);
 /* Release the storage held by queries. */
 void weir__query_close(weir_pipeline *p);
+
+/* query_guard.c. Refuse (WEIR_ESQL with location left to the caller) a
+ * statement's target when any reading DuckDB can give the name lands in
+ * weir's own state (PIPELINE_STATE_READ_ONLY) or, for any change but
+ * creating a new object, on a dataset the pipeline manages
+ * (PIPELINE_DATASET_READ_ONLY). Queries st's connection. */
+int weir__guard_target(weir_storage *st, weir_sql_action action,
+                       const weir_sql_name *name, weir_error *err);
+/* A print of weir's state in the catalogs (the _weir schemas: objects and
+ * contents). weir__guard_print builds the query that prints (the tables
+ * of the _weir schemas, which queries cannot change, are listed once) and
+ * runs it; weir__guard_reprint runs it again into p->text. A writing
+ * statement reprints before it runs, in its transaction, and
+ * weir__guard_unchanged is false when the state then differs (or cannot
+ * be printed the same way). Zero-initialise; free with _free. */
+int weir__guard_print(weir_storage *st, weir_guard_print *out, weir_error *err);
+int weir__guard_reprint(weir_storage *st, weir_guard_print *p, weir_error *err);
+bool weir__guard_unchanged(weir_storage *st, const weir_guard_print *before);
+void weir__guard_print_free(weir_guard_print *p);
 
 #endif

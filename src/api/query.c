@@ -3,7 +3,9 @@
  * last statement's result as text (weir_result) or as an Arrow C stream.
  * The first query opens the storage (taking its lock) and keeps it open for
  * later queries until the pipeline starts a run or is dropped; results and
- * streams are counted so that neither can outlive that storage.
+ * streams are counted so that neither can outlive that storage. Each
+ * statement that writes is atomic (one transaction), and query_guard.c
+ * decides what it may write.
  */
 #include "api/internal.h"
 
@@ -18,6 +20,13 @@
 #include "util/fs.h"
 #include "util/str.h"
 
+/* The translation of one statement: the pipeline, and whether the
+ * statement writes (on_target saw a target other than USE's). */
+typedef struct query_ctx {
+    weir_pipeline *p;
+    bool writes;
+} query_ctx;
+
 struct weir_result {
     weir_pipeline *p;
     weir_rows *rows;
@@ -28,6 +37,7 @@ void weir__query_close(weir_pipeline *p)
 {
     weir__storage_close(p->qstore);
     p->qstore = NULL;
+    weir__guard_print_free(&p->qprint);
 }
 
 static int open_storage(weir_pipeline *p, weir_error *err)
@@ -44,6 +54,8 @@ static int open_storage(weir_pipeline *p, weir_error *err)
         rc = weir__storage_use_catalog(p->qstore, p->catalog, p->database, err);
     if (!rc)
         rc = weir__storage_attach_all(p->qstore, err);
+    if (!rc)
+        rc = weir__storage_system_read_only(p->qstore, err);
     if (!rc) {
         char alias[300];
         weir__storage_catalog_alias(alias, sizeof(alias), p->catalog);
@@ -96,10 +108,11 @@ static bool delta_path(const weir_pipeline *p, const char *path)
 static int on_relation(void *payload, const weir_sql_relref *ref, weir_buf *out,
                        weir_error *err)
 {
+    weir_pipeline *p = ((query_ctx *)payload)->p;
     const weir_sql_name *n = &ref->name;
     if (n->n == 2 && weir__str_ieq(n->parts[0], "delta") &&
-        delta_path(payload, n->parts[1]))
-        return delta_read(payload, n->parts[1], out, err);
+        delta_path(p, n->parts[1]))
+        return delta_read(p, n->parts[1], out, err);
     for (size_t i = 0; i < n->n; i++) {
         if (i)
             weir__buf_putc(out, '.');
@@ -117,7 +130,7 @@ static int on_relation(void *payload, const weir_sql_relref *ref, weir_buf *out,
 static int on_tvf(void *payload, const weir_sql_tvf *call, weir_buf *out,
                   weir_error *err)
 {
-    weir_pipeline *p = payload;
+    weir_pipeline *p = ((query_ctx *)payload)->p;
     if (weir__str_ieq(call->name, "event_log")) {
         /* Databricks' event_log() table function: this pipeline's log. */
         weir__buf_puts(out, "weir.main.event_log");
@@ -137,28 +150,14 @@ static int on_tvf(void *payload, const weir_sql_tvf *call, weir_buf *out,
     return WEIR_ENOTFOUND;
 }
 
-/* weir's own state (the _weir schema of each catalog, the weir catalog of
- * event log and updates) is read-only to queries: a deleted checkpoint
- * would make a flow read its sources again. */
-static int on_target(void *payload, const weir_sql_name *n, weir_error *err)
+/* A statement's target: see query_guard.c. */
+static int on_target(void *payload, weir_sql_action action,
+                     const weir_sql_name *n, weir_error *err)
 {
-    (void)payload;
-    bool own = n->n >= 2 && weir__str_ieq(n->parts[0], "weir");
-    for (size_t i = 0; i < n->n && !own; i++)
-        own = weir__str_ieq(n->parts[i], "_weir");
-    if (!own)
-        return 0;
-    weir_buf b = WEIR_BUF_INIT;
-    for (size_t i = 0; i < n->n; i++)
-        weir__buf_printf(&b, "%s%s", i ? "." : "", n->parts[i]);
-    int rc = WEIR_ERR(err, WEIR_ESQL, "PIPELINE_STATE_READ_ONLY",
-                      "%s belongs to weir's own state (the _weir schemas and "
-                      "the weir catalog), which queries may read but not "
-                      "change; `weir run --full-refresh TABLE` resets a "
-                      "table's state",
-                      weir__buf_cstr(&b));
-    weir__buf_free(&b);
-    return rc;
+    query_ctx *q = payload;
+    if (action != WEIR_SQL_USE)
+        q->writes = true;
+    return weir__guard_target(q->p->qstore, action, n, err);
 }
 
 /* Engine errors about unknown tables, columns and functions are errors in
@@ -167,6 +166,13 @@ static int classify(int rc, weir_error *err)
 {
     if (rc != WEIR_EENGINE)
         return rc;
+    /* The weir catalog is attached read-only (query_guard.c). */
+    if (strstr(err->message, "read-only mode") &&
+        strstr(err->message, "\"" WEIR_SYSTEM_ALIAS "\"")) {
+        weir__str_copy(err->error_class, sizeof(err->error_class),
+                       "PIPELINE_STATE_READ_ONLY");
+        return err->code = WEIR_ESQL;
+    }
     const char *cls = weir__classify_engine_error(err->message);
     if (cls[0]) {
         weir__str_copy(err->error_class, sizeof(err->error_class), cls);
@@ -178,11 +184,50 @@ static int classify(int rc, weir_error *err)
     return rc;
 }
 
-/* Translate the statements of sql, run all but the last, and leave the
- * last one, as DuckDB SQL, in *last. */
-static int run_all_but_last(weir_pipeline *p, const char *sql, weir_buf *last,
-                            weir_error *err)
+/* A writing statement runs in its own transaction, which commits only if
+ * weir's state in the catalogs is the same after the statement as before
+ * (query_guard.c). write_end rolls back when rc or the check fails. */
+static int write_begin(weir_pipeline *p, weir_error *err)
 {
+    int rc = weir__conn_begin(p->qstore->conn, err);
+    if (!rc)
+        rc = p->qprint.sql ? weir__guard_reprint(p->qstore, &p->qprint, err)
+                           : weir__guard_print(p->qstore, &p->qprint, err);
+    if (rc)
+        weir__conn_rollback(p->qstore->conn);
+    return rc;
+}
+
+static int write_end(weir_pipeline *p, int rc, weir_error *err)
+{
+    if (!rc && !weir__guard_unchanged(p->qstore, &p->qprint))
+        rc = WEIR_ERR(err, WEIR_ESQL, "PIPELINE_STATE_READ_ONLY",
+                      "the statement changed weir's own state (a _weir "
+                      "schema), which queries may read but not change; it "
+                      "was rolled back");
+    if (rc)
+        weir__conn_rollback(p->qstore->conn);
+    else
+        rc = weir__storage_commit(p->qstore, p->qstore->conn, err);
+    return rc;
+}
+
+static int run_statement(weir_pipeline *p, const char *duck, bool writes,
+                         weir_error *err)
+{
+    int rc = writes ? write_begin(p, err) : 0;
+    if (rc)
+        return rc;
+    rc = weir__conn_exec(p->qstore->conn, duck, NULL, err);
+    return writes ? write_end(p, rc, err) : rc;
+}
+
+/* Translate the statements of sql, run all but the last, and leave the
+ * last one, as DuckDB SQL, in *last (*writes: whether it writes). */
+static int run_all_but_last(weir_pipeline *p, const char *sql, weir_buf *last,
+                            bool *writes, weir_error *err)
+{
+    *writes = false;
     int rc = open_storage(p, err);
     if (rc)
         return rc;
@@ -194,16 +239,20 @@ static int run_all_but_last(weir_pipeline *p, const char *sql, weir_buf *last,
     if (!rc && n == 0)
         rc = WEIR_ERR(err, WEIR_ESQL, "PARSE_EMPTY_STATEMENT",
                       "Syntax error, unexpected empty statement.");
-    weir_sql_resolver r = { on_relation, on_tvf, p, on_target };
+    query_ctx q = { p, false };
+    weir_sql_resolver r = { on_relation, on_tvf, &q, on_target };
     for (size_t i = 0; !rc && i < n; i++) {
         weir__buf_clear(last);
+        q.writes = false;
         rc = weir__sql_translate_statement(last, &a, &src, spans[i].offset,
                                            spans[i].len, &r, err);
         if (!rc && last->failed)
             rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
         if (!rc && i + 1 < n)
-            rc = weir__conn_exec(p->qstore->conn, weir__buf_cstr(last), NULL, err);
+            rc = classify(run_statement(p, weir__buf_cstr(last), q.writes, err),
+                          err);
     }
+    *writes = q.writes;
     weir__arena_free(&a);
     return classify(rc, err);
 }
@@ -220,14 +269,21 @@ int weir_pipeline_query(weir_pipeline *p, const char *sql, weir_result **out,
         err = &local;
     weir_buf duck = WEIR_BUF_INIT;
     weir_rows *rows = NULL;
-    int rc = run_all_but_last(p, sql, &duck, err);
-    if (!rc)
-        rc = classify(weir__conn_query(p->qstore->conn, weir__buf_cstr(&duck),
-                                       &rows, err),
-                      err);
+    bool writes;
+    int rc = run_all_but_last(p, sql, &duck, &writes, err);
+    if (!rc && writes)
+        rc = write_begin(p, err);
+    if (!rc) {
+        rc = weir__conn_query(p->qstore->conn, weir__buf_cstr(&duck), &rows, err);
+        if (writes)
+            rc = write_end(p, rc, err);
+        rc = classify(rc, err);
+    }
     weir__buf_free(&duck);
-    if (rc)
+    if (rc) {
+        weir__rows_free(rows);
         return rc;
+    }
     weir_result *res = calloc(1, sizeof(*res));
     if (!res) {
         weir__rows_free(rows);
@@ -354,13 +410,21 @@ int weir_pipeline_query_arrow(weir_pipeline *p, const char *sql,
     if (!st)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     weir_buf duck = WEIR_BUF_INIT;
-    int rc = run_all_but_last(p, sql, &duck, err);
-    if (!rc)
-        rc = classify(weir__conn_arrow(p->qstore->conn, weir__buf_cstr(&duck),
-                                       &st->arrow, err),
-                      err);
+    bool writes;
+    int rc = run_all_but_last(p, sql, &duck, &writes, err);
+    if (!rc && writes)
+        rc = write_begin(p, err);
+    if (!rc) {
+        /* The result is materialised: it outlives the commit. */
+        rc = weir__conn_arrow(p->qstore->conn, weir__buf_cstr(&duck), &st->arrow,
+                              err);
+        if (writes)
+            rc = write_end(p, rc, err);
+        rc = classify(rc, err);
+    }
     weir__buf_free(&duck);
     if (rc) {
+        weir__arrow_free(st->arrow);
         free(st);
         return rc;
     }

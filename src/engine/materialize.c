@@ -405,6 +405,18 @@ static int materialize_dataset(piece_vec *v, const weir_graph *g, int di,
     const meta_row *m = weir__map_get(&s->meta, d->display);
     weir_buf q = WEIR_BUF_INIT;
     int rc = 0;
+    /* A streaming table an earlier update created, dropped behind weir's
+     * back: recreating it empty would skip every row its flows already
+     * read, and its streaming readers' offsets would point past new rows. */
+    if (!cl && m && d->kind == WEIR_STREAMING_TABLE)
+        return WEIR_ERR(err, WEIR_ERROR, "STREAMING_TABLE_MISSING",
+                        "The streaming table %s was created by an earlier "
+                        "update but is gone (dropped outside weir): the rows "
+                        "its flows already processed are lost. Rebuild it "
+                        "from its sources with `weir run --full-refresh %s` "
+                        "(its streaming readers then need a full refresh "
+                        "too).",
+                        d->display, d->name);
     if (!cl) {
         weir__buf_puts(&q, "; CREATE TABLE ");
         weir__phys(&q, d);

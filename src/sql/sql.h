@@ -182,16 +182,32 @@ int weir__sql_expr_columns(const char ***out, size_t *n_out, weir_arena *arena,
  * translator's default rendering (range, explode, ...). Both return 0 or a
  * WEIR_E* code with err filled.
  */
+/* What a statement does to the name it targets (see resolver.target). */
+typedef enum weir_sql_action {
+    WEIR_SQL_USE,           /* USE [CATALOG|SCHEMA|DATABASE] name */
+    WEIR_SQL_CREATE_SCHEMA, /* CREATE SCHEMA|DATABASE [IF NOT EXISTS] */
+    WEIR_SQL_DROP_SCHEMA,   /* DROP SCHEMA|DATABASE (maybe CASCADE) */
+    WEIR_SQL_CREATE,        /* CREATE [TEMPORARY] TABLE|VIEW [IF NOT EXISTS] */
+    WEIR_SQL_REPLACE,       /* CREATE OR REPLACE TABLE|VIEW */
+    WEIR_SQL_DROP,          /* DROP TABLE|VIEW */
+    WEIR_SQL_INSERT,        /* INSERT INTO */
+    WEIR_SQL_OVERWRITE,     /* INSERT OVERWRITE */
+    WEIR_SQL_DELETE,        /* DELETE FROM, TRUNCATE TABLE */
+    WEIR_SQL_UPDATE,        /* UPDATE */
+    WEIR_SQL_ALTER          /* ALTER TABLE ... ADD COLUMNS */
+} weir_sql_action;
+
 typedef struct weir_sql_resolver {
     int (*relation)(void *payload, const weir_sql_relref *ref, weir_buf *out,
                     weir_error *err);
     int (*tvf)(void *payload, const weir_sql_tvf *call, weir_buf *out,
                weir_error *err);
     void *payload;
-    /* Statements only (optional): a name a statement writes or switches to
-     * (CREATE, DROP, INSERT, DELETE, UPDATE, TRUNCATE, ALTER, USE), as
-     * written. Nonzero refuses the statement; the location is added. */
-    int (*target)(void *payload, const weir_sql_name *name, weir_error *err);
+    /* Statements only (optional): a name a statement writes or switches to,
+     * as written, with what the statement does to it. Nonzero refuses the
+     * statement; the location is added. */
+    int (*target)(void *payload, weir_sql_action action,
+                  const weir_sql_name *name, weir_error *err);
 } weir_sql_resolver;
 
 /*

@@ -3,8 +3,12 @@
  * DuckDB: queries, CREATE/DROP TABLE and VIEW, INSERT INTO/OVERWRITE,
  * DELETE, UPDATE, TRUNCATE, ALTER TABLE ADD COLUMNS, CREATE/DROP
  * SCHEMA|DATABASE, SHOW TABLES/DATABASES, DESCRIBE, USE and SET. Target
- * tables are rendered as written (quoted); reads inside queries go through
- * the resolver.
+ * tables are rendered as written (quoted) and shown to the resolver with
+ * what the statement does to them; reads inside queries go through the
+ * resolver. A statement may become several DuckDB statements (INSERT
+ * OVERWRITE, ALTER TABLE ADD COLUMNS): the caller runs them in one
+ * transaction. DuckDB's own statements that reach past the catalogs
+ * (ATTACH, COPY, PRAGMA, ...) are refused by name.
  */
 #include "internal.h"
 
@@ -25,6 +29,33 @@ static int unsupported(st *s, const char *what)
                                "%s is not supported by weir query", what);
 }
 
+/* DuckDB statements that reach past the pipeline's catalogs: other database
+ * files, extensions, engine settings, files on disk, the storage's own
+ * checkpointing. weir attaches the storage itself; these are refused by
+ * name so that the user learns why, not only that. */
+static int outside(st *s)
+{
+    static const char *const kinds[] = {
+        "ATTACH", "DETACH", "INSTALL", "LOAD",   "FORCE",      "PRAGMA",
+        "COPY",   "EXPORT", "IMPORT",  "CALL",   "CHECKPOINT", "VACUUM",
+        "RESET",  "PREPARE", "EXECUTE", "DEALLOCATE", "COMMENT", "BEGIN",
+        "START",  "COMMIT", "ROLLBACK", "ABORT", "END"
+    };
+    const sql_token *t = weir__sql_peek(&s->p, 0);
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+        if (weir__sql_is_kw(&s->p, 0, kinds[i]))
+            return weir__sql_error_tok(
+                &s->p, t, WEIR_ESQL, "PIPELINE_STATEMENT_NOT_ALLOWED",
+                "%s is not allowed in weir query: weir query runs Spark SQL "
+                "on the pipeline's catalogs, one atomic statement at a time, "
+                "and this statement would reach past them (database files, "
+                "extensions, engine settings, files, transactions). Use a "
+                "stock DuckDB shell on a copy of the storage "
+                "(duckdb -init <storage>/open.sql) instead",
+                kinds[i]);
+    return unsupported(s, "This statement");
+}
+
 static int at_end(st *s)
 {
     if (weir__sql_peek(&s->p, 0)->kind != TK_EOF)
@@ -42,14 +73,14 @@ static int name(st *s, weir_sql_name *n)
 
 /* A name the statement writes (or USE switches to): the resolver may
  * refuse it. */
-static int target(st *s, weir_sql_name *n)
+static int target(st *s, weir_sql_action action, weir_sql_name *n)
 {
     const sql_token *at = weir__sql_peek(&s->p, 0);
     int rc = name(s, n);
     const weir_sql_resolver *r = s->t.resolver;
     if (rc || !r || !r->target)
         return rc;
-    rc = r->target(r->payload, n, s->p.err);
+    rc = r->target(r->payload, action, n, s->p.err);
     if (rc)
         weir__sql_error_at(s->p.err, s->p.src, weir__sql_tok_pos(at));
     return rc;
@@ -168,7 +199,7 @@ static int create(st *s)
     if (weir__sql_accept_kw(p, "SCHEMA") || weir__sql_accept_kw(p, "DATABASE") ||
         weir__sql_accept_kw(p, "NAMESPACE")) {
         bool ine = weir__sql_is_kw(p, 0, "IF") && (p->i += 3, true);
-        if ((rc = target(s, &n)))
+        if ((rc = target(s, WEIR_SQL_CREATE_SCHEMA, &n)))
             return rc;
         for (;;) {
             if (weir__sql_accept_kw(p, "COMMENT")) {
@@ -194,7 +225,7 @@ static int create(st *s)
         p->i += 3;
         ine = true;
     }
-    if ((rc = target(s, &n)))
+    if ((rc = target(s, replace ? WEIR_SQL_REPLACE : WEIR_SQL_CREATE, &n)))
         return rc;
     weir__buf_printf(out, "CREATE %s%s%s", replace ? "OR REPLACE " : "",
                      temp ? "TEMPORARY " : "", view ? "VIEW " : "TABLE ");
@@ -236,6 +267,9 @@ static int create(st *s)
     return at_end(s);
 }
 
+/* Where INSERT OVERWRITE stages its new rows. */
+#define OVERWRITE_STAGE "temp.main.\"__weir_overwrite\""
+
 static int insert(st *s)
 {
     sql_parser *p = &s->p;
@@ -246,34 +280,51 @@ static int insert(st *s)
         return rc;
     weir__sql_accept_kw(p, "TABLE");
     weir_sql_name n;
-    if ((rc = target(s, &n)))
+    if ((rc = target(s, overwrite ? WEIR_SQL_OVERWRITE : WEIR_SQL_INSERT, &n)))
         return rc;
     if (weir__sql_is_kw(p, 0, "PARTITION"))
         return unsupported(s, "INSERT with PARTITION");
-    if (overwrite) {
-        weir__buf_puts(out, "DELETE FROM ");
-        weir__sql_put_name(out, &n);
-        weir__buf_puts(out, "; ");
-    }
-    weir__buf_puts(out, "INSERT INTO ");
-    weir__sql_put_name(out, &n);
+    /* INSERT OVERWRITE reads the old contents: the new rows are computed
+     * into a temporary table before the old ones are deleted. The caller
+     * runs the statements in one transaction. */
+    weir_buf tail = WEIR_BUF_INIT;
+    weir_buf *into = overwrite ? &tail : out;
+    weir__buf_puts(into, "INSERT INTO ");
+    weir__sql_put_name(into, &n);
     if (weir__sql_is_op(p, 0, "(") && !at_query(s)) {
         const char **cols;
         size_t nc;
-        if ((rc = weir__sql_ident_list(&cols, &nc, p)))
+        if ((rc = weir__sql_ident_list(&cols, &nc, p))) {
+            weir__buf_free(&tail);
             return rc;
-        weir__buf_puts(out, " (");
+        }
+        weir__buf_puts(into, " (");
         for (size_t i = 0; i < nc; i++) {
             if (i)
-                weir__buf_puts(out, ", ");
-            weir__buf_put_sql_ident(out, cols[i]);
+                weir__buf_puts(into, ", ");
+            weir__buf_put_sql_ident(into, cols[i]);
         }
-        weir__buf_putc(out, ')');
+        weir__buf_putc(into, ')');
     }
     if (accept2(s, "BY", "NAME"))
-        weir__buf_puts(out, " BY NAME");
-    weir__buf_putc(out, ' ');
-    return query(s);
+        weir__buf_puts(into, " BY NAME");
+    if (!overwrite) {
+        weir__buf_putc(out, ' ');
+        return query(s);
+    }
+    weir__buf_puts(out, "CREATE OR REPLACE TEMPORARY TABLE " OVERWRITE_STAGE " AS ");
+    rc = query(s);
+    if (!rc) {
+        weir__buf_puts(out, "; DELETE FROM ");
+        weir__sql_put_name(out, &n);
+        weir__buf_puts(out, "; ");
+        weir__buf_put(out, tail.ptr, tail.len);
+        weir__buf_puts(out, " SELECT * FROM " OVERWRITE_STAGE "; DROP TABLE " OVERWRITE_STAGE);
+        if (tail.failed)
+            rc = WEIR_ERR(s->p.err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    weir__buf_free(&tail);
+    return rc;
 }
 
 static int where_tail(st *s)
@@ -306,7 +357,8 @@ static int delete_stmt(st *s)
 {
     weir_sql_name n;
     int rc;
-    if ((rc = weir__sql_expect_kw(&s->p, "FROM")) || (rc = target(s, &n)))
+    if ((rc = weir__sql_expect_kw(&s->p, "FROM")) ||
+        (rc = target(s, WEIR_SQL_DELETE, &n)))
         return rc;
     weir__buf_puts(s->out, "DELETE FROM ");
     weir__sql_put_name(s->out, &n);
@@ -319,7 +371,7 @@ static int update_stmt(st *s)
 {
     weir_sql_name n;
     int rc;
-    if ((rc = target(s, &n)))
+    if ((rc = target(s, WEIR_SQL_UPDATE, &n)))
         return rc;
     weir__buf_puts(s->out, "UPDATE ");
     weir__sql_put_name(s->out, &n);
@@ -358,7 +410,7 @@ static int drop(st *s)
         return unsupported(s, "This DROP statement");
     bool ie = accept2(s, "IF", "EXISTS");
     weir_sql_name n;
-    int rc = target(s, &n);
+    int rc = target(s, what[0] == 'S' ? WEIR_SQL_DROP_SCHEMA : WEIR_SQL_DROP, &n);
     if (rc)
         return rc;
     bool cascade = weir__sql_accept_kw(p, "CASCADE");
@@ -379,7 +431,8 @@ static int alter(st *s)
     sql_parser *p = &s->p;
     weir_sql_name n;
     int rc;
-    if ((rc = weir__sql_expect_kw(p, "TABLE")) || (rc = target(s, &n)))
+    if ((rc = weir__sql_expect_kw(p, "TABLE")) ||
+        (rc = target(s, WEIR_SQL_ALTER, &n)))
         return rc;
     if (!weir__sql_accept_kw(p, "ADD"))
         return unsupported(s, "This ALTER TABLE statement");
@@ -468,8 +521,8 @@ static int statement(st *s)
     if (weir__sql_accept_kw(p, "TRUNCATE")) {
         weir_sql_name n;
         int rc;
-        if ((rc = weir__sql_expect_kw(p, "TABLE")) || (rc = target(s, &n)) ||
-            (rc = at_end(s)))
+        if ((rc = weir__sql_expect_kw(p, "TABLE")) ||
+            (rc = target(s, WEIR_SQL_DELETE, &n)) || (rc = at_end(s)))
             return rc;
         weir__buf_puts(s->out, "DELETE FROM ");
         weir__sql_put_name(s->out, &n);
@@ -495,7 +548,7 @@ static int statement(st *s)
             weir__sql_accept_kw(p, "NAMESPACE");
         weir_sql_name n;
         int rc;
-        if ((rc = target(s, &n)) || (rc = at_end(s)))
+        if ((rc = target(s, WEIR_SQL_USE, &n)) || (rc = at_end(s)))
             return rc;
         weir__buf_puts(s->out, "USE ");
         weir__sql_put_name(s->out, &n);
@@ -525,7 +578,7 @@ static int statement(st *s)
     }
     if (weir__sql_is_kw(p, 0, "MERGE"))
         return unsupported(s, "MERGE INTO");
-    return unsupported(s, "This statement");
+    return outside(s);
 }
 
 int weir__sql_translate_statement(weir_buf *out, weir_arena *arena,

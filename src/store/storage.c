@@ -405,6 +405,18 @@ int weir__storage_attach_all(weir_storage *s, weir_error *err)
     return rc;
 }
 
+int weir__storage_system_read_only(weir_storage *s, weir_error *err)
+{
+    if (!s->system_attached)
+        return 0;
+    int rc = weir__conn_exec(s->conn, "DETACH " WEIR_SYSTEM_ALIAS, NULL, err);
+    s->system_attached = false;
+    if (!rc)
+        rc = attach(s, "weir.duckdb", WEIR_SYSTEM_ALIAS, true, err);
+    /* Read-only now: attach_alias must not register catalogs in it. */
+    return rc;
+}
+
 int weir__storage_write_open_script(weir_storage *s, weir_error *err)
 {
     weir_buf b = WEIR_BUF_INIT;

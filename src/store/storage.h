@@ -68,6 +68,9 @@ int weir__storage_use_catalog(weir_storage *s, const char *catalog,
                               const char *database, weir_error *err);
 /* Attach every catalog file already in the folder. */
 int weir__storage_attach_all(weir_storage *s, weir_error *err);
+/* Attach weir.duckdb again, read-only (QUERY mode, once every catalog is
+ * attached): DuckDB then refuses any write to weir's system catalog. */
+int weir__storage_system_read_only(weir_storage *s, weir_error *err);
 /* True when the catalog's file is attached. */
 bool weir__storage_has_catalog(const weir_storage *s, const char *catalog);
 

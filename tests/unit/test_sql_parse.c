@@ -684,7 +684,20 @@ TEST(test_sql_stmt__weir_query)
     STMT("INSERT INTO TABLE t (a) VALUES (1), (2)",
          "INSERT INTO \"t\" (\"a\") SELECT * FROM (VALUES (1), (2)) AS \"__values\"(\"col1\")");
     STMT("INSERT OVERWRITE t SELECT 1",
-         "DELETE FROM \"t\"; INSERT INTO \"t\" SELECT 1 AS \"1\"");
+         "CREATE OR REPLACE TEMPORARY TABLE temp.main.\"__weir_overwrite\" AS "
+         "SELECT 1 AS \"1\"; DELETE FROM \"t\"; INSERT INTO \"t\" SELECT * FROM "
+         "temp.main.\"__weir_overwrite\"; DROP TABLE temp.main.\"__weir_overwrite\"");
+    STMT("INSERT OVERWRITE TABLE t (a) BY NAME SELECT 1 AS a",
+         "CREATE OR REPLACE TEMPORARY TABLE temp.main.\"__weir_overwrite\" AS "
+         "SELECT 1 AS \"a\"; DELETE FROM \"t\"; INSERT INTO \"t\" (\"a\") BY NAME "
+         "SELECT * FROM temp.main.\"__weir_overwrite\"; DROP TABLE "
+         "temp.main.\"__weir_overwrite\"");
+    STMT("ATTACH 'x.duckdb' AS x",
+         "ATTACH is not allowed in weir query: weir query runs Spark SQL on the "
+         "pipeline's catalogs, one atomic statement at a time, and this statement "
+         "would reach past them (database files, extensions, engine settings, "
+         "files, transactions). Use a stock DuckDB shell on a copy of the storage "
+         "(duckdb -init <storage>/open.sql) instead");
     STMT("INSERT INTO t BY NAME SELECT 1 AS a",
          "INSERT INTO \"t\" BY NAME SELECT 1 AS \"a\"");
     STMT("DELETE FROM t WHERE a = 1", "DELETE FROM \"t\" WHERE (\"a\" = 1)");
