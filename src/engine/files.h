@@ -41,19 +41,29 @@ typedef struct weir_file_opts {
     const char *mode;        /* PERMISSIVE, FAILFAST, DROPMALFORMED */
     bool infer_types;
     bool evolution_set;      /* schemaEvolutionMode was given */
+    bool allow_overwrites;   /* a changed ingested file is read again */
 } weir_file_opts;
 
 int weir__file_opts(weir_file_opts *out, const weir_sql_tvf *call,
                     weir_error *err);
 
-/* Regular files of the source, sorted by path; hidden files (leading '.'
- * or '_') skipped. *missing is set when the path does not exist (yet). */
-int weir__files_list(weir_file_list *out, bool *missing, const char *root_dir,
+/* Regular files of the source, sorted by path, each real file once (see
+ * weir__fs_list); hidden files (leading '.' or '_') skipped. A path that
+ * exists is literal; only one that does not is expanded as a glob.
+ * Files whose names DuckDB cannot be given (weir__fs_unreadable_name) go
+ * to *unreadable when it is not NULL (else they are dropped). *missing is
+ * set when the path does not exist (yet). */
+int weir__files_list(weir_file_list *out, weir_file_list *unreadable,
+                     bool *missing, const char *root_dir,
                      const weir_file_opts *o, weir_error *err);
 
 typedef struct weir_file_schema {
     weir_db_column *cols;
     size_t n;
+    /* JSON files have keys the fast reader would drop: spellings of a
+     * column's name in another case, "" or keys with a NUL (read with the
+     * careful reader, which rescues them) */
+    bool odd_keys;
 } weir_file_schema;
 
 /*
