@@ -911,10 +911,14 @@ static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
                             t->def->format ? t->def->format : "");
         if (!rc)
             rc = check_files_stable(x, &p);
+        if (rc)
+            weir__files_explain_error(&x->err);
         if (!rc)
             rc = record_checkpoint(x, &p, t);
     } else if (!rc) {
         rc = insert_rows(x, t, p.sources.items, p.sources.len);
+        if (rc)
+            weir__files_explain_error(&x->err);
         if (!rc)
             rc = check_files_stable(x, &p);
         if (!rc)

@@ -291,9 +291,14 @@ static void put_file_list(weir_buf *b, const char *const *files, size_t n)
     weir__buf_putc(b, ']');
 }
 
+/* Lines (and JSON records) up to this size are read, as Spark reads long
+ * ones; DuckDB's defaults are 2 MB and 16 MB. */
+#define MAX_RECORD "268435456"
+
 static void csv_options(weir_buf *b, const weir_file_opts *o)
 {
-    weir__buf_printf(b, ", header = %s", o->header ? "true" : "false");
+    weir__buf_printf(b, ", header = %s, max_line_size = " MAX_RECORD,
+                     o->header ? "true" : "false");
     const char *sep = o->sep;
     if (!sep && weir__str_ends(o->path, ".tsv"))
         sep = "\t";
@@ -352,7 +357,8 @@ static int reconcile_json_keys(weir_file_schema *s, weir_arena *a,
                        "DISTINCT unnest(json_keys(json)) AS k FROM "
                        "read_json_objects(");
     put_file_list(&q, files, n);
-    weir__buf_printf(&q, ", format = '%s', ignore_errors = true) WHERE "
+    weir__buf_printf(&q, ", format = '%s', ignore_errors = true, "
+                         "maximum_object_size = " MAX_RECORD ") WHERE "
                          "json_type(json) = 'OBJECT')",
                      o->multiline ? "auto" : "newline_delimited");
     weir_rows *r = NULL;
@@ -407,7 +413,8 @@ static int infer(weir_file_schema *out, weir_arena *a, weir_conn *conn,
         weir__buf_puts(&q, "read_json(");
         put_file_list(&q, files, n);
         weir__buf_printf(&q, ", format = '%s', union_by_name = true, "
-                             "ignore_errors = true, maximum_depth = %d)",
+                             "ignore_errors = true, maximum_object_size = "
+                             MAX_RECORD ", maximum_depth = %d)",
                          o->multiline ? "auto" : "newline_delimited",
                          o->infer_types ? -1 : 1);
     } else if (weir__str_ieq(o->format, "csv")) {
@@ -435,6 +442,8 @@ static int infer(weir_file_schema *out, weir_arena *a, weir_conn *conn,
     int rc = cached ? 0
                     : weir__conn_describe(conn, weir__buf_cstr(&q), &out->cols,
                                           &out->n, a, err);
+    if (rc)
+        weir__files_explain_error(err);
     if (!rc && !cached && weir__str_ieq(o->format, "json"))
         rc = reconcile_json_keys(out, a, conn, o, files, n, err);
     if (!rc && !cached)
@@ -826,11 +835,28 @@ static void render_json_careful(weir_buf *b, const weir_file_batch *fb,
     put_file_list(b, files, n);
     weir__buf_puts(b, ", columns = {'__line': 'VARCHAR'}, delim = chr(31), "
                       "quote = '', escape = '', header = false, auto_detect = "
-                      "false, filename = true, max_line_size = 268435456) WHERE "
+                      "false, filename = true, max_line_size = " MAX_RECORD ") WHERE "
                       "trim(\"__line\") <> '')");
     if (weir__str_ieq(o->mode, "DROPMALFORMED"))
         weir__buf_puts(b, " WHERE \"__ok\"");
     weir__buf_puts(b, "))))");
+}
+
+/* Lines of a CSV file that hold only blanks are skipped like empty lines:
+ * such a line reads as a first field of blanks and no other field. */
+static void csv_skip_blank(weir_buf *b, const weir_file_schema *s)
+{
+    if (!s->n)
+        return;
+    weir__buf_puts(b, " WHERE NOT coalesce(trim(CAST(");
+    weir__buf_put_sql_ident(b, s->cols[0].name);
+    weir__buf_puts(b, " AS VARCHAR), ' ' || chr(9) || chr(13)) = ''");
+    for (size_t i = 1; i < s->n; i++) {
+        weir__buf_puts(b, " AND ");
+        weir__buf_put_sql_ident(b, s->cols[i].name);
+        weir__buf_puts(b, " IS NULL");
+    }
+    weir__buf_puts(b, ", false)");
 }
 
 /* Careful CSV: every field read as text, then cast; values that do not
@@ -879,7 +905,9 @@ static void render_csv_careful(weir_buf *b, const weir_file_batch *fb,
         weir__buf_puts(b, ": 'VARCHAR'");
     }
     weir__buf_puts(b, "}, auto_detect = false, null_padding = true, "
-                      "ignore_errors = true, filename = true))");
+                      "ignore_errors = true, filename = true)");
+    csv_skip_blank(b, s);
+    weir__buf_putc(b, ')');
 }
 
 /* ", columns = {'name': 'TYPE', ...})" of a reader call. */
@@ -919,7 +947,8 @@ static void render_fast(weir_buf *b, const weir_file_batch *fb,
     if (weir__str_ieq(o->format, "json")) {
         weir__buf_puts(b, "read_json(");
         put_file_list(b, files, n);
-        weir__buf_printf(b, ", format = '%s', filename = true",
+        weir__buf_printf(b, ", format = '%s', filename = true, "
+                            "maximum_object_size = " MAX_RECORD,
                          o->multiline ? "auto" : "newline_delimited");
         if (weir__str_ieq(o->mode, "DROPMALFORMED"))
             weir__buf_puts(b, ", ignore_errors = true");
@@ -935,6 +964,7 @@ static void render_fast(weir_buf *b, const weir_file_batch *fb,
         if (weir__str_ieq(o->mode, "DROPMALFORMED"))
             weir__buf_puts(b, ", ignore_errors = true");
         put_columns(b, s);
+        csv_skip_blank(b, s);
     } else if (weir__str_ieq(o->format, "parquet")) {
         weir__buf_puts(b, "read_parquet(");
         put_file_list(b, files, n);
@@ -946,7 +976,7 @@ static void render_fast(weir_buf *b, const weir_file_batch *fb,
         put_file_list(b, files, n);
         weir__buf_puts(b, ", columns = {'__line': 'VARCHAR'}, delim = chr(31), "
                           "quote = '', escape = '', header = false, auto_detect "
-                          "= false, filename = true, max_line_size = 268435456))");
+                          "= false, filename = true, max_line_size = " MAX_RECORD "))");
     }
     weir__buf_putc(b, ')');
 }
@@ -993,6 +1023,11 @@ int weir__files_render(weir_buf *out, const weir_file_batch *b,
 {
     weir_buf rel = WEIR_BUF_INIT;
     const char *fmt = b->opts.format;
+    if (!b->schema.n && weir__str_ieq(fmt, "csv")) {
+        /* Files without a single column (blank): no rows. */
+        weir__files_empty_relation(out, b, with_metadata);
+        return 0;
+    }
     bool failfast = weir__str_ieq(b->opts.mode, "FAILFAST");
     careful = careful || b->unknown_fields ||
               (weir__str_ieq(fmt, "json") &&
@@ -1007,6 +1042,79 @@ int weir__files_render(weir_buf *out, const weir_file_batch *b,
     int rc = rel.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory") : 0;
     weir__buf_free(&rel);
     return rc;
+}
+
+/* ---- errors ----------------------------------------------------------------- */
+
+/* The 1-based number of the first line of path longer than limit bytes,
+ * or 0. */
+static long long first_long_line(const char *path, unsigned long long limit)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    long long line = 1, found = 0;
+    unsigned long long len = 0;
+    char buf[65536];
+    size_t n;
+    while (!found && (n = fread(buf, 1, sizeof(buf), f)) > 0) {
+        for (size_t i = 0; i < n && !found; i++) {
+            if (buf[i] == '\n') {
+                line++;
+                len = 0;
+            } else if (++len > limit) {
+                found = line;
+            }
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+void weir__files_explain_error(weir_error *err)
+{
+    if (!err)
+        return;
+    const char *m = err->message;
+    const char *at = strstr(m, "CSV Error on Line: ");
+    const char *file = strstr(m, "file = ");
+    if (!at || !file)
+        return;
+    file += strlen("file = ");
+    size_t flen = strcspn(file, "\n");
+    const char *gap = strstr(file, "   ");
+    if (gap && (size_t)(gap - file) < flen)
+        flen = (size_t)(gap - file);
+    char path[1024];
+    snprintf(path, sizeof(path), "%.*s", (int)flen, file);
+    long long line = strtoll(at + strlen("CSV Error on Line: "), NULL, 10);
+    const char *max = strstr(m, "Maximum line size of ");
+    if (max) {
+        /* DuckDB numbers the line it gave up on wrongly. */
+        long long l = first_long_line(path, strtoull(max + 21, NULL, 10));
+        if (l)
+            line = l;
+    }
+    /* The reason, without DuckDB's advice and reader options. */
+    const char *why = strstr(at, "Original Line: ");
+    why = why ? why : at;
+    size_t wlen = strlen(why);
+    const char *cut[] = { "Possible Solution", "Possible solution", "Possible fix",
+                          "file = " };
+    for (size_t i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
+        const char *c = strstr(why, cut[i]);
+        if (c && (size_t)(c - why) < wlen)
+            wlen = (size_t)(c - why);
+    }
+    while (wlen && (why[wlen - 1] == ' ' || why[wlen - 1] == '\n'))
+        wlen--;
+    char text[sizeof(err->message)];
+    snprintf(text, sizeof(text), "%s:%lld: cannot read the CSV file: %.*s", path,
+             line, (int)wlen, why);
+    for (char *p = text; *p; p++)
+        if (*p == '\n')
+            *p = ' ';
+    weir__str_copy(err->message, sizeof(err->message), text);
 }
 
 /* ---- resolution ------------------------------------------------------------- */

@@ -122,6 +122,11 @@ int weir__files_render(weir_buf *out, const weir_file_batch *b,
                        const int64_t *mtimes, size_t n, bool careful,
                        bool with_metadata, weir_error *err);
 
+/* Rewrite a DuckDB CSV error in err (if it is one) to start with the
+ * file and the line it is about, "path:line: ...", without the reader's
+ * advice and options. */
+void weir__files_explain_error(weir_error *err);
+
 /* An empty relation with the batch's schema (a source with no new file). */
 void weir__files_empty_relation(weir_buf *out, const weir_file_batch *b,
                                 bool with_metadata);
