@@ -657,6 +657,13 @@ int weir__files_plan(weir_file_batch *b, weir_arena *a, weir_conn *conn,
     if (rc)
         return rc;
     b->unknown_fields = b->unknown_fields || now.odd_keys;
+    /* A key spelled otherwise than the stored column: the fast reader
+     * matches names exactly, the careful one ignoring case. */
+    for (size_t i = 0; i < now.n && weir__str_ieq(b->opts.format, "json"); i++) {
+        const weir_db_column *c = find_col(&b->schema, now.cols[i].name);
+        if (c && strcmp(c->name, now.cols[i].name))
+            b->unknown_fields = true;
+    }
     weir_buf added = WEIR_BUF_INIT;
     size_t n_new = 0;
     for (size_t i = 0; i < now.n; i++)
