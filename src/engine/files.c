@@ -1116,7 +1116,7 @@ void weir__files_explain_error(weir_error *err)
     while (wlen && (why[wlen - 1] == ' ' || why[wlen - 1] == '\n'))
         wlen--;
     char text[sizeof(err->message)];
-    snprintf(text, sizeof(text), "%s:%lld: cannot read the CSV file: %.*s", path,
+    snprintf(text, sizeof(text), "%s:%lld: cannot read the file: %.*s", path,
              line, (int)wlen, why);
     for (char *p = text; *p; p++)
         if (*p == '\n')

@@ -29,4 +29,4 @@ expect_query "SELECT a, b FROM blank_lines ORDER BY a" "a,b
 cp later/bad.csv landing/strict/bad.csv
 run_weir run
 expect_exit 1
-expect_stdout_matches "landing/strict/bad\.csv:4: cannot read the CSV file: .*Could not convert string \"not-a-number\" to 'INTEGER'"
+expect_stdout_matches "landing/strict/bad\.csv:4: cannot read the file: .*Could not convert string \"not-a-number\" to 'INTEGER'"
