@@ -372,6 +372,55 @@ static int plan_range_source(weir_flow_exec *x, batch_plan *p,
 
 /* ---- file sources ------------------------------------------------------------ */
 
+/* Append a sentence to the flow's warning event (cut with "..." when it
+ * would not fit). */
+static void add_warning(weir_flow_exec *x, const char *text)
+{
+    size_t have = strlen(x->warning), room = sizeof(x->warning);
+    if (have + 4 >= room)
+        return;
+    int n = snprintf(x->warning + have, room - have, "%s%s", have ? " " : "",
+                     text);
+    if (n < 0 || (size_t)n >= room - have)
+        memcpy(x->warning + room - 4, "...", 4);
+}
+
+static bool is_unstable(const weir_flow_exec *x, const char *path)
+{
+    for (size_t i = 0; i < x->n_unstable; i++)
+        if (!strcmp(x->unstable[i], path))
+            return true;
+    return false;
+}
+
+/* Files DuckDB cannot be given by name: named in the warning, skipped. */
+static void warn_unreadable(weir_flow_exec *x, const weir_file_list *bad)
+{
+    if (!bad->len)
+        return;
+    weir_buf w = WEIR_BUF_INIT;
+    weir__buf_printf(&w, "Flow '%s' skipped %zu file%s whose name cannot be "
+                         "read:",
+                     x->f->display, bad->len, bad->len == 1 ? "" : "s");
+    for (size_t i = 0; i < bad->len && i < 5; i++) {
+        weir__buf_puts(&w, i ? "; " : " ");
+        weir__fs_put_escaped_name(&w, bad->items[i].path);
+        weir__buf_printf(&w, " (%s)",
+                         weir__fs_unreadable_name(bad->items[i].path));
+    }
+    weir__buf_puts(&w, bad->len > 5 ? "; ..." : "");
+    weir__buf_puts(&w, bad->len == 1 ? ". Rename it to ingest it."
+                                     : ". Rename them to ingest them.");
+    add_warning(x, weir__buf_cstr(&w));
+    weir__buf_free(&w);
+}
+
+/* Files the flow ingested before, by path: their size and mtime then. */
+typedef struct seen_file {
+    uint64_t size;
+    int64_t mtime;
+} seen_file;
+
 static int plan_file_source(weir_flow_exec *x, batch_plan *p,
                             const weir_gdataset *t, const weir_input *in)
 {
@@ -382,46 +431,108 @@ static int plan_file_source(weir_flow_exec *x, batch_plan *p,
     b.file = weir__arena_alloc(&p->arena, sizeof(*b.file));
     if (!b.file)
         return WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
-    weir_file_list files = { NULL, 0, 0 };
+    weir_file_list files = { NULL, 0, 0 }, bad = { NULL, 0, 0 };
     b.file->infer = x->infer;
     int rc = weir__file_opts(&b.file->opts, in->tvf, &x->err);
     if (!rc)
-        rc = weir__files_list(&files, &b.file->folder_missing, x->root_dir,
-                              &b.file->opts, &x->err);
+        rc = weir__files_list(&files, &bad, &b.file->folder_missing,
+                              x->root_dir, &b.file->opts, &x->err);
     if (rc)
         return rc;
+    warn_unreadable(x, &bad);
+    weir__fs_list_free(&bad);
     /* Files this flow already ingested in this generation. */
     weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT path FROM ");
+    weir__buf_puts(&q, "SELECT path, size, mtime FROM ");
     weir__meta_table(&q, weir__state_catalog(x->g, t), "files");
     weir__buf_puts(&q, " WHERE flow = ");
     weir__buf_put_sql_string(&q, x->f->display);
     weir__buf_printf(&q, " AND generation = %lld AND source = ",
                      (long long)p->gen);
     weir__buf_put_sql_string(&q, b.key);
+    weir__buf_puts(&q, " ORDER BY batch_id"); /* the latest read wins */
     weir_rows *seen = NULL;
     rc = weir__query_buf(x->conn, &q, &seen, &x->err);
     weir__buf_free(&q);
     weir_map known = WEIR_MAP_INIT(false);
-    for (size_t i = 0; !rc && i < seen->n_rows; i++)
-        if (weir__rows_get(seen, i, 0) &&
-            weir__map_put(&known, weir__rows_get(seen, i, 0), (void *)1))
+    seen_file *was = rc ? NULL
+                        : weir__arena_array(&p->arena, seen->n_rows + 1,
+                                            sizeof(*was));
+    if (!rc && !was)
+        rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0; !rc && i < seen->n_rows; i++) {
+        const char *path = weir__rows_get(seen, i, 0);
+        const char *size = weir__rows_get(seen, i, 1);
+        const char *mtime = weir__rows_get(seen, i, 2);
+        was[i].size = size ? strtoull(size, NULL, 10) : 0;
+        was[i].mtime = mtime ? strtoll(mtime, NULL, 10) : 0;
+        if (path && weir__map_put(&known, path, &was[i]))
             rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    weir_buf changed = WEIR_BUF_INIT, unstable = WEIR_BUF_INIT;
+    size_t n_changed = 0, n_unstable = 0;
     if (!rc) {
         b.files = weir__arena_array(&p->arena, files.len + 1, sizeof(char *));
         b.sizes = weir__arena_array(&p->arena, files.len + 1, sizeof(uint64_t));
         b.mtimes = weir__arena_array(&p->arena, files.len + 1, sizeof(int64_t));
         for (size_t i = 0; b.files && i < files.len; i++) {
-            if (weir__map_has(&known, files.items[i].path))
+            const weir_file_info *fi = &files.items[i];
+            const seen_file *old = weir__map_get(&known, fi->path);
+            bool same = old && old->size == fi->size && old->mtime == fi->mtime_us;
+            if (old && !same && b.file->opts.allow_overwrites)
+                old = NULL; /* read again, in full */
+            if (old) {
+                /* Like Auto Loader, a file is ingested once; a change to
+                 * it afterwards is reported, not read. */
+                if (!same) {
+                    weir__buf_puts(&changed, n_changed++ ? "; " : " ");
+                    weir__fs_put_escaped_name(&changed, fi->path);
+                    weir__buf_printf(&changed, " (%llu bytes when ingested, "
+                                               "%llu now)",
+                                     (unsigned long long)old->size,
+                                     (unsigned long long)fi->size);
+                }
                 continue;
-            b.files[b.n_files] = weir__arena_strdup(&p->arena, files.items[i].path);
-            b.sizes[b.n_files] = files.items[i].size;
-            b.mtimes[b.n_files] = files.items[i].mtime_us;
+            }
+            if (is_unstable(x, fi->path)) {
+                weir__buf_puts(&unstable, n_unstable++ ? "; " : " ");
+                weir__fs_put_escaped_name(&unstable, fi->path);
+                continue;
+            }
+            b.files[b.n_files] = weir__arena_strdup(&p->arena, fi->path);
+            b.sizes[b.n_files] = fi->size;
+            b.mtimes[b.n_files] = fi->mtime_us;
             b.n_files++;
         }
         if (weir__arena_failed(&p->arena))
             rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
     }
+    if (n_changed) {
+        weir_buf w = WEIR_BUF_INIT;
+        weir__buf_printf(&w, "Flow '%s': %zu file%s changed after %s ingested "
+                             "and %s not read again (a file is ingested "
+                             "once unless allowOverwrites is true; write "
+                             "files elsewhere and move them in when "
+                             "complete):%s.",
+                         x->f->display, n_changed, n_changed == 1 ? "" : "s",
+                         n_changed == 1 ? "it was" : "they were",
+                         n_changed == 1 ? "is" : "are", weir__buf_cstr(&changed));
+        add_warning(x, weir__buf_cstr(&w));
+        weir__buf_free(&w);
+    }
+    if (n_unstable) {
+        weir_buf w = WEIR_BUF_INIT;
+        weir__buf_printf(&w, "Flow '%s': %zu file%s changed while this update "
+                             "read %s and %s left for a later update:%s.",
+                         x->f->display, n_unstable, n_unstable == 1 ? "" : "s",
+                         n_unstable == 1 ? "it" : "them",
+                         n_unstable == 1 ? "is" : "are",
+                         weir__buf_cstr(&unstable));
+        add_warning(x, weir__buf_cstr(&w));
+        weir__buf_free(&w);
+    }
+    weir__buf_free(&changed);
+    weir__buf_free(&unstable);
     weir__map_free(&known);
     weir__rows_free(seen);
     weir__fs_list_free(&files);
@@ -443,6 +554,50 @@ static int plan_file_source(weir_flow_exec *x, batch_plan *p,
     if (!rc && WEIR_VEC_PUSH(&p->sources, b))
         rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
     return rc;
+}
+
+/* After the batch was read: a file whose size or modification time is no
+ * longer what the listing saw was being written while read, so the batch
+ * may hold part of it. It is remembered, and the caller reads the batch
+ * again without it (a later update ingests it once it is stable). */
+static int check_files_stable(weir_flow_exec *x, const batch_plan *p)
+{
+    size_t n_new = 0;
+    for (size_t i = 0; i < p->sources.len; i++) {
+        const weir_source_batch *b = &p->sources.items[i];
+        for (size_t k = 0; b->is_files && k < b->n_files; k++) {
+            weir_file_info now;
+            weir_error ignore;
+            int src = weir__fs_stat(&now, b->files[k], &ignore);
+            if (src == WEIR_ENOTFOUND)
+                continue; /* moved away after it was read: it was complete */
+            if (!src) {
+                free(now.path);
+                if (now.size == b->sizes[k] && now.mtime_us == b->mtimes[k])
+                    continue;
+            }
+            char *copy = strdup(b->files[k]);
+            char **grown = copy ? realloc(x->unstable, (x->n_unstable + 1) *
+                                                           sizeof(char *))
+                                : NULL;
+            if (!grown) {
+                free(copy);
+                return WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+            }
+            x->unstable = grown;
+            x->unstable[x->n_unstable++] = copy;
+            n_new++;
+        }
+    }
+    if (!n_new)
+        return 0;
+    x->files_changed = true;
+    return WEIR_ERR(&x->err, WEIR_ERROR, "FILE_CHANGED_DURING_READ",
+                    "Flow '%s': %zu file%s changed while the update read them "
+                    "(first: %s), again and again; write files elsewhere and "
+                    "move them in when complete.",
+                    x->f->display, n_new, n_new == 1 ? "" : "s",
+                    x->unstable[x->n_unstable - n_new]);
 }
 
 /* Inputs of a flow including those of the views it reads, which stream in
@@ -874,9 +1029,17 @@ static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
                             "sink format '%s' is not supported",
                             t->def->format ? t->def->format : "");
         if (!rc)
+            rc = check_files_stable(x, &p);
+        if (rc)
+            weir__files_explain_error(&x->err);
+        if (!rc)
             rc = record_checkpoint(x, &p, t);
     } else if (!rc) {
         rc = insert_rows(x, t, p.sources.items, p.sources.len);
+        if (rc)
+            weir__files_explain_error(&x->err);
+        if (!rc)
+            rc = check_files_stable(x, &p);
         if (!rc)
             rc = record_checkpoint(x, &p, t);
     }
@@ -961,6 +1124,7 @@ static int exec_mv(weir_flow_exec *x, const weir_gdataset *t)
 }
 
 static int run_once(weir_flow_exec *x, const weir_gdataset *t);
+static int run_stable(weir_flow_exec *x, const weir_gdataset *t);
 
 int weir__flow_exec(weir_flow_exec *x)
 {
@@ -970,6 +1134,7 @@ int weir__flow_exec(weir_flow_exec *x)
     x->idle = x->no_new_data = false;
     x->sink_format = NULL;
     x->careful_files = false;
+    x->files_changed = false;
     x->note[0] = '\0';
     int rc = 0;
     if (t->kind == WEIR_SINK) {
@@ -979,21 +1144,25 @@ int weir__flow_exec(weir_flow_exec *x)
         if (rc)
             return rc;
     }
+    x->warning[0] = '\0';
     rc = weir__conn_begin(x->conn, &x->err);
     if (rc)
         return rc;
-    rc = run_once(x, t);
-    if (rc && !x->careful_files && weir__flow_reads_files(x->g, x->f, 0)) {
+    rc = run_stable(x, t);
+    if (rc && !x->careful_files && !x->files_changed &&
+        weir__flow_reads_files(x->g, x->f, 0)) {
         /* A file did not fit the fast reader (a malformed record, a value
          * of another type): read this batch again, rescuing them. */
         weir__conn_rollback(x->conn);
         weir__buf_clear(&x->details);
         x->careful_files = true;
         x->rows_written = 0;
+        x->warning[0] = '\0';
+        x->note[0] = '\0';
         rc = weir__conn_begin(x->conn, &x->err);
         if (!rc) {
             weir__error_clear(&x->err);
-            rc = run_once(x, t);
+            rc = run_stable(x, t);
         }
     }
     if (!rc && !x->idle && !x->no_new_data)
@@ -1002,6 +1171,32 @@ int weir__flow_exec(weir_flow_exec *x)
         weir__conn_rollback(x->conn);
     if (!rc && x->sink_format)
         rc = sink_publish(x, t);
+    for (size_t i = 0; i < x->n_unstable; i++)
+        free(x->unstable[i]);
+    free(x->unstable);
+    x->unstable = NULL;
+    x->n_unstable = 0;
+    return rc;
+}
+
+/* Attempts of a batch: files that change while read are left out, and the
+ * batch is read again without them (a bounded number of times). */
+static int run_stable(weir_flow_exec *x, const weir_gdataset *t)
+{
+    int rc = run_once(x, t);
+    for (int attempt = 0; rc && x->files_changed && attempt < 3; attempt++) {
+        weir__conn_rollback(x->conn);
+        weir__buf_clear(&x->details);
+        x->files_changed = false;
+        x->rows_written = 0;
+        x->warning[0] = '\0';
+        x->note[0] = '\0';
+        rc = weir__conn_begin(x->conn, &x->err);
+        if (!rc) {
+            weir__error_clear(&x->err);
+            rc = run_once(x, t);
+        }
+    }
     return rc;
 }
 

@@ -36,6 +36,12 @@ typedef struct weir_flow_exec {
     int64_t sink_gen, sink_batch_id;
     bool careful_files; /* read file sources rescuing what does not fit */
     char note[512];     /* an INFO event for the flow, e.g. a missing folder */
+    char warning[1024]; /* a WARN event, e.g. files skipped or changed */
+    /* files that changed while a batch read them: left out of this
+     * update's batch (malloc'd paths, freed by weir__flow_exec) */
+    char **unstable;
+    size_t n_unstable;
+    bool files_changed; /* the last attempt met such a file */
 } weir_flow_exec;
 
 /* Run the flow. Returns 0 or the code in x->err; on failure nothing of the

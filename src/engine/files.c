@@ -63,6 +63,8 @@ static int set_option(weir_file_opts *o, const weir_sql_tvf *call,
         o->null_value = v;
     else if (weir__str_ieq(key, "recursiveFileLookup"))
         o->recursive = truthy(a);
+    else if (weir__str_ieq(key, "allowOverwrites"))
+        o->allow_overwrites = truthy(a);
     else if (weir__str_ieq(key, "pathGlobFilter"))
         o->glob_filter = v;
     else if (weir__str_ieq(key, "schema"))
@@ -196,7 +198,33 @@ static bool hidden(const char *path)
     return b[0] == '.' || b[0] == '_';
 }
 
-int weir__files_list(weir_file_list *out, bool *missing, const char *root_dir,
+/* Move the files DuckDB cannot be given by name out of l, into bad. */
+static int split_unreadable(weir_file_list *l, weir_file_list *bad,
+                            weir_error *err)
+{
+    size_t k = 0;
+    int rc = 0;
+    for (size_t i = 0; i < l->len; i++) {
+        if (!weir__fs_unreadable_name(l->items[i].path)) {
+            l->items[k++] = l->items[i];
+            continue;
+        }
+        if (bad && !rc &&
+            !weir__vec_grow((void **)&bad->items, &bad->cap, sizeof(*bad->items),
+                            bad->len + 1)) {
+            bad->items[bad->len++] = l->items[i];
+            continue;
+        }
+        if (bad && !rc)
+            rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        free(l->items[i].path);
+    }
+    l->len = k;
+    return rc;
+}
+
+int weir__files_list(weir_file_list *out, weir_file_list *unreadable,
+                     bool *missing, const char *root_dir,
                      const weir_file_opts *o, weir_error *err)
 {
     *missing = false;
@@ -205,7 +233,12 @@ int weir__files_list(weir_file_list *out, bool *missing, const char *root_dir,
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     int rc = 0;
     weir_file_list all = { NULL, 0, 0 };
-    if (strpbrk(abs, "*?[")) {
+    /* A path that exists is taken literally, glob characters or not. */
+    if (weir__fs_is_dir(abs)) {
+        rc = weir__fs_list(&all, abs, o->recursive, true, err);
+    } else if (weir__fs_is_file(abs)) {
+        rc = push_file(&all, abs, err);
+    } else if (strpbrk(abs, "*?[")) {
         glob_t gl;
         int grc = glob(abs, 0, NULL, &gl);
         for (size_t i = 0; grc == 0 && !rc && i < gl.gl_pathc; i++)
@@ -215,38 +248,28 @@ int weir__files_list(weir_file_list *out, bool *missing, const char *root_dir,
             globfree(&gl);
         if (grc == GLOB_NOMATCH)
             *missing = true;
-    } else if (weir__fs_is_dir(abs)) {
-        rc = weir__fs_list(&all, abs, o->recursive, true, err);
-    } else if (weir__fs_is_file(abs)) {
-        rc = push_file(&all, abs, err);
     } else {
         *missing = true;
     }
     free(abs);
+    if (!rc)
+        rc = split_unreadable(&all, unreadable, err);
     if (rc) {
         weir__fs_list_free(&all);
         return rc;
     }
     /* pathGlobFilter matches file names. */
+    size_t k = 0;
     for (size_t i = 0; i < all.len; i++) {
         if (o->glob_filter &&
             fnmatch(o->glob_filter, weir__path_basename(all.items[i].path), 0)) {
             free(all.items[i].path);
             continue;
         }
-        out->items = all.items; /* reuse the storage in place */
-        out->items[out->len++] = all.items[i];
+        all.items[k++] = all.items[i];
     }
-    if (!o->glob_filter) {
-        *out = all;
-        return 0;
-    }
-    out->cap = all.cap;
-    if (!out->len) {
-        free(all.items);
-        out->items = NULL;
-        out->cap = 0;
-    }
+    all.len = k;
+    *out = all;
     return 0;
 }
 
@@ -258,14 +281,24 @@ static void put_file_list(weir_buf *b, const char *const *files, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (i)
             weir__buf_puts(b, ", ");
-        weir__buf_put_sql_string(b, files[i]);
+        weir_buf lit = WEIR_BUF_INIT;
+        weir__fs_put_glob_literal(&lit, files[i]);
+        weir__buf_put_sql_string(b, weir__buf_cstr(&lit));
+        if (lit.failed)
+            b->failed = true;
+        weir__buf_free(&lit);
     }
     weir__buf_putc(b, ']');
 }
 
+/* Lines (and JSON records) up to this size are read, as Spark reads long
+ * ones; DuckDB's defaults are 2 MB and 16 MB. */
+#define MAX_RECORD "268435456"
+
 static void csv_options(weir_buf *b, const weir_file_opts *o)
 {
-    weir__buf_printf(b, ", header = %s", o->header ? "true" : "false");
+    weir__buf_printf(b, ", header = %s, max_line_size = " MAX_RECORD,
+                     o->header ? "true" : "false");
     const char *sep = o->sep;
     if (!sep && weir__str_ends(o->path, ".tsv"))
         sep = "\t";
@@ -298,6 +331,75 @@ static bool extra_csv_field(const char *name)
     return true;
 }
 
+static weir_db_column *find_col(const weir_file_schema *s, const char *name)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (weir__str_ieq(s->cols[i].name, name))
+            return &s->cols[i];
+    return NULL;
+}
+
+/*
+ * DuckDB's JSON sniffing renames or mangles keys that are not plain column
+ * names: a second spelling of a name in another case becomes "name_1", ""
+ * becomes "C0", a key with a NUL is cut at it. Read the true top-level
+ * keys of the sampled files, keep only columns that are keys, one per
+ * case-insensitive name (the first), and say whether the files hold keys
+ * the fast reader would drop.
+ */
+static int reconcile_json_keys(weir_file_schema *s, weir_arena *a,
+                               weir_conn *conn, const weir_file_opts *o,
+                               const char *const *files, size_t n,
+                               weir_error *err)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT k, k = '' OR contains(k, chr(0)) FROM (SELECT "
+                       "DISTINCT unnest(json_keys(json)) AS k FROM "
+                       "read_json_objects(");
+    put_file_list(&q, files, n);
+    weir__buf_printf(&q, ", format = '%s', ignore_errors = true, "
+                         "maximum_object_size = " MAX_RECORD ") WHERE "
+                         "json_type(json) = 'OBJECT')",
+                     o->multiline ? "auto" : "newline_delimited");
+    weir_rows *r = NULL;
+    int rc = weir__query_buf(conn, &q, &r, err);
+    weir__buf_free(&q);
+    if (rc)
+        return rc;
+    weir_map keys = WEIR_MAP_INIT(false);
+    for (size_t i = 0; !rc && i < r->n_rows; i++) {
+        const char *k = weir__rows_get(r, i, 0);
+        const char *bad = weir__rows_get(r, i, 1);
+        if (bad && !strcmp(bad, "true"))
+            s->odd_keys = true;
+        else if (k && weir__map_put(&keys, k, (void *)1))
+            rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    size_t kept = 0;
+    for (size_t i = 0; !rc && i < s->n; i++) {
+        if (!weir__map_has(&keys, s->cols[i].name))
+            continue; /* a name DuckDB made up */
+        weir_file_schema cur = { s->cols, kept, false };
+        if (find_col(&cur, s->cols[i].name))
+            continue; /* another spelling of a kept column */
+        s->cols[kept++] = s->cols[i];
+    }
+    /* A key kept under another spelling is read by the careful reader. */
+    weir_file_schema cur = { s->cols, kept, false };
+    for (size_t i = 0; !rc && i < r->n_rows; i++) {
+        const char *k = weir__rows_get(r, i, 0);
+        const weir_db_column *c = k ? find_col(&cur, k) : NULL;
+        if (c && strcmp(c->name, k))
+            s->odd_keys = true;
+    }
+    if (!rc)
+        s->n = kept;
+    weir__map_free(&keys);
+    weir__rows_free(r);
+    (void)a;
+    return rc;
+}
+
 /* Columns the files have, per DuckDB's sniffing (sampling the files). */
 static int infer(weir_file_schema *out, weir_arena *a, weir_conn *conn,
                  const weir_file_opts *o, const char *const *files, size_t n,
@@ -311,7 +413,8 @@ static int infer(weir_file_schema *out, weir_arena *a, weir_conn *conn,
         weir__buf_puts(&q, "read_json(");
         put_file_list(&q, files, n);
         weir__buf_printf(&q, ", format = '%s', union_by_name = true, "
-                             "ignore_errors = true, maximum_depth = %d)",
+                             "ignore_errors = true, maximum_object_size = "
+                             MAX_RECORD ", maximum_depth = %d)",
                          o->multiline ? "auto" : "newline_delimited",
                          o->infer_types ? -1 : 1);
     } else if (weir__str_ieq(o->format, "csv")) {
@@ -335,9 +438,14 @@ static int infer(weir_file_schema *out, weir_arena *a, weir_conn *conn,
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     }
     bool cached = weir__infer_cache_get(cache, weir__buf_cstr(&q), out, a);
+    out->odd_keys = cached && out->odd_keys;
     int rc = cached ? 0
                     : weir__conn_describe(conn, weir__buf_cstr(&q), &out->cols,
                                           &out->n, a, err);
+    if (rc)
+        weir__files_explain_error(err);
+    if (!rc && !cached && weir__str_ieq(o->format, "json"))
+        rc = reconcile_json_keys(out, a, conn, o, files, n, err);
     if (!rc && !cached)
         weir__infer_cache_put(cache, weir__buf_cstr(&q), out);
     weir__buf_free(&q);
@@ -367,6 +475,7 @@ static int ddl_columns(weir_file_schema *out, weir_arena *a, weir_conn *conn,
                        const char *ddl, weir_error *err)
 {
     const weir_sql_type *t = NULL;
+    out->odd_keys = false;
     char *text = weir__arena_printf(a, "STRUCT<%s>", ddl);
     weir_sql_type *pt;
     int rc = text ? weir__sql_parse_type(&pt, a, text, err)
@@ -383,14 +492,6 @@ static int ddl_columns(weir_file_schema *out, weir_arena *a, weir_conn *conn,
                              err);
     weir__buf_free(&q);
     return rc;
-}
-
-static weir_db_column *find_col(const weir_file_schema *s, const char *name)
-{
-    for (size_t i = 0; i < s->n; i++)
-        if (weir__str_ieq(s->cols[i].name, name))
-            return &s->cols[i];
-    return NULL;
 }
 
 /* Inferred schema with hints applied (types pinned; hinted columns the
@@ -410,7 +511,7 @@ static int apply_hints(weir_file_schema *s, weir_arena *a, weir_conn *conn,
     memcpy(cols, s->cols, s->n * sizeof(*cols));
     size_t n = s->n;
     for (size_t i = 0; i < h.n; i++) {
-        weir_file_schema cur = { cols, n };
+        weir_file_schema cur = { cols, n, false };
         weir_db_column *c = find_col(&cur, h.cols[i].name);
         if (c)
             c->type = h.cols[i].type;
@@ -543,8 +644,10 @@ int weir__files_plan(weir_file_batch *b, weir_arena *a, weir_conn *conn,
     if (!found) {
         b->schema_version = 0;
         b->store_schema = true;
-        return schema_for_files(&b->schema, a, conn, &b->opts, files, n,
-                                b->infer, err);
+        rc = schema_for_files(&b->schema, a, conn, &b->opts, files, n,
+                              b->infer, err);
+        b->unknown_fields = b->unknown_fields || b->schema.odd_keys;
+        return rc;
     }
     if (b->opts.schema || b->opts.evolution == WEIR_EVOLVE_NONE)
         return 0;
@@ -553,6 +656,14 @@ int weir__files_plan(weir_file_batch *b, weir_arena *a, weir_conn *conn,
     rc = schema_for_files(&now, a, conn, &b->opts, files, n, b->infer, err);
     if (rc)
         return rc;
+    b->unknown_fields = b->unknown_fields || now.odd_keys;
+    /* A key spelled otherwise than the stored column: the fast reader
+     * matches names exactly, the careful one ignoring case. */
+    for (size_t i = 0; i < now.n && weir__str_ieq(b->opts.format, "json"); i++) {
+        const weir_db_column *c = find_col(&b->schema, now.cols[i].name);
+        if (c && strcmp(c->name, now.cols[i].name))
+            b->unknown_fields = true;
+    }
     weir_buf added = WEIR_BUF_INIT;
     size_t n_new = 0;
     for (size_t i = 0; i < now.n; i++)
@@ -611,33 +722,55 @@ void weir__files_store_schema(weir_buf *sql, const weir_file_batch *b,
 
 /* ---- rendering --------------------------------------------------------------- */
 
-static void json_path(weir_buf *b, const char *name)
-{
-    weir_buf p = WEIR_BUF_INIT;
-    weir__buf_puts(&p, "$.");
-    weir__buf_put_json_string(&p, name);
-    weir__buf_put_sql_string(b, weir__buf_cstr(&p));
-    weir__buf_free(&p);
-}
-
 static bool scalar_type(const char *t)
 {
     return !strchr(t, '[') && !weir__str_istarts(t, "STRUCT") &&
            !weir__str_istarts(t, "MAP");
 }
 
-/* The value of column c from the JSON object `j`, cast to its type. */
-static void json_value(weir_buf *b, const weir_db_column *c)
+/* The JSON value of column i in a row of the careful reader: "__m" is the
+ * record as a MAP(VARCHAR, JSON), "__w<i>" the key that column i takes. */
+static void json_raw(weir_buf *b, size_t i)
+{
+    weir__buf_printf(b, "\"__m\"[\"__w%zu\"]", i);
+}
+
+/* That value cast to the column's type (NULL when it does not fit). */
+static void json_value(weir_buf *b, const weir_db_column *c, size_t i)
 {
     weir__buf_puts(b, "TRY_CAST(");
-    weir__buf_puts(b, scalar_type(c->type) ? "json_extract_string(\"__j\", "
-                                           : "json_extract(\"__j\", ");
-    json_path(b, c->name);
-    weir__buf_printf(b, ") AS %s)", c->type);
+    if (scalar_type(c->type)) {
+        weir__buf_puts(b, "json_extract_string(");
+        json_raw(b, i);
+        weir__buf_puts(b, ", '$')");
+    } else {
+        json_raw(b, i);
+    }
+    weir__buf_printf(b, " AS %s)", c->type);
+}
+
+/* The column names as a SQL list, lower-cased or not. */
+static void name_list(weir_buf *b, const weir_file_schema *s, bool lower)
+{
+    weir__buf_putc(b, '[');
+    for (size_t i = 0; i < s->n; i++) {
+        weir__buf_puts(b, i ? ", " : "");
+        if (lower)
+            weir__buf_puts(b, "lower(");
+        weir__buf_put_sql_string(b, s->cols[i].name);
+        if (lower)
+            weir__buf_putc(b, ')');
+    }
+    weir__buf_puts(b, "]::VARCHAR[]");
 }
 
 /* Careful JSON: every line read as text and parsed here, so a malformed
- * line or a value of the wrong type is rescued instead of failing. */
+ * line or a value of the wrong type is rescued instead of failing. Keys
+ * match columns case-insensitively, as in Spark: a column takes the key
+ * spelled exactly like it, else the first key equal ignoring case; the
+ * other spellings go to the rescued data column. Keys are looked up in a
+ * map of the record, never through a JSON path, so any key ("" or one
+ * with a NUL) is safe. */
 static void render_json_careful(weir_buf *b, const weir_file_batch *fb,
                                 const char *const *files, size_t n)
 {
@@ -646,14 +779,14 @@ static void render_json_careful(weir_buf *b, const weir_file_batch *fb,
     bool rescue = o->rescued[0] != '\0';
     weir__buf_puts(b, "(SELECT ");
     for (size_t i = 0; i < s->n; i++) {
-        json_value(b, &s->cols[i]);
+        json_value(b, &s->cols[i], i);
         weir__buf_puts(b, " AS ");
         weir__buf_put_sql_ident(b, s->cols[i].name);
         weir__buf_puts(b, ", ");
     }
     if (rescue) {
-        /* Values that did not fit, unknown fields, or the whole corrupt
-         * record; with the file's path. */
+        /* Values that did not fit, keys no column took, or the whole
+         * corrupt record; with the file's path. */
         weir__buf_puts(b, "CASE WHEN NOT \"__ok\" THEN json_object('_corrupt_record', "
                           "\"__line\", '_file_path', \"filename\") ELSE "
                           "(SELECT CASE WHEN len(e) = 0 THEN NULL ELSE "
@@ -662,48 +795,75 @@ static void render_json_careful(weir_buf *b, const weir_file_batch *fb,
                           "(SELECT list_filter(list_concat([");
         for (size_t i = 0; i < s->n; i++) {
             weir__buf_puts(b, i ? ", " : "");
-            weir__buf_puts(b, "{'k': ");
-            weir__buf_put_sql_string(b, s->cols[i].name);
-            weir__buf_puts(b, ", 'v': CASE WHEN json_extract(\"__j\", ");
-            json_path(b, s->cols[i].name);
-            weir__buf_puts(b, ") IS NOT NULL AND json_type(\"__j\", ");
-            json_path(b, s->cols[i].name);
+            weir__buf_printf(b, "{'k': \"__w%zu\", 'v': CASE WHEN ", i);
+            json_raw(b, i);
+            weir__buf_puts(b, " IS NOT NULL AND json_type(");
+            json_raw(b, i);
             weir__buf_puts(b, ") <> 'NULL' AND ");
-            json_value(b, &s->cols[i]);
-            weir__buf_puts(b, " IS NULL THEN json_extract(\"__j\", ");
-            json_path(b, s->cols[i].name);
-            weir__buf_puts(b, ")::VARCHAR END}");
+            json_value(b, &s->cols[i], i);
+            weir__buf_puts(b, " IS NULL THEN ");
+            json_raw(b, i);
+            weir__buf_puts(b, "::VARCHAR END}");
         }
-        /* Fields outside the schema, unless they are to be ignored. */
-        if (o->evolution != WEIR_EVOLVE_NONE) {
-            weir__buf_puts(b, "], list_transform(list_filter(json_keys(\"__j\"), "
-                              "k -> NOT list_contains([");
-            for (size_t i = 0; i < s->n; i++) {
-                weir__buf_puts(b, i ? ", " : "");
-                weir__buf_put_sql_string(b, s->cols[i].name);
-            }
-            weir__buf_puts(b, "]::VARCHAR[], k)), k -> {'k': k, 'v': "
-                              "json_extract(\"__j\", '$.\"' || replace(k, '\"', "
-                              "'\\\"') || '\"')::VARCHAR})), ");
-        } else {
-            weir__buf_puts(b, "], []), ");
+        /* Keys no column took: other spellings of a column's name always;
+         * fields outside the schema unless they are to be ignored. */
+        weir__buf_puts(b, "]::STRUCT(k VARCHAR, v VARCHAR)[], list_transform("
+                          "list_filter(coalesce(\"__k\", []), k -> NOT "
+                          "list_contains([");
+        for (size_t i = 0; i < s->n; i++)
+            weir__buf_printf(b, "%s\"__w%zu\"", i ? ", " : "", i);
+        weir__buf_puts(b, "]::VARCHAR[], k)");
+        if (o->evolution == WEIR_EVOLVE_NONE) {
+            weir__buf_puts(b, " AND list_contains(");
+            name_list(b, s, true);
+            weir__buf_puts(b, ", lower(k))");
         }
-        weir__buf_puts(b, "x -> x.v IS NOT NULL) AS l) AS q(e)) END AS ");
+        weir__buf_puts(b, "), k -> {'k': k, 'v': \"__m\"[k]::VARCHAR})), "
+                          "x -> x.v IS NOT NULL) AS l) AS q(e)) END AS ");
         weir__buf_put_sql_ident(b, o->rescued);
         weir__buf_puts(b, ", ");
     }
-    weir__buf_puts(b, "\"filename\" FROM (SELECT \"__line\", \"filename\", "
+    weir__buf_puts(b, "\"filename\" FROM (SELECT *");
+    for (size_t i = 0; i < s->n; i++) {
+        weir__buf_puts(b, ", CASE WHEN list_contains(\"__k\", ");
+        weir__buf_put_sql_string(b, s->cols[i].name);
+        weir__buf_puts(b, ") THEN ");
+        weir__buf_put_sql_string(b, s->cols[i].name);
+        weir__buf_puts(b, " ELSE list_filter(\"__k\", k -> lower(k) = lower(");
+        weir__buf_put_sql_string(b, s->cols[i].name);
+        weir__buf_printf(b, "))[1] END AS \"__w%zu\"", i);
+    }
+    weir__buf_puts(b, " FROM (SELECT *, map_keys(\"__m\") AS \"__k\" FROM "
+                      "(SELECT *, TRY_CAST(\"__j\" AS MAP(VARCHAR, JSON)) AS "
+                      "\"__m\" FROM (SELECT \"__line\", \"filename\", "
                       "json_valid(\"__line\") AS \"__ok\", CASE WHEN "
                       "json_valid(\"__line\") AND json_type(\"__line\") = 'OBJECT' "
                       "THEN \"__line\"::JSON END AS \"__j\" FROM read_csv(");
     put_file_list(b, files, n);
     weir__buf_puts(b, ", columns = {'__line': 'VARCHAR'}, delim = chr(31), "
                       "quote = '', escape = '', header = false, auto_detect = "
-                      "false, filename = true, max_line_size = 268435456) WHERE "
+                      "false, filename = true, max_line_size = " MAX_RECORD ") WHERE "
                       "trim(\"__line\") <> '')");
     if (weir__str_ieq(o->mode, "DROPMALFORMED"))
         weir__buf_puts(b, " WHERE \"__ok\"");
-    weir__buf_putc(b, ')');
+    weir__buf_puts(b, "))))");
+}
+
+/* Lines of a CSV file that hold only blanks are skipped like empty lines:
+ * such a line reads as a first field of blanks and no other field. */
+static void csv_skip_blank(weir_buf *b, const weir_file_schema *s)
+{
+    if (!s->n)
+        return;
+    weir__buf_puts(b, " WHERE NOT coalesce(trim(CAST(");
+    weir__buf_put_sql_ident(b, s->cols[0].name);
+    weir__buf_puts(b, " AS VARCHAR), ' ' || chr(9) || chr(13)) = ''");
+    for (size_t i = 1; i < s->n; i++) {
+        weir__buf_puts(b, " AND ");
+        weir__buf_put_sql_ident(b, s->cols[i].name);
+        weir__buf_puts(b, " IS NULL");
+    }
+    weir__buf_puts(b, ", false)");
 }
 
 /* Careful CSV: every field read as text, then cast; values that do not
@@ -752,7 +912,9 @@ static void render_csv_careful(weir_buf *b, const weir_file_batch *fb,
         weir__buf_puts(b, ": 'VARCHAR'");
     }
     weir__buf_puts(b, "}, auto_detect = false, null_padding = true, "
-                      "ignore_errors = true, filename = true))");
+                      "ignore_errors = true, filename = true)");
+    csv_skip_blank(b, s);
+    weir__buf_putc(b, ')');
 }
 
 /* ", columns = {'name': 'TYPE', ...})" of a reader call. */
@@ -792,7 +954,8 @@ static void render_fast(weir_buf *b, const weir_file_batch *fb,
     if (weir__str_ieq(o->format, "json")) {
         weir__buf_puts(b, "read_json(");
         put_file_list(b, files, n);
-        weir__buf_printf(b, ", format = '%s', filename = true",
+        weir__buf_printf(b, ", format = '%s', filename = true, "
+                            "maximum_object_size = " MAX_RECORD,
                          o->multiline ? "auto" : "newline_delimited");
         if (weir__str_ieq(o->mode, "DROPMALFORMED"))
             weir__buf_puts(b, ", ignore_errors = true");
@@ -808,6 +971,7 @@ static void render_fast(weir_buf *b, const weir_file_batch *fb,
         if (weir__str_ieq(o->mode, "DROPMALFORMED"))
             weir__buf_puts(b, ", ignore_errors = true");
         put_columns(b, s);
+        csv_skip_blank(b, s);
     } else if (weir__str_ieq(o->format, "parquet")) {
         weir__buf_puts(b, "read_parquet(");
         put_file_list(b, files, n);
@@ -819,7 +983,7 @@ static void render_fast(weir_buf *b, const weir_file_batch *fb,
         put_file_list(b, files, n);
         weir__buf_puts(b, ", columns = {'__line': 'VARCHAR'}, delim = chr(31), "
                           "quote = '', escape = '', header = false, auto_detect "
-                          "= false, filename = true, max_line_size = 268435456))");
+                          "= false, filename = true, max_line_size = " MAX_RECORD "))");
     }
     weir__buf_putc(b, ')');
 }
@@ -838,7 +1002,7 @@ static void finish(weir_buf *out, const char *rel, const char *const *files,
     weir__buf_printf(out,
                      "(SELECT \"__r\".* EXCLUDE (\"filename\"), struct_pack("
                      "file_path := \"__r\".\"filename\", file_name := "
-                     "parse_filename(\"__r\".\"filename\"), file_size := "
+                     "\"__m\".name, file_size := "
                      "\"__m\".size, file_modification_time := "
                      "make_timestamp(\"__m\".mtime)) AS \"_metadata\" FROM %s AS "
                      "\"__r\" LEFT JOIN (VALUES ",
@@ -846,13 +1010,16 @@ static void finish(weir_buf *out, const char *rel, const char *const *files,
     for (size_t i = 0; i < n; i++) {
         weir__buf_puts(out, i ? ", (" : "(");
         weir__buf_put_sql_string(out, files[i]);
+        weir__buf_puts(out, ", ");
+        weir__buf_put_sql_string(out, weir__path_basename(files[i]));
         weir__buf_printf(out, ", %llu::BIGINT, %lld::BIGINT)",
                          (unsigned long long)(sizes ? sizes[i] : 0),
                          (long long)(mtimes ? mtimes[i] : 0));
     }
     if (!n)
-        weir__buf_puts(out, "(NULL::VARCHAR, NULL::BIGINT, NULL::BIGINT)");
-    weir__buf_puts(out, ") AS \"__m\"(path, size, mtime) ON \"__r\".\"filename\" = "
+        weir__buf_puts(out, "(NULL::VARCHAR, NULL::VARCHAR, NULL::BIGINT, "
+                            "NULL::BIGINT)");
+    weir__buf_puts(out, ") AS \"__m\"(path, name, size, mtime) ON \"__r\".\"filename\" = "
                         "\"__m\".path)");
 }
 
@@ -863,6 +1030,11 @@ int weir__files_render(weir_buf *out, const weir_file_batch *b,
 {
     weir_buf rel = WEIR_BUF_INIT;
     const char *fmt = b->opts.format;
+    if (!b->schema.n && weir__str_ieq(fmt, "csv")) {
+        /* Files without a single column (blank): no rows. */
+        weir__files_empty_relation(out, b, with_metadata);
+        return 0;
+    }
     bool failfast = weir__str_ieq(b->opts.mode, "FAILFAST");
     careful = careful || b->unknown_fields ||
               (weir__str_ieq(fmt, "json") &&
@@ -877,6 +1049,79 @@ int weir__files_render(weir_buf *out, const weir_file_batch *b,
     int rc = rel.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory") : 0;
     weir__buf_free(&rel);
     return rc;
+}
+
+/* ---- errors ----------------------------------------------------------------- */
+
+/* The 1-based number of the first line of path longer than limit bytes,
+ * or 0. */
+static long long first_long_line(const char *path, unsigned long long limit)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    long long line = 1, found = 0;
+    unsigned long long len = 0;
+    char buf[65536];
+    size_t n;
+    while (!found && (n = fread(buf, 1, sizeof(buf), f)) > 0) {
+        for (size_t i = 0; i < n && !found; i++) {
+            if (buf[i] == '\n') {
+                line++;
+                len = 0;
+            } else if (++len > limit) {
+                found = line;
+            }
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+void weir__files_explain_error(weir_error *err)
+{
+    if (!err)
+        return;
+    const char *m = err->message;
+    const char *at = strstr(m, "CSV Error on Line: ");
+    const char *file = strstr(m, "file = ");
+    if (!at || !file)
+        return;
+    file += strlen("file = ");
+    size_t flen = strcspn(file, "\n");
+    const char *gap = strstr(file, "   ");
+    if (gap && (size_t)(gap - file) < flen)
+        flen = (size_t)(gap - file);
+    char path[1024];
+    snprintf(path, sizeof(path), "%.*s", (int)flen, file);
+    long long line = strtoll(at + strlen("CSV Error on Line: "), NULL, 10);
+    const char *max = strstr(m, "Maximum line size of ");
+    if (max) {
+        /* DuckDB numbers the line it gave up on wrongly. */
+        long long l = first_long_line(path, strtoull(max + 21, NULL, 10));
+        if (l)
+            line = l;
+    }
+    /* The reason, without DuckDB's advice and reader options. */
+    const char *why = strstr(at, "Original Line: ");
+    why = why ? why : at;
+    size_t wlen = strlen(why);
+    const char *cut[] = { "Possible Solution", "Possible solution", "Possible fix",
+                          "file = " };
+    for (size_t i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
+        const char *c = strstr(why, cut[i]);
+        if (c && (size_t)(c - why) < wlen)
+            wlen = (size_t)(c - why);
+    }
+    while (wlen && (why[wlen - 1] == ' ' || why[wlen - 1] == '\n'))
+        wlen--;
+    char text[sizeof(err->message)];
+    snprintf(text, sizeof(text), "%s:%lld: cannot read the file: %.*s", path,
+             line, (int)wlen, why);
+    for (char *p = text; *p; p++)
+        if (*p == '\n')
+            *p = ' ';
+    weir__str_copy(err->message, sizeof(err->message), text);
 }
 
 /* ---- resolution ------------------------------------------------------------- */
@@ -935,7 +1180,7 @@ int weir__files_analysis_relation(weir_buf *out, weir_conn *conn,
     weir_file_list files = { NULL, 0, 0 };
     if (!rc && !found) {
         bool missing;
-        rc = weir__files_list(&files, &missing, root_dir, &b.opts, err);
+        rc = weir__files_list(&files, NULL, &missing, root_dir, &b.opts, err);
         const char **paths = weir__arena_array(&a, files.len + 1, sizeof(char *));
         for (size_t i = 0; !rc && paths && i < files.len; i++)
             paths[i] = files.items[i].path;

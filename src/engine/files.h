@@ -41,19 +41,29 @@ typedef struct weir_file_opts {
     const char *mode;        /* PERMISSIVE, FAILFAST, DROPMALFORMED */
     bool infer_types;
     bool evolution_set;      /* schemaEvolutionMode was given */
+    bool allow_overwrites;   /* a changed ingested file is read again */
 } weir_file_opts;
 
 int weir__file_opts(weir_file_opts *out, const weir_sql_tvf *call,
                     weir_error *err);
 
-/* Regular files of the source, sorted by path; hidden files (leading '.'
- * or '_') skipped. *missing is set when the path does not exist (yet). */
-int weir__files_list(weir_file_list *out, bool *missing, const char *root_dir,
+/* Regular files of the source, sorted by path, each real file once (see
+ * weir__fs_list); hidden files (leading '.' or '_') skipped. A path that
+ * exists is literal; only one that does not is expanded as a glob.
+ * Files whose names DuckDB cannot be given (weir__fs_unreadable_name) go
+ * to *unreadable when it is not NULL (else they are dropped). *missing is
+ * set when the path does not exist (yet). */
+int weir__files_list(weir_file_list *out, weir_file_list *unreadable,
+                     bool *missing, const char *root_dir,
                      const weir_file_opts *o, weir_error *err);
 
 typedef struct weir_file_schema {
     weir_db_column *cols;
     size_t n;
+    /* JSON files have keys the fast reader would drop: spellings of a
+     * column's name in another case, "" or keys with a NUL (read with the
+     * careful reader, which rescues them) */
+    bool odd_keys;
 } weir_file_schema;
 
 /*
@@ -111,6 +121,11 @@ int weir__files_render(weir_buf *out, const weir_file_batch *b,
                        const char *const *files, const uint64_t *sizes,
                        const int64_t *mtimes, size_t n, bool careful,
                        bool with_metadata, weir_error *err);
+
+/* Rewrite a DuckDB CSV error in err (if it is one) to start with the
+ * file and the line it is about, "path:line: ...", without the reader's
+ * advice and options. */
+void weir__files_explain_error(weir_error *err);
 
 /* An empty relation with the batch's schema (a source with no new file). */
 void weir__files_empty_relation(weir_buf *out, const weir_file_batch *b,

@@ -45,6 +45,7 @@ static int copy_schema(weir_file_schema *to, weir_arena *a,
                        const weir_file_schema *from)
 {
     to->n = from->n;
+    to->odd_keys = from->odd_keys;
     to->cols = weir__arena_array(a, from->n + 1, sizeof(*to->cols));
     for (size_t i = 0; to->cols && i < from->n; i++) {
         to->cols[i].name = weir__arena_strdup(a, from->cols[i].name);

@@ -383,6 +383,8 @@ static void finish_slot(run_state *rs, size_t idx)
         weir__buf_puts(&d, "}}");
         if (x->note[0])
             flow_event(rs, f, WEIR_LEVEL_INFO, NULL, NULL, x->note);
+        if (x->warning[0])
+            flow_event(rs, f, WEIR_LEVEL_WARN, NULL, NULL, x->warning);
         char msg[1024];
         snprintf(msg, sizeof(msg), "Flow %s has COMPLETED.", f->display);
         flow_event(rs, f, WEIR_LEVEL_INFO, weir__buf_cstr(&d), NULL, msg);

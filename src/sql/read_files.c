@@ -185,7 +185,10 @@ static int put_files(rf *r, weir_buf *out, const char *const *files,
             char *abs = base_dir && !weir__path_is_abs(files[i])
                             ? weir__path_join(base_dir, files[i])
                             : NULL;
-            weir__buf_put_sql_string(out, abs ? abs : files[i]);
+            weir_buf lit = WEIR_BUF_INIT;
+            weir__fs_put_glob_literal(&lit, abs ? abs : files[i]);
+            weir__buf_put_sql_string(out, weir__buf_cstr(&lit));
+            weir__buf_free(&lit);
             free(abs);
         }
         weir__buf_putc(out, ']');
@@ -199,14 +202,18 @@ static int put_files(rf *r, weir_buf *out, const char *const *files,
     const char *p = full ? full : r->path;
     weir_buf b = WEIR_BUF_INIT;
     size_t n = strlen(p);
-    bool folder = !has_glob(p) && (n == 0 || p[n - 1] == '/' || weir__fs_is_dir(p));
+    /* A path that exists is literal (DuckDB would expand its glob
+     * characters); only one that does not is a glob. */
+    bool folder = n == 0 || weir__fs_is_dir(p) || (!has_glob(p) && p[n - 1] == '/');
     if (folder) {
-        weir__buf_puts(&b, p);
+        weir__fs_put_glob_literal(&b, p);
         if (!n || p[n - 1] != '/')
             weir__buf_putc(&b, '/');
         if (recursive == 1)
             weir__buf_puts(&b, "**/");
         weir__buf_puts(&b, filter ? filter : "*");
+    } else if (weir__fs_is_file(p)) {
+        weir__fs_put_glob_literal(&b, p);
     } else {
         weir__buf_puts(&b, p);
     }
@@ -274,7 +281,8 @@ static int string_option(rf *r, weir_buf *out, const char *key, const char *name
 static const char *const IGNORED[] = {
     "schemaLocation", "schemaEvolutionMode", "maxFilesPerTrigger",
     "maxBytesPerTrigger", "useNotifications", "includeExistingFiles",
-    "mergeSchema", "validateOptions", "encoding", "charset", NULL
+    "mergeSchema", "validateOptions", "encoding", "charset", "allowOverwrites",
+    NULL
 };
 
 int weir__sql_render_read_files(weir_buf *out, const weir_sql_tvf *call,

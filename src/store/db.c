@@ -67,7 +67,22 @@ static int engine_error(weir_error *err, const char *what, const char *msg)
         msg = "unknown DuckDB error";
     char clean[1536];
     size_t o = 0;
+    size_t line_len = 0;
     for (const char *p = msg; *p && o + 1 < sizeof(clean); p++) {
+        /* A line quoted from data (a huge CSV or JSON line) is cut, so the
+         * rest of the message (which names the file) survives. */
+        line_len = *p == '\n' ? 0 : line_len + 1;
+        if (line_len == 240) {
+            const char *eol = strchr(p, '\n');
+            size_t rest = eol ? (size_t)(eol - p) : strlen(p);
+            if (rest > 40) {
+                int n = snprintf(clean + o, sizeof(clean) - o,
+                                 "... (%zu more bytes)", rest);
+                o += n > 0 && (size_t)n < sizeof(clean) - o ? (size_t)n : 0;
+                p += rest - 1;
+                continue;
+            }
+        }
         if (*p == '\n' && strncmp(p + 1, "LINE ", 5) == 0) {
             /* skip the excerpt line and the caret line */
             const char *q = strchr(p + 1, '\n');

@@ -223,50 +223,204 @@ int weir__fs_stat(weir_file_info *out, const char *path, weir_error *err)
     return 0;
 }
 
-static int list_into(weir_file_list *out, const char *dir, bool recursive,
-                     bool skip_hidden, weir_error *err)
+/* A folder walk visits each real folder once and keeps each real file once
+ * (by device and inode), so symbolic links that loop back into the tree
+ * (`self -> .`, `up -> ..`) add nothing. Real folders are walked before the
+ * folders reached through links, and a file's real path wins over a link
+ * to it, so adding a link never renames a file already listed. */
+#define WALK_MAX_DEPTH 128
+#define WALK_MAX_ENTRIES 5000000
+
+typedef struct walk_file {
+    char *path;
+    uint64_t size;
+    int64_t mtime_us;
+    dev_t dev;
+    ino_t ino;
+    bool via_link; /* reached through a symbolic link */
+} walk_file;
+
+typedef struct walk_dir {
+    char *path;
+    int depth;
+} walk_dir;
+
+typedef struct walk_id {
+    dev_t dev;
+    ino_t ino;
+} walk_id;
+
+typedef struct walk {
+    const char *root;
+    bool recursive, skip_hidden;
+    WEIR_VEC(walk_file) files;
+    WEIR_VEC(walk_dir) linked; /* folders behind links, walked last */
+    walk_id *seen; /* open addressing; dev 0 and ino 0 = empty */
+    size_t seen_cap, seen_len;
+    size_t entries;
+    weir_error *err;
+} walk;
+
+static size_t id_hash(dev_t dev, ino_t ino)
 {
+    uint64_t h = (uint64_t)ino * 0x9e3779b97f4a7c15ULL ^ (uint64_t)dev;
+    return (size_t)(h ^ (h >> 29));
+}
+
+/* Mark a folder visited; false when it already was. -1 on OOM. */
+static int visit(walk *w, dev_t dev, ino_t ino)
+{
+    if ((w->seen_len + 1) * 2 > w->seen_cap) {
+        size_t cap = w->seen_cap ? w->seen_cap * 2 : 64;
+        walk_id *s = calloc(cap, sizeof(*s));
+        if (!s)
+            return -1;
+        for (size_t i = 0; i < w->seen_cap; i++) {
+            if (!w->seen[i].ino && !w->seen[i].dev)
+                continue;
+            size_t k = id_hash(w->seen[i].dev, w->seen[i].ino) & (cap - 1);
+            while (s[k].ino || s[k].dev)
+                k = (k + 1) & (cap - 1);
+            s[k] = w->seen[i];
+        }
+        free(w->seen);
+        w->seen = s;
+        w->seen_cap = cap;
+    }
+    size_t k = id_hash(dev, ino) & (w->seen_cap - 1);
+    while (w->seen[k].ino || w->seen[k].dev) {
+        if (w->seen[k].dev == dev && w->seen[k].ino == ino)
+            return 0;
+        k = (k + 1) & (w->seen_cap - 1);
+    }
+    w->seen[k].dev = dev;
+    w->seen[k].ino = ino;
+    w->seen_len++;
+    return 1;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The entry names of a folder, sorted (so the walk is deterministic). */
+static int dir_names(char ***out, size_t *n, const char *dir, walk *w)
+{
+    *out = NULL;
+    *n = 0;
     DIR *d = opendir(dir);
     if (!d)
-        return WEIR_ERR(err, errno == ENOENT ? WEIR_ENOTFOUND : WEIR_EIO, NULL,
-                        "cannot list %s: %s", dir, strerror(errno));
+        return WEIR_ERR(w->err, errno == ENOENT ? WEIR_ENOTFOUND : WEIR_EIO,
+                        NULL, "cannot list %s: %s", dir, strerror(errno));
+    WEIR_VEC(char *) names = WEIR_VEC_INIT;
     int rc = 0;
     struct dirent *e;
     while (!rc && (e = readdir(d))) {
-        const char *n = e->d_name;
-        if (!strcmp(n, ".") || !strcmp(n, ".."))
+        const char *nm = e->d_name;
+        if (!strcmp(nm, ".") || !strcmp(nm, ".."))
             continue;
-        if (skip_hidden && (n[0] == '.' || n[0] == '_'))
+        if (w->skip_hidden && (nm[0] == '.' || nm[0] == '_'))
             continue;
-        char *child = weir__path_join(dir, n);
-        if (!child) {
-            rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        if (++w->entries > WALK_MAX_ENTRIES) {
+            rc = WEIR_ERR(w->err, WEIR_ERROR, "FILE_LISTING_TOO_LARGE",
+                          "listing %s: more than %d entries under it; narrow "
+                          "the path or pathGlobFilter",
+                          w->root, WALK_MAX_ENTRIES);
             break;
         }
-        struct stat st;
-        if (stat(child, &st) < 0) {
+        char *copy = strdup(nm);
+        if (!copy || WEIR_VEC_PUSH(&names, copy)) {
+            free(copy);
+            rc = WEIR_ERR(w->err, WEIR_ENOMEM, NULL, "out of memory");
+        }
+    }
+    closedir(d);
+    if (rc) {
+        for (size_t i = 0; i < names.len; i++)
+            free(names.items[i]);
+        WEIR_VEC_FREE(&names);
+        return rc;
+    }
+    if (names.len > 1)
+        qsort(names.items, names.len, sizeof(char *), cmp_name);
+    *out = names.items;
+    *n = names.len;
+    return 0;
+}
+
+static int walk_dir_at(walk *w, const char *dir, int depth, bool via_link)
+{
+    if (depth > WALK_MAX_DEPTH)
+        return WEIR_ERR(w->err, WEIR_ERROR, "FILE_LISTING_TOO_DEEP",
+                        "listing %s: folders nest more than %d levels deep "
+                        "at %s",
+                        w->root, WALK_MAX_DEPTH, dir);
+    char **names;
+    size_t n;
+    int rc = dir_names(&names, &n, dir, w);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < n; i++) {
+        char *child = rc ? NULL : weir__path_join(dir, names[i]);
+        free(names[i]);
+        if (rc)
+            continue;
+        if (!child) {
+            rc = WEIR_ERR(w->err, WEIR_ENOMEM, NULL, "out of memory");
+            continue;
+        }
+        struct stat lst, st;
+        if (lstat(child, &lst) < 0 || stat(child, &st) < 0) {
             free(child); /* vanished or dangling link: not a file */
             continue;
         }
-        if (S_ISDIR(st.st_mode)) {
-            if (recursive)
-                rc = list_into(out, child, recursive, skip_hidden, err);
+        bool link = S_ISLNK(lst.st_mode);
+        if (S_ISDIR(st.st_mode) && w->recursive && link) {
+            walk_dir wd = { child, depth + 1 };
+            if (WEIR_VEC_PUSH(&w->linked, wd)) {
+                free(child);
+                rc = WEIR_ERR(w->err, WEIR_ENOMEM, NULL, "out of memory");
+            }
+        } else if (S_ISDIR(st.st_mode) && w->recursive) {
+            int v = visit(w, st.st_dev, st.st_ino);
+            if (v < 0)
+                rc = WEIR_ERR(w->err, WEIR_ENOMEM, NULL, "out of memory");
+            else if (v)
+                rc = walk_dir_at(w, child, depth + 1, via_link);
             free(child);
         } else if (S_ISREG(st.st_mode)) {
-            weir_file_info fi = { child, (uint64_t)st.st_size, mtime_us(&st) };
-            if (weir__vec_grow((void **)&out->items, &out->cap,
-                               sizeof(*out->items), out->len + 1)) {
+            walk_file f = { child, (uint64_t)st.st_size, mtime_us(&st),
+                            st.st_dev, st.st_ino, via_link || link };
+            if (WEIR_VEC_PUSH(&w->files, f)) {
                 free(child);
-                rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-            } else {
-                out->items[out->len++] = fi;
+                rc = WEIR_ERR(w->err, WEIR_ENOMEM, NULL, "out of memory");
             }
         } else {
             free(child);
         }
     }
-    closedir(d);
+    free(names);
     return rc;
+}
+
+/* Real files first, then by path: the first of a device+inode pair wins. */
+static int cmp_walk_file(const void *a, const void *b)
+{
+    const walk_file *x = a, *y = b;
+    if (x->via_link != y->via_link)
+        return x->via_link ? 1 : -1;
+    return strcmp(x->path, y->path);
+}
+
+static int cmp_walk_id(const void *a, const void *b)
+{
+    const walk_file *x = *(walk_file *const *)a, *y = *(walk_file *const *)b;
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    if (x->ino != y->ino)
+        return x->ino < y->ino ? -1 : 1;
+    return x < y ? -1 : x > y; /* the earlier in cmp_walk_file order */
 }
 
 static int cmp_info(const void *a, const void *b)
@@ -275,17 +429,77 @@ static int cmp_info(const void *a, const void *b)
                   ((const weir_file_info *)b)->path);
 }
 
-int weir__fs_list(weir_file_list *out, const char *dir, bool recursive,
-                  bool skip_hidden, weir_error *err)
+static int walk_finish(weir_file_list *out, walk *w)
 {
-    int rc = list_into(out, dir, recursive, skip_hidden, err);
-    if (rc) {
-        weir__fs_list_free(out);
-        return rc;
+    size_t n = w->files.len;
+    walk_file *f = w->files.items;
+    if (n > 1)
+        qsort(f, n, sizeof(*f), cmp_walk_file);
+    walk_file **by_id = n ? malloc(n * sizeof(*by_id)) : NULL;
+    if (n && !by_id)
+        return WEIR_ERR(w->err, WEIR_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        by_id[i] = &f[i];
+    if (n > 1)
+        qsort(by_id, n, sizeof(*by_id), cmp_walk_id);
+    for (size_t i = 1; i < n; i++)
+        if (by_id[i]->dev == by_id[i - 1]->dev &&
+            by_id[i]->ino == by_id[i - 1]->ino) {
+            free(by_id[i]->path); /* another name of the same file */
+            by_id[i]->path = NULL;
+        }
+    free(by_id);
+    for (size_t i = 0; i < n; i++) {
+        if (!f[i].path)
+            continue;
+        if (weir__vec_grow((void **)&out->items, &out->cap, sizeof(*out->items),
+                           out->len + 1))
+            return WEIR_ERR(w->err, WEIR_ENOMEM, NULL, "out of memory");
+        weir_file_info fi = { f[i].path, f[i].size, f[i].mtime_us };
+        out->items[out->len++] = fi;
+        f[i].path = NULL;
     }
     if (out->len > 1)
         qsort(out->items, out->len, sizeof(*out->items), cmp_info);
     return 0;
+}
+
+int weir__fs_list(weir_file_list *out, const char *dir, bool recursive,
+                  bool skip_hidden, weir_error *err)
+{
+    walk w;
+    memset(&w, 0, sizeof(w));
+    w.root = dir;
+    w.recursive = recursive;
+    w.skip_hidden = skip_hidden;
+    w.err = err;
+    struct stat st;
+    int rc = 0;
+    if (stat(dir, &st) == 0 && visit(&w, st.st_dev, st.st_ino) < 0)
+        rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    if (!rc)
+        rc = walk_dir_at(&w, dir, 0, false);
+    /* Folders behind links, unless their real folder was walked. */
+    for (size_t i = 0; !rc && i < w.linked.len; i++) {
+        walk_dir wd = w.linked.items[i];
+        int v = stat(wd.path, &st) == 0 ? visit(&w, st.st_dev, st.st_ino) : 0;
+        if (v < 0)
+            rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        else if (v)
+            rc = walk_dir_at(&w, wd.path, wd.depth, true);
+    }
+    if (!rc)
+        rc = walk_finish(out, &w);
+    for (size_t i = 0; i < w.linked.len; i++)
+        free(w.linked.items[i].path);
+    WEIR_VEC_FREE(&w.linked);
+    for (size_t i = 0; i < w.files.len; i++)
+        free(w.files.items[i].path);
+    WEIR_VEC_FREE(&w.files);
+    free(w.seen);
+    if (rc)
+        weir__fs_list_free(out);
+    return rc;
 }
 
 void weir__fs_list_free(weir_file_list *l)
@@ -476,4 +690,60 @@ bool weir__path_decode_name(weir_buf *out, const char *s, size_t len)
         i += 2;
     }
     return true;
+}
+
+/* DuckDB expands `*`, `?` and `[` in every file name it is given; a
+ * bracket expression matches those characters literally. */
+void weir__fs_put_glob_literal(weir_buf *b, const char *path)
+{
+    for (const char *p = path; *p; p++) {
+        if (*p == '*' || *p == '?' || *p == '[') {
+            weir__buf_putc(b, '[');
+            weir__buf_putc(b, *p);
+            weir__buf_putc(b, ']');
+        } else {
+            weir__buf_putc(b, *p);
+        }
+    }
+}
+
+static bool valid_utf8(const unsigned char *s)
+{
+    while (*s) {
+        unsigned c = *s;
+        size_t n = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2
+                             : (c & 0xf8) == 0xf0 ? 3 : 4;
+        if (n == 4 || (n == 1 && c < 0xc2) || (n == 3 && c > 0xf4))
+            return false;
+        unsigned cp = n ? c & (0x3f >> n) : c;
+        for (size_t i = 1; i <= n; i++) {
+            if ((s[i] & 0xc0) != 0x80)
+                return false;
+            cp = cp << 6 | (s[i] & 0x3f);
+        }
+        if ((n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+            (n == 3 && (cp < 0x10000 || cp > 0x10ffff)))
+            return false;
+        s += n + 1;
+    }
+    return true;
+}
+
+const char *weir__fs_unreadable_name(const char *path)
+{
+    if (!valid_utf8((const unsigned char *)path))
+        return "the name is not valid UTF-8";
+    if (strchr(path, '\\') && strpbrk(path, "*?["))
+        return "DuckDB cannot read a name with a backslash and one of * ? [";
+    return NULL;
+}
+
+void weir__fs_put_escaped_name(weir_buf *b, const char *path)
+{
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if (*p < 0x20 || *p >= 0x7f || *p == '\\')
+            weir__buf_printf(b, "\\x%02x", *p);
+        else
+            weir__buf_putc(b, (char)*p);
+    }
 }

@@ -47,6 +47,18 @@ int weir__fs_list(weir_file_list *out, const char *dir, bool recursive,
 int weir__fs_stat(weir_file_info *out, const char *path, weir_error *err);
 void weir__fs_list_free(weir_file_list *l);
 
+/* Append path so that DuckDB's file readers, which expand `*`, `?` and
+ * `[` in file names, read exactly that file: each such character becomes
+ * a one-character bracket expression. */
+void weir__fs_put_glob_literal(weir_buf *b, const char *path);
+/* Why DuckDB cannot be given this file name (a static phrase), or NULL:
+ * not valid UTF-8, or a backslash (a separator to DuckDB's glob) together
+ * with a character that must be escaped. */
+const char *weir__fs_unreadable_name(const char *path);
+/* Append path for a message: bytes outside printable ASCII, and the
+ * backslash, as \xNN. */
+void weir__fs_put_escaped_name(weir_buf *b, const char *path);
+
 /* Path helpers; results are malloc'd (NULL on OOM). */
 char *weir__path_join(const char *a, const char *b);
 char *weir__path_dirname(const char *path);

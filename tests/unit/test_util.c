@@ -172,8 +172,27 @@ TEST(test_util_str__helpers)
     CHECK(id[14] == '4');
 }
 
+TEST(test_util_fs__file_names)
+{
+    weir_buf b = WEIR_BUF_INIT;
+    weir__fs_put_glob_literal(&b, "/x/land[1]/a*b?.json");
+    CHECK_STR(weir__buf_cstr(&b), "/x/land[[]1]/a[*]b[?].json");
+    weir__buf_clear(&b);
+    weir__fs_put_escaped_name(&b, "a\\b\xff c");
+    CHECK_STR(weir__buf_cstr(&b), "a\\x5cb\\xff c");
+    weir__buf_free(&b);
+    CHECK(!weir__fs_unreadable_name("/x/{a} 'q\"/\xc3\xa9.json"));
+    CHECK(!weir__fs_unreadable_name("/x/back\\slash.json"));
+    CHECK(weir__fs_unreadable_name("/x/back\\sl*sh.json"));
+    CHECK(weir__fs_unreadable_name("/x/\xff.json"));
+    CHECK(weir__fs_unreadable_name("/x/\xc3.json"));        /* cut short */
+    CHECK(weir__fs_unreadable_name("/x/\xc0\xaf.json"));    /* overlong */
+    CHECK(weir__fs_unreadable_name("/x/\xed\xa0\x80.json")); /* surrogate */
+}
+
 TEST_MAIN(RUN(test_util_buf__append_and_quote); RUN(test_util_arena__many_allocs);
           RUN(test_util_map__case_insensitive); RUN(test_util_vec__push);
           RUN(test_util_json__parse); RUN(test_util_path__absolute);
           RUN(test_util_path__names);
-          RUN(test_util_error__location); RUN(test_util_str__helpers))
+          RUN(test_util_error__location); RUN(test_util_str__helpers);
+          RUN(test_util_fs__file_names))
