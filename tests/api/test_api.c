@@ -605,6 +605,13 @@ TEST(test_load_spec)
         return;
     fputs("CREATE MATERIALIZED VIEW t AS SELECT 7 AS x;\n", f);
     fclose(f);
+    snprintf(path, sizeof(path), "%s/transformations/p.py", sc.dir);
+    f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("from pyspark import pipelines as dp\n", f);
+    fclose(f);
 
     weir_error err;
     weir_session *s;
@@ -615,6 +622,13 @@ TEST(test_load_spec)
     CHECK_STR(weir_pipeline_name(p), "from_spec");
     CHECK_STR(weir_pipeline_spec_path(p), path);
     CHECK_STR(weir_pipeline_storage(p), sc.storage);
+    const char *const *py = NULL;
+    CHECK_INT(weir_pipeline_python_files(p, &py), 1);
+    CHECK(py != NULL);
+    if (py)
+        CHECK_STR(py[0], "transformations/p.py");
+    CHECK_INT(weir_pipeline_python_files(NULL, &py), 0);
+    CHECK(py == NULL);
     weir_run_result r;
     CHECK_INT(weir_pipeline_start_run(p, NULL, &r, &err), 0);
     char buf[32];
