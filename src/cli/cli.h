@@ -246,8 +246,9 @@ typedef struct scaffold_file {
     const char *text;
 } scaffold_file;
 
-/* The fixed files and folders of a new project; folders end with '/'. */
-const scaffold_file *scaffold_files(size_t *n);
+/* The fixed files and folders of a new project, with SQL or Python
+ * definition files; folders end with '/'. */
+const scaffold_file *scaffold_files(bool python, size_t *n);
 /* Write the spark-pipeline.yml of a project named name. */
 void scaffold_write_spec(FILE *out, const char *name);
 
