@@ -9,9 +9,10 @@
 # only defined here: weir validates and runs it, so there is no start_run.
 #
 # Exit status: 0 done; 3 pyspark-client (or pyspark.pipelines) cannot be
-# imported; 4 a definition file failed. For 3 and 4 the last line on
-# stderr is "weir-python-error: " and a JSON object (kind, message,
-# error_class, path, line), after the user's traceback.
+# imported; 4 a definition file failed; 5 the session or graph could not
+# be set up (before any file). For 3 and 4 the last line on stderr is
+# "weir-python-error: " and a JSON object (kind, message, error_class,
+# path, line), after the user's traceback.
 import json
 import os
 import sys
@@ -27,6 +28,7 @@ import types
 
 EXIT_MISSING = 3
 EXIT_DEFINITION = 4
+EXIT_CLIENT = 5
 MARK = "weir-python-error: "
 ANALYSIS_CLASS = "ATTEMPT_ANALYSIS_IN_PIPELINE_QUERY_FUNCTION"
 ANALYSIS_MESSAGE = ("Operations that trigger DataFrame analysis or execution "
@@ -118,6 +120,9 @@ def user_location(exc, files):
     for frame in traceback.extract_tb(exc.__traceback__):
         if os.path.abspath(frame.filename) in files:
             found = (frame.filename, frame.lineno)
+    if isinstance(exc, SyntaxError) and exc.filename and \
+            os.path.abspath(exc.filename) in files:
+        found = (exc.filename, exc.lineno or 0)
     if found is None and getattr(exc, "__weir_location__", None):
         found = exc.__weir_location__
     return found
@@ -194,7 +199,7 @@ def main(argv):
     shim.install(dp, api)
     root = os.path.dirname(os.path.abspath(spec_path))
     files = {os.path.join(root, f): f for f in rel_files}
-    current = None
+    current = graph_id = None
     try:
         catalog, database, conf = spec_settings(spec_path)
         builder = SparkSession.builder.config(
@@ -231,6 +236,9 @@ def main(argv):
     except BaseException as e:
         if isinstance(e, KeyboardInterrupt):
             raise
+        if current is None and graph_id is None:
+            traceback.print_exc()
+            return EXIT_CLIENT
         where = user_location(e, files)
         if where is None and current is not None:
             where = (os.path.join(root, current), 0)
