@@ -5,5 +5,9 @@
 # libprotobuf-c. The message code is generated at build time by protoc-c
 # from src/connect/proto/spark-connect.pb (see scripts/connect-descriptors.py).
 set(WEIR_CONNECT_SOURCES
+  src/connect/grpc.c
+  src/connect/pipeline.c
   src/connect/plan.c
+  src/connect/server.c
+  src/connect/wire.c
 )

@@ -1,0 +1,111 @@
+/*
+ * A small gRPC server over HTTP/2 cleartext (h2c, prior knowledge) on
+ * libnghttp2: the transport under the Spark Connect endpoint.
+ *
+ * nghttp2 does HTTP/2 (framing, HPACK, flow control, pings, GOAWAY); this
+ * module adds what gRPC puts on top: the 5-byte message prefix, the
+ * `application/grpc` content type, the bearer-token check, and the
+ * `grpc-status` / `grpc-message` / `grpc-status-details-bin` trailers. It
+ * serves unary and server-streaming calls (one request message each).
+ *
+ * Threads: one I/O thread owns the sockets and every nghttp2 session. A
+ * complete request becomes a call, run by a handler on one of a few worker
+ * threads; the handler's responses go back to the I/O thread through a
+ * locked queue and a wake-up pipe, so calls on other streams (and other
+ * connections) are answered while one handler is busy.
+ *
+ * Bounds: connections, concurrent streams per connection, request size
+ * (max_message), header bytes, queued calls and response bytes buffered per
+ * call are all limited; garbage on a connection closes that connection.
+ *
+ * Owns: the listening socket, the connections, the threads and every call.
+ */
+#ifndef WEIR_CONNECT_GRPC_H
+#define WEIR_CONNECT_GRPC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "weir.h"
+
+/* gRPC status codes (grpc/doc/statuscodes.md). */
+enum {
+    WEIR_GRPC_OK = 0,
+    WEIR_GRPC_CANCELLED = 1,
+    WEIR_GRPC_UNKNOWN = 2,
+    WEIR_GRPC_INVALID_ARGUMENT = 3,
+    WEIR_GRPC_NOT_FOUND = 5,
+    WEIR_GRPC_ALREADY_EXISTS = 6,
+    WEIR_GRPC_RESOURCE_EXHAUSTED = 8,
+    WEIR_GRPC_FAILED_PRECONDITION = 9,
+    WEIR_GRPC_UNIMPLEMENTED = 12,
+    WEIR_GRPC_INTERNAL = 13,
+    WEIR_GRPC_UNAVAILABLE = 14,
+    WEIR_GRPC_UNAUTHENTICATED = 16
+};
+
+typedef struct weir__grpc_server weir__grpc_server;
+typedef struct weir__grpc_call weir__grpc_call;
+
+/* Runs one call on a worker thread. It sends any number of response
+ * messages, then ends the call with weir__grpc_finish (if it returns
+ * without, the transport ends it with INTERNAL). The call stays valid until
+ * the handler returns. */
+typedef void (*weir__grpc_handler_fn)(weir__grpc_call *call, void *payload);
+
+typedef struct weir__grpc_config {
+    const char *host;   /* numeric address or "localhost"; NULL = 127.0.0.1 */
+    unsigned port;      /* 0 = a free port */
+    const char *token;  /* required bearer token (non-empty) */
+    size_t max_message; /* largest request message; 0 = 128 MiB */
+    unsigned workers;   /* handler threads; 0 = 4 */
+    unsigned max_connections; /* 0 = 64 */
+    weir__grpc_handler_fn handler;
+    void *payload;
+} weir__grpc_config;
+
+/* Bind, listen and start the threads. *out is the caller's, released by
+ * weir__grpc_stop. Errors: WEIR_EINVAL (no token or handler, bad host),
+ * WEIR_EIO (socket, bind or listen failed), WEIR_ENOMEM. */
+int weir__grpc_start(weir__grpc_server **out, const weir__grpc_config *cfg,
+                     weir_error *err);
+
+unsigned weir__grpc_port(const weir__grpc_server *server);
+
+/* Close every connection, end the calls still running (their sends fail),
+ * join the threads and free everything. NULL is a no-op. */
+void weir__grpc_stop(weir__grpc_server *server);
+
+/* --- For handlers (worker thread, during the call) ---------------------- */
+
+/* The request's :path, e.g. "/spark.connect.SparkConnectService/Config". */
+const char *weir__grpc_method(const weir__grpc_call *call);
+
+/* The request message (without its prefix); borrowed for the call. */
+const uint8_t *weir__grpc_request(const weir__grpc_call *call, size_t *len);
+
+/* Queue one response message. Blocks while too many bytes of this call are
+ * waiting to be written. Returns 0, or -1 when the client has gone (reset
+ * the stream, closed the connection) or the server is stopping. */
+int weir__grpc_send(weir__grpc_call *call, const void *msg, size_t len);
+
+/* End the call with a status, a message (may be NULL) and the serialized
+ * google.rpc.Status for grpc-status-details-bin (may be NULL). Only the
+ * first finish counts. */
+void weir__grpc_finish(weir__grpc_call *call, int status, const char *message,
+                       const void *details, size_t details_len);
+
+/* True once the client has gone or the server is stopping. */
+bool weir__grpc_gone(weir__grpc_call *call);
+
+/* --- Encoding helpers (exposed for tests) -------------------------------- */
+
+/* grpc-message value: bytes outside printable ASCII and '%' become %XX.
+ * Returns a malloc'ed string or NULL. */
+char *weir__grpc_percent_encode(const char *s);
+
+/* Standard base64 with padding; malloc'ed, NULL on failure. */
+char *weir__grpc_base64(const void *data, size_t len);
+
+#endif

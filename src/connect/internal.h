@@ -1,0 +1,74 @@
+/*
+ * Shared between the files of the Spark Connect endpoint (server.c, the
+ * RPC handlers; pipeline.c, the PipelineCommand handlers; wire.c): the
+ * error status a handler answers with, and the registration state.
+ */
+#ifndef WEIR_CONNECT_INTERNAL_H
+#define WEIR_CONNECT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "spark/connect/pipelines.pb-c.h"
+#include "util/error.h"
+#include "weir.h"
+
+/* What a failed call answers: a gRPC code and, for Spark errors, the
+ * error class the client turns into a pyspark exception. */
+typedef struct weir__cstatus {
+    int code;             /* WEIR_GRPC_*; 0 = OK */
+    char error_class[96]; /* "" = a plain gRPC error without details */
+    char sql_state[8];
+    char message[1536];   /* without the "[CLASS] " prefix */
+} weir__cstatus;
+
+/* Fill st (code, class, SQLSTATE, message) and return -1. */
+int weir__cstatus_set(weir__cstatus *st, int code, const char *error_class,
+                      const char *sql_state, const char *fmt, ...)
+    WEIR_PRINTF(5, 6);
+
+/* Largest nesting of length-delimited fields accepted in a request: the
+ * generated decoder recurses once per level. */
+#define WEIR_CONNECT_MAX_WIRE_DEPTH 2000
+
+/* Does the protobuf message in p[0..n) nest deeper than max_depth (every
+ * length-delimited field that parses as a message counts as a level)?
+ * Linear in n; never recurses. */
+bool weir__wire_too_deep(const uint8_t *p, size_t n, unsigned max_depth);
+
+/* --- Registration (pipeline.c) ----------------------------------------- */
+
+typedef struct weir__creg weir__creg;
+
+/* Receives what a command streams back before its end (start_run events,
+ * in serving mode later). Returns 0, or -1 when the client has gone. */
+typedef struct weir__cemit {
+    int (*event)(void *ctx, int64_t timestamp_us, const char *message);
+    void *ctx;
+} weir__cemit;
+
+/* The state of registration into `pipeline` (borrowed). NULL on OOM. */
+weir__creg *weir__creg_new(weir_pipeline *pipeline);
+void weir__creg_free(weir__creg *reg);
+
+/* Run one PipelineCommand. On success returns 0 and sets graph_id[0] to
+ * '\0' or, for create_dataflow_graph, the new graph's id. On failure
+ * returns -1 with *st filled (and, for problems in the user's definitions,
+ * a diagnostic recorded with its Python location). */
+int weir__creg_command(weir__creg *reg,
+                       const Spark__Connect__PipelineCommand *cmd,
+                       const weir__cemit *emit, char graph_id[40],
+                       weir__cstatus *st);
+
+/* Register what is still waiting (outputs whose implicit flow never came
+ * are registered without a query; implicit flows without an output are
+ * reported). Idempotent. */
+void weir__creg_flush(weir__creg *reg);
+
+size_t weir__creg_diagnostics(weir__creg *reg, const weir_error **out);
+
+/* A random RFC 4122 version-4 UUID (37 bytes with the NUL). */
+void weir__connect_uuid(char out[37]);
+
+#endif

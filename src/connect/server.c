@@ -1,0 +1,1126 @@
+/*
+ * The SparkConnectService on top of the gRPC transport (grpc.h): decode
+ * each request, answer Config, AnalyzePlan, ExecutePlan, ReattachExecute,
+ * ReleaseExecute, ReleaseSession, Interrupt and FetchErrorDetails, and
+ * turn failures into the google.rpc.Status the PySpark client converts to
+ * its exceptions. Pipeline commands go to pipeline.c.
+ *
+ * Owns: the transport, the session confs the client set, the responses of
+ * recent operations (for ReattachExecute) and the registration state.
+ * Two locks: `state` for confs and operations (short sections, so
+ * ReleaseExecute is answered while a command runs) and `work` around
+ * everything that touches the pipeline (the pipeline-serial rule).
+ */
+#include "connect/connect.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "connect/grpc.h"
+#include "connect/internal.h"
+#include "google/rpc/error_details.pb-c.h"
+#include "google/rpc/status.pb-c.h"
+#include "spark/connect/base.pb-c.h"
+#include "util/buf.h"
+#include "util/str.h"
+#include "util/vec.h"
+
+#define SERVICE "/spark.connect.SparkConnectService/"
+#define SPARK_VERSION "4.1.0"
+#define MAX_CONFS 1024
+#define MAX_CONF_BYTES (64u << 10)
+#define MAX_OPS 64
+#define MAX_OP_BYTES (16u << 20) /* responses kept per operation */
+
+typedef struct conf_entry {
+    char *key, *value;
+} conf_entry;
+
+typedef struct stored_response {
+    char id[40];
+    uint8_t *data;
+    size_t len;
+} stored_response;
+
+typedef struct operation {
+    char id[64];
+    WEIR_VEC(stored_response) responses;
+    size_t bytes;
+    bool done, failed, overflow;
+} operation;
+
+struct weir_connect_server {
+    weir__grpc_server *grpc;
+    weir_pipeline *pipeline;
+    char ssid[37]; /* server_side_session_id, constant for the server */
+    pthread_mutex_t state;
+    WEIR_VEC(conf_entry) confs;
+    WEIR_VEC(operation *) ops;
+    pthread_mutex_t work;
+    weir__creg *reg;
+};
+
+/* Answers the client reads before it uses a conf (spark-connect.md §2). */
+static const struct {
+    const char *key, *value;
+} known_confs[] = {
+    { "spark.connect.session.planCompression.threshold", "-1" },
+    { "spark.connect.session.planCompression.defaultAlgorithm", "NONE" },
+    { "spark.python.sql.dataFrameDebugging.enabled", "true" },
+    { "spark.sql.connect.serverStacktrace.enabled", "false" },
+    { "spark.sql.pyspark.jvmStacktrace.enabled", "false" },
+    { "spark.sql.timestampType", "TIMESTAMP_LTZ" },
+    { "spark.sql.session.timeZone", "UTC" },
+    { "spark.sql.session.localRelationCacheThreshold", "67108864" },
+    { "spark.sql.session.localRelationSizeLimit", "3221225472" },
+    { "spark.sql.session.localRelationChunkSizeRows", "10000" },
+    { "spark.sql.session.localRelationChunkSizeBytes", "16777216" },
+    { "spark.sql.session.localRelationBatchOfChunksSizeBytes", "134217728" },
+    { "spark.sql.execution.pandas.convertToArrowArraySafely", "false" },
+    { "spark.sql.execution.pandas.inferPandasDictAsMap", "false" },
+    { "spark.sql.pyspark.inferNestedDictAsStruct.enabled", "false" },
+    { "spark.sql.pyspark.legacy.inferArrayTypeFromFirstElement.enabled", "false" },
+    { "spark.sql.pyspark.legacy.inferMapTypeFromFirstPair.enabled", "false" },
+    { "spark.sql.execution.arrow.useLargeVarTypes", "false" },
+    { "spark.sql.ansi.enabled", "true" },
+};
+
+/* ------------------------------------------------------------------------
+ * Small helpers
+ * ------------------------------------------------------------------------ */
+
+int weir__cstatus_set(weir__cstatus *st, int code, const char *error_class,
+                      const char *sql_state, const char *fmt, ...)
+{
+    va_list ap;
+    st->code = code;
+    snprintf(st->error_class, sizeof st->error_class, "%s",
+             error_class ? error_class : "");
+    snprintf(st->sql_state, sizeof st->sql_state, "%s",
+             sql_state ? sql_state : "");
+    va_start(ap, fmt);
+    vsnprintf(st->message, sizeof st->message, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+void weir__connect_uuid(char out[37])
+{
+    unsigned char r[16];
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, r, sizeof r) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n != (ssize_t)sizeof r) {
+        /* No entropy source: ids need only be unique, not secret. */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        unsigned long long x = (unsigned long long)ts.tv_nsec ^
+                               ((unsigned long long)ts.tv_sec << 20) ^
+                               (unsigned long long)(uintptr_t)out;
+        for (size_t i = 0; i < sizeof r; i++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            r[i] = (unsigned char)(x >> 56);
+        }
+    }
+    r[6] = (unsigned char)((r[6] & 0x0f) | 0x40);
+    r[8] = (unsigned char)((r[8] & 0x3f) | 0x80);
+    snprintf(out, 37,
+             "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+             r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10],
+             r[11], r[12], r[13], r[14], r[15]);
+}
+
+/* End a call with a Spark error: grpc-status-details-bin carries an
+ * ErrorInfo the client maps to a pyspark exception (AnalysisException). */
+static void fail(weir__grpc_call *call, const weir__cstatus *st)
+{
+    if (!st->error_class[0]) {
+        weir__grpc_finish(call, st->code ? st->code : WEIR_GRPC_INTERNAL,
+                          st->message, NULL, 0);
+        return;
+    }
+    char text[1800];
+    if (st->sql_state[0])
+        snprintf(text, sizeof text, "[%s] %s SQLSTATE: %s", st->error_class,
+                 st->message, st->sql_state);
+    else
+        snprintf(text, sizeof text, "[%s] %s", st->error_class, st->message);
+    Google__Rpc__ErrorInfo__MetadataEntry md[4], *mdp[4];
+    const char *keys[] = { "classes", "errorClass", "sqlState" };
+    const char *vals[] = { "[\"org.apache.spark.sql.AnalysisException\"]",
+                           st->error_class, st->sql_state };
+    size_t n_md = 0;
+    for (size_t i = 0; i < 3; i++) {
+        if (!*vals[i])
+            continue;
+        google__rpc__error_info__metadata_entry__init(&md[n_md]);
+        md[n_md].key = (char *)keys[i];
+        md[n_md].value = (char *)vals[i];
+        mdp[n_md] = &md[n_md];
+        n_md++;
+    }
+    Google__Rpc__ErrorInfo info = GOOGLE__RPC__ERROR_INFO__INIT;
+    info.reason = (char *)"org.apache.spark.sql.AnalysisException";
+    info.domain = (char *)"org.apache.spark";
+    info.n_metadata = n_md;
+    info.metadata = mdp;
+    size_t ilen = google__rpc__error_info__get_packed_size(&info);
+    uint8_t *ibuf = malloc(ilen ? ilen : 1);
+    Google__Protobuf__Any any = GOOGLE__PROTOBUF__ANY__INIT, *anyp = &any;
+    any.type_url = (char *)"type.googleapis.com/google.rpc.ErrorInfo";
+    Google__Rpc__Status status = GOOGLE__RPC__STATUS__INIT;
+    status.code = st->code ? st->code : WEIR_GRPC_INTERNAL;
+    status.message = text;
+    uint8_t *sbuf = NULL;
+    size_t slen = 0;
+    if (ibuf) {
+        google__rpc__error_info__pack(&info, ibuf);
+        any.value.data = ibuf;
+        any.value.len = ilen;
+        status.n_details = 1;
+        status.details = &anyp;
+        slen = google__rpc__status__get_packed_size(&status);
+        sbuf = malloc(slen ? slen : 1);
+        if (sbuf)
+            google__rpc__status__pack(&status, sbuf);
+    }
+    weir__grpc_finish(call, status.code, text, sbuf, sbuf ? slen : 0);
+    free(ibuf);
+    free(sbuf);
+}
+
+/* Pack a message and send it; 0 or -1. */
+static int send_message(weir__grpc_call *call, const ProtobufCMessage *m)
+{
+    size_t len = protobuf_c_message_get_packed_size(m);
+    uint8_t *buf = malloc(len ? len : 1);
+    if (!buf)
+        return -1;
+    protobuf_c_message_pack(m, buf);
+    int rc = weir__grpc_send(call, buf, len);
+    free(buf);
+    return rc;
+}
+
+static void reply(weir__grpc_call *call, const ProtobufCMessage *m)
+{
+    if (send_message(call, m) == 0)
+        weir__grpc_finish(call, WEIR_GRPC_OK, NULL, NULL, 0);
+    else
+        weir__grpc_finish(call, WEIR_GRPC_RESOURCE_EXHAUSTED,
+                          "cannot send the response", NULL, 0);
+}
+
+/* Decode a request, refusing nesting the decoder would recurse into too
+ * deeply. NULL with *st filled on failure. */
+static void *decode(weir__grpc_call *call, const ProtobufCMessageDescriptor *d,
+                    weir__cstatus *st)
+{
+    size_t len;
+    const uint8_t *data = weir__grpc_request(call, &len);
+    if (weir__wire_too_deep(data, len, WEIR_CONNECT_MAX_WIRE_DEPTH)) {
+        weir__cstatus_set(st, WEIR_GRPC_INVALID_ARGUMENT, "", "",
+                          "the request is nested more than %d levels deep",
+                          WEIR_CONNECT_MAX_WIRE_DEPTH);
+        return NULL;
+    }
+    void *m = protobuf_c_message_unpack(d, NULL, len, data);
+    if (!m)
+        weir__cstatus_set(st, WEIR_GRPC_INVALID_ARGUMENT, "", "",
+                          "cannot decode the %s", d->short_name);
+    return m;
+}
+
+/* The PipelineAnalysisContext the client attaches while it registers
+ * definitions; NULL when absent. The caller frees it. */
+static Spark__Connect__PipelineAnalysisContext *
+analysis_context(const Spark__Connect__UserContext *uc)
+{
+    static const char suffix[] = "/spark.connect.PipelineAnalysisContext";
+    for (size_t i = 0; uc && i < uc->n_extensions; i++) {
+        const Google__Protobuf__Any *a = uc->extensions[i];
+        if (a->type_url && weir__str_ends(a->type_url, suffix))
+            return spark__connect__pipeline_analysis_context__unpack(
+                NULL, a->value.len, a->value.data);
+    }
+    return NULL;
+}
+
+/* Is a query function running (the client names its flow)? */
+static bool in_query_function(const Spark__Connect__UserContext *uc)
+{
+    Spark__Connect__PipelineAnalysisContext *ctx = analysis_context(uc);
+    bool in = false;
+    if (ctx) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+        in = (ctx->_flow_name_case && ctx->flow_name && *ctx->flow_name) ||
+             ctx->_flow_identifier_case;
+#pragma GCC diagnostic pop
+        spark__connect__pipeline_analysis_context__free_unpacked(ctx, NULL);
+    }
+    return in;
+}
+
+static int analysis_in_query_function(weir__cstatus *st)
+{
+    return weir__cstatus_set(
+        st, WEIR_GRPC_INTERNAL, "ATTEMPT_ANALYSIS_IN_PIPELINE_QUERY_FUNCTION",
+        "0A000",
+        "Operations that trigger DataFrame analysis or execution are not "
+        "allowed in pipeline query functions. Move code outside of the "
+        "pipeline query function.");
+}
+
+/* ------------------------------------------------------------------------
+ * Config
+ * ------------------------------------------------------------------------ */
+
+/* The value of a conf (session first, then the known answers); NULL when
+ * unset. Caller holds `state`. */
+static const char *conf_value(weir_connect_server *srv, const char *key)
+{
+    for (size_t i = 0; i < srv->confs.len; i++)
+        if (strcmp(srv->confs.items[i].key, key) == 0)
+            return srv->confs.items[i].value;
+    for (size_t i = 0; i < sizeof known_confs / sizeof *known_confs; i++)
+        if (strcmp(known_confs[i].key, key) == 0)
+            return known_confs[i].value;
+    return NULL;
+}
+
+static void conf_unset(weir_connect_server *srv, const char *key)
+{
+    for (size_t i = 0; i < srv->confs.len; i++)
+        if (strcmp(srv->confs.items[i].key, key) == 0) {
+            free(srv->confs.items[i].key);
+            free(srv->confs.items[i].value);
+            srv->confs.items[i] = srv->confs.items[--srv->confs.len];
+            return;
+        }
+}
+
+static int conf_set(weir_connect_server *srv, const char *key,
+                    const char *value, weir__cstatus *st)
+{
+    if (!key || !*key)
+        return weir__cstatus_set(st, WEIR_GRPC_INVALID_ARGUMENT, "", "",
+                                 "a conf needs a key");
+    if (strlen(key) + strlen(value ? value : "") > MAX_CONF_BYTES)
+        return weir__cstatus_set(st, WEIR_GRPC_INVALID_ARGUMENT, "", "",
+                                 "conf '%.100s' is too long", key);
+    conf_unset(srv, key);
+    if (!value)
+        return 0;
+    if (srv->confs.len >= MAX_CONFS)
+        return weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
+                                 "too many confs set");
+    conf_entry e = { strdup(key), strdup(value) };
+    if (!e.key || !e.value || WEIR_VEC_PUSH(&srv->confs, e)) {
+        free(e.key);
+        free(e.value);
+        return weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
+                                 "out of memory");
+    }
+    return 0;
+}
+
+typedef struct pairs {
+    WEIR_VEC(Spark__Connect__KeyValue) kv;
+    WEIR_VEC(Spark__Connect__KeyValue *) ptr;
+} pairs;
+
+static int pairs_add(pairs *p, const char *key, const char *value)
+{
+    Spark__Connect__KeyValue kv = SPARK__CONNECT__KEY_VALUE__INIT;
+    kv.key = (char *)key;
+    if (value) {
+        kv._value_case = SPARK__CONNECT__KEY_VALUE___VALUE_VALUE;
+        kv.value = (char *)value;
+    }
+    return WEIR_VEC_PUSH(&p->kv, kv);
+}
+
+static void handle_config(weir_connect_server *srv, weir__grpc_call *call)
+{
+    weir__cstatus st = { 0 };
+    Spark__Connect__ConfigRequest *req =
+        decode(call, &spark__connect__config_request__descriptor, &st);
+    if (!req) {
+        fail(call, &st);
+        return;
+    }
+    pairs p = { WEIR_VEC_INIT, WEIR_VEC_INIT };
+    int rc = 0;
+    char **dups = NULL; /* values copied out of the locked conf list */
+    size_t n_dups = 0;
+    const Spark__Connect__ConfigRequest__Operation *op = req->operation;
+    pthread_mutex_lock(&srv->state);
+    switch (op ? op->op_type_case : 0) {
+    case SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_SET:
+        for (size_t i = 0; !rc && i < op->set->n_pairs; i++) {
+            const Spark__Connect__KeyValue *kv = op->set->pairs[i];
+            rc = conf_set(srv, kv->key, kv->_value_case ? kv->value : NULL, &st);
+        }
+        break;
+    case SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_UNSET:
+        for (size_t i = 0; i < op->unset->n_keys; i++)
+            conf_unset(srv, op->unset->keys[i]);
+        break;
+    case SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_GET:
+    case SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_GET_OPTION:
+    case SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_IS_MODIFIABLE: {
+        size_t n = op->op_type_case == SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_GET
+                       ? op->get->n_keys
+                   : op->op_type_case == SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_GET_OPTION
+                       ? op->get_option->n_keys
+                       : op->is_modifiable->n_keys;
+        char **keys = op->op_type_case == SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_GET
+                          ? op->get->keys
+                      : op->op_type_case == SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_GET_OPTION
+                          ? op->get_option->keys
+                          : op->is_modifiable->keys;
+        dups = calloc(n ? n : 1, sizeof *dups);
+        rc = dups ? 0 : -1;
+        for (size_t i = 0; !rc && i < n; i++) {
+            const char *v =
+                op->op_type_case == SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_IS_MODIFIABLE
+                    ? "true"
+                    : conf_value(srv, keys[i]);
+            dups[n_dups] = v ? strdup(v) : NULL;
+            rc = pairs_add(&p, keys[i], dups[n_dups]);
+            n_dups++;
+        }
+        break;
+    }
+    case SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_GET_WITH_DEFAULT: {
+        size_t n = op->get_with_default->n_pairs;
+        dups = calloc(n ? n : 1, sizeof *dups);
+        rc = dups ? 0 : -1;
+        for (size_t i = 0; !rc && i < n; i++) {
+            const Spark__Connect__KeyValue *kv = op->get_with_default->pairs[i];
+            const char *v = conf_value(srv, kv->key);
+            if (!v)
+                v = kv->_value_case ? kv->value : NULL;
+            dups[n_dups] = v ? strdup(v) : NULL;
+            rc = pairs_add(&p, kv->key, dups[n_dups]);
+            n_dups++;
+        }
+        break;
+    }
+    case SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_GET_ALL: {
+        const char *prefix = op->get_all->_prefix_case ? op->get_all->prefix : "";
+        size_t n = srv->confs.len + sizeof known_confs / sizeof *known_confs;
+        dups = calloc(n ? n : 1, 2 * sizeof *dups);
+        rc = dups ? 0 : -1;
+        for (size_t i = 0; !rc && i < srv->confs.len; i++) {
+            const conf_entry *e = &srv->confs.items[i];
+            if (!weir__str_starts(e->key, prefix))
+                continue;
+            dups[n_dups] = strdup(e->key);
+            dups[n_dups + 1] = strdup(e->value);
+            rc = pairs_add(&p, dups[n_dups], dups[n_dups + 1]);
+            n_dups += 2;
+        }
+        for (size_t i = 0; !rc && i < sizeof known_confs / sizeof *known_confs; i++) {
+            bool shadowed = false;
+            for (size_t j = 0; j < srv->confs.len; j++)
+                shadowed |= strcmp(srv->confs.items[j].key, known_confs[i].key) == 0;
+            if (!shadowed && weir__str_starts(known_confs[i].key, prefix))
+                rc = pairs_add(&p, known_confs[i].key, known_confs[i].value);
+        }
+        break;
+    }
+    default:
+        rc = weir__cstatus_set(&st, WEIR_GRPC_UNIMPLEMENTED, "", "",
+                               "unknown config operation");
+    }
+    pthread_mutex_unlock(&srv->state);
+    if (rc && !st.code)
+        weir__cstatus_set(&st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "", "out of memory");
+    if (!rc) {
+        for (size_t i = 0; i < p.kv.len; i++)
+            if (WEIR_VEC_PUSH(&p.ptr, &p.kv.items[i]))
+                rc = weir__cstatus_set(&st, WEIR_GRPC_RESOURCE_EXHAUSTED, "",
+                                       "", "out of memory");
+    }
+    if (rc) {
+        fail(call, &st);
+    } else {
+        Spark__Connect__ConfigResponse resp = SPARK__CONNECT__CONFIG_RESPONSE__INIT;
+        resp.session_id = req->session_id;
+        resp.server_side_session_id = srv->ssid;
+        resp.n_pairs = p.ptr.len;
+        resp.pairs = p.ptr.items;
+        reply(call, &resp.base);
+    }
+    for (size_t i = 0; i < n_dups; i++)
+        free(dups[i]);
+    free(dups);
+    WEIR_VEC_FREE(&p.kv);
+    WEIR_VEC_FREE(&p.ptr);
+    spark__connect__config_request__free_unpacked(req, NULL);
+}
+
+/* ------------------------------------------------------------------------
+ * Operations (responses kept for ReattachExecute)
+ * ------------------------------------------------------------------------ */
+
+static void op_free(operation *op)
+{
+    if (!op)
+        return;
+    for (size_t i = 0; i < op->responses.len; i++)
+        free(op->responses.items[i].data);
+    WEIR_VEC_FREE(&op->responses);
+    free(op);
+}
+
+/* Caller holds `state`. */
+static operation *op_find(weir_connect_server *srv, const char *id, size_t *at)
+{
+    for (size_t i = 0; i < srv->ops.len; i++)
+        if (strcmp(srv->ops.items[i]->id, id) == 0) {
+            if (at)
+                *at = i;
+            return srv->ops.items[i];
+        }
+    return NULL;
+}
+
+static void op_remove(weir_connect_server *srv, const char *id)
+{
+    size_t at;
+    operation *op = op_find(srv, id, &at);
+    if (!op)
+        return;
+    memmove(&srv->ops.items[at], &srv->ops.items[at + 1],
+            (srv->ops.len - at - 1) * sizeof *srv->ops.items);
+    srv->ops.len--;
+    op_free(op);
+}
+
+static int op_begin(weir_connect_server *srv, const char *id, weir__cstatus *st)
+{
+    pthread_mutex_lock(&srv->state);
+    int rc = 0;
+    if (op_find(srv, id, NULL)) {
+        rc = weir__cstatus_set(st, WEIR_GRPC_INTERNAL,
+                               "INVALID_HANDLE.OPERATION_ALREADY_EXISTS", "HY000",
+                               "The handle %s is invalid. Operation already exists.",
+                               id);
+    } else {
+        /* Forget the oldest finished operation when full. */
+        for (size_t i = 0; srv->ops.len >= MAX_OPS && i < srv->ops.len; i++)
+            if (srv->ops.items[i]->done) {
+                op_remove(srv, srv->ops.items[i]->id);
+                break;
+            }
+        operation *op = calloc(1, sizeof *op);
+        if (srv->ops.len >= MAX_OPS || !op || WEIR_VEC_PUSH(&srv->ops, op)) {
+            free(op);
+            rc = weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
+                                   "too many operations in progress");
+        } else
+            snprintf(op->id, sizeof op->id, "%s", id);
+    }
+    pthread_mutex_unlock(&srv->state);
+    return rc;
+}
+
+static void op_keep(weir_connect_server *srv, const char *id,
+                    const char *response_id, const uint8_t *data, size_t len)
+{
+    pthread_mutex_lock(&srv->state);
+    operation *op = op_find(srv, id, NULL);
+    if (op && !op->overflow) {
+        stored_response r;
+        snprintf(r.id, sizeof r.id, "%s", response_id);
+        r.len = len;
+        r.data = op->bytes + len <= MAX_OP_BYTES ? malloc(len ? len : 1) : NULL;
+        if (r.data && !WEIR_VEC_PUSH(&op->responses, r)) {
+            memcpy(r.data, data, len);
+            op->bytes += len;
+        } else {
+            free(r.data);
+            op->overflow = true; /* cannot be reattached any more */
+        }
+    }
+    pthread_mutex_unlock(&srv->state);
+}
+
+static void op_end(weir_connect_server *srv, const char *id, bool failed)
+{
+    pthread_mutex_lock(&srv->state);
+    operation *op = op_find(srv, id, NULL);
+    if (op) {
+        op->done = true;
+        op->failed = failed;
+    }
+    pthread_mutex_unlock(&srv->state);
+}
+
+/* ------------------------------------------------------------------------
+ * ExecutePlan
+ * ------------------------------------------------------------------------ */
+
+typedef struct exec_ctx {
+    weir_connect_server *srv;
+    weir__grpc_call *call;
+    const char *session_id;
+    const char *op_id;
+} exec_ctx;
+
+/* Fill the envelope of r, send it and keep it for reattachment. */
+static int exec_send(exec_ctx *x, Spark__Connect__ExecutePlanResponse *r)
+{
+    char rid[37];
+    weir__connect_uuid(rid);
+    r->session_id = (char *)x->session_id;
+    r->server_side_session_id = x->srv->ssid;
+    r->operation_id = (char *)x->op_id;
+    r->response_id = rid;
+    size_t len = spark__connect__execute_plan_response__get_packed_size(r);
+    uint8_t *buf = malloc(len ? len : 1);
+    if (!buf)
+        return -1;
+    spark__connect__execute_plan_response__pack(r, buf);
+    op_keep(x->srv, x->op_id, rid, buf, len);
+    int rc = weir__grpc_send(x->call, buf, len);
+    free(buf);
+    return rc;
+}
+
+static int exec_event(void *ctx, int64_t ts_us, const char *message)
+{
+    Google__Protobuf__Timestamp ts = GOOGLE__PROTOBUF__TIMESTAMP__INIT;
+    ts.seconds = ts_us / 1000000;
+    ts.nanos = (int32_t)(ts_us % 1000000) * 1000;
+    Spark__Connect__PipelineEvent ev = SPARK__CONNECT__PIPELINE_EVENT__INIT;
+    ev.timestamp = &ts;
+    ev._message_case = SPARK__CONNECT__PIPELINE_EVENT___MESSAGE_MESSAGE;
+    ev.message = (char *)message;
+    Spark__Connect__PipelineEventResult er = SPARK__CONNECT__PIPELINE_EVENT_RESULT__INIT;
+    er.event = &ev;
+    Spark__Connect__ExecutePlanResponse r = SPARK__CONNECT__EXECUTE_PLAN_RESPONSE__INIT;
+    r.response_type_case =
+        SPARK__CONNECT__EXECUTE_PLAN_RESPONSE__RESPONSE_TYPE_PIPELINE_EVENT_RESULT;
+    r.pipeline_event_result = &er;
+    return exec_send(ctx, &r);
+}
+
+/* Is this SQL text a query (safe to hand back as a lazy relation)? */
+static bool sql_is_query(const char *sql)
+{
+    while (*sql == ' ' || *sql == '\t' || *sql == '\n' || *sql == '\r' ||
+           *sql == '(')
+        sql++;
+    static const char *const kw[] = { "SELECT", "WITH", "FROM", "VALUES",
+                                      "TABLE" };
+    for (size_t i = 0; i < sizeof kw / sizeof *kw; i++) {
+        size_t n = strlen(kw[i]);
+        if (weir__str_ieqn(sql, kw[i], n) &&
+            !(sql[n] == '_' || (sql[n] >= '0' && sql[n] <= '9') ||
+              ((sql[n] | 0x20) >= 'a' && (sql[n] | 0x20) <= 'z')))
+            return true;
+    }
+    return false;
+}
+
+/* spark.sql(text): weir executes nothing while registering, so a query is
+ * answered without a result and the client keeps it as a lazy
+ * Relation.sql (as Spark does inside query functions); anything else is
+ * refused like Spark refuses side effects in pipeline definitions. */
+static int exec_sql_command(const Spark__Connect__SqlCommand *cmd,
+                            weir__cstatus *st)
+{
+    const char *sql = NULL;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    const char *legacy = cmd->sql; /* clients before 3.5 */
+#pragma GCC diagnostic pop
+    if (cmd->input && cmd->input->rel_type_case ==
+                          SPARK__CONNECT__RELATION__REL_TYPE_SQL)
+        sql = cmd->input->sql->query;
+    else if (legacy && *legacy)
+        sql = legacy;
+    if (!sql)
+        return weir__cstatus_set(st, WEIR_GRPC_INVALID_ARGUMENT, "", "",
+                                 "the SQL command has no text");
+    if (!sql_is_query(sql))
+        return weir__cstatus_set(
+            st, WEIR_GRPC_INTERNAL, "UNSUPPORTED_PIPELINE_SPARK_SQL_COMMAND",
+            "0A000",
+            "'%.200s' is not supported in spark.sql(\"...\") API in a "
+            "pipeline definition: weir only takes queries there.",
+            sql);
+    return 0;
+}
+
+static void handle_execute(weir_connect_server *srv, weir__grpc_call *call)
+{
+    weir__cstatus st = { 0 };
+    Spark__Connect__ExecutePlanRequest *req =
+        decode(call, &spark__connect__execute_plan_request__descriptor, &st);
+    if (!req) {
+        fail(call, &st);
+        return;
+    }
+    char op_id[64];
+    if (req->_operation_id_case && req->operation_id && *req->operation_id)
+        snprintf(op_id, sizeof op_id, "%s", req->operation_id);
+    else
+        weir__connect_uuid(op_id);
+    exec_ctx x = { srv, call, req->session_id, op_id };
+    int rc = op_begin(srv, op_id, &st);
+    const Spark__Connect__Plan *plan = req->plan;
+    const Spark__Connect__Command *cmd =
+        plan && plan->op_type_case == SPARK__CONNECT__PLAN__OP_TYPE_COMMAND
+            ? plan->command
+            : NULL;
+    if (rc) {
+        /* the id belongs to another operation: leave it alone */
+        fail(call, &st);
+        spark__connect__execute_plan_request__free_unpacked(req, NULL);
+        return;
+    }
+    if (!plan || plan->op_type_case == SPARK__CONNECT__PLAN__OP_TYPE__NOT_SET) {
+        rc = weir__cstatus_set(&st, WEIR_GRPC_INVALID_ARGUMENT, "", "",
+                               "the request has no plan");
+    } else if (plan->op_type_case == SPARK__CONNECT__PLAN__OP_TYPE_COMPRESSED_OPERATION) {
+        rc = weir__cstatus_set(&st, WEIR_GRPC_UNIMPLEMENTED,
+                               "UNSUPPORTED_FEATURE.CONNECT_PLAN_COMPRESSION",
+                               "0A000",
+                               "Compressed plans are not supported: set "
+                               "spark.connect.session.planCompression.threshold "
+                               "to -1.");
+    } else if (plan->op_type_case == SPARK__CONNECT__PLAN__OP_TYPE_ROOT) {
+        rc = in_query_function(req->user_context)
+                 ? analysis_in_query_function(&st)
+                 : weir__cstatus_set(
+                       &st, WEIR_GRPC_UNIMPLEMENTED,
+                       "UNSUPPORTED_FEATURE.CONNECT_QUERY", "0A000",
+                       "This weir endpoint registers pipeline definitions "
+                       "only; it does not run queries (collect, show, "
+                       "toPandas, count).");
+    } else if (cmd->command_type_case ==
+               SPARK__CONNECT__COMMAND__COMMAND_TYPE_PIPELINE_COMMAND) {
+        char graph_id[40];
+        weir__cemit emit = { exec_event, &x };
+        pthread_mutex_lock(&srv->work);
+        rc = srv->reg ? weir__creg_command(srv->reg, cmd->pipeline_command,
+                                           &emit, graph_id, &st)
+                      : weir__cstatus_set(&st, WEIR_GRPC_UNIMPLEMENTED,
+                                          "UNSUPPORTED_FEATURE.CONNECT_SERVING",
+                                          "0A000",
+                                          "Serving mode is not implemented yet.");
+        pthread_mutex_unlock(&srv->work);
+        if (!rc && graph_id[0]) {
+            Spark__Connect__PipelineCommandResult__CreateDataflowGraphResult g =
+                SPARK__CONNECT__PIPELINE_COMMAND_RESULT__CREATE_DATAFLOW_GRAPH_RESULT__INIT;
+            g._dataflow_graph_id_case =
+                SPARK__CONNECT__PIPELINE_COMMAND_RESULT__CREATE_DATAFLOW_GRAPH_RESULT___DATAFLOW_GRAPH_ID_DATAFLOW_GRAPH_ID;
+            g.dataflow_graph_id = graph_id;
+            Spark__Connect__PipelineCommandResult pr =
+                SPARK__CONNECT__PIPELINE_COMMAND_RESULT__INIT;
+            pr.result_type_case =
+                SPARK__CONNECT__PIPELINE_COMMAND_RESULT__RESULT_TYPE_CREATE_DATAFLOW_GRAPH_RESULT;
+            pr.create_dataflow_graph_result = &g;
+            Spark__Connect__ExecutePlanResponse r =
+                SPARK__CONNECT__EXECUTE_PLAN_RESPONSE__INIT;
+            r.response_type_case =
+                SPARK__CONNECT__EXECUTE_PLAN_RESPONSE__RESPONSE_TYPE_PIPELINE_COMMAND_RESULT;
+            r.pipeline_command_result = &pr;
+            rc = exec_send(&x, &r);
+            if (rc)
+                weir__cstatus_set(&st, WEIR_GRPC_CANCELLED, "", "", "client gone");
+        }
+    } else if (cmd->command_type_case ==
+               SPARK__CONNECT__COMMAND__COMMAND_TYPE_SQL_COMMAND) {
+        rc = exec_sql_command(cmd->sql_command, &st);
+    } else {
+        rc = weir__cstatus_set(&st, WEIR_GRPC_UNIMPLEMENTED,
+                               "UNSUPPORTED_FEATURE.CONNECT_COMMAND", "0A000",
+                               "Command kind %d is not supported by weir.",
+                               (int)cmd->command_type_case);
+    }
+    if (!rc) {
+        Spark__Connect__ExecutePlanResponse__ResultComplete done =
+            SPARK__CONNECT__EXECUTE_PLAN_RESPONSE__RESULT_COMPLETE__INIT;
+        Spark__Connect__ExecutePlanResponse r = SPARK__CONNECT__EXECUTE_PLAN_RESPONSE__INIT;
+        r.response_type_case =
+            SPARK__CONNECT__EXECUTE_PLAN_RESPONSE__RESPONSE_TYPE_RESULT_COMPLETE;
+        r.result_complete = &done;
+        rc = exec_send(&x, &r);
+        if (rc)
+            weir__cstatus_set(&st, WEIR_GRPC_CANCELLED, "", "", "client gone");
+    }
+    op_end(srv, op_id, rc != 0);
+    if (rc)
+        fail(call, &st);
+    else
+        weir__grpc_finish(call, WEIR_GRPC_OK, NULL, NULL, 0);
+    spark__connect__execute_plan_request__free_unpacked(req, NULL);
+}
+
+/* The responses after last_response_id (all without it), then the end. */
+static void handle_reattach(weir_connect_server *srv, weir__grpc_call *call)
+{
+    weir__cstatus st = { 0 };
+    Spark__Connect__ReattachExecuteRequest *req =
+        decode(call, &spark__connect__reattach_execute_request__descriptor, &st);
+    if (!req) {
+        fail(call, &st);
+        return;
+    }
+    WEIR_VEC(stored_response) copy = WEIR_VEC_INIT;
+    int rc = 0;
+    pthread_mutex_lock(&srv->state);
+    operation *op = op_find(srv, req->operation_id, NULL);
+    if (!op)
+        rc = weir__cstatus_set(&st, WEIR_GRPC_INTERNAL,
+                               "INVALID_HANDLE.OPERATION_NOT_FOUND", "HY000",
+                               "The handle %.64s is invalid. Operation not found.",
+                               req->operation_id);
+    else if (!op->done || op->overflow)
+        rc = weir__cstatus_set(&st, WEIR_GRPC_INTERNAL,
+                               "INVALID_CURSOR.NOT_REATTACHABLE", "HY109",
+                               "The cursor is invalid. The operation %.64s "
+                               "cannot be reattached while it runs.",
+                               req->operation_id);
+    else {
+        size_t from = 0;
+        if (req->_last_response_id_case && req->last_response_id) {
+            from = op->responses.len; /* unknown id: nothing to resend */
+            for (size_t i = 0; i < op->responses.len; i++)
+                if (strcmp(op->responses.items[i].id, req->last_response_id) == 0)
+                    from = i + 1;
+        }
+        for (size_t i = from; !rc && i < op->responses.len; i++) {
+            stored_response r = op->responses.items[i];
+            r.data = malloc(r.len ? r.len : 1);
+            if (!r.data || WEIR_VEC_PUSH(&copy, r)) {
+                free(r.data);
+                rc = weir__cstatus_set(&st, WEIR_GRPC_RESOURCE_EXHAUSTED, "",
+                                       "", "out of memory");
+            } else
+                memcpy(r.data, op->responses.items[i].data, r.len);
+        }
+    }
+    pthread_mutex_unlock(&srv->state);
+    for (size_t i = 0; !rc && i < copy.len; i++)
+        if (weir__grpc_send(call, copy.items[i].data, copy.items[i].len))
+            rc = weir__cstatus_set(&st, WEIR_GRPC_CANCELLED, "", "", "client gone");
+    if (rc)
+        fail(call, &st);
+    else
+        weir__grpc_finish(call, WEIR_GRPC_OK, NULL, NULL, 0);
+    for (size_t i = 0; i < copy.len; i++)
+        free(copy.items[i].data);
+    WEIR_VEC_FREE(&copy);
+    spark__connect__reattach_execute_request__free_unpacked(req, NULL);
+}
+
+static void handle_release_execute(weir_connect_server *srv,
+                                   weir__grpc_call *call)
+{
+    weir__cstatus st = { 0 };
+    Spark__Connect__ReleaseExecuteRequest *req =
+        decode(call, &spark__connect__release_execute_request__descriptor, &st);
+    if (!req) {
+        fail(call, &st);
+        return;
+    }
+    pthread_mutex_lock(&srv->state);
+    operation *op = op_find(srv, req->operation_id, NULL);
+    if (op && req->release_case ==
+                  SPARK__CONNECT__RELEASE_EXECUTE_REQUEST__RELEASE_RELEASE_ALL) {
+        op_remove(srv, req->operation_id);
+    } else if (op && req->release_case ==
+                         SPARK__CONNECT__RELEASE_EXECUTE_REQUEST__RELEASE_RELEASE_UNTIL) {
+        const char *until = req->release_until->response_id;
+        for (size_t i = 0; i < op->responses.len; i++)
+            if (strcmp(op->responses.items[i].id, until) == 0) {
+                for (size_t j = 0; j <= i; j++) {
+                    op->bytes -= op->responses.items[j].len;
+                    free(op->responses.items[j].data);
+                }
+                memmove(op->responses.items, op->responses.items + i + 1,
+                        (op->responses.len - i - 1) * sizeof *op->responses.items);
+                op->responses.len -= i + 1;
+                break;
+            }
+    }
+    pthread_mutex_unlock(&srv->state);
+    Spark__Connect__ReleaseExecuteResponse resp =
+        SPARK__CONNECT__RELEASE_EXECUTE_RESPONSE__INIT;
+    resp.session_id = req->session_id;
+    resp.server_side_session_id = srv->ssid;
+    resp._operation_id_case =
+        SPARK__CONNECT__RELEASE_EXECUTE_RESPONSE___OPERATION_ID_OPERATION_ID;
+    resp.operation_id = req->operation_id;
+    reply(call, &resp.base);
+    spark__connect__release_execute_request__free_unpacked(req, NULL);
+}
+
+static void handle_release_session(weir_connect_server *srv,
+                                   weir__grpc_call *call)
+{
+    weir__cstatus st = { 0 };
+    Spark__Connect__ReleaseSessionRequest *req =
+        decode(call, &spark__connect__release_session_request__descriptor, &st);
+    if (!req) {
+        fail(call, &st);
+        return;
+    }
+    /* The client is done defining: register what still waits. */
+    pthread_mutex_lock(&srv->work);
+    if (srv->reg)
+        weir__creg_flush(srv->reg);
+    pthread_mutex_unlock(&srv->work);
+    Spark__Connect__ReleaseSessionResponse resp =
+        SPARK__CONNECT__RELEASE_SESSION_RESPONSE__INIT;
+    resp.session_id = req->session_id;
+    resp.server_side_session_id = srv->ssid;
+    reply(call, &resp.base);
+    spark__connect__release_session_request__free_unpacked(req, NULL);
+}
+
+static void handle_interrupt(weir_connect_server *srv, weir__grpc_call *call)
+{
+    weir__cstatus st = { 0 };
+    Spark__Connect__InterruptRequest *req =
+        decode(call, &spark__connect__interrupt_request__descriptor, &st);
+    if (!req) {
+        fail(call, &st);
+        return;
+    }
+    /* Registration commands are short and not interruptible: nothing is
+     * reported as interrupted. */
+    Spark__Connect__InterruptResponse resp = SPARK__CONNECT__INTERRUPT_RESPONSE__INIT;
+    resp.session_id = req->session_id;
+    resp.server_side_session_id = srv->ssid;
+    reply(call, &resp.base);
+    spark__connect__interrupt_request__free_unpacked(req, NULL);
+}
+
+static void handle_fetch_error_details(weir_connect_server *srv,
+                                       weir__grpc_call *call)
+{
+    weir__cstatus st = { 0 };
+    Spark__Connect__FetchErrorDetailsRequest *req =
+        decode(call, &spark__connect__fetch_error_details_request__descriptor, &st);
+    if (!req) {
+        fail(call, &st);
+        return;
+    }
+    /* weir puts everything into the status itself and never hands out
+     * error ids, so there is nothing more to fetch: an empty answer makes
+     * the client use the status it has. */
+    Spark__Connect__FetchErrorDetailsResponse resp =
+        SPARK__CONNECT__FETCH_ERROR_DETAILS_RESPONSE__INIT;
+    resp.session_id = req->session_id;
+    resp.server_side_session_id = srv->ssid;
+    reply(call, &resp.base);
+    spark__connect__fetch_error_details_request__free_unpacked(req, NULL);
+}
+
+/* ------------------------------------------------------------------------
+ * AnalyzePlan
+ * ------------------------------------------------------------------------ */
+
+/* Does any Read in the message tree stream? (A generic walk over the
+ * generated descriptors: it sees every relation kind, known or not.) */
+static bool reads_stream(const ProtobufCMessage *m, unsigned depth)
+{
+    if (!m || depth > WEIR_CONNECT_MAX_WIRE_DEPTH)
+        return false;
+    if (m->descriptor == &spark__connect__read__descriptor &&
+        ((const Spark__Connect__Read *)m)->is_streaming)
+        return true;
+    const ProtobufCMessageDescriptor *d = m->descriptor;
+    for (unsigned i = 0; i < d->n_fields; i++) {
+        const ProtobufCFieldDescriptor *f = &d->fields[i];
+        if (f->type != PROTOBUF_C_TYPE_MESSAGE)
+            continue;
+        const char *base = (const char *)m;
+        if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) {
+            uint32_t which = *(const uint32_t *)(base + f->quantifier_offset);
+            if (which != f->id)
+                continue;
+        }
+        if (f->label == PROTOBUF_C_LABEL_REPEATED) {
+            size_t n = *(const size_t *)(base + f->quantifier_offset);
+            ProtobufCMessage *const *v = *(ProtobufCMessage *const *const *)(base + f->offset);
+            for (size_t k = 0; k < n; k++)
+                if (reads_stream(v[k], depth + 1))
+                    return true;
+        } else if (reads_stream(*(ProtobufCMessage *const *)(base + f->offset),
+                                depth + 1))
+            return true;
+    }
+    return false;
+}
+
+static void handle_analyze(weir_connect_server *srv, weir__grpc_call *call)
+{
+    weir__cstatus st = { 0 };
+    Spark__Connect__AnalyzePlanRequest *req =
+        decode(call, &spark__connect__analyze_plan_request__descriptor, &st);
+    if (!req) {
+        fail(call, &st);
+        return;
+    }
+    Spark__Connect__AnalyzePlanResponse resp = SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__INIT;
+    resp.session_id = req->session_id;
+    resp.server_side_session_id = srv->ssid;
+    Spark__Connect__AnalyzePlanResponse__SparkVersion ver =
+        SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__SPARK_VERSION__INIT;
+    Spark__Connect__AnalyzePlanResponse__IsStreaming iss =
+        SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__IS_STREAMING__INIT;
+    int rc = 0;
+    switch (req->analyze_case) {
+    case SPARK__CONNECT__ANALYZE_PLAN_REQUEST__ANALYZE_SPARK_VERSION:
+        ver.version = (char *)SPARK_VERSION;
+        resp.result_case = SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__RESULT_SPARK_VERSION;
+        resp.spark_version = &ver;
+        break;
+    case SPARK__CONNECT__ANALYZE_PLAN_REQUEST__ANALYZE_IS_STREAMING:
+        /* Answered from the plan alone: no analysis needed. */
+        iss.is_streaming = req->is_streaming->plan &&
+                           reads_stream(&req->is_streaming->plan->base, 0);
+        resp.result_case = SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__RESULT_IS_STREAMING;
+        resp.is_streaming = &iss;
+        break;
+    default:
+        rc = in_query_function(req->user_context)
+                 ? analysis_in_query_function(&st)
+                 : weir__cstatus_set(
+                       &st, WEIR_GRPC_UNIMPLEMENTED,
+                       "UNSUPPORTED_FEATURE.CONNECT_ANALYSIS", "0A000",
+                       "weir cannot analyze DataFrames while it registers a "
+                       "pipeline (schema, explain, DDL parsing): schemas are "
+                       "resolved when the pipeline runs.");
+    }
+    if (rc)
+        fail(call, &st);
+    else
+        reply(call, &resp.base);
+    spark__connect__analyze_plan_request__free_unpacked(req, NULL);
+}
+
+/* ------------------------------------------------------------------------
+ * Dispatch and life cycle
+ * ------------------------------------------------------------------------ */
+
+static void handle(weir__grpc_call *call, void *payload)
+{
+    weir_connect_server *srv = payload;
+    const char *path = weir__grpc_method(call);
+    const char *m = weir__str_starts(path, SERVICE) ? path + strlen(SERVICE) : "";
+    if (strcmp(m, "ExecutePlan") == 0)
+        handle_execute(srv, call);
+    else if (strcmp(m, "Config") == 0)
+        handle_config(srv, call);
+    else if (strcmp(m, "AnalyzePlan") == 0)
+        handle_analyze(srv, call);
+    else if (strcmp(m, "ReleaseExecute") == 0)
+        handle_release_execute(srv, call);
+    else if (strcmp(m, "ReleaseSession") == 0)
+        handle_release_session(srv, call);
+    else if (strcmp(m, "ReattachExecute") == 0)
+        handle_reattach(srv, call);
+    else if (strcmp(m, "Interrupt") == 0)
+        handle_interrupt(srv, call);
+    else if (strcmp(m, "FetchErrorDetails") == 0)
+        handle_fetch_error_details(srv, call);
+    else
+        weir__grpc_finish(call, WEIR_GRPC_UNIMPLEMENTED,
+                          "method not implemented by weir", NULL, 0);
+}
+
+int weir_connect_start(weir_connect_server **out,
+                       const weir_connect_options *opts, weir_error *err)
+{
+    if (!out)
+        return WEIR_ERR(err, WEIR_EINVAL, NULL, "out is required");
+    *out = NULL;
+    if (!opts || !opts->token || !*opts->token)
+        return WEIR_ERR(err, WEIR_EINVAL, NULL,
+                        "the Spark Connect endpoint needs a token");
+    if (!opts->pipeline)
+        return WEIR_ERR(err, WEIR_EINVAL, NULL,
+                        "serving mode (no pipeline) is not implemented yet");
+    weir_connect_server *srv = calloc(1, sizeof *srv);
+    if (!srv)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    pthread_mutex_init(&srv->state, NULL);
+    pthread_mutex_init(&srv->work, NULL);
+    srv->pipeline = opts->pipeline;
+    weir__connect_uuid(srv->ssid);
+    srv->reg = weir__creg_new(opts->pipeline);
+    if (!srv->reg) {
+        weir_connect_stop(srv);
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    weir__grpc_config cfg = { 0 };
+    cfg.host = opts->host;
+    cfg.port = opts->port;
+    cfg.token = opts->token;
+    cfg.max_message = opts->max_message;
+    cfg.handler = handle;
+    cfg.payload = srv;
+    int rc = weir__grpc_start(&srv->grpc, &cfg, err);
+    if (rc) {
+        weir_connect_stop(srv);
+        return rc;
+    }
+    *out = srv;
+    return 0;
+}
+
+unsigned weir_connect_port(const weir_connect_server *srv)
+{
+    return srv ? weir__grpc_port(srv->grpc) : 0;
+}
+
+size_t weir_connect_diagnostics(weir_connect_server *srv, const weir_error **out)
+{
+    if (out)
+        *out = NULL;
+    if (!srv || !srv->reg)
+        return 0;
+    pthread_mutex_lock(&srv->work);
+    weir__creg_flush(srv->reg);
+    size_t n = weir__creg_diagnostics(srv->reg, out);
+    pthread_mutex_unlock(&srv->work);
+    return n;
+}
+
+void weir_connect_stop(weir_connect_server *srv)
+{
+    if (!srv)
+        return;
+    weir__grpc_stop(srv->grpc); /* joins every handler */
+    if (srv->reg)
+        weir__creg_flush(srv->reg);
+    weir__creg_free(srv->reg);
+    for (size_t i = 0; i < srv->confs.len; i++) {
+        free(srv->confs.items[i].key);
+        free(srv->confs.items[i].value);
+    }
+    WEIR_VEC_FREE(&srv->confs);
+    for (size_t i = 0; i < srv->ops.len; i++)
+        op_free(srv->ops.items[i]);
+    WEIR_VEC_FREE(&srv->ops);
+    pthread_mutex_destroy(&srv->state);
+    pthread_mutex_destroy(&srv->work);
+    free(srv);
+}
