@@ -45,6 +45,8 @@ typedef struct output {
     char *file;
     unsigned line;
     bool registered;
+    weir_expectation *exps; /* from the shim, on its flows (shim.c) */
+    size_t n_exps;
 } output;
 
 /* A dataset's own flow that arrived before its output. */
@@ -54,6 +56,8 @@ typedef struct implicit_flow {
     kv_list conf;
     char *file;
     unsigned line;
+    weir_expectation *exps; /* from the shim (shim.c) */
+    size_t n_exps;
 } implicit_flow;
 
 struct weir__creg {
@@ -138,6 +142,7 @@ static void output_free(output *o)
     str_free(&o->partition_cols);
     str_free(&o->cluster_cols);
     free(o->file);
+    weir__shim_exps_free(o->exps, o->n_exps);
     free(o);
 }
 
@@ -149,6 +154,7 @@ static void implicit_free(implicit_flow *f)
     free(f->query);
     kv_free(&f->conf);
     free(f->file);
+    weir__shim_exps_free(f->exps, f->n_exps);
     free(f);
 }
 
@@ -341,8 +347,20 @@ static int register_output(weir__creg *reg, output *o, const implicit_flow *f,
     d.n_cluster_cols = o->cluster_cols.len;
     d.options = o->options.items;
     d.n_options = o->options.len;
+    /* Expectations (weir's shim) on the dataset's flows belong to it. */
+    weir_expectation *exps = NULL;
+    size_t n_exps = 0;
+    if (weir__shim_exps_append(&exps, &n_exps, o->exps, o->n_exps) ||
+        (f && weir__shim_exps_append(&exps, &n_exps, f->exps, f->n_exps))) {
+        weir__shim_exps_free(exps, n_exps);
+        kv_free(&conf);
+        return oom(st);
+    }
+    d.expectations = exps;
+    d.n_expectations = n_exps;
     weir_error e;
     int rc = weir_pipeline_define_dataset(reg->pipeline, o->kind, &d, NULL, &e);
+    weir__shim_exps_free(exps, n_exps);
     kv_free(&conf);
     if (rc == WEIR_ENOMEM)
         return oom(st);
@@ -637,27 +655,44 @@ static int define_flow(weir__creg *reg,
         return diag(reg, st, WEIR_EINVAL, "MULTIPART_FLOW_NAME_NOT_SUPPORTED",
                     "0A000", file, line, "Flow name '%s' must be a single part",
                     name);
-    bool once = d->_once_case && d->once;
-    if (once && implicit)
-        return diag(reg, st, WEIR_EINVAL, "DEFINE_FLOW_ONCE_OPTION_NOT_SUPPORTED",
-                    "0A000", file, line,
-                    "Flow '%s' is a dataset's own flow and cannot be a once flow",
-                    name);
-    if (reg->n_definitions >= MAX_DEFINITIONS)
-        return weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
-                                 "too many definitions");
+    /* weir's shim keys come out of the confs (shim.c, docs/python.md). */
+    weir__shim_flow sf;
+    memset(&sf, 0, sizeof sf);
     kv_list conf = WEIR_VEC_INIT;
-    for (size_t i = 0; i < d->n_sql_conf; i++)
-        if (kv_put(&conf, d->sql_conf[i]->key, d->sql_conf[i]->value)) {
+    for (size_t i = 0; i < d->n_sql_conf; i++) {
+        char why[300];
+        bool taken = false;
+        if (weir__shim_take(&sf, d->sql_conf[i]->key, d->sql_conf[i]->value,
+                            &taken, why, sizeof why)) {
+            weir__shim_flow_free(&sf);
+            kv_free(&conf);
+            return diag(reg, st, WEIR_EINVAL, "INVALID_PIPELINE_DEFINITION",
+                        "42000", file, line, "Flow '%s': %s", name, why);
+        }
+        if (!taken && kv_put(&conf, d->sql_conf[i]->key, d->sql_conf[i]->value)) {
+            weir__shim_flow_free(&sf);
             kv_free(&conf);
             return oom(st);
         }
-    char *query = NULL;
-    int rc = flow_query(reg, name, file, line, d, &query, st);
-    if (rc) {
-        kv_free(&conf);
-        return rc;
     }
+    bool once = (d->_once_case && d->once) || sf.once;
+    int rc = 0;
+    char *query = NULL;
+    if (once && implicit) {
+        rc = diag(reg, st, WEIR_EINVAL, "DEFINE_FLOW_ONCE_OPTION_NOT_SUPPORTED",
+                  "0A000", file, line,
+                  "Flow '%s' is a dataset's own flow and cannot be a once flow",
+                  name);
+        goto out;
+    }
+    if (reg->n_definitions >= MAX_DEFINITIONS) {
+        rc = weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
+                               "too many definitions");
+        goto out;
+    }
+    rc = flow_query(reg, name, file, line, d, &query, st);
+    if (rc)
+        goto out;
     reg->n_definitions++;
     if (implicit) {
         output *o = find_output(reg, target);
@@ -684,6 +719,10 @@ static int define_flow(weir__creg *reg,
         conf = (kv_list)WEIR_VEC_INIT;
         f->file = dup_or_null(file);
         f->line = line;
+        f->exps = sf.exps;
+        f->n_exps = sf.n_exps;
+        sf.exps = NULL;
+        sf.n_exps = 0;
         if (!f->target || (file && !f->file)) {
             implicit_free(f);
             rc = oom(st);
@@ -695,6 +734,25 @@ static int define_flow(weir__creg *reg,
             rc = oom(st);
         }
         goto out;
+    }
+    if (sf.n_exps) {
+        /* weir's expectations belong to datasets: those written on an
+         * append flow go to its target, while it waits for registration. */
+        output *o = find_output(reg, target);
+        if (!o || o->registered) {
+            rc = diag(reg, st, WEIR_EINVAL, "EXPECTATIONS_NOT_SUPPORTED",
+                      "0A000", file, line,
+                      "Expectations on flow '%s' need its target '%s' to be a "
+                      "table created with create_streaming_table (weir keeps "
+                      "expectations on datasets); put them on the dataset "
+                      "instead",
+                      name, target);
+            goto out;
+        }
+        if (weir__shim_exps_append(&o->exps, &o->n_exps, sf.exps, sf.n_exps)) {
+            rc = oom(st);
+            goto out;
+        }
     }
     kv_list all = WEIR_VEC_INIT;
     if (merged_conf(reg, &conf, &all)) {
@@ -722,6 +780,7 @@ static int define_flow(weir__creg *reg,
 out:
     free(query);
     kv_free(&conf);
+    weir__shim_flow_free(&sf);
     return rc;
 }
 

@@ -9,5 +9,6 @@ set(WEIR_CONNECT_SOURCES
   src/connect/pipeline.c
   src/connect/plan.c
   src/connect/server.c
+  src/connect/shim.c
   src/connect/wire.c
 )
