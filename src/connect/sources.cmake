@@ -6,4 +6,7 @@
 # from src/connect/proto/spark-connect.pb (see scripts/connect-descriptors.py).
 set(WEIR_CONNECT_SOURCES
   src/connect/plan.c
+  src/connect/plan_expr.c
+  src/connect/plan_text.c
+  src/connect/plan_types.c
 )
