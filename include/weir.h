@@ -342,12 +342,17 @@ typedef struct weir_dataset_options {
     size_t n_expectations;
     const weir_kv *options; /* sink options (path, header, ...) */
     size_t n_options;
+    /* Version 2: where the definition is written, when it is not the
+     * query text (a Python file): errors about the dataset then name
+     * source_path:source_line instead of a place in the query. */
+    const char *source_path; /* NULL = the query text ("<name>") */
+    unsigned source_line;
 } weir_dataset_options;
 
-#define WEIR_DATASET_OPTIONS_VERSION 1
+#define WEIR_DATASET_OPTIONS_VERSION 2
 #define WEIR_DATASET_OPTIONS_INIT                                             \
     { WEIR_DATASET_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, NULL, 0,    \
-      NULL, 0, NULL, 0, NULL, 0, NULL, 0 }
+      NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0 }
 
 /**
  * Register a dataset of the given kind, with its implicit flow when
@@ -412,11 +417,15 @@ typedef struct weir_flow_options {
     const weir_kv *conf; /* Spark confs for this flow only */
     size_t n_conf;
     const char *comment;
+    /* Version 2: as in weir_dataset_options. */
+    const char *source_path;
+    unsigned source_line;
 } weir_flow_options;
 
-#define WEIR_FLOW_OPTIONS_VERSION 1
+#define WEIR_FLOW_OPTIONS_VERSION 2
 #define WEIR_FLOW_OPTIONS_INIT                                                \
-    { WEIR_FLOW_OPTIONS_VERSION, NULL, NULL, NULL, false, NULL, 0, NULL }
+    { WEIR_FLOW_OPTIONS_VERSION, NULL, NULL, NULL, false, NULL, 0, NULL,      \
+      NULL, 0 }
 
 /**
  * Register a standalone flow (Spark's defineFlow, SQL's CREATE FLOW ... AS

@@ -66,23 +66,34 @@ int weir__parse_name(weir_pipeline *p, const char *text, weir_sql_name *out,
 }
 
 /* Parse a query given through the API. Its source is named "<what>" so
- * errors point into the query text; *src_out is that source. */
+ * errors point into the query text, or origin_path when given (errors
+ * then name origin_path:origin_line); *src_out is that source. */
 static int parse_query(weir_pipeline *p, const char *text, const char *what,
+                       const char *origin_path, unsigned origin_line,
                        const weir_sql_query **out,
                        const weir_sql_source **src_out, weir_error *err)
 {
     *out = NULL;
     *src_out = NULL;
-    if (!text)
+    if (!text && !origin_path)
         return 0;
     weir_sql_source *src = weir__arena_alloc(&p->arena, sizeof(*src));
     if (!src)
         return oom(err);
-    src->path = weir__arena_printf(&p->arena, "<%s>", what);
-    src->text = weir__arena_strdup(&p->arena, text);
-    src->len = strlen(text);
+    if (origin_path) {
+        src->path = weir__arena_strdup(&p->arena, origin_path);
+        src->origin_line = origin_line ? origin_line : 1;
+    } else {
+        src->path = weir__arena_printf(&p->arena, "<%s>", what);
+    }
+    src->text = weir__arena_strdup(&p->arena, text ? text : "");
+    src->len = text ? strlen(text) : 0;
     if (weir__arena_failed(&p->arena))
         return oom(err);
+    if (!text) { /* no query: the source only locates the definition */
+        *src_out = src;
+        return 0;
+    }
     weir_error e;
     weir_sql_query *q = NULL;
     int rc = weir__sql_parse_query(&q, &p->arena, src, 0, src->len, &e);
@@ -253,7 +264,10 @@ int weir_pipeline_define_dataset(weir_pipeline *p, weir_dataset_kind kind,
     if (!rc)
         rc = weir__parse_name(p, o->name, &d.name, err);
     if (!rc)
-        rc = parse_query(p, o->query, o->name, &d.query, &src, err);
+        rc = parse_query(p, o->query, o->name,
+                         o->version >= 2 ? o->source_path : NULL,
+                         o->version >= 2 ? o->source_line : 0, &d.query, &src,
+                         err);
     if (!rc)
         rc = parse_schema(p, &d, o, err);
     if (rc)
@@ -261,6 +275,8 @@ int weir_pipeline_define_dataset(weir_pipeline *p, weir_dataset_kind kind,
     weir_arena *a = &p->arena;
     d.origin.src = src; /* graph errors point into the query text */
     d.origin.pos.line = d.origin.pos.column = 1;
+    if (src && src->origin_line)
+        d.origin.pos.line = src->origin_line;
     d.comment = weir__arena_strdup(a, o->comment);
     d.format = weir__arena_strdup(a, o->format);
     d.properties = copy_kv(a, o->properties, o->n_properties);
@@ -326,11 +342,16 @@ int weir_pipeline_define_flow(weir_pipeline *p, const weir_flow_options *o,
     if (!rc)
         rc = weir__parse_name(p, target, &f.target, err);
     if (!rc)
-        rc = parse_query(p, o->query, name, &f.query, &src, err);
+        rc = parse_query(p, o->query, name,
+                         o->version >= 2 ? o->source_path : NULL,
+                         o->version >= 2 ? o->source_line : 0, &f.query, &src,
+                         err);
     if (rc)
         return rc;
     f.origin.src = src;
     f.origin.pos.line = f.origin.pos.column = 1;
+    if (src && src->origin_line)
+        f.origin.pos.line = src->origin_line;
     f.once = o->once;
     f.conf = copy_kv(&p->arena, o->conf, o->n_conf);
     f.n_conf = o->n_conf;

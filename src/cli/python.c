@@ -222,7 +222,7 @@ static void source_line(char *buf, size_t size, const char *dir,
  * the last line of its stderr) as a weir_error; the rest of stderr (the
  * user's traceback) is printed after it. */
 static void print_definition_error(const cli *c, char *out, const char *dir,
-                                   FILE *json_out)
+                                   bool have_diags, FILE *json_out)
 {
     char *mark = strstr(out, REPORT_MARK), *next;
     while (mark && (next = strstr(mark + 1, REPORT_MARK)))
@@ -234,6 +234,11 @@ static void print_definition_error(const cli *c, char *out, const char *dir,
         const char *j = mark + strlen(REPORT_MARK);
         int64_t line = 0;
         *mark = '\0';
+        /* The endpoint's diagnostics say it better (and the traceback
+         * only shows pyspark sending the definition). */
+        const char *server = json_member(j, "server");
+        if (have_diags && server && strncmp(server, "true", 4) == 0)
+            return;
         json_get_string(json_member(j, "message"), e.message, sizeof e.message);
         json_get_string(json_member(j, "error_class"), e.error_class,
                         sizeof e.error_class);
@@ -253,7 +258,8 @@ static void print_definition_error(const cli *c, char *out, const char *dir,
 
 /* What went wrong with the child, printed; the exit code. */
 static int report_child(const cli *c, int status, const char *python,
-                        char *out, const char *dir, FILE *json_out)
+                        char *out, const char *dir, bool have_diags,
+                        FILE *json_out)
 {
     if (status == -1) {
         print_error(c, "the Python definition files did not finish within "
@@ -270,7 +276,7 @@ static int report_child(const cli *c, int status, const char *python,
         return EXIT_USAGE;
     }
     if (code == LAUNCH_DEFINITION) {
-        print_definition_error(c, out, dir, json_out);
+        print_definition_error(c, out, dir, have_diags, json_out);
         return EXIT_USAGE;
     }
     fputs(out, stderr);
@@ -391,17 +397,26 @@ int project_define_python(project *p, FILE *json_out)
         } else if (status != 0) {
             char *out = slurp(err_fd);
             code = report_child(p->cli, status, shown, out ? out : (char *)"",
-                                dir, json_out);
+                                dir, weir_connect_diagnostics(server, NULL) > 0,
+                                json_out);
             free(out);
         }
     }
-    /* Problems the endpoint found in what the files defined. */
+    /* Problems the endpoint found in what the files defined, named like
+     * SQL errors: path relative to the spec's folder, the source line. */
     const weir_error *diags = NULL;
     size_t n_diags = weir_connect_diagnostics(server, &diags);
+    size_t dir_len = dir ? strlen(dir) : 0;
     for (size_t i = 0; i < n_diags; i++) {
-        print_diagnostic(p->cli, &diags[i]);
+        weir_error e = diags[i];
+        if (dir_len && strncmp(e.path, dir, dir_len) == 0 &&
+            e.path[dir_len] == '/')
+            memmove(e.path, e.path + dir_len + 1, strlen(e.path + dir_len));
+        if (!e.line_text[0] && dir)
+            source_line(e.line_text, sizeof e.line_text, dir, e.path, e.line);
+        print_diagnostic(p->cli, &e);
         if (json_out)
-            print_failure_json(json_out, NULL, diags[i].code, &diags[i]);
+            print_failure_json(json_out, NULL, e.code, &e);
     }
     if (n_diags && code == EXIT_OK)
         code = EXIT_USAGE;

@@ -198,6 +198,20 @@ static int oom(weir__cstatus *st)
                              "out of memory");
 }
 
+/* A Python file named as SQL files are: relative to the spec's folder
+ * when it is below it (pyspark sends absolute paths). */
+static const char *display_path(const weir__creg *reg, const char *file)
+{
+    const char *spec = weir_pipeline_spec_path(reg->pipeline);
+    const char *slash = spec ? strrchr(spec, '/') : NULL;
+    if (!file || !slash)
+        return file;
+    size_t n = (size_t)(slash - spec);
+    if (n && strncmp(file, spec, n) == 0 && file[n] == '/' && file[n + 1])
+        return file + n + 1;
+    return file;
+}
+
 /* A problem in the user's definitions: recorded as a diagnostic at
  * file:line (file may be NULL) and answered to the client. */
 static int diag(weir__creg *reg, weir__cstatus *st, int code,
@@ -214,6 +228,7 @@ static int diag(weir__creg *reg, weir__cstatus *st, int code,
     va_start(ap, fmt);
     weir__error_vset(&e, code, error_class, __FILE__, __LINE__, fmt, ap);
     va_end(ap);
+    file = display_path(reg, file);
     if (file && *file)
         weir__error_at(&e, file, line, 0);
     weir__diags_add(&reg->diags, &e);
@@ -358,6 +373,8 @@ static int register_output(weir__creg *reg, output *o, const implicit_flow *f,
     }
     d.expectations = exps;
     d.n_expectations = n_exps;
+    d.source_path = display_path(reg, f ? f->file : o->file);
+    d.source_line = f ? f->line : o->line;
     weir_error e;
     int rc = weir_pipeline_define_dataset(reg->pipeline, o->kind, &d, NULL, &e);
     weir__shim_exps_free(exps, n_exps);
@@ -767,6 +784,8 @@ static int define_flow(weir__creg *reg,
     fo.once = once;
     fo.conf = all.items;
     fo.n_conf = all.len;
+    fo.source_path = display_path(reg, file);
+    fo.source_line = line;
     weir_error e;
     int wrc = weir_pipeline_define_flow(reg->pipeline, &fo, &e);
     kv_free(&all);

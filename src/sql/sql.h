@@ -24,6 +24,9 @@ typedef struct weir_sql_source {
     const char *path; /* file name as given (may be relative), or "" */
     const char *text;
     size_t len;
+    unsigned origin_line; /* > 0: the text was generated from a definition
+                             at path:origin_line (a Python file); errors
+                             point there, not into the text */
 } weir_sql_source;
 
 typedef struct weir_sql_pos {

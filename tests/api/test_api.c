@@ -124,7 +124,7 @@ TEST(test_null_and_versions)
     CHECK_INT(weir_pipeline_define_dataset(p, (weir_dataset_kind)9, &d, NULL,
                                            &err),
               WEIR_EINVAL);
-    d.version = 2;
+    d.version = WEIR_DATASET_OPTIONS_VERSION + 1;
     CHECK_INT(weir_pipeline_create_materialized_view(p, &d, NULL, &err),
               WEIR_EINVAL);
     d.version = WEIR_DATASET_OPTIONS_VERSION;
@@ -247,6 +247,18 @@ TEST(test_sql_error_locations)
     CHECK_STR(err.line_text, "  FROM t");
     const weir_error *diags;
     CHECK_INT(weir_pipeline_diagnostics(p, &diags), 1);
+
+    /* Defined elsewhere (a Python file): errors name that file and line. */
+    d.source_path = "transformations/defs.py";
+    d.source_line = 12;
+    CHECK_INT(weir_pipeline_create_materialized_view(p, &d, NULL, &err),
+              WEIR_ESQL);
+    CHECK_STR(err.path, "transformations/defs.py");
+    CHECK_INT(err.line, 12);
+    CHECK_INT(err.column, 0);
+    CHECK_STR(err.line_text, "");
+    d.source_path = NULL;
+    d.source_line = 0;
 
     /* A bad schema. */
     d.query = "SELECT 1 AS a";

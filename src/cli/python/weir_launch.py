@@ -40,11 +40,12 @@ def log(message):
     print(f"{time.strftime('%Y-%m-%d %H:%M:%S')}: {message}", flush=True)
 
 
-def report(kind, message, error_class="", path="", line=0):
+def report(kind, message, error_class="", path="", line=0, server=False):
     sys.stderr.flush()
     print(MARK + json.dumps({"kind": kind, "message": message,
                              "error_class": error_class, "path": path,
-                             "line": line}), file=sys.stderr, flush=True)
+                             "line": line, "server": server}),
+          file=sys.stderr, flush=True)
 
 
 def load_shim(source):
@@ -247,9 +248,11 @@ def main(argv):
             path = files[os.path.abspath(path)]
         elif path:
             path = os.path.relpath(path, root) if path.startswith(root + os.sep) else path
+        # An error the endpoint answered: weir prints its own diagnostic.
+        server = type(e).__module__.startswith("pyspark.errors.exceptions.connect")
         print_user_traceback(e, set(files))
         report("definition", message_of(e), error_class_of(e), path,
-               line or 0)
+               line or 0, server)
         return EXIT_DEFINITION
     return 0
 

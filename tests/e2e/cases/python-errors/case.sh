@@ -50,6 +50,19 @@ expect_stderr_contains "in fine"
 expect_stderr_not_contains "site-packages"
 expect_no_file storage
 
+# Analysis errors of Python datasets name the Python file and line.
+cat > transformations/defs.py <<'PY'
+from pyspark import pipelines as dp
+
+
+@dp.materialized_view
+def fine():
+    return spark.read.table("base").select("nope")
+PY
+run_weir dry-run
+expect_exit 2
+expect_stderr_contains "transformations/defs.py:4: error: [UNRESOLVED_COLUMN"
+
 printf 'from pyspark import pipelines as dp\n\ndef broken(:\n    pass\n' > transformations/defs.py
 run_weir dry-run
 expect_exit 2

@@ -31,4 +31,4 @@ cy,16.25"
 printf 'CREATE MATERIALIZED VIEW broken AS\nSELECT nope FROM totals;\n' > transformations/e_broken.sql
 run_weir dry-run
 expect_exit 2
-expect_stderr_contains "transformations/e_broken.sql:2:8: error: [UNRESOLVED_COLUMN"
+expect_stderr_contains "transformations/e_broken.sql:1:1: error: [UNRESOLVED_COLUMN"

@@ -37,4 +37,4 @@ def feed():
 
 @dp.table
 def src_stream():
-    return spark.readStream.format("json").schema("id BIGINT").load("landing")
+    return spark.readStream.format("json").schema("id INT").load("landing")
