@@ -342,17 +342,21 @@ typedef struct weir_dataset_options {
     size_t n_expectations;
     const weir_kv *options; /* sink options (path, header, ...) */
     size_t n_options;
-    /* Version 2: where the definition is written, when it is not the
-     * query text (a Python file): errors about the dataset then name
-     * source_path:source_line instead of a place in the query. */
-    const char *source_path; /* NULL = the query text ("<name>") */
+    /* Version 2: */
+    const char *source_path; /* the file that defines the dataset (e.g. a
+                                Python file): events, descriptions and
+                                errors about it, its query included, name
+                                source_path:source_line; NULL = the query
+                                text itself ("<name>") */
     unsigned source_line;
+    const weir_kv *conf; /* Spark confs of its implicit flow */
+    size_t n_conf;
 } weir_dataset_options;
 
 #define WEIR_DATASET_OPTIONS_VERSION 2
 #define WEIR_DATASET_OPTIONS_INIT                                             \
     { WEIR_DATASET_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, NULL, 0,    \
-      NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0 }
+      NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0 }
 
 /**
  * Register a dataset of the given kind, with its implicit flow when
@@ -417,8 +421,9 @@ typedef struct weir_flow_options {
     const weir_kv *conf; /* Spark confs for this flow only */
     size_t n_conf;
     const char *comment;
-    /* Version 2: as in weir_dataset_options. */
-    const char *source_path;
+    /* Version 2: */
+    const char *source_path; /* the file that defines the flow; as in
+                                weir_dataset_options */
     unsigned source_line;
 } weir_flow_options;
 

@@ -65,35 +65,64 @@ int weir__parse_name(weir_pipeline *p, const char *text, weir_sql_name *out,
     return 0;
 }
 
+/* Where a definition made through the API says it comes from
+ * (options version 2): errors about it are reported there. */
+typedef struct api_origin {
+    const char *path; /* NULL = the query text itself */
+    unsigned line;
+} api_origin;
+
+/* The origin of a definition: its query's source, or for a definition
+ * that names its own file, a source at that file:line. */
+static int origin_of(weir_pipeline *p, const api_origin *at,
+                     const weir_sql_source *query_src, weir_origin *out,
+                     weir_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    if (!at->path) {
+        out->src = query_src; /* graph errors point into the query text */
+        out->pos.line = out->pos.column = query_src ? 1 : 0;
+        return 0;
+    }
+    weir_sql_source *src = weir__arena_alloc(&p->arena, sizeof(*src));
+    if (!src)
+        return oom(err);
+    memset(src, 0, sizeof(*src));
+    src->path = src->at_path = weir__arena_strdup(&p->arena, at->path);
+    src->at_line = at->line;
+    src->text = query_src ? query_src->text : "";
+    src->len = query_src ? query_src->len : 0;
+    if (!src->path)
+        return oom(err);
+    out->src = src;
+    out->pos.line = at->line;
+    return 0;
+}
+
 /* Parse a query given through the API. Its source is named "<what>" so
- * errors point into the query text, or origin_path when given (errors
- * then name origin_path:origin_line); *src_out is that source. */
+ * errors point into the query text (or at `at`, when given); *src_out is
+ * that source. */
 static int parse_query(weir_pipeline *p, const char *text, const char *what,
-                       const char *origin_path, unsigned origin_line,
-                       const weir_sql_query **out,
+                       const api_origin *at, const weir_sql_query **out,
                        const weir_sql_source **src_out, weir_error *err)
 {
     *out = NULL;
     *src_out = NULL;
-    if (!text && !origin_path)
+    if (!text)
         return 0;
     weir_sql_source *src = weir__arena_alloc(&p->arena, sizeof(*src));
     if (!src)
         return oom(err);
-    if (origin_path) {
-        src->path = weir__arena_strdup(&p->arena, origin_path);
-        src->origin_line = origin_line ? origin_line : 1;
-    } else {
-        src->path = weir__arena_printf(&p->arena, "<%s>", what);
+    memset(src, 0, sizeof(*src));
+    src->path = weir__arena_printf(&p->arena, "<%s>", what);
+    src->text = weir__arena_strdup(&p->arena, text);
+    src->len = strlen(text);
+    if (at->path) {
+        src->at_path = weir__arena_strdup(&p->arena, at->path);
+        src->at_line = at->line;
     }
-    src->text = weir__arena_strdup(&p->arena, text ? text : "");
-    src->len = text ? strlen(text) : 0;
     if (weir__arena_failed(&p->arena))
         return oom(err);
-    if (!text) { /* no query: the source only locates the definition */
-        *src_out = src;
-        return 0;
-    }
     weir_error e;
     weir_sql_query *q = NULL;
     int rc = weir__sql_parse_query(&q, &p->arena, src, 0, src->len, &e);
@@ -146,7 +175,8 @@ static void put_backticked(weir_buf *b, const char *s)
 /* Column list and expectations: parsed by the SQL front end from a
  * CREATE MATERIALIZED VIEW statement built around them. */
 static int parse_schema(weir_pipeline *p, weir_def_dataset *d,
-                        const weir_dataset_options *o, weir_error *err)
+                        const weir_dataset_options *o, const api_origin *at,
+                        weir_error *err)
 {
     if (!o->schema && !o->n_expectations)
         return 0;
@@ -180,7 +210,12 @@ static int parse_schema(weir_pipeline *p, weir_def_dataset *d,
     weir__buf_puts(&sql, ") AS SELECT 1");
     weir_sql_source *src = weir__arena_alloc(&p->arena, sizeof(*src));
     if (src) {
+        memset(src, 0, sizeof(*src));
         src->path = weir__arena_printf(&p->arena, "<%s schema>", o->name);
+        if (at->path) {
+            src->at_path = weir__arena_strdup(&p->arena, at->path);
+            src->at_line = at->line;
+        }
         src->text = weir__arena_strdup(&p->arena, weir__buf_cstr(&sql));
         src->len = sql.len;
     }
@@ -260,23 +295,29 @@ int weir_pipeline_define_dataset(weir_pipeline *p, weir_dataset_kind kind,
     d.ctx_catalog = p->catalog;
     d.ctx_database = p->database;
     const weir_sql_source *src = NULL;
+    api_origin at = { NULL, 0 };
+    if (o->version >= 2 && o->source_path && *o->source_path) {
+        at.path = o->source_path;
+        at.line = o->source_line;
+    }
     int rc = check_counts(o, err);
+    if (!rc && o->version >= 2 && o->n_conf && !o->conf)
+        rc = WEIR_ERR(err, WEIR_EINVAL, NULL, "n_conf is set but conf is NULL");
     if (!rc)
         rc = weir__parse_name(p, o->name, &d.name, err);
     if (!rc)
-        rc = parse_query(p, o->query, o->name,
-                         o->version >= 2 ? o->source_path : NULL,
-                         o->version >= 2 ? o->source_line : 0, &d.query, &src,
-                         err);
+        rc = parse_query(p, o->query, o->name, &at, &d.query, &src, err);
     if (!rc)
-        rc = parse_schema(p, &d, o, err);
+        rc = parse_schema(p, &d, o, &at, err);
+    if (!rc)
+        rc = origin_of(p, &at, src, &d.origin, err);
     if (rc)
         return rc;
     weir_arena *a = &p->arena;
-    d.origin.src = src; /* graph errors point into the query text */
-    d.origin.pos.line = d.origin.pos.column = 1;
-    if (src && src->origin_line)
-        d.origin.pos.line = src->origin_line;
+    if (o->version >= 2) {
+        d.conf = copy_kv(a, o->conf, o->n_conf);
+        d.n_conf = o->conf ? o->n_conf : 0;
+    }
     d.comment = weir__arena_strdup(a, o->comment);
     d.format = weir__arena_strdup(a, o->format);
     d.properties = copy_kv(a, o->properties, o->n_properties);
@@ -338,20 +379,20 @@ int weir_pipeline_define_flow(weir_pipeline *p, const weir_flow_options *o,
     f.ctx_catalog = p->catalog;
     f.ctx_database = p->database;
     const weir_sql_source *src = NULL;
+    api_origin at = { NULL, 0 };
+    if (o->version >= 2 && o->source_path && *o->source_path) {
+        at.path = o->source_path;
+        at.line = o->source_line;
+    }
     int rc = weir__parse_name(p, name, &f.name, err);
     if (!rc)
         rc = weir__parse_name(p, target, &f.target, err);
     if (!rc)
-        rc = parse_query(p, o->query, name,
-                         o->version >= 2 ? o->source_path : NULL,
-                         o->version >= 2 ? o->source_line : 0, &f.query, &src,
-                         err);
+        rc = parse_query(p, o->query, name, &at, &f.query, &src, err);
+    if (!rc)
+        rc = origin_of(p, &at, src, &f.origin, err);
     if (rc)
         return rc;
-    f.origin.src = src;
-    f.origin.pos.line = f.origin.pos.column = 1;
-    if (src && src->origin_line)
-        f.origin.pos.line = src->origin_line;
     f.once = o->once;
     f.conf = copy_kv(&p->arena, o->conf, o->n_conf);
     f.n_conf = o->n_conf;

@@ -373,8 +373,13 @@ static int register_output(weir__creg *reg, output *o, const implicit_flow *f,
     }
     d.expectations = exps;
     d.n_expectations = n_exps;
-    d.source_path = display_path(reg, f ? f->file : o->file);
-    d.source_line = f ? f->line : o->line;
+    /* Errors and events name the Python definition (the flow's when the
+     * query came with one: that is where a bad query was written),
+     * relative to the spec's folder as SQL files are. */
+    d.source_path = display_path(reg, f && f->file ? f->file : o->file);
+    d.source_line = f && f->file ? f->line : o->line;
+    d.conf = conf.items;
+    d.n_conf = conf.len;
     weir_error e;
     int rc = weir_pipeline_define_dataset(reg->pipeline, o->kind, &d, NULL, &e);
     weir__shim_exps_free(exps, n_exps);

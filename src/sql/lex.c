@@ -49,8 +49,8 @@ void weir__sql_error_at(weir_error *err, const weir_sql_source *src,
 {
     if (!err || !src)
         return;
-    if (src->origin_line) {
-        weir__error_at(err, src->path, src->origin_line, 0);
+    if (src->at_path) {
+        weir__error_at(err, src->at_path, src->at_line, 0);
         err->line_text[0] = '\0';
         return;
     }

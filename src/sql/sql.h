@@ -24,9 +24,11 @@ typedef struct weir_sql_source {
     const char *path; /* file name as given (may be relative), or "" */
     const char *text;
     size_t len;
-    unsigned origin_line; /* > 0: the text was generated from a definition
-                             at path:origin_line (a Python file); errors
-                             point there, not into the text */
+    /* Text generated from a definition elsewhere (a Python DataFrame):
+     * errors anywhere in it are reported at at_path:at_line instead of a
+     * position in the text. NULL = not generated. */
+    const char *at_path;
+    unsigned at_line;
 } weir_sql_source;
 
 typedef struct weir_sql_pos {

@@ -32,8 +32,9 @@ start_driver() {
     local name=$1; shift
     dir="$work/$name"
     cp -r "$here/projects/$name" "$dir"
-    [ -x "$dir/make-data.py" ] || [ ! -f "$dir/make-data.py" ] || \
+    if [ -f "$dir/make-data.py" ]; then
         (cd "$dir" && "$py" make-data.py) || return 1
+    fi
     rm -f "$work/in"; mkfifo "$work/in"
     "$driver" "$@" "$dir" "$dir/storage" <"$work/in" >"$work/driver.out" \
         2>"$work/driver.err" &

@@ -32,10 +32,10 @@ def customers():
     )
 
 
-@dp.table
+@dp.materialized_view  # weir: a streaming window aggregation needs its watermark kept
 def events_windowed():
     return (
-        spark.readStream.format("json").schema("id BIGINT, ts TIMESTAMP, v DOUBLE").load("data/ev")
+        spark.read.format("json").schema("id BIGINT, ts TIMESTAMP, v DOUBLE").load("data/ev")
         .withWatermark("ts", "10 minutes")
         .groupBy(F.window("ts", "5 minutes"), "id")
         .agg(F.avg("v").alias("avg_v"))

@@ -26,6 +26,6 @@ def from_region_b():
     return spark.readStream.table("raw_b").select("id", F.lit("b").alias("src"), "ts")
 
 
-@dp.table
+@dp.table(table_properties={"pipelines.reset.allowed": "false"})  # all_events' upstream too
 def raw_b():
     return spark.readStream.format("parquet").schema("id BIGINT, ts TIMESTAMP").load("data/events/b")
