@@ -40,11 +40,11 @@ static bool executable(const char *path)
 }
 
 /* Python as users expect: $WEIR_PYTHON, the active virtual environment's,
- * then python3 on PATH. *shown is what to call it in messages. Returns a
- * malloc'd path to exec, or NULL (not found: *shown still set). */
-static char *find_python(const char **shown)
+ * then python3 on PATH. shown (size >= 4096) receives what to call it in
+ * messages. Returns a malloc'd path to exec, or NULL (not found). */
+static char *find_python(char *shown, size_t size)
 {
-    static char venv_python[4096];
+    char venv_python[4096];
     const char *want = getenv("WEIR_PYTHON");
     const char *venv = getenv("VIRTUAL_ENV");
 
@@ -56,7 +56,7 @@ static char *find_python(const char **shown)
                 want = venv_python;
         }
     }
-    *shown = want;
+    snprintf(shown, size, "%s", want);
     if (strchr(want, '/'))
         return executable(want) ? strdup(want) : NULL;
     const char *path = getenv("PATH");
@@ -323,8 +323,8 @@ int project_define_python(project *p, FILE *json_out)
     if (n_files == 0)
         return EXIT_OK;
 
-    const char *shown = NULL;
-    char *python = find_python(&shown);
+    char shown[4096];
+    char *python = find_python(shown, sizeof shown);
     if (!python) {
         print_error(p->cli, "the project has Python definition files, but "
                             "no Python was found ('%s'): set WEIR_PYTHON to "
