@@ -220,7 +220,8 @@ WEIR_API int weir_pipeline_create(weir_pipeline **out, weir_session *session,
 
 /**
  * Create a pipeline from a spark-pipeline.yml spec: load and validate the
- * spec, then register every SQL file its libraries match. spec_path NULL
+ * spec, then register every SQL file its libraries match (Python files are
+ * listed by weir_pipeline_python_files). spec_path NULL
  * searches spark-pipeline.yml / .yaml from the current folder upward.
  * Ownership: as weir_pipeline_create. On WEIR_ESPEC or WEIR_ESQL, *out is
  * still set (and must be dropped) when the spec itself was read, so that
@@ -273,6 +274,22 @@ WEIR_API const char *weir_pipeline_storage(const weir_pipeline *pipeline);
  */
 WEIR_API size_t weir_pipeline_diagnostics(const weir_pipeline *pipeline,
                                           const weir_error **out);
+
+/**
+ * The Python definition files (`.py`) the spec's libraries matched, which
+ * weir_pipeline_load lists but does not register: a front end imports them
+ * with pyspark (the weir CLI does, through its Spark Connect endpoint) so
+ * that they define their datasets and flows into this pipeline. Paths are
+ * relative to the folder of the spec (weir_pipeline_spec_path), in the
+ * order the files are registered (library entry by entry, each entry's
+ * files sorted by path), the order in which to import them. Returns their
+ * count (0 for a NULL pipeline or one not loaded from a spec) and sets
+ * *out (out may be NULL) to the array, NULL when there are none.
+ * Ownership: borrowed; valid until the pipeline is dropped.
+ * Thread-safety: pipeline-serial.
+ */
+WEIR_API size_t weir_pipeline_python_files(const weir_pipeline *pipeline,
+                                           const char *const **out);
 
 /* --- Defining the graph -------------------------------------------------- */
 

@@ -9,6 +9,11 @@ cd "$root"
 
 ./scripts/bootstrap.sh
 
+# The pinned pyspark-client environments the python-* e2e cases use
+# (build-pyclient-VERSION, created once).
+scripts/pyclient.sh 4.2.0 >/dev/null
+scripts/pyclient.sh 4.1.3 >/dev/null
+
 jobs=$(nproc)
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"

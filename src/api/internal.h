@@ -40,6 +40,9 @@ struct weir_pipeline {
     weir_session *session;
     char *name, *storage, *catalog, *database, *root_dir, *spec_path;
     weir_spec *spec;
+    const char **python_files; /* of the spec, relative to its folder, in
+                                  registration order (arena) */
+    size_t n_python_files;
     weir_arena arena; /* definitions: SQL texts, parsed statements, names */
     weir_defs defs;
     weir__diags diags;

@@ -279,6 +279,14 @@ int weir__first_diag(weir_pipeline *p, weir_error *err, int code)
 
 /* ---- loading a spec --------------------------------------------------------- */
 
+static bool is_python(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 3 && strcmp(path + n - 3, ".py") == 0;
+}
+
+/* Register the SQL files, in order; Python files are only listed (the
+ * front end imports them: weir_pipeline_python_files). */
 static int register_files(weir_pipeline *p, weir_spec *spec, weir_error *err)
 {
     weir_spec_file *files = NULL;
@@ -286,6 +294,15 @@ static int register_files(weir_pipeline *p, weir_spec *spec, weir_error *err)
     int rc = weir__spec_library_files(&files, &n, spec, &p->diags, err);
     if (rc)
         return rc;
+    size_t n_py = 0;
+    for (size_t k = 0; k < n; k++)
+        n_py += is_python(files[k].path);
+    if (n_py) {
+        p->python_files = weir__arena_array(&p->arena, n_py,
+                                            sizeof(*p->python_files));
+        if (!p->python_files)
+            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
     weir__session_log(p->session, "Loading definitions. Root directory: '%s'.",
                       spec->dir);
     bool sql_errors = false;
@@ -296,6 +313,10 @@ static int register_files(weir_pipeline *p, weir_spec *spec, weir_error *err)
         for (size_t k = 0; k < n; k++) {
             if (files[k].library != lib)
                 continue;
+            if (is_python(files[k].path)) {
+                p->python_files[p->n_python_files++] = files[k].rel_path;
+                continue;
+            }
             char *text = NULL;
             size_t len = 0;
             weir__session_log(p->session, "Registering SQL file %s...",
@@ -314,6 +335,14 @@ static int register_files(weir_pipeline *p, weir_spec *spec, weir_error *err)
     if (sql_errors)
         return weir__first_diag(p, err, WEIR_ESQL);
     return 0;
+}
+
+size_t weir_pipeline_python_files(const weir_pipeline *p,
+                                  const char *const **out)
+{
+    if (out)
+        *out = p && p->n_python_files ? p->python_files : NULL;
+    return p ? p->n_python_files : 0;
 }
 
 int weir_pipeline_load(weir_pipeline **out, weir_session *session,

@@ -225,6 +225,20 @@ int project_open(project *p, const cli *c, const char *spec, FILE *log,
                  FILE *json_out);
 void project_close(project *p);
 
+/* --- python.c: Python definition files ------------------------------- */
+
+/*
+ * When the loaded pipeline has Python definition files, import them with
+ * the user's Python and pyspark-client through a one-time Spark Connect
+ * endpoint, so that their datasets and flows are defined in p->pipeline
+ * ("Importing <file>..." lines go to p->log). Python is $WEIR_PYTHON, else
+ * $VIRTUAL_ENV/bin/python, else python3 on PATH; it gets
+ * $WEIR_PYTHON_TIMEOUT seconds (default 300). On failure prints the
+ * problems (also as JSON to json_out when not NULL) and returns the exit
+ * code; 0 when there is nothing to do or all went well.
+ */
+int project_define_python(project *p, FILE *json_out);
+
 /* --- scaffold.c: the files of `weir init` ---------------------------- */
 
 typedef struct scaffold_file {
@@ -232,8 +246,9 @@ typedef struct scaffold_file {
     const char *text;
 } scaffold_file;
 
-/* The fixed files and folders of a new project; folders end with '/'. */
-const scaffold_file *scaffold_files(size_t *n);
+/* The fixed files and folders of a new project, with SQL or Python
+ * definition files; folders end with '/'. */
+const scaffold_file *scaffold_files(bool python, size_t *n);
 /* Write the spark-pipeline.yml of a project named name. */
 void scaffold_write_spec(FILE *out, const char *name);
 

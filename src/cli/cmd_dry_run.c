@@ -250,6 +250,8 @@ int cmd_dry_run(const cli *c, int argc, char **argv)
     int code = project_open(&p, c, spec, json ? stderr : stdout,
                             json ? stdout : NULL);
     if (code == EXIT_OK)
+        code = project_define_python(&p, json ? stdout : NULL);
+    if (code == EXIT_OK)
         code = dry_run(c, &p, json);
     project_close(&p);
     return code;

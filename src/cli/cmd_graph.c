@@ -409,6 +409,8 @@ int cmd_graph(const cli *c, int argc, char **argv)
     }
     int code = project_open(&p, c, spec, NULL, NULL);
     if (code == EXIT_OK)
+        code = project_define_python(&p, NULL);
+    if (code == EXIT_OK)
         code = render(c, &p, fmt);
     project_close(&p);
     return code;

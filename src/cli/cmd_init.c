@@ -1,6 +1,6 @@
 /*
- * `weir init NAME`: create a pipeline project in ./NAME from the scaffold
- * (spec, example SQL, sample data) and say how to run it, like
+ * `weir init [--language sql|python] NAME`: create a pipeline project in
+ * ./NAME from the scaffold (spec, example SQL or Python, sample data) and say how to run it, like
  * `spark-pipelines init`. An existing NAME is never touched; if writing
  * fails halfway, whatever was created is removed again.
  */
@@ -72,7 +72,7 @@ static void roll_back(const init_state *st)
     rmdir(st->name);
 }
 
-static int create_project(const cli *c, const char *name)
+static int create_project(const cli *c, const char *name, bool python)
 {
     init_state st = { name, NULL, 0, 0, false };
     char path[4096];
@@ -88,7 +88,7 @@ static int create_project(const cli *c, const char *name)
                     strerror(errno));
         return EXIT_FAILED;
     }
-    st.files = scaffold_files(&st.n_files);
+    st.files = scaffold_files(python, &st.n_files);
     st.spec_done = project_path(path, sizeof path, name, SPEC_FILE) &&
                    write_file(path, NULL, scaffold_write_spec, name);
     while (st.spec_done && st.n_done < st.n_files &&
@@ -119,8 +119,11 @@ static bool valid_name(const char *name)
 
 int cmd_init(const cli *c, int argc, char **argv)
 {
-    static const opt_def defs[] = { { "name", true }, { NULL, false } };
+    static const opt_def defs[] = { { "name", true },
+                                    { "language", true },
+                                    { NULL, false } };
     const char *name = NULL, *value = NULL;
+    bool python = false;
     opt_iter it;
     int id;
 
@@ -132,6 +135,15 @@ int cmd_init(const cli *c, int argc, char **argv)
         }
         if (id == OPT_ERROR)
             return EXIT_USAGE;
+        if (id == 1) {
+            if (strcmp(value, "python") != 0 && strcmp(value, "sql") != 0) {
+                print_error(c, "unknown language '%s' (use sql or python)",
+                            value);
+                return EXIT_USAGE;
+            }
+            python = strcmp(value, "python") == 0;
+            continue;
+        }
         if (name)
             return opt_unexpected(&it, value);
         name = value;
@@ -146,5 +158,5 @@ int cmd_init(const cli *c, int argc, char **argv)
                     name);
         return EXIT_USAGE;
     }
-    return create_project(c, name);
+    return create_project(c, name, python);
 }

@@ -149,6 +149,8 @@ int cmd_run(const cli *c, int argc, char **argv)
         FILE *log = a.quiet ? NULL : a.json ? stderr : stdout;
         code = project_open(&p, c, a.spec, log, a.json ? stdout : NULL);
         if (code == EXIT_OK)
+            code = project_define_python(&p, a.json ? stdout : NULL);
+        if (code == EXIT_OK)
             code = start(c, &a, &p);
         project_close(&p);
     }

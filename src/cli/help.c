@@ -37,8 +37,8 @@ typedef struct help_page {
 
 static const help_page pages[] = {
     { "init",
-      "usage: weir init NAME\n"
-      "       weir init --name NAME\n"
+      "usage: weir init [--language sql|python] NAME\n"
+      "       weir init [--language sql|python] --name NAME\n"
       "\n"
       "Create a pipeline project in ./NAME: spark-pipeline.yml, a medallion\n"
       "example in transformations/ (bronze streaming table, silver streaming\n"
@@ -46,7 +46,10 @@ static const help_page pages[] = {
       "files in data/landing/orders/. Fails if NAME already exists.\n"
       "\n"
       "Options:\n"
-      "  --name NAME     the project (and folder) name\n" },
+      "  --name NAME          the project (and folder) name\n"
+      "  --language LANGUAGE  sql (default) or python: the example as SQL\n"
+      "                       files, or as pyspark.pipelines Python files\n"
+      "                       (needs pyspark-client, see docs/python.md)\n" },
     { "run",
       "usage: weir run [--spec PATH] [--refresh LIST] [--full-refresh LIST]\n"
       "                [--full-refresh-all] [--json] [--quiet]\n"

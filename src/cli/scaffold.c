@@ -3,8 +3,8 @@
  * (bronze streaming table from landed JSON files, silver streaming table
  * with types and an expectation, gold materialized view) and three files of
  * sample orders, one of them without an amount and one with a negative
- * amount so the example has something to clean. Writing them is cmd_init.c's
- * business.
+ * amount so the example has something to clean, in SQL or in Python
+ * (pyspark.pipelines). Writing them is cmd_init.c's business.
  */
 #include <string.h>
 #include <strings.h>
@@ -123,6 +123,110 @@ static const char orders_3[] =
     "{\"order_id\": 1029, \"customer_id\": 8, \"amount\": 57.60, \"order_ts\": \"2026-01-07 20:11:06\", \"status\": \"placed\"}\n"
     "{\"order_id\": 1030, \"customer_id\": 23, \"amount\": 19.00, \"order_ts\": \"2026-01-07 21:48:42\", \"status\": \"placed\"}\n";
 
+static const char readme_python[] =
+    "# A weir pipeline in Python\n"
+    "\n"
+    "Orders land as JSON-lines files and flow through three layers:\n"
+    "\n"
+    "    data/landing/orders/*.json\n"
+    "      -> orders_bronze   streaming table: raw rows, each file read once\n"
+    "      -> orders_silver   streaming table: typed, invalid amounts dropped\n"
+    "      -> daily_revenue   materialized view: orders and revenue per day\n"
+    "\n"
+    "Files:\n"
+    "\n"
+    "    spark-pipeline.yml   the pipeline spec (name, storage, definition files)\n"
+    "    transformations/     one Python file per dataset (pyspark.pipelines)\n"
+    "    data/landing/orders/ sample input; add files and run again\n"
+    "    pipeline-storage/    created by the first run: tables, checkpoints\n"
+    "                         and the event log\n"
+    "\n"
+    "weir imports the files with your Python and pyspark-client (WEIR_PYTHON,\n"
+    "else the active virtual environment, else python3):\n"
+    "\n"
+    "    python3 -m pip install 'pyspark-client==4.2.0'\n"
+    "\n"
+    "Try:\n"
+    "\n"
+    "    weir dry-run                  # validate, show datasets and schemas\n"
+    "    weir run                      # run an update\n"
+    "    weir query \"SELECT * FROM daily_revenue ORDER BY order_date\"\n"
+    "    weir graph --format mermaid   # the dataflow graph\n"
+    "    weir run --full-refresh-all   # recompute everything from scratch\n";
+
+/* The same datasets as the SQL files, valid for pyspark-client 4.1 (which
+ * wants SparkSession.active()) and 4.2 (which also injects `spark`), and
+ * for open-source Spark (no weir or Databricks extension). */
+static const char bronze_py[] =
+    "# Bronze: the raw orders, exactly as they land.\n"
+    "#\n"
+    "# A streaming table reads its source incrementally: every run picks up only\n"
+    "# the files that arrived in data/landing/orders/ since the last run, so each\n"
+    "# order is ingested once. Streaming file sources need a schema.\n"
+    "from pyspark import pipelines as dp\n"
+    "from pyspark.sql import DataFrame, SparkSession\n"
+    "\n"
+    "spark = SparkSession.active()\n"
+    "\n"
+    "\n"
+    "@dp.table(comment=\"Raw orders from the landing folder, as received\")\n"
+    "def orders_bronze() -> DataFrame:\n"
+    "    return (\n"
+    "        spark.readStream.format(\"json\")\n"
+    "        .schema(\"order_id BIGINT, customer_id BIGINT, amount DOUBLE, \"\n"
+    "                \"order_ts STRING, status STRING\")\n"
+    "        .load(\"data/landing/orders\")\n"
+    "    )\n";
+
+static const char silver_py[] =
+    "# Silver: clean, typed orders.\n"
+    "#\n"
+    "# Reads orders_bronze as a stream, so each bronze row is processed once, gives\n"
+    "# every column its proper type and keeps the rows with a valid amount. (On\n"
+    "# weir and Databricks, @dp.expect_or_drop(\"valid_amount\", \"amount >= 0\")\n"
+    "# would drop them and count the drops in the event log; open-source Spark\n"
+    "# has no expectations, so this file filters.)\n"
+    "from pyspark import pipelines as dp\n"
+    "from pyspark.sql import DataFrame, SparkSession\n"
+    "from pyspark.sql import functions as F\n"
+    "\n"
+    "spark = SparkSession.active()\n"
+    "\n"
+    "\n"
+    "@dp.table(comment=\"Orders with typed columns and a valid amount\")\n"
+    "def orders_silver() -> DataFrame:\n"
+    "    return (\n"
+    "        spark.readStream.table(\"orders_bronze\")\n"
+    "        .where(F.col(\"amount\").isNotNull() & (F.col(\"amount\") >= 0))\n"
+    "        .select(\n"
+    "            F.col(\"order_id\").cast(\"bigint\").alias(\"order_id\"),\n"
+    "            F.col(\"customer_id\").cast(\"bigint\").alias(\"customer_id\"),\n"
+    "            F.col(\"amount\").cast(\"decimal(12,2)\").alias(\"amount\"),\n"
+    "            F.col(\"order_ts\").cast(\"timestamp\").alias(\"order_ts\"),\n"
+    "            F.col(\"status\"),\n"
+    "        )\n"
+    "    )\n";
+
+static const char gold_py[] =
+    "# Gold: revenue per day.\n"
+    "#\n"
+    "# A materialized view is recomputed from orders_silver on every run, so it\n"
+    "# always matches its input, whatever arrived or was corrected upstream.\n"
+    "from pyspark import pipelines as dp\n"
+    "from pyspark.sql import DataFrame, SparkSession\n"
+    "from pyspark.sql import functions as F\n"
+    "\n"
+    "spark = SparkSession.active()\n"
+    "\n"
+    "\n"
+    "@dp.materialized_view(comment=\"Number of orders and revenue per day\")\n"
+    "def daily_revenue() -> DataFrame:\n"
+    "    return (\n"
+    "        spark.read.table(\"orders_silver\")\n"
+    "        .groupBy(F.to_date(\"order_ts\").alias(\"order_date\"))\n"
+    "        .agg(F.count(\"*\").alias(\"orders\"), F.sum(\"amount\").alias(\"revenue\"))\n"
+    "    )\n";
+
 static const scaffold_file files[] = {
     { "README.md", readme },
     { "transformations/", NULL },
@@ -137,8 +241,26 @@ static const scaffold_file files[] = {
     { "data/landing/orders/orders-0003.json", orders_3 },
 };
 
-const scaffold_file *scaffold_files(size_t *n)
+static const scaffold_file files_python[] = {
+    { "README.md", readme_python },
+    { "transformations/", NULL },
+    { "transformations/orders_bronze.py", bronze_py },
+    { "transformations/orders_silver.py", silver_py },
+    { "transformations/daily_revenue.py", gold_py },
+    { "data/", NULL },
+    { "data/landing/", NULL },
+    { "data/landing/orders/", NULL },
+    { "data/landing/orders/orders-0001.json", orders_1 },
+    { "data/landing/orders/orders-0002.json", orders_2 },
+    { "data/landing/orders/orders-0003.json", orders_3 },
+};
+
+const scaffold_file *scaffold_files(bool python, size_t *n)
 {
+    if (python) {
+        *n = sizeof files_python / sizeof files_python[0];
+        return files_python;
+    }
     *n = sizeof files / sizeof files[0];
     return files;
 }

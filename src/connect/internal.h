@@ -68,6 +68,26 @@ void weir__creg_flush(weir__creg *reg);
 
 size_t weir__creg_diagnostics(weir__creg *reg, const weir_error **out);
 
+/* --- weir's shim keys in DefineFlow.sql_conf (shim.c) ----------------- */
+
+typedef struct weir__shim_flow {
+    bool once;               /* weir.flow.once */
+    weir_expectation *exps;  /* weir.expectations (malloc'd strings) */
+    size_t n_exps;
+    char *import_checkpoint; /* weir.flow.import_checkpoint (recorded) */
+} weir__shim_flow;
+
+/* If key is one of weir's shim keys (docs/python.md), take its value into
+ * sf and set *taken. Returns 0, or -1 with a one-line reason in msg for a
+ * malformed value. */
+int weir__shim_take(weir__shim_flow *sf, const char *key, const char *value,
+                    bool *taken, char *msg, size_t size);
+void weir__shim_flow_free(weir__shim_flow *sf);
+/* Append copies of add[0..n_add) to the malloc'd array *items. 0 or -1. */
+int weir__shim_exps_append(weir_expectation **items, size_t *n,
+                           const weir_expectation *add, size_t n_add);
+void weir__shim_exps_free(weir_expectation *items, size_t n);
+
 /* A random RFC 4122 version-4 UUID (37 bytes with the NUL). */
 void weir__connect_uuid(char out[37]);
 

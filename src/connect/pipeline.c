@@ -45,6 +45,8 @@ typedef struct output {
     char *file;
     unsigned line;
     bool registered;
+    weir_expectation *exps; /* from the shim, on its flows (shim.c) */
+    size_t n_exps;
 } output;
 
 /* A dataset's own flow that arrived before its output. */
@@ -54,6 +56,8 @@ typedef struct implicit_flow {
     kv_list conf;
     char *file;
     unsigned line;
+    weir_expectation *exps; /* from the shim (shim.c) */
+    size_t n_exps;
 } implicit_flow;
 
 struct weir__creg {
@@ -138,6 +142,7 @@ static void output_free(output *o)
     str_free(&o->partition_cols);
     str_free(&o->cluster_cols);
     free(o->file);
+    weir__shim_exps_free(o->exps, o->n_exps);
     free(o);
 }
 
@@ -149,6 +154,7 @@ static void implicit_free(implicit_flow *f)
     free(f->query);
     kv_free(&f->conf);
     free(f->file);
+    weir__shim_exps_free(f->exps, f->n_exps);
     free(f);
 }
 
@@ -192,6 +198,20 @@ static int oom(weir__cstatus *st)
                              "out of memory");
 }
 
+/* A Python file named as SQL files are: relative to the spec's folder
+ * when it is below it (pyspark sends absolute paths). */
+static const char *display_path(const weir__creg *reg, const char *file)
+{
+    const char *spec = weir_pipeline_spec_path(reg->pipeline);
+    const char *slash = spec ? strrchr(spec, '/') : NULL;
+    if (!file || !slash)
+        return file;
+    size_t n = (size_t)(slash - spec);
+    if (n && strncmp(file, spec, n) == 0 && file[n] == '/' && file[n + 1])
+        return file + n + 1;
+    return file;
+}
+
 /* A problem in the user's definitions: recorded as a diagnostic at
  * file:line (file may be NULL) and answered to the client. */
 static int diag(weir__creg *reg, weir__cstatus *st, int code,
@@ -208,6 +228,7 @@ static int diag(weir__creg *reg, weir__cstatus *st, int code,
     va_start(ap, fmt);
     weir__error_vset(&e, code, error_class, __FILE__, __LINE__, fmt, ap);
     va_end(ap);
+    file = display_path(reg, file);
     if (file && *file)
         weir__error_at(&e, file, line, 0);
     weir__diags_add(&reg->diags, &e);
@@ -341,14 +362,27 @@ static int register_output(weir__creg *reg, output *o, const implicit_flow *f,
     d.n_cluster_cols = o->cluster_cols.len;
     d.options = o->options.items;
     d.n_options = o->options.len;
+    /* Expectations (weir's shim) on the dataset's flows belong to it. */
+    weir_expectation *exps = NULL;
+    size_t n_exps = 0;
+    if (weir__shim_exps_append(&exps, &n_exps, o->exps, o->n_exps) ||
+        (f && weir__shim_exps_append(&exps, &n_exps, f->exps, f->n_exps))) {
+        weir__shim_exps_free(exps, n_exps);
+        kv_free(&conf);
+        return oom(st);
+    }
+    d.expectations = exps;
+    d.n_expectations = n_exps;
     /* Errors and events name the Python definition (the flow's when the
-     * query came with one: that is where a bad query was written). */
-    d.source_path = f && f->file ? f->file : o->file;
+     * query came with one: that is where a bad query was written),
+     * relative to the spec's folder as SQL files are. */
+    d.source_path = display_path(reg, f && f->file ? f->file : o->file);
     d.source_line = f && f->file ? f->line : o->line;
     d.conf = conf.items;
     d.n_conf = conf.len;
     weir_error e;
     int rc = weir_pipeline_define_dataset(reg->pipeline, o->kind, &d, NULL, &e);
+    weir__shim_exps_free(exps, n_exps);
     kv_free(&conf);
     if (rc == WEIR_ENOMEM)
         return oom(st);
@@ -643,27 +677,44 @@ static int define_flow(weir__creg *reg,
         return diag(reg, st, WEIR_EINVAL, "MULTIPART_FLOW_NAME_NOT_SUPPORTED",
                     "0A000", file, line, "Flow name '%s' must be a single part",
                     name);
-    bool once = d->_once_case && d->once;
-    if (once && implicit)
-        return diag(reg, st, WEIR_EINVAL, "DEFINE_FLOW_ONCE_OPTION_NOT_SUPPORTED",
-                    "0A000", file, line,
-                    "Flow '%s' is a dataset's own flow and cannot be a once flow",
-                    name);
-    if (reg->n_definitions >= MAX_DEFINITIONS)
-        return weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
-                                 "too many definitions");
+    /* weir's shim keys come out of the confs (shim.c, docs/python.md). */
+    weir__shim_flow sf;
+    memset(&sf, 0, sizeof sf);
     kv_list conf = WEIR_VEC_INIT;
-    for (size_t i = 0; i < d->n_sql_conf; i++)
-        if (kv_put(&conf, d->sql_conf[i]->key, d->sql_conf[i]->value)) {
+    for (size_t i = 0; i < d->n_sql_conf; i++) {
+        char why[300];
+        bool taken = false;
+        if (weir__shim_take(&sf, d->sql_conf[i]->key, d->sql_conf[i]->value,
+                            &taken, why, sizeof why)) {
+            weir__shim_flow_free(&sf);
+            kv_free(&conf);
+            return diag(reg, st, WEIR_EINVAL, "INVALID_PIPELINE_DEFINITION",
+                        "42000", file, line, "Flow '%s': %s", name, why);
+        }
+        if (!taken && kv_put(&conf, d->sql_conf[i]->key, d->sql_conf[i]->value)) {
+            weir__shim_flow_free(&sf);
             kv_free(&conf);
             return oom(st);
         }
-    char *query = NULL;
-    int rc = flow_query(reg, name, file, line, d, &query, st);
-    if (rc) {
-        kv_free(&conf);
-        return rc;
     }
+    bool once = (d->_once_case && d->once) || sf.once;
+    int rc = 0;
+    char *query = NULL;
+    if (once && implicit) {
+        rc = diag(reg, st, WEIR_EINVAL, "DEFINE_FLOW_ONCE_OPTION_NOT_SUPPORTED",
+                  "0A000", file, line,
+                  "Flow '%s' is a dataset's own flow and cannot be a once flow",
+                  name);
+        goto out;
+    }
+    if (reg->n_definitions >= MAX_DEFINITIONS) {
+        rc = weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
+                               "too many definitions");
+        goto out;
+    }
+    rc = flow_query(reg, name, file, line, d, &query, st);
+    if (rc)
+        goto out;
     reg->n_definitions++;
     if (implicit) {
         output *o = find_output(reg, target);
@@ -690,6 +741,10 @@ static int define_flow(weir__creg *reg,
         conf = (kv_list)WEIR_VEC_INIT;
         f->file = dup_or_null(file);
         f->line = line;
+        f->exps = sf.exps;
+        f->n_exps = sf.n_exps;
+        sf.exps = NULL;
+        sf.n_exps = 0;
         if (!f->target || (file && !f->file)) {
             implicit_free(f);
             rc = oom(st);
@@ -701,6 +756,25 @@ static int define_flow(weir__creg *reg,
             rc = oom(st);
         }
         goto out;
+    }
+    if (sf.n_exps) {
+        /* weir's expectations belong to datasets: those written on an
+         * append flow go to its target, while it waits for registration. */
+        output *o = find_output(reg, target);
+        if (!o || o->registered) {
+            rc = diag(reg, st, WEIR_EINVAL, "EXPECTATIONS_NOT_SUPPORTED",
+                      "0A000", file, line,
+                      "Expectations on flow '%s' need its target '%s' to be a "
+                      "table created with create_streaming_table (weir keeps "
+                      "expectations on datasets); put them on the dataset "
+                      "instead",
+                      name, target);
+            goto out;
+        }
+        if (weir__shim_exps_append(&o->exps, &o->n_exps, sf.exps, sf.n_exps)) {
+            rc = oom(st);
+            goto out;
+        }
     }
     kv_list all = WEIR_VEC_INIT;
     if (merged_conf(reg, &conf, &all)) {
@@ -715,7 +789,7 @@ static int define_flow(weir__creg *reg,
     fo.once = once;
     fo.conf = all.items;
     fo.n_conf = all.len;
-    fo.source_path = file;
+    fo.source_path = display_path(reg, file);
     fo.source_line = line;
     weir_error e;
     int wrc = weir_pipeline_define_flow(reg->pipeline, &fo, &e);
@@ -730,6 +804,7 @@ static int define_flow(weir__creg *reg,
 out:
     free(query);
     kv_free(&conf);
+    weir__shim_flow_free(&sf);
     return rc;
 }
 

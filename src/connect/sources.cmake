@@ -8,6 +8,10 @@ set(WEIR_CONNECT_SOURCES
   src/connect/grpc.c
   src/connect/pipeline.c
   src/connect/plan.c
+  src/connect/plan_expr.c
+  src/connect/plan_text.c
+  src/connect/plan_types.c
   src/connect/server.c
+  src/connect/shim.c
   src/connect/wire.c
 )

@@ -5,7 +5,7 @@
  * way pathlib's `**` walks: symlinked folders are not entered, symlinked
  * files count). weir
  * also skips hidden entries and sorts each entry's files by path. Files
- * that are not `.sql` are reported.
+ * that are neither `.sql` nor `.py` are reported.
  */
 #include "spec/spec_internal.h"
 
@@ -186,20 +186,13 @@ static const char *suffix(const char *path)
 static void check_file(weir_spec_report *r, const weir_spec_file *f)
 {
     const char *ext = suffix(f->path);
-    if (strcmp(ext, ".sql") == 0)
+    if (strcmp(ext, ".sql") == 0 || strcmp(ext, ".py") == 0)
         return;
-    if (strcmp(ext, ".py") == 0)
-        SPEC_REPORT(r, "UNSUPPORTED_PYTHON_DEFINITIONS", f->library->pos,
-                    "Python pipeline definitions are not supported by weir "
-                    "yet: %s",
-                    f->path);
-    else
-        SPEC_REPORT(r, "PIPELINE_UNSUPPORTED_DEFINITIONS_FILE_EXTENSION",
-                    f->library->pos,
-                    "Pipeline definitions file `%s` has an unsupported "
-                    "extension. weir supports `.sql` files (Spark also "
-                    "runs `.py`).",
-                    f->path);
+    SPEC_REPORT(r, "PIPELINE_UNSUPPORTED_DEFINITIONS_FILE_EXTENSION",
+                f->library->pos,
+                "Pipeline definitions file `%s` has an unsupported "
+                "extension. Supported extensions are `.py` and `.sql`.",
+                f->path);
 }
 
 int weir__spec_library_files(weir_spec_file **out, size_t *n_out,

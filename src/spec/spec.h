@@ -146,8 +146,9 @@ typedef struct weir_spec_file {
  * symlinked folders are not descended into. A literal path that does not
  * name a regular file matches nothing (not an error). Sets each library's
  * `matched`. The array lives in spec->arena. Problems (added to diags, return WEIR_ESPEC, *out
- * NULL): UNSUPPORTED_PYTHON_DEFINITIONS for `.py` files and
- * PIPELINE_UNSUPPORTED_DEFINITIONS_FILE_EXTENSION for anything but `.sql`.
+ * NULL): PIPELINE_UNSUPPORTED_DEFINITIONS_FILE_EXTENSION for anything but
+ * `.sql` and `.py` (Python files are listed; the caller decides what to do
+ * with them).
  * (Glob patterns were validated by weir__spec_parse.)
  */
 int weir__spec_library_files(weir_spec_file **out, size_t *n_out,

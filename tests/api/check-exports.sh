@@ -2,13 +2,16 @@
 # The public surface, checked on the built binaries:
 # - libweir.so exports exactly the functions weir.h declares (WEIR_API),
 #   and imports nothing that prints or exits;
-# - the weir CLI target links only the public library (its configured link
-#   libraries, then its dynamic dependencies and symbols: no weir__ internals
-#   compiled in, every weir_ symbol it uses is public);
-# - src/cli includes no header but cli.h and weir.h from the project.
+# - the weir CLI target links only the public library and the Spark Connect
+#   endpoint weir_connect (its configured link libraries, then its dynamic
+#   dependencies and symbols: no weir__ internals compiled in but those of
+#   the endpoint's archives, every weir_ symbol it uses is public);
+# - src/cli includes no header but cli.h, weir.h and connect/connect.h from
+#   the project.
 # Usage: check-exports.sh SOURCE_DIR LIBWEIR_SO WEIR_CLI "CLI_LINK_LIBRARIES"
+#        "ENDPOINT_ARCHIVES"
 set -euo pipefail
-src=$1 lib=$2 cli=$3 links=$4
+src=$1 lib=$2 cli=$3 links=$4 endpoint=${5:-}
 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -38,13 +41,20 @@ fi
 # interface target carrying warning flags), nothing else.
 for l in ${links//;/ }; do
     case "$l" in
-    weir_shared|weir_warnings) ;;
-    *) echo "the weir CLI links '$l': it must link only weir_shared"; fail=1 ;;
+    weir_shared|weir_warnings|weir_connect) ;;
+    *) echo "the weir CLI links '$l': it must link only weir_shared (and weir_connect)"; fail=1 ;;
     esac
 done
 readelf -d "$cli" | grep -q 'NEEDED.*\[libweir\.so' \
     || { echo "the weir CLI does not load libweir.so"; fail=1; }
-if nm --defined-only "$cli" | awk '{print $3}' | grep -E '^weir_' ; then
+# Symbols the endpoint's static archives bring in are allowed.
+: > "$tmp/endpoint"
+for a in ${endpoint//;/ }; do
+    nm --defined-only "$a" 2>/dev/null | awk 'NF == 3 {print $3}' >> "$tmp/endpoint"
+done
+sort -u -o "$tmp/endpoint" "$tmp/endpoint"
+if nm --defined-only "$cli" | awk '{print $3}' | grep -E '^weir_' | sort -u \
+    | comm -23 - "$tmp/endpoint" | grep . ; then
     echo "the weir CLI defines the library symbols above: it must only call libweir"
     fail=1
 fi
@@ -57,7 +67,7 @@ fi
 
 # Sources: only cli.h and weir.h from the project.
 if grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$src"/src/cli/*.c "$src"/src/cli/*.h \
-    | grep -vE '"(cli\.h|weir\.h)"' ; then
+    | grep -vE '"(cli\.h|weir\.h|connect/connect\.h)"' ; then
     echo "src/cli includes the project headers above: use weir.h only"
     fail=1
 fi

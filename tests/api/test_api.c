@@ -248,6 +248,18 @@ TEST(test_sql_error_locations)
     const weir_error *diags;
     CHECK_INT(weir_pipeline_diagnostics(p, &diags), 1);
 
+    /* Defined elsewhere (a Python file): errors name that file and line. */
+    d.source_path = "transformations/defs.py";
+    d.source_line = 12;
+    CHECK_INT(weir_pipeline_create_materialized_view(p, &d, NULL, &err),
+              WEIR_ESQL);
+    CHECK_STR(err.path, "transformations/defs.py");
+    CHECK_INT(err.line, 12);
+    CHECK_INT(err.column, 0);
+    CHECK_STR(err.line_text, "");
+    d.source_path = NULL;
+    d.source_line = 0;
+
     /* A bad schema. */
     d.query = "SELECT 1 AS a";
     d.schema = "a BIGINT,,";
@@ -605,6 +617,13 @@ TEST(test_load_spec)
         return;
     fputs("CREATE MATERIALIZED VIEW t AS SELECT 7 AS x;\n", f);
     fclose(f);
+    snprintf(path, sizeof(path), "%s/transformations/p.py", sc.dir);
+    f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("from pyspark import pipelines as dp\n", f);
+    fclose(f);
 
     weir_error err;
     weir_session *s;
@@ -615,6 +634,13 @@ TEST(test_load_spec)
     CHECK_STR(weir_pipeline_name(p), "from_spec");
     CHECK_STR(weir_pipeline_spec_path(p), path);
     CHECK_STR(weir_pipeline_storage(p), sc.storage);
+    const char *const *py = NULL;
+    CHECK_INT(weir_pipeline_python_files(p, &py), 1);
+    CHECK(py != NULL);
+    if (py)
+        CHECK_STR(py[0], "transformations/p.py");
+    CHECK_INT(weir_pipeline_python_files(NULL, &py), 0);
+    CHECK(py == NULL);
     weir_run_result r;
     CHECK_INT(weir_pipeline_start_run(p, NULL, &r, &err), 0);
     char buf[32];

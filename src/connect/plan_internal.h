@@ -1,0 +1,99 @@
+/*
+ * Shared state of the plan-to-SQL translator (plan.c relations,
+ * plan_expr.c expressions, plan_types.c data types, literals and schemas).
+ * Not for use outside src/connect/plan*.c.
+ */
+#ifndef WEIR_CONNECT_PLAN_INTERNAL_H
+#define WEIR_CONNECT_PLAN_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "connect/plan.h"
+#include "spark/connect/expressions.pb-c.h"
+#include "util/buf.h"
+
+/* Error classes used by the translator. */
+#define PLAN_E_UNSUPPORTED "UNSUPPORTED_FEATURE.CONNECT_PLAN"
+#define PLAN_E_INVALID "INVALID_PLAN"
+#define PLAN_E_UDF "UNSUPPORTED_FEATURE.PYTHON_UDF"
+#define PLAN_E_SYNTAX "PARSE_SYNTAX_ERROR"
+
+/* A plan id the client may refer to (df["col"] carries the plan id of
+ * df) and the qualifier that names its columns where it is in scope
+ * (NULL: unqualified). */
+typedef struct plan_scope_entry {
+    int64_t plan_id;
+    char *qual; /* owned, already rendered as Spark SQL */
+} plan_scope_entry;
+
+typedef struct plan_scope {
+    plan_scope_entry *items;
+    size_t len, cap;
+} plan_scope;
+
+typedef struct plan_ctx {
+    weir__plan_error *err;
+    const Spark__Connect__Origin *origin; /* nearest one seen on the way down */
+    unsigned depth;
+    unsigned next_alias; /* _pN derived-table names */
+    /* Plan ids visible to the expressions being rendered (borrowed). */
+    const plan_scope *scope;
+} plan_ctx;
+
+/* Fill c->err (class, message, the nearest Python origin); returns -1. */
+int weir__plan_fail(plan_ctx *c, const char *error_class, const char *fmt,
+                    ...) WEIR_PRINTF(3, 4);
+
+/* Enter one level of nesting (relation or expression) carrying origin o
+ * (may be NULL); fails past WEIR_PLAN_MAX_DEPTH or when b has grown past
+ * WEIR_PLAN_MAX_SQL. Restore with plan_leave. */
+typedef struct plan_mark {
+    const Spark__Connect__Origin *origin;
+} plan_mark;
+int weir__plan_enter(plan_ctx *c, weir_buf *b, const Spark__Connect__Origin *o,
+                     plan_mark *m);
+void weir__plan_leave(plan_ctx *c, const plan_mark *m);
+
+/* ---- text helpers (plan_types.c) ---- */
+
+/* Append name as a Spark identifier, backquoted when it is not a plain
+ * word or is a keyword. */
+void weir__plan_put_ident(weir_buf *b, const char *name);
+/* Parse a Spark multi-part name (`a`.b.`c``d`) and append it re-quoted
+ * part by part. -1 (with error naming what) on a malformed name. */
+int weir__plan_put_name(plan_ctx *c, weir_buf *b, const char *text,
+                        const char *what);
+/* Number of parts and the last part of a multi-part name (into out, which
+ * must hold strlen(text)+1 bytes). -1 when malformed. */
+int weir__plan_last_part(const char *text, char *out, size_t *n_parts);
+/* Append s as a Spark string literal ('...' with backslash escapes). */
+void weir__plan_put_string(weir_buf *b, const char *s);
+void weir__plan_put_stringn(weir_buf *b, const char *s, size_t n);
+/* Check that text is a self-contained piece of Spark SQL: quotes and
+ * comments closed, parentheses balanced, no `;` outside quotes. The
+ * message names what (e.g. "expression"). */
+int weir__plan_check_text(plan_ctx *c, const char *text, const char *what);
+/* Append checked text; a line break follows when it has a `--` comment. */
+void weir__plan_put_text(weir_buf *b, const char *text);
+
+/* ---- data types and literals (plan_types.c) ---- */
+int weir__plan_type(plan_ctx *c, weir_buf *b,
+                    const Spark__Connect__DataType *t, bool as_columns);
+int weir__plan_literal(plan_ctx *c, weir_buf *b,
+                       const Spark__Connect__Expression__Literal *l);
+/* A schema given as DDL ("a INT, b STRING") or as StructType JSON
+ * ({"type":"struct","fields":[...]}) as a DDL column list. */
+int weir__plan_schema_ddl(plan_ctx *c, weir_buf *b, const char *schema);
+
+/* ---- expressions (plan_expr.c) ---- */
+int weir__plan_expr(plan_ctx *c, weir_buf *b,
+                    const Spark__Connect__Expression *e);
+/* A select-list item: aliases become AS name / AS (a, b), and an
+ * ExpressionString is inlined as written (it may carry its own AS). */
+int weir__plan_item(plan_ctx *c, weir_buf *b,
+                    const Spark__Connect__Expression *e);
+int weir__plan_sort_order(plan_ctx *c, weir_buf *b,
+                          const Spark__Connect__Expression__SortOrder *s);
+
+#endif

@@ -1,0 +1,2 @@
+CREATE STREAMING TABLE orders AS
+SELECT * FROM STREAM read_files('data', format => 'json');

@@ -1,0 +1,2 @@
+CREATE MATERIALIZED VIEW report AS
+SELECT customer, revenue FROM totals WHERE orders > 1;
