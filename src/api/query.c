@@ -187,10 +187,12 @@ static int run_all_but_last(weir_pipeline *p, const char *sql, weir_buf *last,
     if (rc)
         return rc;
     weir_arena a = WEIR_ARENA_INIT;
-    weir_sql_source src = { "query", sql, strlen(sql) };
+    weir_sql_source src = { "query", sql, strlen(sql), NULL, 0 };
     weir_sql_span *spans = NULL;
     size_t n = 0;
-    rc = weir__sql_split(&spans, &n, &a, &src, err);
+    rc = weir__sql_source_index(&src, &a)
+             ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+             : weir__sql_split(&spans, &n, &a, &src, err);
     if (!rc && n == 0)
         rc = WEIR_ERR(err, WEIR_ESQL, "PARSE_EMPTY_STATEMENT",
                       "Syntax error, unexpected empty statement.");
