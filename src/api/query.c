@@ -167,14 +167,8 @@ static int classify(int rc, weir_error *err)
 {
     if (rc != WEIR_EENGINE)
         return rc;
-    const char *cls = weir__classify_engine_error(err->message);
-    if (cls[0]) {
-        weir__str_copy(err->error_class, sizeof(err->error_class), cls);
-        if (strstr(err->message, "Binder Error") ||
-            strstr(err->message, "Catalog Error") ||
-            strstr(err->message, "Parser Error"))
-            rc = err->code = WEIR_ESQL;
-    }
+    if (weir__db_error_in_sql(err))
+        rc = err->code = WEIR_ESQL;
     return rc;
 }
 

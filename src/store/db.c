@@ -16,6 +16,7 @@
 
 struct weir_db {
     duckdb_database handle;
+    char memory_limit[64]; /* as configured, or "" */
 };
 
 /* weir's session setup made instance-wide: settings become SET GLOBAL and
@@ -56,33 +57,15 @@ static int global_setup(duckdb_connection c, weir_error *err)
 
 struct weir_conn {
     duckdb_connection handle;
+    const char *memory_limit; /* the instance's, or NULL */
 };
 
-/* DuckDB's message without the excerpt of the (translated) SQL it points
- * into: "LINE 1: ..." and the caret line mean nothing to the user, whose
- * SQL weir rewrote. */
-static int engine_error(weir_error *err, const char *what, const char *msg)
+/* DuckDB's errors go through weir__db_error (db_error.c); memory_limit
+ * names the configured limit in out-of-memory messages. */
+static int engine_error(weir_error *err, const char *what, const char *msg,
+                        const char *memory_limit)
 {
-    if (!msg)
-        msg = "unknown DuckDB error";
-    char clean[1536];
-    size_t o = 0;
-    for (const char *p = msg; *p && o + 1 < sizeof(clean); p++) {
-        if (*p == '\n' && strncmp(p + 1, "LINE ", 5) == 0) {
-            /* skip the excerpt line and the caret line */
-            const char *q = strchr(p + 1, '\n');
-            q = q ? strchr(q + 1, '\n') : NULL;
-            if (!q)
-                break;
-            p = q - 1;
-            continue;
-        }
-        clean[o++] = *p;
-    }
-    while (o && (clean[o - 1] == '\n' || clean[o - 1] == ' '))
-        o--;
-    clean[o] = '\0';
-    return WEIR_ERR(err, WEIR_EENGINE, NULL, "%s%s", what, clean);
+    return weir__db_error(err, what, msg, memory_limit);
 }
 
 const char *weir__db_version(void)
@@ -106,8 +89,11 @@ int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
         snprintf(threads, sizeof(threads), "%u", cfg->threads);
         duckdb_set_config(config, "threads", threads);
     }
-    if (cfg && cfg->memory_limit)
+    if (cfg && cfg->memory_limit) {
         duckdb_set_config(config, "memory_limit", cfg->memory_limit);
+        snprintf(db->memory_limit, sizeof(db->memory_limit), "%s",
+                 cfg->memory_limit);
+    }
     if (cfg && cfg->temp_dir)
         duckdb_set_config(config, "temp_directory", cfg->temp_dir);
     /* Extensions are bundled; never download anything. */
@@ -115,7 +101,8 @@ int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
     duckdb_set_config(config, "autoload_known_extensions", "true");
     char *open_err = NULL;
     if (duckdb_open_ext(NULL, &db->handle, config, &open_err) == DuckDBError) {
-        int rc = engine_error(err, "cannot open DuckDB: ", open_err);
+        int rc = engine_error(err, "cannot open DuckDB: ", open_err,
+                              db->memory_limit[0] ? db->memory_limit : NULL);
         duckdb_free(open_err);
         duckdb_destroy_config(&config);
         free(db);
@@ -155,6 +142,7 @@ int weir__db_connect(weir_conn **out, weir_db *db, weir_error *err)
         free(c);
         return WEIR_ERR(err, WEIR_EENGINE, NULL, "cannot connect to DuckDB");
     }
+    c->memory_limit = db->memory_limit[0] ? db->memory_limit : NULL;
     *out = c;
     return 0;
 }
@@ -172,7 +160,8 @@ int weir__conn_exec(weir_conn *c, const char *sql, int64_t *rows_changed,
 {
     duckdb_result r;
     if (duckdb_query(c->handle, sql, &r) == DuckDBError) {
-        int rc = engine_error(err, "", duckdb_result_error(&r));
+        int rc = engine_error(err, "", duckdb_result_error(&r),
+                              c->memory_limit);
         duckdb_destroy_result(&r);
         return rc;
     }
@@ -390,7 +379,8 @@ int weir__conn_query(weir_conn *c, const char *sql, weir_rows **out,
     free(wrapped);
     if (qs == DuckDBError) {
         weir__arena_free(&types_arena);
-        int rc = engine_error(err, "", duckdb_result_error(&r));
+        int rc = engine_error(err, "", duckdb_result_error(&r),
+                              c->memory_limit);
         duckdb_destroy_result(&r);
         return rc;
     }
@@ -464,7 +454,8 @@ int weir__conn_scalar_i64(weir_conn *c, const char *sql, int64_t *out,
     if (is_null)
         *is_null = true;
     if (duckdb_query(c->handle, sql, &r) == DuckDBError) {
-        int rc = engine_error(err, "", duckdb_result_error(&r));
+        int rc = engine_error(err, "", duckdb_result_error(&r),
+                              c->memory_limit);
         duckdb_destroy_result(&r);
         return rc;
     }
@@ -484,7 +475,8 @@ int weir__conn_scalar_text(weir_conn *c, const char *sql, char **out,
     duckdb_result r;
     *out = NULL;
     if (duckdb_query(c->handle, sql, &r) == DuckDBError) {
-        int rc = engine_error(err, "", duckdb_result_error(&r));
+        int rc = engine_error(err, "", duckdb_result_error(&r),
+                              c->memory_limit);
         duckdb_destroy_result(&r);
         return rc;
     }
@@ -508,7 +500,8 @@ int weir__conn_describe(weir_conn *c, const char *sql, weir_db_column **out,
     *n_out = 0;
     duckdb_prepared_statement st;
     if (duckdb_prepare(c->handle, sql, &st) == DuckDBError) {
-        int rc = engine_error(err, "", duckdb_prepare_error(st));
+        int rc = engine_error(err, "", duckdb_prepare_error(st),
+                              c->memory_limit);
         duckdb_destroy_prepare(&st);
         return rc;
     }
@@ -539,6 +532,7 @@ int weir__conn_begin(weir_conn *c, weir_error *err)
 struct weir_appender {
     duckdb_appender app;
     bool failed;
+    const char *memory_limit;
 };
 
 int weir__appender_open(weir_appender **out, weir_conn *c, const char *catalog,
@@ -550,11 +544,13 @@ int weir__appender_open(weir_appender **out, weir_conn *c, const char *catalog,
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     if (duckdb_appender_create_ext(c->handle, catalog, schema, table, &a->app) ==
         DuckDBError) {
-        int rc = engine_error(err, "", duckdb_appender_error(a->app));
+        int rc = engine_error(err, "", duckdb_appender_error(a->app),
+                              c->memory_limit);
         duckdb_appender_destroy(&a->app);
         free(a);
         return rc;
     }
+    a->memory_limit = c->memory_limit;
     *out = a;
     return 0;
 }
@@ -591,7 +587,8 @@ int weir__appender_close(weir_appender *a, weir_error *err)
         return 0;
     int rc = 0;
     if (a->failed || duckdb_appender_flush(a->app) == DuckDBError)
-        rc = engine_error(err, "cannot append: ", duckdb_appender_error(a->app));
+        rc = engine_error(err, "cannot append: ", duckdb_appender_error(a->app),
+                          a->memory_limit);
     duckdb_appender_destroy(&a->app);
     free(a);
     return rc;
@@ -623,6 +620,7 @@ struct weir_arrow_stream {
     duckdb_result result;
     duckdb_arrow_options options;
     bool done;
+    const char *memory_limit;
 };
 
 int weir__conn_arrow(weir_conn *c, const char *sql, weir_arrow_stream **out,
@@ -633,12 +631,14 @@ int weir__conn_arrow(weir_conn *c, const char *sql, weir_arrow_stream **out,
     if (!s)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     if (duckdb_query(c->handle, sql, &s->result) == DuckDBError) {
-        int rc = engine_error(err, "", duckdb_result_error(&s->result));
+        int rc = engine_error(err, "", duckdb_result_error(&s->result),
+                              c->memory_limit);
         duckdb_destroy_result(&s->result);
         free(s);
         return rc;
     }
     s->options = duckdb_result_get_arrow_options(&s->result);
+    s->memory_limit = c->memory_limit;
     *out = s;
     return 0;
 }
@@ -646,7 +646,7 @@ int weir__conn_arrow(weir_conn *c, const char *sql, weir_arrow_stream **out,
 static int arrow_error(weir_error *err, duckdb_error_data e)
 {
     int rc = engine_error(err, "Arrow export failed: ",
-                          duckdb_error_data_message(e));
+                          duckdb_error_data_message(e), NULL);
     duckdb_destroy_error_data(&e);
     return rc;
 }
