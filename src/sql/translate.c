@@ -682,15 +682,6 @@ static void put_cte(weir_buf *out, const sql_cte_scope *f, bool first)
     weir__buf_putc(out, ')');
 }
 
-static bool duplicate_names(const weir_sql_query *q)
-{
-    for (size_t i = 1; i < q->n_ctes; i++)
-        for (size_t k = 0; k < i; k++)
-            if (weir__str_ieq(q->ctes[i].name, q->ctes[k].name))
-                return true;
-    return false;
-}
-
 /* WITH: each CTE's query is translated in its own scope first; the ones
  * read once become subqueries of their reader, the others a WITH list. */
 static int tx_with(sql_tx *t, weir_buf *out, const weir_sql_query *q)
@@ -701,7 +692,7 @@ static int tx_with(sql_tx *t, weir_buf *out, const weir_sql_query *q)
     bool *keep = weir__arena_array(t->arena, n, sizeof(*keep));
     if (!frames || !refs || !keep)
         return WEIR_ERR(t->err, WEIR_ENOMEM, NULL, "out of memory");
-    bool may_inline = !q->recursive && !duplicate_names(q);
+    bool may_inline = !q->recursive; /* names are unique (the parser) */
     if (may_inline && weir__sql_cte_refs(q, refs, keep))
         return WEIR_ERR(t->err, WEIR_ENOMEM, NULL, "out of memory");
     int rc = 0;

@@ -22,7 +22,11 @@ struct weir_db {
 /* weir's session setup made instance-wide: settings become SET GLOBAL and
  * the Spark-function macros are created once in the in-memory database's
  * main schema (memory.main), where every connection finds them. */
-static int global_setup(duckdb_connection c, weir_error *err)
+static int engine_error(weir_error *err, const char *what, const char *msg,
+                        const char *memory_limit);
+
+static int global_setup(duckdb_connection c, const char *memory_limit,
+                        weir_error *err)
 {
     weir_buf sql = WEIR_BUF_INIT;
     const char *p = weir__sql_session_setup();
@@ -45,8 +49,9 @@ static int global_setup(duckdb_connection c, weir_error *err)
     if (sql.failed) {
         rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     } else if (duckdb_query(c, weir__buf_cstr(&sql), &r) == DuckDBError) {
-        rc = WEIR_ERR(err, WEIR_EENGINE, NULL, "session setup failed: %s",
-                      duckdb_result_error(&r));
+        rc = engine_error(err, "session setup failed: ",
+                          duckdb_result_error(&r),
+                          memory_limit[0] ? memory_limit : NULL);
         duckdb_destroy_result(&r);
     } else {
         duckdb_destroy_result(&r);
@@ -110,10 +115,11 @@ int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
     }
     duckdb_destroy_config(&config);
     duckdb_connection c;
-    int rc = duckdb_connect(db->handle, &c) == DuckDBError
-                 ? WEIR_ERR(err, WEIR_EENGINE, NULL, "cannot connect to DuckDB")
-                 : global_setup(c, err);
-    if (rc == 0 || rc != WEIR_EENGINE)
+    bool connected = duckdb_connect(db->handle, &c) != DuckDBError;
+    int rc = connected ? global_setup(c, db->memory_limit, err)
+                       : WEIR_ERR(err, WEIR_EENGINE, NULL,
+                                  "cannot connect to DuckDB");
+    if (connected)
         duckdb_disconnect(&c);
     if (rc) {
         duckdb_close(&db->handle);

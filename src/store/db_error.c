@@ -22,7 +22,7 @@ typedef struct rule {
     const char *cls;      /* Spark error class */
     bool in_sql;          /* an error in the user's SQL (not the engine's) */
     /* weir's message from DuckDB's (detail: after the type, first line
-     * or all lines); NULL: the detail's first line as it is */
+     * or all lines); NULL: the detail without DuckDB's suggestions */
     void (*say)(weir_buf *out, const char *detail, const char *memory_limit);
 } rule;
 
@@ -67,6 +67,30 @@ static void word_after(char *out, size_t size, const char *detail,
 static void first_line(weir_buf *out, const char *detail)
 {
     weir__buf_put(out, detail, strcspn(detail, "\n"));
+}
+
+/* All of detail but DuckDB's suggestions and tuning advice. */
+static void put_detail(weir_buf *out, const char *detail)
+{
+    static const char *const noise[] = { "Did you mean", "Candidate",
+                                         "Possible solutions", "See also",
+                                         "* ", "\t" };
+    bool first = true;
+    for (const char *p = detail; *p;) {
+        size_t n = strcspn(p, "\n");
+        bool skip = n == 0;
+        for (size_t i = 0; !skip && i < sizeof(noise) / sizeof(noise[0]); i++)
+            skip = strncmp(p, noise[i], strlen(noise[i])) == 0;
+        if (!skip) {
+            if (!first)
+                weir__buf_putc(out, ' ');
+            weir__buf_put(out, p, n);
+            first = false;
+        }
+        p += n;
+        if (*p == '\n')
+            p++;
+    }
 }
 
 /* "name(T1, T2)" of DuckDB's "No function matches ... 'name(T1, T2)'". */
@@ -175,6 +199,27 @@ static void say_no_column(weir_buf *out, const char *detail,
                      "A column, variable, or function parameter with name "
                      "`%s`.`%s` cannot be resolved.",
                      rel, col);
+}
+
+/* 'Column "y" does not exist on left side of join!' */
+static void say_using(weir_buf *out, const char *detail, const char *unused)
+{
+    (void)unused;
+    char col[256];
+    between(col, sizeof(col), detail, '"', '"');
+    weir__buf_printf(out,
+                     "USING column `%s` cannot be resolved on the %s side of "
+                     "the join.",
+                     col, strstr(detail, "right side") ? "right" : "left");
+}
+
+/* 'Could not find key "b" in struct' */
+static void say_field(weir_buf *out, const char *detail, const char *unused)
+{
+    (void)unused;
+    char key[256];
+    between(key, sizeof(key), detail, '"', '"');
+    weir__buf_printf(out, "No such struct field `%s`.", key);
 }
 
 static void say_table(weir_buf *out, const char *detail, const char *unused)
@@ -293,6 +338,10 @@ static const rule RULES[] = {
       say_binary_op },
     { "Binder Error: ", "No function matches the given name and argument types",
       NULL, "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE", true, say_call_types },
+    { "Binder Error: ", "side of join", NULL, "UNRESOLVED_USING_COLUMN_FOR_JOIN",
+      true, say_using },
+    { "Binder Error: ", "Could not find key", NULL, "FIELD_NOT_FOUND", true,
+      say_field },
     { "Binder Error: ", NULL, NULL, "ANALYSIS_ERROR", true, NULL },
     { "Catalog Error: ", "Table with name", NULL, "TABLE_OR_VIEW_NOT_FOUND",
       true, say_table },
@@ -305,6 +354,8 @@ static const rule RULES[] = {
       say_depth },
     { "Parser Error: ", NULL, NULL, "PARSE_SYNTAX_ERROR", true, NULL },
     { "Conversion Error: ", NULL, NULL, "CAST_INVALID_INPUT", false, NULL },
+    { "Invalid Input Error: ", "Invalid unicode", NULL, "INVALID_UTF8_STRING",
+      false, NULL },
     { "Invalid Input Error: ", NULL, NULL, "INVALID_INPUT", false, NULL },
     { "Out of Memory Error: ", NULL, NULL, "UNABLE_TO_ACQUIRE_MEMORY", false,
       say_memory },
@@ -385,7 +436,7 @@ int weir__db_error(weir_error *err, const char *what, const char *msg,
     if (r->say && !own[0])
         r->say(&b, detail, memory_limit);
     else
-        first_line(&b, detail);
+        put_detail(&b, detail);
     int rc = WEIR_ERR(err, WEIR_EENGINE, cls, "%s",
                       b.failed ? "out of memory" : weir__buf_cstr(&b));
     weir__buf_free(&b);
