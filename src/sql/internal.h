@@ -421,6 +421,8 @@ typedef struct sql_tx {
     const weir_sql_expr *time_window;/* window(...) of the GROUP BY */
     sql_lambda_scope *lambdas;
     const sql_cte_scope *ctes;
+    int open; /* inside a subquery expression, a join's right side or a
+                 LATERAL subquery: outer columns are in reach */
 } sql_tx;
 
 int weir__sql_tx_query(sql_tx *t, weir_buf *out, const weir_sql_query *q);

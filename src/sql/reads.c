@@ -26,6 +26,7 @@ typedef struct walker {
     const weir_sql_query *count; /* the WITH whose CTEs are counted */
     unsigned *n_refs;
     bool *keep;
+    int open; /* as sql_tx's: outer columns in reach of a reference */
 } walker;
 
 const sql_cte_scope *weir__sql_cte_lookup(const sql_cte_scope *s,
@@ -55,7 +56,7 @@ static bool cte_ref(walker *w, const sql_rel *r, const scope *sc)
     if (w->count && f->with == w->count) {
         size_t i = (size_t)(f->cte - w->count->ctes);
         w->n_refs[i]++;
-        if (crossed || (f->cte->n_cols && r->n_col_aliases))
+        if (crossed || w->open || (f->cte->n_cols && r->n_col_aliases))
             w->keep[i] = true;
     }
     return true;
@@ -74,8 +75,11 @@ static void walk_expr(walker *w, const weir_sql_expr *e, const scope *sc)
     for (size_t i = 0; i < e->n; i++)
         walk_expr(w, e->list[i], sc);
     walk_expr(w, e->filter, sc);
-    if (e->query)
+    if (e->query) {
+        w->open++;
         walk_query(w, e->query, sc);
+        w->open--;
+    }
     if (e->over) {
         for (size_t i = 0; i < e->over->n_partition; i++)
             walk_expr(w, e->over->partition[i], sc);
@@ -121,12 +125,16 @@ static void walk_rel(walker *w, const sql_rel *r, const scope *sc)
             walk_expr(w, r->args[i], sc);
         break;
     case R_SUBQUERY:
+        w->open += r->lateral;
         walk_query(w, r->query, sc);
+        w->open -= r->lateral;
         break;
     case R_JOIN:
         walk_rel(w, r->left, sc);
+        w->open++;
         walk_rel(w, r->right, sc);
         walk_expr(w, r->on, sc);
+        w->open--;
         break;
     case R_LATERAL_VIEW:
         walk_rel(w, r->left, sc);

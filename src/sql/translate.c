@@ -382,7 +382,9 @@ static int tx_rel(sql_tx *t, weir_buf *out, const sql_rel *r)
         if (r->lateral)
             weir__buf_puts(out, "LATERAL ");
         weir__buf_putc(out, '(');
+        t->open += r->lateral;
         rc = weir__sql_tx_query(t, out, r->query);
+        t->open -= r->lateral;
         weir__buf_putc(out, ')');
         if (!rc)
             put_alias(out, r->alias, r->col_aliases, r->n_col_aliases);
@@ -395,7 +397,10 @@ static int tx_rel(sql_tx *t, weir_buf *out, const sql_rel *r)
         weir__buf_puts(out, join_sql(r->join));
         if (r->right->kind == R_JOIN)
             weir__buf_putc(out, '(');
-        if ((rc = tx_rel(t, out, r->right)))
+        t->open++; /* DuckDB lets the right side see the left */
+        rc = tx_rel(t, out, r->right);
+        t->open--;
+        if (rc)
             break;
         if (r->right->kind == R_JOIN)
             weir__buf_putc(out, ')');
@@ -692,7 +697,10 @@ static int tx_with(sql_tx *t, weir_buf *out, const weir_sql_query *q)
     bool *keep = weir__arena_array(t->arena, n, sizeof(*keep));
     if (!frames || !refs || !keep)
         return WEIR_ERR(t->err, WEIR_ENOMEM, NULL, "out of memory");
-    bool may_inline = !q->recursive; /* names are unique (the parser) */
+    /* Only where no outer columns are in reach: DuckDB would bind a free
+     * column of a pasted CTE to them (correlation, implicit LATERAL) where
+     * Spark reports it unresolved. Names are unique (the parser). */
+    bool may_inline = !q->recursive && t->open == 0;
     if (may_inline && weir__sql_cte_refs(q, refs, keep))
         return WEIR_ERR(t->err, WEIR_ENOMEM, NULL, "out of memory");
     int rc = 0;

@@ -296,6 +296,11 @@ TEST(test_sql_translate__with_and_setops)
       "(WITH a AS (SELECT 2 AS v) SELECT b.v * 10 + a.v AS s FROM b, a)", "12");
     Q("WITH a AS (SELECT 1 AS v), b AS (SELECT v FROM a) SELECT * FROM "
       "(WITH a AS (SELECT 2 AS v) SELECT v FROM b)", "1");
+    /* a CTE's free column stays unresolved where outer columns are in
+     * reach (DuckDB would bind it laterally or as a correlation) */
+    QRUNERR("WITH c AS (SELECT y) SELECT * FROM (SELECT 1 AS y) t, c", "y");
+    QRUNERR("WITH c AS (SELECT y) SELECT * FROM (SELECT 1 AS y) t "
+            "WHERE EXISTS (SELECT * FROM c)", "y");
     Q("SELECT 1 AS a UNION SELECT 1 UNION SELECT 2 ORDER BY a", "1;2");
     Q("SELECT 1 AS a UNION ALL SELECT 1 ORDER BY a", "1;1");
     Q("SELECT x FROM nums WHERE x < 4 INTERSECT SELECT x FROM nums WHERE x > 1 "
