@@ -240,7 +240,7 @@ static int define_sql(weir_pipeline *p, const char *text, size_t len,
     src->path = weir__arena_strdup(&p->arena, file_name ? file_name : "<sql>");
     src->text = weir__arena_strndup(&p->arena, text, len);
     src->len = len;
-    if (weir__arena_failed(&p->arena))
+    if (weir__arena_failed(&p->arena) || weir__sql_source_index(src, &p->arena))
         return WEIR_ENOMEM;
     weir_sql_stmt *stmts = NULL;
     size_t n = 0;

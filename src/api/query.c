@@ -173,14 +173,8 @@ static int classify(int rc, weir_error *err)
                        "PIPELINE_STATE_READ_ONLY");
         return err->code = WEIR_ESQL;
     }
-    const char *cls = weir__classify_engine_error(err->message);
-    if (cls[0]) {
-        weir__str_copy(err->error_class, sizeof(err->error_class), cls);
-        if (strstr(err->message, "Binder Error") ||
-            strstr(err->message, "Catalog Error") ||
-            strstr(err->message, "Parser Error"))
-            rc = err->code = WEIR_ESQL;
-    }
+    if (weir__db_error_in_sql(err))
+        rc = err->code = WEIR_ESQL;
     return rc;
 }
 
@@ -235,7 +229,9 @@ static int run_all_but_last(weir_pipeline *p, const char *sql, weir_buf *last,
     weir_sql_source src = { "query", sql, strlen(sql), NULL, 0 };
     weir_sql_span *spans = NULL;
     size_t n = 0;
-    rc = weir__sql_split(&spans, &n, &a, &src, err);
+    rc = weir__sql_source_index(&src, &a)
+             ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+             : weir__sql_split(&spans, &n, &a, &src, err);
     if (!rc && n == 0)
         rc = WEIR_ERR(err, WEIR_ESQL, "PARSE_EMPTY_STATEMENT",
                       "Syntax error, unexpected empty statement.");

@@ -23,25 +23,6 @@ typedef struct analysis {
     weir_buf direct, downstream; /* names for the summary */
 } analysis;
 
-const char *weir__classify_engine_error(const char *m)
-{
-    if (strstr(m, "Referenced column") ||
-        (strstr(m, "column") && strstr(m, "not found")))
-        return "UNRESOLVED_COLUMN.WITH_SUGGESTION";
-    if (strstr(m, "Table with name") || strstr(m, "Table Function with name"))
-        return "TABLE_OR_VIEW_NOT_FOUND";
-    if (strstr(m, "Scalar Function with name") ||
-        strstr(m, "Aggregate Function with name"))
-        return "UNRESOLVED_ROUTINE";
-    if (strstr(m, "Conversion Error"))
-        return "CAST_INVALID_INPUT";
-    if (strstr(m, "No files found"))
-        return "PATH_NOT_FOUND";
-    if (strstr(m, "Binder Error"))
-        return "ANALYSIS_ERROR";
-    return "";
-}
-
 static void add_diag(analysis *an, weir_error *e)
 {
     if (weir__diags_add(an->diags, e))
@@ -66,11 +47,8 @@ static void fail_flow(analysis *an, weir_gflow *f, weir_error *e)
     }
     if (!e->path[0])
         weir__origin_error_at(e, &f->origin);
-    if (e->code == WEIR_EENGINE || !e->error_class[0]) {
-        const char *cls = weir__classify_engine_error(e->message);
-        weir__str_copy(e->error_class, sizeof(e->error_class), cls);
+    if (e->code == WEIR_EENGINE || !e->error_class[0])
         weir__error_prefix(e, "Failed to resolve flow '%s': ", f->display);
-    }
     e->code = WEIR_EGRAPH;
     note_name(&an->direct, f->display);
     add_diag(an, e);
@@ -393,9 +371,6 @@ static void check_expectations(analysis *an, weir_gdataset *d)
         if (rc) {
             weir__error_prefix(&e, "Expectation '%s' of %s: ", x->name,
                                d->display);
-            if (!e.error_class[0] || e.code == WEIR_EENGINE)
-                weir__str_copy(e.error_class, sizeof(e.error_class),
-                               weir__classify_engine_error(e.message));
             e.code = WEIR_EGRAPH;
             weir__origin_error_at(&e, &x->origin);
             add_diag(an, &e);

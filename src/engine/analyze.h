@@ -21,7 +21,4 @@ int weir__analyze(weir_graph *g, weir_storage *st, const char *root_dir,
                   struct weir_infer_cache *infer, weir__diags *diags,
                   weir_error *err);
 
-/* Classify a DuckDB error message with the closest Spark error class. */
-const char *weir__classify_engine_error(const char *message);
-
 #endif

@@ -321,12 +321,21 @@ static int plan_table_source(weir_flow_exec *x, batch_plan *p,
                       "processed are gone. Full refresh %s to rebuild it "
                       "from the current source.",
                       b.key, x->f->display, t->display);
+    /* The batch ends after the last row id; a last row id before the
+     * flow's offset means rows were deleted (the message quotes the rows
+     * left, not the row id). */
     weir_buf q = WEIR_BUF_INIT;
+    int64_t n_rows = 0;
     if (!rc) {
-        weir__buf_clear(&q);
-        weir__buf_puts(&q, "SELECT coalesce(max(rowid) + 1, 0) FROM ");
+        weir__buf_puts(&q, "SELECT coalesce(max(rowid) + 1, 0), count(*) FROM ");
         weir__buf_puts(&q, weir__buf_cstr(&rel));
-        rc = weir__scalar_buf(x->conn, &q, &b.end, NULL, &x->err);
+        weir_rows *r = NULL;
+        rc = weir__query_buf(x->conn, &q, &r, &x->err);
+        if (!rc && r->n_rows && r->n_cols == 2) {
+            b.end = strtoll(weir__rows_get(r, 0, 0), NULL, 10);
+            n_rows = strtoll(weir__rows_get(r, 0, 1), NULL, 10);
+        }
+        weir__rows_free(r);
     }
     if (!rc && b.end < b.start)
         rc = WEIR_ERR(&x->err, WEIR_ECORRUPT, "STREAMING_SOURCE_CHANGED",
@@ -334,7 +343,7 @@ static int plan_table_source(weir_flow_exec *x, batch_plan *p,
                       "'%s' already processed (%lld): rows were deleted. "
                       "Streaming sources must be append-only; full refresh "
                       "%s to rebuild it.",
-                      b.key, (long long)b.end, x->f->display,
+                      b.key, (long long)n_rows, x->f->display,
                       (long long)b.start, t->display);
     weir__buf_free(&q);
     weir__buf_free(&rel);

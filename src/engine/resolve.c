@@ -80,20 +80,23 @@ static const weir_source_batch *find_batch(const weir_resolve_ctx *ctx,
     return NULL;
 }
 
+/* Whether catalog.db.name is a table or view of the storage; *view
+ * tells a view. */
 static int table_exists(const weir_resolve_ctx *ctx, const char *catalog,
                         const char *db, const char *name, bool *out,
-                        weir_error *err)
+                        bool *view, weir_error *err)
 {
-    *out = false;
+    *out = *view = false;
     if (!ctx->st || !weir__storage_has_catalog(ctx->st, catalog))
         return 0;
     char alias[300];
     weir__storage_catalog_alias(alias, sizeof(alias), catalog);
     weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT count(*) FROM (SELECT database_name d, "
-                       "schema_name s, table_name t FROM duckdb_tables() "
-                       "UNION ALL SELECT database_name, schema_name, view_name "
-                       "FROM duckdb_views()) WHERE lower(d) = lower(");
+    weir__buf_puts(&q, "SELECT coalesce(max(CASE WHEN v THEN 2 ELSE 1 END), 0) FROM "
+                       "(SELECT database_name d, schema_name s, table_name t, "
+                       "false v FROM duckdb_tables() UNION ALL SELECT "
+                       "database_name, schema_name, view_name, true FROM "
+                       "duckdb_views()) WHERE lower(d) = lower(");
     weir__buf_put_sql_string(&q, alias);
     weir__buf_puts(&q, ") AND lower(s) = lower(");
     weir__buf_put_sql_string(&q, db);
@@ -105,6 +108,7 @@ static int table_exists(const weir_resolve_ctx *ctx, const char *catalog,
                                    err);
     weir__buf_free(&q);
     *out = n > 0;
+    *view = n == 2;
     return rc;
 }
 
@@ -192,10 +196,23 @@ static int on_relation(void *payload, const weir_sql_relref *ref,
     const char *db = n->n >= 2 ? n->parts[n->n - 2] : lv->flow->ctx_database;
     const char *name = n->parts[n->n - 1];
     if (ctx->mode == WEIR_RESOLVE_ANALYZE) {
-        bool ok;
-        int rc = table_exists(ctx, cat, db ? db : "", name, &ok, err);
+        bool ok, view;
+        int rc = table_exists(ctx, cat, db ? db : "", name, &ok, &view, err);
         if (rc)
             return rc;
+        if (ok && view && ref->streaming) {
+            /* A streaming read needs an append-only table to take offsets
+             * in; Spark refuses permanent views too. */
+            WEIR_ERR(err, WEIR_EGRAPH, "INCOMPATIBLE_BATCH_VIEW_READ",
+                     "View %s is a permanent view outside the pipeline, which "
+                     "cannot be read as a stream (Spark: not supported by "
+                     "streaming reading APIs such as DataStreamReader.table); "
+                     "read it without STREAM, or stream from the table it "
+                     "reads.",
+                     in->external);
+            weir__sql_error_at(err, lv->flow->origin.src, n->pos);
+            return WEIR_EGRAPH;
+        }
         if (!ok) {
             weir_buf shown = WEIR_BUF_INIT;
             for (size_t i = 0; i < n->n; i++) {

@@ -399,9 +399,6 @@ static void finish_slot(run_state *rs, size_t idx)
         return;
     }
     /* Failed. */
-    if (!x->err.error_class[0])
-        weir__str_copy(x->err.error_class, sizeof(x->err.error_class),
-                       weir__classify_engine_error(x->err.message));
     /* A failed storage write (disk full, I/O error) or commit leaves
      * DuckDB's in-memory state unreliable: no retry in this process; the
      * next update recovers from the write-ahead log. */

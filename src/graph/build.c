@@ -521,55 +521,75 @@ static int resolve_inputs(builder *b, weir_gflow *f)
 
 /* ---- order and cycles --------------------------------------------------- */
 
-/* Datasets a dataset depends on: the internal inputs of its flows. */
+/* Datasets a dataset depends on: the internal inputs of its flows. Kahn's
+ * algorithm over the edges input -> flow target (a flow reading d twice
+ * holds two edges), in linear time: readers[first[d] .. first[d + 1]) are
+ * the targets of the flows that read dataset d. */
 static int topo_order(builder *b)
 {
     weir_graph *g = b->g;
-    size_t n = g->n_datasets;
-    int *indeg = calloc(n + 1, sizeof(int));
-    int *queue = calloc(n + 1, sizeof(int));
-    if (!indeg || !queue) {
-        free(indeg);
-        free(queue);
-        return WEIR_ENOMEM;
-    }
+    size_t n = g->n_datasets, n_edges = 0;
     for (size_t f = 0; f < g->n_flows; f++)
         for (size_t i = 0; i < g->flows[f].n_inputs; i++)
             if (g->flows[f].inputs[i].dataset >= 0)
+                n_edges++;
+    int *indeg = calloc(n + 1, sizeof(int));
+    int *queue = calloc(n + 1, sizeof(int));
+    size_t *first = calloc(n + 1, sizeof(size_t));
+    size_t *fill = calloc(n + 1, sizeof(size_t));
+    int *readers = calloc(n_edges + 1, sizeof(int));
+    int rc = WEIR_ENOMEM;
+    g->dataset_order = weir__arena_array(&g->arena, n + 1, sizeof(int));
+    g->flow_order = weir__arena_array(&g->arena, g->n_flows + 1, sizeof(int));
+    if (!indeg || !queue || !first || !fill || !readers || !g->dataset_order ||
+        !g->flow_order)
+        goto out;
+    for (size_t f = 0; f < g->n_flows; f++)
+        for (size_t i = 0; i < g->flows[f].n_inputs; i++) {
+            int d = g->flows[f].inputs[i].dataset;
+            if (d >= 0) {
                 indeg[g->flows[f].target]++;
+                first[d + 1]++;
+            }
+        }
+    for (size_t d = 0; d < n; d++) {
+        first[d + 1] += first[d];
+        fill[d] = first[d];
+    }
+    for (size_t f = 0; f < g->n_flows; f++)
+        for (size_t i = 0; i < g->flows[f].n_inputs; i++) {
+            int d = g->flows[f].inputs[i].dataset;
+            if (d >= 0)
+                readers[fill[d]++] = g->flows[f].target;
+        }
     size_t head = 0, tail = 0;
     for (size_t i = 0; i < n; i++)
         if (!indeg[i])
             queue[tail++] = (int)i;
-    g->dataset_order = weir__arena_array(&g->arena, n + 1, sizeof(int));
-    g->flow_order = weir__arena_array(&g->arena, g->n_flows + 1, sizeof(int));
-    if (!g->dataset_order || !g->flow_order) {
-        free(indeg);
-        free(queue);
-        return WEIR_ENOMEM;
-    }
     size_t placed = 0;
     while (head < tail) {
         int d = queue[head++];
         g->datasets[d].order = (int)placed;
         g->dataset_order[placed++] = d;
         /* Release datasets written by flows that read d. */
-        for (size_t f = 0; f < g->n_flows; f++) {
-            const weir_gflow *fl = &g->flows[f];
-            for (size_t i = 0; i < fl->n_inputs; i++)
-                if (fl->inputs[i].dataset == d && --indeg[fl->target] == 0)
-                    queue[tail++] = fl->target;
-        }
+        for (size_t e = first[d]; e < first[d + 1]; e++)
+            if (--indeg[readers[e]] == 0)
+                queue[tail++] = readers[e];
     }
-    free(queue);
-    free(indeg);
     size_t k = 0;
     for (size_t p = 0; p < placed; p++) {
         const weir_gdataset *d = &g->datasets[g->dataset_order[p]];
         for (size_t i = 0; i < d->n_flows; i++)
             g->flow_order[k++] = d->flows[i];
     }
-    return placed == n ? 0 : 1; /* 1: a cycle remains */
+    rc = placed == n ? 0 : 1; /* 1: a cycle remains */
+out:
+    free(readers);
+    free(fill);
+    free(first);
+    free(queue);
+    free(indeg);
+    return rc;
 }
 
 /* Depth-first search for a back edge among the datasets left unplaced by

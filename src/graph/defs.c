@@ -5,9 +5,11 @@
  */
 #include "graph.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/map.h"
 #include "util/vec.h"
 
 int weir__defs_add_dataset(weir_defs *defs, const weir_def_dataset *d)
@@ -40,31 +42,75 @@ void weir__defs_free(weir_defs *defs)
     defs->n_flows = defs->cap_flows = 0;
 }
 
-/* File-scoped state while registering one SQL file. */
+/* File-scoped state while registering one SQL file. conf is the SET
+ * pairs so far, each key once (a SET of a key again moves it last), with
+ * index[key] = its position + 1. Definitions share conf as a snapshot
+ * (shared); the next SET then copies it, otherwise it grows in place, so
+ * that many SETs in a row take linear time and memory. A SET of a key
+ * again leaves a hole (key NULL) that snapshots never see. */
 typedef struct file_state {
     const char *catalog;
     const char *database;
     weir_kvpair *conf;
-    size_t n_conf;
+    size_t n_conf, cap_conf, n_holes;
+    bool shared;
+    weir_map index; /* case-sensitive, as SET keys are compared */
 } file_state;
+
+/* Copy conf without holes into a new array of capacity cap. */
+static int conf_copy(file_state *st, weir_arena *arena, size_t cap)
+{
+    weir_kvpair *conf = weir__arena_array(arena, cap ? cap : 1, sizeof(*conf));
+    if (!conf)
+        return WEIR_ENOMEM;
+    size_t n = 0;
+    for (size_t i = 0; i < st->n_conf; i++) {
+        if (!st->conf[i].key)
+            continue;
+        conf[n] = st->conf[i];
+        if (weir__map_put(&st->index, conf[n].key, (void *)(uintptr_t)(n + 1)))
+            return WEIR_ENOMEM;
+        n++;
+    }
+    st->conf = conf;
+    st->n_conf = n;
+    st->cap_conf = cap;
+    st->n_holes = 0;
+    st->shared = false;
+    return 0;
+}
 
 static int set_conf(file_state *st, weir_arena *arena, const char *key,
                     const char *value)
 {
     /* Copy-on-write: earlier flows keep the snapshot they were given. */
-    weir_kvpair *conf = weir__arena_array(arena, st->n_conf + 1,
-                                          sizeof(*conf));
-    if (!conf)
+    if (st->shared || st->n_conf == st->cap_conf) {
+        size_t live = st->n_conf - st->n_holes;
+        if (conf_copy(st, arena, live < 8 ? 16 : 2 * live))
+            return WEIR_ENOMEM;
+    }
+    uintptr_t at = (uintptr_t)weir__map_get(&st->index, key);
+    if (at) {
+        st->conf[at - 1].key = NULL;
+        st->n_holes++;
+    }
+    weir_kvpair *kv = &st->conf[st->n_conf];
+    kv->key = weir__arena_strdup(arena, key);
+    kv->value = weir__arena_strdup(arena, value);
+    if (!kv->key || !kv->value ||
+        weir__map_put(&st->index, kv->key, (void *)(uintptr_t)(st->n_conf + 1)))
         return WEIR_ENOMEM;
-    size_t n = 0;
-    for (size_t i = 0; i < st->n_conf; i++)
-        if (strcmp(st->conf[i].key, key) != 0)
-            conf[n++] = st->conf[i];
-    conf[n].key = weir__arena_strdup(arena, key);
-    conf[n].value = weir__arena_strdup(arena, value);
-    st->conf = conf;
-    st->n_conf = n + 1;
-    return weir__arena_failed(arena) ? WEIR_ENOMEM : 0;
+    st->n_conf++;
+    return 0;
+}
+
+/* Make conf fit to be shared by a definition: no holes, no more growth. */
+static int conf_snapshot(file_state *st, weir_arena *arena)
+{
+    if (st->n_holes && conf_copy(st, arena, st->n_conf - st->n_holes))
+        return WEIR_ENOMEM;
+    st->shared = true;
+    return 0;
 }
 
 static weir_kvpair *copy_props(weir_arena *arena,
@@ -168,8 +214,13 @@ int weir__defs_add_sql(weir_defs *defs, weir_arena *arena,
                        weir__diags *diags)
 {
     (void)diags;
-    file_state st = { defs->default_catalog, defs->default_database, NULL, 0 };
-    for (size_t i = 0; i < n_stmts; i++) {
+    file_state st;
+    memset(&st, 0, sizeof(st));
+    st.catalog = defs->default_catalog;
+    st.database = defs->default_database;
+    weir__map_init(&st.index, false);
+    int out = 0;
+    for (size_t i = 0; i < n_stmts && !out; i++) {
         const weir_sql_stmt *s = &stmts[i];
         int rc = 0;
         switch (s->kind) {
@@ -189,14 +240,18 @@ int weir__defs_add_sql(weir_defs *defs, weir_arena *arena,
             }
             break;
         case WEIR_SQL_CREATE_FLOW:
-            rc = add_flow_stmt(defs, s, &st);
+            rc = conf_snapshot(&st, arena);
+            if (!rc)
+                rc = add_flow_stmt(defs, s, &st);
             break;
         default:
-            rc = add_dataset_stmt(defs, arena, s, &st);
+            rc = conf_snapshot(&st, arena);
+            if (!rc)
+                rc = add_dataset_stmt(defs, arena, s, &st);
             break;
         }
-        if (rc)
-            return rc;
+        out = rc;
     }
-    return 0;
+    weir__map_free(&st.index);
+    return out;
 }

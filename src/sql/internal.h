@@ -382,12 +382,34 @@ typedef struct sql_lambda_scope {
     const char *const *subst; /* DuckDB text per parameter, or NULL */
 } sql_lambda_scope;
 
-/* A CTE name in scope while translating (reads.c's scope rules): table
- * references to it are not passed to the resolver. */
+/* A CTE name in scope, one frame per CTE of a WITH, linked to the frames
+ * before it: a one-part table reference to a name in scope reads that CTE,
+ * not a table. Each CTE sees the ones before it (and itself when the WITH
+ * is RECURSIVE). reads.c and the translator share these rules through
+ * weir__sql_cte_lookup; the remaining fields serve the translator, which
+ * inlines a CTE read once as a subquery (DuckDB binds a long WITH list in
+ * quadratic time and memory, and nested subqueries in linear). */
 typedef struct sql_cte_scope {
     const char *name;
     const struct sql_cte_scope *up;
+    const weir_sql_query *with; /* the query whose WITH defines it */
+    const sql_cte *cte;
+    bool inlined;               /* references paste text */
+    weir_buf text;              /* the CTE's query in DuckDB SQL */
+    unsigned depth;             /* bracket depth of text */
 } sql_cte_scope;
+
+/* The innermost frame named name, or NULL. *crossed (may be NULL) tells
+ * whether the search passed frames of another WITH first. */
+const sql_cte_scope *weir__sql_cte_lookup(const sql_cte_scope *s,
+                                          const char *name, bool *crossed);
+
+/* For each CTE of q (not RECURSIVE): how often q reads it (later CTEs,
+ * the body and subqueries, shadowing respected) into refs[i], and whether
+ * it must stay a CTE for DuckDB (read from inside a nested WITH, whose
+ * names could capture its own; or read with column aliases while it has
+ * its own) into keep[i]. Returns 0 or WEIR_ENOMEM. */
+int weir__sql_cte_refs(const weir_sql_query *q, unsigned *refs, bool *keep);
 
 typedef struct sql_tx {
     const weir_sql_resolver *resolver;
@@ -399,6 +421,8 @@ typedef struct sql_tx {
     const weir_sql_expr *time_window;/* window(...) of the GROUP BY */
     sql_lambda_scope *lambdas;
     const sql_cte_scope *ctes;
+    int open; /* inside a subquery expression, a join's right side or a
+                 LATERAL subquery: outer columns are in reach */
 } sql_tx;
 
 int weir__sql_tx_query(sql_tx *t, weir_buf *out, const weir_sql_query *q);

@@ -26,18 +26,58 @@ static bool is_digit(unsigned char c)
     return c >= '0' && c <= '9';
 }
 
+int weir__sql_source_index(weir_sql_source *src, weir_arena *arena)
+{
+    size_t n = 1;
+    for (const char *p = src->text, *end = src->text + src->len;
+         (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+        n++;
+    size_t *starts = weir__arena_array(arena, n, sizeof(*starts));
+    if (!starts)
+        return WEIR_ENOMEM;
+    size_t k = 0;
+    starts[k++] = 0;
+    for (size_t i = 0; i < src->len; i++)
+        if (src->text[i] == '\n')
+            starts[k++] = i + 1;
+    src->line_starts = starts;
+    src->n_lines = n;
+    return 0;
+}
+
+/* The start of the line holding offset, and that line's number. */
+static size_t line_of(const weir_sql_source *src, size_t offset,
+                      unsigned *line)
+{
+    if (src->line_starts && src->n_lines) {
+        size_t lo = 0, hi = src->n_lines; /* starts[lo] <= offset */
+        while (hi - lo > 1) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (src->line_starts[mid] <= offset)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        *line = (unsigned)lo + 1;
+        return src->line_starts[lo];
+    }
+    size_t line_start = 0;
+    *line = 1;
+    for (size_t i = 0; i < offset; i++) {
+        if (src->text[i] == '\n') {
+            (*line)++;
+            line_start = i + 1;
+        }
+    }
+    return line_start;
+}
+
 weir_sql_pos weir__sql_pos_of(const weir_sql_source *src, size_t offset)
 {
     weir_sql_pos pos = { (unsigned)offset, 1, 1 };
     if (offset > src->len)
         offset = src->len;
-    size_t line_start = 0;
-    for (size_t i = 0; i < offset; i++) {
-        if (src->text[i] == '\n') {
-            pos.line++;
-            line_start = i + 1;
-        }
-    }
+    size_t line_start = line_of(src, offset, &pos.line);
     for (size_t i = line_start; i < offset; i++)
         if (((unsigned char)src->text[i] & 0xC0) != 0x80)
             pos.column++;
@@ -54,7 +94,18 @@ void weir__sql_error_at(weir_error *err, const weir_sql_source *src,
         err->line_text[0] = '\0';
         return;
     }
-    weir__error_at_offset(err, src->path, src->text, src->len, pos.offset);
+    if (!src->line_starts) {
+        weir__error_at_offset(err, src->path, src->text, src->len,
+                              pos.offset);
+        return;
+    }
+    size_t offset = pos.offset > src->len ? src->len : pos.offset;
+    weir_sql_pos at = weir__sql_pos_of(src, offset);
+    size_t start = line_of(src, offset, &at.line), end = offset;
+    while (end < src->len && src->text[end] != '\n')
+        end++;
+    weir__error_at(err, src->path, at.line, at.column);
+    weir__error_set_line_text(err, src->text + start, end - start);
 }
 
 static void put_utf8(char **o, unsigned long cp)

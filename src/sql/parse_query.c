@@ -752,6 +752,14 @@ static int ctes(weir_sql_query *q, sql_parser *p)
         const char *name = weir__sql_ident(p);
         if (!name)
             return WEIR_ESQL;
+        for (size_t i = 0; i < q->n_ctes; i++)
+            if (weir__str_ieq(q->ctes[i].name, name)) {
+                weir__sql_error_tok(p, at, WEIR_ESQL, "DUPLICATED_CTE_NAMES",
+                                    "CTE definition can't have duplicate "
+                                    "names: `%s`.",
+                                    name);
+                return WEIR_ESQL;
+            }
         q->ctes = weir__sql_grow(p->arena, q->ctes, &cap, q->n_ctes,
                                  sizeof(*q->ctes));
         if (!q->ctes)

@@ -6,31 +6,60 @@
  */
 #include "internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/str.h"
 #include "util/vec.h"
 
-typedef struct scope {
-    const char *name;
-    const struct scope *up;
-} scope;
+typedef sql_cte_scope scope;
 
 typedef WEIR_VEC(weir_sql_relref) ref_vec;
 typedef WEIR_VEC(weir_sql_tvf) tvf_vec;
 
+/* Collects reads, or (count) counts the references to the CTEs of one
+ * WITH. */
 typedef struct walker {
     ref_vec refs;
     tvf_vec tvfs;
     int rc;
+    const weir_sql_query *count; /* the WITH whose CTEs are counted */
+    unsigned *n_refs;
+    bool *keep;
+    int open; /* as sql_tx's: outer columns in reach of a reference */
 } walker;
 
-static bool in_scope(const scope *s, const char *name)
+const sql_cte_scope *weir__sql_cte_lookup(const sql_cte_scope *s,
+                                          const char *name, bool *crossed)
 {
-    for (; s; s = s->up)
+    const weir_sql_query *first = s ? s->with : NULL;
+    if (crossed)
+        *crossed = false;
+    for (; s; s = s->up) {
+        if (crossed && s->with != first)
+            *crossed = true;
         if (weir__str_ieq(s->name, name))
-            return true;
-    return false;
+            return s;
+    }
+    return NULL;
+}
+
+/* A one-part table reference: a CTE in scope, or a read. */
+static bool cte_ref(walker *w, const sql_rel *r, const scope *sc)
+{
+    if (r->name.n != 1)
+        return false;
+    bool crossed;
+    const scope *f = weir__sql_cte_lookup(sc, r->name.parts[0], &crossed);
+    if (!f)
+        return false;
+    if (w->count && f->with == w->count) {
+        size_t i = (size_t)(f->cte - w->count->ctes);
+        w->n_refs[i]++;
+        if (crossed || w->open || (f->cte->n_cols && r->n_col_aliases))
+            w->keep[i] = true;
+    }
+    return true;
 }
 
 static void walk_query(walker *w, const weir_sql_query *q, const scope *sc);
@@ -46,8 +75,11 @@ static void walk_expr(walker *w, const weir_sql_expr *e, const scope *sc)
     for (size_t i = 0; i < e->n; i++)
         walk_expr(w, e->list[i], sc);
     walk_expr(w, e->filter, sc);
-    if (e->query)
+    if (e->query) {
+        w->open++;
         walk_query(w, e->query, sc);
+        w->open--;
+    }
     if (e->over) {
         for (size_t i = 0; i < e->over->n_partition; i++)
             walk_expr(w, e->over->partition[i], sc);
@@ -78,7 +110,7 @@ static void walk_rel(walker *w, const sql_rel *r, const scope *sc)
         return;
     switch (r->kind) {
     case R_TABLE:
-        if (r->name.n == 1 && in_scope(sc, r->name.parts[0]))
+        if (cte_ref(w, r, sc) || w->count)
             break;
         {
             weir_sql_relref ref = { r->name, r->streaming, r };
@@ -87,18 +119,22 @@ static void walk_rel(walker *w, const sql_rel *r, const scope *sc)
         }
         break;
     case R_TVF:
-        if (WEIR_VEC_PUSH(&w->tvfs, *r->call))
+        if (!w->count && WEIR_VEC_PUSH(&w->tvfs, *r->call))
             w->rc = WEIR_ENOMEM;
         for (size_t i = 0; i < r->n_args; i++)
             walk_expr(w, r->args[i], sc);
         break;
     case R_SUBQUERY:
+        w->open += r->lateral;
         walk_query(w, r->query, sc);
+        w->open -= r->lateral;
         break;
     case R_JOIN:
         walk_rel(w, r->left, sc);
+        w->open++;
         walk_rel(w, r->right, sc);
         walk_expr(w, r->on, sc);
+        w->open--;
         break;
     case R_LATERAL_VIEW:
         walk_rel(w, r->left, sc);
@@ -139,7 +175,7 @@ static void walk_query(walker *w, const weir_sql_query *q, const scope *sc)
         return;
     }
     /* Each CTE sees the ones before it (and itself when RECURSIVE). */
-    scope *frames = malloc(q->n_ctes * sizeof(*frames));
+    scope *frames = calloc(q->n_ctes, sizeof(*frames));
     if (!frames) {
         w->rc = WEIR_ENOMEM;
         return;
@@ -148,11 +184,26 @@ static void walk_query(walker *w, const weir_sql_query *q, const scope *sc)
     for (size_t i = 0; i < q->n_ctes; i++) {
         frames[i].name = q->ctes[i].name;
         frames[i].up = cur;
+        frames[i].with = q;
+        frames[i].cte = &q->ctes[i];
         walk_query(w, q->ctes[i].q, q->recursive ? &frames[i] : cur);
         cur = &frames[i];
     }
     walk_body(w, q, cur);
     free(frames);
+}
+
+int weir__sql_cte_refs(const weir_sql_query *q, unsigned *refs, bool *keep)
+{
+    walker w;
+    memset(&w, 0, sizeof(w));
+    w.count = q;
+    w.n_refs = refs;
+    w.keep = keep;
+    memset(refs, 0, q->n_ctes * sizeof(*refs));
+    memset(keep, 0, q->n_ctes * sizeof(*keep));
+    walk_query(&w, q, NULL);
+    return w.rc;
 }
 
 int weir__sql_query_reads(weir_sql_reads *out, weir_arena *arena,

@@ -19,7 +19,10 @@
 #include "util/buf.h"
 #include "util/error.h"
 
-/* The text a statement came from, for error locations. */
+/* The text a statement came from, for error locations. line_starts, when
+ * set (weir__sql_source_index), holds the offset of each line's first byte
+ * so that positions are found without rescanning the text from the start:
+ * a file of many statements is then parsed in linear time. */
 typedef struct weir_sql_source {
     const char *path; /* file name as given (may be relative), or "" */
     const char *text;
@@ -29,7 +32,12 @@ typedef struct weir_sql_source {
      * position in the text. NULL = not generated. */
     const char *at_path;
     unsigned at_line;
+    const size_t *line_starts; /* NULL, or n_lines offsets, ascending */
+    size_t n_lines;
 } weir_sql_source;
+
+/* Build src's line index in arena; 0 or WEIR_ENOMEM. */
+int weir__sql_source_index(weir_sql_source *src, weir_arena *arena);
 
 typedef struct weir_sql_pos {
     unsigned offset; /* byte offset into source->text */

@@ -41,14 +41,6 @@ int weir__sql_tx_order(sql_tx *t, weir_buf *out, const sql_order *o, size_t n)
     return 0;
 }
 
-static bool cte_in_scope(const sql_cte_scope *s, const char *name)
-{
-    for (; s; s = s->up)
-        if (weir__str_ieq(s->name, name))
-            return true;
-    return false;
-}
-
 static bool has_upper(const char *s)
 {
     for (; *s; s++)
@@ -341,7 +333,19 @@ static int tx_rel(sql_tx *t, weir_buf *out, const sql_rel *r)
     switch (r->kind) {
     case R_TABLE: {
         weir_sql_relref ref = { r->name, r->streaming, r };
-        if (r->name.n == 1 && cte_in_scope(t->ctes, r->name.parts[0])) {
+        const sql_cte_scope *cte =
+            r->name.n == 1 ? weir__sql_cte_lookup(t->ctes, r->name.parts[0], NULL)
+                           : NULL;
+        if (cte && cte->inlined) {
+            weir__buf_putc(out, '(');
+            weir__buf_put(out, cte->text.ptr, cte->text.len);
+            weir__buf_putc(out, ')');
+            put_alias(out, r->alias ? r->alias : cte->name,
+                      r->n_col_aliases ? r->col_aliases : cte->cte->cols,
+                      r->n_col_aliases ? r->n_col_aliases : cte->cte->n_cols);
+            break;
+        }
+        if (cte) {
             weir__sql_put_name(out, &r->name); /* a CTE: not the resolver's */
         } else if (t->resolver && t->resolver->relation) {
             rc = t->resolver->relation(t->resolver->payload, &ref, out, t->err);
@@ -378,7 +382,9 @@ static int tx_rel(sql_tx *t, weir_buf *out, const sql_rel *r)
         if (r->lateral)
             weir__buf_puts(out, "LATERAL ");
         weir__buf_putc(out, '(');
+        t->open += r->lateral;
         rc = weir__sql_tx_query(t, out, r->query);
+        t->open -= r->lateral;
         weir__buf_putc(out, ')');
         if (!rc)
             put_alias(out, r->alias, r->col_aliases, r->n_col_aliases);
@@ -391,7 +397,10 @@ static int tx_rel(sql_tx *t, weir_buf *out, const sql_rel *r)
         weir__buf_puts(out, join_sql(r->join));
         if (r->right->kind == R_JOIN)
             weir__buf_putc(out, '(');
-        if ((rc = tx_rel(t, out, r->right)))
+        t->open++; /* DuckDB lets the right side see the left */
+        rc = tx_rel(t, out, r->right);
+        t->open--;
+        if (rc)
             break;
         if (r->right->kind == R_JOIN)
             weir__buf_putc(out, ')');
@@ -642,50 +651,103 @@ static int tx_body(sql_tx *t, weir_buf *out, const weir_sql_query *q)
     return rc;
 }
 
+/* Bracket depth of DuckDB SQL text (quotes ignored: an overestimate). */
+static unsigned bracket_depth(const weir_buf *b)
+{
+    unsigned d = 0, max = 0;
+    for (size_t i = 0; i < b->len; i++) {
+        if (b->ptr[i] == '(' && ++d > max)
+            max = d;
+        else if (b->ptr[i] == ')' && d)
+            d--;
+    }
+    return max;
+}
+
+/* CTEs read once are pasted into their reader as subqueries while the
+ * nesting this builds stays under this depth (DuckDB's parser accepts
+ * about 1000 levels); a deeper one stays a CTE and nesting starts again. */
+#define CTE_INLINE_DEPTH 64
+
+static void put_cte(weir_buf *out, const sql_cte_scope *f, bool first)
+{
+    weir__buf_puts(out, first ? "" : ", ");
+    weir__buf_put_sql_ident(out, f->name);
+    if (f->cte->n_cols) {
+        weir__buf_putc(out, '(');
+        for (size_t k = 0; k < f->cte->n_cols; k++) {
+            if (k)
+                weir__buf_puts(out, ", ");
+            weir__buf_put_sql_ident(out, f->cte->cols[k]);
+        }
+        weir__buf_putc(out, ')');
+    }
+    weir__buf_puts(out, " AS (");
+    weir__buf_put(out, f->text.ptr, f->text.len);
+    weir__buf_putc(out, ')');
+}
+
+/* WITH: each CTE's query is translated in its own scope first; the ones
+ * read once become subqueries of their reader, the others a WITH list. */
+static int tx_with(sql_tx *t, weir_buf *out, const weir_sql_query *q)
+{
+    size_t n = q->n_ctes;
+    sql_cte_scope *frames = weir__arena_array(t->arena, n, sizeof(*frames));
+    unsigned *refs = weir__arena_array(t->arena, n, sizeof(*refs));
+    bool *keep = weir__arena_array(t->arena, n, sizeof(*keep));
+    if (!frames || !refs || !keep)
+        return WEIR_ERR(t->err, WEIR_ENOMEM, NULL, "out of memory");
+    /* Only where no outer columns are in reach: DuckDB would bind a free
+     * column of a pasted CTE to them (correlation, implicit LATERAL) where
+     * Spark reports it unresolved. Names are unique (the parser). */
+    bool may_inline = !q->recursive && t->open == 0;
+    if (may_inline && weir__sql_cte_refs(q, refs, keep))
+        return WEIR_ERR(t->err, WEIR_ENOMEM, NULL, "out of memory");
+    int rc = 0;
+    size_t made = 0;
+    for (size_t i = 0; !rc && i < n; i++, made++) {
+        sql_cte_scope *f = &frames[i];
+        f->name = q->ctes[i].name;
+        f->up = t->ctes;
+        f->with = q;
+        f->cte = &q->ctes[i];
+        weir__buf_init(&f->text);
+        if (q->recursive)
+            t->ctes = f;
+        rc = weir__sql_tx_query(t, &f->text, f->cte->q);
+        if (!rc && f->text.failed)
+            rc = WEIR_ERR(t->err, WEIR_ENOMEM, NULL, "out of memory");
+        f->depth = rc ? 0 : bracket_depth(&f->text) + 1;
+        f->inlined = may_inline && refs[i] == 1 && !keep[i] &&
+                     f->depth < CTE_INLINE_DEPTH;
+        t->ctes = f;
+    }
+    bool first = true;
+    for (size_t i = 0; !rc && i < n; i++) {
+        if (frames[i].inlined)
+            continue;
+        if (first)
+            weir__buf_puts(out, q->recursive ? "WITH RECURSIVE " : "WITH ");
+        put_cte(out, &frames[i], first);
+        first = false;
+    }
+    if (!first)
+        weir__buf_putc(out, ' ');
+    if (!rc)
+        rc = tx_body(t, out, q);
+    for (size_t i = 0; i < made; i++)
+        weir__buf_free(&frames[i].text);
+    return rc;
+}
+
 int weir__sql_tx_query(sql_tx *t, weir_buf *out, const weir_sql_query *q)
 {
     if (++t->depth > 4 * SQL_MAX_DEPTH) {
         t->depth--;
         return weir__sql_tx_error(t, q->pos, q->src, "Query nested too deeply");
     }
-    int rc = 0;
     const sql_cte_scope *outer = t->ctes;
-    if (q->n_ctes) {
-        /* Each CTE sees the ones before it (and itself when RECURSIVE). */
-        sql_cte_scope *frames = weir__arena_array(t->arena, q->n_ctes,
-                                                  sizeof(*frames));
-        if (!frames) {
-            t->depth--;
-            return WEIR_ERR(t->err, WEIR_ENOMEM, NULL, "out of memory");
-        }
-        weir__buf_puts(out, q->recursive ? "WITH RECURSIVE " : "WITH ");
-        for (size_t i = 0; !rc && i < q->n_ctes; i++) {
-            const sql_cte *c = &q->ctes[i];
-            frames[i].name = c->name;
-            frames[i].up = t->ctes;
-            if (q->recursive)
-                t->ctes = &frames[i];
-            if (i)
-                weir__buf_puts(out, ", ");
-            weir__buf_put_sql_ident(out, c->name);
-            if (c->n_cols) {
-                weir__buf_putc(out, '(');
-                for (size_t k = 0; k < c->n_cols; k++) {
-                    if (k)
-                        weir__buf_puts(out, ", ");
-                    weir__buf_put_sql_ident(out, c->cols[k]);
-                }
-                weir__buf_putc(out, ')');
-            }
-            weir__buf_puts(out, " AS (");
-            rc = weir__sql_tx_query(t, out, c->q);
-            weir__buf_putc(out, ')');
-            t->ctes = &frames[i];
-        }
-        weir__buf_putc(out, ' ');
-    }
-    if (!rc)
-        rc = tx_body(t, out, q);
+    int rc = q->n_ctes ? tx_with(t, out, q) : tx_body(t, out, q);
     t->ctes = outer;
     t->depth--;
     return rc;

@@ -603,7 +603,9 @@ int weir__sql_tx_expr(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
         rc = sub(t, out, e->a);
         weir__buf_puts(out, e->negated ? " NOT IN (" : " IN (");
         if (!rc && e->query) {
+            t->open++;
             rc = weir__sql_tx_query(t, out, e->query);
+            t->open--;
         } else {
             for (size_t i = 0; !rc && i < e->n; i++) {
                 if (i)
@@ -615,12 +617,16 @@ int weir__sql_tx_expr(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
         break;
     case EX_EXISTS:
         weir__buf_puts(out, e->negated ? "(NOT EXISTS (" : "(EXISTS (");
+        t->open++;
         rc = weir__sql_tx_query(t, out, e->query);
+        t->open--;
         weir__buf_puts(out, "))");
         break;
     case EX_SUBQUERY:
         weir__buf_putc(out, '(');
+        t->open++;
         rc = weir__sql_tx_query(t, out, e->query);
+        t->open--;
         weir__buf_putc(out, ')');
         break;
     case EX_BETWEEN:

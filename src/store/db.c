@@ -16,12 +16,17 @@
 
 struct weir_db {
     duckdb_database handle;
+    char memory_limit[64]; /* as configured, or "" */
 };
 
 /* weir's session setup made instance-wide: settings become SET GLOBAL and
  * the Spark-function macros are created once in the in-memory database's
  * main schema (memory.main), where every connection finds them. */
-static int global_setup(duckdb_connection c, weir_error *err)
+static int engine_error(weir_error *err, const char *what, const char *msg,
+                        const char *memory_limit);
+
+static int global_setup(duckdb_connection c, const char *memory_limit,
+                        weir_error *err)
 {
     weir_buf sql = WEIR_BUF_INIT;
     const char *p = weir__sql_session_setup();
@@ -44,8 +49,9 @@ static int global_setup(duckdb_connection c, weir_error *err)
     if (sql.failed) {
         rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     } else if (duckdb_query(c, weir__buf_cstr(&sql), &r) == DuckDBError) {
-        rc = WEIR_ERR(err, WEIR_EENGINE, NULL, "session setup failed: %s",
-                      duckdb_result_error(&r));
+        rc = engine_error(err, "session setup failed: ",
+                          duckdb_result_error(&r),
+                          memory_limit[0] ? memory_limit : NULL);
         duckdb_destroy_result(&r);
     } else {
         duckdb_destroy_result(&r);
@@ -56,48 +62,15 @@ static int global_setup(duckdb_connection c, weir_error *err)
 
 struct weir_conn {
     duckdb_connection handle;
+    const char *memory_limit; /* the instance's, or NULL */
 };
 
-/* DuckDB's message without the excerpt of the (translated) SQL it points
- * into: "LINE 1: ..." and the caret line mean nothing to the user, whose
- * SQL weir rewrote. */
-static int engine_error(weir_error *err, const char *what, const char *msg)
+/* DuckDB's errors go through weir__db_error (db_error.c); memory_limit
+ * names the configured limit in out-of-memory messages. */
+static int engine_error(weir_error *err, const char *what, const char *msg,
+                        const char *memory_limit)
 {
-    if (!msg)
-        msg = "unknown DuckDB error";
-    char clean[1536];
-    size_t o = 0;
-    size_t line_len = 0;
-    for (const char *p = msg; *p && o + 1 < sizeof(clean); p++) {
-        /* A line quoted from data (a huge CSV or JSON line) is cut, so the
-         * rest of the message (which names the file) survives. */
-        line_len = *p == '\n' ? 0 : line_len + 1;
-        if (line_len == 240) {
-            const char *eol = strchr(p, '\n');
-            size_t rest = eol ? (size_t)(eol - p) : strlen(p);
-            if (rest > 40) {
-                int n = snprintf(clean + o, sizeof(clean) - o,
-                                 "... (%zu more bytes)", rest);
-                o += n > 0 && (size_t)n < sizeof(clean) - o ? (size_t)n : 0;
-                p += rest - 1;
-                continue;
-            }
-        }
-        if (*p == '\n' && strncmp(p + 1, "LINE ", 5) == 0) {
-            /* skip the excerpt line and the caret line */
-            const char *q = strchr(p + 1, '\n');
-            q = q ? strchr(q + 1, '\n') : NULL;
-            if (!q)
-                break;
-            p = q - 1;
-            continue;
-        }
-        clean[o++] = *p;
-    }
-    while (o && (clean[o - 1] == '\n' || clean[o - 1] == ' '))
-        o--;
-    clean[o] = '\0';
-    return WEIR_ERR(err, WEIR_EENGINE, NULL, "%s%s", what, clean);
+    return weir__db_error(err, what, msg, memory_limit);
 }
 
 const char *weir__db_version(void)
@@ -121,8 +94,11 @@ int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
         snprintf(threads, sizeof(threads), "%u", cfg->threads);
         duckdb_set_config(config, "threads", threads);
     }
-    if (cfg && cfg->memory_limit)
+    if (cfg && cfg->memory_limit) {
         duckdb_set_config(config, "memory_limit", cfg->memory_limit);
+        snprintf(db->memory_limit, sizeof(db->memory_limit), "%s",
+                 cfg->memory_limit);
+    }
     if (cfg && cfg->temp_dir)
         duckdb_set_config(config, "temp_directory", cfg->temp_dir);
     /* Extensions are bundled; never download anything. */
@@ -130,7 +106,8 @@ int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
     duckdb_set_config(config, "autoload_known_extensions", "true");
     char *open_err = NULL;
     if (duckdb_open_ext(NULL, &db->handle, config, &open_err) == DuckDBError) {
-        int rc = engine_error(err, "cannot open DuckDB: ", open_err);
+        int rc = engine_error(err, "cannot open DuckDB: ", open_err,
+                              db->memory_limit[0] ? db->memory_limit : NULL);
         duckdb_free(open_err);
         duckdb_destroy_config(&config);
         free(db);
@@ -138,10 +115,11 @@ int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
     }
     duckdb_destroy_config(&config);
     duckdb_connection c;
-    int rc = duckdb_connect(db->handle, &c) == DuckDBError
-                 ? WEIR_ERR(err, WEIR_EENGINE, NULL, "cannot connect to DuckDB")
-                 : global_setup(c, err);
-    if (rc == 0 || rc != WEIR_EENGINE)
+    bool connected = duckdb_connect(db->handle, &c) != DuckDBError;
+    int rc = connected ? global_setup(c, db->memory_limit, err)
+                       : WEIR_ERR(err, WEIR_EENGINE, NULL,
+                                  "cannot connect to DuckDB");
+    if (connected)
         duckdb_disconnect(&c);
     if (rc) {
         duckdb_close(&db->handle);
@@ -170,6 +148,7 @@ int weir__db_connect(weir_conn **out, weir_db *db, weir_error *err)
         free(c);
         return WEIR_ERR(err, WEIR_EENGINE, NULL, "cannot connect to DuckDB");
     }
+    c->memory_limit = db->memory_limit[0] ? db->memory_limit : NULL;
     *out = c;
     return 0;
 }
@@ -187,7 +166,8 @@ int weir__conn_exec(weir_conn *c, const char *sql, int64_t *rows_changed,
 {
     duckdb_result r;
     if (duckdb_query(c->handle, sql, &r) == DuckDBError) {
-        int rc = engine_error(err, "", duckdb_result_error(&r));
+        int rc = engine_error(err, "", duckdb_result_error(&r),
+                              c->memory_limit);
         duckdb_destroy_result(&r);
         return rc;
     }
@@ -405,7 +385,8 @@ int weir__conn_query(weir_conn *c, const char *sql, weir_rows **out,
     free(wrapped);
     if (qs == DuckDBError) {
         weir__arena_free(&types_arena);
-        int rc = engine_error(err, "", duckdb_result_error(&r));
+        int rc = engine_error(err, "", duckdb_result_error(&r),
+                              c->memory_limit);
         duckdb_destroy_result(&r);
         return rc;
     }
@@ -479,7 +460,8 @@ int weir__conn_scalar_i64(weir_conn *c, const char *sql, int64_t *out,
     if (is_null)
         *is_null = true;
     if (duckdb_query(c->handle, sql, &r) == DuckDBError) {
-        int rc = engine_error(err, "", duckdb_result_error(&r));
+        int rc = engine_error(err, "", duckdb_result_error(&r),
+                              c->memory_limit);
         duckdb_destroy_result(&r);
         return rc;
     }
@@ -499,7 +481,8 @@ int weir__conn_scalar_text(weir_conn *c, const char *sql, char **out,
     duckdb_result r;
     *out = NULL;
     if (duckdb_query(c->handle, sql, &r) == DuckDBError) {
-        int rc = engine_error(err, "", duckdb_result_error(&r));
+        int rc = engine_error(err, "", duckdb_result_error(&r),
+                              c->memory_limit);
         duckdb_destroy_result(&r);
         return rc;
     }
@@ -523,7 +506,8 @@ int weir__conn_describe(weir_conn *c, const char *sql, weir_db_column **out,
     *n_out = 0;
     duckdb_prepared_statement st;
     if (duckdb_prepare(c->handle, sql, &st) == DuckDBError) {
-        int rc = engine_error(err, "", duckdb_prepare_error(st));
+        int rc = engine_error(err, "", duckdb_prepare_error(st),
+                              c->memory_limit);
         duckdb_destroy_prepare(&st);
         return rc;
     }
@@ -554,6 +538,7 @@ int weir__conn_begin(weir_conn *c, weir_error *err)
 struct weir_appender {
     duckdb_appender app;
     bool failed;
+    const char *memory_limit;
 };
 
 int weir__appender_open(weir_appender **out, weir_conn *c, const char *catalog,
@@ -565,11 +550,13 @@ int weir__appender_open(weir_appender **out, weir_conn *c, const char *catalog,
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     if (duckdb_appender_create_ext(c->handle, catalog, schema, table, &a->app) ==
         DuckDBError) {
-        int rc = engine_error(err, "", duckdb_appender_error(a->app));
+        int rc = engine_error(err, "", duckdb_appender_error(a->app),
+                              c->memory_limit);
         duckdb_appender_destroy(&a->app);
         free(a);
         return rc;
     }
+    a->memory_limit = c->memory_limit;
     *out = a;
     return 0;
 }
@@ -606,7 +593,8 @@ int weir__appender_close(weir_appender *a, weir_error *err)
         return 0;
     int rc = 0;
     if (a->failed || duckdb_appender_flush(a->app) == DuckDBError)
-        rc = engine_error(err, "cannot append: ", duckdb_appender_error(a->app));
+        rc = engine_error(err, "cannot append: ", duckdb_appender_error(a->app),
+                          a->memory_limit);
     duckdb_appender_destroy(&a->app);
     free(a);
     return rc;
@@ -638,6 +626,7 @@ struct weir_arrow_stream {
     duckdb_result result;
     duckdb_arrow_options options;
     bool done;
+    const char *memory_limit;
 };
 
 int weir__conn_arrow(weir_conn *c, const char *sql, weir_arrow_stream **out,
@@ -648,12 +637,14 @@ int weir__conn_arrow(weir_conn *c, const char *sql, weir_arrow_stream **out,
     if (!s)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     if (duckdb_query(c->handle, sql, &s->result) == DuckDBError) {
-        int rc = engine_error(err, "", duckdb_result_error(&s->result));
+        int rc = engine_error(err, "", duckdb_result_error(&s->result),
+                              c->memory_limit);
         duckdb_destroy_result(&s->result);
         free(s);
         return rc;
     }
     s->options = duckdb_result_get_arrow_options(&s->result);
+    s->memory_limit = c->memory_limit;
     *out = s;
     return 0;
 }
@@ -661,7 +652,7 @@ int weir__conn_arrow(weir_conn *c, const char *sql, weir_arrow_stream **out,
 static int arrow_error(weir_error *err, duckdb_error_data e)
 {
     int rc = engine_error(err, "Arrow export failed: ",
-                          duckdb_error_data_message(e));
+                          duckdb_error_data_message(e), NULL);
     duckdb_destroy_error_data(&e);
     return rc;
 }

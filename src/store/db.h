@@ -115,6 +115,20 @@ int weir__arrow_next(weir_arrow_stream *s, struct ArrowArray *out,
                      weir_error *err);
 void weir__arrow_free(weir_arrow_stream *s);
 
+/* A DuckDB error message as a weir error (WEIR_EENGINE): for DuckDB's
+ * binder, catalog, parser, conversion, input, memory and internal errors a
+ * Spark error class and weir's own message, never DuckDB's wording (the
+ * table of rules is in db_error.c, the only place that reads DuckDB's
+ * messages); other messages as they are. what (not NULL) prefixes the
+ * message; memory_limit (may be NULL) is the configured
+ * weir.duckdb.memory_limit, named in out-of-memory errors. */
+int weir__db_error(weir_error *err, const char *what, const char *msg,
+                   const char *memory_limit);
+/* Whether err (from weir__db_error) is an error in the user's SQL (an
+ * unknown table, column or function, a type mismatch) rather than a
+ * failure of the engine. */
+bool weir__db_error_in_sql(const weir_error *err);
+
 /* The DuckDB library version, e.g. "v1.4.4". */
 const char *weir__db_version(void);
 

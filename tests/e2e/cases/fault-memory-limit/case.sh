@@ -32,7 +32,9 @@ expect_query "SELECT (SELECT count(*) FROM ranked) AS n, (SELECT count(DISTINCT 
 sed -i 's/memory_limit: "64MB"/memory_limit: "8MB"/' spark-pipeline.yml
 run_weir run --full-refresh ranked
 expect_exit 1
-expect_stdout_matches "Out of Memory Error|could not allocate block"
+expect_stdout_contains "[UNABLE_TO_ACQUIRE_MEMORY] DuckDB ran out of memory"
+expect_stdout_contains "The memory limit is 8MB, set by weir.duckdb.memory_limit"
+expect_stdout_not_contains "Out of Memory Error"
 expect_stdout_contains "Run is FAILED"
 expect_query "SELECT count(*) AS n, max(rn) AS top FROM ranked" "n,top
 3000000,3000000"

@@ -1,0 +1,1 @@
+CREATE MATERIALIZED VIEW mv AS SELECT 5 + range FROM range(3);

@@ -1,0 +1,1 @@
+CREATE MATERIALIZED VIEW mv AS SELECT s.b FROM (SELECT named_struct('a', 1) AS s);
