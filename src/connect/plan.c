@@ -449,7 +449,7 @@ static int sql_rel(plan_ctx *c, const Spark__Connect__SQL *s, q *out)
         return -1;
     char alias[32];
     next_alias(c, alias, sizeof alias);
-    weir__buf_printf(&out->from, "\n) AS %s", alias);
+    weir__buf_printf(&out->from, "%s) AS %s", strstr(s->query, "--") ? "\n" : "", alias);
     return (out->qual = strdup(alias)) ? 0 : oom(c);
 }
 
