@@ -1015,6 +1015,16 @@ static int dispatch(plan_ctx *c, const Rel *r, q *out)
                                "createDataFrame of local data is not supported yet; "
                                "read the data from a file or use spark.sql(\"VALUES "
                                "...\").");
+    case SPARK__CONNECT__RELATION__REL_TYPE_MAP_PARTITIONS:
+    case SPARK__CONNECT__RELATION__REL_TYPE_GROUP_MAP:
+    case SPARK__CONNECT__RELATION__REL_TYPE_CO_GROUP_MAP:
+    case SPARK__CONNECT__RELATION__REL_TYPE_APPLY_IN_PANDAS_WITH_STATE:
+    case SPARK__CONNECT__RELATION__REL_TYPE_COMMON_INLINE_USER_DEFINED_TABLE_FUNCTION:
+    case SPARK__CONNECT__RELATION__REL_TYPE_COMMON_INLINE_USER_DEFINED_DATA_SOURCE:
+        return weir__plan_fail(c, PLAN_E_UDF,
+                               "The DataFrame operation '%s' runs Python code, which "
+                               "weir cannot run: write it with Spark SQL functions.",
+                               kind_name(r));
     case SPARK__CONNECT__RELATION__REL_TYPE__NOT_SET:
         return weir__plan_fail(c, PLAN_E_INVALID, "A relation has no kind.");
     default:
