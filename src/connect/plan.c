@@ -504,8 +504,19 @@ static int aggregate(plan_ctx *c, const Spark__Connect__Aggregate *a, q *out)
         return -1;
     out->stage = ST_GROUP;
     weir_buf *s = &out->select;
-    if (items(c, s, a->grouping_expressions, a->n_grouping_expressions, out) < 0)
-        return -1;
+    /* groupBy(F.window(..)) names its column `window`, as in Spark. */
+    c->scope = &out->scope;
+    for (size_t i = 0; i < a->n_grouping_expressions; i++) {
+        const Spark__Connect__Expression *g = a->grouping_expressions[i];
+        if (i)
+            weir__buf_puts(s, ", ");
+        if (weir__plan_item(c, s, g) < 0)
+            return -1;
+        if (g && g->expr_type_case == SPARK__CONNECT__EXPRESSION__EXPR_TYPE_UNRESOLVED_FUNCTION &&
+            g->unresolved_function && g->unresolved_function->function_name &&
+            strcmp(g->unresolved_function->function_name, "window") == 0)
+            weir__buf_puts(s, " AS `window`");
+    }
     if (a->n_grouping_expressions && a->n_aggregate_expressions)
         weir__buf_puts(s, ", ");
     if (items(c, s, a->aggregate_expressions, a->n_aggregate_expressions, out) < 0)
