@@ -43,6 +43,7 @@ int cmd_dry_run(const cli *c, int argc, char **argv);
 int cmd_graph(const cli *c, int argc, char **argv);
 int cmd_query(const cli *c, int argc, char **argv);
 int cmd_events(const cli *c, int argc, char **argv);
+int cmd_serve(const cli *c, int argc, char **argv);
 int cmd_help(const cli *c, int argc, char **argv);
 
 /* --- help.c ---------------------------------------------------------- */

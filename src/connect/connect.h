@@ -10,8 +10,11 @@
  *    SQL by plan.h) is registered into that pipeline through
  *    weir_pipeline_define_*; the CLI then validates and runs the pipeline
  *    as it does SQL projects;
- *  - serving (issue 14, later): `weir serve` answers the stock pipelines
- *    CLI and interactive sessions, including StartRun and queries.
+ *  - serving (issue 14): `weir serve` answers the stock pipelines CLI
+ *    (`python -m pyspark.pipelines.cli run|dry-run`): every
+ *    CreateDataflowGraph gets a fresh weir_pipeline, definitions go into
+ *    it as in registration mode, and StartRun runs it, streaming weir's
+ *    events back as Spark's PipelineEvents. Interactive queries come later.
  *
  * Security: binds loopback unless told otherwise, every call must carry
  * `authorization: Bearer <token>` (otherwise UNAUTHENTICATED), and message
@@ -20,7 +23,10 @@
  * Threads: the server runs on its own thread(s) from weir_connect_start
  * until weir_connect_stop. In registration mode the pipeline is touched
  * only by the server's threads between start and stop (the caller must
- * not use it meanwhile), so the pipeline-serial rule of weir.h holds.
+ * not use it meanwhile), so the pipeline-serial rule of weir.h holds. In
+ * serving mode each graph's pipeline is used by one call at a time; runs
+ * of different graphs proceed in parallel, and two runs on the same
+ * storage are refused (PIPELINE_STORAGE_BUSY).
  */
 #ifndef WEIR_CONNECT_H
 #define WEIR_CONNECT_H
@@ -37,14 +43,27 @@ typedef struct weir_connect_options {
     const char *token; /* required bearer token */
     size_t max_message; /* largest accepted gRPC message; 0 = 128 MiB */
     /* Registration mode: definitions go into this pipeline (borrowed; must
-     * outlive the server). NULL = serving mode (not implemented yet). */
+     * outlive the server). NULL = serving mode. */
     weir_pipeline *pipeline;
+    /* Serving mode only: */
+    weir_session *session; /* required; borrowed, must outlive the server:
+                              the graphs' pipelines are created from it */
+    const char *root_dir;  /* base for relative paths the client sends
+                              (StartRun.storage, files read by SQL and
+                              DataFrame sources); NULL = current folder */
+    const char *name;      /* pipeline name recorded with each update;
+                              NULL = "pipeline" */
+    weir_log_fn on_log;    /* a line when a run starts and ends, and at
+                              shutdown; called from the server's threads;
+                              NULL = silent */
+    void *log_payload;
 } weir_connect_options;
 
 /* Bind, listen and start serving on a background thread.
  * Ownership: *out is the caller's, released by weir_connect_stop.
- * Errors: WEIR_EINVAL (no token, bad host), WEIR_EIO (bind/listen failed,
- * message names the address), WEIR_ENOMEM. */
+ * Errors: WEIR_EINVAL (no token, bad host, serving mode without a
+ * session), WEIR_EIO (bind/listen failed, message names the address),
+ * WEIR_ENOMEM. */
 int weir_connect_start(weir_connect_server **out,
                        const weir_connect_options *opts, weir_error *err);
 
@@ -60,8 +79,11 @@ unsigned weir_connect_port(const weir_connect_server *server);
 size_t weir_connect_diagnostics(weir_connect_server *server,
                                 const weir_error **out);
 
-/* Stop serving: close every connection, join the threads, free the
- * server. NULL is a no-op. */
+/* Stop serving. In serving mode running updates are cancelled first and
+ * waited for (they end CANCELED in their event logs and their clients get
+ * the error), then the last responses are flushed. Then every connection
+ * is closed, the threads are joined and the server freed. NULL is a
+ * no-op. */
 void weir_connect_stop(weir_connect_server *server);
 
 #endif

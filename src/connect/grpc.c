@@ -103,7 +103,9 @@ struct weir__grpc_server {
     weir__grpc_call *jobs_head, *jobs_tail;
     size_t n_jobs;
     weir__grpc_call *ready;
+    unsigned n_busy;      /* handlers running now (under lock) */
     atomic_bool stopping;
+    atomic_bool io_idle;  /* the I/O thread has nothing left to write */
 };
 
 /* ------------------------------------------------------------------------
@@ -777,6 +779,8 @@ static void drain_ready(weir__grpc_server *s)
     pthread_mutex_lock(&s->lock);
     weir__grpc_call *list = s->ready;
     s->ready = NULL;
+    if (list)
+        atomic_store(&s->io_idle, false);
     pthread_mutex_unlock(&s->lock);
     while (list) {
         weir__grpc_call *c = list;
@@ -834,6 +838,7 @@ static void *io_main(void *arg)
         }
         if (fds[1].revents & POLLIN)
             accept_all(s);
+        bool idle = true;
         for (conn **pp = &s->conns; *pp;) {
             conn *cn = *pp;
             if (!cn->dead && !conn_flush(cn))
@@ -842,9 +847,13 @@ static void *io_main(void *arg)
                 *pp = cn->next;
                 s->n_conns--;
                 conn_free(cn);
-            } else
+            } else {
+                idle &= !cn->pending_len &&
+                        !nghttp2_session_want_write(cn->session);
                 pp = &cn->next;
+            }
         }
+        atomic_store(&s->io_idle, idle);
     }
     while (s->conns) {
         conn *cn = s->conns;
@@ -877,12 +886,16 @@ static void *worker_main(void *arg)
         if (!s->jobs_head)
             s->jobs_tail = NULL;
         s->n_jobs--;
+        s->n_busy++;
         pthread_mutex_unlock(&s->lock);
         if (!weir__grpc_gone(c))
             s->cfg.handler(c, s->cfg.payload);
         weir__grpc_finish(c, WEIR_GRPC_INTERNAL, "the call ended without a status",
                           NULL, 0);
         call_unref(c);
+        pthread_mutex_lock(&s->lock);
+        s->n_busy--;
+        pthread_mutex_unlock(&s->lock);
     }
 }
 
@@ -955,6 +968,7 @@ int weir__grpc_start(weir__grpc_server **out, const weir__grpc_config *cfg,
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->job_ready, NULL);
     atomic_init(&s->stopping, false);
+    atomic_init(&s->io_idle, true);
     s->token = strdup(cfg->token);
     s->workers = calloc(s->cfg.workers, sizeof *s->workers);
     if (!s->token || !s->workers) {
@@ -991,6 +1005,24 @@ int weir__grpc_start(weir__grpc_server **out, const weir__grpc_config *cfg,
 unsigned weir__grpc_port(const weir__grpc_server *s)
 {
     return s ? s->port : 0;
+}
+
+bool weir__grpc_drain(weir__grpc_server *s, unsigned timeout_ms)
+{
+    if (!s || !s->cfg.workers)
+        return true;
+    struct timespec tick = { 0, 10 * 1000 * 1000 };
+    for (unsigned waited = 0;; waited += 10) {
+        pthread_mutex_lock(&s->lock);
+        bool quiet = !s->jobs_head && !s->n_busy && !s->ready;
+        pthread_mutex_unlock(&s->lock);
+        if (quiet && atomic_load(&s->io_idle))
+            return true;
+        if (waited >= timeout_ms)
+            return false;
+        wake_io(s);
+        nanosleep(&tick, NULL);
+    }
 }
 
 void weir__grpc_stop(weir__grpc_server *s)

@@ -73,6 +73,12 @@ int weir__grpc_start(weir__grpc_server **out, const weir__grpc_config *cfg,
 
 unsigned weir__grpc_port(const weir__grpc_server *server);
 
+/* Wait at most timeout_ms until no call is queued or running and every
+ * response has been handed to the sockets (so the last statuses reach
+ * their clients before weir__grpc_stop closes the connections). Calls keep
+ * being served meanwhile. True when that point was reached. */
+bool weir__grpc_drain(weir__grpc_server *server, unsigned timeout_ms);
+
 /* Close every connection, end the calls still running (their sends fail),
  * join the threads and free everything. NULL is a no-op. */
 void weir__grpc_stop(weir__grpc_server *server);

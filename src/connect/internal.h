@@ -21,6 +21,8 @@ typedef struct weir__cstatus {
     char error_class[96]; /* "" = a plain gRPC error without details */
     char sql_state[8];
     char message[1536];   /* without the "[CLASS] " prefix */
+    char exception[64];   /* the JVM exception class the client maps to a
+                             pyspark exception; "" = AnalysisException */
 } weir__cstatus;
 
 /* Fill st (code, class, SQLSTATE, message) and return -1. */
@@ -41,10 +43,13 @@ bool weir__wire_too_deep(const uint8_t *p, size_t n, unsigned max_depth);
 
 typedef struct weir__creg weir__creg;
 
-/* Receives what a command streams back before its end (start_run events,
- * in serving mode later). Returns 0, or -1 when the client has gone. */
+/* Receives what a command streams back before its end (start_run events
+ * in serving mode). event returns 0, or -1 when the client has gone; gone
+ * (may be NULL) tells, without sending, whether the client has gone or the
+ * server is stopping. */
 typedef struct weir__cemit {
     int (*event)(void *ctx, int64_t timestamp_us, const char *message);
+    bool (*gone)(void *ctx);
     void *ctx;
 } weir__cemit;
 
@@ -67,6 +72,43 @@ int weir__creg_command(weir__creg *reg,
 void weir__creg_flush(weir__creg *reg);
 
 size_t weir__creg_diagnostics(weir__creg *reg, const weir_error **out);
+
+/* --- Serving mode (serve.c) ------------------------------------------- */
+
+/* The dataflow graphs clients create in serving mode, each a fresh
+ * weir_pipeline of its own, and their runs. */
+typedef struct weir__cserve weir__cserve;
+
+typedef struct weir__cserve_config {
+    weir_session *session; /* borrowed; outlives the server */
+    const char *root_dir;  /* base of relative storage and source paths */
+    const char *name;      /* pipeline name for updates; NULL = "pipeline" */
+    weir_log_fn on_log;    /* one line per run start and end; may be NULL */
+    void *log_payload;
+} weir__cserve_config;
+
+/* NULL on OOM. The config's strings are copied. */
+weir__cserve *weir__cserve_new(const weir__cserve_config *cfg);
+/* Drop every graph. No command may be running. NULL is a no-op. */
+void weir__cserve_free(weir__cserve *s);
+
+/* Run one PipelineCommand of client session session_id: graphs belong to
+ * the session that created them. start_run blocks for the whole run,
+ * streaming its events through emit. Returns 0 (graph_id set for
+ * create_dataflow_graph, '\0' otherwise) or -1 with *st filled. */
+int weir__cserve_command(weir__cserve *s, const char *session_id,
+                         const Spark__Connect__PipelineCommand *cmd,
+                         const weir__cemit *emit, char graph_id[40],
+                         weir__cstatus *st);
+
+/* The client ended its session: drop its graphs (a running one when its
+ * run ends). */
+void weir__cserve_release_session(weir__cserve *s, const char *session_id);
+
+/* Refuse new runs, cancel the running ones and wait (bounded) until they
+ * have ended and reported to their clients. Returns how many were
+ * cancelled. */
+unsigned weir__cserve_shutdown(weir__cserve *s);
 
 /* --- weir's shim keys in DefineFlow.sql_conf (shim.c) ----------------- */
 

@@ -6,10 +6,12 @@
  * its exceptions. Pipeline commands go to pipeline.c.
  *
  * Owns: the transport, the session confs the client set, the responses of
- * recent operations (for ReattachExecute) and the registration state.
+ * recent operations (for ReattachExecute) and the registration state (one
+ * pipeline) or, in serving mode, the graphs clients create (serve.c).
  * Two locks: `state` for confs and operations (short sections, so
- * ReleaseExecute is answered while a command runs) and `work` around
- * everything that touches the pipeline (the pipeline-serial rule).
+ * ReleaseExecute is answered while a command runs) and, in registration
+ * mode, `work` around everything that touches the pipeline (the
+ * pipeline-serial rule; serve.c has one such lock per graph).
  */
 #include "connect/connect.h"
 
@@ -63,7 +65,8 @@ struct weir_connect_server {
     WEIR_VEC(conf_entry) confs;
     WEIR_VEC(operation *) ops;
     pthread_mutex_t work;
-    weir__creg *reg;
+    weir__creg *reg;     /* registration mode */
+    weir__cserve *serve; /* serving mode */
 };
 
 /* Answers the client reads before it uses a conf (spark-connect.md §2). */
@@ -107,6 +110,7 @@ int weir__cstatus_set(weir__cstatus *st, int code, const char *error_class,
     va_start(ap, fmt);
     vsnprintf(st->message, sizeof st->message, fmt, ap);
     va_end(ap);
+    st->exception[0] = '\0';
     return -1;
 }
 
@@ -153,9 +157,13 @@ static void fail(weir__grpc_call *call, const weir__cstatus *st)
     else
         snprintf(text, sizeof text, "[%s] %s", st->error_class, st->message);
     Google__Rpc__ErrorInfo__MetadataEntry md[4], *mdp[4];
+    const char *exception = st->exception[0]
+                                ? st->exception
+                                : "org.apache.spark.sql.AnalysisException";
+    char classes[128];
+    snprintf(classes, sizeof classes, "[\"%s\"]", exception);
     const char *keys[] = { "classes", "errorClass", "sqlState" };
-    const char *vals[] = { "[\"org.apache.spark.sql.AnalysisException\"]",
-                           st->error_class, st->sql_state };
+    const char *vals[] = { classes, st->error_class, st->sql_state };
     size_t n_md = 0;
     for (size_t i = 0; i < 3; i++) {
         if (!*vals[i])
@@ -167,7 +175,7 @@ static void fail(weir__grpc_call *call, const weir__cstatus *st)
         n_md++;
     }
     Google__Rpc__ErrorInfo info = GOOGLE__RPC__ERROR_INFO__INIT;
-    info.reason = (char *)"org.apache.spark.sql.AnalysisException";
+    info.reason = (char *)exception;
     info.domain = (char *)"org.apache.spark";
     info.n_metadata = n_md;
     info.metadata = mdp;
@@ -616,6 +624,12 @@ static int exec_event(void *ctx, int64_t ts_us, const char *message)
     return exec_send(ctx, &r);
 }
 
+static bool exec_gone(void *ctx)
+{
+    const exec_ctx *x = ctx;
+    return weir__grpc_gone(x->call);
+}
+
 /* Is this SQL text a query (safe to hand back as a lazy relation)? */
 static bool sql_is_query(const char *sql)
 {
@@ -704,6 +718,12 @@ static void handle_execute(weir_connect_server *srv, weir__grpc_call *call)
     } else if (plan->op_type_case == SPARK__CONNECT__PLAN__OP_TYPE_ROOT) {
         rc = in_query_function(req->user_context)
                  ? analysis_in_query_function(&st)
+             : srv->serve
+                 ? weir__cstatus_set(
+                       &st, WEIR_GRPC_UNIMPLEMENTED,
+                       "UNSUPPORTED_FEATURE.CONNECT_QUERY", "0A000",
+                       "weir serve runs pipelines; it does not run queries "
+                       "(collect, show, toPandas, count) yet.")
                  : weir__cstatus_set(
                        &st, WEIR_GRPC_UNIMPLEMENTED,
                        "UNSUPPORTED_FEATURE.CONNECT_QUERY", "0A000",
@@ -713,15 +733,18 @@ static void handle_execute(weir_connect_server *srv, weir__grpc_call *call)
     } else if (cmd->command_type_case ==
                SPARK__CONNECT__COMMAND__COMMAND_TYPE_PIPELINE_COMMAND) {
         char graph_id[40];
-        weir__cemit emit = { exec_event, &x };
-        pthread_mutex_lock(&srv->work);
-        rc = srv->reg ? weir__creg_command(srv->reg, cmd->pipeline_command,
-                                           &emit, graph_id, &st)
-                      : weir__cstatus_set(&st, WEIR_GRPC_UNIMPLEMENTED,
-                                          "UNSUPPORTED_FEATURE.CONNECT_SERVING",
-                                          "0A000",
-                                          "Serving mode is not implemented yet.");
-        pthread_mutex_unlock(&srv->work);
+        weir__cemit emit = { exec_event, exec_gone, &x };
+        if (srv->serve) {
+            /* Graphs lock themselves: runs of different graphs overlap. */
+            rc = weir__cserve_command(srv->serve, req->session_id,
+                                      cmd->pipeline_command, &emit, graph_id,
+                                      &st);
+        } else {
+            pthread_mutex_lock(&srv->work);
+            rc = weir__creg_command(srv->reg, cmd->pipeline_command, &emit,
+                                    graph_id, &st);
+            pthread_mutex_unlock(&srv->work);
+        }
         if (!rc && graph_id[0]) {
             Spark__Connect__PipelineCommandResult__CreateDataflowGraphResult g =
                 SPARK__CONNECT__PIPELINE_COMMAND_RESULT__CREATE_DATAFLOW_GRAPH_RESULT__INIT;
@@ -880,11 +903,16 @@ static void handle_release_session(weir_connect_server *srv,
         fail(call, &st);
         return;
     }
-    /* The client is done defining: register what still waits. */
-    pthread_mutex_lock(&srv->work);
-    if (srv->reg)
-        weir__creg_flush(srv->reg);
-    pthread_mutex_unlock(&srv->work);
+    if (srv->serve) {
+        /* Its graphs go (a running one when its run ends). */
+        weir__cserve_release_session(srv->serve, req->session_id);
+    } else {
+        /* The client is done defining: register what still waits. */
+        pthread_mutex_lock(&srv->work);
+        if (srv->reg)
+            weir__creg_flush(srv->reg);
+        pthread_mutex_unlock(&srv->work);
+    }
     Spark__Connect__ReleaseSessionResponse resp =
         SPARK__CONNECT__RELEASE_SESSION_RESPONSE__INIT;
     resp.session_id = req->session_id;
@@ -1055,9 +1083,9 @@ int weir_connect_start(weir_connect_server **out,
     if (!opts || !opts->token || !*opts->token)
         return WEIR_ERR(err, WEIR_EINVAL, NULL,
                         "the Spark Connect endpoint needs a token");
-    if (!opts->pipeline)
+    if (!opts->pipeline && !opts->session)
         return WEIR_ERR(err, WEIR_EINVAL, NULL,
-                        "serving mode (no pipeline) is not implemented yet");
+                        "serving mode (no pipeline) needs a weir_session");
     weir_connect_server *srv = calloc(1, sizeof *srv);
     if (!srv)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
@@ -1065,8 +1093,14 @@ int weir_connect_start(weir_connect_server **out,
     pthread_mutex_init(&srv->work, NULL);
     srv->pipeline = opts->pipeline;
     weir__connect_uuid(srv->ssid);
-    srv->reg = weir__creg_new(opts->pipeline);
-    if (!srv->reg) {
+    if (opts->pipeline) {
+        srv->reg = weir__creg_new(opts->pipeline);
+    } else {
+        weir__cserve_config sc = { opts->session, opts->root_dir, opts->name,
+                                   opts->on_log, opts->log_payload };
+        srv->serve = weir__cserve_new(&sc);
+    }
+    if (!srv->reg && !srv->serve) {
         weir_connect_stop(srv);
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     }
@@ -1075,6 +1109,8 @@ int weir_connect_start(weir_connect_server **out,
     cfg.port = opts->port;
     cfg.token = opts->token;
     cfg.max_message = opts->max_message;
+    /* Serving: every running update holds a worker for its whole run. */
+    cfg.workers = srv->serve ? 16 : 0;
     cfg.handler = handle;
     cfg.payload = srv;
     int rc = weir__grpc_start(&srv->grpc, &cfg, err);
@@ -1108,10 +1144,16 @@ void weir_connect_stop(weir_connect_server *srv)
 {
     if (!srv)
         return;
+    if (srv->serve && srv->grpc) {
+        /* Cancel the running updates and let them tell their clients. */
+        weir__cserve_shutdown(srv->serve);
+        weir__grpc_drain(srv->grpc, 2000);
+    }
     weir__grpc_stop(srv->grpc); /* joins every handler */
     if (srv->reg)
         weir__creg_flush(srv->reg);
     weir__creg_free(srv->reg);
+    weir__cserve_free(srv->serve);
     for (size_t i = 0; i < srv->confs.len; i++) {
         free(srv->confs.items[i].key);
         free(srv->confs.items[i].value);

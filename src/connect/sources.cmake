@@ -11,6 +11,7 @@ set(WEIR_CONNECT_SOURCES
   src/connect/plan_expr.c
   src/connect/plan_text.c
   src/connect/plan_types.c
+  src/connect/serve.c
   src/connect/server.c
   src/connect/shim.c
   src/connect/wire.c
