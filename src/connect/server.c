@@ -67,6 +67,7 @@ struct weir_connect_server {
     pthread_mutex_t work;
     weir__creg *reg;     /* registration mode */
     weir__cserve *serve; /* serving mode */
+    bool timing; /* WEIR_CONNECT_TIMING set: each call's time on stderr */
 };
 
 /* Answers the client reads before it uses a conf (spark-connect.md §2). */
@@ -1048,11 +1049,30 @@ static void handle_analyze(weir_connect_server *srv, weir__grpc_call *call)
  * Dispatch and life cycle
  * ------------------------------------------------------------------------ */
 
+static void dispatch(weir_connect_server *srv, weir__grpc_call *call,
+                     const char *m);
+
 static void handle(weir__grpc_call *call, void *payload)
 {
     weir_connect_server *srv = payload;
     const char *path = weir__grpc_method(call);
     const char *m = weir__str_starts(path, SERVICE) ? path + strlen(SERVICE) : "";
+    struct timespec t0 = { 0, 0 };
+    if (srv->timing)
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+    dispatch(srv, call, m);
+    if (srv->timing) {
+        struct timespec t1;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+                    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+        fprintf(stderr, "weir-connect: %s %.3f ms\n", *m ? m : path, ms);
+    }
+}
+
+static void dispatch(weir_connect_server *srv, weir__grpc_call *call,
+                     const char *m)
+{
     if (strcmp(m, "ExecutePlan") == 0)
         handle_execute(srv, call);
     else if (strcmp(m, "Config") == 0)
@@ -1092,6 +1112,8 @@ int weir_connect_start(weir_connect_server **out,
     pthread_mutex_init(&srv->state, NULL);
     pthread_mutex_init(&srv->work, NULL);
     srv->pipeline = opts->pipeline;
+    const char *timing = getenv("WEIR_CONNECT_TIMING");
+    srv->timing = timing && *timing && strcmp(timing, "0") != 0;
     weir__connect_uuid(srv->ssid);
     if (opts->pipeline) {
         srv->reg = weir__creg_new(opts->pipeline);

@@ -226,6 +226,13 @@ int weir__fn_named_struct(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 
 int weir__fn_struct(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
+    /* DuckDB's struct_pack cannot expand a star, and the columns behind it
+     * are not known here. */
+    for (size_t i = 0; i < e->n; i++)
+        if (e->list[i]->kind == EX_STAR)
+            return weir__sql_tx_error(t, e->list[i]->pos, e->list[i]->src,
+                                      "struct(*) is not supported yet; name the "
+                                      "columns: struct(a, b, ...)");
     weir__buf_puts(out, "struct_pack(");
     for (size_t i = 0; i < e->n; i++) {
         const weir_sql_expr *a = e->list[i];

@@ -787,6 +787,8 @@ TEST(test_sql_translate__spark_differential)
       "overlay('Spark SQL', '_', 6)",
       "Spark CORE|Spark_SQL");
     Q("SELECT struct(1 AS a, 'x' AS b).b", "x");
+    /* struct(*): a clear error, not DuckDB's "Can't pack nothing into a struct" */
+    QERR("SELECT to_json(struct(*)) FROM t", "struct(*) is not supported");
     Q("SELECT months_between(TIMESTAMP '1997-02-28 10:30:00', "
       "TIMESTAMP '1996-10-30 00:00:00'), months_between(DATE '2024-03-31', "
       "DATE '2024-02-29')",

@@ -208,6 +208,12 @@ def main(argv):
         for key, value in conf.items():
             builder = builder.config(key, value)
         spark = builder.getOrCreate()
+        # Registration commands are short and on loopback: no reattachable
+        # execution, which costs a ReleaseExecute call (and a thread-pool
+        # hop in the client) after every command.
+        client = getattr(spark, "client", None)
+        if hasattr(client, "disable_reattachable_execute"):
+            client.disable_reattachable_execute()
         graph_id = create_dataflow_graph(spark, default_catalog=catalog,
                                          default_database=database,
                                          sql_conf=conf)

@@ -10,6 +10,8 @@
 #   dp.append_flow(..., once=, comment=, import_checkpoint=)
 #   dp.create_streaming_table(..., expect_all=, expect_all_or_drop=,
 #                             expect_all_or_fail=)
+#   dp.create_table(...)  the same as create_streaming_table (the spelling
+#                         of Databricks' import_checkpoint examples)
 #
 # What reaches weir's Spark Connect endpoint (keys of DefineFlow.sql_conf,
 # removed by the server before the flow's own confs are kept):
@@ -281,6 +283,10 @@ def install(dp, api):
     for mod in (dp, api):
         mod.append_flow = append_flow
         mod.create_streaming_table = create_streaming_table
+    # Databricks' name for a table that flows fill, as in its
+    # import_checkpoint examples; pyspark has no other create_table.
+    if not hasattr(dp, "create_table"):
+        dp.create_table = create_streaming_table
     for fname in ("expect", "expect_or_drop", "expect_or_fail",
                   "expect_or_quarantine", "expect_all", "expect_all_or_drop",
                   "expect_all_or_fail", "expect_all_or_quarantine"):
