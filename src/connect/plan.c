@@ -449,7 +449,7 @@ static int sql_rel(plan_ctx *c, const Spark__Connect__SQL *s, q *out)
         return -1;
     char alias[32];
     next_alias(c, alias, sizeof alias);
-    weir__buf_printf(&out->from, "\n) AS %s", alias);
+    weir__buf_printf(&out->from, "%s) AS %s", strstr(s->query, "--") ? "\n" : "", alias);
     return (out->qual = strdup(alias)) ? 0 : oom(c);
 }
 
@@ -504,8 +504,19 @@ static int aggregate(plan_ctx *c, const Spark__Connect__Aggregate *a, q *out)
         return -1;
     out->stage = ST_GROUP;
     weir_buf *s = &out->select;
-    if (items(c, s, a->grouping_expressions, a->n_grouping_expressions, out) < 0)
-        return -1;
+    /* groupBy(F.window(..)) names its column `window`, as in Spark. */
+    c->scope = &out->scope;
+    for (size_t i = 0; i < a->n_grouping_expressions; i++) {
+        const Spark__Connect__Expression *g = a->grouping_expressions[i];
+        if (i)
+            weir__buf_puts(s, ", ");
+        if (weir__plan_item(c, s, g) < 0)
+            return -1;
+        if (g && g->expr_type_case == SPARK__CONNECT__EXPRESSION__EXPR_TYPE_UNRESOLVED_FUNCTION &&
+            g->unresolved_function && g->unresolved_function->function_name &&
+            strcmp(g->unresolved_function->function_name, "window") == 0)
+            weir__buf_puts(s, " AS `window`");
+    }
     if (a->n_grouping_expressions && a->n_aggregate_expressions)
         weir__buf_puts(s, ", ");
     if (items(c, s, a->aggregate_expressions, a->n_aggregate_expressions, out) < 0)
@@ -1015,6 +1026,16 @@ static int dispatch(plan_ctx *c, const Rel *r, q *out)
                                "createDataFrame of local data is not supported yet; "
                                "read the data from a file or use spark.sql(\"VALUES "
                                "...\").");
+    case SPARK__CONNECT__RELATION__REL_TYPE_MAP_PARTITIONS:
+    case SPARK__CONNECT__RELATION__REL_TYPE_GROUP_MAP:
+    case SPARK__CONNECT__RELATION__REL_TYPE_CO_GROUP_MAP:
+    case SPARK__CONNECT__RELATION__REL_TYPE_APPLY_IN_PANDAS_WITH_STATE:
+    case SPARK__CONNECT__RELATION__REL_TYPE_COMMON_INLINE_USER_DEFINED_TABLE_FUNCTION:
+    case SPARK__CONNECT__RELATION__REL_TYPE_COMMON_INLINE_USER_DEFINED_DATA_SOURCE:
+        return weir__plan_fail(c, PLAN_E_UDF,
+                               "The DataFrame operation '%s' runs Python code, which "
+                               "weir cannot run: write it with Spark SQL functions.",
+                               kind_name(r));
     case SPARK__CONNECT__RELATION__REL_TYPE__NOT_SET:
         return weir__plan_fail(c, PLAN_E_INVALID, "A relation has no kind.");
     default:

@@ -92,7 +92,7 @@ static const char *const KEYWORDS[] = {
     "RIGHT", "RLIKE", "ROWS", "SELECT", "SEMI", "SOME", "SORT", "STREAM",
     "STRUCT", "TABLE", "TABLESAMPLE", "THEN", "TIMESTAMP", "TIMESTAMP_NTZ",
     "TO", "TRUE", "UNBOUNDED", "UNION", "UNPIVOT", "USING", "VALUES",
-    "WATERMARK", "WHEN", "WHERE", "WINDOW", "WITH", "X", NULL
+    "WATERMARK", "WHEN", "WHERE", "WINDOW", "WITH", NULL
 };
 
 static bool plain_word(const char *s)

@@ -320,6 +320,25 @@ static bool decimal_text_ok(const char *s)
     return digit;
 }
 
+/* Precision and scale of a plain decimal text ("-012.50" -> 4, 2). */
+static void decimal_digits(const char *v, int *prec, int *scale)
+{
+    int intd = 0, frac = 0;
+    bool lead = true, after = false;
+    for (const char *p = v; *p; p++) {
+        if (*p == '.') {
+            after = true;
+        } else if (*p >= '0' && *p <= '9') {
+            if (after)
+                frac++;
+            else if (!(lead && *p == '0'))
+                intd++, lead = false;
+        }
+    }
+    *prec = intd + frac > 0 ? intd + frac : 1;
+    *scale = frac;
+}
+
 static int literal_list(plan_ctx *c, weir_buf *b,
                         Spark__Connect__Expression__Literal *const *items,
                         size_t n)
@@ -499,8 +518,18 @@ int weir__plan_literal(plan_ctx *c, weir_buf *b,
                                  d && d->value ? d->value : "");
             break;
         }
-        if (d->_precision_case) {
+        if (d->_precision_case && !strpbrk(d->value, "eE")) {
+            /* As Spark: the type holds the value whatever the client says
+             * (pyspark sends DECIMAL(10,0) for Decimal("1.50")). */
+            int vp = 0, vs = 0;
+            decimal_digits(d->value, &vp, &vs);
             int p = d->precision, s = d->_scale_case ? d->scale : 0;
+            if (vs > s)
+                s = vs;
+            if (vp - vs > p - s)
+                p = vp - vs + s;
+            if (p < s)
+                p = s;
             if (p < 1 || p > 38 || s < 0 || s > p) {
                 rc = weir__plan_fail(c, PLAN_E_INVALID, "Invalid decimal type (%d, %d).",
                                      p, s);
