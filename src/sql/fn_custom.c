@@ -467,12 +467,14 @@ int weir__fn_unix_timestamp(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
         weir__buf_putc(out, ')');
         return rc;
     }
-    weir__buf_puts(out, "CAST(floor(epoch(strptime(");
+    /* The pattern parses strings only: Spark ignores it for a TIMESTAMP or
+     * DATE (pyspark's F.unix_timestamp(col) always sends one). */
+    weir__buf_puts(out, "weir_unix_timestamp_fmt(");
     rc = put_arg(t, out, e, 0);
     weir__buf_puts(out, ", ");
     if (!rc)
         rc = pattern(t, out, e, 1, true);
-    weir__buf_puts(out, "))) AS BIGINT)");
+    weir__buf_putc(out, ')');
     return rc;
 }
 

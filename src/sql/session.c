@@ -280,6 +280,10 @@ static const char SETUP[] =
     "(a TIMESTAMP) AS CAST(floor(epoch(a)) AS BIGINT),"
     " (a DATE) AS CAST(floor(epoch(CAST(a AS TIMESTAMP))) AS BIGINT),"
     " (a VARCHAR) AS CAST(floor(epoch(strptime(a, '%Y-%m-%d %H:%M:%S'))) AS BIGINT);\n"
+    "CREATE OR REPLACE TEMP MACRO weir_unix_timestamp_fmt"
+    "(a TIMESTAMP, f) AS CAST(floor(epoch(a)) AS BIGINT),"
+    " (a DATE, f) AS CAST(floor(epoch(CAST(a AS TIMESTAMP))) AS BIGINT),"
+    " (a VARCHAR, f) AS CAST(floor(epoch(strptime(a, f))) AS BIGINT);\n"
     "CREATE OR REPLACE TEMP MACRO weir_overlay(s, r, p, l) AS"
     " weir_substr(s, 1, p - 1) || r || weir_substr(s, p +"
     " CASE WHEN l < 0 THEN length(r) ELSE l END);\n";

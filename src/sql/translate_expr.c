@@ -259,11 +259,32 @@ static bool integral_type(const weir_sql_type *ty)
            ty->kind == TY_SMALLINT || ty->kind == TY_TINYINT;
 }
 
+/* An aggregate or window call in e (subqueries aside). DuckDB cannot pick
+ * an overload of a typed macro for such an argument ("multiple overloads
+ * match"), so casts of aggregates avoid weir_trunc_for_int. */
+static bool has_aggregate(const weir_sql_expr *e)
+{
+    if (!e)
+        return false;
+    if (e->kind == EX_FUNC && (e->over || weir__sql_is_aggregate(e->name)))
+        return true;
+    if (has_aggregate(e->a) || has_aggregate(e->b) || has_aggregate(e->c) ||
+        has_aggregate(e->filter))
+        return true;
+    for (size_t i = 0; i < e->n; i++)
+        if (has_aggregate(e->list[i]))
+            return true;
+    return false;
+}
+
 static int tx_cast(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
     weir__buf_puts(out, e->flag ? "TRY_CAST(" : "CAST(");
     bool trunc = integral_type(e->type);
-    if (trunc)
+    if (trunc && has_aggregate(e->a))
+        /* numbers (what aggregates cast to integers give): Spark truncates */
+        weir__buf_puts(out, "trunc(");
+    else if (trunc)
         weir__buf_puts(out, e->flag ? "weir_try_trunc_for_int("
                                     : "weir_trunc_for_int(");
     else if (e->type->kind == TY_TIMESTAMP) {

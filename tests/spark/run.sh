@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # The Spark differential tier: weir against real Apache Spark.
 #
-#   tests/spark/run.sh [--quick] [--only REGEX] [--no-pipelines] [--no-fail]
+#   tests/spark/run.sh [--quick] [--only REGEX] [--no-pipelines] [--no-python]
+#                      [--python-only] [--write-expected] [--no-fail]
 #
 # Creates (once) a Python venv with pinned pyspark in build-spark-venv/,
 # uses the machine's Java 17, runs the SQL corpus (tests/spark/corpus/*.sql)
-# on Spark and on weir and compares them, then runs the example pipelines on
-# both (tests/spark/pipelines.py). Results go to build-spark-out/ (report.md,
-# results.json); regenerate docs/sql-functions.md with
+# on Spark and on weir and compares them, then runs the example SQL
+# pipelines (tests/spark/pipelines.py; not with --quick or --no-pipelines)
+# and the Python pipelines (tests/spark/python_pipelines.py; --quick: a
+# subset; --no-python skips them, --python-only runs only them,
+# --write-expected stores Spark's answers in tests/spark/python-expected/).
+# Results go to build-spark-out/ (report.md, results.json, pipelines/,
+# python/); regenerate docs/sql-functions.md with
 # tests/spark/gen_docs.py build-spark-out/results.json.
 #
 # Environment: WEIR (the weir binary; default build/weir, built with the
@@ -21,14 +26,17 @@ VENV="${SPARK_VENV:-$ROOT/build-spark-venv}"
 OUT="${SPARK_OUT:-$ROOT/build-spark-out}"
 WEIR="${WEIR:-$ROOT/build/weir}"
 
-quick="" pipelines=1 args=()
+quick="" pipelines=1 python=1 corpus=1 pyargs=() args=()
 while [ $# -gt 0 ]; do
     case "$1" in
     --quick) quick=--quick; args+=(--quick) ;;
     --no-pipelines) pipelines=0 ;;
-    --only) args+=(--only "$2"); pipelines=0; shift ;;
+    --no-python) python=0 ;;
+    --python-only) corpus=0 pipelines=0 ;;
+    --write-expected) pyargs+=(--write-expected) ;;
+    --only) args+=(--only "$2"); pipelines=0; python=0; shift ;;
     --no-fail) args+=(--no-fail) ;;
-    -h|--help) sed -n "2,14p" "$0"; exit 0 ;;
+    -h|--help) sed -n "2,19p" "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -63,8 +71,16 @@ fi
 
 export TZ=UTC PYSPARK_PYTHON="$VENV/bin/python" SPARK_LOCAL_IP=127.0.0.1
 rc=0
-"$VENV/bin/python" "$HERE/difftest.py" --weir "$WEIR" --out "$OUT" "${args[@]}" || rc=$?
+if [ "$corpus" = 1 ]; then
+    "$VENV/bin/python" "$HERE/difftest.py" --weir "$WEIR" --out "$OUT" "${args[@]}" || rc=$?
+fi
 if [ "$pipelines" = 1 ]; then
     "$VENV/bin/python" "$HERE/pipelines.py" --weir "$WEIR" --out "$OUT/pipelines" $quick || rc=$?
+fi
+# weir imports the Python files with the same pinned pyspark (client side).
+if [ "$python" = 1 ]; then
+    WEIR_PYTHON="${WEIR_PYTHON:-$VENV/bin/python}" \
+        "$VENV/bin/python" "$HERE/python_pipelines.py" --weir "$WEIR" \
+        --out "$OUT/python" $quick "${pyargs[@]}" || rc=$?
 fi
 exit $rc

@@ -369,6 +369,15 @@ TEST(test_sql_translate__aggregation)
       "CUBE(region, product))", "8");
     Q("SELECT region, product, sum(qty) FROM sales GROUP BY GROUPING SETS "
       "((region), (product)) ORDER BY 1, 2", "NULL|a|4;NULL|b|2;east|NULL|3;west|NULL|3");
+    /* Casts of aggregates to integers (pyspark: F.sum(c).cast("int")):
+     * DuckDB cannot pick a typed macro overload for an aggregate. */
+    QT("SELECT CAST(sum(qty) AS INT), CAST(count(*) AS SMALLINT), "
+       "TRY_CAST(avg(qty) AS BIGINT), CAST(sum(price) * 2 AS BIGINT) FROM sales",
+       "INTEGER|SMALLINT|BIGINT|BIGINT");
+    Q("SELECT CAST(avg(qty) AS INT), CAST(-avg(qty) AS INT) FROM sales "
+      "WHERE region = 'east'", "1|-1");
+    Q("SELECT CAST(row_number() OVER (ORDER BY product) AS TINYINT) AS r "
+      "FROM sales WHERE region = 'east' ORDER BY r", "1;2");
     Q("SELECT count(*) FILTER (WHERE qty > 1) FROM sales", "2");
     Q("SELECT sum(qty) FILTER (WHERE region = 'west') FROM sales", "3");
     Q("SELECT count_if(qty > 1) FROM sales", "2");
@@ -651,6 +660,9 @@ TEST(test_sql_translate__datetime_functions)
       "unix_timestamp('1970-01-02 00:00:00'), unix_timestamp('02/01/1970', 'dd/MM/yyyy'), "
       "unix_timestamp(TIMESTAMP '1970-01-01 00:01:00')",
       "1970-01-01 00:00:00|1970-01-02|86400|86400|60");
+    /* The pattern applies to strings only (pyspark always sends one). */
+    Q("SELECT unix_timestamp(TIMESTAMP '1970-01-01 00:01:00', 'yyyy-MM-dd HH:mm:ss'), "
+      "to_unix_timestamp(DATE '1970-01-02', 'dd/MM/yyyy')", "60|86400");
     Q("SELECT date_add(DATE '2024-02-28', 2), date_sub(DATE '2024-03-01', 1), "
       "datediff(DATE '2024-03-01', DATE '2024-02-01'), add_months(DATE '2024-01-31', 1)",
       "2024-03-01|2024-02-29|29|2024-02-29");

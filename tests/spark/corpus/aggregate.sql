@@ -55,3 +55,5 @@ SELECT max_by(x, y) AS r FROM VALUES (1, NULL), (2, 5) AS t(x, y);
 SELECT percentile_approx(x, 0.5) AS r FROM VALUES (1.5D), (2.5D), (10.0D) AS t(x);
 SELECT collect_set(x) AS r FROM VALUES (3), (3) AS t(x);
 SELECT g, count(*) AS n, avg(x) AS a FROM VALUES ('a', 1), ('b', 2), ('a', 4) AS t(g, x) GROUP BY g ORDER BY n DESC, g;
+SELECT CAST(sum(x) AS INT) AS a, CAST(count(*) AS SMALLINT) AS b, CAST(avg(x) AS BIGINT) AS c, CAST(-avg(x) AS INT) AS d FROM VALUES (1), (2) AS t(x);
+SELECT g, CAST(sum(x * 1.5D) AS BIGINT) AS s FROM VALUES ('a', 1), ('a', 2), ('b', 3) AS t(g, x) GROUP BY g;

@@ -140,3 +140,4 @@ SELECT from_utc_timestamp(DATE '2024-07-01', 'America/Los_Angeles') AS r;
 SELECT TIMESTAMP '2024-03-10 12:00:00' + INTERVAL 1 DAY AS r;
 SELECT CAST('2024-03-05 10:11:12.123456789' AS TIMESTAMP) AS r;
 SELECT date_format(TIMESTAMP '2024-03-05 07:08:09', 'yyyy-MM-dd HH:mm:ss Z') AS a, date_format(TIMESTAMP '2024-03-05 07:08:09', 'xxx z') AS b;
+SELECT unix_timestamp(TIMESTAMP '2024-03-05 10:11:12', 'yyyy-MM-dd HH:mm:ss') AS a, to_unix_timestamp(DATE '2024-03-05', 'dd/MM/yyyy') AS b;
