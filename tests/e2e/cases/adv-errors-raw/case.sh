@@ -74,16 +74,18 @@ expect_stderr_contains "[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column, variable, 
 no_duckdb_text "unknown column, query"
 
 # 3. A memory limit too small to open the storage: DuckDB advised
-# "SET threads=X". The message names the spec's setting instead.
+# "SET threads=X". The spec check refuses it, naming the setting (a limit
+# that is allowed but too small for the work is UNABLE_TO_ACQUIRE_MEMORY
+# naming the setting: e2e/fault-memory-limit).
 cp spark-pipeline.yml spec.saved
 cat >>spark-pipeline.yml <<'YML'
 configuration:
   weir.duckdb.memory_limit: 1KB
 YML
 run_weir run
-expect_exit 1
-expect_stderr_contains "[UNABLE_TO_ACQUIRE_MEMORY]"
-expect_stderr_contains "The memory limit is 1KB, set by weir.duckdb.memory_limit in the spec's configuration"
+expect_exit 2
+expect_stderr_contains "[PIPELINE_SPEC_INVALID_FIELD_VALUE]"
+expect_stderr_contains "weir.duckdb.memory_limit must be from 4MiB to 1PiB, got '1KB'"
 no_duckdb_text "tiny memory limit"
 cp spec.saved spark-pipeline.yml
 run_weir run
