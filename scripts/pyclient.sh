@@ -10,6 +10,10 @@ reqs="$root/tests/python/pyspark-client-$version.txt"
 [ -f "$reqs" ] || { echo "pyclient.sh: no pinned packages for $version" >&2; exit 2; }
 venv="$root/build-pyclient-$version"
 stamp="$venv/.weir-packages"
+# Tests run in parallel: one creator at a time, the others wait for it.
+mkdir -p "$(dirname "$venv")"
+exec 9>"$venv.lock"
+flock 9
 want=$(sha256sum "$reqs" | awk '{print $1}')
 if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     rm -rf "$venv"

@@ -13,6 +13,8 @@ cd "$root"
 # (build-pyclient-VERSION, created once).
 scripts/pyclient.sh 4.2.0 >/dev/null
 scripts/pyclient.sh 4.1.3 >/dev/null
+# The independent readers (stock DuckDB, deltalake) several cases use.
+scripts/pyenv.sh >/dev/null
 
 jobs=$(nproc)
 cmake --preset asan >/dev/null
