@@ -12,7 +12,6 @@
  * so no handler or global state is needed.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
