@@ -20,11 +20,12 @@
 #include "util/fs.h"
 #include "util/str.h"
 
-/* The translation of one statement: the pipeline, and whether the
- * statement writes (on_target saw a target other than USE's). */
+/* The translation of one statement: the pipeline, whether the statement
+ * writes (on_target saw a target other than USE's) and whether it is a
+ * USE. */
 typedef struct query_ctx {
     weir_pipeline *p;
-    bool writes;
+    bool writes, use;
 } query_ctx;
 
 struct weir_result {
@@ -38,6 +39,31 @@ void weir__query_close(weir_pipeline *p)
     weir__storage_close(p->qstore);
     p->qstore = NULL;
     weir__guard_print_free(&p->qprint);
+}
+
+/* A USE sets DuckDB's search path to the one schema it names; put the
+ * in-memory main schema, where weir keeps its Spark-function macros
+ * (store/db.c), back behind it so that they still resolve. */
+static int keep_macros(weir_pipeline *p, weir_error *err)
+{
+    char *path = NULL;
+    int rc = weir__conn_scalar_text(p->qstore->conn,
+                                    "SELECT current_setting('search_path')",
+                                    &path, err);
+    if (rc)
+        return rc;
+    weir_buf set = WEIR_BUF_INIT, value = WEIR_BUF_INIT;
+    weir__buf_printf(&value, "%s%smemory.main", path ? path : "",
+                     path && path[0] ? "," : "");
+    weir__buf_puts(&set, "SET search_path = ");
+    weir__buf_put_sql_string(&set, weir__buf_cstr(&value));
+    rc = set.failed || value.failed
+             ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+             : weir__conn_exec(p->qstore->conn, weir__buf_cstr(&set), NULL, err);
+    weir__buf_free(&value);
+    weir__buf_free(&set);
+    free(path);
+    return rc;
 }
 
 static int open_storage(weir_pipeline *p, weir_error *err)
@@ -64,15 +90,13 @@ static int open_storage(weir_pipeline *p, weir_error *err)
         weir__buf_put_sql_ident(&use, alias);
         weir__buf_putc(&use, '.');
         weir__buf_put_sql_ident(&use, p->database);
-        /* keep weir's macros (memory.main) in reach after USE */
-        weir__buf_puts(&use, "; SET search_path = ");
-        weir_buf path = WEIR_BUF_INIT;
-        weir__buf_printf(&path, "%s.%s,memory.main", alias, p->database);
-        weir__buf_put_sql_string(&use, weir__buf_cstr(&path));
-        weir__buf_free(&path);
-        rc = weir__conn_exec(p->qstore->conn, weir__buf_cstr(&use), NULL, err);
+        rc = use.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                        : weir__conn_exec(p->qstore->conn, weir__buf_cstr(&use),
+                                          NULL, err);
         weir__buf_free(&use);
     }
+    if (!rc)
+        rc = keep_macros(p, err);
     if (rc)
         weir__query_close(p);
     return rc;
@@ -155,7 +179,9 @@ static int on_target(void *payload, weir_sql_action action,
                      const weir_sql_name *n, weir_error *err)
 {
     query_ctx *q = payload;
-    if (action != WEIR_SQL_USE)
+    if (action == WEIR_SQL_USE)
+        q->use = true;
+    else
         q->writes = true;
     return weir__guard_target(q->p->qstore, action, n, err);
 }
@@ -207,21 +233,24 @@ static int write_end(weir_pipeline *p, int rc, weir_error *err)
 }
 
 static int run_statement(weir_pipeline *p, const char *duck, bool writes,
-                         weir_error *err)
+                         bool use, weir_error *err)
 {
     int rc = writes ? write_begin(p, err) : 0;
     if (rc)
         return rc;
     rc = weir__conn_exec(p->qstore->conn, duck, NULL, err);
+    if (!rc && use)
+        rc = keep_macros(p, err);
     return writes ? write_end(p, rc, err) : rc;
 }
 
 /* Translate the statements of sql, run all but the last, and leave the
- * last one, as DuckDB SQL, in *last (*writes: whether it writes). */
+ * last one, as DuckDB SQL, in *last (*writes: whether it writes, *use:
+ * whether it is a USE, after which the caller calls keep_macros). */
 static int run_all_but_last(weir_pipeline *p, const char *sql, weir_buf *last,
-                            bool *writes, weir_error *err)
+                            bool *writes, bool *use, weir_error *err)
 {
-    *writes = false;
+    *writes = *use = false;
     int rc = open_storage(p, err);
     if (rc)
         return rc;
@@ -235,20 +264,22 @@ static int run_all_but_last(weir_pipeline *p, const char *sql, weir_buf *last,
     if (!rc && n == 0)
         rc = WEIR_ERR(err, WEIR_ESQL, "PARSE_EMPTY_STATEMENT",
                       "Syntax error, unexpected empty statement.");
-    query_ctx q = { p, false };
+    query_ctx q = { p, false, false };
     weir_sql_resolver r = { on_relation, on_tvf, &q, on_target };
     for (size_t i = 0; !rc && i < n; i++) {
         weir__buf_clear(last);
-        q.writes = false;
+        q.writes = q.use = false;
         rc = weir__sql_translate_statement(last, &a, &src, spans[i].offset,
                                            spans[i].len, &r, err);
         if (!rc && last->failed)
             rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
         if (!rc && i + 1 < n)
-            rc = classify(run_statement(p, weir__buf_cstr(last), q.writes, err),
+            rc = classify(run_statement(p, weir__buf_cstr(last), q.writes,
+                                        q.use, err),
                           err);
     }
     *writes = q.writes;
+    *use = q.use;
     weir__arena_free(&a);
     return classify(rc, err);
 }
@@ -265,12 +296,14 @@ int weir_pipeline_query(weir_pipeline *p, const char *sql, weir_result **out,
         err = &local;
     weir_buf duck = WEIR_BUF_INIT;
     weir_rows *rows = NULL;
-    bool writes;
-    int rc = run_all_but_last(p, sql, &duck, &writes, err);
+    bool writes, use;
+    int rc = run_all_but_last(p, sql, &duck, &writes, &use, err);
     if (!rc && writes)
         rc = write_begin(p, err);
     if (!rc) {
         rc = weir__conn_query(p->qstore->conn, weir__buf_cstr(&duck), &rows, err);
+        if (!rc && use)
+            rc = keep_macros(p, err);
         if (writes)
             rc = write_end(p, rc, err);
         rc = classify(rc, err);
@@ -406,14 +439,16 @@ int weir_pipeline_query_arrow(weir_pipeline *p, const char *sql,
     if (!st)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     weir_buf duck = WEIR_BUF_INIT;
-    bool writes;
-    int rc = run_all_but_last(p, sql, &duck, &writes, err);
+    bool writes, use;
+    int rc = run_all_but_last(p, sql, &duck, &writes, &use, err);
     if (!rc && writes)
         rc = write_begin(p, err);
     if (!rc) {
         /* The result is materialised: it outlives the commit. */
         rc = weir__conn_arrow(p->qstore->conn, weir__buf_cstr(&duck), &st->arrow,
                               err);
+        if (!rc && use)
+            rc = keep_macros(p, err);
         if (writes)
             rc = write_end(p, rc, err);
         rc = classify(rc, err);

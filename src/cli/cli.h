@@ -240,6 +240,14 @@ void project_close(project *p);
  */
 int project_define_python(project *p, FILE *json_out);
 
+/* --- token.c: Spark Connect session tokens --------------------------- */
+
+/* Room for a random token: 64 hex digits and the NUL. */
+#define RANDOM_TOKEN_SIZE 65
+/* 32 random bytes from /dev/urandom as hex into buf (>= RANDOM_TOKEN_SIZE
+ * bytes). False when /dev/urandom could not give them all. */
+bool random_token(char *buf);
+
 /* --- scaffold.c: the files of `weir init` ---------------------------- */
 
 typedef struct scaffold_file {

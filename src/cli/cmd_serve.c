@@ -12,7 +12,6 @@
  * so no handler or global state is needed.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -78,25 +77,6 @@ static bool token_ok(const char *t)
               (*t >= '0' && *t <= '9') || strchr("._~+-", *t)))
             return false;
     return true;
-}
-
-/* 32 random bytes as hex (buf >= 65). */
-static bool random_token(char *buf)
-{
-    unsigned char raw[32];
-    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-    size_t got = 0;
-    while (fd >= 0 && got < sizeof raw) {
-        ssize_t r = read(fd, raw + got, sizeof raw - got);
-        if (r <= 0 && errno != EINTR)
-            break;
-        got += r > 0 ? (size_t)r : 0;
-    }
-    if (fd >= 0)
-        close(fd);
-    for (size_t i = 0; i < sizeof raw; i++)
-        snprintf(buf + 2 * i, 3, "%02x", raw[i]);
-    return got == sizeof raw;
 }
 
 /* The first line of path, trimmed, into buf. Returns 0 or an exit code

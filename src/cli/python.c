@@ -78,25 +78,6 @@ static char *find_python(char *shown, size_t size)
     return NULL;
 }
 
-/* 32 random bytes as hex (buf >= 65). */
-static bool make_token(char *buf)
-{
-    unsigned char raw[32];
-    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-    size_t got = 0;
-    while (fd >= 0 && got < sizeof raw) {
-        ssize_t r = read(fd, raw + got, sizeof raw - got);
-        if (r <= 0 && errno != EINTR)
-            break;
-        got += r > 0 ? (size_t)r : 0;
-    }
-    if (fd >= 0)
-        close(fd);
-    for (size_t i = 0; i < sizeof raw; i++)
-        snprintf(buf + 2 * i, 3, "%02x", raw[i]);
-    return got == sizeof raw;
-}
-
 /* environ without the variables we set, plus ours (NULL-terminated,
  * malloc'd array; the strings of environ are borrowed). */
 static char **child_env(char *const *ours, size_t n_ours)
@@ -369,8 +350,8 @@ int project_define_python(project *p, FILE *json_out)
                     shown);
         return EXIT_USAGE;
     }
-    char token[65];
-    if (!make_token(token)) {
+    char token[RANDOM_TOKEN_SIZE];
+    if (!random_token(token)) {
         print_error(p->cli, "cannot read /dev/urandom for the session token");
         free(python);
         return EXIT_FAILED;

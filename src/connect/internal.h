@@ -66,6 +66,11 @@ int weir__creg_command(weir__creg *reg,
                        const weir__cemit *emit, char graph_id[40],
                        weir__cstatus *st);
 
+/* Fill *st for a PipelineCommand of a type weir does not handle (cmd may
+ * be NULL); returns -1. Shared by registration and serving mode. */
+int weir__creg_unsupported(const Spark__Connect__PipelineCommand *cmd,
+                           weir__cstatus *st);
+
 /* Register what is still waiting (outputs whose implicit flow never came
  * are registered without a query; implicit flows without an output are
  * reported). Idempotent. */

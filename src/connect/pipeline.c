@@ -844,6 +844,15 @@ static int define_sql(weir__creg *reg,
                              first->column, first->message);
 }
 
+int weir__creg_unsupported(const Spark__Connect__PipelineCommand *cmd,
+                           weir__cstatus *st)
+{
+    return weir__cstatus_set(st, WEIR_GRPC_UNIMPLEMENTED,
+                             "UNSUPPORTED_FEATURE.CONNECT_PIPELINE_COMMAND",
+                             "0A000", "Pipeline command %d is not supported by weir.",
+                             cmd ? (int)cmd->command_type_case : 0);
+}
+
 int weir__creg_command(weir__creg *reg, const Spark__Connect__PipelineCommand *cmd,
                        const weir__cemit *emit, char graph_id[40],
                        weir__cstatus *st)
@@ -876,10 +885,6 @@ int weir__creg_command(weir__creg *reg, const Spark__Connect__PipelineCommand *c
             "UNSUPPORTED_FEATURE.CONNECT_DROP_GRAPH", "0A000",
             "A graph being registered into a weir pipeline cannot be dropped.");
     default:
-        return weir__cstatus_set(st, WEIR_GRPC_UNIMPLEMENTED,
-                                 "UNSUPPORTED_FEATURE.CONNECT_PIPELINE_COMMAND",
-                                 "0A000",
-                                 "Pipeline command %d is not supported by weir.",
-                                 cmd ? (int)cmd->command_type_case : 0);
+        return weir__creg_unsupported(cmd, st);
     }
 }

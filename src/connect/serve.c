@@ -726,11 +726,7 @@ int weir__cserve_command(weir__cserve *s, const char *session_id,
     case SPARK__CONNECT__PIPELINE_COMMAND__COMMAND_TYPE_DROP_DATAFLOW_GRAPH:
         return drop_graph(s, session, cmd->drop_dataflow_graph, st);
     default:
-        return weir__cstatus_set(st, WEIR_GRPC_UNIMPLEMENTED,
-                                 "UNSUPPORTED_FEATURE.CONNECT_PIPELINE_COMMAND",
-                                 "0A000",
-                                 "Pipeline command %d is not supported by weir.",
-                                 cmd ? (int)cmd->command_type_case : 0);
+        return weir__creg_unsupported(cmd, st);
     }
 }
 

@@ -466,45 +466,16 @@ void weir__sink_json_write(weir_buf *out, const weir_json *j)
 
 void weir__sink_put_uri_path(weir_buf *out, const char *path)
 {
-    static const char hex[] = "0123456789ABCDEF";
     for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
         if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-            (*c >= '0' && *c <= '9') || strchr("-_.~/=", *c)) {
+            (*c >= '0' && *c <= '9') || strchr("-_.~/=", *c))
             weir__buf_putc(out, (char)*c);
-        } else {
-            weir__buf_putc(out, '%');
-            weir__buf_putc(out, hex[*c >> 4]);
-            weir__buf_putc(out, hex[*c & 15]);
-        }
+        else
+            weir__buf_put_percent(out, *c);
     }
-}
-
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
 }
 
 bool weir__sink_percent_decode(weir_buf *out, const char *s, size_t len)
 {
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] != '%') {
-            weir__buf_putc(out, s[i]);
-            continue;
-        }
-        if (i + 2 >= len)
-            return false;
-        int hi = hexval(s[i + 1]);
-        int lo = hexval(s[i + 2]);
-        if (hi < 0 || lo < 0)
-            return false;
-        weir__buf_putc(out, (char)(hi * 16 + lo));
-        i += 2;
-    }
-    return true;
+    return weir__buf_put_percent_decoded(out, s, len, true);
 }

@@ -51,17 +51,6 @@ static bool want_str(loader *ld, const ynode *v, const char *what)
 
 /* --- Storage ------------------------------------------------------------------ */
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* The length of a URI scheme ("file" in "file:..."), 0 if none. */
 static size_t scheme_len(const char *s)
 {
@@ -103,7 +92,8 @@ static char *file_uri_path(weir_arena *a, const char *uri, const char **why)
             out[o++] = p[i];
             continue;
         }
-        int hi = hexval(p[i + 1]), lo = hi < 0 ? -1 : hexval(p[i + 2]);
+        int hi = weir__str_hex_value(p[i + 1]);
+        int lo = hi < 0 ? -1 : weir__str_hex_value(p[i + 2]);
         if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
             *why = "the URI has an invalid percent-escape";
             return NULL;

@@ -10,6 +10,8 @@
 
 #include <string.h>
 
+#include "util/str.h"
+
 static bool is_ident_start(unsigned char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
@@ -129,17 +131,6 @@ static void put_utf8(char **o, unsigned long cp)
     *o = p;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Spark's unescapeSQLString on the body of a literal. */
 char *weir__sql_unescape(weir_arena *arena, const char *s, size_t n)
 {
@@ -158,7 +149,7 @@ char *weir__sql_unescape(weir_arena *arena, const char *s, size_t n)
             unsigned long cp = 0;
             int ok = 1;
             for (int k = 1; k <= 4; k++) {
-                int h = hexval(s[i + (size_t)k]);
+                int h = weir__str_hex_value(s[i + (size_t)k]);
                 if (h < 0) {
                     ok = 0;
                     break;
@@ -173,7 +164,7 @@ char *weir__sql_unescape(weir_arena *arena, const char *s, size_t n)
                     unsigned long lo = 0;
                     int ok2 = 1;
                     for (int k = 3; k <= 6; k++) {
-                        int h = hexval(s[i + (size_t)k]);
+                        int h = weir__str_hex_value(s[i + (size_t)k]);
                         if (h < 0) {
                             ok2 = 0;
                             break;

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "str.h"
+
 void weir__buf_init(weir_buf *b)
 {
     b->ptr = NULL;
@@ -188,4 +190,32 @@ void weir__buf_put_json_string(weir_buf *b, const char *s)
         return;
     }
     weir__buf_put_json_stringn(b, s, strlen(s));
+}
+
+void weir__buf_put_percent(weir_buf *b, unsigned char c)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    weir__buf_putc(b, '%');
+    weir__buf_putc(b, hex[c >> 4]);
+    weir__buf_putc(b, hex[c & 15]);
+}
+
+bool weir__buf_put_percent_decoded(weir_buf *b, const char *s, size_t len,
+                                   bool nul_ok)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] != '%') {
+            weir__buf_putc(b, s[i]);
+            continue;
+        }
+        if (i + 2 >= len)
+            return false;
+        int hi = weir__str_hex_value(s[i + 1]);
+        int lo = weir__str_hex_value(s[i + 2]);
+        if (hi < 0 || lo < 0 || (!nul_ok && hi == 0 && lo == 0))
+            return false;
+        weir__buf_putc(b, (char)(hi * 16 + lo));
+        i += 2;
+    }
+    return true;
 }

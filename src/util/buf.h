@@ -49,4 +49,13 @@ void weir__buf_put_sql_ident(weir_buf *b, const char *s);
 void weir__buf_put_json_string(weir_buf *b, const char *s);
 void weir__buf_put_json_stringn(weir_buf *b, const char *s, size_t len);
 
+/* Percent-encoding (RFC 3986); which bytes need it is the caller's rule. */
+/* Append the byte c as "%XX" (upper-case hex). */
+void weir__buf_put_percent(weir_buf *b, unsigned char c);
+/* Append the decoding of len bytes of s ("%2F" -> '/', other bytes as
+ * they are). False when a '%' is not followed by two hex digits, or when
+ * it encodes NUL and nul_ok is false; what was appended is then partial. */
+bool weir__buf_put_percent_decoded(weir_buf *b, const char *s, size_t len,
+                                   bool nul_ok);
+
 #endif

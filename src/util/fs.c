@@ -647,7 +647,6 @@ void weir__fs_unlock(int fd)
 
 void weir__path_put_name(weir_buf *out, const char *name)
 {
-    static const char hex[] = "0123456789ABCDEF";
     bool dots = *name != '\0';
     for (const char *c = name; *c && dots; c++)
         dots = *c == '.';
@@ -658,38 +657,13 @@ void weir__path_put_name(weir_buf *out, const char *name)
             weir__buf_putc(out, (char)*c);
             continue;
         }
-        weir__buf_putc(out, '%');
-        weir__buf_putc(out, hex[*c >> 4]);
-        weir__buf_putc(out, hex[*c & 15]);
+        weir__buf_put_percent(out, *c);
     }
-}
-
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
 }
 
 bool weir__path_decode_name(weir_buf *out, const char *s, size_t len)
 {
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] != '%') {
-            weir__buf_putc(out, s[i]);
-            continue;
-        }
-        int hi = i + 2 < len ? hex_digit(s[i + 1]) : -1;
-        int lo = i + 2 < len ? hex_digit(s[i + 2]) : -1;
-        if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
-            return false;
-        weir__buf_putc(out, (char)(hi * 16 + lo));
-        i += 2;
-    }
-    return true;
+    return weir__buf_put_percent_decoded(out, s, len, false);
 }
 
 /* DuckDB expands `*`, `?` and `[` in every file name it is given; a

@@ -96,3 +96,14 @@ bool weir__str_parse_u64(const char *s, unsigned long long *out)
     *out = v;
     return true;
 }
+
+int weir__str_hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}

@@ -1,6 +1,6 @@
 /*
  * Small string helpers: ASCII case-insensitive comparison, trimming,
- * prefix/suffix tests and a bounded copy.
+ * prefix/suffix tests, a bounded copy, hex digits.
  */
 #ifndef WEIR_UTIL_STR_H
 #define WEIR_UTIL_STR_H
@@ -18,6 +18,8 @@ bool weir__str_ends(const char *s, const char *suffix);
 size_t weir__str_copy(char *dst, size_t size, const char *src);
 /* Lower-case ASCII letters in place. */
 void weir__str_lower(char *s);
+/* The value of the hex digit c (either case), or -1. */
+int weir__str_hex_value(char c);
 /* Parse a boolean the way Spark does ("true"/"false", any case). */
 bool weir__str_parse_bool(const char *s, bool *out);
 /* Parse a non-negative integer; false on junk or overflow. */

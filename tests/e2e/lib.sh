@@ -267,6 +267,49 @@ expect_equal() {
     e2e_pass
 }
 
+# --- Scenarios shared by several cases -----------------------------------------
+
+# expect_python_scaffold_runs CLIENT_VERSION: with the pyspark-client of
+# that version as WEIR_PYTHON (exported), `weir init --language python
+# demo` scaffolds the medallion as Python files, `weir run` imports them
+# and builds the same tables as the SQL scaffold, and a second run
+# processes nothing new. Leaves the case in demo/.
+expect_python_scaffold_runs() {
+    WEIR_PYTHON=$("$E2E_LIB/../../scripts/pyclient.sh" "$1")
+    export WEIR_PYTHON
+
+    run_weir init --language python demo
+    expect_exit 0
+    expect_file_exists demo/transformations/orders_bronze.py
+    expect_file_contains demo/transformations/orders_silver.py "from pyspark import pipelines as dp"
+    expect_no_file demo/transformations/orders_bronze.sql
+    cd demo
+
+    run_weir run
+    expect_exit 0
+    expect_stdout_contains "transformations/orders_bronze.py..."
+    expect_stdout_matches "Importing .*/demo/transformations/daily_revenue.py\.\.\.$"
+    expect_stdout_contains "Run is COMPLETED."
+    expect_query "SELECT count(*) AS n FROM orders_bronze" "n
+30"
+    expect_query "SELECT count(*) AS n FROM orders_silver" "n
+28"
+    expect_query "SELECT order_date, orders, revenue FROM daily_revenue ORDER BY order_date" \
+"order_date,orders,revenue
+2026-01-05,9,572.13
+2026-01-06,9,460.93
+2026-01-07,10,735.57"
+
+    # Again: every file was read already.
+    run_weir run
+    expect_exit 0
+    expect_stdout_contains "Run is COMPLETED."
+    expect_query "SELECT count(*) AS n FROM orders_bronze" "n
+30"
+    expect_query "SELECT count(*) AS n FROM orders_silver" "n
+28"
+}
+
 # --- Independent readers ---------------------------------------------------------
 
 # weir_python: the Python of the test environment (stock DuckDB, deltalake),

@@ -51,6 +51,13 @@ run_weir query "CREATE TABLE scratch2 (id INT)"
 expect_exit 0
 expect_stdout_empty
 
+# A USE resets DuckDB's search path; the Spark functions weir implements
+# as macros (here `/` and typeof) still resolve after it.
+expect_query "USE spark_catalog.default; SELECT 7 / 2 AS d, typeof(1) AS t" "d,t
+3.5,int"
+expect_query "USE default; USE SCHEMA default; SELECT typeof(7 / 2) AS t" "t
+double"
+
 # SQL errors: exit 2, shown with a caret.
 run_weir query "SELECT FROM WHERE"
 expect_exit 2
