@@ -1,5 +1,6 @@
 set(WEIR_STORE_SOURCES
   src/store/db.c
+  src/store/meta.c
   src/store/storage.c
 )
 set(WEIR_STORE_DEPS util sql)
