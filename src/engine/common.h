@@ -8,25 +8,17 @@
 #include <stdint.h>
 
 #include "graph/graph.h"
+#include "sources/checkpoint.h"
+#include "store/meta.h"
 #include "store/storage.h"
 #include "util/buf.h"
 
-/* "alias"._weir.<table> of a catalog. */
-void weir__meta_table(weir_buf *b, const char *catalog, const char *table);
-/* The catalog whose _weir schema keeps the checkpoints of flows into t:
- * t's own (sinks: the pipeline's default catalog). */
-const char *weir__state_catalog(const weir_graph *g, const weir_gdataset *t);
 /* "alias"."db"."name" of a dataset. */
 void weir__phys(weir_buf *b, const weir_gdataset *d);
 /* (col type [NOT NULL], ...) */
 void weir__column_defs(weir_buf *b, const weir_schema *s);
 /* "; COMMENT ON ..." statements for the table and its columns. */
 void weir__comments(weir_buf *b, const weir_gdataset *d);
-int weir__exec_buf(weir_conn *c, weir_buf *sql, weir_error *err);
-int weir__query_buf(weir_conn *c, weir_buf *sql, weir_rows **out,
-                     weir_error *err);
-int weir__scalar_buf(weir_conn *c, weir_buf *sql, int64_t *out, bool *null,
-                     weir_error *err);
 /* The table's epoch in _weir.tables (0 when unknown). */
 int weir__table_epoch(weir_conn *c, const weir_gdataset *d, int64_t *out,
                       weir_error *err);

@@ -9,46 +9,29 @@
 #include <string.h>
 
 #include "engine/common.h"
-#include "engine/files.h"
 #include "engine/resolve.h"
 #include "engine/write.h"
+#include "sources/files.h"
+#include "sources/source.h"
 #include "sinks/sink.h"
 #include "events/events.h"
 #include "util/fs.h"
 #include "util/str.h"
 #include "util/vec.h"
 
-/* WHERE target = '..' AND flow = '..' */
-static void where_flow(weir_buf *b, const weir_gflow *f, const weir_gdataset *t)
+/* The flow's checkpoints (errors go to x->err). */
+static weir_checkpoint checkpoint_of(weir_flow_exec *x, const weir_gdataset *t)
 {
-    weir__buf_puts(b, " WHERE target = ");
-    weir__buf_put_sql_string(b, t->display);
-    weir__buf_puts(b, " AND flow = ");
-    weir__buf_put_sql_string(b, f->display);
+    weir_checkpoint cp = { x->conn, weir__state_catalog(x->g, t), x->f->display,
+                           t->display, x->update_id, &x->err };
+    return cp;
 }
 
-/* The flow's current generation and its next batch id in it, in one query
- * (0 and 0 for a flow that never ran; a full refresh's marker row has
- * batch_id -1). */
 static int flow_position(weir_flow_exec *x, const weir_gdataset *t,
                          int64_t *gen, int64_t *next_batch)
 {
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT generation, max(batch_id) + 1 FROM ");
-    weir__meta_table(&q, weir__state_catalog(x->g, t), "checkpoints");
-    where_flow(&q, x->f, t);
-    weir__buf_puts(&q, " GROUP BY generation ORDER BY generation DESC LIMIT 1");
-    weir_rows *r = NULL;
-    int rc = weir__query_buf(x->conn, &q, &r, &x->err);
-    weir__buf_free(&q);
-    *gen = *next_batch = 0;
-    if (!rc && r->n_rows) {
-        const char *v;
-        *gen = (v = weir__rows_get(r, 0, 0)) ? strtoll(v, NULL, 10) : 0;
-        *next_batch = (v = weir__rows_get(r, 0, 1)) ? strtoll(v, NULL, 10) : 0;
-    }
-    weir__rows_free(r);
-    return rc;
+    weir_checkpoint cp = checkpoint_of(x, t);
+    return weir__checkpoint_position(&cp, gen, next_batch);
 }
 
 /* ---- checkpoint integrity ---------------------------------------------------
@@ -59,31 +42,13 @@ static int flow_position(weir_flow_exec *x, const weir_gdataset *t,
  * read its sources again from the start: duplicates. The flow stops
  * instead. */
 
-typedef struct flow_state {
-    bool found;
-    int64_t gen, batches, files;
-} flow_state;
+typedef weir_flow_state flow_state;
 
 static int read_flow_state(weir_flow_exec *x, const weir_gdataset *t,
                            flow_state *fs)
 {
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT generation, batches, files FROM ");
-    weir__meta_table(&q, weir__state_catalog(x->g, t), "flow_state");
-    where_flow(&q, x->f, t);
-    weir_rows *r = NULL;
-    int rc = weir__query_buf(x->conn, &q, &r, &x->err);
-    weir__buf_free(&q);
-    memset(fs, 0, sizeof(*fs));
-    if (!rc && r->n_rows) {
-        fs->found = true;
-        const char *v;
-        fs->gen = (v = weir__rows_get(r, 0, 0)) ? strtoll(v, NULL, 10) : 0;
-        fs->batches = (v = weir__rows_get(r, 0, 1)) ? strtoll(v, NULL, 10) : 0;
-        fs->files = (v = weir__rows_get(r, 0, 2)) ? strtoll(v, NULL, 10) : 0;
-    }
-    weir__rows_free(r);
-    return rc;
+    weir_checkpoint cp = checkpoint_of(x, t);
+    return weir__checkpoint_flow_state(&cp, fs);
 }
 
 static int state_damaged(weir_flow_exec *x, const weir_gdataset *t,
@@ -122,15 +87,9 @@ static int check_manifest(weir_flow_exec *x, const weir_gdataset *t,
 {
     if (!fs->found || fs->gen != gen || fs->files == 0)
         return 0;
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT count(*) FROM ");
-    weir__meta_table(&q, weir__state_catalog(x->g, t), "files");
-    weir__buf_puts(&q, " WHERE flow = ");
-    weir__buf_put_sql_string(&q, x->f->display);
-    weir__buf_printf(&q, " AND generation = %lld", (long long)gen);
+    weir_checkpoint cp = checkpoint_of(x, t);
     int64_t n = 0;
-    int rc = weir__scalar_buf(x->conn, &q, &n, NULL, &x->err);
-    weir__buf_free(&q);
+    int rc = weir__checkpoint_manifest_count(&cp, gen, &n);
     if (rc || n >= fs->files)
         return rc;
     char what[256];
@@ -171,17 +130,8 @@ static int check_unrecorded(weir_flow_exec *x, const weir_gdataset *t,
          * flow's latest generation. */
         weir__buf_puts(&q, "SELECT (SELECT count(*) FROM ");
         weir__phys(&q, t);
-        weir__buf_puts(&q, "), (SELECT coalesce(sum(r), 0) FROM (SELECT "
-                           "max(c.rows) AS r FROM ");
-        weir__meta_table(&q, cat, "checkpoints");
-        weir__buf_puts(&q, " AS c JOIN (SELECT flow, max(generation) AS g FROM ");
-        weir__meta_table(&q, cat, "checkpoints");
-        weir__buf_puts(&q, " WHERE target = ");
-        weir__buf_put_sql_string(&q, t->display);
-        weir__buf_puts(&q, " GROUP BY flow) AS m ON c.flow = m.flow AND "
-                           "c.generation = m.g WHERE c.target = ");
-        weir__buf_put_sql_string(&q, t->display);
-        weir__buf_puts(&q, " AND c.batch_id >= 0 GROUP BY c.flow, c.batch_id))");
+        weir__buf_puts(&q, "), ");
+        weir__checkpoint_put_accounted_rows(&q, cat, t->display);
     } else {
         return 0;
     }
@@ -217,386 +167,52 @@ static int check_unrecorded(weir_flow_exec *x, const weir_gdataset *t,
 static int put_flow_state(weir_flow_exec *x, const weir_gdataset *t,
                           int64_t gen, int64_t batches, int64_t new_files)
 {
-    const char *cat = weir__state_catalog(x->g, t);
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "UPDATE ");
-    weir__meta_table(&q, cat, "flow_state");
-    weir__buf_printf(&q, " SET generation = %lld, batches = %lld, files = "
-                         "CASE WHEN generation = %lld THEN files ELSE 0 END "
-                         "+ %lld, update_id = ",
-                     (long long)gen, (long long)batches, (long long)gen,
-                     (long long)new_files);
-    weir__buf_put_sql_string(&q, x->update_id);
-    where_flow(&q, x->f, t);
-    int64_t changed = 0;
-    int rc = q.failed ? WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory")
-                      : weir__conn_exec(x->conn, weir__buf_cstr(&q), &changed,
-                                        &x->err);
-    if (!rc && changed == 0) {
-        weir__buf_clear(&q);
-        weir__buf_puts(&q, "INSERT INTO ");
-        weir__meta_table(&q, cat, "flow_state");
-        weir__buf_puts(&q, " VALUES (");
-        weir__buf_put_sql_string(&q, x->f->display);
-        weir__buf_puts(&q, ", ");
-        weir__buf_put_sql_string(&q, t->display);
-        weir__buf_printf(&q, ", %lld, %lld, %lld, ", (long long)gen,
-                         (long long)batches, (long long)new_files);
-        weir__buf_put_sql_string(&q, x->update_id);
-        weir__buf_putc(&q, ')');
-        rc = weir__exec_buf(x->conn, &q, &x->err);
-    }
-    weir__buf_free(&q);
-    return rc;
+    weir_checkpoint cp = checkpoint_of(x, t);
+    return weir__checkpoint_put_flow_state(&cp, gen, batches, new_files);
 }
 
-/* ---- table sources -------------------------------------------------------- */
+/* ---- planning a batch through the source kinds (sources/source.h) ------- */
 
 typedef struct batch_plan {
     WEIR_VEC(weir_source_batch) sources;
     weir_arena arena;
     int64_t gen, batch_id;
+    weir_checkpoint cp;
+    weir_source_ctx ctx;
 } batch_plan;
 
-/* The end offset of this flow's last batch from a source in the current
- * generation, and the source's epoch then; *none when it never read it. */
-static int source_offset(weir_flow_exec *x, const batch_plan *p,
-                         const weir_gdataset *t, const char *key,
-                         int64_t *offset, int64_t *epoch, bool *none)
+static void plan_init(weir_flow_exec *x, batch_plan *p, const weir_gdataset *t)
 {
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT max(end_offset), arg_max(source_epoch, batch_id) "
-                       "FROM ");
-    weir__meta_table(&q, weir__state_catalog(x->g, t), "checkpoints");
-    where_flow(&q, x->f, t);
-    weir__buf_printf(&q, " AND generation = %lld AND batch_id >= 0 AND source = ",
-                     (long long)p->gen);
-    weir__buf_put_sql_string(&q, key);
-    weir_rows *r = NULL;
-    int rc = weir__query_buf(x->conn, &q, &r, &x->err);
-    weir__buf_free(&q);
-    *offset = *epoch = 0;
-    *none = true;
-    if (!rc && r->n_rows && weir__rows_get(r, 0, 0)) {
-        *none = false;
-        *offset = strtoll(weir__rows_get(r, 0, 0), NULL, 10);
-        const char *e = weir__rows_get(r, 0, 1);
-        *epoch = e ? strtoll(e, NULL, 10) : 0;
-    }
-    weir__rows_free(r);
-    return rc;
+    memset(p, 0, sizeof(*p));
+    weir__arena_init(&p->arena);
+    p->cp = checkpoint_of(x, t);
+    weir_source_ctx *c = &p->ctx;
+    c->g = x->g;
+    c->f = x->f;
+    c->t = t;
+    c->conn = x->conn;
+    c->cp = &p->cp;
+    c->root_dir = x->root_dir;
+    c->update_id = x->update_id;
+    c->arena = &p->arena;
+    c->infer = x->infer;
+    c->unstable = &x->unstable;
+    c->warning = x->warning;
+    c->warning_size = sizeof(x->warning);
+    c->note = x->note;
+    c->note_size = sizeof(x->note);
+    c->err = &x->err;
 }
 
-static int plan_table_source(weir_flow_exec *x, batch_plan *p,
-                             const weir_gdataset *t, const weir_input *in)
-{
-    const weir_graph *g = x->g;
-    weir_source_batch b;
-    memset(&b, 0, sizeof(b));
-    weir_buf rel = WEIR_BUF_INIT;
-    if (in->dataset >= 0) {
-        const weir_gdataset *src = &g->datasets[in->dataset];
-        b.key = src->display;
-        weir__phys(&rel, src);
-        int rc = weir__table_epoch(x->conn, src, &b.epoch, &x->err);
-        if (rc) {
-            weir__buf_free(&rel);
-            return rc;
-        }
-    } else {
-        b.key = in->external;
-        const weir_sql_name *n = &in->ref->name;
-        const char *cat = n->n >= 3 ? n->parts[n->n - 3] : x->f->ctx_catalog;
-        const char *db = n->n >= 2 ? n->parts[n->n - 2] : x->f->ctx_database;
-        weir__storage_table_ref(&rel, cat, db, n->parts[n->n - 1]);
-    }
-    /* Where this flow stopped reading the source, and at which epoch. */
-    bool none = true;
-    int64_t seen_epoch = 0;
-    int rc = source_offset(x, p, t, b.key, &b.start, &seen_epoch, &none);
-    if (!rc && !none && in->dataset >= 0 && seen_epoch != b.epoch)
-        rc = WEIR_ERR(&x->err, WEIR_ERROR, "STREAMING_SOURCE_RESET",
-                      "The streaming source %s was fully refreshed after "
-                      "flow '%s' last read it, so the rows it already "
-                      "processed are gone. Full refresh %s to rebuild it "
-                      "from the current source.",
-                      b.key, x->f->display, t->display);
-    /* The batch ends after the last row id; a last row id before the
-     * flow's offset means rows were deleted (the message quotes the rows
-     * left, not the row id). */
-    weir_buf q = WEIR_BUF_INIT;
-    int64_t n_rows = 0;
-    if (!rc) {
-        weir__buf_puts(&q, "SELECT coalesce(max(rowid) + 1, 0), count(*) FROM ");
-        weir__buf_puts(&q, weir__buf_cstr(&rel));
-        weir_rows *r = NULL;
-        rc = weir__query_buf(x->conn, &q, &r, &x->err);
-        if (!rc && r->n_rows && r->n_cols == 2) {
-            b.end = strtoll(weir__rows_get(r, 0, 0), NULL, 10);
-            n_rows = strtoll(weir__rows_get(r, 0, 1), NULL, 10);
-        }
-        weir__rows_free(r);
-    }
-    if (!rc && b.end < b.start)
-        rc = WEIR_ERR(&x->err, WEIR_ECORRUPT, "STREAMING_SOURCE_CHANGED",
-                      "The streaming source %s has fewer rows (%lld) than flow "
-                      "'%s' already processed (%lld): rows were deleted. "
-                      "Streaming sources must be append-only; full refresh "
-                      "%s to rebuild it.",
-                      b.key, (long long)n_rows, x->f->display,
-                      (long long)b.start, t->display);
-    weir__buf_free(&q);
-    weir__buf_free(&rel);
-    if (!rc && WEIR_VEC_PUSH(&p->sources, b))
-        rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
-    return rc;
-}
-
-/* ---- range sources ------------------------------------------------------------ */
-
-/* STREAM range(...): its rows are a fixed sequence; the offset is a row
- * number, so the first batch reads them all and later ones nothing. */
-static int plan_range_source(weir_flow_exec *x, batch_plan *p,
-                             const weir_gdataset *t, const weir_input *in)
-{
-    weir_source_batch b;
-    memset(&b, 0, sizeof(b));
-    b.key = in->external;
-    long long start, end, step;
-    if (!weir__range_bounds(in->tvf, &start, &end, &step))
-        return WEIR_ERR(&x->err, WEIR_ESQL, "UNSUPPORTED_STREAMING_SOURCE",
-                        "STREAM range(...) needs literal integer arguments");
-    long long n = step > 0 ? (end - start + step - 1) / step
-                           : (start - end - step - 1) / -step;
-    b.end = n > 0 ? n : 0;
-    bool none;
-    int64_t epoch;
-    int rc = source_offset(x, p, t, b.key, &b.start, &epoch, &none);
-    if (!rc && b.start > b.end)
-        b.start = b.end;
-    if (!rc && WEIR_VEC_PUSH(&p->sources, b))
-        rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
-    return rc;
-}
-
-/* ---- file sources ------------------------------------------------------------ */
-
-/* Append a sentence to the flow's warning event (cut with "..." when it
- * would not fit). */
-static void add_warning(weir_flow_exec *x, const char *text)
-{
-    size_t have = strlen(x->warning), room = sizeof(x->warning);
-    if (have + 4 >= room)
-        return;
-    int n = snprintf(x->warning + have, room - have, "%s%s", have ? " " : "",
-                     text);
-    if (n < 0 || (size_t)n >= room - have)
-        memcpy(x->warning + room - 4, "...", 4);
-}
-
-static bool is_unstable(const weir_flow_exec *x, const char *path)
-{
-    for (size_t i = 0; i < x->n_unstable; i++)
-        if (!strcmp(x->unstable[i], path))
-            return true;
-    return false;
-}
-
-/* Files DuckDB cannot be given by name: named in the warning, skipped. */
-static void warn_unreadable(weir_flow_exec *x, const weir_file_list *bad)
-{
-    if (!bad->len)
-        return;
-    weir_buf w = WEIR_BUF_INIT;
-    weir__buf_printf(&w, "Flow '%s' skipped %zu file%s whose name cannot be "
-                         "read:",
-                     x->f->display, bad->len, bad->len == 1 ? "" : "s");
-    for (size_t i = 0; i < bad->len && i < 5; i++) {
-        weir__buf_puts(&w, i ? "; " : " ");
-        weir__fs_put_escaped_name(&w, bad->items[i].path);
-        weir__buf_printf(&w, " (%s)",
-                         weir__fs_unreadable_name(bad->items[i].path));
-    }
-    weir__buf_puts(&w, bad->len > 5 ? "; ..." : "");
-    weir__buf_puts(&w, bad->len == 1 ? ". Rename it to ingest it."
-                                     : ". Rename them to ingest them.");
-    add_warning(x, weir__buf_cstr(&w));
-    weir__buf_free(&w);
-}
-
-/* Files the flow ingested before, by path: their size and mtime then. */
-typedef struct seen_file {
-    uint64_t size;
-    int64_t mtime;
-} seen_file;
-
-static int plan_file_source(weir_flow_exec *x, batch_plan *p,
-                            const weir_gdataset *t, const weir_input *in)
-{
-    weir_source_batch b;
-    memset(&b, 0, sizeof(b));
-    b.is_files = true;
-    b.key = weir__source_key(&p->arena, x->f, in, x->root_dir);
-    b.file = weir__arena_alloc(&p->arena, sizeof(*b.file));
-    if (!b.file)
-        return WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
-    weir_file_list files = { NULL, 0, 0 }, bad = { NULL, 0, 0 };
-    b.file->infer = x->infer;
-    int rc = weir__file_opts(&b.file->opts, in->tvf, &x->err);
-    if (!rc)
-        rc = weir__files_list(&files, &bad, &b.file->folder_missing,
-                              x->root_dir, &b.file->opts, &x->err);
-    if (rc)
-        return rc;
-    warn_unreadable(x, &bad);
-    weir__fs_list_free(&bad);
-    /* Files this flow already ingested in this generation. */
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT path, size, mtime FROM ");
-    weir__meta_table(&q, weir__state_catalog(x->g, t), "files");
-    weir__buf_puts(&q, " WHERE flow = ");
-    weir__buf_put_sql_string(&q, x->f->display);
-    weir__buf_printf(&q, " AND generation = %lld AND source = ",
-                     (long long)p->gen);
-    weir__buf_put_sql_string(&q, b.key);
-    weir__buf_puts(&q, " ORDER BY batch_id"); /* the latest read wins */
-    weir_rows *seen = NULL;
-    rc = weir__query_buf(x->conn, &q, &seen, &x->err);
-    weir__buf_free(&q);
-    weir_map known = WEIR_MAP_INIT(false);
-    seen_file *was = rc ? NULL
-                        : weir__arena_array(&p->arena, seen->n_rows + 1,
-                                            sizeof(*was));
-    if (!rc && !was)
-        rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
-    for (size_t i = 0; !rc && i < seen->n_rows; i++) {
-        const char *path = weir__rows_get(seen, i, 0);
-        const char *size = weir__rows_get(seen, i, 1);
-        const char *mtime = weir__rows_get(seen, i, 2);
-        was[i].size = size ? strtoull(size, NULL, 10) : 0;
-        was[i].mtime = mtime ? strtoll(mtime, NULL, 10) : 0;
-        if (path && weir__map_put(&known, path, &was[i]))
-            rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
-    }
-    weir_buf changed = WEIR_BUF_INIT, unstable = WEIR_BUF_INIT;
-    size_t n_changed = 0, n_unstable = 0;
-    if (!rc) {
-        b.files = weir__arena_array(&p->arena, files.len + 1, sizeof(char *));
-        b.sizes = weir__arena_array(&p->arena, files.len + 1, sizeof(uint64_t));
-        b.mtimes = weir__arena_array(&p->arena, files.len + 1, sizeof(int64_t));
-        for (size_t i = 0; b.files && i < files.len; i++) {
-            const weir_file_info *fi = &files.items[i];
-            const seen_file *old = weir__map_get(&known, fi->path);
-            bool same = old && old->size == fi->size && old->mtime == fi->mtime_us;
-            if (old && !same && b.file->opts.allow_overwrites)
-                old = NULL; /* read again, in full */
-            if (old) {
-                /* Like Auto Loader, a file is ingested once; a change to
-                 * it afterwards is reported, not read. */
-                if (!same) {
-                    weir__buf_puts(&changed, n_changed++ ? "; " : " ");
-                    weir__fs_put_escaped_name(&changed, fi->path);
-                    weir__buf_printf(&changed, " (%llu bytes when ingested, "
-                                               "%llu now)",
-                                     (unsigned long long)old->size,
-                                     (unsigned long long)fi->size);
-                }
-                continue;
-            }
-            if (is_unstable(x, fi->path)) {
-                weir__buf_puts(&unstable, n_unstable++ ? "; " : " ");
-                weir__fs_put_escaped_name(&unstable, fi->path);
-                continue;
-            }
-            b.files[b.n_files] = weir__arena_strdup(&p->arena, fi->path);
-            b.sizes[b.n_files] = fi->size;
-            b.mtimes[b.n_files] = fi->mtime_us;
-            b.n_files++;
-        }
-        if (weir__arena_failed(&p->arena))
-            rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
-    }
-    if (n_changed) {
-        weir_buf w = WEIR_BUF_INIT;
-        weir__buf_printf(&w, "Flow '%s': %zu file%s changed after %s ingested "
-                             "and %s not read again (a file is ingested "
-                             "once unless allowOverwrites is true; write "
-                             "files elsewhere and move them in when "
-                             "complete):%s.",
-                         x->f->display, n_changed, n_changed == 1 ? "" : "s",
-                         n_changed == 1 ? "it was" : "they were",
-                         n_changed == 1 ? "is" : "are", weir__buf_cstr(&changed));
-        add_warning(x, weir__buf_cstr(&w));
-        weir__buf_free(&w);
-    }
-    if (n_unstable) {
-        weir_buf w = WEIR_BUF_INIT;
-        weir__buf_printf(&w, "Flow '%s': %zu file%s changed while this update "
-                             "read %s and %s left for a later update:%s.",
-                         x->f->display, n_unstable, n_unstable == 1 ? "" : "s",
-                         n_unstable == 1 ? "it" : "them",
-                         n_unstable == 1 ? "is" : "are",
-                         weir__buf_cstr(&unstable));
-        add_warning(x, weir__buf_cstr(&w));
-        weir__buf_free(&w);
-    }
-    weir__buf_free(&changed);
-    weir__buf_free(&unstable);
-    weir__map_free(&known);
-    weir__rows_free(seen);
-    weir__fs_list_free(&files);
-    /* The schema this batch reads with (stored, inferred, evolved). */
-    if (!rc && b.n_files)
-        rc = weir__files_plan(b.file, &p->arena, x->conn,
-                              weir__state_catalog(x->g, t), x->f->display,
-                              p->gen, b.key, b.files, b.n_files, &x->err);
-    if (!rc && !b.n_files) {
-        /* Nothing new: the stored schema (if any) shapes the empty read. */
-        bool found = false;
-        weir_error ignore;
-        if (weir__files_plan_stored(b.file, &p->arena, x->conn,
-                                    weir__state_catalog(x->g, t), x->f->display,
-                                    p->gen, b.key, &found, &ignore) ||
-            !found)
-            b.file->schema.n = 0;
-    }
-    if (!rc && WEIR_VEC_PUSH(&p->sources, b))
-        rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
-    return rc;
-}
-
-/* After the batch was read: a file whose size or modification time is no
- * longer what the listing saw was being written while read, so the batch
- * may hold part of it. It is remembered, and the caller reads the batch
- * again without it (a later update ingests it once it is stable). */
+/* After the batch was read: files that changed while it read them are
+ * remembered, and the caller reads the batch again without them. */
 static int check_files_stable(weir_flow_exec *x, const batch_plan *p)
 {
     size_t n_new = 0;
     for (size_t i = 0; i < p->sources.len; i++) {
         const weir_source_batch *b = &p->sources.items[i];
-        for (size_t k = 0; b->is_files && k < b->n_files; k++) {
-            weir_file_info now;
-            weir_error ignore;
-            int src = weir__fs_stat(&now, b->files[k], &ignore);
-            if (src == WEIR_ENOTFOUND)
-                continue; /* moved away after it was read: it was complete */
-            if (!src) {
-                free(now.path);
-                if (now.size == b->sizes[k] && now.mtime_us == b->mtimes[k])
-                    continue;
-            }
-            char *copy = strdup(b->files[k]);
-            char **grown = copy ? realloc(x->unstable, (x->n_unstable + 1) *
-                                                           sizeof(char *))
-                                : NULL;
-            if (!grown) {
-                free(copy);
-                return WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
-            }
-            x->unstable = grown;
-            x->unstable[x->n_unstable++] = copy;
-            n_new++;
-        }
+        if (b->kind->check_read && b->kind->check_read(&p->ctx, b, &n_new))
+            return x->err.code;
     }
     if (!n_new)
         return 0;
@@ -606,13 +222,13 @@ static int check_files_stable(weir_flow_exec *x, const batch_plan *p)
                     "(first: %s), again and again; write files elsewhere and "
                     "move them in when complete.",
                     x->f->display, n_new, n_new == 1 ? "" : "s",
-                    x->unstable[x->n_unstable - n_new]);
+                    x->unstable.paths[x->unstable.n - n_new]);
 }
 
 /* Inputs of a flow including those of the views it reads, which stream in
- * the reader's flow. */
-static int plan_inputs(weir_flow_exec *x, batch_plan *p, const weir_gdataset *t,
-                       const weir_gflow *f, int depth)
+ * the reader's flow; each source once. */
+static int plan_inputs(weir_flow_exec *x, batch_plan *p, const weir_gflow *f,
+                       int depth)
 {
     const weir_graph *g = x->g;
     if (depth > 64)
@@ -624,7 +240,7 @@ static int plan_inputs(weir_flow_exec *x, batch_plan *p, const weir_gdataset *t,
             const weir_gdataset *d = &g->datasets[in->dataset];
             if (d->kind == WEIR_TEMPORARY_VIEW || d->kind == WEIR_PERSISTED_VIEW) {
                 if (d->n_flows)
-                    rc = plan_inputs(x, p, t, &g->flows[d->flows[0]], depth + 1);
+                    rc = plan_inputs(x, p, &g->flows[d->flows[0]], depth + 1);
                 if (rc)
                     return rc;
                 continue;
@@ -632,25 +248,20 @@ static int plan_inputs(weir_flow_exec *x, batch_plan *p, const weir_gdataset *t,
         }
         if (!in->streaming)
             continue;
-        const char *key = in->is_files
-                              ? weir__source_key(&p->arena, f, in, x->root_dir)
-                          : in->dataset >= 0 ? g->datasets[in->dataset].display
-                                             : in->external;
-        if (in->is_range) {
-            bool seen = false;
-            for (size_t k = 0; k < p->sources.len && !seen; k++)
-                seen = strcmp(p->sources.items[k].key, key) == 0;
-            if (!seen && (rc = plan_range_source(x, p, t, in)))
-                return rc;
-            continue;
-        }
+        weir_source_batch b;
+        memset(&b, 0, sizeof(b));
+        b.kind = weir__source_kind_of(in);
+        b.key = b.kind->key(&p->arena, g, in, x->root_dir);
+        if (!b.key)
+            return WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
         bool dup = false;
         for (size_t k = 0; k < p->sources.len && !dup; k++)
-            dup = key && strcmp(p->sources.items[k].key, key) == 0;
+            dup = strcmp(p->sources.items[k].key, b.key) == 0;
         if (dup)
             continue;
-        rc = in->is_files ? plan_file_source(x, p, t, in)
-                          : plan_table_source(x, p, t, in);
+        rc = b.kind->plan(&p->ctx, in, &b);
+        if (!rc && WEIR_VEC_PUSH(&p->sources, b))
+            rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
         if (rc)
             return rc;
     }
@@ -659,84 +270,40 @@ static int plan_inputs(weir_flow_exec *x, batch_plan *p, const weir_gdataset *t,
 
 static bool plan_has_data(const batch_plan *p)
 {
-    for (size_t i = 0; i < p->sources.len; i++) {
-        const weir_source_batch *b = &p->sources.items[i];
-        if (b->is_files ? b->n_files > 0 : b->end > b->start)
+    for (size_t i = 0; i < p->sources.len; i++)
+        if (p->sources.items[i].end > p->sources.items[i].start)
             return true;
-    }
     return false;
 }
 
+/* In the batch's transaction: flow_state, a checkpoint row per source
+ * (its end position), then what each kind records besides. */
 static int record_checkpoint(weir_flow_exec *x, const batch_plan *p,
                              const weir_gdataset *t)
 {
-    const char *cat = weir__state_catalog(x->g, t);
     int64_t new_files = 0;
     for (size_t i = 0; i < p->sources.len; i++)
-        if (p->sources.items[i].is_files)
-            new_files += (int64_t)p->sources.items[i].n_files;
+        new_files += p->sources.items[i].new_files;
     if (put_flow_state(x, t, p->gen, p->batch_id + 1, new_files))
         return x->err.code;
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "INSERT INTO ");
-    weir__meta_table(&q, cat, "checkpoints");
-    weir__buf_puts(&q, " VALUES ");
+    weir_checkpoint_row *rows =
+        calloc(p->sources.len ? p->sources.len : 1, sizeof(*rows));
+    if (!rows)
+        return WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
     for (size_t i = 0; i < p->sources.len; i++) {
         const weir_source_batch *b = &p->sources.items[i];
-        int64_t end = b->is_files ? (int64_t)b->n_files : b->end;
-        if (i)
-            weir__buf_puts(&q, ", ");
-        weir__buf_putc(&q, '(');
-        weir__buf_put_sql_string(&q, x->f->display);
-        weir__buf_puts(&q, ", ");
-        weir__buf_put_sql_string(&q, t->display);
-        weir__buf_printf(&q, ", %lld, %lld, ", (long long)p->gen,
-                         (long long)p->batch_id);
-        weir__buf_put_sql_string(&q, b->key);
-        weir__buf_printf(&q, ", %lld, %lld, %lld, now()::TIMESTAMP, ",
-                         (long long)b->epoch, (long long)end,
-                         (long long)x->rows_written);
-        weir__buf_put_sql_string(&q, x->update_id);
-        weir__buf_putc(&q, ')');
+        rows[i].source = b->key;
+        rows[i].epoch = b->epoch;
+        rows[i].end = b->end;
     }
-    int rc = weir__exec_buf(x->conn, &q, &x->err);
-    /* New or evolved schemas of file sources. */
+    int rc = weir__checkpoint_add_batch(&p->cp, p->gen, p->batch_id, rows,
+                                        p->sources.len, x->rows_written);
+    free(rows);
     for (size_t i = 0; !rc && i < p->sources.len; i++) {
         const weir_source_batch *b = &p->sources.items[i];
-        if (!b->file || !b->file->store_schema || !b->n_files)
-            continue;
-        weir__buf_clear(&q);
-        weir__files_store_schema(&q, b->file, cat, x->f->display, p->gen,
-                                 b->key, x->update_id);
-        rc = weir__exec_buf(x->conn, &q, &x->err);
+        if (b->kind->commit)
+            rc = b->kind->commit(&p->ctx, b);
     }
-    /* The file manifest, in chunks to keep statements reasonable. */
-    for (size_t i = 0; !rc && i < p->sources.len; i++) {
-        const weir_source_batch *b = &p->sources.items[i];
-        for (size_t k = 0; !rc && k < b->n_files; k += 500) {
-            weir__buf_clear(&q);
-            weir__buf_puts(&q, "INSERT INTO ");
-            weir__meta_table(&q, cat, "files");
-            weir__buf_puts(&q, " VALUES ");
-            for (size_t j = k; j < b->n_files && j < k + 500; j++) {
-                if (j > k)
-                    weir__buf_puts(&q, ", ");
-                weir__buf_putc(&q, '(');
-                weir__buf_put_sql_string(&q, x->f->display);
-                weir__buf_printf(&q, ", %lld, ", (long long)p->gen);
-                weir__buf_put_sql_string(&q, b->key);
-                weir__buf_puts(&q, ", ");
-                weir__buf_put_sql_string(&q, b->files[j]);
-                weir__buf_printf(&q, ", %llu, %lld, %lld, ",
-                                 (unsigned long long)b->sizes[j],
-                                 (long long)b->mtimes[j], (long long)p->batch_id);
-                weir__buf_put_sql_string(&q, x->update_id);
-                weir__buf_putc(&q, ')');
-            }
-            rc = weir__exec_buf(x->conn, &q, &x->err);
-        }
-    }
-    weir__buf_free(&q);
     return rc;
 }
 
@@ -750,21 +317,8 @@ static void plan_details(weir_flow_exec *x, const batch_plan *p)
         const weir_source_batch *b = &p->sources.items[i];
         weir__buf_puts(d, i ? ", {\"source\": " : "{\"source\": ");
         weir__buf_put_json_string(d, b->key);
-        if (b->is_files && b->file && b->file->folder_missing) {
-            weir__buf_puts(d, ", \"new_files\": 0, \"missing\": true}");
-            snprintf(x->note, sizeof(x->note),
-                     "Flow '%s': the source path %s does not exist yet; it "
-                     "read nothing and will pick files up once they arrive.",
-                     x->f->display, b->key + strlen("files:"));
-        }
-        else if (b->is_files)
-            weir__buf_printf(d, ", \"new_files\": %zu%s}", b->n_files,
-                             b->file && b->file->store_schema
-                                 ? ", \"schema_changed\": true"
-                                 : "");
-        else
-            weir__buf_printf(d, ", \"start_offset\": %lld, \"end_offset\": %lld}",
-                             (long long)b->start, (long long)b->end);
+        b->kind->progress(&p->ctx, b, d);
+        weir__buf_putc(d, '}');
     }
     weir__buf_puts(d, "]}");
 }
@@ -1015,9 +569,10 @@ static int sink_publish(weir_flow_exec *x, const weir_gdataset *t)
 static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
 {
     batch_plan p;
-    memset(&p, 0, sizeof(p));
-    weir__arena_init(&p.arena);
+    plan_init(x, &p, t);
     int rc = flow_position(x, t, &p.gen, &p.batch_id);
+    p.ctx.gen = p.gen;
+    p.ctx.batch_id = p.batch_id;
     flow_state fs;
     if (!rc)
         rc = read_flow_state(x, t, &fs);
@@ -1028,7 +583,7 @@ static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
     if (!rc)
         rc = check_manifest(x, t, &fs, p.gen);
     if (!rc)
-        rc = plan_inputs(x, &p, t, x->f, 0);
+        rc = plan_inputs(x, &p, x->f, 0);
     if (!rc && !plan_has_data(&p)) {
         x->no_new_data = true;
     } else if (!rc && t->kind == WEIR_SINK) {
@@ -1081,20 +636,9 @@ static int exec_once(weir_flow_exec *x, const weir_gdataset *t)
     if (!rc)
         rc = put_flow_state(x, t, gen, 1, 0);
     if (!rc) {
-        weir_buf q = WEIR_BUF_INIT;
-        weir__buf_puts(&q, "INSERT INTO ");
-        weir__meta_table(&q, weir__state_catalog(x->g, t), "checkpoints");
-        weir__buf_puts(&q, " VALUES (");
-        weir__buf_put_sql_string(&q, x->f->display);
-        weir__buf_puts(&q, ", ");
-        weir__buf_put_sql_string(&q, t->display);
-        weir__buf_printf(&q, ", %lld, 0, '__once__', 0, 0, %lld, "
-                             "now()::TIMESTAMP, ",
-                         (long long)gen, (long long)x->rows_written);
-        weir__buf_put_sql_string(&q, x->update_id);
-        weir__buf_putc(&q, ')');
-        rc = weir__exec_buf(x->conn, &q, &x->err);
-        weir__buf_free(&q);
+        weir_checkpoint cp = checkpoint_of(x, t);
+        weir_checkpoint_row row = { WEIR_CHECKPOINT_ONCE, 0, 0 };
+        rc = weir__checkpoint_add_batch(&cp, gen, 0, &row, 1, x->rows_written);
     }
     return rc;
 }
@@ -1180,11 +724,11 @@ int weir__flow_exec(weir_flow_exec *x)
         weir__conn_rollback(x->conn);
     if (!rc && x->sink_format)
         rc = sink_publish(x, t);
-    for (size_t i = 0; i < x->n_unstable; i++)
-        free(x->unstable[i]);
-    free(x->unstable);
-    x->unstable = NULL;
-    x->n_unstable = 0;
+    for (size_t i = 0; i < x->unstable.n; i++)
+        free(x->unstable.paths[i]);
+    free(x->unstable.paths);
+    x->unstable.paths = NULL;
+    x->unstable.n = 0;
     return rc;
 }
 

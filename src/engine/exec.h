@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "graph/graph.h"
+#include "sources/source.h"
 #include "store/storage.h"
 #include "util/buf.h"
 
@@ -39,8 +40,7 @@ typedef struct weir_flow_exec {
     char warning[1024]; /* a WARN event, e.g. files skipped or changed */
     /* files that changed while a batch read them: left out of this
      * update's batch (malloc'd paths, freed by weir__flow_exec) */
-    char **unstable;
-    size_t n_unstable;
+    weir_source_unstable unstable;
     bool files_changed; /* the last attempt met such a file */
 } weir_flow_exec;
 

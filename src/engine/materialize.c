@@ -352,28 +352,14 @@ static int reset_dataset(piece_vec *v, const weir_graph *g, int di,
     const weir_gdataset *d = &g->datasets[di];
     const char *cat = weir__state_catalog(g, d);
     weir_buf q = WEIR_BUF_INIT;
-    /* A new generation for each flow: one past the target's highest. */
-    for (size_t i = 0; i < d->n_flows; i++) {
-        const weir_gflow *f = &g->flows[d->flows[i]];
-        weir__buf_puts(&q, "; INSERT INTO ");
-        weir__meta_table(&q, cat, "checkpoints");
-        weir__buf_puts(&q, " SELECT ");
-        weir__buf_put_sql_string(&q, f->display);
-        weir__buf_puts(&q, ", ");
-        weir__buf_put_sql_string(&q, d->display);
-        weir__buf_puts(&q, ", coalesce(max(generation), 0) + 1, -1, '', 0, 0, 0, "
-                           "now()::TIMESTAMP, ");
-        weir__buf_put_sql_string(&q, update_id);
-        weir__buf_puts(&q, " FROM ");
-        weir__meta_table(&q, cat, "checkpoints");
-        weir__buf_puts(&q, " WHERE target = ");
-        weir__buf_put_sql_string(&q, d->display);
-    }
-    /* The new generation starts with no batches. */
-    weir__buf_puts(&q, "; DELETE FROM ");
-    weir__meta_table(&q, cat, "flow_state");
-    weir__buf_puts(&q, " WHERE target = ");
-    weir__buf_put_sql_string(&q, d->display);
+    const char **flows = calloc(d->n_flows ? d->n_flows : 1, sizeof(*flows));
+    if (!flows)
+        return WEIR_ENOMEM;
+    for (size_t i = 0; i < d->n_flows; i++)
+        flows[i] = g->flows[d->flows[i]].display;
+    weir__checkpoint_put_reset(&q, cat, d->display, flows, d->n_flows,
+                               update_id);
+    free(flows);
     int rc = add_piece(v, di, cat, &q);
     if (rc || d->kind == WEIR_SINK)
         return rc;

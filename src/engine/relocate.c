@@ -12,37 +12,11 @@
 
 #define ROOT_KEY "'project_root'"
 
-/* col = new || the rest, for values at or under old (in prefix form:
- * "files:" for source keys, "" for paths). */
-static void rewrite(weir_buf *q, const char *alias, const char *table,
-                    const char *col, const char *prefix, const char *from,
-                    const char *to)
-{
-    weir_buf old = WEIR_BUF_INIT, now = WEIR_BUF_INIT;
-    weir__buf_printf(&old, "%s%s", prefix, from);
-    weir__buf_printf(&now, "%s%s", prefix, to);
-    weir__buf_puts(q, "UPDATE ");
-    weir__buf_put_sql_ident(q, alias);
-    weir__buf_printf(q, "._weir.%s SET %s = ", table, col);
-    weir__buf_put_sql_string(q, weir__buf_cstr(&now));
-    weir__buf_printf(q, " || substr(%s, %zu) WHERE %s = ", col, old.len + 1, col);
-    weir__buf_put_sql_string(q, weir__buf_cstr(&old));
-    weir__buf_printf(q, " OR starts_with(%s, ", col);
-    weir__buf_putc(&old, '/');
-    weir__buf_put_sql_string(q, weir__buf_cstr(&old));
-    weir__buf_puts(q, ");\n");
-    weir__buf_free(&old);
-    weir__buf_free(&now);
-}
-
 static int move_catalog(weir_storage *st, const char *alias, const char *from,
                         const char *to, weir_error *err)
 {
     weir_buf q = WEIR_BUF_INIT;
-    rewrite(&q, alias, "checkpoints", "source", "files:", from, to);
-    rewrite(&q, alias, "file_schemas", "source", "files:", from, to);
-    rewrite(&q, alias, "files", "source", "files:", from, to);
-    rewrite(&q, alias, "files", "path", "", from, to);
+    weir__checkpoint_put_relocate(&q, alias, from, to);
     int rc = q.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
                       : weir__conn_begin(st->conn, err);
     if (!rc)

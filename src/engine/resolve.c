@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/files.h"
+#include "sources/files.h"
 #include "sinks/sink.h"
 #include "util/fs.h"
 #include "util/str.h"
@@ -44,21 +44,6 @@ void weir__resolve_table_name(weir_buf *out, const weir_resolve_ctx *ctx,
     }
 }
 
-const char *weir__source_key(weir_arena *a, const weir_gflow *f,
-                             const weir_input *in, const char *root_dir)
-{
-    (void)f;
-    if (in->is_files) {
-        char *abs = weir__path_absolute(in->external, root_dir);
-        const char *k = weir__arena_printf(a, "files:%s", abs ? abs : "");
-        free(abs);
-        return k;
-    }
-    if (in->dataset >= 0)
-        return NULL; /* caller uses the dataset's display name */
-    return in->external;
-}
-
 static const weir_input *find_input(const weir_gflow *f, const void *node,
                                     bool files)
 {
@@ -71,13 +56,30 @@ static const weir_input *find_input(const weir_gflow *f, const void *node,
     return NULL;
 }
 
-static const weir_source_batch *find_batch(const weir_resolve_ctx *ctx,
-                                           const char *key)
+/* The batch of a streaming input, rendered by its source kind. */
+static int render_batch(weir_buf *out, const level *lv, const weir_input *in,
+                        weir_error *err)
 {
-    for (size_t i = 0; i < ctx->n_batches; i++)
+    const weir_resolve_ctx *ctx = lv->ctx;
+    const weir_source_kind *kind = weir__source_kind_of(in);
+    weir_arena a = WEIR_ARENA_INIT;
+    const char *key = kind->key(&a, ctx->g, in, ctx->root_dir);
+    const weir_source_batch *b = NULL;
+    for (size_t i = 0; key && !b && i < ctx->n_batches; i++)
         if (strcmp(ctx->batches[i].key, key) == 0)
-            return &ctx->batches[i];
-    return NULL;
+            b = &ctx->batches[i];
+    int rc = b ? 0
+               : WEIR_ERR(err, WEIR_ERROR, NULL,
+                          "internal error: no batch for %s source %s",
+                          kind->name, key ? key : "");
+    weir__arena_free(&a);
+    if (rc)
+        return rc;
+    weir_source_read r = { ctx->g, lv->flow, in, ctx->root_dir,
+                           ctx->careful_files, false };
+    if (in->tvf)
+        r.with_metadata = weir__query_uses_metadata(lv->flow->query);
+    return b->kind->render(out, &r, b, err);
 }
 
 /* Whether catalog.db.name is a table or view of the storage; *view
@@ -110,12 +112,6 @@ static int table_exists(const weir_resolve_ctx *ctx, const char *catalog,
     *out = n > 0;
     *view = n == 2;
     return rc;
-}
-
-static void put_range(weir_buf *out, const weir_source_batch *b)
-{
-    weir__buf_printf(out, " WHERE rowid >= %lld AND rowid < %lld)",
-                     (long long)b->start, (long long)b->end);
 }
 
 /* A path read such as parquet.`/data/x`. */
@@ -175,16 +171,8 @@ static int on_relation(void *payload, const weir_sql_relref *ref,
         if (ctx->mode == WEIR_RESOLVE_ANALYZE && !d->resolved)
             return WEIR_ERR(err, WEIR_EGRAPH, WEIR_UPSTREAM_FAILURE,
                             "dataset %s could not be resolved", d->display);
-        if (ref->streaming && ctx->mode == WEIR_RESOLVE_EXECUTE) {
-            const weir_source_batch *b = find_batch(ctx, d->display);
-            if (!b)
-                return WEIR_ERR(err, WEIR_ERROR, NULL,
-                                "internal error: no batch for %s", d->display);
-            weir__buf_puts(out, "(SELECT * FROM ");
-            weir__resolve_table_name(out, ctx, d);
-            put_range(out, b);
-            return 0;
-        }
+        if (ref->streaming && ctx->mode == WEIR_RESOLVE_EXECUTE)
+            return render_batch(out, lv, in, err);
         weir__resolve_table_name(out, ctx, d);
         return 0;
     }
@@ -232,57 +220,9 @@ static int on_relation(void *payload, const weir_sql_relref *ref,
             return WEIR_EGRAPH;
         }
     }
-    if (ref->streaming && ctx->mode == WEIR_RESOLVE_EXECUTE) {
-        const weir_source_batch *b = find_batch(ctx, in->external);
-        if (!b)
-            return WEIR_ERR(err, WEIR_ERROR, NULL,
-                            "internal error: no batch for %s", in->external);
-        weir__buf_puts(out, "(SELECT * FROM ");
-        weir__storage_table_ref(out, cat, db, name);
-        put_range(out, b);
-        return 0;
-    }
+    if (ref->streaming && ctx->mode == WEIR_RESOLVE_EXECUTE)
+        return render_batch(out, lv, in, err);
     weir__storage_table_ref(out, cat, db, name);
-    return 0;
-}
-
-bool weir__range_bounds(const weir_sql_tvf *call, long long *start,
-                        long long *end, long long *step)
-{
-    long long v[3] = { 0, 0, 1 };
-    size_t n = call->n_args > 3 ? 3 : call->n_args;
-    if (n < 1)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        const weir_sql_arg *a = &call->args[i];
-        if (a->kind != WEIR_SQL_ARG_NUMBER || !a->text)
-            return false;
-        char *endp;
-        long long x = strtoll(a->text, &endp, 10);
-        if (*endp && *endp != 'L' && *endp != 'l')
-            return false;
-        v[n == 1 ? 1 : i] = x;
-    }
-    if (v[2] == 0)
-        return false;
-    *start = v[0];
-    *end = v[1];
-    *step = v[2];
-    return true;
-}
-
-/* The rows [b->start, b->end) of a streaming range(...). */
-static int range_batch(weir_buf *out, const weir_sql_tvf *call,
-                       const weir_source_batch *b, weir_error *err)
-{
-    long long start, end, step;
-    if (!weir__range_bounds(call, &start, &end, &step))
-        return WEIR_ERR(err, WEIR_ESQL, "UNSUPPORTED_STREAMING_SOURCE",
-                        "STREAM range(...) needs literal integer arguments");
-    weir__buf_printf(out,
-                     "(SELECT \"range\" AS \"id\" FROM range(%lld, %lld, %lld))",
-                     start + (long long)b->start * step,
-                     start + (long long)b->end * step, step);
     return 0;
 }
 
@@ -294,49 +234,33 @@ static int on_tvf(void *payload, const weir_sql_tvf *call, weir_buf *out,
     const weir_input *in = find_input(lv->flow, call->node, true);
     if (!in)
         return WEIR_ENOTFOUND; /* range(), explode(), ...: the default */
-    if (in->is_range) {
-        if (ctx->mode != WEIR_RESOLVE_EXECUTE)
-            return WEIR_ENOTFOUND;
-        const weir_source_batch *b = find_batch(ctx, in->external);
-        if (!b)
-            return WEIR_ERR(err, WEIR_ERROR, NULL,
-                            "internal error: no batch for %s", in->external);
-        return range_batch(out, call, b, err);
-    }
-    bool metadata = weir__query_uses_metadata(lv->flow->query);
-    if (call->streaming && ctx->mode == WEIR_RESOLVE_EXECUTE) {
-        weir_arena a = WEIR_ARENA_INIT;
-        const char *key = weir__source_key(&a, lv->flow, in, ctx->root_dir);
-        const weir_source_batch *b = key ? find_batch(ctx, key) : NULL;
-        weir__arena_free(&a);
-        if (!b || !b->file)
-            return WEIR_ERR(err, WEIR_ERROR, NULL,
-                            "internal error: no batch for file source");
-        if (!b->n_files) {
-            weir__files_empty_relation(out, b->file, metadata);
-            return 0;
-        }
-        return weir__files_render(out, b->file, (const char *const *)b->files,
-                                  b->sizes, b->mtimes, b->n_files,
-                                  ctx->careful_files, metadata, err);
-    }
+    const weir_source_kind *kind = weir__source_kind_of(in);
+    if (call->streaming && ctx->mode == WEIR_RESOLVE_EXECUTE)
+        return render_batch(out, lv, in, err);
+    if (call->streaming && !kind->analyze)
+        return WEIR_ENOTFOUND; /* the query's own translation */
     if (call->streaming) {
-        /* Resolution: the schema stored with the checkpoint, or inferred. */
+        /* Resolution: the kind describes the source's schema. */
         const weir_gflow *top = lv->flow;
         weir_arena a = WEIR_ARENA_INIT;
-        const char *key = weir__source_key(&a, top, in, ctx->root_dir);
-        const char *cat = NULL;
+        weir_source_analysis an;
+        memset(&an, 0, sizeof(an));
+        an.conn = ctx->st ? ctx->st->conn : NULL;
         if (top->target >= 0) {
             const weir_gdataset *t = &ctx->g->datasets[top->target];
-            cat = t->catalog ? t->catalog : ctx->g->default_catalog;
-            if (!ctx->st || !weir__storage_has_catalog(ctx->st, cat))
-                cat = NULL;
+            an.state_catalog = t->catalog ? t->catalog : ctx->g->default_catalog;
+            if (!ctx->st || !weir__storage_has_catalog(ctx->st, an.state_catalog))
+                an.state_catalog = NULL;
         }
-        int rc = weir__files_analysis_relation(
-            out, ctx->st ? ctx->st->conn : NULL, cat, top->display, key, call,
-            ctx->root_dir, metadata, ctx->infer, err);
+        an.flow = top->display;
+        an.key = kind->key(&a, ctx->g, in, ctx->root_dir);
+        an.in = in;
+        an.root_dir = ctx->root_dir;
+        an.with_metadata = weir__query_uses_metadata(lv->flow->query);
+        an.infer = ctx->infer;
+        int rc = kind->analyze(out, &an, err);
         weir__arena_free(&a);
-        if (rc && !err->path[0])
+        if (rc && rc != WEIR_ENOTFOUND && !err->path[0])
             weir__sql_error_at(err, lv->flow->origin.src, call->pos);
         return rc;
     }

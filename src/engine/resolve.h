@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "graph/graph.h"
+#include "sources/source.h"
 #include "store/storage.h"
 #include "util/buf.h"
 
@@ -23,19 +24,6 @@ typedef enum weir_resolve_mode {
     WEIR_RESOLVE_ANALYZE,
     WEIR_RESOLVE_EXECUTE
 } weir_resolve_mode;
-
-/* What a streaming flow reads in this batch from one source. */
-typedef struct weir_source_batch {
-    const char *key;       /* weir__source_key() */
-    bool is_files;
-    int64_t start, end;    /* tables: rowid range [start, end) */
-    int64_t epoch;         /* tables: the source's epoch */
-    struct weir_file_batch *file; /* file sources: options and schema */
-    const char **files;    /* file sources: the new files */
-    size_t n_files;
-    uint64_t *sizes;
-    int64_t *mtimes;
-} weir_source_batch;
 
 typedef struct weir_resolve_ctx {
     weir_resolve_mode mode;
@@ -51,17 +39,6 @@ typedef struct weir_resolve_ctx {
 /* Translate flow f's query to DuckDB SQL appended to out. */
 int weir__resolve_flow_sql(weir_buf *out, const weir_resolve_ctx *ctx,
                            const weir_gflow *f, weir_error *err);
-
-/* The stable key of a streaming source in checkpoints: the dataset or
- * external table display name, or "files:" + the absolute path. */
-const char *weir__source_key(weir_arena *a, const weir_gflow *f,
-                             const weir_input *in, const char *root_dir);
-
-/* The bounds of range(...) with literal integer arguments: rows
- * start, start + step, ... below end. False when an argument is not a
- * literal integer. */
-bool weir__range_bounds(const weir_sql_tvf *call, long long *start,
-                        long long *end, long long *step);
 
 /* Append the DuckDB relation of a pipeline table: the stored table, or in
  * analysis mode an empty relation with its schema. */

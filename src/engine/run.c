@@ -15,7 +15,7 @@
 #include "engine/analyze.h"
 #include "engine/common.h"
 #include "engine/exec.h"
-#include "engine/files.h"
+#include "sources/files.h"
 #include "engine/materialize.h"
 #include "engine/relocate.h"
 #include "engine/select.h"

@@ -2,8 +2,6 @@ set(WEIR_ENGINE_SOURCES
   src/engine/analyze.c
   src/engine/common.c
   src/engine/exec.c
-  src/engine/files.c
-  src/engine/infer_cache.c
   src/engine/materialize.c
   src/engine/relocate.c
   src/engine/resolve.c
@@ -11,4 +9,4 @@ set(WEIR_ENGINE_SOURCES
   src/engine/select.c
   src/engine/write.c
 )
-set(WEIR_ENGINE_DEPS util sql graph store events sinks)
+set(WEIR_ENGINE_DEPS util sql graph store events sinks sources)

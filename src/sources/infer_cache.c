@@ -1,7 +1,7 @@
 /*
  * The cache of file schemas inferred during one update (see files.h).
  */
-#include "engine/files.h"
+#include "sources/files.h"
 
 #include <pthread.h>
 #include <stdlib.h>

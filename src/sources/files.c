@@ -4,7 +4,7 @@
  * and evolving schemas, rescued data, _metadata.
  */
 #define _GNU_SOURCE
-#include "engine/files.h"
+#include "sources/files.h"
 
 #include <fnmatch.h>
 #include <glob.h>
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/common.h"
+#include "store/meta.h"
 #include "util/json.h"
 #include "util/str.h"
 #include "util/vec.h"

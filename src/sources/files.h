@@ -6,8 +6,8 @@
  * fit, the _metadata column, and the DuckDB relation that reads a batch.
  * See docs/files.md.
  */
-#ifndef WEIR_ENGINE_FILES_H
-#define WEIR_ENGINE_FILES_H
+#ifndef WEIR_SOURCES_FILES_H
+#define WEIR_SOURCES_FILES_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,0 +1,305 @@
+/*
+ * The checkpoint store (see checkpoint.h): every read and write of
+ * _weir.checkpoints, _weir.flow_state and the file manifest _weir.files.
+ */
+#include "sources/checkpoint.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *weir__state_catalog(const weir_graph *g, const weir_gdataset *t)
+{
+    return t->catalog ? t->catalog : g->default_catalog;
+}
+
+/* WHERE target = '..' AND flow = '..' */
+static void where_flow(weir_buf *b, const weir_checkpoint *cp)
+{
+    weir__buf_puts(b, " WHERE target = ");
+    weir__buf_put_sql_string(b, cp->target);
+    weir__buf_puts(b, " AND flow = ");
+    weir__buf_put_sql_string(b, cp->flow);
+}
+
+static int64_t cell_i64(const weir_rows *r, size_t row, size_t col)
+{
+    const char *v = weir__rows_get(r, row, col);
+    return v ? strtoll(v, NULL, 10) : 0;
+}
+
+int weir__checkpoint_position(const weir_checkpoint *cp, int64_t *gen,
+                              int64_t *next_batch)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT generation, max(batch_id) + 1 FROM ");
+    weir__meta_table(&q, cp->catalog, "checkpoints");
+    where_flow(&q, cp);
+    weir__buf_puts(&q, " GROUP BY generation ORDER BY generation DESC LIMIT 1");
+    weir_rows *r = NULL;
+    int rc = weir__query_buf(cp->conn, &q, &r, cp->err);
+    weir__buf_free(&q);
+    *gen = *next_batch = 0;
+    if (!rc && r->n_rows) {
+        *gen = cell_i64(r, 0, 0);
+        *next_batch = cell_i64(r, 0, 1);
+    }
+    weir__rows_free(r);
+    return rc;
+}
+
+int weir__checkpoint_flow_state(const weir_checkpoint *cp, weir_flow_state *fs)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT generation, batches, files FROM ");
+    weir__meta_table(&q, cp->catalog, "flow_state");
+    where_flow(&q, cp);
+    weir_rows *r = NULL;
+    int rc = weir__query_buf(cp->conn, &q, &r, cp->err);
+    weir__buf_free(&q);
+    memset(fs, 0, sizeof(*fs));
+    if (!rc && r->n_rows) {
+        fs->found = true;
+        fs->gen = cell_i64(r, 0, 0);
+        fs->batches = cell_i64(r, 0, 1);
+        fs->files = cell_i64(r, 0, 2);
+    }
+    weir__rows_free(r);
+    return rc;
+}
+
+int weir__checkpoint_put_flow_state(const weir_checkpoint *cp, int64_t gen,
+                                    int64_t batches, int64_t new_files)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "UPDATE ");
+    weir__meta_table(&q, cp->catalog, "flow_state");
+    weir__buf_printf(&q, " SET generation = %lld, batches = %lld, files = "
+                         "CASE WHEN generation = %lld THEN files ELSE 0 END "
+                         "+ %lld, update_id = ",
+                     (long long)gen, (long long)batches, (long long)gen,
+                     (long long)new_files);
+    weir__buf_put_sql_string(&q, cp->update_id);
+    where_flow(&q, cp);
+    int64_t changed = 0;
+    int rc = q.failed ? WEIR_ERR(cp->err, WEIR_ENOMEM, NULL, "out of memory")
+                      : weir__conn_exec(cp->conn, weir__buf_cstr(&q), &changed,
+                                        cp->err);
+    if (!rc && changed == 0) {
+        weir__buf_clear(&q);
+        weir__buf_puts(&q, "INSERT INTO ");
+        weir__meta_table(&q, cp->catalog, "flow_state");
+        weir__buf_puts(&q, " VALUES (");
+        weir__buf_put_sql_string(&q, cp->flow);
+        weir__buf_puts(&q, ", ");
+        weir__buf_put_sql_string(&q, cp->target);
+        weir__buf_printf(&q, ", %lld, %lld, %lld, ", (long long)gen,
+                         (long long)batches, (long long)new_files);
+        weir__buf_put_sql_string(&q, cp->update_id);
+        weir__buf_putc(&q, ')');
+        rc = weir__exec_buf(cp->conn, &q, cp->err);
+    }
+    weir__buf_free(&q);
+    return rc;
+}
+
+int weir__checkpoint_source_end(const weir_checkpoint *cp, int64_t gen,
+                                const char *key, int64_t *end, int64_t *epoch,
+                                bool *none)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT max(end_offset), arg_max(source_epoch, batch_id) "
+                       "FROM ");
+    weir__meta_table(&q, cp->catalog, "checkpoints");
+    where_flow(&q, cp);
+    weir__buf_printf(&q, " AND generation = %lld AND batch_id >= 0 AND source = ",
+                     (long long)gen);
+    weir__buf_put_sql_string(&q, key);
+    weir_rows *r = NULL;
+    int rc = weir__query_buf(cp->conn, &q, &r, cp->err);
+    weir__buf_free(&q);
+    *end = *epoch = 0;
+    *none = true;
+    if (!rc && r->n_rows && weir__rows_get(r, 0, 0)) {
+        *none = false;
+        *end = cell_i64(r, 0, 0);
+        *epoch = cell_i64(r, 0, 1);
+    }
+    weir__rows_free(r);
+    return rc;
+}
+
+int weir__checkpoint_add_batch(const weir_checkpoint *cp, int64_t gen,
+                               int64_t batch_id, const weir_checkpoint_row *rows,
+                               size_t n, int64_t rows_written)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "INSERT INTO ");
+    weir__meta_table(&q, cp->catalog, "checkpoints");
+    weir__buf_puts(&q, " VALUES ");
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            weir__buf_puts(&q, ", ");
+        weir__buf_putc(&q, '(');
+        weir__buf_put_sql_string(&q, cp->flow);
+        weir__buf_puts(&q, ", ");
+        weir__buf_put_sql_string(&q, cp->target);
+        weir__buf_printf(&q, ", %lld, %lld, ", (long long)gen,
+                         (long long)batch_id);
+        weir__buf_put_sql_string(&q, rows[i].source);
+        weir__buf_printf(&q, ", %lld, %lld, %lld, now()::TIMESTAMP, ",
+                         (long long)rows[i].epoch, (long long)rows[i].end,
+                         (long long)rows_written);
+        weir__buf_put_sql_string(&q, cp->update_id);
+        weir__buf_putc(&q, ')');
+    }
+    int rc = weir__exec_buf(cp->conn, &q, cp->err);
+    weir__buf_free(&q);
+    return rc;
+}
+
+void weir__checkpoint_put_accounted_rows(weir_buf *q, const char *catalog,
+                                         const char *target)
+{
+    weir__buf_puts(q, "(SELECT coalesce(sum(r), 0) FROM (SELECT "
+                      "max(c.rows) AS r FROM ");
+    weir__meta_table(q, catalog, "checkpoints");
+    weir__buf_puts(q, " AS c JOIN (SELECT flow, max(generation) AS g FROM ");
+    weir__meta_table(q, catalog, "checkpoints");
+    weir__buf_puts(q, " WHERE target = ");
+    weir__buf_put_sql_string(q, target);
+    weir__buf_puts(q, " GROUP BY flow) AS m ON c.flow = m.flow AND "
+                      "c.generation = m.g WHERE c.target = ");
+    weir__buf_put_sql_string(q, target);
+    weir__buf_puts(q, " AND c.batch_id >= 0 GROUP BY c.flow, c.batch_id))");
+}
+
+/* ---- the file manifest ---------------------------------------------------- */
+
+int weir__checkpoint_manifest_count(const weir_checkpoint *cp, int64_t gen,
+                                    int64_t *out)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT count(*) FROM ");
+    weir__meta_table(&q, cp->catalog, "files");
+    weir__buf_puts(&q, " WHERE flow = ");
+    weir__buf_put_sql_string(&q, cp->flow);
+    weir__buf_printf(&q, " AND generation = %lld", (long long)gen);
+    *out = 0;
+    int rc = weir__scalar_buf(cp->conn, &q, out, NULL, cp->err);
+    weir__buf_free(&q);
+    return rc;
+}
+
+int weir__checkpoint_manifest_read(const weir_checkpoint *cp, int64_t gen,
+                                   const char *source, weir_rows **out)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT path, size, mtime FROM ");
+    weir__meta_table(&q, cp->catalog, "files");
+    weir__buf_puts(&q, " WHERE flow = ");
+    weir__buf_put_sql_string(&q, cp->flow);
+    weir__buf_printf(&q, " AND generation = %lld AND source = ",
+                     (long long)gen);
+    weir__buf_put_sql_string(&q, source);
+    weir__buf_puts(&q, " ORDER BY batch_id"); /* the latest read wins */
+    int rc = weir__query_buf(cp->conn, &q, out, cp->err);
+    weir__buf_free(&q);
+    return rc;
+}
+
+int weir__checkpoint_manifest_add(const weir_checkpoint *cp, int64_t gen,
+                                  int64_t batch_id, const char *source,
+                                  const char *const *paths,
+                                  const uint64_t *sizes, const int64_t *mtimes,
+                                  size_t n)
+{
+    /* In chunks to keep statements reasonable. */
+    weir_buf q = WEIR_BUF_INIT;
+    int rc = 0;
+    for (size_t k = 0; !rc && k < n; k += 500) {
+        weir__buf_clear(&q);
+        weir__buf_puts(&q, "INSERT INTO ");
+        weir__meta_table(&q, cp->catalog, "files");
+        weir__buf_puts(&q, " VALUES ");
+        for (size_t j = k; j < n && j < k + 500; j++) {
+            if (j > k)
+                weir__buf_puts(&q, ", ");
+            weir__buf_putc(&q, '(');
+            weir__buf_put_sql_string(&q, cp->flow);
+            weir__buf_printf(&q, ", %lld, ", (long long)gen);
+            weir__buf_put_sql_string(&q, source);
+            weir__buf_puts(&q, ", ");
+            weir__buf_put_sql_string(&q, paths[j]);
+            weir__buf_printf(&q, ", %llu, %lld, %lld, ",
+                             (unsigned long long)sizes[j], (long long)mtimes[j],
+                             (long long)batch_id);
+            weir__buf_put_sql_string(&q, cp->update_id);
+            weir__buf_putc(&q, ')');
+        }
+        rc = weir__exec_buf(cp->conn, &q, cp->err);
+    }
+    weir__buf_free(&q);
+    return rc;
+}
+
+/* ---- full refresh and relocation ------------------------------------------ */
+
+void weir__checkpoint_put_reset(weir_buf *q, const char *catalog,
+                                const char *target,
+                                const char *const *flows, size_t n_flows,
+                                const char *update_id)
+{
+    /* A new generation for each flow: one past the target's highest. */
+    for (size_t i = 0; i < n_flows; i++) {
+        weir__buf_puts(q, "; INSERT INTO ");
+        weir__meta_table(q, catalog, "checkpoints");
+        weir__buf_puts(q, " SELECT ");
+        weir__buf_put_sql_string(q, flows[i]);
+        weir__buf_puts(q, ", ");
+        weir__buf_put_sql_string(q, target);
+        weir__buf_puts(q, ", coalesce(max(generation), 0) + 1, -1, '', 0, 0, 0, "
+                          "now()::TIMESTAMP, ");
+        weir__buf_put_sql_string(q, update_id);
+        weir__buf_puts(q, " FROM ");
+        weir__meta_table(q, catalog, "checkpoints");
+        weir__buf_puts(q, " WHERE target = ");
+        weir__buf_put_sql_string(q, target);
+    }
+    /* The new generation starts with no batches. */
+    weir__buf_puts(q, "; DELETE FROM ");
+    weir__meta_table(q, catalog, "flow_state");
+    weir__buf_puts(q, " WHERE target = ");
+    weir__buf_put_sql_string(q, target);
+}
+
+/* col = new || the rest, for values at or under old (in prefix form:
+ * "files:" for source keys, "" for paths). */
+static void rewrite(weir_buf *q, const char *alias, const char *table,
+                    const char *col, const char *prefix, const char *from,
+                    const char *to)
+{
+    weir_buf old = WEIR_BUF_INIT, now = WEIR_BUF_INIT;
+    weir__buf_printf(&old, "%s%s", prefix, from);
+    weir__buf_printf(&now, "%s%s", prefix, to);
+    weir__buf_puts(q, "UPDATE ");
+    weir__buf_put_sql_ident(q, alias);
+    weir__buf_printf(q, "._weir.%s SET %s = ", table, col);
+    weir__buf_put_sql_string(q, weir__buf_cstr(&now));
+    weir__buf_printf(q, " || substr(%s, %zu) WHERE %s = ", col, old.len + 1, col);
+    weir__buf_put_sql_string(q, weir__buf_cstr(&old));
+    weir__buf_printf(q, " OR starts_with(%s, ", col);
+    weir__buf_putc(&old, '/');
+    weir__buf_put_sql_string(q, weir__buf_cstr(&old));
+    weir__buf_puts(q, ");\n");
+    weir__buf_free(&old);
+    weir__buf_free(&now);
+}
+
+void weir__checkpoint_put_relocate(weir_buf *q, const char *alias,
+                                   const char *from, const char *to)
+{
+    rewrite(q, alias, "checkpoints", "source", "files:", from, to);
+    rewrite(q, alias, "file_schemas", "source", "files:", from, to);
+    rewrite(q, alias, "files", "source", "files:", from, to);
+    rewrite(q, alias, "files", "path", "", from, to);
+}

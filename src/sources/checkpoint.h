@@ -1,0 +1,118 @@
+/*
+ * The checkpoint store: the one owner of a flow's progress rows in the
+ * _weir schema of its state catalog (docs/storage.md, docs/sources.md).
+ *
+ *   _weir.checkpoints  one row per source per committed batch: the
+ *                      source's key, its epoch then, and its end position
+ *                      (tables and range(): a row number; files: the
+ *                      count of the batch's files); full refresh adds a
+ *                      marker row (batch_id -1) that opens a generation;
+ *                      once flows write one row with source '__once__'.
+ *   _weir.flow_state   one row per flow: generation, batches committed in
+ *                      it, files recorded in it (integrity counters).
+ *   _weir.files        the file manifest: every file a flow ingested,
+ *                      with its size and mtime then.
+ *
+ * Every write here runs on the flow's connection inside the batch's open
+ * transaction, so the data and the position commit together. Source kinds
+ * (source.h) read and write positions only through these functions.
+ */
+#ifndef WEIR_SOURCES_CHECKPOINT_H
+#define WEIR_SOURCES_CHECKPOINT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "graph/graph.h"
+#include "store/meta.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+/* The catalog whose _weir schema keeps the checkpoints of flows into t:
+ * t's own (sinks: the pipeline's default catalog). */
+const char *weir__state_catalog(const weir_graph *g, const weir_gdataset *t);
+
+/* One flow's checkpoints (all borrowed). */
+typedef struct weir_checkpoint {
+    weir_conn *conn;
+    const char *catalog; /* weir__state_catalog() of the target */
+    const char *flow;    /* the flow's display name */
+    const char *target;  /* the target's display name */
+    const char *update_id;
+    weir_error *err;     /* receives errors of every call below */
+} weir_checkpoint;
+
+/* The flow's current generation and its next batch id in it (0 and 0 for
+ * a flow that never ran; a full refresh's marker row has batch_id -1). */
+int weir__checkpoint_position(const weir_checkpoint *cp, int64_t *gen,
+                              int64_t *next_batch);
+
+/* The flow's _weir.flow_state row. */
+typedef struct weir_flow_state {
+    bool found;
+    int64_t gen, batches, files;
+} weir_flow_state;
+int weir__checkpoint_flow_state(const weir_checkpoint *cp, weir_flow_state *out);
+/* Record a batch in flow_state: `batches` committed in `gen`, new_files
+ * more files (counted from 0 again in a new generation). */
+int weir__checkpoint_put_flow_state(const weir_checkpoint *cp, int64_t gen,
+                                    int64_t batches, int64_t new_files);
+
+/* The end position of the flow's last batch from source `key` in
+ * generation gen, and the source's epoch then; *none when it never read
+ * it in that generation. */
+int weir__checkpoint_source_end(const weir_checkpoint *cp, int64_t gen,
+                                const char *key, int64_t *end, int64_t *epoch,
+                                bool *none);
+
+/* One source's row of a batch. */
+typedef struct weir_checkpoint_row {
+    const char *source;
+    int64_t epoch, end;
+} weir_checkpoint_row;
+/* Insert the rows of batch batch_id (n > 0); rows_written is the batch's
+ * row count. */
+int weir__checkpoint_add_batch(const weir_checkpoint *cp, int64_t gen,
+                               int64_t batch_id, const weir_checkpoint_row *rows,
+                               size_t n, int64_t rows_written);
+/* The row a once flow writes for its single batch of the generation. */
+#define WEIR_CHECKPOINT_ONCE "__once__"
+
+/* Rows of the streaming table t (display name) its flows' checkpoints
+ * account for: the batches of each flow's latest generation, each once.
+ * Appends a scalar subquery to q. */
+void weir__checkpoint_put_accounted_rows(weir_buf *q, const char *catalog,
+                                         const char *target);
+
+/* ---- the file manifest ---- */
+
+/* How many files the flow recorded in generation gen. */
+int weir__checkpoint_manifest_count(const weir_checkpoint *cp, int64_t gen,
+                                    int64_t *out);
+/* The files the flow ingested from `source` in gen: rows of path, size,
+ * mtime, by batch (the latest read last). */
+int weir__checkpoint_manifest_read(const weir_checkpoint *cp, int64_t gen,
+                                   const char *source, weir_rows **out);
+/* Record n files of batch batch_id. */
+int weir__checkpoint_manifest_add(const weir_checkpoint *cp, int64_t gen,
+                                  int64_t batch_id, const char *source,
+                                  const char *const *paths,
+                                  const uint64_t *sizes, const int64_t *mtimes,
+                                  size_t n);
+
+/* ---- full refresh and relocation ---- */
+
+/* Append "; ..." statements that open a new generation for each flow of
+ * target (flow display names) and clear their flow_state rows. */
+void weir__checkpoint_put_reset(weir_buf *q, const char *catalog,
+                                const char *target,
+                                const char *const *flows, size_t n_flows,
+                                const char *update_id);
+
+/* Append the statements that move file source keys and manifest paths at
+ * or under `from` to `to`, in the _weir schema of the attached catalog
+ * `alias`. */
+void weir__checkpoint_put_relocate(weir_buf *q, const char *alias,
+                                   const char *from, const char *to);
+
+#endif

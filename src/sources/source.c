@@ -1,0 +1,39 @@
+/*
+ * The registry of source kinds (see source.h): one line per kind, each
+ * implemented in its own file (table.c, files.c, range.c), and what all
+ * kinds share.
+ */
+#include "sources/source.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Tables last: an input no other kind accepts is a table reference. */
+static const weir_source_kind *const kinds[] = {
+    &weir__source_files, &weir__source_range, &weir__source_table, NULL
+};
+
+const weir_source_kind *weir__source_kind_of(const weir_input *in)
+{
+    for (size_t i = 0; kinds[i]; i++)
+        if (kinds[i]->accepts(in))
+            return kinds[i];
+    return &weir__source_table;
+}
+
+const char *weir__source_key(weir_arena *a, const weir_graph *g,
+                             const weir_input *in, const char *root_dir)
+{
+    return weir__source_kind_of(in)->key(a, g, in, root_dir);
+}
+
+void weir__source_warn(const weir_source_ctx *c, const char *text)
+{
+    size_t have = strlen(c->warning), room = c->warning_size;
+    if (have + 4 >= room)
+        return;
+    int n = snprintf(c->warning + have, room - have, "%s%s", have ? " " : "",
+                     text);
+    if (n < 0 || (size_t)n >= room - have)
+        memcpy(c->warning + room - 4, "...", 4);
+}

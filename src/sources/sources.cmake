@@ -1,0 +1,10 @@
+set(WEIR_SOURCES_SOURCES
+  src/sources/checkpoint.c
+  src/sources/file_source.c
+  src/sources/files.c
+  src/sources/infer_cache.c
+  src/sources/range.c
+  src/sources/source.c
+  src/sources/table.c
+)
+set(WEIR_SOURCES_DEPS util sql graph store)
