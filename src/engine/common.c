@@ -49,19 +49,6 @@ void weir__comments(weir_buf *b, const weir_gdataset *d)
 }
 
 
-int weir__table_epoch(weir_conn *c, const weir_gdataset *d, int64_t *out,
-                       weir_error *err)
-{
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT coalesce(max(epoch), 0) FROM ");
-    weir__meta_table(&q, d->catalog, "tables");
-    weir__buf_puts(&q, " WHERE name = ");
-    weir__buf_put_sql_string(&q, d->display);
-    int rc = weir__scalar_buf(c, &q, out, NULL, err);
-    weir__buf_free(&q);
-    return rc;
-}
-
 bool weir__flow_reads_files(const weir_graph *g, const weir_gflow *f, int depth)
 {
     for (size_t i = 0; depth < 64 && i < f->n_inputs; i++) {

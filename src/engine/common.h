@@ -19,9 +19,6 @@ void weir__phys(weir_buf *b, const weir_gdataset *d);
 void weir__column_defs(weir_buf *b, const weir_schema *s);
 /* "; COMMENT ON ..." statements for the table and its columns. */
 void weir__comments(weir_buf *b, const weir_gdataset *d);
-/* The table's epoch in _weir.tables (0 when unknown). */
-int weir__table_epoch(weir_conn *c, const weir_gdataset *d, int64_t *out,
-                      weir_error *err);
 
 /* Does the flow stream from files, itself or through the views it reads?
  * (depth: 0; bounds the recursion through views) */

@@ -679,6 +679,21 @@ static int exec_mv(weir_flow_exec *x, const weir_gdataset *t)
 static int run_once(weir_flow_exec *x, const weir_gdataset *t);
 static int run_stable(weir_flow_exec *x, const weir_gdataset *t);
 
+/* Roll the batch's transaction back and open a new one, with the batch's
+ * details, counts and messages cleared, to read the batch again. */
+static int batch_restart(weir_flow_exec *x)
+{
+    weir__conn_rollback(x->conn);
+    weir__buf_clear(&x->details);
+    x->rows_written = 0;
+    x->warning[0] = '\0';
+    x->note[0] = '\0';
+    int rc = weir__conn_begin(x->conn, &x->err);
+    if (!rc)
+        weir__error_clear(&x->err);
+    return rc;
+}
+
 int weir__flow_exec(weir_flow_exec *x)
 {
     const weir_gdataset *t = &x->g->datasets[x->f->target];
@@ -706,17 +721,10 @@ int weir__flow_exec(weir_flow_exec *x)
         weir__flow_reads_files(x->g, x->f, 0)) {
         /* A file did not fit the fast reader (a malformed record, a value
          * of another type): read this batch again, rescuing them. */
-        weir__conn_rollback(x->conn);
-        weir__buf_clear(&x->details);
         x->careful_files = true;
-        x->rows_written = 0;
-        x->warning[0] = '\0';
-        x->note[0] = '\0';
-        rc = weir__conn_begin(x->conn, &x->err);
-        if (!rc) {
-            weir__error_clear(&x->err);
+        rc = batch_restart(x);
+        if (!rc)
             rc = run_stable(x, t);
-        }
     }
     if (!rc && !x->idle && !x->no_new_data)
         rc = weir__storage_commit(x->st, x->conn, &x->err);
@@ -738,17 +746,10 @@ static int run_stable(weir_flow_exec *x, const weir_gdataset *t)
 {
     int rc = run_once(x, t);
     for (int attempt = 0; rc && x->files_changed && attempt < 3; attempt++) {
-        weir__conn_rollback(x->conn);
-        weir__buf_clear(&x->details);
         x->files_changed = false;
-        x->rows_written = 0;
-        x->warning[0] = '\0';
-        x->note[0] = '\0';
-        rc = weir__conn_begin(x->conn, &x->err);
-        if (!rc) {
-            weir__error_clear(&x->err);
+        rc = batch_restart(x);
+        if (!rc)
             rc = run_once(x, t);
-        }
     }
     return rc;
 }
