@@ -13,6 +13,8 @@ cd "$root"
 # (build-pyclient-VERSION, created once).
 scripts/pyclient.sh 4.2.0 >/dev/null
 scripts/pyclient.sh 4.1.3 >/dev/null
+# The Apache Kafka broker of the kafka-* cases (Maven Central, pinned).
+scripts/kafka.sh fetch
 # The independent readers (stock DuckDB, deltalake) several cases use.
 scripts/pyenv.sh >/dev/null
 

@@ -60,7 +60,7 @@ static int fill_flow(weir_arena *a, const weir_graph *g, weir_flow_info *fi,
                 in[fi->n_inputs++] = name;
         } else {
             const char *name =
-                x->is_files ? weir__arena_printf(a, "read_files(%s)", x->external)
+                x->source == WEIR_INPUT_FILES ? weir__arena_printf(a, "read_files(%s)", x->external)
                             : x->external;
             bool dup = false;
             for (size_t k = 0; k < fi->n_external_inputs; k++)

@@ -53,7 +53,7 @@ bool weir__flow_reads_files(const weir_graph *g, const weir_gflow *f, int depth)
 {
     for (size_t i = 0; depth < 64 && i < f->n_inputs; i++) {
         const weir_input *in = &f->inputs[i];
-        if (in->is_files && in->streaming)
+        if (in->source == WEIR_INPUT_FILES && in->streaming)
             return true;
         if (in->dataset >= 0) {
             const weir_gdataset *d = &g->datasets[in->dataset];

@@ -481,7 +481,7 @@ static int resolve_inputs(builder *b, weir_gflow *f)
             weir_input *in = &f->inputs[f->n_inputs++];
             in->dataset = -1;
             in->tvf = t;
-            in->is_range = true;
+            in->source = WEIR_INPUT_RANGE;
             in->streaming = true;
             weir_buf k = WEIR_BUF_INIT;
             weir__buf_puts(&k, "range(");
@@ -509,7 +509,7 @@ static int resolve_inputs(builder *b, weir_gflow *f)
         weir_input *in = &f->inputs[f->n_inputs++];
         in->dataset = -1;
         in->tvf = t;
-        in->is_files = true;
+        in->source = WEIR_INPUT_FILES;
         in->streaming = t->streaming;
         const char *path = weir__sql_read_files_path(t);
         in->external = path ? path : "";

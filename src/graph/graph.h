@@ -109,16 +109,23 @@ int weir__defs_add_sql(weir_defs *defs, weir_arena *arena,
  * The validated graph
  * ------------------------------------------------------------------------ */
 
+/* What kind of source an input is: a table (pipeline dataset or external
+ * table) or a table-valued function the source kinds of sources/ read. */
+typedef enum weir_input_source {
+    WEIR_INPUT_TABLE = 0,
+    WEIR_INPUT_FILES,  /* read_files(...) / cloud_files(...) */
+    WEIR_INPUT_RANGE,  /* STREAM range(...): a finite streaming source */
+} weir_input_source;
+
 /* One thing a flow reads. */
 typedef struct weir_input {
     int dataset;           /* index into graph datasets, or -1: external */
     const char *external;  /* qualified display name of an external table,
                               or the path of a file source */
     bool streaming;
-    bool is_files;         /* a read_files / cloud_files source */
-    bool is_range;         /* STREAM range(...): a finite streaming source */
-    const weir_sql_relref *ref; /* NULL for file sources */
-    const weir_sql_tvf *tvf;    /* file sources */
+    weir_input_source source;
+    const weir_sql_relref *ref; /* tables */
+    const weir_sql_tvf *tvf;    /* the call of a table-valued source */
 } weir_input;
 
 typedef struct weir_column {

@@ -9,4 +9,4 @@ set(WEIR_SINKS_SOURCES
   src/sinks/parquet.c
   src/sinks/sink.c
 )
-set(WEIR_SINKS_DEPS util sql graph store)
+set(WEIR_SINKS_DEPS util sql graph store kafka)

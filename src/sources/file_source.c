@@ -30,7 +30,7 @@ typedef struct file_source {
 
 static bool accepts(const weir_input *in)
 {
-    return in->is_files;
+    return in->source == WEIR_INPUT_FILES;
 }
 
 static const char *key(weir_arena *a, const weir_graph *g,

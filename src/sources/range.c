@@ -42,7 +42,7 @@ static int not_literal(weir_error *err)
 
 static bool accepts(const weir_input *in)
 {
-    return in->is_range;
+    return in->source == WEIR_INPUT_RANGE;
 }
 
 static const char *key(weir_arena *a, const weir_graph *g,

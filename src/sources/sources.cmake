@@ -7,4 +7,4 @@ set(WEIR_SOURCES_SOURCES
   src/sources/source.c
   src/sources/table.c
 )
-set(WEIR_SOURCES_DEPS util sql graph store)
+set(WEIR_SOURCES_DEPS util sql graph store kafka)

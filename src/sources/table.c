@@ -12,7 +12,7 @@
 
 static bool accepts(const weir_input *in)
 {
-    return !in->is_files && !in->is_range;
+    return in->source == WEIR_INPUT_TABLE;
 }
 
 static const char *key(weir_arena *a, const weir_graph *g,

@@ -317,3 +317,20 @@ expect_python_scaffold_runs() {
 weir_python() {
     "$E2E_LIB/../../scripts/pyenv.sh"
 }
+
+# --- Kafka ------------------------------------------------------------------
+# kafka_start: a real broker for this case (scripts/kafka.sh, KRaft on a
+# free loopback port, data under the case's folder); sets KAFKA to its
+# bootstrap address. It is stopped when the case ends, passed or failed.
+# ktool ARGS...: the test tool (tests/kafka/ktool.c) against that broker.
+kafka_start() {
+    KAFKA_DIR="$E2E_ROOT/kafka"
+    KAFKA=$("$WEIR_KAFKA_SH" start "$KAFKA_DIR") \
+        || e2e_fail "the Kafka broker did not start"
+    trap '"$WEIR_KAFKA_SH" stop "$KAFKA_DIR" >/dev/null 2>&1' EXIT
+    export KAFKA
+}
+kafka_stop() { "$WEIR_KAFKA_SH" stop "$KAFKA_DIR"; }
+kafka_pause() { "$WEIR_KAFKA_SH" pause "$KAFKA_DIR"; }
+kafka_resume() { "$WEIR_KAFKA_SH" resume "$KAFKA_DIR"; }
+ktool() { "$WEIR_KTOOL" -b "$KAFKA" "$@"; }
