@@ -30,6 +30,44 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fetch() { # url digest dest (the digest's length says SHA-256 or SHA-512)
+    curl -sSfL --retry 3 -o "$3" "$1"
+    local got
+    if [ ${#2} -eq 64 ]; then got=$(sha256sum "$3" | awk '{print $1}')
+    else got=$(sha512sum "$3" | awk '{print $1}'); fi
+    if [ "$got" != "$2" ]; then
+        echo "bootstrap: integrity check failed for $1" >&2
+        echo "  expected $2" >&2
+        echo "  got      $got" >&2
+        exit 1
+    fi
+}
+
+# --- nanoarrow 0.7.0 (pinned): Arrow IPC for the Spark Connect endpoint -------
+# Debian has no nanoarrow; the source distribution of the `nanoarrow`
+# package on PyPI carries its C sources (and flatcc's runtime, which its IPC
+# module uses). Only the C sources are kept, in .deps/nanoarrow; CMake
+# builds them into a static library that only src/connect links.
+na="$deps/nanoarrow"
+na_url=https://files.pythonhosted.org/packages/c6/40/25d6aa925c997d5bcba6e16ccba1e4f8a08b46318d50941d20132f815cd2/nanoarrow-0.7.0.tar.gz
+na_sha=e333e639f02d97c01834c8e3fd25fb945ed53196bdfaeb129dd5a7b9f4233d39
+if [ ! -f "$na/.stamp" ] || [ "$(cat "$na/.stamp")" != "$na_sha" ]; then
+    echo "bootstrap: fetching nanoarrow 0.7.0 from PyPI"
+    fetch "$na_url" "$na_sha" "$tmp/nanoarrow.tgz"
+    tar -xzf "$tmp/nanoarrow.tgz" -C "$tmp"
+    sub="$tmp/nanoarrow-0.7.0/subprojects"
+    rm -rf "$na"
+    mkdir -p "$na/src" "$na/flatcc"
+    cp -R "$sub/arrow-nanoarrow/src/nanoarrow" "$na/src/"
+    flatcc=$(ls -d "$sub"/flatcc-*)
+    cp -R "$flatcc/include" "$flatcc/src" "$na/flatcc/"
+    cp "$flatcc/LICENSE" "$na/flatcc/"
+    cp "$sub/arrow-nanoarrow/LICENSE.txt" "$na/" 2>/dev/null || true
+    echo "$na_sha" > "$na/.stamp"
+fi
+
 # --- DuckDB 1.4.4 (pinned) ----------------------------------------------------
 hdr_url=https://registry.npmjs.org/duckdb/-/duckdb-1.4.4.tgz
 hdr_sha=844249e61c9517454b8f776638ba6c5ab411d1bddde1892ab72826ea25178c72430e74aa83f5122b171be6abcdace84560f824b5ac94e9d5c2b603ea7269a9a2
@@ -44,18 +82,6 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want_stamp" ] \
 fi
 
 echo "bootstrap: fetching DuckDB 1.4.4 from the npm registry"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fetch() { # url sha512 dest
-    curl -sSfL --retry 3 -o "$3" "$1"
-    got=$(sha512sum "$3" | awk '{print $1}')
-    if [ "$got" != "$2" ]; then
-        echo "bootstrap: integrity check failed for $1" >&2
-        echo "  expected $2" >&2
-        echo "  got      $got" >&2
-        exit 1
-    fi
-}
 fetch "$hdr_url" "$hdr_sha" "$tmp/hdr.tgz"
 fetch "$lib_url" "$lib_sha" "$tmp/lib.tgz"
 tar -xzf "$tmp/hdr.tgz" -C "$tmp" package/src/duckdb/src/include/duckdb.h

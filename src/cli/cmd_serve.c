@@ -200,6 +200,7 @@ static int serve(const cli *c, const serve_args *a, const char *token,
     co.session = p.session;
     co.root_dir = root;
     co.name = name;
+    co.spec_path = a->spec ? weir_pipeline_spec_path(p.pipeline) : NULL;
     co.on_log = on_log;
     weir_connect_server *server = NULL;
     int rc = weir_connect_start(&server, &co, &err);

@@ -14,7 +14,9 @@
  *    (`python -m pyspark.pipelines.cli run|dry-run`): every
  *    CreateDataflowGraph gets a fresh weir_pipeline, definitions go into
  *    it as in registration mode, and StartRun runs it, streaming weir's
- *    events back as Spark's PipelineEvents. Interactive queries come later.
+ *    events back as Spark's PipelineEvents; with a project (--spec),
+ *    interactive DataFrame queries and spark.sql() run on its catalog and
+ *    return Arrow IPC batches (query.c, arrow.c).
  *
  * Security: binds loopback unless told otherwise, every call must carry
  * `authorization: Bearer <token>` (otherwise UNAUTHENTICATED), and message
@@ -53,6 +55,10 @@ typedef struct weir_connect_options {
                               DataFrame sources); NULL = current folder */
     const char *name;      /* pipeline name recorded with each update;
                               NULL = "pipeline" */
+    const char *spec_path; /* the project whose catalog interactive
+                              queries (spark.sql, spark.read.table,
+                              collect, toPandas, ...) read and write;
+                              NULL = queries are refused */
     weir_log_fn on_log;    /* a line when a run starts and ends, and at
                               shutdown; called from the server's threads;
                               NULL = silent */

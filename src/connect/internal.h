@@ -11,6 +11,8 @@
 #include <stdint.h>
 
 #include "spark/connect/pipelines.pb-c.h"
+#include "spark/connect/types.pb-c.h"
+#include "util/arena.h"
 #include "util/error.h"
 #include "weir.h"
 
@@ -84,8 +86,12 @@ size_t weir__creg_diagnostics(weir__creg *reg, const weir_error **out);
  * weir_pipeline of its own, and their runs. */
 typedef struct weir__cserve weir__cserve;
 
+typedef struct weir__cquery weir__cquery;
+
 typedef struct weir__cserve_config {
     weir_session *session; /* borrowed; outlives the server */
+    const char *spec_path; /* the project interactive queries read; NULL =
+                              none (queries are refused) */
     const char *root_dir;  /* base of relative storage and source paths */
     const char *name;      /* pipeline name for updates; NULL = "pipeline" */
     weir_log_fn on_log;    /* one line per run start and end; may be NULL */
@@ -110,10 +116,60 @@ int weir__cserve_command(weir__cserve *s, const char *session_id,
  * run ends). */
 void weir__cserve_release_session(weir__cserve *s, const char *session_id);
 
+/* The interactive query state (query.c) of the server. */
+weir__cquery *weir__cserve_query(weir__cserve *s);
+
 /* Refuse new runs, cancel the running ones and wait (bounded) until they
  * have ended and reported to their clients. Returns how many were
  * cancelled. */
 unsigned weir__cserve_shutdown(weir__cserve *s);
+
+/* --- Interactive queries in serving mode (query.c, arrow.c) ------------ */
+
+/* Receives one Arrow IPC stream (schema, one record batch of `rows` rows,
+ * end of stream) of a result; returns 0, or -1 with the status filled by
+ * the caller's context (client gone). */
+typedef int (*weir__arrow_emit)(void *ctx, const uint8_t *data, size_t n,
+                                int64_t rows);
+
+/* Encode every batch of `in` (not released here) and emit each; an empty
+ * result is one batch of 0 rows, so the client learns its schema. Returns
+ * 0 or -1 with *st filled (or emit's -1). */
+int weir__arrow_ipc_each(struct ArrowArrayStream *in, weir__arrow_emit emit,
+                         void *ctx, weir__cstatus *st);
+
+/* The Spark type of an Arrow schema (a struct for a result's columns), in
+ * arena a. Returns 0 or -1 with *st filled (a type Spark lacks). */
+int weir__arrow_spark_schema(weir_arena *a, const struct ArrowSchema *s,
+                             Spark__Connect__DataType **out, weir__cstatus *st);
+
+/* The served project's queries. spec_path NULL: every query is refused
+ * with a clear error. NULL on OOM. */
+weir__cquery *weir__cquery_new(weir_session *session, const char *spec_path);
+void weir__cquery_free(weir__cquery *q);
+/* Close the project's storage (before a run that needs it). */
+void weir__cquery_release(weir__cquery *q);
+/* Run a Spark SQL query and emit its result as Arrow IPC batches. */
+int weir__cquery_collect(weir__cquery *q, const char *sql,
+                         weir__arrow_emit emit, void *ctx, weir__cstatus *st);
+/* Run statements for their effect (DDL, DML). */
+int weir__cquery_statement(weir__cquery *q, const char *sql, weir__cstatus *st);
+/* DataFrame.show(): the first num_rows rows of a query as Spark's text
+ * table, emitted as a one-row result with the column show_string. */
+int weir__cquery_show(weir__cquery *q, const char *sql, int num_rows,
+                      int truncate, bool vertical, weir__arrow_emit emit,
+                      void *ctx, weir__cstatus *st);
+/* Spark's showString of r's first num_rows rows (r may hold one more, to
+ * tell that there are more); *out is malloc'd. 0 or -1 (OOM). */
+int weir__show_string(const weir_result *r, size_t num_rows, int truncate,
+                      bool vertical, char **out);
+/* A one-row, one-string-column result as an Arrow IPC stream. */
+int weir__arrow_ipc_string(const char *name, const char *value,
+                           weir__arrow_emit emit, void *ctx, weir__cstatus *st);
+
+/* The result schema of a query, in arena a. */
+int weir__cquery_schema(weir__cquery *q, const char *sql, weir_arena *a,
+                        Spark__Connect__DataType **out, weir__cstatus *st);
 
 /* --- weir's shim keys in DefineFlow.sql_conf (shim.c) ----------------- */
 

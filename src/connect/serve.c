@@ -62,6 +62,7 @@ typedef struct cgraph {
 struct weir__cserve {
     weir_session *session;
     char *root, *name;
+    weir__cquery *query;  /* interactive queries of the served project */
     weir_log_fn on_log;
     void *log_payload;
     pthread_mutex_t lock; /* graphs, their flags, running, stopping */
@@ -111,9 +112,10 @@ weir__cserve *weir__cserve_new(const weir__cserve_config *cfg)
     s->name = cfg->name ? strdup(cfg->name) : NULL;
     s->on_log = cfg->on_log;
     s->log_payload = cfg->log_payload;
+    s->query = weir__cquery_new(cfg->session, cfg->spec_path);
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->changed, NULL);
-    if ((cfg->root_dir && !s->root) || (cfg->name && !s->name)) {
+    if ((cfg->root_dir && !s->root) || (cfg->name && !s->name) || !s->query) {
         weir__cserve_free(s);
         return NULL;
     }
@@ -127,11 +129,17 @@ void weir__cserve_free(weir__cserve *s)
     for (size_t i = 0; i < s->graphs.len; i++)
         graph_free(s->graphs.items[i]);
     WEIR_VEC_FREE(&s->graphs);
+    weir__cquery_free(s->query);
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->changed);
     free(s->root);
     free(s->name);
     free(s);
+}
+
+weir__cquery *weir__cserve_query(weir__cserve *s)
+{
+    return s->query;
 }
 
 /* Take g out of the list if it is dropped and unused; the caller frees
@@ -538,6 +546,9 @@ static int start_run(weir__cserve *s, const char *session,
         return rc;
     }
 
+    /* The update needs the storage interactive queries may hold open. */
+    if (!dry)
+        weir__cquery_release(s->query);
     pthread_mutex_lock(&g->work);
     /* Outputs without a flow are registered now; what that finds wrong
      * was not reported to the client yet. */

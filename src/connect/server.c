@@ -26,6 +26,7 @@
 
 #include "connect/grpc.h"
 #include "connect/internal.h"
+#include "connect/plan.h"
 #include "google/rpc/error_details.pb-c.h"
 #include "google/rpc/status.pb-c.h"
 #include "spark/connect/base.pb-c.h"
@@ -585,6 +586,7 @@ typedef struct exec_ctx {
     weir__grpc_call *call;
     const char *session_id;
     const char *op_id;
+    int64_t rows_sent; /* result rows sent so far (Arrow batches) */
 } exec_ctx;
 
 /* Fill the envelope of r, send it and keep it for reattachment. */
@@ -631,6 +633,54 @@ static bool exec_gone(void *ctx)
     return weir__grpc_gone(x->call);
 }
 
+/* One Arrow IPC stream of a result as an ExecutePlanResponse. */
+static int exec_arrow(void *ctx, const uint8_t *data, size_t n, int64_t rows)
+{
+    exec_ctx *x = ctx;
+    Spark__Connect__ExecutePlanResponse__ArrowBatch b =
+        SPARK__CONNECT__EXECUTE_PLAN_RESPONSE__ARROW_BATCH__INIT;
+    b.row_count = rows;
+    b.data.data = (uint8_t *)data;
+    b.data.len = n;
+    b._start_offset_case =
+        SPARK__CONNECT__EXECUTE_PLAN_RESPONSE__ARROW_BATCH___START_OFFSET_START_OFFSET;
+    b.start_offset = x->rows_sent;
+    x->rows_sent += rows;
+    Spark__Connect__ExecutePlanResponse r = SPARK__CONNECT__EXECUTE_PLAN_RESPONSE__INIT;
+    r.response_type_case = SPARK__CONNECT__EXECUTE_PLAN_RESPONSE__RESPONSE_TYPE_ARROW_BATCH;
+    r.arrow_batch = &b;
+    return exec_send(x, &r) ? -1 : 0;
+}
+
+/* A plan's root relation in serving mode: a query of the served project,
+ * its rows streamed as Arrow batches. */
+static int exec_query(exec_ctx *x, const Spark__Connect__Relation *rel,
+                      weir__cstatus *st)
+{
+    const Spark__Connect__ShowString *show =
+        rel->rel_type_case == SPARK__CONNECT__RELATION__REL_TYPE_SHOW_STRING
+            ? rel->show_string : NULL;
+    if (show && !show->input)
+        return weir__cstatus_set(st, WEIR_GRPC_INVALID_ARGUMENT, "", "",
+                                 "show() without a DataFrame");
+    char *sql = NULL;
+    weir__plan_error pe;
+    memset(&pe, 0, sizeof pe);
+    if (weir__plan_relation_sql(show ? show->input : rel, &sql, &pe))
+        return weir__cstatus_set(st, WEIR_GRPC_UNIMPLEMENTED,
+                                 pe.error_class[0] ? pe.error_class
+                                                   : "UNSUPPORTED_FEATURE",
+                                 "0A000", "%s", pe.message);
+    weir__cquery *q = weir__cserve_query(x->srv->serve);
+    int rc = show ? weir__cquery_show(q, sql, show->num_rows, show->truncate,
+                                      show->vertical, exec_arrow, x, st)
+                  : weir__cquery_collect(q, sql, exec_arrow, x, st);
+    if (rc && !st->code)
+        weir__cstatus_set(st, WEIR_GRPC_CANCELLED, "", "", "client gone");
+    free(sql);
+    return rc;
+}
+
 /* Is this SQL text a query (safe to hand back as a lazy relation)? */
 static bool sql_is_query(const char *sql)
 {
@@ -653,7 +703,8 @@ static bool sql_is_query(const char *sql)
  * answered without a result and the client keeps it as a lazy
  * Relation.sql (as Spark does inside query functions); anything else is
  * refused like Spark refuses side effects in pipeline definitions. */
-static int exec_sql_command(const Spark__Connect__SqlCommand *cmd,
+static int exec_sql_command(weir_connect_server *srv,
+                            const Spark__Connect__SqlCommand *cmd,
                             weir__cstatus *st)
 {
     const char *sql = NULL;
@@ -669,6 +720,9 @@ static int exec_sql_command(const Spark__Connect__SqlCommand *cmd,
     if (!sql)
         return weir__cstatus_set(st, WEIR_GRPC_INVALID_ARGUMENT, "", "",
                                  "the SQL command has no text");
+    /* Serving: statements run now, as Spark runs them eagerly. */
+    if (srv->serve && !sql_is_query(sql))
+        return weir__cquery_statement(weir__cserve_query(srv->serve), sql, st);
     if (!sql_is_query(sql))
         return weir__cstatus_set(
             st, WEIR_GRPC_INTERNAL, "UNSUPPORTED_PIPELINE_SPARK_SQL_COMMAND",
@@ -693,7 +747,7 @@ static void handle_execute(weir_connect_server *srv, weir__grpc_call *call)
         snprintf(op_id, sizeof op_id, "%s", req->operation_id);
     else
         weir__connect_uuid(op_id);
-    exec_ctx x = { srv, call, req->session_id, op_id };
+    exec_ctx x = { srv, call, req->session_id, op_id, 0 };
     int rc = op_begin(srv, op_id, &st);
     const Spark__Connect__Plan *plan = req->plan;
     const Spark__Connect__Command *cmd =
@@ -720,11 +774,7 @@ static void handle_execute(weir_connect_server *srv, weir__grpc_call *call)
         rc = in_query_function(req->user_context)
                  ? analysis_in_query_function(&st)
              : srv->serve
-                 ? weir__cstatus_set(
-                       &st, WEIR_GRPC_UNIMPLEMENTED,
-                       "UNSUPPORTED_FEATURE.CONNECT_QUERY", "0A000",
-                       "weir serve runs pipelines; it does not run queries "
-                       "(collect, show, toPandas, count) yet.")
+                 ? exec_query(&x, plan->root, &st)
                  : weir__cstatus_set(
                        &st, WEIR_GRPC_UNIMPLEMENTED,
                        "UNSUPPORTED_FEATURE.CONNECT_QUERY", "0A000",
@@ -768,7 +818,7 @@ static void handle_execute(weir_connect_server *srv, weir__grpc_call *call)
         }
     } else if (cmd->command_type_case ==
                SPARK__CONNECT__COMMAND__COMMAND_TYPE_SQL_COMMAND) {
-        rc = exec_sql_command(cmd->sql_command, &st);
+        rc = exec_sql_command(srv, cmd->sql_command, &st);
     } else {
         rc = weir__cstatus_set(&st, WEIR_GRPC_UNIMPLEMENTED,
                                "UNSUPPORTED_FEATURE.CONNECT_COMMAND", "0A000",
@@ -998,6 +1048,27 @@ static bool reads_stream(const ProtobufCMessage *m, unsigned depth)
     return false;
 }
 
+/* df.schema / df.columns in serving mode: the query's result columns. */
+static int analyze_schema(weir_connect_server *srv, const Spark__Connect__Plan *plan,
+                          weir_arena *a, Spark__Connect__DataType **out,
+                          weir__cstatus *st)
+{
+    if (!plan || plan->op_type_case != SPARK__CONNECT__PLAN__OP_TYPE_ROOT)
+        return weir__cstatus_set(st, WEIR_GRPC_INVALID_ARGUMENT, "", "",
+                                 "the schema request has no relation");
+    char *sql = NULL;
+    weir__plan_error pe;
+    memset(&pe, 0, sizeof pe);
+    if (weir__plan_relation_sql(plan->root, &sql, &pe))
+        return weir__cstatus_set(st, WEIR_GRPC_UNIMPLEMENTED,
+                                 pe.error_class[0] ? pe.error_class
+                                                   : "UNSUPPORTED_FEATURE",
+                                 "0A000", "%s", pe.message);
+    int rc = weir__cquery_schema(weir__cserve_query(srv->serve), sql, a, out, st);
+    free(sql);
+    return rc;
+}
+
 static void handle_analyze(weir_connect_server *srv, weir__grpc_call *call)
 {
     weir__cstatus st = { 0 };
@@ -1014,6 +1085,10 @@ static void handle_analyze(weir_connect_server *srv, weir__grpc_call *call)
         SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__SPARK_VERSION__INIT;
     Spark__Connect__AnalyzePlanResponse__IsStreaming iss =
         SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__IS_STREAMING__INIT;
+    Spark__Connect__AnalyzePlanResponse__Schema sch =
+        SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__SCHEMA__INIT;
+    weir_arena arena;
+    weir__arena_init(&arena);
     int rc = 0;
     switch (req->analyze_case) {
     case SPARK__CONNECT__ANALYZE_PLAN_REQUEST__ANALYZE_SPARK_VERSION:
@@ -1028,6 +1103,15 @@ static void handle_analyze(weir_connect_server *srv, weir__grpc_call *call)
         resp.result_case = SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__RESULT_IS_STREAMING;
         resp.is_streaming = &iss;
         break;
+    case SPARK__CONNECT__ANALYZE_PLAN_REQUEST__ANALYZE_SCHEMA:
+        if (srv->serve && !in_query_function(req->user_context)) {
+            rc = analyze_schema(srv, req->schema->plan, &arena, &sch.schema,
+                                &st);
+            resp.result_case = SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__RESULT_SCHEMA;
+            resp.schema = &sch;
+            break;
+        }
+        /* fall through */
     default:
         rc = in_query_function(req->user_context)
                  ? analysis_in_query_function(&st)
@@ -1042,6 +1126,7 @@ static void handle_analyze(weir_connect_server *srv, weir__grpc_call *call)
         fail(call, &st);
     else
         reply(call, &resp.base);
+    weir__arena_free(&arena);
     spark__connect__analyze_plan_request__free_unpacked(req, NULL);
 }
 
@@ -1118,7 +1203,8 @@ int weir_connect_start(weir_connect_server **out,
     if (opts->pipeline) {
         srv->reg = weir__creg_new(opts->pipeline);
     } else {
-        weir__cserve_config sc = { opts->session, opts->root_dir, opts->name,
+        weir__cserve_config sc = { opts->session, opts->spec_path,
+                                   opts->root_dir, opts->name,
                                    opts->on_log, opts->log_payload };
         srv->serve = weir__cserve_new(&sc);
     }

@@ -5,14 +5,17 @@
 # libprotobuf-c. The message code is generated at build time by protoc-c
 # from src/connect/proto/spark-connect.pb (see scripts/connect-descriptors.py).
 set(WEIR_CONNECT_SOURCES
+  src/connect/arrow.c
   src/connect/grpc.c
   src/connect/pipeline.c
   src/connect/plan.c
   src/connect/plan_expr.c
   src/connect/plan_text.c
   src/connect/plan_types.c
+  src/connect/query.c
   src/connect/serve.c
   src/connect/server.c
   src/connect/shim.c
+  src/connect/show.c
   src/connect/wire.c
 )

@@ -73,6 +73,16 @@ e2e_fail() {
 
 e2e_pass() { E2E_CHECKS=$((E2E_CHECKS + 1)); }
 
+# e2e_at_exit COMMAND: run COMMAND (once) when the case ends, passed or
+# failed (servers and brokers a case started).
+E2E_AT_EXIT=()
+e2e_at_exit() {
+    local c
+    for c in "${E2E_AT_EXIT[@]}"; do [ "$c" = "$1" ] && return 0; done
+    E2E_AT_EXIT+=("$1")
+    trap 'for c in "${E2E_AT_EXIT[@]}"; do $c; done' EXIT
+}
+
 # --- Running weir -----------------------------------------------------------
 
 # run_weir ARGS...: run weir in the current directory with the caller's
@@ -318,6 +328,59 @@ weir_python() {
     "$E2E_LIB/../../scripts/pyenv.sh"
 }
 
+# --- weir serve ---------------------------------------------------------------
+# start_server ARGS...: `weir serve --port 0 ARGS` in the background (its
+# output in $E2E_OUT/serve.out and serve.err); sets url and token.
+# stop_server SIGNAL: it must then exit 0 within 60 s without sanitizer
+# reports. The server and the pids in bg_pids are killed when the case
+# ends.
+srv_pid=
+bg_pids=()
+serve_cleanup() {
+    local p
+    for p in "${bg_pids[@]}" $srv_pid; do
+        # the server runs under timeout(1): its child too
+        pkill -KILL -P "$p" 2>/dev/null || true
+        kill -KILL "$p" 2>/dev/null || true
+    done
+}
+start_server() {
+    e2e_at_exit serve_cleanup
+    : >"$E2E_OUT/serve.out"
+    # Bounded: killed after 5 minutes whatever happens (timeout passes our
+    # signals on to weir and exits with its status).
+    timeout -s KILL 300 "$WEIR" serve --port 0 "$@" >"$E2E_OUT/serve.out" \
+        2>"$E2E_OUT/serve.err" &
+    srv_pid=$!
+    url=
+    for _ in $(seq 1 300); do
+        url=$(grep -m1 -o '^sc://localhost:[0-9]*/;token=[^ ]*$' "$E2E_OUT/serve.out" || true)
+        [ -n "$url" ] && break
+        kill -0 "$srv_pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    [ -n "$url" ] || e2e_fail "weir serve did not start: $(cat "$E2E_OUT/serve.err")"
+    token=${url##*token=}
+}
+
+stop_server() {
+    kill "-$1" "$srv_pid"
+    for _ in $(seq 1 600); do
+        kill -0 "$srv_pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -0 "$srv_pid" 2>/dev/null && e2e_fail "weir serve did not stop on $1"
+    local rc=0
+    wait "$srv_pid" || rc=$?
+    srv_pid=
+    expect_equal "weir serve exit status after $1" "$rc" 0
+    if grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' \
+        "$E2E_OUT/serve.err"; then
+        e2e_fail "sanitizer report from weir serve: $(head -40 "$E2E_OUT/serve.err")"
+    fi
+    grep -q "Stopped\.$" "$E2E_OUT/serve.out" || e2e_fail "no 'Stopped.' line"
+}
+
 # --- Kafka ------------------------------------------------------------------
 # kafka_start: a real broker for this case (scripts/kafka.sh, KRaft on a
 # free loopback port, data under the case's folder); sets KAFKA to its
@@ -327,9 +390,10 @@ kafka_start() {
     KAFKA_DIR="$E2E_ROOT/kafka"
     KAFKA=$("$WEIR_KAFKA_SH" start "$KAFKA_DIR") \
         || e2e_fail "the Kafka broker did not start"
-    trap '"$WEIR_KAFKA_SH" stop "$KAFKA_DIR" >/dev/null 2>&1' EXIT
+    e2e_at_exit kafka_cleanup
     export KAFKA
 }
+kafka_cleanup() { "$WEIR_KAFKA_SH" stop "$KAFKA_DIR" >/dev/null 2>&1; }
 kafka_stop() { "$WEIR_KAFKA_SH" stop "$KAFKA_DIR"; }
 kafka_pause() { "$WEIR_KAFKA_SH" pause "$KAFKA_DIR"; }
 kafka_resume() { "$WEIR_KAFKA_SH" resume "$KAFKA_DIR"; }

@@ -7,56 +7,6 @@
 # (cancelled, recorded CANCELED, storage intact).
 py=$("$E2E_LIB/../../scripts/pyclient.sh" 4.2.0)
 
-srv_pid=
-bg_pids=()
-serve_cleanup() {
-    local p
-    for p in "${bg_pids[@]}" $srv_pid; do
-        kill -KILL "$p" 2>/dev/null || true
-    done
-}
-trap serve_cleanup EXIT
-
-# start_server ARGS...: weir serve on a free port in the background; sets
-# url (and token).
-start_server() {
-    : >"$E2E_OUT/serve.out"
-    # Bounded: killed after 5 minutes whatever happens (timeout passes our
-    # signals on to weir and exits with its status).
-    timeout -s KILL 300 "$WEIR" serve --port 0 "$@" >"$E2E_OUT/serve.out" \
-        2>"$E2E_OUT/serve.err" &
-    srv_pid=$!
-    url=
-    for _ in $(seq 1 300); do
-        url=$(grep -m1 -o '^sc://localhost:[0-9]*/;token=[^ ]*$' "$E2E_OUT/serve.out" || true)
-        [ -n "$url" ] && break
-        kill -0 "$srv_pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    [ -n "$url" ] || e2e_fail "weir serve did not start: $(cat "$E2E_OUT/serve.err")"
-    token=${url##*token=}
-}
-
-# stop_server SIGNAL: the server must exit 0 within 60 s, without
-# sanitizer reports; its log stays in $E2E_OUT/serve.out.
-stop_server() {
-    kill "-$1" "$srv_pid"
-    for _ in $(seq 1 600); do
-        kill -0 "$srv_pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    kill -0 "$srv_pid" 2>/dev/null && e2e_fail "weir serve did not stop on $1"
-    local rc=0
-    wait "$srv_pid" || rc=$?
-    srv_pid=
-    expect_equal "weir serve exit status after $1" "$rc" 0
-    if grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' \
-        "$E2E_OUT/serve.err"; then
-        e2e_fail "sanitizer report from weir serve: $(head -40 "$E2E_OUT/serve.err")"
-    fi
-    grep -q "Stopped\.$" "$E2E_OUT/serve.out" || e2e_fail "no 'Stopped.' line"
-}
-
 # client DIR ARGS...: the stock CLI in project DIR against the server; its
 # output and exit status go where run_weir puts weir's, for expect_*.
 client() {

@@ -1,0 +1,225 @@
+/*
+ * Interactive queries in serving mode (`weir serve --spec PATH`): the
+ * DataFrames and spark.sql() statements of a PySpark session run against
+ * the served project's catalog, through one weir_pipeline loaded from its
+ * spec (the same catalog `weir query` sees, event_log() included).
+ *
+ * The pipeline opens the project's storage on its first query and keeps it
+ * open between queries; a run of the same storage needs it, so serve.c
+ * releases it before every run (the next query opens it again). Queries
+ * are serialised (weir's pipeline-serial rule); a query while an update
+ * holds the storage fails with weir's busy error.
+ *
+ * Owns: the query pipeline.
+ */
+#include "connect/internal.h"
+
+#include "connect/grpc.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/str.h"
+
+struct weir__cquery {
+    weir_session *session;
+    char *spec;              /* NULL: queries are refused */
+    weir_pipeline *pipeline; /* loaded on first use */
+    pthread_mutex_t lock;
+};
+
+weir__cquery *weir__cquery_new(weir_session *session, const char *spec_path)
+{
+    weir__cquery *q = calloc(1, sizeof *q);
+    if (!q)
+        return NULL;
+    q->session = session;
+    if (spec_path && !(q->spec = strdup(spec_path))) {
+        free(q);
+        return NULL;
+    }
+    pthread_mutex_init(&q->lock, NULL);
+    return q;
+}
+
+void weir__cquery_release(weir__cquery *q)
+{
+    if (!q)
+        return;
+    pthread_mutex_lock(&q->lock);
+    weir_pipeline_drop(q->pipeline);
+    q->pipeline = NULL;
+    pthread_mutex_unlock(&q->lock);
+}
+
+void weir__cquery_free(weir__cquery *q)
+{
+    if (!q)
+        return;
+    weir_pipeline_drop(q->pipeline);
+    pthread_mutex_destroy(&q->lock);
+    free(q->spec);
+    free(q);
+}
+
+/* A weir error as the client's error: its class (weir's SQL errors carry
+ * Spark's, e.g. TABLE_OR_VIEW_NOT_FOUND) and message. */
+static int from_weir(weir__cstatus *st, int rc, const weir_error *e)
+{
+    int code = rc == WEIR_EBUSY ? WEIR_GRPC_FAILED_PRECONDITION
+               : rc == WEIR_ENOMEM ? WEIR_GRPC_RESOURCE_EXHAUSTED
+                                   : WEIR_GRPC_INTERNAL;
+    const char *cls = e->error_class[0] ? e->error_class
+                      : rc == WEIR_EBUSY ? "PIPELINE_STORAGE_BUSY"
+                                         : "INTERNAL_ERROR";
+    int r = weir__cstatus_set(st, code, cls, "", "%s",
+                              e->message[0] ? e->message : weir_strerror(rc));
+    if (rc == WEIR_ESQL && weir__str_istarts(cls, "PARSE_"))
+        snprintf(st->exception, sizeof st->exception, "%s",
+                 "org.apache.spark.sql.catalyst.parser.ParseException");
+    return r;
+}
+
+/* The query pipeline, loaded on first use; NULL with *st filled. Called
+ * with q->lock held. */
+static weir_pipeline *pipeline(weir__cquery *q, weir__cstatus *st)
+{
+    if (q->pipeline)
+        return q->pipeline;
+    if (!q->spec) {
+        weir__cstatus_set(st, WEIR_GRPC_FAILED_PRECONDITION,
+                          "UNSUPPORTED_FEATURE.CONNECT_QUERY", "0A000",
+                          "This weir server has no project to query: start "
+                          "it with `weir serve --spec spark-pipeline.yml` to "
+                          "query that project's tables.");
+        return NULL;
+    }
+    weir_error e;
+    memset(&e, 0, sizeof e);
+    weir_pipeline *p = NULL;
+    int rc = weir_pipeline_load(&p, q->session, q->spec, &e);
+    if (rc) {
+        weir_pipeline_drop(p);
+        from_weir(st, rc, &e);
+        return NULL;
+    }
+    q->pipeline = p;
+    return p;
+}
+
+int weir__cquery_collect(weir__cquery *q, const char *sql,
+                         weir__arrow_emit emit, void *ctx, weir__cstatus *st)
+{
+    pthread_mutex_lock(&q->lock);
+    weir_pipeline *p = pipeline(q, st);
+    int rc = -1;
+    if (p) {
+        struct ArrowArrayStream s;
+        memset(&s, 0, sizeof s);
+        weir_error e;
+        memset(&e, 0, sizeof e);
+        int wrc = weir_pipeline_query_arrow(p, sql, &s, &e);
+        if (wrc) {
+            rc = from_weir(st, wrc, &e);
+        } else {
+            rc = weir__arrow_ipc_each(&s, emit, ctx, st);
+            s.release(&s);
+        }
+    }
+    pthread_mutex_unlock(&q->lock);
+    return rc;
+}
+
+int weir__cquery_statement(weir__cquery *q, const char *sql, weir__cstatus *st)
+{
+    pthread_mutex_lock(&q->lock);
+    weir_pipeline *p = pipeline(q, st);
+    int rc = -1;
+    if (p) {
+        weir_result *res = NULL;
+        weir_error e;
+        memset(&e, 0, sizeof e);
+        int wrc = weir_pipeline_query(p, sql, &res, &e);
+        weir_result_free(res);
+        rc = wrc ? from_weir(st, wrc, &e) : 0;
+    }
+    pthread_mutex_unlock(&q->lock);
+    return rc;
+}
+
+int weir__cquery_show(weir__cquery *q, const char *sql, int num_rows,
+                      int truncate, bool vertical, weir__arrow_emit emit,
+                      void *ctx, weir__cstatus *st)
+{
+    if (num_rows < 0)
+        num_rows = 0;
+    size_t n = strlen(sql) + 64;
+    char *probe = malloc(n);
+    if (!probe)
+        return weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
+                                 "out of memory");
+    /* One row more than shown tells whether there are more. */
+    snprintf(probe, n, "SELECT * FROM (%s) LIMIT %d", sql, num_rows + 1);
+    pthread_mutex_lock(&q->lock);
+    weir_pipeline *p = pipeline(q, st);
+    weir_result *res = NULL;
+    int rc = -1;
+    if (p) {
+        weir_error e;
+        memset(&e, 0, sizeof e);
+        int wrc = weir_pipeline_query(p, probe, &res, &e);
+        rc = wrc ? from_weir(st, wrc, &e) : 0;
+    }
+    char *text = NULL;
+    if (!rc && weir__show_string(res, (size_t)num_rows, truncate, vertical, &text))
+        rc = weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
+                               "out of memory");
+    weir_result_free(res);
+    pthread_mutex_unlock(&q->lock);
+    if (!rc)
+        rc = weir__arrow_ipc_string("show_string", text, emit, ctx, st);
+    free(text);
+    free(probe);
+    return rc;
+}
+
+int weir__cquery_schema(weir__cquery *q, const char *sql, weir_arena *a,
+                        Spark__Connect__DataType **out, weir__cstatus *st)
+{
+    *out = NULL;
+    size_t n = strlen(sql) + 64;
+    char *probe = malloc(n);
+    if (!probe)
+        return weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
+                                 "out of memory");
+    snprintf(probe, n, "SELECT * FROM (%s) LIMIT 0", sql);
+    pthread_mutex_lock(&q->lock);
+    weir_pipeline *p = pipeline(q, st);
+    int rc = -1;
+    if (p) {
+        struct ArrowArrayStream s;
+        memset(&s, 0, sizeof s);
+        weir_error e;
+        memset(&e, 0, sizeof e);
+        int wrc = weir_pipeline_query_arrow(p, probe, &s, &e);
+        if (wrc) {
+            rc = from_weir(st, wrc, &e);
+        } else {
+            struct ArrowSchema schema;
+            memset(&schema, 0, sizeof schema);
+            if (s.get_schema(&s, &schema))
+                rc = weir__cstatus_set(st, WEIR_GRPC_INTERNAL, "INTERNAL_ERROR",
+                                       "XX000", "reading a result's schema");
+            else
+                rc = weir__arrow_spark_schema(a, &schema, out, st);
+            if (schema.release)
+                schema.release(&schema);
+            s.release(&s);
+        }
+    }
+    pthread_mutex_unlock(&q->lock);
+    free(probe);
+    return rc;
+}
