@@ -167,6 +167,11 @@ int weir__show_string(const weir_result *r, size_t num_rows, int truncate,
 int weir__arrow_ipc_string(const char *name, const char *value,
                            weir__arrow_emit emit, void *ctx, weir__cstatus *st);
 
+/* A schema or type in DDL ("a INT, b STRING", "ARRAY<INT>") as a Spark
+ * type (a struct for a column list), in arena a. */
+int weir__cquery_ddl(weir__cquery *q, const char *ddl, weir_arena *a,
+                     Spark__Connect__DataType **out, weir__cstatus *st);
+
 /* The result schema of a query, in arena a. */
 int weir__cquery_schema(weir__cquery *q, const char *sql, weir_arena *a,
                         Spark__Connect__DataType **out, weir__cstatus *st);

@@ -947,6 +947,17 @@ static int range(plan_ctx *c, const Spark__Connect__Range *r, q *out)
     return (out->qual = strdup(alias)) ? 0 : oom(c);
 }
 
+/* spark.createDataFrame(local rows) (plan_local.c). */
+static int local_relation(plan_ctx *c, const Spark__Connect__LocalRelation *lr, q *out)
+{
+    char alias[32];
+    next_alias(c, alias, sizeof alias);
+    if (weir__plan_local_relation(c, lr, &out->from))
+        return -1;
+    weir__buf_printf(&out->from, " AS %s", alias);
+    return (out->qual = strdup(alias)) ? 0 : oom(c);
+}
+
 /* The proto field name of a relation kind, for messages. */
 static const char *kind_name(const Rel *r)
 {
@@ -1020,12 +1031,15 @@ static int dispatch(plan_ctx *c, const Rel *r, q *out)
         return rel(c, r->repartition_by_expression ? r->repartition_by_expression->input : NULL,
                    out);
     case SPARK__CONNECT__RELATION__REL_TYPE_LOCAL_RELATION:
+        return local_relation(c, r->local_relation, out);
     case SPARK__CONNECT__RELATION__REL_TYPE_CACHED_LOCAL_RELATION:
     case SPARK__CONNECT__RELATION__REL_TYPE_CHUNKED_CACHED_LOCAL_RELATION:
         return weir__plan_fail(c, PLAN_E_UNSUPPORTED,
-                               "createDataFrame of local data is not supported yet; "
-                               "read the data from a file or use spark.sql(\"VALUES "
-                               "...\").");
+                               "createDataFrame of large local data (cached on "
+                               "the server) is not supported yet; read the data "
+                               "from a file or set "
+                               "spark.sql.session.localRelationCacheThreshold "
+                               "higher.");
     case SPARK__CONNECT__RELATION__REL_TYPE_MAP_PARTITIONS:
     case SPARK__CONNECT__RELATION__REL_TYPE_GROUP_MAP:
     case SPARK__CONNECT__RELATION__REL_TYPE_CO_GROUP_MAP:

@@ -86,6 +86,11 @@ int weir__plan_literal(plan_ctx *c, weir_buf *b,
  * ({"type":"struct","fields":[...]}) as a DDL column list. */
 int weir__plan_schema_ddl(plan_ctx *c, weir_buf *b, const char *schema);
 
+/* ---- local data (plan_local.c) ---- */
+/* spark.createDataFrame(rows): the LocalRelation's Arrow rows as VALUES. */
+int weir__plan_local_relation(plan_ctx *c, const Spark__Connect__LocalRelation *lr,
+                              weir_buf *out);
+
 /* ---- expressions (plan_expr.c) ---- */
 int weir__plan_expr(plan_ctx *c, weir_buf *b,
                     const Spark__Connect__Expression *e);

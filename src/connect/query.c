@@ -223,3 +223,54 @@ int weir__cquery_schema(weir__cquery *q, const char *sql, weir_arena *a,
     free(probe);
     return rc;
 }
+
+/* The type of the one column of `SELECT CAST(NULL AS type) AS x`. */
+static int cast_type(weir__cquery *q, const char *type, weir_arena *a,
+                     Spark__Connect__DataType **out, weir__cstatus *st)
+{
+    size_t n = strlen(type) + 64;
+    char *sql = malloc(n);
+    if (!sql)
+        return weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
+                                 "out of memory");
+    snprintf(sql, n, "SELECT CAST(NULL AS %s) AS x", type);
+    Spark__Connect__DataType *row = NULL;
+    int rc = weir__cquery_schema(q, sql, a, &row, st);
+    free(sql);
+    if (rc)
+        return rc;
+    if (row->kind_case != SPARK__CONNECT__DATA_TYPE__KIND_STRUCT ||
+        row->struct_->n_fields != 1)
+        return weir__cstatus_set(st, WEIR_GRPC_INTERNAL, "INTERNAL_ERROR",
+                                 "XX000", "parsing a type");
+    *out = row->struct_->fields[0]->data_type;
+    return 0;
+}
+
+int weir__cquery_ddl(weir__cquery *q, const char *ddl, weir_arena *a,
+                     Spark__Connect__DataType **out, weir__cstatus *st)
+{
+    *out = NULL;
+    if (strchr(ddl, ';'))
+        return weir__cstatus_set(st, WEIR_GRPC_INTERNAL, "PARSE_SYNTAX_ERROR",
+                                 "42601", "Syntax error in the schema '%.200s'.",
+                                 ddl);
+    /* "a INT, b STRING" is a struct's fields; "INT" a type of its own. */
+    size_t n = strlen(ddl) + 16;
+    char *wrapped = malloc(n);
+    if (!wrapped)
+        return weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
+                                 "out of memory");
+    snprintf(wrapped, n, "STRUCT<%s>", ddl);
+    weir__cstatus first = { 0 };
+    int rc = cast_type(q, wrapped, a, out, &first);
+    free(wrapped);
+    if (rc && first.code != WEIR_GRPC_FAILED_PRECONDITION) {
+        rc = cast_type(q, ddl, a, out, st);
+        if (rc)
+            *st = first;
+    } else if (rc) {
+        *st = first;
+    }
+    return rc;
+}

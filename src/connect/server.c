@@ -1087,6 +1087,8 @@ static void handle_analyze(weir_connect_server *srv, weir__grpc_call *call)
         SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__IS_STREAMING__INIT;
     Spark__Connect__AnalyzePlanResponse__Schema sch =
         SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__SCHEMA__INIT;
+    Spark__Connect__AnalyzePlanResponse__DDLParse ddl =
+        SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__DDLPARSE__INIT;
     weir_arena arena;
     weir__arena_init(&arena);
     int rc = 0;
@@ -1109,6 +1111,17 @@ static void handle_analyze(weir_connect_server *srv, weir__grpc_call *call)
                                 &st);
             resp.result_case = SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__RESULT_SCHEMA;
             resp.schema = &sch;
+            break;
+        }
+        /* fall through */
+    case SPARK__CONNECT__ANALYZE_PLAN_REQUEST__ANALYZE_DDL_PARSE:
+        if (req->analyze_case == SPARK__CONNECT__ANALYZE_PLAN_REQUEST__ANALYZE_DDL_PARSE &&
+            srv->serve && !in_query_function(req->user_context)) {
+            rc = weir__cquery_ddl(weir__cserve_query(srv->serve),
+                                  req->ddl_parse->ddl_string ? req->ddl_parse->ddl_string : "",
+                                  &arena, &ddl.parsed, &st);
+            resp.result_case = SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__RESULT_DDL_PARSE;
+            resp.ddl_parse = &ddl;
             break;
         }
         /* fall through */

@@ -10,6 +10,7 @@ set(WEIR_CONNECT_SOURCES
   src/connect/pipeline.c
   src/connect/plan.c
   src/connect/plan_expr.c
+  src/connect/plan_local.c
   src/connect/plan_text.c
   src/connect/plan_types.c
   src/connect/query.c

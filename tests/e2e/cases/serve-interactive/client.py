@@ -25,6 +25,18 @@ spark.sql("SELECT 1 AS x WHERE false").show()
 print("empty:", spark.sql("SELECT id FROM orders WHERE id < 0").collect())
 big = spark.range(0, 200000).selectExpr("id", "id * 2 AS twice")
 print("big:", big.count(), sum(r.twice for r in big.collect()))
+import datetime, decimal
+local = spark.createDataFrame(
+    [(1, "a", 2.5, True, datetime.date(2024, 1, 2),
+      datetime.datetime(2024, 1, 2, 3, 4, 5, 123456), decimal.Decimal("12.340"),
+      b"\x01\xff", None),
+     (2, "it's", float("nan"), False, None, None, None, None, "x")],
+    "id long, s string, d double, b boolean, dt date, ts timestamp, "
+    "dec decimal(10,3), bin binary, n string")
+print("local:", local.orderBy("id").collect())
+print("local schema:", local.schema.simpleString())
+print("local join:", local.join(orders, "id").select("id", "customer").orderBy("id").collect())
+print("local empty:", spark.createDataFrame([], "a int, b string").schema.simpleString())
 spark.sql("CREATE TABLE notes (id BIGINT, note STRING)")
 spark.sql("INSERT INTO notes VALUES (1, 'first'), (2, NULL)")
 print("notes:", spark.table("notes").orderBy("id").collect())

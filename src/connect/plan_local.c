@@ -1,0 +1,316 @@
+/*
+ * spark.createDataFrame(local rows): the client sends the rows as an Arrow
+ * IPC stream in a LocalRelation; weir decodes it with nanoarrow and writes
+ * the rows as Spark SQL, `SELECT * FROM VALUES (...), ... AS t(a, b)` with
+ * every value a typed literal, so that the result has the client's column
+ * names and types. Nested types are refused with a clear error.
+ *
+ * Bounded by the request size the endpoint accepts and by
+ * WEIR_PLAN_MAX_SQL for the generated text.
+ */
+#include "connect/plan_internal.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "nanoarrow/nanoarrow.h"
+#include "nanoarrow/nanoarrow_ipc.h"
+
+/* The Spark SQL type of a column, or NULL (unsupported). */
+static const char *sql_type(const struct ArrowSchemaView *v, char *buf,
+                            size_t size)
+{
+    switch (v->type) {
+    case NANOARROW_TYPE_NA: return "VOID";
+    case NANOARROW_TYPE_BOOL: return "BOOLEAN";
+    case NANOARROW_TYPE_INT8: return "TINYINT";
+    case NANOARROW_TYPE_INT16: case NANOARROW_TYPE_UINT8: return "SMALLINT";
+    case NANOARROW_TYPE_INT32: case NANOARROW_TYPE_UINT16: return "INT";
+    case NANOARROW_TYPE_INT64: case NANOARROW_TYPE_UINT32: return "BIGINT";
+    case NANOARROW_TYPE_FLOAT: case NANOARROW_TYPE_HALF_FLOAT: return "FLOAT";
+    case NANOARROW_TYPE_DOUBLE: return "DOUBLE";
+    case NANOARROW_TYPE_STRING: case NANOARROW_TYPE_LARGE_STRING:
+    case NANOARROW_TYPE_STRING_VIEW: return "STRING";
+    case NANOARROW_TYPE_BINARY: case NANOARROW_TYPE_LARGE_BINARY:
+    case NANOARROW_TYPE_BINARY_VIEW: return "BINARY";
+    case NANOARROW_TYPE_DATE32: return "DATE";
+    case NANOARROW_TYPE_TIMESTAMP:
+        return v->timezone && *v->timezone ? "TIMESTAMP" : "TIMESTAMP_NTZ";
+    case NANOARROW_TYPE_DECIMAL128:
+        snprintf(buf, size, "DECIMAL(%d, %d)", v->decimal_precision,
+                 v->decimal_scale);
+        return buf;
+    default: return NULL;
+    }
+}
+
+/* Microseconds since the epoch as a timestamp literal's text. */
+static void put_micros(weir_buf *b, const char *kw, int64_t us)
+{
+    int64_t secs = us / 1000000, frac = us % 1000000;
+    if (frac < 0) {
+        frac += 1000000;
+        secs--;
+    }
+    time_t t = (time_t)secs;
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    weir__buf_printf(b, "%s'%04d-%02d-%02d %02d:%02d:%02d.%06" PRId64 "'", kw,
+                     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                     tm.tm_min, tm.tm_sec, frac);
+}
+
+static int64_t to_micros(const struct ArrowSchemaView *v, int64_t x)
+{
+    switch (v->time_unit) {
+    case NANOARROW_TIME_UNIT_SECOND: return x * 1000000;
+    case NANOARROW_TIME_UNIT_MILLI: return x * 1000;
+    case NANOARROW_TIME_UNIT_NANO: return x / 1000;
+    default: return x;
+    }
+}
+
+static int put_value(plan_ctx *c, weir_buf *b, const struct ArrowSchemaView *v,
+                     const struct ArrowArrayView *a, int64_t i, const char *type)
+{
+    if (ArrowArrayViewIsNull(a, i) || v->type == NANOARROW_TYPE_NA) {
+        weir__buf_printf(b, "CAST(NULL AS %s)", type);
+        return 0;
+    }
+    switch (v->type) {
+    case NANOARROW_TYPE_BOOL:
+        weir__buf_puts(b, ArrowArrayViewGetIntUnsafe(a, i) ? "true" : "false");
+        return 0;
+    case NANOARROW_TYPE_INT8: case NANOARROW_TYPE_INT16: case NANOARROW_TYPE_INT32:
+    case NANOARROW_TYPE_INT64: case NANOARROW_TYPE_UINT8: case NANOARROW_TYPE_UINT16:
+    case NANOARROW_TYPE_UINT32:
+        weir__buf_printf(b, "CAST(%" PRId64 " AS %s)", ArrowArrayViewGetIntUnsafe(a, i),
+                         type);
+        return 0;
+    case NANOARROW_TYPE_FLOAT: case NANOARROW_TYPE_HALF_FLOAT:
+    case NANOARROW_TYPE_DOUBLE: {
+        double d = ArrowArrayViewGetDoubleUnsafe(a, i);
+        if (isnan(d))
+            weir__buf_printf(b, "CAST('NaN' AS %s)", type);
+        else if (isinf(d))
+            weir__buf_printf(b, "CAST('%sInfinity' AS %s)", d < 0 ? "-" : "", type);
+        else
+            weir__buf_printf(b, "CAST('%.17g' AS %s)", d, type);
+        return 0;
+    }
+    case NANOARROW_TYPE_STRING: case NANOARROW_TYPE_LARGE_STRING:
+    case NANOARROW_TYPE_STRING_VIEW: {
+        struct ArrowStringView s = ArrowArrayViewGetStringUnsafe(a, i);
+        if (memchr(s.data, '\0', (size_t)s.size_bytes))
+            return weir__plan_fail(c, PLAN_E_UNSUPPORTED,
+                                   "createDataFrame: a string holds a NUL character.");
+        weir__plan_put_stringn(b, s.data, (size_t)s.size_bytes);
+        return 0;
+    }
+    case NANOARROW_TYPE_BINARY: case NANOARROW_TYPE_LARGE_BINARY:
+    case NANOARROW_TYPE_BINARY_VIEW: {
+        struct ArrowBufferView bv = ArrowArrayViewGetBytesUnsafe(a, i);
+        weir__buf_puts(b, "X'");
+        for (int64_t k = 0; k < bv.size_bytes; k++)
+            weir__buf_printf(b, "%02X", bv.data.as_uint8[k]);
+        weir__buf_putc(b, '\'');
+        return 0;
+    }
+    case NANOARROW_TYPE_DATE32: {
+        int64_t days = ArrowArrayViewGetIntUnsafe(a, i);
+        time_t t = (time_t)(days * 86400);
+        struct tm tm;
+        gmtime_r(&t, &tm);
+        weir__buf_printf(b, "DATE'%04d-%02d-%02d'", tm.tm_year + 1900,
+                         tm.tm_mon + 1, tm.tm_mday);
+        return 0;
+    }
+    case NANOARROW_TYPE_TIMESTAMP:
+        put_micros(b, strcmp(type, "TIMESTAMP") == 0 ? "TIMESTAMP" : "TIMESTAMP_NTZ",
+                   to_micros(v, ArrowArrayViewGetIntUnsafe(a, i)));
+        return 0;
+    case NANOARROW_TYPE_DECIMAL128: {
+        struct ArrowDecimal dec;
+        ArrowDecimalInit(&dec, 128, v->decimal_precision, v->decimal_scale);
+        ArrowArrayViewGetDecimalUnsafe(a, i, &dec);
+        struct ArrowBuffer digits;
+        ArrowBufferInit(&digits);
+        if (ArrowDecimalAppendDigitsToBuffer(&dec, &digits)) {
+            ArrowBufferReset(&digits);
+            return weir__plan_fail(c, PLAN_E_INVALID, "createDataFrame: a bad decimal.");
+        }
+        /* digits of the unscaled value, then the scale's point */
+        const char *d = (const char *)digits.data;
+        size_t n = (size_t)digits.size_bytes;
+        bool neg = n && d[0] == '-';
+        if (neg) {
+            d++;
+            n--;
+        }
+        weir__buf_printf(b, "CAST('%s", neg ? "-" : "");
+        int scale = v->decimal_scale;
+        if (scale <= 0) {
+            weir__buf_put(b, d, n);
+            for (int k = 0; k < -scale; k++)
+                weir__buf_putc(b, '0');
+        } else if (n > (size_t)scale) {
+            weir__buf_put(b, d, n - (size_t)scale);
+            weir__buf_putc(b, '.');
+            weir__buf_put(b, d + n - (size_t)scale, (size_t)scale);
+        } else {
+            weir__buf_puts(b, "0.");
+            for (size_t k = n; k < (size_t)scale; k++)
+                weir__buf_putc(b, '0');
+            weir__buf_put(b, d, n);
+        }
+        weir__buf_printf(b, "' AS %s)", type);
+        ArrowBufferReset(&digits);
+        return 0;
+    }
+    default:
+        return weir__plan_fail(c, PLAN_E_UNSUPPORTED, "createDataFrame: a column "
+                               "type weir cannot read from local data.");
+    }
+}
+
+int weir__plan_local_relation(plan_ctx *c, const Spark__Connect__LocalRelation *lr,
+                              weir_buf *out)
+{
+    if (!lr)
+        return weir__plan_fail(c, PLAN_E_INVALID, "A local relation is empty.");
+    if (!lr->_data_case) {
+        /* createDataFrame([], schema): the schema alone, no rows. */
+        if (!lr->_schema_case || !lr->schema)
+            return weir__plan_fail(c, PLAN_E_INVALID,
+                                   "A local relation has neither rows nor a schema.");
+        weir_buf ddl = WEIR_BUF_INIT;
+        int rc = weir__plan_schema_ddl(c, &ddl, lr->schema);
+        if (!rc) {
+            char alias[32];
+            snprintf(alias, sizeof alias, "_empty%u", c->next_alias++);
+            weir__buf_printf(out, "(SELECT %s.* FROM (SELECT CAST(NULL AS STRUCT<%s>) AS %s) "
+                             "WHERE false)", alias, weir__buf_cstr(&ddl), alias);
+        }
+        weir__buf_free(&ddl);
+        return rc;
+    }
+    struct ArrowBuffer in;
+    ArrowBufferInit(&in);
+    struct ArrowIpcInputStream is;
+    struct ArrowArrayStream stream;
+    struct ArrowSchema schema;
+    memset(&stream, 0, sizeof stream);
+    memset(&schema, 0, sizeof schema);
+    memset(&is, 0, sizeof is);
+    /* The input stream takes the buffer, the reader the input stream. */
+    int rc = ArrowBufferAppend(&in, lr->data.data, (int64_t)lr->data.len);
+    if (!rc)
+        rc = ArrowIpcInputStreamInitBuffer(&is, &in);
+    if (!rc && (rc = ArrowIpcArrayStreamReaderInit(&stream, &is, NULL)) &&
+        is.release)
+        is.release(&is);
+    if (!rc)
+        rc = stream.get_schema(&stream, &schema);
+    if (rc) {
+        ArrowBufferReset(&in);
+        if (stream.release)
+            stream.release(&stream);
+        return weir__plan_fail(c, PLAN_E_INVALID,
+                               "createDataFrame: the local data is not an Arrow "
+                               "IPC stream.");
+    }
+    int64_t n_cols = schema.n_children;
+    struct ArrowSchemaView *views = calloc((size_t)n_cols + 1, sizeof *views);
+    char (*types)[48] = calloc((size_t)n_cols + 1, sizeof *types);
+    const char **tnames = calloc((size_t)n_cols + 1, sizeof *tnames);
+    struct ArrowError aerr;
+    int result = views && types && tnames ? 0 : -1;
+    if (result)
+        weir__plan_fail(c, PLAN_E_INVALID, "out of memory");
+    for (int64_t k = 0; !result && k < n_cols; k++) {
+        if (ArrowSchemaViewInit(&views[k], schema.children[k], &aerr) ||
+            !(tnames[k] = sql_type(&views[k], types[k], sizeof types[k])))
+            result = weir__plan_fail(c, PLAN_E_UNSUPPORTED,
+                                     "createDataFrame: column '%s' has a type "
+                                     "weir cannot take from local data yet "
+                                     "(nested types are not supported).",
+                                     schema.children[k]->name
+                                         ? schema.children[k]->name : "?");
+    }
+    struct ArrowArrayView view;
+    bool have_view = false;
+    if (!result) {
+        have_view = !ArrowArrayViewInitFromSchema(&view, &schema, &aerr);
+        if (!have_view)
+            result = weir__plan_fail(c, PLAN_E_INVALID, "createDataFrame: %s",
+                                     aerr.message);
+    }
+    int64_t rows = 0;
+    weir_buf vals = WEIR_BUF_INIT;
+    while (!result) {
+        struct ArrowArray batch;
+        memset(&batch, 0, sizeof batch);
+        if (stream.get_next(&stream, &batch)) {
+            result = weir__plan_fail(c, PLAN_E_INVALID,
+                                     "createDataFrame: the local data is damaged.");
+            break;
+        }
+        if (!batch.release)
+            break;
+        if (ArrowArrayViewSetArray(&view, &batch, &aerr)) {
+            batch.release(&batch);
+            result = weir__plan_fail(c, PLAN_E_INVALID, "createDataFrame: %s",
+                                     aerr.message);
+            break;
+        }
+        for (int64_t i = 0; !result && i < batch.length; i++) {
+            weir__buf_puts(&vals, rows++ ? ", (" : "(");
+            for (int64_t k = 0; !result && k < n_cols; k++) {
+                if (k)
+                    weir__buf_puts(&vals, ", ");
+                result = put_value(c, &vals, &views[k], view.children[k],
+                                   i + batch.offset, tnames[k]);
+            }
+            weir__buf_putc(&vals, ')');
+            if (vals.len > WEIR_PLAN_MAX_SQL)
+                result = weir__plan_fail(c, PLAN_E_UNSUPPORTED,
+                                         "createDataFrame: the local data is "
+                                         "too large for a query.");
+        }
+        batch.release(&batch);
+    }
+    if (!result) {
+        weir__buf_puts(out, "(SELECT ");
+        if (rows == 0) {
+            /* no rows: typed NULLs, filtered out */
+            for (int64_t k = 0; k < n_cols; k++) {
+                weir__buf_printf(out, "%sCAST(NULL AS %s) AS ", k ? ", " : "", tnames[k]);
+                weir__plan_put_ident(out, schema.children[k]->name ? schema.children[k]->name : "");
+            }
+            weir__buf_puts(out, " WHERE false)");
+        } else {
+            weir__buf_puts(out, "* FROM VALUES ");
+            weir__buf_puts(out, weir__buf_cstr(&vals));
+            weir__buf_puts(out, " AS _local(");
+            for (int64_t k = 0; k < n_cols; k++) {
+                if (k)
+                    weir__buf_puts(out, ", ");
+                weir__plan_put_ident(out, schema.children[k]->name ? schema.children[k]->name : "");
+            }
+            weir__buf_puts(out, "))");
+        }
+    }
+    weir__buf_free(&vals);
+    if (have_view)
+        ArrowArrayViewReset(&view);
+    free(views);
+    free(types);
+    free(tnames);
+    schema.release(&schema);
+    stream.release(&stream);
+    return result;
+}
