@@ -207,7 +207,23 @@ TEST(malformed_plans_fail_cleanly)
     local.rel_type_case = SPARK__CONNECT__RELATION__REL_TYPE_LOCAL_RELATION;
     local.local_relation = &lr;
     CHECK(sql_of(&local, &err) == NULL);
-    CHECK_CONTAINS(err.message, "createDataFrame of local data is not supported yet");
+    CHECK_CONTAINS(err.message, "neither rows nor a schema");
+    /* Rows that are not an Arrow IPC stream. */
+    static uint8_t junk[] = { 0xff, 0xff, 0xff, 0xff, 0x10, 0, 0, 0, 1, 2, 3 };
+    lr._data_case = SPARK__CONNECT__LOCAL_RELATION___DATA_DATA;
+    lr.data.data = junk;
+    lr.data.len = sizeof junk;
+    CHECK(sql_of(&local, &err) == NULL);
+    CHECK_CONTAINS(err.message, "not an Arrow IPC stream");
+    /* No rows, a schema: typed and empty. */
+    lr._data_case = 0;
+    lr._schema_case = SPARK__CONNECT__LOCAL_RELATION___SCHEMA_SCHEMA;
+    lr.schema = "a INT, b STRING";
+    char *no_rows = sql_of(&local, &err);
+    CHECK(no_rows != NULL);
+    if (no_rows)
+        CHECK_CONTAINS(no_rows, "CAST(NULL AS STRUCT<");
+    free(no_rows);
 
     /* Table names and SQL text must stay self-contained. */
     Spark__Connect__Read__NamedTable nt = SPARK__CONNECT__READ__NAMED_TABLE__INIT;
