@@ -41,8 +41,9 @@
 #define MAX_OPS 64
 #define MAX_OP_BYTES (16u << 20) /* responses kept per operation */
 
+/* A conf a client session set (Spark keeps confs per session). */
 typedef struct conf_entry {
-    char *key, *value;
+    char *session, *key, *value;
 } conf_entry;
 
 typedef struct stored_response {
@@ -293,12 +294,25 @@ static int analysis_in_query_function(weir__cstatus *st)
  * Config
  * ------------------------------------------------------------------------ */
 
-/* The value of a conf (session first, then the known answers); NULL when
+static bool conf_is(const conf_entry *e, const char *session, const char *key)
+{
+    return strcmp(e->session, session) == 0 && (!key || strcmp(e->key, key) == 0);
+}
+
+static void conf_free(conf_entry *e)
+{
+    free(e->session);
+    free(e->key);
+    free(e->value);
+}
+
+/* The value of a conf (the session's, then the known answers); NULL when
  * unset. Caller holds `state`. */
-static const char *conf_value(weir_connect_server *srv, const char *key)
+static const char *conf_value(weir_connect_server *srv, const char *session,
+                              const char *key)
 {
     for (size_t i = 0; i < srv->confs.len; i++)
-        if (strcmp(srv->confs.items[i].key, key) == 0)
+        if (conf_is(&srv->confs.items[i], session, key))
             return srv->confs.items[i].value;
     for (size_t i = 0; i < sizeof known_confs / sizeof *known_confs; i++)
         if (strcmp(known_confs[i].key, key) == 0)
@@ -306,19 +320,21 @@ static const char *conf_value(weir_connect_server *srv, const char *key)
     return NULL;
 }
 
-static void conf_unset(weir_connect_server *srv, const char *key)
+/* Unset key of the session (key NULL: all its confs). */
+static void conf_unset(weir_connect_server *srv, const char *session,
+                       const char *key)
 {
-    for (size_t i = 0; i < srv->confs.len; i++)
-        if (strcmp(srv->confs.items[i].key, key) == 0) {
-            free(srv->confs.items[i].key);
-            free(srv->confs.items[i].value);
+    for (size_t i = 0; i < srv->confs.len;)
+        if (conf_is(&srv->confs.items[i], session, key)) {
+            conf_free(&srv->confs.items[i]);
             srv->confs.items[i] = srv->confs.items[--srv->confs.len];
-            return;
+        } else {
+            i++;
         }
 }
 
-static int conf_set(weir_connect_server *srv, const char *key,
-                    const char *value, weir__cstatus *st)
+static int conf_set(weir_connect_server *srv, const char *session,
+                    const char *key, const char *value, weir__cstatus *st)
 {
     if (!key || !*key)
         return weir__cstatus_set(st, WEIR_GRPC_INVALID_ARGUMENT, "", "",
@@ -326,16 +342,15 @@ static int conf_set(weir_connect_server *srv, const char *key,
     if (strlen(key) + strlen(value ? value : "") > MAX_CONF_BYTES)
         return weir__cstatus_set(st, WEIR_GRPC_INVALID_ARGUMENT, "", "",
                                  "conf '%.100s' is too long", key);
-    conf_unset(srv, key);
+    conf_unset(srv, session, key);
     if (!value)
         return 0;
     if (srv->confs.len >= MAX_CONFS)
         return weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
                                  "too many confs set");
-    conf_entry e = { strdup(key), strdup(value) };
-    if (!e.key || !e.value || WEIR_VEC_PUSH(&srv->confs, e)) {
-        free(e.key);
-        free(e.value);
+    conf_entry e = { strdup(session), strdup(key), strdup(value) };
+    if (!e.session || !e.key || !e.value || WEIR_VEC_PUSH(&srv->confs, e)) {
+        conf_free(&e);
         return weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
                                  "out of memory");
     }
@@ -372,17 +387,18 @@ static void handle_config(weir_connect_server *srv, weir__grpc_call *call)
     char **dups = NULL; /* values copied out of the locked conf list */
     size_t n_dups = 0;
     const Spark__Connect__ConfigRequest__Operation *op = req->operation;
+    const char *sid = req->session_id ? req->session_id : "";
     pthread_mutex_lock(&srv->state);
     switch (op ? op->op_type_case : 0) {
     case SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_SET:
         for (size_t i = 0; !rc && i < op->set->n_pairs; i++) {
             const Spark__Connect__KeyValue *kv = op->set->pairs[i];
-            rc = conf_set(srv, kv->key, kv->_value_case ? kv->value : NULL, &st);
+            rc = conf_set(srv, sid, kv->key, kv->_value_case ? kv->value : NULL, &st);
         }
         break;
     case SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_UNSET:
         for (size_t i = 0; i < op->unset->n_keys; i++)
-            conf_unset(srv, op->unset->keys[i]);
+            conf_unset(srv, sid, op->unset->keys[i]);
         break;
     case SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_GET:
     case SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_GET_OPTION:
@@ -403,7 +419,7 @@ static void handle_config(weir_connect_server *srv, weir__grpc_call *call)
             const char *v =
                 op->op_type_case == SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_IS_MODIFIABLE
                     ? "true"
-                    : conf_value(srv, keys[i]);
+                    : conf_value(srv, sid, keys[i]);
             dups[n_dups] = v ? strdup(v) : NULL;
             rc = pairs_add(&p, keys[i], dups[n_dups]);
             n_dups++;
@@ -416,7 +432,7 @@ static void handle_config(weir_connect_server *srv, weir__grpc_call *call)
         rc = dups ? 0 : -1;
         for (size_t i = 0; !rc && i < n; i++) {
             const Spark__Connect__KeyValue *kv = op->get_with_default->pairs[i];
-            const char *v = conf_value(srv, kv->key);
+            const char *v = conf_value(srv, sid, kv->key);
             if (!v)
                 v = kv->_value_case ? kv->value : NULL;
             dups[n_dups] = v ? strdup(v) : NULL;
@@ -432,7 +448,7 @@ static void handle_config(weir_connect_server *srv, weir__grpc_call *call)
         rc = dups ? 0 : -1;
         for (size_t i = 0; !rc && i < srv->confs.len; i++) {
             const conf_entry *e = &srv->confs.items[i];
-            if (!weir__str_starts(e->key, prefix))
+            if (strcmp(e->session, sid) != 0 || !weir__str_starts(e->key, prefix))
                 continue;
             dups[n_dups] = strdup(e->key);
             dups[n_dups + 1] = strdup(e->value);
@@ -442,7 +458,7 @@ static void handle_config(weir_connect_server *srv, weir__grpc_call *call)
         for (size_t i = 0; !rc && i < sizeof known_confs / sizeof *known_confs; i++) {
             bool shadowed = false;
             for (size_t j = 0; j < srv->confs.len; j++)
-                shadowed |= strcmp(srv->confs.items[j].key, known_confs[i].key) == 0;
+                shadowed |= conf_is(&srv->confs.items[j], sid, known_confs[i].key);
             if (!shadowed && weir__str_starts(known_confs[i].key, prefix))
                 rc = pairs_add(&p, known_confs[i].key, known_confs[i].value);
         }
@@ -954,6 +970,9 @@ static void handle_release_session(weir_connect_server *srv,
         fail(call, &st);
         return;
     }
+    pthread_mutex_lock(&srv->state);
+    conf_unset(srv, req->session_id ? req->session_id : "", NULL);
+    pthread_mutex_unlock(&srv->state);
     if (srv->serve) {
         /* Its graphs go (a running one when its run ends). */
         weir__cserve_release_session(srv->serve, req->session_id);
@@ -1276,8 +1295,7 @@ void weir_connect_stop(weir_connect_server *srv)
     weir__creg_free(srv->reg);
     weir__cserve_free(srv->serve);
     for (size_t i = 0; i < srv->confs.len; i++) {
-        free(srv->confs.items[i].key);
-        free(srv->confs.items[i].value);
+        conf_free(&srv->confs.items[i]);
     }
     WEIR_VEC_FREE(&srv->confs);
     for (size_t i = 0; i < srv->ops.len; i++)

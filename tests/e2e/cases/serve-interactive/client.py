@@ -46,4 +46,10 @@ for q in ["SELECT * FROM missing_table", "SELECT 1 +", "SELECT nope FROM orders"
         spark.sql(q).collect()
     except Exception as e:
         print("error:", type(e).__name__, getattr(e, "getErrorClass", lambda: None)())
+spark.conf.set("weir.test.key", "one")
+other = SparkSession.builder.remote(sys.argv[1]).create()
+print("confs:", spark.conf.get("weir.test.key"), other.conf.get("weir.test.key", "unset"))
+other.conf.set("weir.test.key", "two")
+print("confs:", spark.conf.get("weir.test.key"), other.conf.get("weir.test.key"))
+print("other:", other.sql("SELECT count(*) AS n FROM orders").collect())
 spark.stop()
