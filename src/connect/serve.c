@@ -811,8 +811,15 @@ unsigned weir__cserve_shutdown(weir__cserve *s)
             pthread_cond_timedwait(&s->changed, &s->lock, &until) != 0)
             break;
     }
+    size_t held = 0;
+    for (size_t i = 0; i < s->graphs.len; i++)
+        held += !s->graphs.items[i]->dropped;
     pthread_mutex_unlock(&s->lock);
     if (stuck)
         say(s, "Some updates did not stop within %d seconds", SHUTDOWN_WAIT_S);
+    /* Graphs of sessions that never ended (clients that died): kept until
+     * evicted (at most MAX_GRAPHS) or now. */
+    say(s, "%zu dataflow graph%s of unreleased sessions dropped", held,
+        held == 1 ? "" : "s");
     return n;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/buf.h"
 #include "util/fs.h"
@@ -149,7 +150,12 @@ int weir__storage_open(weir_storage **out, const char *root,
         char holder[64] = "";
         rc = lock ? weir__fs_lock(&s->lock_fd, lock, holder, sizeof(holder), err)
                   : WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-        if (rc == WEIR_EBUSY)
+        if (rc == WEIR_EBUSY && strtol(holder, NULL, 10) == (long)getpid())
+            WEIR_ERR(err, WEIR_EBUSY, "PIPELINE_STORAGE_BUSY",
+                     "storage %s is in use by another pipeline of this "
+                     "process (an update, or queries holding it open); "
+                     "wait for it to finish", root);
+        else if (rc == WEIR_EBUSY)
             WEIR_ERR(err, WEIR_EBUSY, "PIPELINE_STORAGE_BUSY",
                      "storage %s is in use by another weir process%s%s%s; "
                      "wait for its update to finish",
