@@ -15,6 +15,8 @@ scripts/pyclient.sh 4.2.0 >/dev/null
 scripts/pyclient.sh 4.1.3 >/dev/null
 # The Apache Kafka broker of the kafka-* cases (Maven Central, pinned).
 scripts/kafka.sh fetch
+# Apache Spark's JVM Connect client of e2e/serve-jvm-client (Maven Central).
+scripts/jvm-client.sh fetch >/dev/null
 # The independent readers (stock DuckDB, deltalake) several cases use.
 scripts/pyenv.sh >/dev/null
 

@@ -200,6 +200,94 @@ int weir__arrow_ipc_string(const char *name, const char *value,
     return result;
 }
 
+/* Keep the bytes emit_batch hands over. */
+typedef struct bytes_out {
+    uint8_t *data;
+    size_t n;
+} bytes_out;
+
+static int keep_bytes(void *ctx, const uint8_t *data, size_t n, int64_t rows)
+{
+    (void)rows;
+    bytes_out *b = ctx;
+    b->data = malloc(n ? n : 1);
+    if (!b->data)
+        return -1;
+    memcpy(b->data, data, n);
+    b->n = n;
+    return 0;
+}
+
+int weir__arrow_ipc_no_columns(uint8_t **out, size_t *n, weir__cstatus *st)
+{
+    *out = NULL;
+    *n = 0;
+    struct ArrowSchema schema;
+    struct ArrowArray batch;
+    struct ArrowArrayView view;
+    struct ArrowError aerr;
+    memset(&batch, 0, sizeof batch);
+    memset(&aerr, 0, sizeof aerr);
+    ArrowSchemaInit(&schema);
+    int rc = ArrowSchemaSetTypeStruct(&schema, 0);
+    if (!rc)
+        rc = ArrowArrayInitFromSchema(&batch, &schema, &aerr);
+    if (!rc)
+        rc = ArrowArrayStartAppending(&batch);
+    if (!rc)
+        rc = ArrowArrayFinishBuildingDefault(&batch, &aerr);
+    bool have_view = !rc && !(rc = ArrowArrayViewInitFromSchema(&view, &schema, &aerr));
+    bytes_out b = { NULL, 0 };
+    int result;
+    if (rc) {
+        if (batch.release)
+            batch.release(&batch);
+        result = weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
+                                   "out of memory encoding a result");
+    } else {
+        struct ArrowBuffer buf;
+        ArrowBufferInit(&buf);
+        result = emit_batch(&schema, &view, &batch, &buf, keep_bytes, &b, st);
+        ArrowBufferReset(&buf);
+        if (result && !st->code)
+            weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
+                              "out of memory encoding a result");
+    }
+    if (have_view)
+        ArrowArrayViewReset(&view);
+    schema.release(&schema);
+    *out = b.data;
+    *n = b.n;
+    return result;
+}
+
+bool weir__arrow_ipc_is_no_columns(const uint8_t *data, size_t n)
+{
+    struct ArrowBuffer in;
+    ArrowBufferInit(&in);
+    struct ArrowIpcInputStream is;
+    struct ArrowArrayStream stream;
+    struct ArrowSchema schema;
+    memset(&is, 0, sizeof is);
+    memset(&stream, 0, sizeof stream);
+    memset(&schema, 0, sizeof schema);
+    bool none = false;
+    int rc = ArrowBufferAppend(&in, data, (int64_t)n);
+    if (!rc)
+        rc = ArrowIpcInputStreamInitBuffer(&is, &in);
+    if (!rc && (rc = ArrowIpcArrayStreamReaderInit(&stream, &is, NULL)) && is.release)
+        is.release(&is);
+    if (!rc && !stream.get_schema(&stream, &schema)) {
+        none = schema.n_children == 0;
+        schema.release(&schema);
+    }
+    if (rc)
+        ArrowBufferReset(&in);
+    if (stream.release)
+        stream.release(&stream);
+    return none;
+}
+
 /* ---- Arrow schema -> Spark Connect DataType -------------------------------- */
 
 static Spark__Connect__DataType *dt_new(weir_arena *a)

@@ -138,6 +138,12 @@ typedef int (*weir__arrow_emit)(void *ctx, const uint8_t *data, size_t n,
 int weir__arrow_ipc_each(struct ArrowArrayStream *in, weir__arrow_emit emit,
                          void *ctx, weir__cstatus *st);
 
+/* The result of a statement (CREATE, INSERT, ...): no columns, no rows, as
+ * an Arrow IPC stream (*out malloc'd). 0 or -1 with *st filled. */
+int weir__arrow_ipc_no_columns(uint8_t **out, size_t *n, weir__cstatus *st);
+/* Is data an Arrow IPC stream of no columns (such a result sent back)? */
+bool weir__arrow_ipc_is_no_columns(const uint8_t *data, size_t n);
+
 /* The Spark type of an Arrow schema (a struct for a result's columns), in
  * arena a. Returns 0 or -1 with *st filled (a type Spark lacks). */
 int weir__arrow_spark_schema(weir_arena *a, const struct ArrowSchema *s,

@@ -668,11 +668,30 @@ static int exec_arrow(void *ctx, const uint8_t *data, size_t n, int64_t rows)
     return exec_send(x, &r) ? -1 : 0;
 }
 
+/* Is rel a local relation of no columns (a statement's result)? */
+static bool no_columns(const Spark__Connect__Relation *rel)
+{
+    return rel && rel->rel_type_case == SPARK__CONNECT__RELATION__REL_TYPE_LOCAL_RELATION &&
+           rel->local_relation && rel->local_relation->_data_case &&
+           weir__arrow_ipc_is_no_columns(rel->local_relation->data.data,
+                                         rel->local_relation->data.len);
+}
+
 /* A plan's root relation in serving mode: a query of the served project,
  * its rows streamed as Arrow batches. */
 static int exec_query(exec_ctx *x, const Spark__Connect__Relation *rel,
                       weir__cstatus *st)
 {
+    /* A statement's result sent back: no columns, nothing to run. */
+    if (no_columns(rel)) {
+        uint8_t *bytes = NULL;
+        size_t n = 0;
+        if (weir__arrow_ipc_no_columns(&bytes, &n, st))
+            return -1;
+        int rc = exec_arrow(x, bytes, n, 0);
+        free(bytes);
+        return rc ? weir__cstatus_set(st, WEIR_GRPC_CANCELLED, "", "", "client gone") : 0;
+    }
     const Spark__Connect__ShowString *show =
         rel->rel_type_case == SPARK__CONNECT__RELATION__REL_TYPE_SHOW_STRING
             ? rel->show_string : NULL;
@@ -719,8 +738,7 @@ static bool sql_is_query(const char *sql)
  * answered without a result and the client keeps it as a lazy
  * Relation.sql (as Spark does inside query functions); anything else is
  * refused like Spark refuses side effects in pipeline definitions. */
-static int exec_sql_command(weir_connect_server *srv,
-                            const Spark__Connect__SqlCommand *cmd,
+static int exec_sql_command(exec_ctx *x, const Spark__Connect__SqlCommand *cmd,
                             weir__cstatus *st)
 {
     const char *sql = NULL;
@@ -736,16 +754,54 @@ static int exec_sql_command(weir_connect_server *srv,
     if (!sql)
         return weir__cstatus_set(st, WEIR_GRPC_INVALID_ARGUMENT, "", "",
                                  "the SQL command has no text");
-    /* Serving: statements run now, as Spark runs them eagerly. */
-    if (srv->serve && !sql_is_query(sql))
-        return weir__cquery_statement(weir__cserve_query(srv->serve), sql, st);
-    if (!sql_is_query(sql))
-        return weir__cstatus_set(
-            st, WEIR_GRPC_INTERNAL, "UNSUPPORTED_PIPELINE_SPARK_SQL_COMMAND",
-            "0A000",
-            "'%.200s' is not supported in spark.sql(\"...\") API in a "
-            "pipeline definition: weir only takes queries there.",
-            sql);
+    bool query = sql_is_query(sql);
+    if (!x->srv->serve) {
+        if (!query)
+            return weir__cstatus_set(
+                st, WEIR_GRPC_INTERNAL, "UNSUPPORTED_PIPELINE_SPARK_SQL_COMMAND",
+                "0A000",
+                "'%.200s' is not supported in spark.sql(\"...\") API in a "
+                "pipeline definition: weir only takes queries there.",
+                sql);
+        return 0;
+    }
+    /* Serving: as Spark, a query comes back as the relation to run (the
+     * JVM client requires it), a statement runs now and comes back as
+     * its (empty) result. */
+    Spark__Connect__Relation rel = SPARK__CONNECT__RELATION__INIT;
+    Spark__Connect__SQL text = SPARK__CONNECT__SQL__INIT;
+    Spark__Connect__LocalRelation lr = SPARK__CONNECT__LOCAL_RELATION__INIT;
+    Spark__Connect__Relation *result = &rel;
+    uint8_t *empty = NULL;
+    if (query && cmd->input) {
+        result = cmd->input;
+    } else if (query) {
+        text.query = (char *)sql;
+        rel.rel_type_case = SPARK__CONNECT__RELATION__REL_TYPE_SQL;
+        rel.sql = &text;
+    } else {
+        if (weir__cquery_statement(weir__cserve_query(x->srv->serve), sql, st))
+            return -1;
+        size_t n = 0;
+        if (weir__arrow_ipc_no_columns(&empty, &n, st))
+            return -1;
+        lr._data_case = SPARK__CONNECT__LOCAL_RELATION___DATA_DATA;
+        lr.data.data = empty;
+        lr.data.len = n;
+        rel.rel_type_case = SPARK__CONNECT__RELATION__REL_TYPE_LOCAL_RELATION;
+        rel.local_relation = &lr;
+    }
+    Spark__Connect__ExecutePlanResponse__SqlCommandResult res =
+        SPARK__CONNECT__EXECUTE_PLAN_RESPONSE__SQL_COMMAND_RESULT__INIT;
+    res.relation = result;
+    Spark__Connect__ExecutePlanResponse r = SPARK__CONNECT__EXECUTE_PLAN_RESPONSE__INIT;
+    r.response_type_case =
+        SPARK__CONNECT__EXECUTE_PLAN_RESPONSE__RESPONSE_TYPE_SQL_COMMAND_RESULT;
+    r.sql_command_result = &res;
+    int rc = exec_send(x, &r);
+    free(empty);
+    if (rc)
+        return weir__cstatus_set(st, WEIR_GRPC_CANCELLED, "", "", "client gone");
     return 0;
 }
 
@@ -834,7 +890,7 @@ static void handle_execute(weir_connect_server *srv, weir__grpc_call *call)
         }
     } else if (cmd->command_type_case ==
                SPARK__CONNECT__COMMAND__COMMAND_TYPE_SQL_COMMAND) {
-        rc = exec_sql_command(srv, cmd->sql_command, &st);
+        rc = exec_sql_command(&x, cmd->sql_command, &st);
     } else {
         rc = weir__cstatus_set(&st, WEIR_GRPC_UNIMPLEMENTED,
                                "UNSUPPORTED_FEATURE.CONNECT_COMMAND", "0A000",
@@ -1075,6 +1131,19 @@ static int analyze_schema(weir_connect_server *srv, const Spark__Connect__Plan *
     if (!plan || plan->op_type_case != SPARK__CONNECT__PLAN__OP_TYPE_ROOT)
         return weir__cstatus_set(st, WEIR_GRPC_INVALID_ARGUMENT, "", "",
                                  "the schema request has no relation");
+    if (no_columns(plan->root)) {
+        Spark__Connect__DataType *t = weir__arena_alloc(a, sizeof *t);
+        Spark__Connect__DataType__Struct *none = weir__arena_alloc(a, sizeof *none);
+        if (!t || !none)
+            return weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
+                                     "out of memory");
+        spark__connect__data_type__init(t);
+        spark__connect__data_type__struct__init(none);
+        t->kind_case = SPARK__CONNECT__DATA_TYPE__KIND_STRUCT;
+        t->struct_ = none;
+        *out = t;
+        return 0;
+    }
     char *sql = NULL;
     weir__plan_error pe;
     memset(&pe, 0, sizeof pe);

@@ -1,0 +1,20 @@
+# weir serve and Apache Spark's JVM client (spark-connect-client-jvm 4.1.1
+# from Maven Central, scripts/jvm-client.sh; Java 17): a small Java program
+# connects to `weir serve --spec` and runs SQL, reads tables, a DataFrame
+# query with show(), a statement and an error. (The JVM client formats
+# Spark's error classes from message parameters weir does not send, so an
+# error reaches it as a SparkException, not Spark's AnalysisException.)
+jars=$("$E2E_LIB/../../scripts/jvm-client.sh" fetch)
+mkdir -p "$E2E_ROOT/classes"
+javac -cp "$jars/*" -d "$E2E_ROOT/classes" WeirClient.java 2>"$E2E_OUT/javac.err" ||
+    e2e_fail "javac: $(cat "$E2E_OUT/javac.err")"
+cd project
+run_weir run
+expect_exit 0
+start_server --spec spark-pipeline.yml
+timeout 180 java --add-opens=java.base/java.nio=ALL-UNNAMED \
+    -cp "$E2E_ROOT/classes:$jars/*" WeirClient "$url" \
+    >"$E2E_OUT/client.out" 2>"$E2E_OUT/client.err" ||
+    e2e_fail "the JVM client failed: $(grep -v '^\s*at ' "$E2E_OUT/client.err" | tail -20)"
+compare_files "JVM client output" ../expected.txt "$E2E_OUT/client.out"
+stop_server TERM
