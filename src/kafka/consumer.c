@@ -206,10 +206,10 @@ static int on_one(weir_kafka_consumer *c, rd_kafka_message_t *m,
     }
     if (m->err == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET ||
         m->err == RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE)
-        return WEIR_ERR(err, WEIR_ERROR, "KAFKA_DATA_LOSS",
+        return WEIR_ERR(err, WEIR_ERROR, "KAFKA_OFFSET_OUT_OF_RANGE",
                         "Kafka at %s: offsets of %s partition %d from %lld "
-                        "no longer exist while the batch read them (%s); the "
-                        "next attempt plans again",
+                        "were removed while the batch read them (%s); the "
+                        "next attempt plans the batch again",
                         c->servers, topic, (int)m->partition,
                         (long long)parts[i].start, rd_kafka_message_errstr(m));
     if (m->err)

@@ -100,7 +100,7 @@ typedef int (*weir_kafka_on_message)(void *payload,
  * consumer's position reaches end, not by counting messages (transaction
  * markers and aborted messages leave gaps under read_committed). No answer
  * for the timeout is KAFKA_BROKER_UNREACHABLE; an offset that no longer
- * exists is KAFKA_DATA_LOSS. */
+ * exists is KAFKA_OFFSET_OUT_OF_RANGE (the source plans again). */
 int weir__kafka_fetch(weir_kafka_consumer *c, const weir_kafka_partition *parts,
                       size_t n, bool with_headers,
                       weir_kafka_on_message on_message, void *payload,
