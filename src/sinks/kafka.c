@@ -355,6 +355,10 @@ static int stage(weir_conn *conn, const weir_sink_batch *b, const char *sql,
     }
     if (!rc)
         rc = weir__fs_sync_dir(b->stage_dir, err);
+    if (rc) {
+        weir_error ignore;
+        weir__sink_unlink(file, &ignore); /* the batch will not commit */
+    }
     weir__rows_free(r);
     weir__buf_free(&q);
     weir__arena_free(&a);
