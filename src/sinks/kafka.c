@@ -495,9 +495,11 @@ static bool parse_line(record_buf *rb, char *line)
     r->partition = -1;
     if (strcmp(f[1], "-") != 0) {
         long p = strtol(f[1], &end, 10);
-        if (*end || p < -1 || p > INT32_MAX)
+        if (*end || p < INT32_MIN || p > INT32_MAX)
             return false;
-        r->partition = (int32_t)p;
+        /* A negative partition of the data is refused when sent (-1 is
+         * the producer's "any partition"). */
+        r->partition = p < 0 ? INT32_MIN : (int32_t)p;
     }
     r->timestamp_ms = -1;
     if (strcmp(f[5], "-") != 0) {

@@ -13,12 +13,13 @@
  *   ktool -b ADDR produce-n TOPIC N [-s BYTES] [-p P]
  *         N messages key "k<i>", value "v<i>" padded to BYTES; prints
  *         "rows<TAB>seconds" (the producer floor of bench/kafka.sh)
- *   ktool -b ADDR consume TOPIC [-u] [-n] [-t]
+ *   ktool -b ADDR consume TOPIC [-u] [-n] [-t] [-T]
  *         every message up to each partition's end, as read_committed
  *         (-u: read_uncommitted): "partition<TAB>offset<TAB>key<TAB>value
  *         <TAB>headers" lines (NULL key "\N", headers "name=value;...");
  *         -n: only the count; -t: "rows<TAB>bytes<TAB>seconds" (the
- *         consumer floor)
+ *         consumer floor); -T: each line ends with "<TAB>timestamp"
+ *         (milliseconds since the epoch)
  *
  * Exit 0 on success, 1 on a Kafka error (printed), 2 on bad usage.
  */
@@ -344,7 +345,8 @@ static void put_escaped(const char *p, size_t n)
     }
 }
 
-static int cmd_consume(const char *topic, int uncommitted, int count_only, int timing)
+static int cmd_consume(const char *topic, int uncommitted, int count_only, int timing,
+                       int stamps)
 {
     const char *extra[] = { "isolation.level",
                             uncommitted ? "read_uncommitted" : "read_committed",
@@ -411,6 +413,8 @@ static int cmd_consume(const char *topic, int uncommitted, int count_only, int t
                         put_escaped(v, vl);
                 }
             }
+            if (stamps)
+                printf("\t%" PRId64, rd_kafka_message_timestamp(m, NULL));
             putchar('\n');
         }
         rd_kafka_message_destroy(m);
@@ -480,10 +484,12 @@ int main(int argc, char **argv)
         return cmd_produce_n(a[0], atoll(a[1]), size, part);
     }
     if (!strcmp(cmd, "consume") && n >= 1) {
-        int u = 0, c = 0, t = 0;
+        int u = 0, c = 0, t = 0, ts = 0;
         for (int i = 1; i < n; i++) {
             if (!strcmp(a[i], "-u"))
                 u = 1;
+            else if (!strcmp(a[i], "-T"))
+                ts = 1;
             else if (!strcmp(a[i], "-n"))
                 c = 1;
             else if (!strcmp(a[i], "-t"))
@@ -491,7 +497,7 @@ int main(int argc, char **argv)
             else
                 return usage();
         }
-        return cmd_consume(a[0], u, c, t);
+        return cmd_consume(a[0], u, c, t, ts);
     }
     return usage();
 }
