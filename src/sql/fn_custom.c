@@ -226,16 +226,28 @@ int weir__fn_named_struct(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 
 int weir__fn_struct(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
-    /* DuckDB's struct_pack cannot expand a star, and the columns behind it
-     * are not known here. */
-    for (size_t i = 0; i < e->n; i++)
-        if (e->list[i]->kind == EX_STAR)
-            return weir__sql_tx_error(t, e->list[i]->pos, e->list[i]->src,
-                                      "struct(*) is not supported yet; name the "
-                                      "columns: struct(a, b, ...)");
     weir__buf_puts(out, "struct_pack(");
     for (size_t i = 0; i < e->n; i++) {
         const weir_sql_expr *a = e->list[i];
+        if (a->kind == EX_STAR) {
+            /* struct(*), struct(t.*), struct(* EXCEPT (c)): DuckDB unpacks
+             * the columns as fields named like them. */
+            if (i)
+                weir__buf_puts(out, ", ");
+            weir__buf_puts(out, "*COLUMNS(");
+            for (size_t k = 0; k < a->n_names; k++) {
+                weir__buf_put_sql_ident(out, a->names[k]);
+                weir__buf_putc(out, '.');
+            }
+            weir__buf_putc(out, '*');
+            for (size_t k = 0; k < a->n; k++) {
+                const weir_sql_expr *c = a->list[k];
+                weir__buf_puts(out, k ? ", " : " EXCLUDE (");
+                weir__buf_put_sql_ident(out, c->names[c->n_names - 1]);
+            }
+            weir__buf_puts(out, a->n ? "))" : ")");
+            continue;
+        }
         char name[32];
         const char *fname = name;
         if (i < e->n_names && e->names[i])

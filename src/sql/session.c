@@ -121,7 +121,10 @@ static const char SETUP[] =
     " WHEN lower(s) IN ('inf', '+inf', 'infinity') THEN 'Infinity'"
     " WHEN lower(s) IN ('-inf', '-infinity') THEN '-Infinity'"
     " WHEN s[1] = '-' THEN '-' || weir_jabs(s[2:]) ELSE weir_jabs(s) END;\n"
-    "CREATE OR REPLACE TEMP MACRO weir_to_str(a) AS CASE"
+    /* A BINARY is read as UTF-8, as Spark does (bytes that are not UTF-8
+     * keep DuckDB's \\xNN escapes). */
+    "CREATE OR REPLACE TEMP MACRO weir_to_str"
+    "(a BLOB) AS coalesce(try(decode(a)), CAST(a AS VARCHAR)), (a) AS CASE"
     " WHEN typeof(a) IN ('DOUBLE', 'FLOAT') THEN weir_jnum(CAST(a AS VARCHAR))"
     " WHEN typeof(a) LIKE 'MAP(%' OR typeof(a) LIKE 'STRUCT(%' THEN"
     " error('CAST of a ' || typeof(a) || ' to STRING is not supported by weir')"
