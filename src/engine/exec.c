@@ -584,6 +584,8 @@ static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
         rc = check_manifest(x, t, &fs, p.gen);
     if (!rc)
         rc = plan_inputs(x, &p, x->f, 0);
+    for (size_t i = 0; !rc && i < p.sources.len; i++)
+        x->more |= p.sources.items[i].more;
     if (!rc && !plan_has_data(&p)) {
         x->no_new_data = true;
     } else if (!rc && t->kind == WEIR_SINK) {
@@ -694,26 +696,15 @@ static int batch_restart(weir_flow_exec *x)
     return rc;
 }
 
-int weir__flow_exec(weir_flow_exec *x)
+/* One batch of the flow in its own transaction. */
+static int exec_batch(weir_flow_exec *x, const weir_gdataset *t)
 {
-    const weir_gdataset *t = &x->g->datasets[x->f->target];
-    weir__error_clear(&x->err);
     x->rows_written = 0;
-    x->idle = x->no_new_data = false;
+    x->idle = x->no_new_data = x->more = false;
     x->sink_format = NULL;
     x->careful_files = false;
     x->files_changed = false;
-    x->note[0] = '\0';
-    int rc = 0;
-    if (t->kind == WEIR_SINK) {
-        const weir_sink_format *fmt = weir__sink_format(t->def->format);
-        if (fmt)
-            rc = sink_recover(x, t, fmt);
-        if (rc)
-            return rc;
-    }
-    x->warning[0] = '\0';
-    rc = weir__conn_begin(x->conn, &x->err);
+    int rc = weir__conn_begin(x->conn, &x->err);
     if (rc)
         return rc;
     rc = run_stable(x, t);
@@ -737,6 +728,60 @@ int weir__flow_exec(weir_flow_exec *x)
     free(x->unstable.paths);
     x->unstable.paths = NULL;
     x->unstable.n = 0;
+    return rc;
+}
+
+int weir__flow_exec(weir_flow_exec *x)
+{
+    const weir_gdataset *t = &x->g->datasets[x->f->target];
+    weir__error_clear(&x->err);
+    x->rows_written = 0;
+    x->note[0] = '\0';
+    x->warning[0] = '\0';
+    int rc = 0;
+    if (t->kind == WEIR_SINK) {
+        const weir_sink_format *fmt = weir__sink_format(t->def->format);
+        if (fmt)
+            rc = sink_recover(x, t, fmt);
+        if (rc)
+            return rc;
+    }
+    /* A source with more than one batch takes (maxOffsetsPerTrigger)
+     * gets more batches in this update, each committed on its own, like
+     * Spark's Trigger.AvailableNow; the details list them all. */
+    int64_t rows = 0, batches = 0;
+    weir_buf all = WEIR_BUF_INIT, last = WEIR_BUF_INIT;
+    static const char member[] = ", \"checkpoint\": ";
+    for (;;) {
+        rc = exec_batch(x, t);
+        if (rc || x->idle || x->no_new_data)
+            break;
+        rows += x->rows_written;
+        const char *d = weir__buf_cstr(&x->details);
+        if (!strncmp(d, member, sizeof(member) - 1)) {
+            d += sizeof(member) - 1;
+            weir__buf_printf(&all, "%s%s", batches ? ", " : "", d);
+            weir__buf_clear(&last);
+            weir__buf_puts(&last, d);
+        }
+        batches++;
+        if (!x->more)
+            break;
+        weir__buf_clear(&x->details);
+    }
+    if (batches) {
+        /* What the update committed, though a later batch found nothing
+         * new or failed. */
+        x->rows_written = rows;
+        x->no_new_data = false;
+    }
+    if (batches > 1 && !rc) {
+        weir__buf_clear(&x->details);
+        weir__buf_printf(&x->details, "%s%s, \"batches\": [%s]", member,
+                         weir__buf_cstr(&last), weir__buf_cstr(&all));
+    }
+    weir__buf_free(&all);
+    weir__buf_free(&last);
     return rc;
 }
 

@@ -30,6 +30,7 @@ typedef struct weir_flow_exec {
     int64_t rows_written;
     bool idle;        /* a once flow that already ran in this generation */
     bool no_new_data; /* a streaming flow found nothing new */
+    bool more;        /* a source has more than the batch took: run another */
     weir_buf details; /* JSON members added to flow_progress (", ..." form) */
     weir_error err;
     /* a sink batch staged and committed, to publish after the commit */

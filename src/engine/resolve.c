@@ -258,6 +258,7 @@ static int on_tvf(void *payload, const weir_sql_tvf *call, weir_buf *out,
         an.root_dir = ctx->root_dir;
         an.with_metadata = weir__query_uses_metadata(lv->flow->query);
         an.infer = ctx->infer;
+        an.dry = ctx->st && ctx->st->mode == WEIR_STORAGE_DRY;
         int rc = kind->analyze(out, &an, err);
         weir__arena_free(&a);
         if (rc && rc != WEIR_ENOTFOUND && !err->path[0])

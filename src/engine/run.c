@@ -408,9 +408,11 @@ static void finish_slot(run_state *rs, size_t idx)
                        "STORAGE_WRITE_FAILED");
     if (write_error || weir__storage_write_failed(rs->st))
         rs->storage_failed = true;
-    /* Damaged state fails the same way every time. */
+    /* Damaged state, and Kafka offsets that are gone, fail the same way
+     * every time. */
     bool damaged = !strcmp(x->err.error_class, "CHECKPOINT_MISSING") ||
-                   !strcmp(x->err.error_class, "FILE_MANIFEST_MISSING");
+                   !strcmp(x->err.error_class, "FILE_MANIFEST_MISSING") ||
+                   !strcmp(x->err.error_class, "KAFKA_DATA_LOSS");
     bool retry = !rs->storage_failed && !damaged && s->attempts <= s->max_retries;
     char msg[1024];
     if (retry || f->streaming == false)

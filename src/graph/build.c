@@ -423,6 +423,28 @@ static bool is_format_prefix(const char *s)
     return false;
 }
 
+/* How a Kafka input shows in descriptions: read_kafka(subscribe => 'a,b'),
+ * its subscription only. */
+static const char *kafka_display(weir_arena *a, const weir_sql_tvf *t)
+{
+    static const char *const subs[] = { "subscribe", "subscribePattern",
+                                        "assign" };
+    weir_buf k = WEIR_BUF_INIT;
+    weir__buf_puts(&k, "read_kafka(");
+    size_t shown = 0;
+    for (size_t i = 0; i < t->n_args; i++)
+        for (size_t s = 0; s < 3; s++)
+            if (t->args[i].name && weir__str_ieq(t->args[i].name, subs[s])) {
+                weir__buf_printf(&k, "%s%s => ", shown++ ? ", " : "", subs[s]);
+                weir__buf_put_sql_string(&k, t->args[i].text ? t->args[i].text
+                                                             : "");
+            }
+    weir__buf_putc(&k, ')');
+    const char *out = k.failed ? NULL : weir__arena_strdup(a, weir__buf_cstr(&k));
+    weir__buf_free(&k);
+    return out;
+}
+
 static int resolve_inputs(builder *b, weir_gflow *f)
 {
     weir_graph *g = b->g;
@@ -494,14 +516,33 @@ static int resolve_inputs(builder *b, weir_gflow *f)
             f->streaming = true;
             continue;
         }
+        if (weir__str_ieq(t->name, "read_kafka")) {
+            weir_input *in = &f->inputs[f->n_inputs++];
+            in->dataset = -1;
+            in->tvf = t;
+            in->source = WEIR_INPUT_KAFKA;
+            in->streaming = t->streaming;
+            in->external = kafka_display(&g->arena, t);
+            if (!in->external)
+                return WEIR_ENOMEM;
+            if (t->streaming)
+                f->streaming = true;
+            else
+                weir__graph_report(b, &f->origin, &t->pos,
+                          "UNSUPPORTED_KAFKA_BATCH_READ",
+                          "read_kafka(...) without STREAM (a batch read of "
+                          "Kafka) is not supported: read it as STREAM "
+                          "read_kafka(...) in a streaming table or flow.");
+            continue;
+        }
         if (!weir__str_ieq(t->name, "read_files") &&
             !weir__str_ieq(t->name, "cloud_files")) {
             if (t->streaming) {
                 weir__graph_report(b, &f->origin, &t->pos,
                           "UNSUPPORTED_STREAMING_SOURCE",
                           "STREAM %s(...) is not a streaming source: weir "
-                          "streams from tables, read_files(...) and "
-                          "range(...).",
+                          "streams from tables, read_files(...), "
+                          "read_kafka(...) and range(...).",
                           t->name);
             }
             continue;

@@ -115,6 +115,7 @@ typedef enum weir_input_source {
     WEIR_INPUT_TABLE = 0,
     WEIR_INPUT_FILES,  /* read_files(...) / cloud_files(...) */
     WEIR_INPUT_RANGE,  /* STREAM range(...): a finite streaming source */
+    WEIR_INPUT_KAFKA,  /* read_kafka(...): Kafka topics (docs/kafka.md) */
 } weir_input_source;
 
 /* One thing a flow reads. */

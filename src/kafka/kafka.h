@@ -39,4 +39,71 @@ int weir__kafka_check_options(const weir_kvpair *options, size_t n,
 int weir__kafka_probe(const weir_kvpair *options, size_t n,
                       const char *bootstrap, weir_error *err);
 
+/* ---- the consumer of the Kafka source (consumer.c) ----------------------
+ * One client per batch plan: metadata, watermarks, then the messages of
+ * fixed offset ranges. It never joins a consumer group and never commits
+ * offsets to Kafka: the source's offsets live in weir's checkpoints. */
+typedef struct weir_kafka_consumer weir_kafka_consumer;
+
+/* A consumer with the client settings of options (see
+ * weir__kafka_check_options); nothing is sent yet. */
+int weir__kafka_consumer_open(weir_kafka_consumer **out,
+                              const weir_kvpair *options, size_t n,
+                              const char *bootstrap, weir_error *err);
+void weir__kafka_consumer_close(weir_kafka_consumer *c); /* NULL: nothing */
+
+/* One partition of a topic and its offsets. */
+typedef struct weir_kafka_partition {
+    const char *topic; /* borrowed (consumer: valid until the next call or
+                          close; callers: their own) */
+    int32_t partition;
+    int64_t start, end; /* weir__kafka_fetch: the range [start, end) */
+} weir_kafka_partition;
+
+/* The cluster's topics (internal ones like __consumer_offsets left out)
+ * and their partitions, from one metadata request: *out (n_out entries,
+ * start and end 0) is valid until the next call or close. An unreachable
+ * broker is WEIR_EIO with KAFKA_BROKER_UNREACHABLE and the address. */
+int weir__kafka_partitions(weir_kafka_consumer *c,
+                           const weir_kafka_partition **out, size_t *n_out,
+                           weir_error *err);
+
+/* The low and high watermarks of a partition (with isolation.level
+ * read_committed, the default, the high one is the last stable offset). */
+int weir__kafka_watermarks(weir_kafka_consumer *c, const char *topic,
+                           int32_t partition, int64_t *low, int64_t *high,
+                           weir_error *err);
+
+/* A message as fetched (all borrowed for the callback). */
+typedef struct weir_kafka_header {
+    const char *key;
+    const void *value; /* NULL: a null value */
+    size_t value_len;
+} weir_kafka_header;
+typedef struct weir_kafka_message {
+    const char *topic;
+    int32_t partition;
+    int64_t offset;
+    const void *key, *value; /* NULL: null */
+    size_t key_len, value_len;
+    int64_t timestamp_ms;
+    int timestamp_type; /* Spark's: 0 CreateTime, 1 LogAppendTime, -1 none */
+    const weir_kafka_header *headers;
+    size_t n_headers; /* only when fetched with headers */
+} weir_kafka_message;
+typedef int (*weir_kafka_on_message)(void *payload,
+                                     const weir_kafka_message *m,
+                                     weir_error *err);
+
+/* Read every message of the ranges [start, end) of parts and pass each to
+ * on_message, in offset order per partition. A partition is done when the
+ * consumer's position reaches end, not by counting messages (transaction
+ * markers and aborted messages leave gaps under read_committed). No answer
+ * for the timeout is KAFKA_BROKER_UNREACHABLE; an offset that no longer
+ * exists is KAFKA_OFFSET_OUT_OF_RANGE (the source plans again). */
+int weir__kafka_fetch(weir_kafka_consumer *c, const weir_kafka_partition *parts,
+                      size_t n, bool with_headers,
+                      weir_kafka_on_message on_message, void *payload,
+                      weir_error *err);
+
 #endif

@@ -3,6 +3,7 @@
 # that includes librdkafka's header and links it (WEIR_KAFKA_LIBS).
 set(WEIR_KAFKA_SOURCES
   src/kafka/client.c
+  src/kafka/consumer.c
 )
 set(WEIR_KAFKA_DEPS util graph)
 set(WEIR_KAFKA_LIBS PkgConfig::RDKAFKA)

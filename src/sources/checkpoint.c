@@ -1,6 +1,7 @@
 /*
  * The checkpoint store (see checkpoint.h): every read and write of
- * _weir.checkpoints, _weir.flow_state and the file manifest _weir.files.
+ * _weir.checkpoints, _weir.flow_state, the file manifest _weir.files and
+ * the Kafka sources' partition offsets _weir.kafka_offsets.
  */
 #include "sources/checkpoint.h"
 
@@ -233,6 +234,60 @@ int weir__checkpoint_manifest_add(const weir_checkpoint *cp, int64_t gen,
             weir__buf_printf(&q, ", %llu, %lld, %lld, ",
                              (unsigned long long)sizes[j], (long long)mtimes[j],
                              (long long)batch_id);
+            weir__buf_put_sql_string(&q, cp->update_id);
+            weir__buf_putc(&q, ')');
+        }
+        rc = weir__exec_buf(cp->conn, &q, cp->err);
+    }
+    weir__buf_free(&q);
+    return rc;
+}
+
+/* ---- per-partition offsets of Kafka sources --------------------------------- */
+
+int weir__checkpoint_partitions_read(const weir_checkpoint *cp, int64_t gen,
+                                     const char *source, weir_rows **out)
+{
+    weir_buf q = WEIR_BUF_INIT, w = WEIR_BUF_INIT;
+    weir__buf_puts(&w, " WHERE flow = ");
+    weir__buf_put_sql_string(&w, cp->flow);
+    weir__buf_printf(&w, " AND generation = %lld AND source = ",
+                     (long long)gen);
+    weir__buf_put_sql_string(&w, source);
+    weir__buf_puts(&q, "SELECT topic, partition, end_offset FROM ");
+    weir__meta_table(&q, cp->catalog, "kafka_offsets");
+    weir__buf_puts(&q, weir__buf_cstr(&w));
+    weir__buf_puts(&q, " AND batch_id = (SELECT max(batch_id) FROM ");
+    weir__meta_table(&q, cp->catalog, "kafka_offsets");
+    weir__buf_puts(&q, weir__buf_cstr(&w));
+    weir__buf_puts(&q, ") ORDER BY topic, partition");
+    int rc = weir__query_buf(cp->conn, &q, out, cp->err);
+    weir__buf_free(&q);
+    weir__buf_free(&w);
+    return rc;
+}
+
+int weir__checkpoint_partitions_add(const weir_checkpoint *cp, int64_t gen,
+                                    int64_t batch_id, const char *source,
+                                    const weir_checkpoint_partition *parts,
+                                    size_t n)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    int rc = 0;
+    for (size_t k = 0; !rc && k < n; k += 500) {
+        weir__buf_clear(&q);
+        weir__buf_puts(&q, "INSERT INTO ");
+        weir__meta_table(&q, cp->catalog, "kafka_offsets");
+        weir__buf_puts(&q, " VALUES ");
+        for (size_t j = k; j < n && j < k + 500; j++) {
+            weir__buf_puts(&q, j > k ? ", (" : "(");
+            weir__buf_put_sql_string(&q, cp->flow);
+            weir__buf_printf(&q, ", %lld, ", (long long)gen);
+            weir__buf_put_sql_string(&q, source);
+            weir__buf_printf(&q, ", %lld, ", (long long)batch_id);
+            weir__buf_put_sql_string(&q, parts[j].topic);
+            weir__buf_printf(&q, ", %d, %lld, %lld, ", (int)parts[j].partition,
+                             (long long)parts[j].start, (long long)parts[j].end);
             weir__buf_put_sql_string(&q, cp->update_id);
             weir__buf_putc(&q, ')');
         }

@@ -12,6 +12,9 @@
  *                      it, files recorded in it (integrity counters).
  *   _weir.files        the file manifest: every file a flow ingested,
  *                      with its size and mtime then.
+ *   _weir.kafka_offsets  Kafka sources: each partition's offsets after
+ *                      each batch (the checkpoint row's end is their
+ *                      running total).
  *
  * Every write here runs on the flow's connection inside the batch's open
  * transaction, so the data and the position commit together. Source kinds
@@ -99,6 +102,26 @@ int weir__checkpoint_manifest_add(const weir_checkpoint *cp, int64_t gen,
                                   const char *const *paths,
                                   const uint64_t *sizes, const int64_t *mtimes,
                                   size_t n);
+
+/* ---- per-partition offsets of Kafka sources (_weir.kafka_offsets) ---- */
+
+/* One partition's offsets in a batch: it read [start, end); end is where
+ * the next batch starts. */
+typedef struct weir_checkpoint_partition {
+    const char *topic;
+    int32_t partition;
+    int64_t start, end;
+} weir_checkpoint_partition;
+/* The partitions the flow's latest batch from `source` in gen recorded:
+ * rows of topic, partition, end_offset (none: the source never read in
+ * gen, or lost its rows). */
+int weir__checkpoint_partitions_read(const weir_checkpoint *cp, int64_t gen,
+                                     const char *source, weir_rows **out);
+/* Record every partition of batch batch_id (n may be 0). */
+int weir__checkpoint_partitions_add(const weir_checkpoint *cp, int64_t gen,
+                                    int64_t batch_id, const char *source,
+                                    const weir_checkpoint_partition *parts,
+                                    size_t n);
 
 /* ---- full refresh and relocation ---- */
 

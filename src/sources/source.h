@@ -43,6 +43,9 @@ typedef struct weir_source_batch {
                              is stored as the source's new position */
     int64_t epoch;        /* the source's epoch (tables), else 0 */
     int64_t new_files;    /* files this batch adds to the manifest */
+    bool more;            /* the source had more than this batch takes (a
+                             cap like maxOffsetsPerTrigger): the engine
+                             runs another batch in the same update */
     void *impl;           /* the kind's own batch state, in the arena */
 } weir_source_batch;
 
@@ -95,6 +98,8 @@ typedef struct weir_source_analysis {
     const char *root_dir;
     bool with_metadata;
     struct weir_infer_cache *infer;
+    bool dry;                   /* a dry run: also check that the source's
+                                   service answers (Kafka: the brokers) */
 } weir_source_analysis;
 
 typedef struct weir_source_kind {
@@ -140,5 +145,6 @@ void weir__source_warn(const weir_source_ctx *c, const char *text);
 extern const weir_source_kind weir__source_table;
 extern const weir_source_kind weir__source_files;
 extern const weir_source_kind weir__source_range;
+extern const weir_source_kind weir__source_kafka;
 
 #endif

@@ -3,6 +3,8 @@ set(WEIR_SOURCES_SOURCES
   src/sources/file_source.c
   src/sources/files.c
   src/sources/infer_cache.c
+  src/sources/kafka.c
+  src/sources/kafka_opts.c
   src/sources/range.c
   src/sources/source.c
   src/sources/table.c

@@ -581,6 +581,19 @@ void weir__appender_timestamp_us(weir_appender *a, int64_t us)
         a->failed = true;
 }
 
+void weir__appender_i32(weir_appender *a, int32_t v)
+{
+    if (duckdb_append_int32(a->app, v) == DuckDBError)
+        a->failed = true;
+}
+
+void weir__appender_blob(weir_appender *a, const void *v, size_t len)
+{
+    if ((v ? duckdb_append_blob(a->app, v, (idx_t)len)
+           : duckdb_append_null(a->app)) == DuckDBError)
+        a->failed = true;
+}
+
 void weir__appender_end_row(weir_appender *a)
 {
     if (duckdb_appender_end_row(a->app) == DuckDBError)

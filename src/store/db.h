@@ -90,6 +90,9 @@ int weir__appender_open(weir_appender **out, weir_conn *c, const char *catalog,
 void weir__appender_text(weir_appender *a, const char *v);
 void weir__appender_i64(weir_appender *a, int64_t v);
 void weir__appender_timestamp_us(weir_appender *a, int64_t us);
+void weir__appender_i32(weir_appender *a, int32_t v);
+/* Bytes as a BLOB; NULL v: SQL NULL. */
+void weir__appender_blob(weir_appender *a, const void *v, size_t len);
 void weir__appender_end_row(weir_appender *a);
 int weir__appender_close(weir_appender *a, weir_error *err);
 

@@ -45,6 +45,12 @@ static const char CATALOG_SCHEMA_SQL[] =
     "CREATE TABLE IF NOT EXISTS @._weir.file_schemas ("
     "  flow VARCHAR, generation INTEGER, source VARCHAR, version BIGINT,"
     "  columns JSON, created_at TIMESTAMP, update_id VARCHAR);"
+    /* The Kafka source's offsets per partition (sources/checkpoint.c):
+     * every partition's position after each batch. */
+    "CREATE TABLE IF NOT EXISTS @._weir.kafka_offsets ("
+    "  flow VARCHAR, generation INTEGER, source VARCHAR, batch_id BIGINT,"
+    "  topic VARCHAR, partition INTEGER, start_offset BIGINT,"
+    "  end_offset BIGINT, update_id VARCHAR);"
     "CREATE TABLE IF NOT EXISTS @._weir.sink_batches ("
     "  flow VARCHAR, sink VARCHAR, generation INTEGER, batch_id BIGINT,"
     "  state VARCHAR, update_id VARCHAR, committed_at TIMESTAMP, rows BIGINT);"

@@ -1,0 +1,303 @@
+/*
+ * The consumer of the Kafka source (see kafka.h): topic metadata,
+ * watermarks and the messages of fixed offset ranges, with every wait
+ * bounded. Offsets are assigned explicitly (no consumer group, nothing
+ * committed to Kafka) and out-of-range offsets are errors, never reset.
+ */
+#include "kafka/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct weir_kafka_consumer {
+    rd_kafka_t *rk;
+    const char *servers; /* borrowed from the options */
+    int timeout_ms;
+    const struct rd_kafka_metadata *md;
+    weir_kafka_partition *parts;
+    size_t n_parts;
+    weir_kafka_header *headers;
+    size_t cap_headers;
+};
+
+static int unreachable(weir_kafka_consumer *c, rd_kafka_resp_err_t e,
+                       weir_error *err)
+{
+    return WEIR_ERR(err, WEIR_EIO, "KAFKA_BROKER_UNREACHABLE",
+                    "no Kafka broker answered at %s within %d ms (%s)",
+                    c->servers, c->timeout_ms, rd_kafka_err2str(e));
+}
+
+int weir__kafka_consumer_open(weir_kafka_consumer **out,
+                              const weir_kvpair *options, size_t n,
+                              const char *bootstrap, weir_error *err)
+{
+    *out = NULL;
+    rd_kafka_conf_t *conf;
+    int rc = weir__kafka_conf(options, n, bootstrap, &conf, err);
+    if (rc)
+        return rc;
+    /* The source's own rules, whatever the options say: explicit offsets,
+     * nothing committed to Kafka, end of partition reported, offsets out
+     * of range reported instead of silently reset. */
+    static const char *const fixed[] = {
+        "enable.auto.commit", "false",
+        "enable.auto.offset.store", "false",
+        "enable.partition.eof", "true",
+        "auto.offset.reset", "error",
+        "group.id", "weir-kafka-source",
+        NULL
+    };
+    char why[512];
+    for (size_t i = 0; fixed[i]; i += 2)
+        if (rd_kafka_conf_set(conf, fixed[i], fixed[i + 1], why, sizeof why)) {
+            rd_kafka_conf_destroy(conf);
+            return WEIR_ERR(err, WEIR_ERROR, NULL, "Kafka client: %s", why);
+        }
+    weir_kafka_consumer *c = calloc(1, sizeof(*c));
+    if (!c) {
+        rd_kafka_conf_destroy(conf);
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    c->servers = weir__kafka_bootstrap(options, n, bootstrap);
+    c->timeout_ms = weir__kafka_timeout_ms(options, n);
+    c->rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, why, sizeof why);
+    if (!c->rk) {
+        rd_kafka_conf_destroy(conf);
+        free(c);
+        return WEIR_ERR(err, WEIR_ESQL, "INVALID_KAFKA_OPTION",
+                        "Kafka client settings: %s", why);
+    }
+    *out = c;
+    return 0;
+}
+
+void weir__kafka_consumer_close(weir_kafka_consumer *c)
+{
+    if (!c)
+        return;
+    if (c->md)
+        rd_kafka_metadata_destroy(c->md);
+    free(c->parts);
+    free(c->headers);
+    rd_kafka_destroy(c->rk);
+    free(c);
+}
+
+int weir__kafka_partitions(weir_kafka_consumer *c,
+                           const weir_kafka_partition **out, size_t *n_out,
+                           weir_error *err)
+{
+    *out = NULL;
+    *n_out = 0;
+    if (c->md)
+        rd_kafka_metadata_destroy(c->md);
+    c->md = NULL;
+    free(c->parts);
+    c->parts = NULL;
+    c->n_parts = 0;
+    rd_kafka_resp_err_t e = rd_kafka_metadata(c->rk, 1, NULL, &c->md,
+                                              c->timeout_ms);
+    if (e)
+        return unreachable(c, e, err);
+    size_t n = 0;
+    for (int t = 0; t < c->md->topic_cnt; t++)
+        n += (size_t)c->md->topics[t].partition_cnt;
+    c->parts = calloc(n + 1, sizeof(*c->parts));
+    if (!c->parts)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    for (int t = 0; t < c->md->topic_cnt; t++) {
+        const rd_kafka_metadata_topic_t *mt = &c->md->topics[t];
+        if (mt->err || !strncmp(mt->topic, "__", 2))
+            continue; /* internal topics, topics being deleted */
+        for (int p = 0; p < mt->partition_cnt; p++) {
+            weir_kafka_partition *kp = &c->parts[c->n_parts++];
+            kp->topic = mt->topic;
+            kp->partition = mt->partitions[p].id;
+        }
+    }
+    *out = c->parts;
+    *n_out = c->n_parts;
+    return 0;
+}
+
+int weir__kafka_watermarks(weir_kafka_consumer *c, const char *topic,
+                           int32_t partition, int64_t *low, int64_t *high,
+                           weir_error *err)
+{
+    rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(
+        c->rk, topic, partition, low, high, c->timeout_ms);
+    if (e == RD_KAFKA_RESP_ERR__TIMED_OUT || e == RD_KAFKA_RESP_ERR__TRANSPORT ||
+        e == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN)
+        return unreachable(c, e, err);
+    if (e)
+        return WEIR_ERR(err, WEIR_EIO, "KAFKA_ERROR",
+                        "Kafka at %s: offsets of %s partition %d: %s",
+                        c->servers, topic, (int)partition, rd_kafka_err2str(e));
+    return 0;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The index of partition (topic, p) among parts, or n. */
+static size_t find(const weir_kafka_partition *parts, size_t n,
+                   const char *topic, int32_t p)
+{
+    for (size_t i = 0; i < n; i++)
+        if (parts[i].partition == p && !strcmp(parts[i].topic, topic))
+            return i;
+    return n;
+}
+
+static int collect_headers(weir_kafka_consumer *c, rd_kafka_message_t *m,
+                           weir_kafka_message *out, weir_error *err)
+{
+    rd_kafka_headers_t *hdrs = NULL;
+    if (rd_kafka_message_headers(m, &hdrs) || !hdrs)
+        return 0;
+    size_t n = rd_kafka_header_cnt(hdrs);
+    if (n > c->cap_headers) {
+        weir_kafka_header *h = realloc(c->headers, n * sizeof(*h));
+        if (!h)
+            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        c->headers = h;
+        c->cap_headers = n;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *name;
+        const void *v;
+        size_t size;
+        if (rd_kafka_header_get_all(hdrs, i, &name, &v, &size))
+            return WEIR_ERR(err, WEIR_ERROR, NULL, "Kafka header %zu", i);
+        c->headers[i].key = name;
+        c->headers[i].value = v;
+        c->headers[i].value_len = size;
+    }
+    out->headers = c->headers;
+    out->n_headers = n;
+    return 0;
+}
+
+/* One message of the fetch: passed on when inside its range; marks the
+ * partition done once its position reaches the range's end. */
+static int on_one(weir_kafka_consumer *c, rd_kafka_message_t *m,
+                  const weir_kafka_partition *parts, size_t n, bool *done,
+                  size_t *n_done, bool with_headers, weir_kafka_on_message cb,
+                  void *payload, weir_error *err)
+{
+    const char *topic = rd_kafka_topic_name(m->rkt);
+    size_t i = find(parts, n, topic, m->partition);
+    if (i == n || done[i])
+        return 0;
+    if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+        /* m->offset: the next offset, the end of what the partition has. */
+        if (m->offset >= parts[i].end) {
+            done[i] = true;
+            (*n_done)++;
+        }
+        return 0;
+    }
+    if (m->err == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET ||
+        m->err == RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE)
+        return WEIR_ERR(err, WEIR_ERROR, "KAFKA_OFFSET_OUT_OF_RANGE",
+                        "Kafka at %s: offsets of %s partition %d from %lld "
+                        "were removed while the batch read them (%s); the "
+                        "next attempt plans the batch again",
+                        c->servers, topic, (int)m->partition,
+                        (long long)parts[i].start, rd_kafka_message_errstr(m));
+    if (m->err)
+        return WEIR_ERR(err, WEIR_EIO, "KAFKA_ERROR",
+                        "Kafka at %s: reading %s partition %d: %s", c->servers,
+                        topic, (int)m->partition, rd_kafka_message_errstr(m));
+    if (m->offset >= parts[i].start && m->offset < parts[i].end) {
+        weir_kafka_message km;
+        memset(&km, 0, sizeof(km));
+        km.topic = topic;
+        km.partition = m->partition;
+        km.offset = m->offset;
+        km.key = m->key;
+        km.key_len = m->key ? m->key_len : 0;
+        km.value = m->payload;
+        km.value_len = m->payload ? m->len : 0;
+        rd_kafka_timestamp_type_t tt;
+        km.timestamp_ms = rd_kafka_message_timestamp(m, &tt);
+        km.timestamp_type = tt == RD_KAFKA_TIMESTAMP_CREATE_TIME       ? 0
+                            : tt == RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME ? 1
+                                                                       : -1;
+        int rc = with_headers ? collect_headers(c, m, &km, err) : 0;
+        if (!rc)
+            rc = cb(payload, &km, err);
+        if (rc)
+            return rc;
+    }
+    if (m->offset + 1 >= parts[i].end) {
+        done[i] = true;
+        (*n_done)++;
+    }
+    return 0;
+}
+
+int weir__kafka_fetch(weir_kafka_consumer *c, const weir_kafka_partition *parts,
+                      size_t n, bool with_headers,
+                      weir_kafka_on_message on_message, void *payload,
+                      weir_error *err)
+{
+    bool *done = calloc(n + 1, sizeof(bool));
+    rd_kafka_topic_partition_list_t *list =
+        rd_kafka_topic_partition_list_new((int)n + 1);
+    if (!done || !list) {
+        free(done);
+        if (list)
+            rd_kafka_topic_partition_list_destroy(list);
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    size_t n_done = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (parts[i].end <= parts[i].start) {
+            done[i] = true;
+            n_done++;
+            continue;
+        }
+        rd_kafka_topic_partition_list_add(list, parts[i].topic,
+                                          parts[i].partition)
+            ->offset = parts[i].start;
+    }
+    int rc = 0;
+    rd_kafka_resp_err_t e = list->cnt ? rd_kafka_assign(c->rk, list)
+                                      : RD_KAFKA_RESP_ERR_NO_ERROR;
+    if (e)
+        rc = WEIR_ERR(err, WEIR_EIO, "KAFKA_ERROR", "Kafka at %s: assign: %s",
+                      c->servers, rd_kafka_err2str(e));
+    /* Bounded: no message and no end of partition for the timeout fails. */
+    int64_t deadline = now_ms() + c->timeout_ms;
+    while (!rc && n_done < n) {
+        rd_kafka_message_t *m = rd_kafka_consumer_poll(c->rk, 100);
+        if (!m) {
+            if (now_ms() > deadline)
+                rc = unreachable(c, RD_KAFKA_RESP_ERR__TIMED_OUT, err);
+            continue;
+        }
+        deadline = now_ms() + c->timeout_ms;
+        if (m->rkt)
+            rc = on_one(c, m, parts, n, done, &n_done, with_headers,
+                        on_message, payload, err);
+        else if (m->err && m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF &&
+                 m->err != RD_KAFKA_RESP_ERR__TRANSPORT &&
+                 m->err != RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN)
+            rc = WEIR_ERR(err, WEIR_EIO, "KAFKA_ERROR", "Kafka at %s: %s",
+                          c->servers, rd_kafka_message_errstr(m));
+        rd_kafka_message_destroy(m);
+    }
+    if (list->cnt)
+        rd_kafka_assign(c->rk, NULL);
+    rd_kafka_topic_partition_list_destroy(list);
+    free(done);
+    return rc;
+}

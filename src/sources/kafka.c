@@ -1,0 +1,570 @@
+/*
+ * The Kafka source, STREAM read_kafka(...) (docs/kafka.md), with Spark's
+ * semantics: each batch discovers the subscribed partitions, starts each
+ * where the flow's last batch stopped (the first batch from
+ * startingOffsets, partitions found later from their earliest offset),
+ * ends at the latest offsets (capped by maxOffsetsPerTrigger) and reads
+ * those messages into a temporary table of the flow's connection, which
+ * the flow's query reads. The per-partition offsets are recorded in the
+ * batch's transaction through the checkpoint store (_weir.kafka_offsets);
+ * the checkpoint row's position is their running total. Offsets that no
+ * longer exist fail the flow (KAFKA_DATA_LOSS) unless failOnDataLoss is
+ * false.
+ */
+#define _GNU_SOURCE
+#include "sources/source.h"
+
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kafka/kafka.h"
+#include "sources/kafka.h"
+#include "util/str.h"
+
+/* One partition of a batch. */
+typedef struct kpart {
+    const char *topic;
+    int32_t partition;
+    bool stored;        /* the flow's last batch recorded it */
+    bool vanished;      /* recorded, but no longer in the cluster */
+    int64_t last;       /* its recorded end offset */
+    int64_t low, high;  /* watermarks now */
+    int64_t from, end;  /* this batch reads [from, end) */
+} kpart;
+
+typedef struct kafka_batch {
+    weir_kafka_opts opts;
+    kpart *parts;
+    size_t n_parts;
+    char table[48];     /* the temporary table with the batch's messages */
+    bool fetched;
+    int64_t rows;
+    weir_appender *msgs, *hdrs;
+} kafka_batch;
+
+static bool accepts(const weir_input *in)
+{
+    return in->source == WEIR_INPUT_KAFKA;
+}
+
+static const char *sub_name(weir_kafka_subscription s)
+{
+    return s == WEIR_KAFKA_SUBSCRIBE           ? "subscribe"
+           : s == WEIR_KAFKA_SUBSCRIBE_PATTERN ? "subscribePattern"
+                                               : "assign";
+}
+
+/* kafka:<subscription>=<value>: what the flow reads, not how it connects
+ * (a broker address may change; the topics stay). */
+static const char *key(weir_arena *a, const weir_graph *g,
+                       const weir_input *in, const char *root_dir)
+{
+    (void)g;
+    (void)root_dir;
+    weir_kafka_opts o;
+    weir_error ignore;
+    if (weir__kafka_opts(&o, a, in->tvf, &ignore))
+        return weir__arena_printf(a, "kafka:%s", in->external);
+    return weir__arena_printf(a, "kafka:%s=%s", sub_name(o.sub), o.sub_text);
+}
+
+/* ---- discovery -------------------------------------------------------------- */
+
+static bool subscribed(const weir_kafka_opts *o, const regex_t *re,
+                       const char *topic, int32_t partition)
+{
+    switch (o->sub) {
+    case WEIR_KAFKA_SUBSCRIBE:
+        for (size_t i = 0; i < o->n_topics; i++)
+            if (!strcmp(o->topics[i], topic))
+                return true;
+        return false;
+    case WEIR_KAFKA_SUBSCRIBE_PATTERN:
+        return regexec(re, topic, 0, NULL, 0) == 0;
+    case WEIR_KAFKA_ASSIGN:
+        for (size_t i = 0; i < o->n_assigned; i++)
+            if (o->assigned[i].partition == partition &&
+                !strcmp(o->assigned[i].topic, topic))
+                return true;
+        return false;
+    }
+    return false;
+}
+
+static int64_t cell_i64(const weir_rows *r, size_t row, size_t col)
+{
+    const char *v = weir__rows_get(r, row, col);
+    return v ? strtoll(v, NULL, 10) : 0;
+}
+
+/* The batch's partitions: those subscribed now, and those recorded by the
+ * last batch (stored rows: topic, partition, end_offset). */
+static int discover(const weir_source_ctx *c, kafka_batch *kb,
+                    weir_kafka_consumer *kc, const weir_rows *stored)
+{
+    const weir_kafka_opts *o = &kb->opts;
+    regex_t re;
+    if (o->sub == WEIR_KAFKA_SUBSCRIBE_PATTERN) {
+        char *anchored = weir__arena_printf(c->arena, "^(%s)$", o->sub_text);
+        if (!anchored || regcomp(&re, anchored, REG_EXTENDED | REG_NOSUB))
+            return WEIR_ERR(c->err, WEIR_ESQL, "INVALID_KAFKA_OPTION",
+                            "read_kafka(): subscribePattern '%s' is not a "
+                            "POSIX extended regular expression",
+                            o->sub_text);
+    }
+    const weir_kafka_partition *all;
+    size_t n_all;
+    int rc = weir__kafka_partitions(kc, &all, &n_all, c->err);
+    size_t n_stored = stored ? stored->n_rows : 0;
+    kb->parts = rc ? NULL
+                   : weir__arena_array(c->arena, n_all + n_stored + 1,
+                                       sizeof(kpart));
+    if (!rc && !kb->parts)
+        rc = WEIR_ERR(c->err, WEIR_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0; !rc && i < n_all; i++) {
+        if (!subscribed(o, &re, all[i].topic, all[i].partition))
+            continue;
+        kpart *p = &kb->parts[kb->n_parts++];
+        memset(p, 0, sizeof(*p));
+        p->topic = weir__arena_strdup(c->arena, all[i].topic);
+        p->partition = all[i].partition;
+    }
+    if (o->sub == WEIR_KAFKA_SUBSCRIBE_PATTERN)
+        regfree(&re);
+    /* What the last batch recorded: found again, or vanished. */
+    size_t n_found = kb->n_parts;
+    for (size_t r = 0; !rc && r < n_stored; r++) {
+        const char *topic = weir__rows_get(stored, r, 0);
+        int32_t part = (int32_t)cell_i64(stored, r, 1);
+        kpart *p = NULL;
+        for (size_t i = 0; i < n_found && !p; i++)
+            if (kb->parts[i].partition == part && topic &&
+                !strcmp(kb->parts[i].topic, topic))
+                p = &kb->parts[i];
+        if (!p) {
+            p = &kb->parts[kb->n_parts++];
+            memset(p, 0, sizeof(*p));
+            p->topic = weir__arena_strdup(c->arena, topic ? topic : "");
+            p->partition = part;
+            p->vanished = true;
+        }
+        p->stored = true;
+        p->last = cell_i64(stored, r, 2);
+    }
+    if (!rc && weir__arena_failed(c->arena))
+        rc = WEIR_ERR(c->err, WEIR_ENOMEM, NULL, "out of memory");
+    /* Spark fails a query whose assigned partitions do not exist. */
+    for (size_t i = 0; !rc && o->sub == WEIR_KAFKA_ASSIGN && i < o->n_assigned;
+         i++) {
+        bool found = false;
+        for (size_t k = 0; k < n_found && !found; k++)
+            found = kb->parts[k].partition == o->assigned[i].partition &&
+                    !strcmp(kb->parts[k].topic, o->assigned[i].topic);
+        if (!found && !n_stored)
+            rc = WEIR_ERR(c->err, WEIR_ERROR, "KAFKA_PARTITION_NOT_FOUND",
+                          "read_kafka(): assign names %s partition %d, which "
+                          "the brokers at %s do not have",
+                          o->assigned[i].topic, (int)o->assigned[i].partition,
+                          o->bootstrap);
+    }
+    return rc;
+}
+
+/* Offsets that no longer exist: fail, or (failOnDataLoss false) warn and
+ * go on from what is there, as Spark does. */
+static int data_loss(const weir_source_ctx *c, const kafka_batch *kb,
+                     const kpart *p, const char *what)
+{
+    char msg[900];
+    snprintf(msg, sizeof(msg),
+             "Flow '%s': Kafka topic %s partition %d: %s. Some data may have "
+             "been lost (retention, deleted records, or a deleted or "
+             "recreated topic).",
+             c->f->display, p->topic, (int)p->partition, what);
+    if (kb->opts.fail_on_data_loss)
+        return WEIR_ERR(c->err, WEIR_ERROR, "KAFKA_DATA_LOSS",
+                        "%s If this is expected, set failOnDataLoss => "
+                        "'false' in read_kafka(...) to continue from the "
+                        "earliest offset available, or full refresh %s to "
+                        "start over.",
+                        msg, c->t->display);
+    char w[1000];
+    snprintf(w, sizeof(w), "%s It goes on from the earliest offset "
+                           "available (failOnDataLoss is false).", msg);
+    weir__source_warn(c, w);
+    return 0;
+}
+
+/* Where a partition the flow never read starts. */
+static int64_t starting_offset(const kafka_batch *kb, const kpart *p,
+                               bool first)
+{
+    const weir_kafka_opts *o = &kb->opts;
+    if (!first)
+        return -2; /* found after the first batch: from its earliest */
+    if (o->starting != 0)
+        return o->starting;
+    for (size_t i = 0; i < o->n_start_at; i++)
+        if (o->start_at[i].partition == p->partition &&
+            !strcmp(o->start_at[i].topic, p->topic))
+            return o->start_at[i].offset;
+    return -1; /* not named in startingOffsets: latest */
+}
+
+/* Each partition's range [from, end) from its position and watermarks. */
+static int place(const weir_source_ctx *c, kafka_batch *kb,
+                 weir_kafka_consumer *kc, bool first)
+{
+    int rc = 0;
+    for (size_t i = 0; !rc && i < kb->n_parts; i++) {
+        kpart *p = &kb->parts[i];
+        char what[300];
+        if (p->vanished) {
+            snprintf(what, sizeof(what), "the partition no longer exists "
+                                         "(the flow had read up to offset %lld)",
+                     (long long)p->last);
+            rc = data_loss(c, kb, p, what);
+            continue;
+        }
+        rc = weir__kafka_watermarks(kc, p->topic, p->partition, &p->low,
+                                    &p->high, c->err);
+        if (rc)
+            break;
+        p->end = p->high;
+        int64_t at = p->stored ? p->last : starting_offset(kb, p, first);
+        if (at == -2)
+            p->from = p->low;
+        else if (at == -1)
+            p->from = p->high;
+        else if (at < p->low) {
+            snprintf(what, sizeof(what), "offsets %lld to %lld no longer exist "
+                                         "(the earliest is %lld)",
+                     (long long)at, (long long)p->low - 1, (long long)p->low);
+            rc = data_loss(c, kb, p, what);
+            p->from = p->low;
+        } else if (at > p->high) {
+            snprintf(what, sizeof(what), "the flow's offset %lld is past the "
+                                         "latest offset %lld",
+                     (long long)at, (long long)p->high);
+            rc = data_loss(c, kb, p, what);
+            p->from = p->low;
+        } else
+            p->from = at;
+    }
+    return rc;
+}
+
+/* maxOffsetsPerTrigger: split the cap over partitions in proportion to
+ * what each has (Spark's rate limit). *more: a partition has more than
+ * the batch takes. */
+static void cap(kafka_batch *kb, bool *more)
+{
+    int64_t limit = kb->opts.max_per_trigger, total = 0;
+    for (size_t i = 0; i < kb->n_parts; i++)
+        if (!kb->parts[i].vanished)
+            total += kb->parts[i].end - kb->parts[i].from;
+    *more = false;
+    if (limit <= 0 || total <= limit)
+        return;
+    for (size_t i = 0; i < kb->n_parts; i++) {
+        kpart *p = &kb->parts[i];
+        if (p->vanished || p->end <= p->from)
+            continue;
+        double share = (double)limit * ((double)(p->end - p->from) / (double)total);
+        int64_t n = share < 1 ? (int64_t)(share + 0.999999) : (int64_t)share;
+        if (p->from + n < p->end) {
+            p->end = p->from + n;
+            *more = true;
+        }
+    }
+}
+
+/* ---- reading the batch into a temporary table ----------------------------- */
+
+static int on_message(void *payload, const weir_kafka_message *m,
+                      weir_error *err)
+{
+    (void)err;
+    kafka_batch *kb = payload;
+    weir_appender *a = kb->msgs;
+    weir__appender_blob(a, m->key, m->key_len);
+    weir__appender_blob(a, m->value, m->value_len);
+    weir__appender_text(a, m->topic);
+    weir__appender_i32(a, m->partition);
+    weir__appender_i64(a, m->offset);
+    if (m->timestamp_ms >= 0)
+        weir__appender_timestamp_us(a, m->timestamp_ms * 1000);
+    else
+        weir__appender_text(a, NULL);
+    weir__appender_i32(a, m->timestamp_type);
+    weir__appender_i64(a, kb->rows);
+    weir__appender_end_row(a);
+    for (size_t i = 0; kb->hdrs && i < m->n_headers; i++) {
+        weir__appender_i64(kb->hdrs, kb->rows);
+        weir__appender_i32(kb->hdrs, (int32_t)i);
+        weir__appender_text(kb->hdrs, m->headers[i].key);
+        weir__appender_blob(kb->hdrs, m->headers[i].value,
+                            m->headers[i].value_len);
+        weir__appender_end_row(kb->hdrs);
+    }
+    kb->rows++;
+    return 0;
+}
+
+static int fetch(const weir_source_ctx *c, kafka_batch *kb, const char *key,
+                 weir_kafka_consumer *kc)
+{
+    /* Named after the flow and the source: one per source of a flow. */
+    unsigned long h = 5381;
+    for (const char *s = c->f->display; *s; s++)
+        h = h * 33 + (unsigned char)*s;
+    for (const char *s = key; *s; s++)
+        h = h * 33 + (unsigned char)*s;
+    snprintf(kb->table, sizeof(kb->table), "__weir_kafka_%08lx",
+             h & 0xffffffffUL);
+    /* CREATE OR REPLACE: a batch planned again starts afresh. */
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_printf(&q, "CREATE OR REPLACE TEMP TABLE \"%s\" (\"key\" BLOB, "
+                         "\"value\" BLOB, \"topic\" VARCHAR, \"partition\" "
+                         "INTEGER, \"offset\" BIGINT, \"timestamp\" TIMESTAMP, "
+                         "\"timestampType\" INTEGER, \"seq\" BIGINT); "
+                         "CREATE OR REPLACE TEMP TABLE \"%s_h\" (\"seq\" "
+                         "BIGINT, \"idx\" INTEGER, \"key\" VARCHAR, \"value\" "
+                         "BLOB)",
+                     kb->table, kb->table);
+    int rc = weir__exec_buf(c->conn, &q, c->err);
+    weir__buf_free(&q);
+    if (!rc)
+        rc = weir__appender_open(&kb->msgs, c->conn, "temp", "main", kb->table,
+                                 c->err);
+    char hname[64];
+    snprintf(hname, sizeof(hname), "%s_h", kb->table);
+    if (!rc && kb->opts.include_headers)
+        rc = weir__appender_open(&kb->hdrs, c->conn, "temp", "main", hname,
+                                 c->err);
+    weir_kafka_partition *ranges =
+        rc ? NULL : weir__arena_array(c->arena, kb->n_parts + 1, sizeof(*ranges));
+    if (!rc && !ranges)
+        rc = WEIR_ERR(c->err, WEIR_ENOMEM, NULL, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; !rc && i < kb->n_parts; i++) {
+        const kpart *p = &kb->parts[i];
+        if (p->vanished || p->end <= p->from)
+            continue;
+        ranges[n].topic = p->topic;
+        ranges[n].partition = p->partition;
+        ranges[n].start = p->from;
+        ranges[n].end = p->end;
+        n++;
+    }
+    kb->rows = 0;
+    if (!rc)
+        rc = weir__kafka_fetch(kc, ranges, n, kb->opts.include_headers,
+                               on_message, kb, c->err);
+    weir_error ignore;
+    int crc = weir__appender_close(kb->msgs, rc ? &ignore : c->err);
+    int hrc = weir__appender_close(kb->hdrs, rc || crc ? &ignore : c->err);
+    kb->msgs = kb->hdrs = NULL;
+    if (!rc)
+        rc = crc ? crc : hrc;
+    kb->fetched = !rc;
+    return rc;
+}
+
+/* ---- the source kind ------------------------------------------------------- */
+
+static int plan(const weir_source_ctx *c, const weir_input *in,
+                weir_source_batch *b)
+{
+    kafka_batch *kb = weir__arena_alloc(c->arena, sizeof(*kb));
+    if (!kb)
+        return WEIR_ERR(c->err, WEIR_ENOMEM, NULL, "out of memory");
+    memset(kb, 0, sizeof(*kb));
+    b->impl = kb;
+    int rc = weir__kafka_opts(&kb->opts, c->arena, in->tvf, c->err);
+    /* Where the flow's last batch stopped, per partition. */
+    bool none = true;
+    int64_t epoch = 0;
+    if (!rc)
+        rc = weir__checkpoint_source_end(c->cp, c->gen, b->key, &b->start,
+                                         &epoch, &none);
+    weir_rows *stored = NULL;
+    if (!rc && !none)
+        rc = weir__checkpoint_partitions_read(c->cp, c->gen, b->key, &stored);
+    if (!rc && !none && !stored->n_rows && b->start > 0)
+        rc = WEIR_ERR(c->err, WEIR_ERROR, "CHECKPOINT_MISSING",
+                      "The Kafka offsets of flow '%s' (_weir.kafka_offsets) "
+                      "are missing rows: reading from the start would "
+                      "duplicate data, so the flow stops. Restore the storage "
+                      "folder from a backup, or full refresh %s.",
+                      c->f->display, c->t->display);
+    weir_kafka_consumer *kc = NULL;
+    if (!rc)
+        rc = weir__kafka_consumer_open(&kc, kb->opts.client, kb->opts.n_client,
+                                       kb->opts.bootstrap, c->err);
+    if (!rc)
+        rc = discover(c, kb, kc, stored);
+    weir__rows_free(stored);
+    if (!rc)
+        rc = place(c, kb, kc, none);
+    bool more = false;
+    if (!rc)
+        cap(kb, &more);
+    b->more = more;
+    /* The position: the running total of offsets the flow moved over. A
+     * first batch, new or vanished partitions and skipped offsets are
+     * recorded even when no message is read. */
+    int64_t moved = 0;
+    bool changed = none;
+    for (size_t i = 0; !rc && i < kb->n_parts; i++) {
+        const kpart *p = &kb->parts[i];
+        if (p->vanished) {
+            changed = true;
+            continue;
+        }
+        moved += p->end - p->from;
+        changed |= !p->stored || p->from != p->last;
+    }
+    b->end = b->start + moved + (changed && !moved ? 1 : 0);
+    if (!rc && moved)
+        rc = fetch(c, kb, b->key, kc);
+    weir__kafka_consumer_close(kc);
+    return rc;
+}
+
+static void put_columns(weir_buf *out, const char *prefix)
+{
+    static const char *const cols[] = { "key", "value", "topic", "partition",
+                                        "offset", "timestamp", "timestampType" };
+    for (size_t i = 0; i < 7; i++)
+        weir__buf_printf(out, "%s%s\"%s\"", i ? ", " : "", prefix, cols[i]);
+}
+
+/* An empty relation with the source's columns. */
+static void empty_relation(weir_buf *out, bool headers)
+{
+    weir__buf_puts(out, "(SELECT CAST(NULL AS BLOB) AS \"key\", CAST(NULL AS "
+                        "BLOB) AS \"value\", CAST(NULL AS VARCHAR) AS "
+                        "\"topic\", CAST(NULL AS INTEGER) AS \"partition\", "
+                        "CAST(NULL AS BIGINT) AS \"offset\", CAST(NULL AS "
+                        "TIMESTAMP) AS \"timestamp\", CAST(NULL AS INTEGER) "
+                        "AS \"timestampType\"");
+    if (headers)
+        weir__buf_puts(out, ", CAST(NULL AS STRUCT(\"key\" VARCHAR, \"value\" "
+                            "BLOB)[]) AS \"headers\"");
+    weir__buf_puts(out, " WHERE false)");
+}
+
+static int render(weir_buf *out, const weir_source_read *r,
+                  const weir_source_batch *b, weir_error *err)
+{
+    (void)r;
+    (void)err;
+    const kafka_batch *kb = b->impl;
+    if (!kb || !kb->fetched) {
+        empty_relation(out, kb && kb->opts.include_headers);
+        return 0;
+    }
+    weir__buf_puts(out, "(SELECT ");
+    if (!kb->opts.include_headers) {
+        put_columns(out, "");
+        weir__buf_printf(out, " FROM temp.main.\"%s\")", kb->table);
+        return 0;
+    }
+    put_columns(out, "m.");
+    weir__buf_printf(out, ", h.\"headers\" FROM temp.main.\"%s\" AS m LEFT "
+                          "JOIN (SELECT \"seq\", list({'key': \"key\", "
+                          "'value': \"value\"} ORDER BY \"idx\") AS "
+                          "\"headers\" FROM temp.main.\"%s_h\" GROUP BY "
+                          "\"seq\") AS h ON h.\"seq\" = m.\"seq\")",
+                     kb->table, kb->table);
+    return 0;
+}
+
+/* Every partition's offsets after the batch, in its transaction. */
+static int commit(const weir_source_ctx *c, const weir_source_batch *b)
+{
+    const kafka_batch *kb = b->impl;
+    weir_checkpoint_partition *parts =
+        weir__arena_array(c->arena, kb->n_parts + 1, sizeof(*parts));
+    if (!parts)
+        return WEIR_ERR(c->err, WEIR_ENOMEM, NULL, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < kb->n_parts; i++) {
+        const kpart *p = &kb->parts[i];
+        if (p->vanished)
+            continue;
+        parts[n].topic = p->topic;
+        parts[n].partition = p->partition;
+        parts[n].start = p->from;
+        parts[n].end = p->end;
+        n++;
+    }
+    return weir__checkpoint_partitions_add(c->cp, c->gen, c->batch_id, b->key,
+                                           parts, n);
+}
+
+/* {"topic": {"0": 12, ...}, ...}, topics in order of appearance. */
+static void put_offsets(weir_buf *d, const kafka_batch *kb, bool end)
+{
+    weir__buf_putc(d, '{');
+    size_t topics = 0;
+    for (size_t i = 0; i < kb->n_parts; i++) {
+        const kpart *p = &kb->parts[i];
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = !strcmp(kb->parts[k].topic, p->topic) && !kb->parts[k].vanished;
+        if (seen || p->vanished)
+            continue;
+        weir__buf_puts(d, topics++ ? ", " : "");
+        weir__buf_put_json_string(d, p->topic);
+        weir__buf_puts(d, ": {");
+        size_t n = 0;
+        for (size_t k = i; k < kb->n_parts; k++) {
+            const kpart *q = &kb->parts[k];
+            if (q->vanished || strcmp(q->topic, p->topic))
+                continue;
+            weir__buf_printf(d, "%s\"%d\": %lld", n++ ? ", " : "",
+                             (int)q->partition,
+                             (long long)(end ? q->end : q->from));
+        }
+        weir__buf_putc(d, '}');
+    }
+    weir__buf_putc(d, '}');
+}
+
+static void progress(const weir_source_ctx *c, const weir_source_batch *b,
+                     weir_buf *d)
+{
+    (void)c;
+    const kafka_batch *kb = b->impl;
+    weir__buf_printf(d, ", \"start_offset\": %lld, \"end_offset\": %lld, "
+                        "\"numInputRows\": %lld, \"startOffset\": ",
+                     (long long)b->start, (long long)b->end,
+                     (long long)(kb->fetched ? kb->rows : 0));
+    put_offsets(d, kb, false);
+    weir__buf_puts(d, ", \"endOffset\": ");
+    put_offsets(d, kb, true);
+}
+
+/* Resolution: the options checked, the columns typed; a dry run also asks
+ * the brokers whether they answer. */
+static int analyze(weir_buf *out, const weir_source_analysis *a,
+                   weir_error *err)
+{
+    weir_arena arena = WEIR_ARENA_INIT;
+    weir_kafka_opts o;
+    int rc = weir__kafka_opts(&o, &arena, a->in->tvf, err);
+    if (!rc && a->dry)
+        rc = weir__kafka_probe(o.client, o.n_client, o.bootstrap, err);
+    if (!rc)
+        empty_relation(out, o.include_headers);
+    weir__arena_free(&arena);
+    return rc;
+}
+
+const weir_source_kind weir__source_kafka = {
+    "kafka", accepts, key, plan, render, NULL, commit, progress, analyze
+};
