@@ -456,16 +456,10 @@ static bool check_sink(analysis *an, const weir_gdataset *d, bool columns)
     } else if (!columns) {
         return true;
     } else {
-        const char **names = calloc(d->schema.n + 1, sizeof(*names));
-        if (!names)
-            return true; /* the run checks again */
-        for (size_t i = 0; i < d->schema.n; i++)
-            names[i] = d->schema.cols[i].name;
         int rc = fmt->check_columns
                      ? fmt->check_columns(d->def->options, d->def->n_options,
-                                          names, d->schema.n, &e)
+                                          d->schema.cols, d->schema.n, &e)
                      : 0;
-        free(names);
         if (!rc)
             return true;
         e.code = WEIR_EGRAPH;

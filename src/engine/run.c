@@ -20,6 +20,7 @@
 #include "engine/relocate.h"
 #include "engine/select.h"
 #include "events/events.h"
+#include "sinks/sink.h"
 #include "util/clock.h"
 #include "util/str.h"
 
@@ -800,6 +801,29 @@ static void free_state(run_state *rs)
     pthread_cond_destroy(&rs->cv);
 }
 
+/* Dry runs: sinks whose format checks its destination (a Kafka broker)
+ * are probed, each within a bounded time; a failure is a diagnostic at
+ * the sink's definition. */
+static int probe_sinks(const weir_graph *g, weir__diags *diags)
+{
+    int rc = 0;
+    for (size_t i = 0; i < g->n_datasets; i++) {
+        const weir_gdataset *d = &g->datasets[i];
+        const weir_sink_format *fmt =
+            d->kind == WEIR_SINK ? weir__sink_format(d->def->format) : NULL;
+        weir_error e;
+        if (!fmt || !fmt->probe ||
+            !fmt->probe(d->def->options, d->def->n_options, &e))
+            continue;
+        weir__error_prefix(&e, "Sink %s: ", d->display);
+        weir__origin_error_at(&e, &d->def->origin);
+        if (weir__diags_add(diags, &e))
+            return WEIR_ENOMEM;
+        rc = WEIR_EGRAPH;
+    }
+    return rc;
+}
+
 int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
                      const weir_run_options *run, weir_run_result *out,
                      weir__diags *diags, weir_error *err)
@@ -879,6 +903,10 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
             record_update(&rs, "FAILED", false, NULL);
             flush(&rs);
         }
+        free_state(&rs);
+        return rc;
+    }
+    if (run->dry && (rc = probe_sinks(g, diags)) != 0) {
         free_state(&rs);
         return rc;
     }

@@ -106,4 +106,60 @@ int weir__kafka_fetch(weir_kafka_consumer *c, const weir_kafka_partition *parts,
                       weir_kafka_on_message on_message, void *payload,
                       weir_error *err);
 
+/* ---- transactional producer (producer.c): the Kafka sink ---------------- */
+
+/* One message to publish. key NULL: no key; value NULL: a null value. */
+/* Record headers are weir_kafka_header (above): key, value, value_len. */
+
+typedef struct weir_kafka_record {
+    const char *topic;
+    int32_t partition;    /* -1: the partitioner's choice (murmur2 of the key,
+                             as Java clients and Spark, unless the option
+                             kafka.partitioner says otherwise) */
+    const void *key;
+    size_t key_len;
+    const void *value;
+    size_t value_len;
+    const weir_kafka_header *headers;
+    size_t n_headers;
+    int64_t timestamp_ms; /* -1: the time of sending */
+} weir_kafka_record;
+
+/* A transactional producer whose transactional.id is also the id of the
+ * consumer group in which each transaction records how far it got (the
+ * marker, an offset committed in the same transaction as the messages). */
+typedef struct weir_kafka_txn weir_kafka_txn;
+
+/* Connect and initialise transactions for `id`: this fences any other
+ * producer with that id and aborts a transaction a killed process left
+ * open (or waits until one it committed is complete). Bounded waits; an
+ * unreachable broker is WEIR_EIO with KAFKA_BROKER_UNREACHABLE and the
+ * address, other failures KAFKA_SINK_WRITE_FAILED. options: as for
+ * weir__kafka_conf (they may not set transactional.id and friends: the
+ * sink refuses those); borrowed until weir__kafka_txn_close(). */
+int weir__kafka_txn_open(weir_kafka_txn **out, const weir_kvpair *options,
+                         size_t n, const char *id, weir_error *err);
+
+/* The marker committed for `topic` partition 0 in the id's group, as read
+ * by read_committed consumers (committed transactions only); -1 when none. */
+int weir__kafka_txn_marker(weir_kafka_txn *t, const char *topic, int64_t *out,
+                           weir_error *err);
+
+/* Begin a transaction, then send records into it (the record's memory is
+ * copied). Errors: an unknown topic or partition, a message too large,
+ * delivery failures (KAFKA_SINK_WRITE_FAILED). */
+int weir__kafka_txn_begin(weir_kafka_txn *t, weir_error *err);
+int weir__kafka_txn_send(weir_kafka_txn *t, const weir_kafka_record *r,
+                         weir_error *err);
+
+/* Deliver everything sent, record marker (> 0) for `topic` partition 0
+ * with the text `note` in the group, and commit the transaction: the
+ * messages and the marker become visible together, or not at all (a
+ * failure aborts the transaction). */
+int weir__kafka_txn_commit(weir_kafka_txn *t, const char *topic,
+                           int64_t marker, const char *note, weir_error *err);
+
+/* Abort an open transaction (best effort) and close. NULL is fine. */
+void weir__kafka_txn_close(weir_kafka_txn *t);
+
 #endif

@@ -4,6 +4,7 @@
 set(WEIR_KAFKA_SOURCES
   src/kafka/client.c
   src/kafka/consumer.c
+  src/kafka/producer.c
 )
 set(WEIR_KAFKA_DEPS util graph)
 set(WEIR_KAFKA_LIBS PkgConfig::RDKAFKA)

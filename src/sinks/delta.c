@@ -803,4 +803,4 @@ static int discard(const weir_sink_batch *b, weir_error *err)
 /* No column checks at validation: a batch may leave out columns of an
  * existing table, partition columns included; stage() checks. */
 const weir_sink_format weir__sink_delta = { "delta",  validate, NULL, stage,
-                                            publish, discard };
+                                            publish, discard, NULL };

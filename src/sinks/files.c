@@ -161,7 +161,7 @@ int weir__sink_partition_cols(const char ***out, size_t *n_out,
 }
 
 int weir__sink_check_columns(const weir_kvpair *options, size_t n,
-                             const char *const *columns, size_t n_columns,
+                             const weir_column *columns, size_t n_columns,
                              weir_error *err)
 {
     weir_arena a = WEIR_ARENA_INIT;
@@ -171,7 +171,7 @@ int weir__sink_check_columns(const weir_kvpair *options, size_t n,
     for (size_t i = 0; !rc && i < n_cols; i++) {
         bool found = false;
         for (size_t k = 0; k < n_columns && !found; k++)
-            found = weir__str_ieq(cols[i], columns[k]);
+            found = weir__str_ieq(cols[i], columns[k].name);
         if (!found)
             rc = WEIR_ERR(err, WEIR_EINVAL, "INVALID_SINK_OPTION",
                           "option partitionBy names column %s, which the "

@@ -19,6 +19,7 @@
 extern const weir_sink_format weir__sink_csv;
 extern const weir_sink_format weir__sink_delta;
 extern const weir_sink_format weir__sink_json;
+extern const weir_sink_format weir__sink_kafka;
 extern const weir_sink_format weir__sink_parquet;
 
 /* ---- options (files.c) ------------------------------------------------- */
@@ -46,7 +47,7 @@ int weir__sink_partition_cols(const char ***out, size_t *n_out,
 /* partitionBy names columns the sink's flows write, and not all of them
  * (the folder formats' check_columns). */
 int weir__sink_check_columns(const weir_kvpair *options, size_t n,
-                             const char *const *columns, size_t n_columns,
+                             const weir_column *columns, size_t n_columns,
                              weir_error *err);
 
 /* ---- names and paths (files.c) ----------------------------------------- */

@@ -50,5 +50,5 @@ static int stage(weir_conn *conn, const weir_sink_batch *b, const char *sql,
 
 const weir_sink_format weir__sink_json = {
     "json", validate, weir__sink_check_columns, stage, weir__folder_publish,
-    weir__folder_discard
+    weir__folder_discard, NULL
 };

@@ -1,6 +1,6 @@
 /*
  * The registry of sink formats (see sink.h): one line per format, each
- * implemented in its own file (delta.c, parquet.c, json.c, csv.c).
+ * implemented in its own file (delta.c, parquet.c, json.c, csv.c, kafka.c).
  */
 #include "sinks/sink.h"
 
@@ -11,7 +11,7 @@
 
 static const weir_sink_format *const formats[] = {
     &weir__sink_delta, &weir__sink_parquet, &weir__sink_json, &weir__sink_csv,
-    NULL
+    &weir__sink_kafka, NULL
 };
 
 const weir_sink_format *weir__sink_format(const char *name)

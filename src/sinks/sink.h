@@ -53,9 +53,10 @@ typedef struct weir_sink_format {
                     weir_error *err);
     /* Then, once the sink's schema is resolved, check the options against
      * the columns its flows write (e.g. partitionBy names some of them,
-     * not all). NULL = nothing to check. */
+     * not all; Kafka's value column is a string or binary). NULL =
+     * nothing to check. */
     int (*check_columns)(const weir_kvpair *options, size_t n_options,
-                         const char *const *columns, size_t n_columns,
+                         const weir_column *columns, size_t n_columns,
                          weir_error *err);
     /* Write the rows of `sql` (DuckDB SQL of the flow's batch) so that no
      * reader of the sink sees them yet; *rows receives the count. Runs on
@@ -68,6 +69,10 @@ typedef struct weir_sink_format {
     /* Remove what stage() wrote for a batch that never committed. Missing
      * staged data is fine. */
     int (*discard)(const weir_sink_batch *b, weir_error *err);
+    /* Dry runs: check that the destination answers, within a bounded
+     * time (a Kafka broker). NULL = nothing to check. */
+    int (*probe)(const weir_kvpair *options, size_t n_options,
+                 weir_error *err);
 } weir_sink_format;
 
 /* The format with this name (case-insensitive), or NULL. */

@@ -6,6 +6,7 @@ set(WEIR_SINKS_SOURCES
   src/sinks/files.c
   src/sinks/folder.c
   src/sinks/json.c
+  src/sinks/kafka.c
   src/sinks/parquet.c
   src/sinks/sink.c
 )

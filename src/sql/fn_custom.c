@@ -230,11 +230,9 @@ int weir__fn_struct(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     for (size_t i = 0; i < e->n; i++) {
         const weir_sql_expr *a = e->list[i];
         if (a->kind == EX_STAR) {
-            /* struct(*), struct(t.*), struct(* EXCEPT (c)): DuckDB unpacks
-             * the columns as fields named like them. */
-            if (i)
-                weir__buf_puts(out, ", ");
-            weir__buf_puts(out, "*COLUMNS(");
+            /* struct(*), struct(t.*): DuckDB unpacks the columns a select
+             * list's star would give into fields named after them. */
+            weir__buf_puts(out, i ? ", *COLUMNS(" : "*COLUMNS(");
             for (size_t k = 0; k < a->n_names; k++) {
                 weir__buf_put_sql_ident(out, a->names[k]);
                 weir__buf_putc(out, '.');

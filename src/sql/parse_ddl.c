@@ -61,6 +61,13 @@ static int prop_part(ddl *d, const char **out, bool key)
 {
     sql_parser *p = &d->p;
     const sql_token *t = weir__sql_peek(p, 0);
+    if (t->kind == TK_STRING && key) {
+        /* One literal, as Spark's propertyKey: in ('k' 'v') the value
+         * follows, it is not concatenated to the key. */
+        p->i++;
+        *out = t->text;
+        return 0;
+    }
     if (t->kind == TK_STRING) {
         *out = weir__sql_string(p);
         return *out ? 0 : WEIR_ESQL;

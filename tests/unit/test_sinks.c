@@ -50,7 +50,7 @@ TEST(test_validate_options)
     weir_error e;
     const weir_sink_format *csv = weir__sink_format("CSV");
     CHECK(csv != NULL);
-    CHECK(weir__sink_format("kafka") == NULL);
+    CHECK(weir__sink_format("avro") == NULL);
     weir_kvpair ok[] = { { "path", "/x" }, { "header", "true" },
                          { "sep", ";" }, { "partitionBy", "a, `b`" } };
     CHECK_INT(csv->validate(ok, 4, &e), 0);
@@ -80,6 +80,71 @@ TEST(test_validate_options)
     weir_kvpair json_codec[] = { { "path", "/x" }, { "compression", "snappy" } };
     CHECK_INT(weir__sink_format("json")->validate(json_codec, 2, &e),
               WEIR_EINVAL);
+}
+
+/* The Kafka sink's options and columns, as Spark's Kafka sink checks them
+ * (no broker needed). */
+TEST(test_kafka_options)
+{
+    weir_error e;
+    const weir_sink_format *k = weir__sink_format("Kafka");
+    CHECK(k != NULL);
+    if (!k)
+        return;
+    weir_kvpair ok[] = { { "kafka.bootstrap.servers", "127.0.0.1:1" },
+                         { "topic", "out" }, { "kafka.linger.ms", "10" } };
+    CHECK_INT(k->validate(ok, 3, &e), 0);
+    weir_kvpair no_servers[] = { { "topic", "out" } };
+    CHECK_INT(k->validate(no_servers, 1, &e), WEIR_ESQL);
+    CHECK_STR(e.error_class, "INVALID_KAFKA_OPTION");
+    weir_kvpair unknown[] = { { "kafka.bootstrap.servers", "h:1" }, { "path", "x" } };
+    CHECK_INT(k->validate(unknown, 2, &e), WEIR_EINVAL);
+    CHECK_STR(e.error_class, "UNKNOWN_SINK_OPTION");
+    weir_kvpair txn[] = { { "kafka.bootstrap.servers", "h:1" },
+                          { "kafka.transactional.id", "mine" } };
+    CHECK_INT(k->validate(txn, 2, &e), WEIR_EINVAL);
+    CHECK_STR(e.error_class, "INVALID_SINK_OPTION");
+    CHECK_CONTAINS(e.message, "kafka.transactional.id");
+    weir_kvpair acks[] = { { "kafka.bootstrap.servers", "h:1" }, { "kafka.acks", "1" } };
+    CHECK_INT(k->validate(acks, 2, &e), WEIR_EINVAL);
+    weir_kvpair bad[] = { { "kafka.bootstrap.servers", "h:1" },
+                          { "kafka.no.such.setting", "1" } };
+    CHECK_INT(k->validate(bad, 2, &e), WEIR_ESQL);
+    CHECK_STR(e.error_class, "INVALID_KAFKA_OPTION");
+
+    weir_column value_only[] = { { "value", "VARCHAR", "string", true, NULL } };
+    CHECK_INT(k->check_columns(ok, 3, value_only, 1, &e), 0);
+    CHECK_INT(k->check_columns(no_servers, 0, value_only, 1, &e), WEIR_EINVAL);
+    CHECK_CONTAINS(e.message, "topic option required when no 'topic' attribute");
+    weir_column all[] = {
+        { "topic", "VARCHAR", "string", true, NULL },
+        { "KEY", "BLOB", "binary", true, NULL },
+        { "value", "BLOB", "binary", true, NULL },
+        { "headers", "STRUCT(\"key\" VARCHAR, \"value\" BLOB)[]",
+          "array<struct<key:string,value:binary>>", true, NULL },
+        { "partition", "INTEGER", "int", true, NULL },
+        { "timestamp", "TIMESTAMP", "timestamp", true, NULL },
+        { "other", "DATE", "date", true, NULL },
+    };
+    CHECK_INT(k->check_columns(NULL, 0, all, 7, &e), 0);
+    weir_column no_value[] = { { "v", "VARCHAR", "string", true, NULL } };
+    CHECK_INT(k->check_columns(ok, 3, no_value, 1, &e), WEIR_EINVAL);
+    CHECK_STR(e.error_class, "INVALID_KAFKA_SINK_SCHEMA");
+    CHECK_STR(e.message, "Required attribute 'value' not found");
+    weir_column int_value[] = { { "value", "INTEGER", "int", true, NULL } };
+    CHECK_INT(k->check_columns(ok, 3, int_value, 1, &e), WEIR_EINVAL);
+    CHECK_STR(e.message, "value attribute unsupported type int. value must be "
+                         "a(n) string or binary");
+    weir_column big_part[] = { { "value", "VARCHAR", "string", true, NULL },
+                               { "partition", "BIGINT", "bigint", true, NULL } };
+    CHECK_INT(k->check_columns(ok, 3, big_part, 2, &e), WEIR_EINVAL);
+    CHECK_CONTAINS(e.message, "partition attribute unsupported type bigint");
+    /* The topic option wins over a topic column, whatever its type. */
+    weir_column int_topic[] = { { "value", "VARCHAR", "string", true, NULL },
+                                { "topic", "INTEGER", "int", true, NULL } };
+    CHECK_INT(k->check_columns(ok, 3, int_topic, 2, &e), 0);
+    CHECK_INT(k->check_columns(NULL, 0, int_topic, 2, &e), WEIR_EINVAL);
+    CHECK_CONTAINS(e.message, "topic attribute unsupported type int");
 }
 
 TEST(test_partition_cols)
@@ -346,7 +411,8 @@ TEST(test_csv_options)
     teardown(&fx);
 }
 
-TEST_MAIN(RUN(test_validate_options); RUN(test_partition_cols);
+TEST_MAIN(RUN(test_validate_options); RUN(test_kafka_options);
+          RUN(test_partition_cols);
           RUN(test_percent_coding); RUN(test_move); RUN(test_parquet_sink);
           RUN(test_json_sink); RUN(test_csv_sink);
           RUN(test_cross_device_publish); RUN(test_csv_options))

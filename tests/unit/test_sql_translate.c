@@ -799,9 +799,14 @@ TEST(test_sql_translate__spark_differential)
       "overlay('Spark SQL', '_', 6)",
       "Spark CORE|Spark_SQL");
     Q("SELECT struct(1 AS a, 'x' AS b).b", "x");
-    /* struct(*): one field per column (the Kafka sink's usual payload). */
-    Q("SELECT to_json(struct(*)) FROM VALUES (1, 'x', CAST(NULL AS STRING)) AS v(a, b, c)",
+    /* struct(*): the columns a select list's star gives (the Kafka sink's
+     * to_json(struct(*)) AS value) */
+    Q("SELECT to_json(struct(*)) FROM VALUES (1, 'x') AS t(a, b)",
       "{\"a\":1,\"b\":\"x\"}");
+    Q("SELECT to_json(struct(t.*, 2 AS c)) FROM VALUES (1, 'x') AS t(a, b)",
+      "{\"a\":1,\"b\":\"x\",\"c\":2}");
+    Q("SELECT to_json(struct(* EXCEPT (a))) FROM VALUES (1, 'x') AS t(a, b)",
+      "{\"b\":\"x\"}");
     Q("SELECT to_json(struct(v.*)), to_json(struct(* EXCEPT (a))), to_json(struct(*, 2 AS z)) "
       "FROM VALUES (1, 'x') AS v(a, b)",
       "{\"a\":1,\"b\":\"x\"}|{\"b\":\"x\"}|{\"a\":1,\"b\":\"x\",\"z\":2}");
