@@ -104,14 +104,22 @@ int weir__kafka_partitions(weir_kafka_consumer *c,
         return unreachable(c, e, err);
     size_t n = 0;
     for (int t = 0; t < c->md->topic_cnt; t++)
-        n += (size_t)c->md->topics[t].partition_cnt;
+        n += (size_t)c->md->topics[t].partition_cnt + 1;
     c->parts = calloc(n + 1, sizeof(*c->parts));
     if (!c->parts)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     for (int t = 0; t < c->md->topic_cnt; t++) {
         const rd_kafka_metadata_topic_t *mt = &c->md->topics[t];
-        if (mt->err || !strncmp(mt->topic, "__", 2))
+        if (!strncmp(mt->topic, "__", 2) ||
+            mt->err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART)
             continue; /* internal topics, topics being deleted */
+        if (mt->err) {
+            weir_kafka_partition *kp = &c->parts[c->n_parts++];
+            kp->topic = mt->topic;
+            kp->partition = -1;
+            kp->error = rd_kafka_err2str(mt->err);
+            continue;
+        }
         for (int p = 0; p < mt->partition_cnt; p++) {
             weir_kafka_partition *kp = &c->parts[c->n_parts++];
             kp->topic = mt->topic;
@@ -188,7 +196,7 @@ static int collect_headers(weir_kafka_consumer *c, rd_kafka_message_t *m,
 /* One message of the fetch: passed on when inside its range; marks the
  * partition done once its position reaches the range's end. */
 static int on_one(weir_kafka_consumer *c, rd_kafka_message_t *m,
-                  const weir_kafka_partition *parts, size_t n, bool *done,
+                  weir_kafka_partition *parts, size_t n, bool *done,
                   size_t *n_done, bool with_headers, weir_kafka_on_message cb,
                   void *payload, weir_error *err)
 {
@@ -197,11 +205,15 @@ static int on_one(weir_kafka_consumer *c, rd_kafka_message_t *m,
     if (i == n || done[i])
         return 0;
     if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-        /* m->offset: the next offset, the end of what the partition has. */
-        if (m->offset >= parts[i].end) {
-            done[i] = true;
-            (*n_done)++;
-        }
+        /* m->offset: the end of what the consumer can read now. Below the
+         * range's end only when the end was not readable (under
+         * read_committed, past the last stable offset: an open
+         * transaction): the range ends there. */
+        if (m->offset < parts[i].end)
+            parts[i].end = m->offset > parts[i].start ? m->offset
+                                                      : parts[i].start;
+        done[i] = true;
+        (*n_done)++;
         return 0;
     }
     if (m->err == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET ||
@@ -244,7 +256,7 @@ static int on_one(weir_kafka_consumer *c, rd_kafka_message_t *m,
     return 0;
 }
 
-int weir__kafka_fetch(weir_kafka_consumer *c, const weir_kafka_partition *parts,
+int weir__kafka_fetch(weir_kafka_consumer *c, weir_kafka_partition *parts,
                       size_t n, bool with_headers,
                       weir_kafka_on_message on_message, void *payload,
                       weir_error *err)

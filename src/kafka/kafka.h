@@ -56,13 +56,16 @@ void weir__kafka_consumer_close(weir_kafka_consumer *c); /* NULL: nothing */
 typedef struct weir_kafka_partition {
     const char *topic; /* borrowed (consumer: valid until the next call or
                           close; callers: their own) */
-    int32_t partition;
+    int32_t partition;  /* -1: the topic's metadata is in error */
     int64_t start, end; /* weir__kafka_fetch: the range [start, end) */
+    const char *error;  /* partition -1: why (e.g. no leader yet) */
 } weir_kafka_partition;
 
 /* The cluster's topics (internal ones like __consumer_offsets left out)
  * and their partitions, from one metadata request: *out (n_out entries,
- * start and end 0) is valid until the next call or close. An unreachable
+ * start and end 0) is valid until the next call or close. A topic whose
+ * metadata is in error (other than not existing) is one entry with
+ * partition -1 and the error. An unreachable
  * broker is WEIR_EIO with KAFKA_BROKER_UNREACHABLE and the address. */
 int weir__kafka_partitions(weir_kafka_consumer *c,
                            const weir_kafka_partition **out, size_t *n_out,
@@ -99,9 +102,12 @@ typedef int (*weir_kafka_on_message)(void *payload,
  * on_message, in offset order per partition. A partition is done when the
  * consumer's position reaches end, not by counting messages (transaction
  * markers and aborted messages leave gaps under read_committed). No answer
+ * A range whose end is not readable (under read_committed, past the last
+ * stable offset while a transaction is open) ends where the partition's
+ * readable messages end: parts[i].end is lowered to it. No answer
  * for the timeout is KAFKA_BROKER_UNREACHABLE; an offset that no longer
  * exists is KAFKA_OFFSET_OUT_OF_RANGE (the source plans again). */
-int weir__kafka_fetch(weir_kafka_consumer *c, const weir_kafka_partition *parts,
+int weir__kafka_fetch(weir_kafka_consumer *c, weir_kafka_partition *parts,
                       size_t n, bool with_headers,
                       weir_kafka_on_message on_message, void *payload,
                       weir_error *err);

@@ -72,6 +72,7 @@ static const char *key(weir_arena *a, const weir_graph *g,
 
 /* ---- discovery -------------------------------------------------------------- */
 
+/* Does the source read this partition (partition -1: any of the topic)? */
 static bool subscribed(const weir_kafka_opts *o, const regex_t *re,
                        const char *topic, int32_t partition)
 {
@@ -85,7 +86,7 @@ static bool subscribed(const weir_kafka_opts *o, const regex_t *re,
         return regexec(re, topic, 0, NULL, 0) == 0;
     case WEIR_KAFKA_ASSIGN:
         for (size_t i = 0; i < o->n_assigned; i++)
-            if (o->assigned[i].partition == partition &&
+            if ((partition < 0 || o->assigned[i].partition == partition) &&
                 !strcmp(o->assigned[i].topic, topic))
                 return true;
         return false;
@@ -124,6 +125,15 @@ static int discover(const weir_source_ctx *c, kafka_batch *kb,
     if (!rc && !kb->parts)
         rc = WEIR_ERR(c->err, WEIR_ENOMEM, NULL, "out of memory");
     for (size_t i = 0; !rc && i < n_all; i++) {
+        if (all[i].partition < 0) {
+            /* A subscribed topic the brokers cannot describe now (a new
+             * topic without a leader yet): a retry, not a vanished one. */
+            if (subscribed(o, &re, all[i].topic, -1))
+                rc = WEIR_ERR(c->err, WEIR_EIO, "KAFKA_ERROR",
+                              "Kafka at %s: topic %s: %s", o->bootstrap,
+                              all[i].topic, all[i].error);
+            continue;
+        }
         if (!subscribed(o, &re, all[i].topic, all[i].partition))
             continue;
         kpart *p = &kb->parts[kb->n_parts++];
@@ -138,6 +148,8 @@ static int discover(const weir_source_ctx *c, kafka_batch *kb,
     for (size_t r = 0; !rc && r < n_stored; r++) {
         const char *topic = weir__rows_get(stored, r, 0);
         int32_t part = (int32_t)cell_i64(stored, r, 1);
+        if (part < 0)
+            continue; /* the batch's marker (see commit()) */
         kpart *p = NULL;
         for (size_t i = 0; i < n_found && !p; i++)
             if (kb->parts[i].partition == part && topic &&
@@ -363,6 +375,13 @@ static int fetch(const weir_source_ctx *c, kafka_batch *kb, const char *key,
     if (!rc)
         rc = weir__kafka_fetch(kc, ranges, n, kb->opts.include_headers,
                                on_message, kb, c->err);
+    /* A range may end early (an open transaction under read_committed). */
+    for (size_t i = 0, k = 0; !rc && i < kb->n_parts && k < n; i++) {
+        kpart *p = &kb->parts[i];
+        if (p->vanished || p->end <= p->from)
+            continue;
+        p->end = ranges[k++].end;
+    }
     weir_error ignore;
     int crc = weir__appender_close(kb->msgs, rc ? &ignore : c->err);
     int hrc = weir__appender_close(kb->hdrs, rc || crc ? &ignore : c->err);
@@ -371,6 +390,25 @@ static int fetch(const weir_source_ctx *c, kafka_batch *kb, const char *key,
         rc = crc ? crc : hrc;
     kb->fetched = !rc;
     return rc;
+}
+
+/* How far the batch moves the source's position: the offsets it moves
+ * over (*moved), or 1 when it reads none but has positions to record (a
+ * first batch, new, vanished or skipped partitions), else 0. */
+static int64_t position(const kafka_batch *kb, bool first, int64_t *moved)
+{
+    bool changed = first;
+    *moved = 0;
+    for (size_t i = 0; i < kb->n_parts; i++) {
+        const kpart *p = &kb->parts[i];
+        if (p->vanished) {
+            changed = true;
+            continue;
+        }
+        *moved += p->end - p->from;
+        changed |= !p->stored || p->from != p->last;
+    }
+    return *moved ? *moved : changed ? 1 : 0;
 }
 
 /* ---- the source kind ------------------------------------------------------- */
@@ -393,7 +431,7 @@ static int plan(const weir_source_ctx *c, const weir_input *in,
     weir_rows *stored = NULL;
     if (!rc && !none)
         rc = weir__checkpoint_partitions_read(c->cp, c->gen, b->key, &stored);
-    if (!rc && !none && !stored->n_rows && b->start > 0)
+    if (!rc && !none && !stored->n_rows)
         rc = WEIR_ERR(c->err, WEIR_ERROR, "CHECKPOINT_MISSING",
                       "The Kafka offsets of flow '%s' (_weir.kafka_offsets) "
                       "are missing rows: reading from the start would "
@@ -417,20 +455,11 @@ static int plan(const weir_source_ctx *c, const weir_input *in,
      * first batch, new or vanished partitions and skipped offsets are
      * recorded even when no message is read. */
     int64_t moved = 0;
-    bool changed = none;
-    for (size_t i = 0; !rc && i < kb->n_parts; i++) {
-        const kpart *p = &kb->parts[i];
-        if (p->vanished) {
-            changed = true;
-            continue;
-        }
-        moved += p->end - p->from;
-        changed |= !p->stored || p->from != p->last;
-    }
-    b->end = b->start + moved + (changed && !moved ? 1 : 0);
-    if (!rc && moved)
+    if (!rc && position(kb, none, &moved) && moved)
         rc = fetch(c, kb, b->key, kc);
     weir__kafka_consumer_close(kc);
+    if (!rc)
+        b->end = b->start + position(kb, none, &moved);
     return rc;
 }
 
@@ -483,15 +512,21 @@ static int render(weir_buf *out, const weir_source_read *r,
     return 0;
 }
 
-/* Every partition's offsets after the batch, in its transaction. */
+/* Every partition's offsets after the batch, in its transaction, and a
+ * marker row (partition -1, the batch's running totals) so that a batch
+ * of no partition (topics that do not exist yet) is recorded too. */
 static int commit(const weir_source_ctx *c, const weir_source_batch *b)
 {
     const kafka_batch *kb = b->impl;
     weir_checkpoint_partition *parts =
-        weir__arena_array(c->arena, kb->n_parts + 1, sizeof(*parts));
+        weir__arena_array(c->arena, kb->n_parts + 2, sizeof(*parts));
     if (!parts)
         return WEIR_ERR(c->err, WEIR_ENOMEM, NULL, "out of memory");
-    size_t n = 0;
+    parts[0].topic = "";
+    parts[0].partition = -1;
+    parts[0].start = b->start;
+    parts[0].end = b->end;
+    size_t n = 1;
     for (size_t i = 0; i < kb->n_parts; i++) {
         const kpart *p = &kb->parts[i];
         if (p->vanished)

@@ -99,19 +99,27 @@ fi
 expect_query "SELECT batch_id, rows FROM _weir.checkpoints WHERE flow = 'spark_catalog.default.capped' ORDER BY batch_id" "batch_id,rows
 0,3
 1,4"
+expect_query "SELECT count(*) AS n FROM later" "n
+0"
 
 # Nothing new.
 run_weir run
 expect_exit 0
-expect_stdout_contains "(6 streaming flows had no new data)"
+expect_stdout_contains "(7 streaming flows had no new data)"
 
 # New messages, and a partition added mid-stream (read from its earliest
 # offset, as Spark does).
 printf 'k7\tv7\n' | ktool produce orders -p 2
 ktool add-partitions orders 4 >/dev/null
 printf 'k8\tv8\nk9\tv9\n' | ktool produce orders -p 3
+ktool create later 2 >/dev/null
+printf 'l0\tw0\n' | ktool produce later -p 0
+printf 'l1\tw1\n' | ktool produce later -p 1
 run_weir run
 expect_exit 0
+expect_query "SELECT v FROM later ORDER BY v" "v
+w0
+w1"
 expect_query "SELECT count(*) AS n, count(DISTINCT topic || \`partition\` || \`offset\`) AS d FROM bronze" "n,d
 11,11"
 expect_query "SELECT v FROM from_latest ORDER BY v" "v
