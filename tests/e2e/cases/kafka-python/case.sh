@@ -14,7 +14,7 @@ kafka_start
 ktool create events 2 >/dev/null
 ktool create refunds 1 >/dev/null
 ktool create out 1 >/dev/null
-ktool create refunds_json 1 >/dev/null
+ktool create out_refunds 1 >/dev/null
 cd project
 sed "s/@KAFKA@/$KAFKA/g" transformations/pipeline.py.in >transformations/pipeline.py
 rm transformations/pipeline.py.in
@@ -29,7 +29,8 @@ run_weir dry-run
 expect_exit 0
 expect_stdout_contains "streaming table spark_catalog.default.events_bronze  (transformations/pipeline.py:"
 expect_stdout_contains "    partition      int"
-expect_stdout_contains "sink spark_catalog.default.events_out"
+expect_stdout_contains "sink events_out  (transformations/pipeline.py:54)
+    format: kafka"
 
 run_weir run
 expect_exit 0
@@ -50,8 +51,8 @@ r3,3,,src,shop,refunds"
 ktool consume out | cut -f 3,4 | sort >"$E2E_OUT/out"
 expect_equal "out topic" "$(cat "$E2E_OUT/out")" 'e1	{"id":1,"kind":"buy","amount":10.5}
 e4	{"id":4,"kind":"view","amount":0.25}'
-ktool consume refunds_json | cut -f 3,4 | sort >"$E2E_OUT/refunds"
-expect_equal "refunds_json topic" "$(cat "$E2E_OUT/refunds")" '\N	{"key":"r1","id":1,"reason":"late","h":"src","hv":"shop","topic":"refunds"}
+ktool consume out_refunds | cut -f 3,4 | sort >"$E2E_OUT/refunds"
+expect_equal "out_refunds topic" "$(cat "$E2E_OUT/refunds")" '\N	{"key":"r1","id":1,"reason":"late","h":"src","hv":"shop","topic":"refunds"}
 \N	{"key":"r2","id":2,"reason":"broken","h":"src","hv":"shop","topic":"refunds"}
 \N	{"key":"r3","id":3,"h":"src","hv":"shop","topic":"refunds"}'
 
@@ -69,7 +70,7 @@ ktool consume out | cut -f 3,4 | sort >"$E2E_OUT/out"
 expect_equal "out topic after new messages" "$(cat "$E2E_OUT/out")" 'e1	{"id":1,"kind":"buy","amount":10.5}
 e4	{"id":4,"kind":"view","amount":0.25}
 e5	{"id":5,"kind":"buy","amount":7.0}'
-expect_equal "refunds_json after new messages" "$(ktool consume refunds_json -n)" 3
+expect_equal "out_refunds after new messages" "$(ktool consume out_refunds -n)" 3
 
 # The seed document's Kafka sink (examples/seeds/000-kafka-sink) with this
 # broker for "host:port".
