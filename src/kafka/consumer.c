@@ -11,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/str.h"
+
 struct weir_kafka_consumer {
     rd_kafka_t *rk;
     const char *servers; /* borrowed from the options */
@@ -51,6 +53,17 @@ int weir__kafka_consumer_open(weir_kafka_consumer **out,
         NULL
     };
     char why[512];
+    /* A partition whose last offsets are transaction markers is done at
+     * the end-of-partition event, which comes after an empty fetch:
+     * shorter waits than librdkafka's 500 ms, unless the options say. */
+    bool wait_set = false;
+    for (size_t i = 0; i < n; i++)
+        wait_set |= weir__str_ieq(options[i].key, "kafka.fetch.wait.max.ms");
+    if (!wait_set &&
+        rd_kafka_conf_set(conf, "fetch.wait.max.ms", "50", why, sizeof why)) {
+        rd_kafka_conf_destroy(conf);
+        return WEIR_ERR(err, WEIR_ERROR, NULL, "Kafka client: %s", why);
+    }
     for (size_t i = 0; fixed[i]; i += 2)
         if (rd_kafka_conf_set(conf, fixed[i], fixed[i + 1], why, sizeof why)) {
             rd_kafka_conf_destroy(conf);

@@ -13,6 +13,10 @@
  *   ktool -b ADDR produce-n TOPIC N [-s BYTES] [-p P]
  *         N messages key "k<i>", value "v<i>" padded to BYTES; prints
  *         "rows<TAB>seconds" (the producer floor of bench/kafka.sh)
+ *   ktool -b ADDR produce-txn TOPIC N [-p P] [-a] [-w SECONDS]
+ *         N messages key "t<i>", value "x<i>" in one transaction, committed
+ *         (-a: aborted); -w: held open SECONDS after sending ("open" is
+ *         printed), then committed or aborted
  *   ktool -b ADDR consume TOPIC [-u] [-n] [-t]
  *         every message up to each partition's end, as read_committed
  *         (-u: read_uncommitted): "partition<TAB>offset<TAB>key<TAB>value
@@ -30,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define TIMEOUT_MS 30000
 
@@ -327,6 +332,48 @@ static int cmd_produce_n(const char *topic, long long count, size_t size, int pa
     return rc;
 }
 
+/* N messages in one transaction, committed (or aborted with -a); -w: the
+ * transaction stays open that many seconds after its messages are sent
+ * ("open" is printed then), to test readers of open transactions. */
+static int cmd_produce_txn(const char *topic, long long count, int part,
+                           int abort_it, int wait_s)
+{
+    char err[512], id[64];
+    snprintf(id, sizeof id, "ktool-%ld", (long)getpid());
+    rd_kafka_conf_t *conf = rd_kafka_conf_new();
+    rd_kafka_conf_set(conf, "bootstrap.servers", broker, err, sizeof err);
+    rd_kafka_conf_set(conf, "transactional.id", id, err, sizeof err);
+    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+    if (!rk)
+        return fail("producer", err);
+    rd_kafka_error_t *e = rd_kafka_init_transactions(rk, TIMEOUT_MS);
+    if (!e)
+        e = rd_kafka_begin_transaction(rk);
+    char key[32], val[32];
+    for (long long i = 0; !e && i < count; i++) {
+        int kl = snprintf(key, sizeof key, "t%lld", i);
+        int vl = snprintf(val, sizeof val, "x%lld", i);
+        produce_one(rk, topic, part, key, (size_t)kl, val, (size_t)vl, NULL);
+    }
+    if (!e)
+        rd_kafka_flush(rk, TIMEOUT_MS); /* sent, even when aborted */
+    if (!e && wait_s > 0) {
+        printf("open\n");
+        fflush(stdout);
+        sleep((unsigned)wait_s);
+    }
+    if (!e)
+        e = abort_it ? rd_kafka_abort_transaction(rk, TIMEOUT_MS)
+                     : rd_kafka_commit_transaction(rk, TIMEOUT_MS);
+    int rc = 0;
+    if (e) {
+        rc = fail("transaction", rd_kafka_error_string(e));
+        rd_kafka_error_destroy(e);
+    }
+    rd_kafka_destroy(rk);
+    return rc;
+}
+
 static void put_escaped(const char *p, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -478,6 +525,20 @@ int main(int argc, char **argv)
                 return usage();
         }
         return cmd_produce_n(a[0], atoll(a[1]), size, part);
+    }
+    if (!strcmp(cmd, "produce-txn") && n >= 2) {
+        int part = -1, abort_it = 0, wait_s = 0;
+        for (int i = 2; i < n; i++) {
+            if (!strcmp(a[i], "-p") && i + 1 < n)
+                part = atoi(a[++i]);
+            else if (!strcmp(a[i], "-w") && i + 1 < n)
+                wait_s = atoi(a[++i]);
+            else if (!strcmp(a[i], "-a"))
+                abort_it = 1;
+            else
+                return usage();
+        }
+        return cmd_produce_txn(a[0], atoll(a[1]), part, abort_it, wait_s);
     }
     if (!strcmp(cmd, "consume") && n >= 1) {
         int u = 0, c = 0, t = 0;
