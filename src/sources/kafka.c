@@ -301,25 +301,25 @@ static int on_message(void *payload, const weir_kafka_message *m,
     (void)err;
     kafka_batch *kb = payload;
     weir_appender *a = kb->msgs;
-    weir__appender_blob(a, m->key, m->key_len);
-    weir__appender_blob(a, m->value, m->value_len);
-    weir__appender_text(a, m->topic);
-    weir__appender_i32(a, m->partition);
-    weir__appender_i64(a, m->offset);
+    weir__appender_col_bytes(a, 0, m->key, m->key_len);
+    weir__appender_col_bytes(a, 1, m->value, m->value_len);
+    weir__appender_col_bytes(a, 2, m->topic, strlen(m->topic));
+    weir__appender_col_i32(a, 3, m->partition);
+    weir__appender_col_i64(a, 4, m->offset);
     if (m->timestamp_ms >= 0)
-        weir__appender_timestamp_us(a, m->timestamp_ms * 1000);
+        weir__appender_col_i64(a, 5, m->timestamp_ms * 1000);
     else
-        weir__appender_text(a, NULL);
-    weir__appender_i32(a, m->timestamp_type);
-    weir__appender_i64(a, kb->rows);
-    weir__appender_end_row(a);
+        weir__appender_col_null(a, 5);
+    weir__appender_col_i32(a, 6, m->timestamp_type);
+    weir__appender_col_i64(a, 7, kb->rows);
+    weir__appender_col_end_row(a);
     for (size_t i = 0; kb->hdrs && i < m->n_headers; i++) {
-        weir__appender_i64(kb->hdrs, kb->rows);
-        weir__appender_i32(kb->hdrs, (int32_t)i);
-        weir__appender_text(kb->hdrs, m->headers[i].key);
-        weir__appender_blob(kb->hdrs, m->headers[i].value,
-                            m->headers[i].value_len);
-        weir__appender_end_row(kb->hdrs);
+        const weir_kafka_header *h = &m->headers[i];
+        weir__appender_col_i64(kb->hdrs, 0, kb->rows);
+        weir__appender_col_i32(kb->hdrs, 1, (int32_t)i);
+        weir__appender_col_bytes(kb->hdrs, 2, h->key, strlen(h->key));
+        weir__appender_col_bytes(kb->hdrs, 3, h->value, h->value_len);
+        weir__appender_col_end_row(kb->hdrs);
     }
     kb->rows++;
     return 0;

@@ -94,6 +94,18 @@ void weir__appender_i32(weir_appender *a, int32_t v);
 /* Bytes as a BLOB; NULL v: SQL NULL. */
 void weir__appender_blob(weir_appender *a, const void *v, size_t len);
 void weir__appender_end_row(weir_appender *a);
+/* Column-wise appending, much faster for many rows: set the columns of
+ * the current row (any order; unset ones are undefined), then
+ * weir__appender_col_end_row. Rows go to DuckDB a data chunk at a time.
+ * Do not mix with the row functions above on one appender. */
+void weir__appender_col_bytes(weir_appender *a, size_t col, const void *v,
+                              size_t len); /* BLOB, or VARCHAR (valid UTF-8);
+                                              NULL v: NULL */
+void weir__appender_col_i32(weir_appender *a, size_t col, int32_t v);
+void weir__appender_col_i64(weir_appender *a, size_t col, int64_t v); /* BIGINT,
+                                              TIMESTAMP (microseconds) */
+void weir__appender_col_null(weir_appender *a, size_t col);
+void weir__appender_col_end_row(weir_appender *a);
 int weir__appender_close(weir_appender *a, weir_error *err);
 
 /* Transactions (commits go through weir__storage_commit). */

@@ -1,39 +1,7 @@
 # The Kafka source against a real broker: Spark's columns and types, two
 # topics, a pattern, assign, startingOffsets (earliest, latest, JSON),
 # maxOffsetsPerTrigger (several batches in one update), a run with nothing
-# new, partitions added mid-stream, full refresh, and bad options.
-
-# Bad options are graph errors of a dry run, with the call's location (no
-# broker needed).
-cd bad
-run_weir dry-run
-expect_exit 2
-expect_stderr_contains "transformations/bad.sql:3:10: error: [INVALID_KAFKA_OPTION] read_kafka(): use one of subscribe, subscribePattern and assign, not 'subscribe' and 'assign'"
-sed -i "s/assign => '{\"a\": \[0\]}'/startingOffsets => 'middle'/" transformations/bad.sql
-run_weir dry-run
-expect_exit 2
-expect_stderr_contains "transformations/bad.sql:3:10: error: [INVALID_KAFKA_OPTION] read_kafka(): startingOffsets must be"
-sed -i "s/startingOffsets => 'middle'/\`kafka.no.such.setting\` => 'x'/" transformations/bad.sql
-run_weir dry-run
-expect_exit 2
-expect_stderr_contains "[INVALID_KAFKA_OPTION] Kafka option 'kafka.no.such.setting' = 'x': not a setting of the Kafka client"
-sed -i "s/\`kafka.no.such.setting\` => 'x'/wat => 1/" transformations/bad.sql
-run_weir dry-run
-expect_exit 2
-expect_stderr_contains "read_kafka(): unknown option 'wat'"
-# Without STREAM: a batch read of Kafka is refused.
-sed -i "s/STREAM read_kafka/read_kafka/; s/, wat => 1//" transformations/bad.sql
-run_weir dry-run
-expect_exit 2
-expect_stderr_contains "transformations/bad.sql:3:3: error: [UNSUPPORTED_KAFKA_BATCH_READ]"
-# An unreachable broker: a clear error from the dry run, in bounded time.
-sed -i "s/read_kafka(bootstrapServers => '127.0.0.1:1'/STREAM read_kafka(\`kafka.socket.timeout.ms\` => 2000, bootstrapServers => '127.0.0.1:1'/" transformations/bad.sql
-start=$(date +%s)
-run_weir dry-run
-expect_exit 2
-expect_stderr_contains "[KAFKA_BROKER_UNREACHABLE] no Kafka broker answered at 127.0.0.1:1 within 2000 ms"
-[ $(($(date +%s) - start)) -lt 20 ] || e2e_fail "the dry run took too long"
-cd ..
+# new, partitions added mid-stream, topics that appear later, full refresh.
 
 kafka_start
 mkdir -p transformations
@@ -105,7 +73,7 @@ expect_query "SELECT count(*) AS n FROM later" "n
 # Nothing new.
 run_weir run
 expect_exit 0
-expect_stdout_contains "(8 streaming flows had no new data)"
+expect_stdout_contains "(7 streaming flows had no new data)"
 
 # New messages, and a partition added mid-stream (read from its earliest
 # offset, as Spark does).
@@ -148,32 +116,3 @@ v10"
 expect_query "SELECT count(*) AS n FROM bronze" "n
 12"
 
-# Transactions: committed, aborted, committed; then one held open.
-ktool create tx 1 >/dev/null
-ktool produce-txn tx 3 -p 0
-ktool produce-txn tx 3 -p 0 -a
-ktool produce-txn tx 2 -p 0
-run_weir run
-expect_exit 0
-expect_query "SELECT v, \`offset\` FROM committed ORDER BY 2" "v,offset
-x0,0
-x1,1
-x2,2
-x0,8
-x1,9"
-ktool produce-txn tx 2 -p 0 -w 6 > open.txt &
-txn=$!
-for i in $(seq 50); do grep -q open open.txt && break; sleep 0.2; done
-printf 'after\tthe open one\n' | ktool produce tx -p 0
-run_weir run
-expect_exit 0
-kill -0 $txn 2>/dev/null || e2e_fail "the update waited for the open transaction"
-expect_query "SELECT count(*) AS n FROM committed" "n
-5"
-wait $txn
-run_weir run
-expect_exit 0
-expect_query "SELECT v FROM committed WHERE \`offset\` > 9 ORDER BY \`offset\`" "v
-x0
-x1
-the open one"
