@@ -121,7 +121,8 @@ typedef struct weir_kafka_record {
     const char *topic;
     int32_t partition;    /* -1: the partitioner's choice (murmur2 of the key,
                              as Java clients and Spark, unless the option
-                             kafka.partitioner says otherwise) */
+                             kafka.partitioner says otherwise); below -1:
+                             invalid (an error when sent) */
     const void *key;
     size_t key_len;
     const void *value;

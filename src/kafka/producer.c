@@ -323,6 +323,11 @@ int weir__kafka_txn_send(weir_kafka_txn *t, const weir_kafka_record *r,
     int rc = topic_partitions(t, r->topic, &parts, err);
     if (rc)
         return rc;
+    if (r->partition < -1)
+        return WEIR_ERR(err, WEIR_EIO, "KAFKA_SINK_WRITE_FAILED",
+                        "Kafka sink at %s: a record for topic '%s' has a "
+                        "negative partition",
+                        t->servers, r->topic);
     if (r->partition >= parts)
         return WEIR_ERR(err, WEIR_EIO, "KAFKA_SINK_WRITE_FAILED",
                         "Kafka sink at %s: partition %d of topic '%s' does not "

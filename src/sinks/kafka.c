@@ -355,6 +355,10 @@ static int stage(weir_conn *conn, const weir_sink_batch *b, const char *sql,
     }
     if (!rc)
         rc = weir__fs_sync_dir(b->stage_dir, err);
+    if (rc) {
+        weir_error ignore;
+        weir__sink_unlink(file, &ignore); /* the batch will not commit */
+    }
     weir__rows_free(r);
     weir__buf_free(&q);
     weir__arena_free(&a);
@@ -491,9 +495,11 @@ static bool parse_line(record_buf *rb, char *line)
     r->partition = -1;
     if (strcmp(f[1], "-") != 0) {
         long p = strtol(f[1], &end, 10);
-        if (*end || p < -1 || p > INT32_MAX)
+        if (*end || p < INT32_MIN || p > INT32_MAX)
             return false;
-        r->partition = (int32_t)p;
+        /* A negative partition of the data is refused when sent (-1 is
+         * the producer's "any partition"). */
+        r->partition = p < 0 ? INT32_MIN : (int32_t)p;
     }
     r->timestamp_ms = -1;
     if (strcmp(f[5], "-") != 0) {

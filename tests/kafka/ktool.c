@@ -17,12 +17,13 @@
  *         N messages key "t<i>", value "x<i>" in one transaction, committed
  *         (-a: aborted); -w: held open SECONDS after sending ("open" is
  *         printed), then committed or aborted
- *   ktool -b ADDR consume TOPIC [-u] [-n] [-t]
+ *   ktool -b ADDR consume TOPIC [-u] [-n] [-t] [-T]
  *         every message up to each partition's end, as read_committed
  *         (-u: read_uncommitted): "partition<TAB>offset<TAB>key<TAB>value
  *         <TAB>headers" lines (NULL key "\N", headers "name=value;...");
  *         -n: only the count; -t: "rows<TAB>bytes<TAB>seconds" (the
- *         consumer floor)
+ *         consumer floor); -T: each line ends with "<TAB>timestamp"
+ *         (milliseconds since the epoch)
  *
  * Exit 0 on success, 1 on a Kafka error (printed), 2 on bad usage.
  */
@@ -391,7 +392,8 @@ static void put_escaped(const char *p, size_t n)
     }
 }
 
-static int cmd_consume(const char *topic, int uncommitted, int count_only, int timing)
+static int cmd_consume(const char *topic, int uncommitted, int count_only, int timing,
+                       int stamps)
 {
     const char *extra[] = { "isolation.level",
                             uncommitted ? "read_uncommitted" : "read_committed",
@@ -458,6 +460,8 @@ static int cmd_consume(const char *topic, int uncommitted, int count_only, int t
                         put_escaped(v, vl);
                 }
             }
+            if (stamps)
+                printf("\t%" PRId64, rd_kafka_message_timestamp(m, NULL));
             putchar('\n');
         }
         rd_kafka_message_destroy(m);
@@ -541,10 +545,12 @@ int main(int argc, char **argv)
         return cmd_produce_txn(a[0], atoll(a[1]), part, abort_it, wait_s);
     }
     if (!strcmp(cmd, "consume") && n >= 1) {
-        int u = 0, c = 0, t = 0;
+        int u = 0, c = 0, t = 0, ts = 0;
         for (int i = 1; i < n; i++) {
             if (!strcmp(a[i], "-u"))
                 u = 1;
+            else if (!strcmp(a[i], "-T"))
+                ts = 1;
             else if (!strcmp(a[i], "-n"))
                 c = 1;
             else if (!strcmp(a[i], "-t"))
@@ -552,7 +558,7 @@ int main(int argc, char **argv)
             else
                 return usage();
         }
-        return cmd_consume(a[0], u, c, t);
+        return cmd_consume(a[0], u, c, t, ts);
     }
     return usage();
 }

@@ -1,6 +1,7 @@
 # Kafka sink round trip against a real broker: string and binary values,
 # keys, headers, an explicit partition, a per-row topic, the topic option
-# winning over a topic column, and to_json(struct(*)) AS value. A run
+# winning over a topic column, message timestamps, and
+# to_json(struct(*)) AS value. A run
 # without new rows publishes nothing; new rows are one more batch, and a
 # read_committed consumer sees every row once.
 kafka_start
@@ -8,6 +9,7 @@ ktool create out 3
 ktool create even 2
 ktool create odd 2
 ktool create other 1
+ktool create stamped 1
 
 mkdir transformations
 cat >spark-pipeline.yml <<YML
@@ -43,6 +45,12 @@ CREATE SINK pinned USING kafka
 OPTIONS ('kafka.bootstrap.servers' = '$KAFKA', 'topic' = 'other');
 CREATE FLOW to_pinned AS INSERT INTO pinned BY NAME
 SELECT 'nowhere' AS topic, s AS value, id AS ignored FROM STREAM events;
+
+-- Message timestamps from a timestamp column.
+CREATE SINK stamped USING kafka OPTIONS ('kafka.bootstrap.servers' '$KAFKA', topic 'stamped');
+CREATE FLOW to_stamped AS INSERT INTO stamped BY NAME
+SELECT s AS value, timestamp_millis(1704164645678 + id * 1000) AS timestamp
+FROM STREAM events;
 SQL
 
 run_weir query "CREATE TABLE src (id BIGINT, s STRING)"
@@ -79,13 +87,19 @@ expect_equal "other" "$(consume other)" '\N	s0
 \N	s3	
 \N	s4	
 \N	s5	'
+expect_equal "stamped" "$(ktool consume stamped -T | cut -f4,6 | sort)" 's0	1704164645678
+s1	1704164646678
+s2	1704164647678
+s3	1704164648678
+s4	1704164649678
+s5	1704164650678'
 expect_equal "staged files left" "$(find storage/sinks -type f | wc -l)" 0
 
 # Nothing new: nothing is published (the topics' end offsets stay).
-before=$(for t in out even odd other; do ktool offsets $t; done)
+before=$(for t in out even odd other stamped; do ktool offsets $t; done)
 run_weir run
 expect_exit 0
-expect_equal "offsets after an idle run" "$(for t in out even odd other; do ktool offsets $t; done)" "$before"
+expect_equal "offsets after an idle run" "$(for t in out even odd other stamped; do ktool offsets $t; done)" "$before"
 
 # New rows: one more batch each, every row once for read_committed readers.
 run_weir query "INSERT INTO src SELECT id, concat('s', id) FROM range(6, 1006) AS t(id)"
@@ -98,4 +112,5 @@ expect_equal "other rows" "$(ktool consume other -n)" 1006
 expect_query "SELECT sink, state, count(*) AS n, sum(rows) AS r FROM spark_catalog._weir.sink_batches GROUP BY ALL ORDER BY sink" "sink,state,n,r
 json_out,published,2,1006
 pinned,published,2,1006
-routed,published,2,1006"
+routed,published,2,1006
+stamped,published,2,1006"
