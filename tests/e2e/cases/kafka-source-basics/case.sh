@@ -69,11 +69,13 @@ expect_query "SELECT batch_id, rows FROM _weir.checkpoints WHERE flow = 'spark_c
 1,4"
 expect_query "SELECT count(*) AS n FROM later" "n
 0"
+expect_equal "sink rows" "$(cat out/orders/*.json | wc -l)" 7
+expect_equal "sink batches" "$(ls out/orders | wc -l)" 2
 
 # Nothing new.
 run_weir run
 expect_exit 0
-expect_stdout_contains "(7 streaming flows had no new data)"
+expect_stdout_contains "(8 streaming flows had no new data)"
 
 # New messages, and a partition added mid-stream (read from its earliest
 # offset, as Spark does).
@@ -100,6 +102,8 @@ expect_query "SELECT count(*) AS n FROM by_pattern" "n
 10"
 expect_query "SELECT count(*) AS n FROM assigned" "n
 2"
+expect_equal "distinct sink rows" "$(cat out/orders/*.json | sort -u | wc -l)" 10
+expect_equal "sink rows" "$(cat out/orders/*.json | wc -l)" 10
 
 # Full refresh: a new generation, from startingOffsets again.
 run_weir run --full-refresh bronze,from_latest
