@@ -568,7 +568,9 @@ static int publish(const weir_sink_batch *b, weir_error *err)
     size_t cap = 0;
     ssize_t len = getline(&line, &cap, f);
     char *topic = NULL;
-    int rc = 0;
+    int rc = len < 0 && ferror(f) ? WEIR_ERR(err, WEIR_EIO, NULL, "reading %s: %s",
+                                             file, strerror(errno))
+                                  : 0;
     if (len > 0) {
         /* The marker's topic: the first record's. */
         char *copy = strdup(line);

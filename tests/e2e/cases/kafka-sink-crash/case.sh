@@ -9,7 +9,7 @@
 # and WEIR_KAFKA_SINK_CRASH_SEED (default 5) tune it.
 trials=${WEIR_KAFKA_SINK_CRASH_TRIALS:-20}
 RANDOM=${WEIR_KAFKA_SINK_CRASH_SEED:-5}
-per_trial=10000
+per_trial=5000
 
 kafka_start
 ktool create out 2

@@ -6,7 +6,8 @@
 # committed (its staged file put back, its row set back to committed, as a
 # crash right after the Kafka commit leaves them) is not sent again: the
 # marker the transaction committed says Kafka has it. A full refresh (new
-# checkpoint generation) sends every row again, as for other sinks.
+# checkpoint generation) sends every row again, as for other sinks. A
+# broker that is back before a retry of the flow: the update completes.
 kafka_start
 ktool create out 1
 py=$(weir_python)
@@ -89,3 +90,20 @@ run_weir run --full-refresh out
 expect_exit 0
 expect_equal "after a full refresh" "$(ktool consume out -n)" 3000
 expect_equal "distinct after a full refresh" "$(ktool consume out | cut -f4 | sort -u | wc -l)" 1500
+
+# The broker goes away during an update and comes back while the flow
+# waits for its retry (the flow retry policy): the same update publishes
+# the batch, once.
+sed -i 's/maxFlowRetryAttempts: "0"/maxFlowRetryAttempts: "3"\n  spark.sql.pipelines.execution.watchdog.minRetryTime: "2s"/' spark-pipeline.yml
+run_weir query "INSERT INTO src SELECT id FROM range(1500, 1600) AS t(id)"
+kafka_pause
+"$WEIR" run >"$E2E_OUT/retried.out" 2>&1 &
+pid=$!
+sleep 3
+kafka_resume
+wait "$pid" || e2e_fail "the run with retries failed: $(cat "$E2E_OUT/retried.out")"
+grep -q "KAFKA_BROKER_UNREACHABLE" "$E2E_OUT/retried.out" || e2e_fail "no attempt failed: $(cat "$E2E_OUT/retried.out")"
+grep -q "Run is COMPLETED." "$E2E_OUT/retried.out" || e2e_fail "the update did not complete: $(cat "$E2E_OUT/retried.out")"
+e2e_pass
+expect_equal "after the retried update" "$(ktool consume out -n)" 3100
+expect_equal "distinct after the retried update" "$(ktool consume out | cut -f4 | sort -u | wc -l)" 1600
