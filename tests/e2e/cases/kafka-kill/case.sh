@@ -70,7 +70,7 @@ dur_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 producer=$!
 
 staged() { compgen -G "storage/sinks/*/*/g*.kafka" >/dev/null; }
-mid_update=0 mid_publish=0 in_recovery=0 recovering=0
+mid_update=0 mid_publish=0 in_recovery=0 recovering=0 progressed=0
 for k in $(seq 1 "$kills"); do
     # This run starts with what the last kill left: it recovers first.
     staged && recovering=1 || recovering=0
@@ -86,7 +86,9 @@ for k in $(seq 1 "$kills"); do
         done
         delay_ms=$(( RANDOM % (dur_ms / 3 + 1) ))
     else
-        delay_ms=$(( RANDOM % (dur_ms * 12 / 10 + 1) ))
+        # A recovery run does more than the baseline (publishing what was
+        # staged, reading a larger backlog): up to twice its time.
+        delay_ms=$(( RANDOM % (dur_ms * 2 + 1) ))
     fi
     sleep "$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))"
     kill -9 "$pid" 2>/dev/null || true
@@ -96,6 +98,8 @@ for k in $(seq 1 "$kills"); do
         in_recovery=$((in_recovery + recovering))
     fi
     staged && mid_publish=$((mid_publish + 1))
+    # Progress despite the kills: a flow of this run committed a batch.
+    grep -q "has COMPLETED" "$E2E_OUT/killed.out" && progressed=$((progressed + 1))
     grep -q "ERROR: AddressSanitizer\|runtime error:" "$E2E_OUT/killed.out" &&
         e2e_fail "sanitizer report in a killed run: $(cat "$E2E_OUT/killed.out")"
     echo "kill $k: after ${delay_ms} ms, recovering=$recovering" >>"$E2E_OUT/log"
@@ -122,7 +126,7 @@ aborted=$(( $(ktool consume out -u -n) - s_rows ))
 # The ids are exactly 0 .. total-1 (none outside it).
 run_weir query --format csv "SELECT count(*) FROM events WHERE CAST(substr(id, 2) AS BIGINT) NOT BETWEEN 0 AND $((total - 1))"
 outside=$(tail -n 1 "$WEIR_STDOUT")
-echo "kafka-kill: $kills kills: $mid_update mid-update ($in_recovery of them in recovery runs), $mid_publish left a sink batch staged; $aborted aborted records (read_uncommitted); baseline ${dur_ms} ms" >&2
+echo "kafka-kill: $kills kills: $mid_update mid-update ($in_recovery of them in recovery runs), $mid_publish left a sink batch staged, $progressed completed a flow; $aborted aborted records (read_uncommitted); baseline ${dur_ms} ms" >&2
 echo "kafka-kill: $total messages; table: $t_rows rows, $t_ids ids ($((total - t_ids)) lost, $((t_rows - t_ids)) duplicated); sink topic (read_committed): $s_rows records, $s_ids ids ($((total - s_ids)) lost, $((s_rows - s_ids)) duplicated)" >&2
 expect_equal "table rows" "$t_rows" "$total"
 expect_equal "table ids" "$t_ids" "$total"
@@ -131,7 +135,8 @@ expect_equal "table ids outside the produced range" "$outside" 0
 expect_equal "sink records" "$s_rows" "$total"
 expect_equal "sink ids" "$s_ids" "$total"
 expect_equal "sink values" "$s_ok" "$total"
-[ "$mid_update" -ge $((kills / 2)) ] || e2e_fail "only $mid_update of $kills kills landed during an update"
+[ "$mid_update" -ge $((kills * 2 / 5)) ] || e2e_fail "only $mid_update of $kills kills landed during an update"
 [ "$in_recovery" -ge $((kills / 10)) ] || e2e_fail "only $in_recovery kills landed in recovery runs"
 [ "$mid_publish" -ge $((kills / 10)) ] || e2e_fail "only $mid_publish kills left a sink batch staged"
+[ "$progressed" -ge $((kills / 20)) ] || e2e_fail "only $progressed killed runs completed a flow: no progress between kills"
 expect_equal "staged files" "$(find storage/sinks -name '*.kafka' | wc -l)" 0
