@@ -229,6 +229,91 @@ static bool option_name_ok(const char *s)
     return true;
 }
 
+/* Spark's Kafka source options, in Spark's spelling (the client keeps the
+ * user's case; Spark matches them case-insensitively). */
+static const char *const KAFKA_OPTIONS[] = {
+    "subscribe", "subscribePattern", "assign", "startingOffsets", "endingOffsets",
+    "startingOffsetsByTimestamp", "endingOffsetsByTimestamp", "startingTimestamp",
+    "endingTimestamp", "startingOffsetsByTimestampStrategy", "failOnDataLoss",
+    "minPartitions", "maxOffsetsPerTrigger", "minOffsetsPerTrigger", "maxTriggerDelay",
+    "maxRecordsPerPartition", "kafkaConsumer.pollTimeoutMs", "fetchOffset.numRetries",
+    "fetchOffset.retryIntervalMs", "groupIdPrefix", "includeHeaders", NULL
+};
+
+/* format("kafka"): read_kafka(bootstrapServers => '...', subscribe => '...',
+ * ...), under STREAM for readStream. Spark's option names become named
+ * arguments (known ones in Spark's case), kafka.bootstrap.servers becomes
+ * bootstrapServers, and every other kafka.* client setting keeps its name as
+ * a backquoted argument name (`kafka.security.protocol` => 'SSL'). The
+ * client sends the options as a map in no particular order; the arguments
+ * come in a fixed one: bootstrapServers, Spark's options in KAFKA_OPTIONS
+ * order, then the kafka.* and any other options by name. */
+typedef struct kafka_arg {
+    const char *name, *value;
+    int rank;
+} kafka_arg;
+
+static int kafka_arg_cmp(const void *a, const void *b)
+{
+    const kafka_arg *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static int read_kafka(plan_ctx *c, const Spark__Connect__Read__DataSource *ds,
+                      bool streaming, q *out)
+{
+    if (ds->_schema_case && ds->schema && *ds->schema)
+        return weir__plan_fail(c, PLAN_E_INVALID,
+                               "Kafka source has a fixed schema and cannot be set with a "
+                               "custom one.");
+    if (ds->n_paths)
+        return weir__plan_fail(c, PLAN_E_INVALID,
+                               "A Kafka read takes no path: name the topics with "
+                               "subscribe, subscribePattern or assign.");
+    enum { N_KNOWN = sizeof KAFKA_OPTIONS / sizeof *KAFKA_OPTIONS - 1 };
+    kafka_arg *args = calloc(ds->n_options ? ds->n_options : 1, sizeof *args);
+    if (!args)
+        return oom(c);
+    size_t n = 0;
+    for (size_t i = 0; i < ds->n_options; i++) {
+        const Spark__Connect__Read__DataSource__OptionsEntry *o = ds->options[i];
+        if (!o || !o->key || !o->value || !*o->key || weir__str_ieq(o->key, "path"))
+            continue;
+        kafka_arg *a = &args[n++];
+        a->name = o->key;
+        a->value = o->value;
+        a->rank = weir__str_istarts(o->key, "kafka.") ? N_KNOWN + 1 : N_KNOWN + 2;
+        if (weir__str_ieq(o->key, "kafka.bootstrap.servers")) {
+            a->name = "bootstrapServers";
+            a->rank = -1;
+        }
+        for (int k = 0; KAFKA_OPTIONS[k]; k++)
+            if (weir__str_ieq(o->key, KAFKA_OPTIONS[k])) {
+                a->name = KAFKA_OPTIONS[k];
+                a->rank = k;
+            }
+    }
+    qsort(args, n, sizeof *args, kafka_arg_cmp);
+    weir_buf *b = &out->from;
+    if (streaming)
+        weir__buf_puts(b, "STREAM ");
+    weir__buf_puts(b, "read_kafka(");
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            weir__buf_puts(b, ", ");
+        weir__plan_put_ident(b, args[i].name);
+        weir__buf_puts(b, " => ");
+        weir__plan_put_string(b, args[i].value);
+    }
+    free(args);
+    char alias[32];
+    next_alias(c, alias, sizeof alias);
+    weir__buf_printf(b, ") AS %s", alias);
+    return (out->qual = strdup(alias)) ? 0 : oom(c);
+}
+
 static int read_files(plan_ctx *c, const Spark__Connect__Read__DataSource *ds,
                       bool streaming, q *out)
 {
@@ -239,10 +324,6 @@ static int read_files(plan_ctx *c, const Spark__Connect__Read__DataSource *ds,
         bool ok = false;
         for (int i = 0; FORMATS[i]; i++)
             ok = ok || weir__str_ieq(format, FORMATS[i]);
-        if (weir__str_ieq(format, "kafka"))
-            return weir__plan_fail(c, PLAN_E_UNSUPPORTED,
-                                   "Reading from Kafka (format 'kafka') is not supported "
-                                   "yet.");
         if (!ok)
             return weir__plan_fail(c, PLAN_E_UNSUPPORTED,
                                    "Reading format '%.100s' is not supported (use json, "
@@ -309,8 +390,12 @@ static int read(plan_ctx *c, const Spark__Connect__Read *rd, q *out)
 {
     if (!rd)
         return weir__plan_fail(c, PLAN_E_INVALID, "A read has no source.");
-    if (rd->read_type_case == SPARK__CONNECT__READ__READ_TYPE_DATA_SOURCE && rd->data_source)
-        return read_files(c, rd->data_source, rd->is_streaming, out);
+    if (rd->read_type_case == SPARK__CONNECT__READ__READ_TYPE_DATA_SOURCE && rd->data_source) {
+        const Spark__Connect__Read__DataSource *ds = rd->data_source;
+        if (ds->_format_case && ds->format && weir__str_ieq(ds->format, "kafka"))
+            return read_kafka(c, ds, rd->is_streaming, out);
+        return read_files(c, ds, rd->is_streaming, out);
+    }
     if (rd->read_type_case != SPARK__CONNECT__READ__READ_TYPE_NAMED_TABLE || !rd->named_table)
         return weir__plan_fail(c, PLAN_E_INVALID, "A read has no source.");
     const char *name = rd->named_table->unparsed_identifier;

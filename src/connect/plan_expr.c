@@ -136,6 +136,35 @@ static int when(plan_ctx *c, weir_buf *b,
     return 0;
 }
 
+/* from_json(col, StructType(...)): the client sends the schema as its JSON
+ * (a string literal); Spark parses either form, weir's SQL takes DDL. */
+static int from_json(plan_ctx *c, weir_buf *b,
+                     const Spark__Connect__Expression__UnresolvedFunction *f)
+{
+    const Expr *s = f->arguments[1];
+    const char *text = s && s->expr_type_case == SPARK__CONNECT__EXPRESSION__EXPR_TYPE_LITERAL &&
+                               s->literal &&
+                               s->literal->literal_type_case ==
+                                   SPARK__CONNECT__EXPRESSION__LITERAL__LITERAL_TYPE_STRING
+                           ? s->literal->string
+                           : NULL;
+    weir_buf ddl = WEIR_BUF_INIT;
+    int is_json = text ? weir__plan_json_type_ddl(c, &ddl, text) : 0;
+    int rc = is_json < 0 ? -1 : 0;
+    weir__buf_printf(b, "%s(", f->function_name);
+    for (size_t i = 0; rc == 0 && i < f->n_arguments; i++) {
+        if (i)
+            weir__buf_puts(b, ", ");
+        if (i == 1 && is_json)
+            weir__plan_put_string(b, weir__buf_cstr(&ddl));
+        else if (weir__plan_expr(c, b, f->arguments[i]) < 0)
+            rc = -1;
+    }
+    weir__buf_putc(b, ')');
+    weir__buf_free(&ddl);
+    return rc;
+}
+
 static int function(plan_ctx *c, weir_buf *b,
                     const Spark__Connect__Expression__UnresolvedFunction *f)
 {
@@ -230,6 +259,8 @@ static int function(plan_ctx *c, weir_buf *b,
         name = "isnan";
     else if (strcmp(name, "extract") == 0)
         name = "date_part";
+    if ((strcmp(name, "from_json") == 0 || strcmp(name, "from_xml") == 0) && n >= 2)
+        return from_json(c, b, f);
     weir__buf_puts(b, name);
     weir__buf_putc(b, '(');
     if (f->is_distinct)

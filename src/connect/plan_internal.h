@@ -85,6 +85,11 @@ int weir__plan_literal(plan_ctx *c, weir_buf *b,
 /* A schema given as DDL ("a INT, b STRING") or as StructType JSON
  * ({"type":"struct","fields":[...]}) as a DDL column list. */
 int weir__plan_schema_ddl(plan_ctx *c, weir_buf *b, const char *schema);
+/* A data type given as Spark's JSON (DataType.json(): what the client sends
+ * for from_json(col, StructType(...))) as DDL: a struct as a column list,
+ * other types as ARRAY<..>, MAP<..>, ... Returns 1 when text was JSON (the
+ * DDL appended), 0 when it is not JSON (nothing appended), -1 on error. */
+int weir__plan_json_type_ddl(plan_ctx *c, weir_buf *b, const char *text);
 
 /* ---- local data (plan_local.c) ---- */
 /* spark.createDataFrame(rows): the LocalRelation's Arrow rows as VALUES. */

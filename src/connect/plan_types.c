@@ -993,3 +993,37 @@ int weir__plan_schema_ddl(plan_ctx *c, weir_buf *b, const char *schema)
         return jfail(&j, "trailing text");
     return 0;
 }
+
+int weir__plan_json_type_ddl(plan_ctx *c, weir_buf *b, const char *text)
+{
+    const char *p = text;
+    while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
+        p++;
+    if (*p != '{')
+        return 0;
+    weir_buf t = WEIR_BUF_INIT;
+    json j = { c, p, 0, 0 };
+    int rc = jobject(&j, &t, false);
+    if (rc == 0) {
+        jws(&j);
+        if (j.s[j.i])
+            rc = jfail(&j, "trailing text");
+    }
+    if (rc == 0) {
+        /* A struct becomes a column list, as a DDL schema is usually
+         * written. */
+        const char *ddl = weir__buf_cstr(&t);
+        if (strncmp(ddl, "STRUCT<", 7) == 0) {
+            weir_buf cols = WEIR_BUF_INIT;
+            json j2 = { c, p, 0, 0 };
+            rc = jobject(&j2, &cols, true);
+            if (rc == 0)
+                weir__buf_puts(b, weir__buf_cstr(&cols));
+            weir__buf_free(&cols);
+        } else {
+            weir__buf_puts(b, ddl);
+        }
+    }
+    weir__buf_free(&t);
+    return rc < 0 ? -1 : 1;
+}

@@ -121,7 +121,23 @@ static const char SETUP[] =
     " WHEN lower(s) IN ('inf', '+inf', 'infinity') THEN 'Infinity'"
     " WHEN lower(s) IN ('-inf', '-infinity') THEN '-Infinity'"
     " WHEN s[1] = '-' THEN '-' || weir_jabs(s[2:]) ELSE weir_jabs(s) END;\n"
-    "CREATE OR REPLACE TEMP MACRO weir_to_str(a) AS CASE"
+    /* A BINARY is read as UTF-8, as Spark does. DuckDB's cast writes the
+     * bytes with \\xNN escapes (a backslash too): without one it is the
+     * text already; when the escapes spell well-formed UTF-8, decode();
+     * otherwise the escaped form stays (Spark shows U+FFFD). No try():
+     * DuckDB refuses it around volatile arguments. */
+    "CREATE OR REPLACE TEMP MACRO weir_to_str(a BLOB) AS CASE"
+    " WHEN NOT contains(CAST(a AS VARCHAR), '\\') THEN CAST(a AS VARCHAR)"
+    " WHEN regexp_full_match(CAST(a AS VARCHAR), '(?:[^\\\\]|\\\\x[0-7][0-9A-F]"
+    "|\\\\x(?:C[2-9A-F]|D[0-9A-F])\\\\x[89AB][0-9A-F]"
+    "|\\\\xE0\\\\x[AB][0-9A-F]\\\\x[89AB][0-9A-F]"
+    "|\\\\xE[1-9A-CEF]\\\\x[89AB][0-9A-F]\\\\x[89AB][0-9A-F]"
+    "|\\\\xED\\\\x[89][0-9A-F]\\\\x[89AB][0-9A-F]"
+    "|\\\\xF0\\\\x[9AB][0-9A-F]\\\\x[89AB][0-9A-F]\\\\x[89AB][0-9A-F]"
+    "|\\\\xF[1-3]\\\\x[89AB][0-9A-F]\\\\x[89AB][0-9A-F]\\\\x[89AB][0-9A-F]"
+    "|\\\\xF4\\\\x8[0-9A-F]\\\\x[89AB][0-9A-F]\\\\x[89AB][0-9A-F])*')"
+    " THEN decode(a) ELSE CAST(a AS VARCHAR) END,"
+    " (a) AS CASE"
     " WHEN typeof(a) IN ('DOUBLE', 'FLOAT') THEN weir_jnum(CAST(a AS VARCHAR))"
     " WHEN typeof(a) LIKE 'MAP(%' OR typeof(a) LIKE 'STRUCT(%' THEN"
     " error('CAST of a ' || typeof(a) || ' to STRING is not supported by weir')"

@@ -807,6 +807,13 @@ TEST(test_sql_translate__spark_differential)
       "{\"a\":1,\"b\":\"x\",\"c\":2}");
     Q("SELECT to_json(struct(* EXCEPT (a))) FROM VALUES (1, 'x') AS t(a, b)",
       "{\"b\":\"x\"}");
+    Q("SELECT to_json(struct(v.*)), to_json(struct(* EXCEPT (a))), to_json(struct(*, 2 AS z)) "
+      "FROM VALUES (1, 'x') AS v(a, b)",
+      "{\"a\":1,\"b\":\"x\"}|{\"b\":\"x\"}|{\"a\":1,\"b\":\"x\",\"z\":2}");
+    /* CAST(binary AS STRING) reads the bytes as UTF-8 (a Kafka value). */
+    Q("SELECT CAST(CAST('{\"k\": 1}' AS BINARY) AS STRING), CAST(X'C3A9' AS STRING), "
+      "CAST(CAST(NULL AS BINARY) AS STRING), string(X'41')",
+      "{\"k\": 1}|\u00e9|NULL|A");
     Q("SELECT months_between(TIMESTAMP '1997-02-28 10:30:00', "
       "TIMESTAMP '1996-10-30 00:00:00'), months_between(DATE '2024-03-31', "
       "DATE '2024-02-29')",

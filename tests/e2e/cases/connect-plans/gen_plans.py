@@ -5,8 +5,10 @@ pinned client (no server needed: plans are built locally):
 
 Each entry of CASES is a DataFrame built with pyspark-client and the rows
 Spark gives for it over the tables of case.sh (CSV: a header line, then the
-rows in any order; NULL is an empty field), or "ERROR <class>" when weir
-must refuse the plan. Writes plans/<name>.bin (a serialized
+rows in any order; NULL is an empty field), "ERROR <class>" when weir
+must refuse the plan, "SQL <text>" for the exact translation (plans that
+need a Kafka broker to run), or "PIPELINE" for the streaming plans case.sh
+runs as a pipeline. Writes plans/<name>.bin (a serialized
 spark.connect.Relation) and plans/<name>.expected.
 """
 import datetime
@@ -22,7 +24,7 @@ from pyspark.sql import functions as F  # noqa: E402
 from pyspark.sql.connect.conf import RuntimeConf  # noqa: E402
 from pyspark.sql.connect.session import SparkSession  # noqa: E402
 from pyspark.sql.types import (  # noqa: E402
-    LongType, StringType, StructField, StructType)
+    ArrayType, DoubleType, LongType, StringType, StructField, StructType)
 from pyspark.sql.window import Window  # noqa: E402
 
 spark = SparkSession.builder.remote("sc://localhost:1").create()
@@ -193,8 +195,68 @@ CASES = [
     ("udf", lambda: orders.select(F.udf(lambda x: x, LongType(), useArrow=False)("order_id")),
      "ERROR UNSUPPORTED_FEATURE.PYTHON_UDF"),
     ("sample", lambda: orders.sample(0.5), "ERROR UNSUPPORTED_FEATURE.CONNECT_PLAN"),
-    ("kafka", lambda: spark.readStream.format("kafka").option("subscribe", "t").load(),
-     "ERROR UNSUPPORTED_FEATURE.CONNECT_PLAN"),
+    # Kafka reads become read_kafka(...) with Spark's option names ("SQL
+    # <text>": the exact translation, checked by unit/test_connect_plan).
+    ("kafka_stream", lambda: spark.readStream.format("kafka")
+     .option("kafka.bootstrap.servers", "127.0.0.1:9092").option("subscribe", "orders")
+     .option("startingOffsets", "earliest").load(),
+     "SQL SELECT * FROM STREAM read_kafka(bootstrapServers => '127.0.0.1:9092', "
+     "subscribe => 'orders', startingOffsets => 'earliest') AS _p1"),
+    ("kafka_options", lambda: spark.readStream.format("kafka").options(**{
+        "subscribePattern": "orders-.*", "kafka.bootstrap.servers": "h1:9092,h2:9092",
+        "maxoffsetspertrigger": 1000, "failOnDataLoss": False, "includeHeaders": True,
+        "kafka.security.protocol": "SSL", "kafka.ssl.ca.location": "/etc/it's.pem",
+        "startingOffsets": '{"orders-1":{"0":23,"1":-2}}'}).load(),
+     "SQL SELECT * FROM STREAM read_kafka(bootstrapServers => 'h1:9092,h2:9092', "
+     "subscribePattern => 'orders-.*', startingOffsets => '{\"orders-1\":{\"0\":23,\"1\":-2}}', "
+     "failOnDataLoss => 'false', maxOffsetsPerTrigger => '1000', includeHeaders => 'true', "
+     "`kafka.security.protocol` => 'SSL', `kafka.ssl.ca.location` => '/etc/it\\'s.pem') "
+     "AS _p1"),
+    ("kafka_batch_assign", lambda: spark.read.format("kafka")
+     .option("kafka.bootstrap.servers", "b:1").option("assign", '{"t":[0,1]}')
+     .option("startingoffsets", "earliest").option("endingOffsets", "latest").load()
+     .selectExpr("CAST(key AS STRING) AS key", "CAST(value AS STRING) AS value"),
+     "SQL SELECT CAST(key AS STRING) AS key, CAST(value AS STRING) AS value FROM "
+     "read_kafka(bootstrapServers => 'b:1', assign => '{\"t\":[0,1]}', "
+     "startingOffsets => 'earliest', endingOffsets => 'latest') AS _p1"),
+    ("kafka_parse", lambda: spark.readStream.format("kafka")
+     .option("kafka.bootstrap.servers", "b:1").option("subscribe", "t").load()
+     .select(F.col("key").cast("string").alias("key"),
+             F.from_json(F.col("value").cast("string"), StructType(
+                 [StructField("id", LongType()), StructField("name", StringType())]))
+             .alias("data"), "timestamp")
+     .select("key", "data.*", "timestamp").filter(F.col("id") > 0),
+     "SQL SELECT * FROM (SELECT key, data.*, `timestamp` FROM (SELECT CAST(key AS string) "
+     "AS key, from_json(CAST(value AS string), 'id BIGINT, name STRING') AS data, "
+     "`timestamp` FROM STREAM read_kafka(bootstrapServers => 'b:1', subscribe => 't') AS _p1) "
+     "AS _p2) AS _p3 WHERE (id > 0)"),
+    ("kafka_schema", lambda: spark.readStream.format("kafka").schema("a INT")
+     .option("subscribe", "t").load(), "ERROR INVALID_PLAN"),
+    # The Kafka payload patterns over rows (value and key are BINARY).
+    ("kafka_value_parse", lambda: sql(
+        "SELECT CAST('k1' AS BINARY) AS key, CAST('{\"id\": 1, \"name\": \"ann\", "
+        "\"amount\": 2.5}' AS BINARY) AS value UNION ALL SELECT CAST(NULL AS BINARY), "
+        "CAST('not json' AS BINARY)")
+     .select(F.col("key").cast("string").alias("key"),
+             F.from_json(F.col("value").cast("string"), StructType(
+                 [StructField("id", LongType()), StructField("name", StringType()),
+                  StructField("amount", DoubleType())])).alias("data"))
+     .select("key", "data.*"), "key,id,name,amount\nk1,1,ann,2.5\n,,,"),
+    ("kafka_value_ddl", lambda: sql(
+        "SELECT CAST('{\"id\": 7, \"tags\": [\"a\", \"b\"]}' AS BINARY) AS value")
+     .select(F.from_json(F.col("value").cast("string"), "id BIGINT, tags ARRAY<STRING>")
+             .alias("data")).select("data.id", F.col("data.tags")[1].alias("t1")),
+     "id,t1\n7,b"),
+    ("kafka_value_array", lambda: sql("SELECT CAST('[1, 2]' AS BINARY) AS value")
+     .select(F.from_json(F.col("value").cast("string"), ArrayType(LongType()))
+             .alias("a")).select(F.size("a").alias("n")), "n\n2"),
+    ("kafka_to_json", lambda: orders.filter("order_id IN (1, 4)")
+     .select(F.to_json(F.struct("*")).alias("value")),
+     'value\n"{""order_id"":1,""customer_id"":10,""amount"":25.5,""status"":""open""}"\n'
+     '"{""order_id"":4,""customer_id"":30,""status"":""open""}"'),
+    ("kafka_to_json_expr", lambda: customers.filter("id = 10").selectExpr(
+        "CAST(id AS STRING) AS key", "to_json(struct(*)) AS value"),
+     'key,value\n10,"{""id"":10,""name"":""ann"",""country"":""US""}"'),
     # Streaming plans, run in the pipeline of case.sh (stream_*.sql there).
     ("stream_bronze", lambda: spark.readStream.format("cloudFiles")
      .option("cloudFiles.format", "json").option("cloudFiles.schemaHints", "amount DOUBLE")
