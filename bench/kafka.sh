@@ -11,7 +11,8 @@
 #                                       100-byte value; medians of 3)
 #   WEIR=path/to/weir KTOOL=path/to/ktool bench/kafka.sh   (build nothing)
 # Starts its own broker (scripts/kafka.sh) under bench/work/kafka and stops
-# it at the end. Writes bench/kafka-RESULTS.md.
+# it at the end. Writes the table to bench/work/kafka-latest.md (copy it
+# into bench/kafka-RESULTS.md, which keeps the analysis, by hand).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 msgs=${1:-1000000}
@@ -138,4 +139,4 @@ echo "same project, nothing new: source ${idle_src} s, sink ${idle_snk} s) is th
 echo "cost of an update (start-up, analysis, the broker round trips of planning,"
 echo "opening and closing the storage), included in every weir time. The goal of"
 echo "issue 15 is weir within 1.3x of the floor."
-} | tee "$root/bench/kafka-RESULTS.md"
+} | tee "$root/bench/work/kafka-latest.md"
