@@ -25,10 +25,20 @@ expect_exit 0
 check json out/events --ids 1000
 expect_equal "files" "$(ls out/events | wc -l)" 2
 
+# A half-written file a killed writer left in the flow's stage folder
+# ("<name>.tmp-<pid>") is removed by the next batch.
+stage=$(dirname "$(find storage/sinks -mindepth 2 -maxdepth 2 -type d | head -n 1)/x")
+touch "$stage/g0-b9.json.tmp-999999"
+run_weir query "INSERT INTO src SELECT id FROM range(1000, 1001) AS t(id)"
+run_weir run
+expect_exit 0
+expect_equal "files left in the stage folder" "$(find storage/sinks -type f | wc -l)" 0
+check json out/events --ids 1001
+
 run_weir run --full-refresh events_out
 expect_exit 0
 expect_stdout_contains "Full refresh of sink events_out resets its flows' checkpoints"
-check json out/events --ids 1000 --copies 2
+check json out/events --ids 1001 --copies 2
 
 # Options are checked when the graph is validated (dry runs too).
 cat >>transformations/pipeline.sql <<'SQL'
