@@ -25,6 +25,8 @@ typedef struct weir__cstatus {
     char message[1536];   /* without the "[CLASS] " prefix */
     char exception[64];   /* the JVM exception class the client maps to a
                              pyspark exception; "" = AnalysisException */
+    bool class_in_text;   /* the client is not PySpark: the class goes in
+                             the message text only (see server.c fail()) */
 } weir__cstatus;
 
 /* Fill st (code, class, SQLSTATE, message) and return -1. */

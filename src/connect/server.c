@@ -146,6 +146,13 @@ void weir__connect_uuid(char out[37])
 
 /* End a call with a Spark error: grpc-status-details-bin carries an
  * ErrorInfo the client maps to a pyspark exception (AnalysisException). */
+/* Is the caller a client other than PySpark (client_type
+ * "_SPARK_CONNECT_PYTHON ...")? */
+static bool not_pyspark(bool has, const char *client_type)
+{
+    return has && client_type && !weir__str_starts(client_type, "_SPARK_CONNECT_PYTHON");
+}
+
 static void fail(weir__grpc_call *call, const weir__cstatus *st)
 {
     if (!st->error_class[0]) {
@@ -165,8 +172,13 @@ static void fail(weir__grpc_call *call, const weir__cstatus *st)
                                 : "org.apache.spark.sql.AnalysisException";
     char classes[128];
     snprintf(classes, sizeof classes, "[\"%s\"]", exception);
+    /* A JVM client formats an errorClass from Spark's message template
+     * and the error's messageParameters, which weir does not have: it
+     * would show "Undefined error message parameter". Without the class
+     * it shows weir's message (which starts with the class). */
     const char *keys[] = { "classes", "errorClass", "sqlState" };
-    const char *vals[] = { classes, st->error_class, st->sql_state };
+    const char *vals[] = { classes, st->class_in_text ? "" : st->error_class,
+                           st->class_in_text ? "" : st->sql_state };
     size_t n_md = 0;
     for (size_t i = 0; i < 3; i++) {
         if (!*vals[i])
@@ -814,6 +826,7 @@ static void handle_execute(weir_connect_server *srv, weir__grpc_call *call)
         fail(call, &st);
         return;
     }
+    st.class_in_text = not_pyspark(req->_client_type_case, req->client_type);
     char op_id[64];
     if (req->_operation_id_case && req->operation_id && *req->operation_id)
         snprintf(op_id, sizeof op_id, "%s", req->operation_id);
@@ -1166,6 +1179,7 @@ static void handle_analyze(weir_connect_server *srv, weir__grpc_call *call)
         fail(call, &st);
         return;
     }
+    st.class_in_text = not_pyspark(req->_client_type_case, req->client_type);
     Spark__Connect__AnalyzePlanResponse resp = SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__INIT;
     resp.session_id = req->session_id;
     resp.server_side_session_id = srv->ssid;

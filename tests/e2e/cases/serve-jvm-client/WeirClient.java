@@ -23,7 +23,9 @@ public class WeirClient {
         try {
             spark.sql("SELECT nope FROM orders").collectAsList();
         } catch (Exception e) {
-            System.out.println("error: " + e.getClass().getSimpleName());
+            String m = e.getMessage();
+            System.out.println("error: " + e.getClass().getSimpleName() + ": "
+                + m.substring(0, Math.min(m.length(), 60)));
         }
         spark.stop();
     }

@@ -1,9 +1,8 @@
 # weir serve and Apache Spark's JVM client (spark-connect-client-jvm 4.1.1
 # from Maven Central, scripts/jvm-client.sh; Java 17): a small Java program
 # connects to `weir serve --spec` and runs SQL, reads tables, a DataFrame
-# query with show(), a statement and an error. (The JVM client formats
-# Spark's error classes from message parameters weir does not send, so an
-# error reaches it as a SparkException, not Spark's AnalysisException.)
+# query with show(), a statement and an error, which arrives as Spark's
+# AnalysisException with weir's message (the class in its text).
 jars=$("$E2E_LIB/../../scripts/jvm-client.sh" fetch)
 mkdir -p "$E2E_ROOT/classes"
 javac -cp "$jars/*" -d "$E2E_ROOT/classes" WeirClient.java 2>"$E2E_OUT/javac.err" ||
