@@ -10,10 +10,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "spark/connect/base.pb-c.h"
 #include "spark/connect/pipelines.pb-c.h"
 #include "spark/connect/types.pb-c.h"
 #include "util/arena.h"
 #include "util/error.h"
+#include "util/vec.h"
 #include "weir.h"
 
 /* What a failed call answers: a gRPC code and, for Spark errors, the
@@ -81,6 +83,34 @@ int weir__creg_unsupported(const Spark__Connect__PipelineCommand *cmd,
 void weir__creg_flush(weir__creg *reg);
 
 size_t weir__creg_diagnostics(weir__creg *reg, const weir_error **out);
+
+/* --- Session confs (confs.c) ------------------------------------------ */
+
+/* The confs client sessions set, and the answers to Config requests.
+ * Thread-safe. */
+typedef struct weir__cconfs weir__cconfs;
+
+/* What an answer's pairs point into, until weir__cconfs_answer_free. */
+typedef struct weir__cconfs_pairs {
+    WEIR_VEC(Spark__Connect__KeyValue) kv;
+    WEIR_VEC(Spark__Connect__KeyValue *) ptr;
+} weir__cconfs_pairs;
+typedef struct weir__cconfs_answer {
+    weir__cconfs_pairs p;
+    char **dups;
+    size_t n_dups;
+} weir__cconfs_answer;
+
+weir__cconfs *weir__cconfs_new(void); /* NULL on OOM */
+void weir__cconfs_free(weir__cconfs *c);
+/* A client session ended: its confs go. */
+void weir__cconfs_drop_session(weir__cconfs *c, const char *session);
+/* Answer req (of session req->session_id) into resp's pairs; mem holds
+ * what they point to (always free it). 0 or -1 with *st filled. */
+int weir__cconfs_config(weir__cconfs *c, const Spark__Connect__ConfigRequest *req,
+                        Spark__Connect__ConfigResponse *resp,
+                        weir__cconfs_answer *mem, weir__cstatus *st);
+void weir__cconfs_answer_free(weir__cconfs_answer *mem);
 
 /* --- Serving mode (serve.c) ------------------------------------------- */
 

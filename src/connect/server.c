@@ -5,10 +5,10 @@
  * turn failures into the google.rpc.Status the PySpark client converts to
  * its exceptions. Pipeline commands go to pipeline.c.
  *
- * Owns: the transport, the session confs the client set, the responses of
+ * Owns: the transport, the session confs (confs.c), the responses of
  * recent operations (for ReattachExecute) and the registration state (one
  * pipeline) or, in serving mode, the graphs clients create (serve.c).
- * Two locks: `state` for confs and operations (short sections, so
+ * Two locks: `state` for operations (short sections, so
  * ReleaseExecute is answered while a command runs) and, in registration
  * mode, `work` around everything that touches the pipeline (the
  * pipeline-serial rule; serve.c has one such lock per graph).
@@ -36,15 +36,8 @@
 
 #define SERVICE "/spark.connect.SparkConnectService/"
 #define SPARK_VERSION "4.1.0"
-#define MAX_CONFS 1024
-#define MAX_CONF_BYTES (64u << 10)
 #define MAX_OPS 64
 #define MAX_OP_BYTES (16u << 20) /* responses kept per operation */
-
-/* A conf a client session set (Spark keeps confs per session). */
-typedef struct conf_entry {
-    char *session, *key, *value;
-} conf_entry;
 
 typedef struct stored_response {
     char id[40];
@@ -64,7 +57,7 @@ struct weir_connect_server {
     weir_pipeline *pipeline;
     char ssid[37]; /* server_side_session_id, constant for the server */
     pthread_mutex_t state;
-    WEIR_VEC(conf_entry) confs;
+    weir__cconfs *confs; /* the confs of client sessions (confs.c) */
     WEIR_VEC(operation *) ops;
     pthread_mutex_t work;
     weir__creg *reg;     /* registration mode */
@@ -72,30 +65,6 @@ struct weir_connect_server {
     bool timing; /* WEIR_CONNECT_TIMING set: each call's time on stderr */
 };
 
-/* Answers the client reads before it uses a conf (spark-connect.md §2). */
-static const struct {
-    const char *key, *value;
-} known_confs[] = {
-    { "spark.connect.session.planCompression.threshold", "-1" },
-    { "spark.connect.session.planCompression.defaultAlgorithm", "NONE" },
-    { "spark.python.sql.dataFrameDebugging.enabled", "true" },
-    { "spark.sql.connect.serverStacktrace.enabled", "false" },
-    { "spark.sql.pyspark.jvmStacktrace.enabled", "false" },
-    { "spark.sql.timestampType", "TIMESTAMP_LTZ" },
-    { "spark.sql.session.timeZone", "UTC" },
-    { "spark.sql.session.localRelationCacheThreshold", "67108864" },
-    { "spark.sql.session.localRelationSizeLimit", "3221225472" },
-    { "spark.sql.session.localRelationChunkSizeRows", "10000" },
-    { "spark.sql.session.localRelationChunkSizeBytes", "16777216" },
-    { "spark.sql.session.localRelationBatchOfChunksSizeBytes", "134217728" },
-    { "spark.sql.execution.pandas.convertToArrowArraySafely", "false" },
-    { "spark.sql.execution.pandas.inferPandasDictAsMap", "false" },
-    { "spark.sql.pyspark.inferNestedDictAsStruct.enabled", "false" },
-    { "spark.sql.pyspark.legacy.inferArrayTypeFromFirstElement.enabled", "false" },
-    { "spark.sql.pyspark.legacy.inferMapTypeFromFirstPair.enabled", "false" },
-    { "spark.sql.execution.arrow.useLargeVarTypes", "false" },
-    { "spark.sql.ansi.enabled", "true" },
-};
 
 /* ------------------------------------------------------------------------
  * Small helpers
@@ -303,87 +272,8 @@ static int analysis_in_query_function(weir__cstatus *st)
 }
 
 /* ------------------------------------------------------------------------
- * Config
+ * Config (the confs themselves: confs.c)
  * ------------------------------------------------------------------------ */
-
-static bool conf_is(const conf_entry *e, const char *session, const char *key)
-{
-    return strcmp(e->session, session) == 0 && (!key || strcmp(e->key, key) == 0);
-}
-
-static void conf_free(conf_entry *e)
-{
-    free(e->session);
-    free(e->key);
-    free(e->value);
-}
-
-/* The value of a conf (the session's, then the known answers); NULL when
- * unset. Caller holds `state`. */
-static const char *conf_value(weir_connect_server *srv, const char *session,
-                              const char *key)
-{
-    for (size_t i = 0; i < srv->confs.len; i++)
-        if (conf_is(&srv->confs.items[i], session, key))
-            return srv->confs.items[i].value;
-    for (size_t i = 0; i < sizeof known_confs / sizeof *known_confs; i++)
-        if (strcmp(known_confs[i].key, key) == 0)
-            return known_confs[i].value;
-    return NULL;
-}
-
-/* Unset key of the session (key NULL: all its confs). */
-static void conf_unset(weir_connect_server *srv, const char *session,
-                       const char *key)
-{
-    for (size_t i = 0; i < srv->confs.len;)
-        if (conf_is(&srv->confs.items[i], session, key)) {
-            conf_free(&srv->confs.items[i]);
-            srv->confs.items[i] = srv->confs.items[--srv->confs.len];
-        } else {
-            i++;
-        }
-}
-
-static int conf_set(weir_connect_server *srv, const char *session,
-                    const char *key, const char *value, weir__cstatus *st)
-{
-    if (!key || !*key)
-        return weir__cstatus_set(st, WEIR_GRPC_INVALID_ARGUMENT, "", "",
-                                 "a conf needs a key");
-    if (strlen(key) + strlen(value ? value : "") > MAX_CONF_BYTES)
-        return weir__cstatus_set(st, WEIR_GRPC_INVALID_ARGUMENT, "", "",
-                                 "conf '%.100s' is too long", key);
-    conf_unset(srv, session, key);
-    if (!value)
-        return 0;
-    if (srv->confs.len >= MAX_CONFS)
-        return weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
-                                 "too many confs set");
-    conf_entry e = { strdup(session), strdup(key), strdup(value) };
-    if (!e.session || !e.key || !e.value || WEIR_VEC_PUSH(&srv->confs, e)) {
-        conf_free(&e);
-        return weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
-                                 "out of memory");
-    }
-    return 0;
-}
-
-typedef struct pairs {
-    WEIR_VEC(Spark__Connect__KeyValue) kv;
-    WEIR_VEC(Spark__Connect__KeyValue *) ptr;
-} pairs;
-
-static int pairs_add(pairs *p, const char *key, const char *value)
-{
-    Spark__Connect__KeyValue kv = SPARK__CONNECT__KEY_VALUE__INIT;
-    kv.key = (char *)key;
-    if (value) {
-        kv._value_case = SPARK__CONNECT__KEY_VALUE___VALUE_VALUE;
-        kv.value = (char *)value;
-    }
-    return WEIR_VEC_PUSH(&p->kv, kv);
-}
 
 static void handle_config(weir_connect_server *srv, weir__grpc_call *call)
 {
@@ -394,116 +284,16 @@ static void handle_config(weir_connect_server *srv, weir__grpc_call *call)
         fail(call, &st);
         return;
     }
-    pairs p = { WEIR_VEC_INIT, WEIR_VEC_INIT };
-    int rc = 0;
-    char **dups = NULL; /* values copied out of the locked conf list */
-    size_t n_dups = 0;
-    const Spark__Connect__ConfigRequest__Operation *op = req->operation;
-    const char *sid = req->session_id ? req->session_id : "";
-    pthread_mutex_lock(&srv->state);
-    switch (op ? op->op_type_case : 0) {
-    case SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_SET:
-        for (size_t i = 0; !rc && i < op->set->n_pairs; i++) {
-            const Spark__Connect__KeyValue *kv = op->set->pairs[i];
-            rc = conf_set(srv, sid, kv->key, kv->_value_case ? kv->value : NULL, &st);
-        }
-        break;
-    case SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_UNSET:
-        for (size_t i = 0; i < op->unset->n_keys; i++)
-            conf_unset(srv, sid, op->unset->keys[i]);
-        break;
-    case SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_GET:
-    case SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_GET_OPTION:
-    case SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_IS_MODIFIABLE: {
-        size_t n = op->op_type_case == SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_GET
-                       ? op->get->n_keys
-                   : op->op_type_case == SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_GET_OPTION
-                       ? op->get_option->n_keys
-                       : op->is_modifiable->n_keys;
-        char **keys = op->op_type_case == SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_GET
-                          ? op->get->keys
-                      : op->op_type_case == SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_GET_OPTION
-                          ? op->get_option->keys
-                          : op->is_modifiable->keys;
-        dups = calloc(n ? n : 1, sizeof *dups);
-        rc = dups ? 0 : -1;
-        for (size_t i = 0; !rc && i < n; i++) {
-            const char *v =
-                op->op_type_case == SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_IS_MODIFIABLE
-                    ? "true"
-                    : conf_value(srv, sid, keys[i]);
-            dups[n_dups] = v ? strdup(v) : NULL;
-            rc = pairs_add(&p, keys[i], dups[n_dups]);
-            n_dups++;
-        }
-        break;
-    }
-    case SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_GET_WITH_DEFAULT: {
-        size_t n = op->get_with_default->n_pairs;
-        dups = calloc(n ? n : 1, sizeof *dups);
-        rc = dups ? 0 : -1;
-        for (size_t i = 0; !rc && i < n; i++) {
-            const Spark__Connect__KeyValue *kv = op->get_with_default->pairs[i];
-            const char *v = conf_value(srv, sid, kv->key);
-            if (!v)
-                v = kv->_value_case ? kv->value : NULL;
-            dups[n_dups] = v ? strdup(v) : NULL;
-            rc = pairs_add(&p, kv->key, dups[n_dups]);
-            n_dups++;
-        }
-        break;
-    }
-    case SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_GET_ALL: {
-        const char *prefix = op->get_all->_prefix_case ? op->get_all->prefix : "";
-        size_t n = srv->confs.len + sizeof known_confs / sizeof *known_confs;
-        dups = calloc(n ? n : 1, 2 * sizeof *dups);
-        rc = dups ? 0 : -1;
-        for (size_t i = 0; !rc && i < srv->confs.len; i++) {
-            const conf_entry *e = &srv->confs.items[i];
-            if (strcmp(e->session, sid) != 0 || !weir__str_starts(e->key, prefix))
-                continue;
-            dups[n_dups] = strdup(e->key);
-            dups[n_dups + 1] = strdup(e->value);
-            rc = pairs_add(&p, dups[n_dups], dups[n_dups + 1]);
-            n_dups += 2;
-        }
-        for (size_t i = 0; !rc && i < sizeof known_confs / sizeof *known_confs; i++) {
-            bool shadowed = false;
-            for (size_t j = 0; j < srv->confs.len; j++)
-                shadowed |= conf_is(&srv->confs.items[j], sid, known_confs[i].key);
-            if (!shadowed && weir__str_starts(known_confs[i].key, prefix))
-                rc = pairs_add(&p, known_confs[i].key, known_confs[i].value);
-        }
-        break;
-    }
-    default:
-        rc = weir__cstatus_set(&st, WEIR_GRPC_UNIMPLEMENTED, "", "",
-                               "unknown config operation");
-    }
-    pthread_mutex_unlock(&srv->state);
-    if (rc && !st.code)
-        weir__cstatus_set(&st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "", "out of memory");
-    if (!rc) {
-        for (size_t i = 0; i < p.kv.len; i++)
-            if (WEIR_VEC_PUSH(&p.ptr, &p.kv.items[i]))
-                rc = weir__cstatus_set(&st, WEIR_GRPC_RESOURCE_EXHAUSTED, "",
-                                       "", "out of memory");
-    }
-    if (rc) {
+    Spark__Connect__ConfigResponse resp = SPARK__CONNECT__CONFIG_RESPONSE__INIT;
+    weir__cconfs_answer mem;
+    if (weir__cconfs_config(srv->confs, req, &resp, &mem, &st)) {
         fail(call, &st);
     } else {
-        Spark__Connect__ConfigResponse resp = SPARK__CONNECT__CONFIG_RESPONSE__INIT;
         resp.session_id = req->session_id;
         resp.server_side_session_id = srv->ssid;
-        resp.n_pairs = p.ptr.len;
-        resp.pairs = p.ptr.items;
         reply(call, &resp.base);
     }
-    for (size_t i = 0; i < n_dups; i++)
-        free(dups[i]);
-    free(dups);
-    WEIR_VEC_FREE(&p.kv);
-    WEIR_VEC_FREE(&p.ptr);
+    weir__cconfs_answer_free(&mem);
     spark__connect__config_request__free_unpacked(req, NULL);
 }
 
@@ -1039,9 +829,7 @@ static void handle_release_session(weir_connect_server *srv,
         fail(call, &st);
         return;
     }
-    pthread_mutex_lock(&srv->state);
-    conf_unset(srv, req->session_id ? req->session_id : "", NULL);
-    pthread_mutex_unlock(&srv->state);
+    weir__cconfs_drop_session(srv->confs, req->session_id);
     if (srv->serve) {
         /* Its graphs go (a running one when its run ends). */
         weir__cserve_release_session(srv->serve, req->session_id);
@@ -1315,6 +1103,7 @@ int weir_connect_start(weir_connect_server **out,
     const char *timing = getenv("WEIR_CONNECT_TIMING");
     srv->timing = timing && *timing && strcmp(timing, "0") != 0;
     weir__connect_uuid(srv->ssid);
+    srv->confs = weir__cconfs_new();
     if (opts->pipeline) {
         srv->reg = weir__creg_new(opts->pipeline);
     } else {
@@ -1323,7 +1112,7 @@ int weir_connect_start(weir_connect_server **out,
                                    opts->on_log, opts->log_payload };
         srv->serve = weir__cserve_new(&sc);
     }
-    if (!srv->reg && !srv->serve) {
+    if ((!srv->reg && !srv->serve) || !srv->confs) {
         weir_connect_stop(srv);
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     }
@@ -1377,10 +1166,7 @@ void weir_connect_stop(weir_connect_server *srv)
         weir__creg_flush(srv->reg);
     weir__creg_free(srv->reg);
     weir__cserve_free(srv->serve);
-    for (size_t i = 0; i < srv->confs.len; i++) {
-        conf_free(&srv->confs.items[i]);
-    }
-    WEIR_VEC_FREE(&srv->confs);
+    weir__cconfs_free(srv->confs);
     for (size_t i = 0; i < srv->ops.len; i++)
         op_free(srv->ops.items[i]);
     WEIR_VEC_FREE(&srv->ops);
