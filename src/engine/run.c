@@ -415,8 +415,11 @@ static void finish_slot(run_state *rs, size_t idx)
                    !strcmp(x->err.error_class, "FILE_MANIFEST_MISSING") ||
                    !strcmp(x->err.error_class, "KAFKA_DATA_LOSS");
     bool retry = !rs->storage_failed && !damaged && s->attempts <= s->max_retries;
+    /* Retries used up (Spark's message), or not retried at all. */
+    bool exhausted = !retry && !damaged && !rs->storage_failed &&
+                     s->attempts > s->max_retries;
     char msg[1024];
-    if (retry || f->streaming == false)
+    if (!exhausted || f->streaming == false)
         snprintf(msg, sizeof(msg), "Flow '%s' has FAILED.", f->display);
     else
         snprintf(msg, sizeof(msg),
@@ -438,7 +441,7 @@ static void finish_slot(run_state *rs, size_t idx)
     s->state = S_FAILED;
     if (!rs->failed_flow) {
         rs->failed_flow = f->display;
-        rs->failed_attempts = s->max_retries;
+        rs->failed_attempts = exhausted ? s->max_retries : 0;
     }
     skip_downstream(rs, idx);
 }

@@ -34,7 +34,10 @@ forget silver
 run_weir run
 expect_exit 1
 expect_stdout_contains "[CHECKPOINT_MISSING]"
-expect_stdout_contains "Flow 'spark_catalog.default.silver' has FAILED"
+expect_stdout_contains "Flow 'spark_catalog.default.silver' has FAILED."
+# Not retried, so not "FAILED more than N times".
+expect_stdout_contains "Run is FAILED since flow 'spark_catalog.default.silver' has failed."
+expect_stdout_not_contains "more than"
 expect_query "SELECT count(*) AS n FROM silver" "n
 110"
 run_weir run --full-refresh silver
