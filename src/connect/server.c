@@ -326,6 +326,12 @@ static const char *conf_value(weir_connect_server *srv, const char *session,
     for (size_t i = 0; i < srv->confs.len; i++)
         if (conf_is(&srv->confs.items[i], session, key))
             return srv->confs.items[i].value;
+    /* Registration mode: the pipeline configuration (spec, environment,
+     * --conf), as Spark's session confs hold the spec's configuration. */
+    const char *v = srv->pipeline ? weir_pipeline_conf_get(srv->pipeline, key)
+                                  : NULL;
+    if (v)
+        return v;
     for (size_t i = 0; i < sizeof known_confs / sizeof *known_confs; i++)
         if (strcmp(known_confs[i].key, key) == 0)
             return known_confs[i].value;
