@@ -61,8 +61,15 @@ int weir__spec_substitute(char **out, size_t *out_len, const char *text,
                     break;
                 }
             }
-            v = memchr(key, '\n', klen) ? NULL : lookup(conf, n, key, klen);
-            if (!v && !memchr(key, '\n', klen)) {
+            /* As Spark's pattern: a reference has a key of non-blank
+             * characters; anything else stays as written. */
+            bool ref = klen > 0;
+            for (size_t j = 0; j < klen && ref; j++)
+                ref = !strchr(" \t\r\n\f\v", key[j]);
+            v = ref ? lookup(conf, n, key, klen) : NULL;
+            if (!ref) {
+                end = NULL;
+            } else if (!v) {
                 weir_error e;
                 WEIR_ERR(&e, WEIR_ESQL, "UNBOUND_SQL_VARIABLE",
                          "The variable `%.*s` in `%.*s` is not set: give it "
@@ -77,7 +84,8 @@ int weir__spec_substitute(char **out, size_t *out_len, const char *text,
                     weir__error_copy(err, &e);
                 bad = 1;
             }
-            take = (size_t)(end - text - i + 1);
+            if (end)
+                take = (size_t)(end - text - i + 1);
         }
         const char *src = v ? v : text + i;
         size_t sl = v ? strlen(v) : take;
