@@ -233,6 +233,54 @@ WEIR_API int weir_pipeline_create(weir_pipeline **out, weir_session *session,
 WEIR_API int weir_pipeline_load(weir_pipeline **out, weir_session *session,
                                 const char *spec_path, weir_error *err);
 
+/** How weir_pipeline_load_with loads a spec (docs/testing.md). */
+typedef struct weir_load_options {
+    unsigned version;        /* WEIR_LOAD_OPTIONS_VERSION */
+    const char *environment; /* a name in weir-environments.yml beside the
+                                spec: its storage, catalog, database and
+                                configuration apply; NULL = none */
+    const weir_kv *conf;     /* `--conf key=value` overrides, applied last
+                                (after the spec and the environment) */
+    size_t n_conf;
+} weir_load_options;
+
+#define WEIR_LOAD_OPTIONS_VERSION 1
+#define WEIR_LOAD_OPTIONS_INIT { WEIR_LOAD_OPTIONS_VERSION, NULL, NULL, 0 }
+
+/**
+ * weir_pipeline_load with an environment and configuration overrides. SQL
+ * files get `${key}` substituted from the resulting configuration (Spark's
+ * spark.sql.variable.substitute; an unbound variable is the WEIR_ESQL
+ * diagnostic UNBOUND_SQL_VARIABLE at its file:line:col). opts NULL is
+ * weir_pipeline_load.
+ * Ownership, thread-safety: as weir_pipeline_load.
+ * Errors: as weir_pipeline_load; an unknown environment, a missing or bad
+ * environments file, a bad override are WEIR_ESPEC (diagnostics listed).
+ */
+WEIR_API int weir_pipeline_load_with(weir_pipeline **out,
+                                     weir_session *session,
+                                     const char *spec_path,
+                                     const weir_load_options *opts,
+                                     weir_error *err);
+
+/**
+ * The value of key in the pipeline configuration (the spec's, the
+ * environment's and the overrides, merged), or NULL when unset or p is
+ * NULL. Borrowed from p.
+ * Thread-safety: thread-safe (only read).
+ */
+WEIR_API const char *weir_pipeline_conf_get(const weir_pipeline *p,
+                                            const char *key);
+
+/**
+ * The pipeline configuration as a list: returns how many entries it has
+ * and, when i is below that, sets *key and *value (borrowed from p) to the
+ * i-th. A key given twice is listed twice (the later wins).
+ * Thread-safety: thread-safe (only read).
+ */
+WEIR_API size_t weir_pipeline_conf_at(const weir_pipeline *p, size_t i,
+                                      const char **key, const char **value);
+
 /**
  * Drop the pipeline (Spark's Pipeline.drop): release its storage and free
  * it and everything borrowed from it. Stored tables and the event log are

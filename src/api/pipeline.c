@@ -212,6 +212,28 @@ const char *weir_pipeline_storage(const weir_pipeline *p)
     return p ? p->storage : NULL;
 }
 
+const char *weir_pipeline_conf_get(const weir_pipeline *p, const char *key)
+{
+    const char *v = NULL;
+    for (size_t i = 0; p && key && i < p->defs.n_conf; i++)
+        if (strcmp(p->defs.conf[i].key, key) == 0)
+            v = p->defs.conf[i].value;
+    return v;
+}
+
+size_t weir_pipeline_conf_at(const weir_pipeline *p, size_t i,
+                             const char **key, const char **value)
+{
+    size_t n = p ? p->defs.n_conf : 0;
+    if (i < n) {
+        if (key)
+            *key = p->defs.conf[i].key;
+        if (value)
+            *value = p->defs.conf[i].value;
+    }
+    return n;
+}
+
 size_t weir_pipeline_diagnostics(const weir_pipeline *p, const weir_error **out)
 {
     if (out)
@@ -324,6 +346,22 @@ static int register_files(weir_pipeline *p, weir_spec *spec, weir_error *err)
             rc = weir__fs_read(&text, &len, files[k].path, err);
             if (rc)
                 return rc;
+            if (weir__spec_substitution_on(spec->conf, spec->n_conf)) {
+                char *sub = NULL;
+                size_t sub_len = 0;
+                rc = weir__spec_substitute(&sub, &sub_len, text, len,
+                                           spec->conf, spec->n_conf,
+                                           files[k].rel_path, &p->diags, err);
+                free(text);
+                if (rc == WEIR_ESQL) {
+                    sql_errors = true;
+                    continue;
+                }
+                if (rc)
+                    return rc;
+                text = sub;
+                len = sub_len;
+            }
             rc = define_sql(p, text, len, files[k].rel_path);
             free(text);
             if (rc == WEIR_ENOMEM)
@@ -348,6 +386,36 @@ size_t weir_pipeline_python_files(const weir_pipeline *p,
 int weir_pipeline_load(weir_pipeline **out, weir_session *session,
                        const char *spec_path, weir_error *err)
 {
+    return weir_pipeline_load_with(out, session, spec_path, NULL, err);
+}
+
+/* The environment and the overrides of opts applied to spec. */
+static int apply_load_options(weir_spec *spec, const weir_load_options *opts,
+                              weir__diags *diags, weir_error *err)
+{
+    int rc = 0;
+    if (opts && opts->environment)
+        rc = weir__spec_apply_environment(spec, opts->environment, diags, err);
+    for (size_t i = 0; !rc && opts && i < opts->n_conf; i++) {
+        const weir_kv *kv = &opts->conf[i];
+        if (!kv->key || !kv->value)
+            return WEIR_ERR(err, WEIR_EINVAL, NULL,
+                            "a configuration override needs a key and a value");
+        rc = weir__spec_set_conf(spec, kv->key, kv->value, diags, err);
+    }
+    return rc;
+}
+
+int weir_pipeline_load_with(weir_pipeline **out, weir_session *session,
+                            const char *spec_path,
+                            const weir_load_options *opts, weir_error *err)
+{
+    if (opts && opts->version != WEIR_LOAD_OPTIONS_VERSION)
+        return WEIR_ERR(err, WEIR_EINVAL, NULL,
+                        "unknown weir_load_options version %u", opts->version);
+    if (opts && opts->n_conf && !opts->conf)
+        return WEIR_ERR(err, WEIR_EINVAL, NULL,
+                        "n_conf is set but conf is NULL");
     if (!out || !session)
         return WEIR_ERR(err, WEIR_EINVAL, NULL, "out and session are required");
     *out = NULL;
@@ -373,6 +441,13 @@ int weir_pipeline_load(weir_pipeline **out, weir_session *session,
     weir__diags spec_diags = { 0 };
     weir_spec *spec = NULL;
     rc = weir__spec_load(&spec, path, &spec_diags, err);
+    if (!rc) {
+        rc = apply_load_options(spec, opts, &spec_diags, err);
+        if (rc) {
+            weir__spec_free(spec);
+            spec = NULL;
+        }
+    }
     if (rc) {
         /* A pipeline with the diagnostics, so the caller can list them. */
         weir_pipeline_options o = WEIR_PIPELINE_OPTIONS_INIT;

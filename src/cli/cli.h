@@ -94,6 +94,8 @@ typedef struct strlist {
 /* Append the comma-separated items of text, trimmed, empty ones dropped.
  * Returns false when out of memory. */
 bool strlist_add_csv(strlist *l, const char *text);
+/* Append a copy of text; false when out of memory. */
+bool strlist_add(strlist *l, const char *text);
 void strlist_free(strlist *l);
 
 /* The candidate closest to word (for "did you mean"), or NULL. */
@@ -224,6 +226,22 @@ typedef struct project {
  */
 int project_open(project *p, const cli *c, const char *spec, FILE *log,
                  FILE *json_out);
+
+/* `--env NAME` and `--conf key=value` (repeatable) of the commands that load
+ * a pipeline (docs/testing.md). */
+typedef struct load_args {
+    const char *env; /* NULL = none */
+    strlist conf;    /* "key=value" items, in order */
+} load_args;
+
+/* Record one `--conf` value; returns -1 to go on, or the exit code (a
+ * value without `=` or with an empty key is a usage error). */
+int load_args_conf(const cli *c, load_args *l, const char *value);
+void load_args_free(load_args *l);
+
+/* project_open with an environment and overrides (load may be NULL). */
+int project_open_with(project *p, const cli *c, const char *spec,
+                      const load_args *load, FILE *log, FILE *json_out);
 void project_close(project *p);
 
 /* --- python.c: Python definition files ------------------------------- */

@@ -228,31 +228,42 @@ static int dry_run(const cli *c, project *p, bool json)
 int cmd_dry_run(const cli *c, int argc, char **argv)
 {
     static const opt_def defs[] = {
-        { "spec", true }, { "json", false }, { NULL, false },
+        { "spec", true }, { "json", false }, { "conf", true },
+        { "env", true }, { NULL, false },
     };
     const char *spec = NULL, *value = NULL;
     bool json = false;
+    load_args load;
+    int code = -1;
     opt_iter it;
     project p;
     int id;
 
+    memset(&load, 0, sizeof load);
     opt_init(&it, argv[0], argc, argv);
-    while ((id = opt_next(&it, defs, &value)) != OPT_END) {
+    while (code < 0 && (id = opt_next(&it, defs, &value)) != OPT_END) {
         switch (id) {
-        case OPT_HELP: help_command(stdout, "dry-run"); return EXIT_OK;
-        case OPT_ERROR: return EXIT_USAGE;
-        case OPT_POSITIONAL: return opt_unexpected(&it, value);
+        case OPT_HELP: help_command(stdout, "dry-run"); code = EXIT_OK; break;
+        case OPT_ERROR: code = EXIT_USAGE; break;
+        case OPT_POSITIONAL: code = opt_unexpected(&it, value); break;
         case 0: spec = value; break;
         case 1: json = true; break;
+        case 2: code = load_args_conf(c, &load, value); break;
+        case 3: load.env = value; break;
         default: break;
         }
     }
-    int code = project_open(&p, c, spec, json ? stderr : stdout,
-                            json ? stdout : NULL);
+    if (code >= 0) {
+        load_args_free(&load);
+        return code;
+    }
+    code = project_open_with(&p, c, spec, &load, json ? stderr : stdout,
+                             json ? stdout : NULL);
     if (code == EXIT_OK)
         code = project_define_python(&p, json ? stdout : NULL);
     if (code == EXIT_OK)
         code = dry_run(c, &p, json);
     project_close(&p);
+    load_args_free(&load);
     return code;
 }

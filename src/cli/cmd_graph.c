@@ -382,36 +382,47 @@ static bool parse_graph_format(const char *s, graph_format *out)
 int cmd_graph(const cli *c, int argc, char **argv)
 {
     static const opt_def defs[] = {
-        { "spec", true }, { "format", true }, { NULL, false },
+        { "spec", true }, { "format", true }, { "conf", true },
+        { "env", true }, { NULL, false },
     };
     const char *spec = NULL, *value = NULL;
     graph_format fmt = GRAPH_TEXT;
+    load_args load;
+    int code = -1;
     opt_iter it;
     project p;
     int id;
 
+    memset(&load, 0, sizeof load);
     opt_init(&it, argv[0], argc, argv);
-    while ((id = opt_next(&it, defs, &value)) != OPT_END) {
+    while (code < 0 && (id = opt_next(&it, defs, &value)) != OPT_END) {
         switch (id) {
-        case OPT_HELP: help_command(stdout, "graph"); return EXIT_OK;
-        case OPT_ERROR: return EXIT_USAGE;
-        case OPT_POSITIONAL: return opt_unexpected(&it, value);
+        case OPT_HELP: help_command(stdout, "graph"); code = EXIT_OK; break;
+        case OPT_ERROR: code = EXIT_USAGE; break;
+        case OPT_POSITIONAL: code = opt_unexpected(&it, value); break;
         case 0: spec = value; break;
         case 1:
             if (!parse_graph_format(value, &fmt)) {
                 print_error(c, "unknown graph format '%s' (use text, dot or "
                                "mermaid)", value);
-                return EXIT_USAGE;
+                code = EXIT_USAGE;
             }
             break;
+        case 2: code = load_args_conf(c, &load, value); break;
+        case 3: load.env = value; break;
         default: break;
         }
     }
-    int code = project_open(&p, c, spec, NULL, NULL);
+    if (code >= 0) {
+        load_args_free(&load);
+        return code;
+    }
+    code = project_open_with(&p, c, spec, &load, NULL, NULL);
     if (code == EXIT_OK)
         code = project_define_python(&p, NULL);
     if (code == EXIT_OK)
         code = render(c, &p, fmt);
     project_close(&p);
+    load_args_free(&load);
     return code;
 }

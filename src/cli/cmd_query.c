@@ -61,13 +61,15 @@ static int run_query(const cli *c, project *p, const char *sql, out_format fmt)
 typedef struct query_args {
     const char *spec, *sql;
     out_format fmt;
+    load_args load;
 } query_args;
 
 /* Parse argv into a; returns -1 to go on, or the exit code. */
 static int parse(const cli *c, query_args *a, int argc, char **argv)
 {
     static const opt_def defs[] = {
-        { "spec", true }, { "format", true }, { NULL, false },
+        { "spec", true }, { "format", true }, { "conf", true },
+        { "env", true }, { NULL, false },
     };
     const char *value = NULL;
     opt_iter it;
@@ -91,6 +93,13 @@ static int parse(const cli *c, query_args *a, int argc, char **argv)
                 return EXIT_USAGE;
             }
             break;
+        case 2: {
+            int code = load_args_conf(c, &a->load, value);
+            if (code >= 0)
+                return code;
+            break;
+        }
+        case 3: a->load.env = value; break;
         default: break;
         }
     }
@@ -99,12 +108,16 @@ static int parse(const cli *c, query_args *a, int argc, char **argv)
 
 int cmd_query(const cli *c, int argc, char **argv)
 {
-    query_args a = { NULL, NULL, FORMAT_TABLE };
+    query_args a;
     char *input = NULL;
+    memset(&a, 0, sizeof a);
+    a.fmt = FORMAT_TABLE;
     int code = parse(c, &a, argc, argv);
 
-    if (code >= 0)
+    if (code >= 0) {
+        load_args_free(&a.load);
         return code;
+    }
     if (!a.sql || strcmp(a.sql, "-") == 0) {
         if (isatty(STDIN_FILENO) == 1)
             fputs("Reading SQL from standard input (end with Ctrl-D)...\n",
@@ -112,6 +125,7 @@ int cmd_query(const cli *c, int argc, char **argv)
         input = read_stdin();
         if (!input) {
             print_error(c, "out of memory reading standard input");
+            load_args_free(&a.load);
             return EXIT_FAILED;
         }
         a.sql = input;
@@ -122,11 +136,12 @@ int cmd_query(const cli *c, int argc, char **argv)
         code = EXIT_USAGE;
     } else {
         project p;
-        code = project_open(&p, c, a.spec, NULL, NULL);
+        code = project_open_with(&p, c, a.spec, &a.load, NULL, NULL);
         if (code == EXIT_OK)
             code = run_query(c, &p, a.sql, a.fmt);
         project_close(&p);
     }
+    load_args_free(&a.load);
     free(input);
     return code;
 }

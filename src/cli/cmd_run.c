@@ -25,14 +25,16 @@ typedef struct run_args {
     const char *spec;
     strlist refresh, full_refresh;
     bool full_refresh_all, json, quiet;
+    load_args load;
 } run_args;
 
-enum { O_SPEC, O_REFRESH, O_FULL_REFRESH, O_FULL_REFRESH_ALL, O_JSON, O_QUIET };
+enum { O_SPEC, O_REFRESH, O_FULL_REFRESH, O_FULL_REFRESH_ALL, O_JSON, O_QUIET,
+       O_CONF, O_ENV };
 
 static const opt_def run_opts[] = {
     { "spec", true },   { "refresh", true }, { "full-refresh", true },
     { "full-refresh-all", false }, { "json", false }, { "quiet", false },
-    { NULL, false },
+    { "conf", true }, { "env", true }, { NULL, false },
 };
 
 /* Parse argv into a; returns -1 to go on, or the exit code. */
@@ -55,6 +57,13 @@ static int parse(const cli *c, run_args *a, int argc, char **argv)
         case O_FULL_REFRESH_ALL: a->full_refresh_all = true; break;
         case O_JSON: a->json = true; break;
         case O_QUIET: a->quiet = true; break;
+        case O_ENV: a->load.env = value; break;
+        case O_CONF: {
+            int code = load_args_conf(c, &a->load, value);
+            if (code >= 0)
+                return code;
+            break;
+        }
         default: break;
         }
     }
@@ -147,7 +156,8 @@ int cmd_run(const cli *c, int argc, char **argv)
         code = check_conflicts(c, &a);
     if (code < 0) {
         FILE *log = a.quiet ? NULL : a.json ? stderr : stdout;
-        code = project_open(&p, c, a.spec, log, a.json ? stdout : NULL);
+        code = project_open_with(&p, c, a.spec, &a.load, log,
+                                 a.json ? stdout : NULL);
         if (code == EXIT_OK)
             code = project_define_python(&p, a.json ? stdout : NULL);
         if (code == EXIT_OK)
@@ -156,5 +166,6 @@ int cmd_run(const cli *c, int argc, char **argv)
     }
     strlist_free(&a.refresh);
     strlist_free(&a.full_refresh);
+    load_args_free(&a.load);
     return code;
 }

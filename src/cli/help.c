@@ -52,7 +52,8 @@ static const help_page pages[] = {
       "                       files, or as pyspark.pipelines Python files\n"
       "                       (needs pyspark-client, see docs/python.md)\n" },
     { "run",
-      "usage: weir run [--spec PATH] [--refresh LIST] [--full-refresh LIST]\n"
+      "usage: weir run [--spec PATH] [--env NAME] [--conf KEY=VALUE]...\n"
+      "                [--refresh LIST] [--full-refresh LIST]\n"
       "                [--full-refresh-all] [--json] [--quiet]\n"
       "\n"
       "Run an update: materialize every dataset in dependency order, process\n"
@@ -67,11 +68,17 @@ static const help_page pages[] = {
       "  --full-refresh-all    reset and recompute every dataset\n"
       "  --json                print each event as a JSON object per line\n"
       "  --quiet               print only warnings and errors\n"
+      "  --env NAME            an environment of weir-environments.yml\n"
+      "                        (storage, catalog, database, configuration)\n"
+      "  --conf KEY=VALUE      set a configuration key over the spec's and\n"
+      "                        the environment's (repeatable); ${KEY} in SQL\n"
+      "                        files and spark.conf.get see it\n"
       "\n"
       "Exit status: 0 when the run COMPLETED, 1 when it FAILED, 2 for usage,\n"
       "spec, SQL and graph errors.\n" },
     { "dry-run",
-      "usage: weir dry-run [--spec PATH] [--json]\n"
+      "usage: weir dry-run [--spec PATH] [--env NAME] [--conf KEY=VALUE]...\n"
+      "                    [--json]\n"
       "\n"
       "Load and resolve the pipeline without reading or writing data, report\n"
       "every error, and print the resolved graph: each dataset in dependency\n"
@@ -81,10 +88,13 @@ static const help_page pages[] = {
       "  --spec PATH     the pipeline spec (default: search upward)\n"
       "  --json          print events, then {\"graph\": ...}, one JSON object\n"
       "                  per line\n"
+      "  --env NAME      an environment of weir-environments.yml\n"
+      "  --conf KEY=VALUE  set a configuration key (repeatable)\n"
       "\n"
       "Exit status: 0 when the pipeline is valid, 2 otherwise.\n" },
     { "graph",
-      "usage: weir graph [--spec PATH] [--format text|dot|mermaid]\n"
+      "usage: weir graph [--spec PATH] [--env NAME] [--conf KEY=VALUE]...\n"
+      "                  [--format text|dot|mermaid]\n"
       "\n"
       "Resolve the pipeline (a silent dry run) and print its dataflow graph.\n"
       "\n"
@@ -93,9 +103,12 @@ static const help_page pages[] = {
       "  --format FORMAT   text (default): datasets in dependency order with\n"
       "                    their inputs; dot: a Graphviz digraph (weir graph\n"
       "                    --format dot | dot -Tsvg > graph.svg); mermaid: a\n"
-      "                    Mermaid flowchart\n" },
+      "                    Mermaid flowchart\n"
+      "  --env NAME        an environment of weir-environments.yml\n"
+      "  --conf KEY=VALUE  set a configuration key (repeatable)\n" },
     { "query",
-      "usage: weir query [--spec PATH] [--format table|csv|json] [SQL | -]\n"
+      "usage: weir query [--spec PATH] [--env NAME] [--conf KEY=VALUE]...\n"
+      "                  [--format table|csv|json] [SQL | -]\n"
       "\n"
       "Run Spark SQL (one or more statements) against the pipeline's tables\n"
       "and print the result of the last one. The SQL comes from the argument,\n"
@@ -105,6 +118,8 @@ static const help_page pages[] = {
       "  --spec PATH       the pipeline spec (default: search upward)\n"
       "  --format FORMAT   table (default), csv (RFC 4180, NULL as an empty\n"
       "                    field) or json (one object per row and line)\n"
+      "  --env NAME        an environment of weir-environments.yml\n"
+      "  --conf KEY=VALUE  set a configuration key (repeatable)\n"
       "\n"
       "Exit status: 0 on success, 2 for SQL errors, 1 for other errors.\n" },
     { "events",

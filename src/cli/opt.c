@@ -157,6 +157,11 @@ bool strlist_add_csv(strlist *l, const char *text)
     }
 }
 
+bool strlist_add(strlist *l, const char *text)
+{
+    return push(l, text, strlen(text));
+}
+
 void strlist_free(strlist *l)
 {
     for (size_t i = 0; i < l->len; i++)

@@ -4,6 +4,8 @@
  * spark-pipelines), open a session whose log messages are printed with a
  * timestamp, load the pipeline, and report every problem on failure.
  */
+#define _POSIX_C_SOURCE 200809L /* strndup */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -94,9 +96,45 @@ static int fail(project *p, FILE *json_out, int rc, const weir_error *err)
     return exit_code_for(rc);
 }
 
+static int oom(weir_error *err)
+{
+    err->code = WEIR_ENOMEM;
+    snprintf(err->message, sizeof err->message, "out of memory");
+    return WEIR_ENOMEM;
+}
+
+int load_args_conf(const cli *c, load_args *l, const char *value)
+{
+    const char *eq = strchr(value, '=');
+    if (!eq || eq == value) {
+        print_error(c, "--conf expects key=value, got '%s'", value);
+        return EXIT_USAGE;
+    }
+    if (!strlist_add(&l->conf, value)) {
+        print_error(c, "out of memory");
+        return EXIT_FAILED;
+    }
+    return -1;
+}
+
+void load_args_free(load_args *l)
+{
+    strlist_free(&l->conf);
+}
+
 int project_open(project *p, const cli *c, const char *spec, FILE *log,
                  FILE *json_out)
 {
+    return project_open_with(p, c, spec, NULL, log, json_out);
+}
+
+int project_open_with(project *p, const cli *c, const char *spec,
+                      const load_args *load, FILE *log, FILE *json_out)
+{
+    weir_load_options lo = WEIR_LOAD_OPTIONS_INIT;
+    size_t n_conf = load ? load->conf.len : 0;
+    weir_kv *kv = calloc(n_conf + 1, sizeof *kv);
+    char **keys = calloc(n_conf + 1, sizeof *keys);
     weir_session_options so = WEIR_SESSION_OPTIONS_INIT;
     weir_error err;
     char *path = spec ? absolute(spec) : discover_spec();
@@ -112,9 +150,29 @@ int project_open(project *p, const cli *c, const char *spec, FILE *log,
     so.on_log = on_log;
     so.log_payload = p;
     rc = weir_session_open(&p->session, &so, &err);
+    if (rc == 0 && (!kv || !keys))
+        rc = oom(&err);
+    for (size_t i = 0; rc == 0 && i < n_conf; i++) {
+        const char *item = load->conf.items[i];
+        size_t klen = (size_t)(strchr(item, '=') - item);
+        keys[i] = strndup(item, klen);
+        if (!keys[i]) {
+            rc = oom(&err);
+            break;
+        }
+        kv[i].key = keys[i];
+        kv[i].value = item + klen + 1;
+    }
+    lo.environment = load ? load->env : NULL;
+    lo.conf = kv;
+    lo.n_conf = n_conf;
     if (rc == 0)
-        rc = weir_pipeline_load(&p->pipeline, p->session, spec ? spec : path,
-                                &err);
+        rc = weir_pipeline_load_with(&p->pipeline, p->session,
+                                     spec ? spec : path, &lo, &err);
+    for (size_t i = 0; keys && i < n_conf; i++)
+        free(keys[i]);
+    free(keys);
+    free(kv);
     free(path);
     return rc ? fail(p, json_out, rc, &err) : EXIT_OK;
 }

@@ -104,6 +104,34 @@ static char **child_env(char *const *ours, size_t n_ours)
     return env;
 }
 
+/* "WEIR_PIPELINE_CONF={...}": the pipeline configuration as weir loaded it
+ * (spec, environment, --conf) for the launcher's session. malloc'd. */
+static char *pipeline_conf_json(const weir_pipeline *pl)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    fputs("WEIR_PIPELINE_CONF={", f);
+    const char *key, *value;
+    size_t n = weir_pipeline_conf_at(pl, 0, NULL, NULL);
+    for (size_t i = 0; i < n; i++) {
+        weir_pipeline_conf_at(pl, i, &key, &value);
+        if (i)
+            fputc(',', f);
+        json_put_string(f, key);
+        fputc(':', f);
+        json_put_string(f, value);
+    }
+    fputc('}', f);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
 /* The folder of the spec: the launcher runs there (as Spark's CLI does
  * while it imports). malloc'd. */
 static char *spec_dir(const weir_pipeline *pl)
@@ -373,10 +401,11 @@ int project_define_python(project *p, FILE *json_out)
 
     /* "localhost" exactly: with a token, pyspark uses plaintext only for
      * that host name (any other means TLS). */
-    char remote[160], *ours[2] = { remote, "PYTHONDONTWRITEBYTECODE=1" };
+    char remote[160], *settings = pipeline_conf_json(p->pipeline);
+    char *ours[3] = { remote, "PYTHONDONTWRITEBYTECODE=1", settings };
     snprintf(remote, sizeof remote, "SPARK_REMOTE=sc://localhost:%u/;token=%s",
              weir_connect_port(server), token);
-    char **env = child_env(ours, 2);
+    char **env = settings ? child_env(ours, 3) : NULL;
     char **argv = calloc(n_files + 6, sizeof *argv);
     char *dir = spec_dir(p->pipeline);
     const char *tmpdir = getenv("TMPDIR");
@@ -443,6 +472,7 @@ int project_define_python(project *p, FILE *json_out)
     free(dir);
     free(argv);
     free(env);
+    free(settings);
     free(python);
     return code;
 }

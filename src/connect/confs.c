@@ -1,8 +1,9 @@
 /*
  * Spark Connect confs (the Config RPC): the confs each client session set
  * (Spark keeps them per session; a session's go with its ReleaseSession)
- * over the answers weir gives to the confs the client reads before it
- * uses a feature. Bounded: at most MAX_CONFS entries of MAX_CONF_BYTES.
+ * over, in registration mode, the pipeline's configuration, over the
+ * answers weir gives to the confs the client reads before it uses a
+ * feature. Bounded: at most MAX_CONFS entries of MAX_CONF_BYTES.
  *
  * Owns: the confs (copies). Thread-safe: one lock of its own.
  */
@@ -26,6 +27,7 @@ typedef struct conf_entry {
 struct weir__cconfs {
     pthread_mutex_t lock;
     WEIR_VEC(conf_entry) confs;
+    weir_pipeline *pipeline; /* registration mode: its configuration */
 };
 
 /* Answers the client reads before it uses a conf (spark-connect.md §2). */
@@ -73,6 +75,11 @@ static const char *conf_value(weir__cconfs *c, const char *session,
     for (size_t i = 0; i < c->confs.len; i++)
         if (conf_is(&c->confs.items[i], session, key))
             return c->confs.items[i].value;
+    /* Registration mode: the pipeline configuration (spec, environment,
+     * --conf), as Spark's session confs hold the spec's configuration. */
+    const char *v = c->pipeline ? weir_pipeline_conf_get(c->pipeline, key) : NULL;
+    if (v)
+        return v;
     for (size_t i = 0; i < sizeof known_confs / sizeof *known_confs; i++)
         if (strcmp(known_confs[i].key, key) == 0)
             return known_confs[i].value;
@@ -128,11 +135,13 @@ static int pairs_add(weir__cconfs_pairs *p, const char *key, const char *value)
 }
 
 
-weir__cconfs *weir__cconfs_new(void)
+weir__cconfs *weir__cconfs_new(weir_pipeline *pipeline)
 {
     weir__cconfs *c = calloc(1, sizeof *c);
-    if (c)
-        pthread_mutex_init(&c->lock, NULL);
+    if (!c)
+        return NULL;
+    pthread_mutex_init(&c->lock, NULL);
+    c->pipeline = pipeline;
     return c;
 }
 

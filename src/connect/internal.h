@@ -101,7 +101,9 @@ typedef struct weir__cconfs_answer {
     size_t n_dups;
 } weir__cconfs_answer;
 
-weir__cconfs *weir__cconfs_new(void); /* NULL on OOM */
+/* pipeline (borrowed, may be NULL): registration mode's, whose
+ * configuration answers keys no session set. NULL on OOM. */
+weir__cconfs *weir__cconfs_new(weir_pipeline *pipeline);
 void weir__cconfs_free(weir__cconfs *c);
 /* A client session ended: its confs go. */
 void weir__cconfs_drop_session(weir__cconfs *c, const char *session);

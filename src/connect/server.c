@@ -1103,7 +1103,7 @@ int weir_connect_start(weir_connect_server **out,
     const char *timing = getenv("WEIR_CONNECT_TIMING");
     srv->timing = timing && *timing && strcmp(timing, "0") != 0;
     weir__connect_uuid(srv->ssid);
-    srv->confs = weir__cconfs_new();
+    srv->confs = weir__cconfs_new(opts->pipeline);
     if (opts->pipeline) {
         srv->reg = weir__creg_new(opts->pipeline);
     } else {

@@ -9,6 +9,7 @@
 #include "spec/spec_internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -669,4 +670,175 @@ int weir__spec_find(char **out, const char *start_dir, weir_error *err)
     free(dir);
     free(start);
     return rc;
+}
+
+/* --- Environments (weir-environments.yml) and --conf overrides ------------ */
+
+/* Merge conf entries add[0..n) over spec->conf (same key: replaced). */
+static int merge_conf(weir_spec *spec, const weir_spec_conf *add, size_t n)
+{
+    weir_spec_conf *all = weir__arena_array(&spec->arena, spec->n_conf + n + 1,
+                                            sizeof(*all));
+    if (!all)
+        return WEIR_ENOMEM;
+    if (spec->n_conf)
+        memcpy(all, spec->conf, spec->n_conf * sizeof(*all));
+    size_t len = spec->n_conf;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+        while (j < len && strcmp(all[j].key, add[i].key) != 0)
+            j++;
+        all[j] = add[i];
+        if (j == len)
+            len++;
+    }
+    spec->conf = all;
+    spec->n_conf = len;
+    return 0;
+}
+
+enum { E_STORAGE, E_CATALOG, E_DATABASE, E_SCHEMA, E_CONF, N_ENV_FIELDS };
+static const char *const ENV_FIELDS[N_ENV_FIELDS + 1] = {
+    "storage", "catalog", "database", "schema", "configuration", NULL
+};
+
+static void load_environment(loader *ld, const ynode *env)
+{
+    weir_spec *spec = ld->spec;
+    const ynode *f[N_ENV_FIELDS] = { NULL };
+    for (int j = 0; j < N_ENV_FIELDS; j++)
+        f[j] = weir__spec_get(env, ENV_FIELDS[j]);
+    weir__spec_extra_keys(ld->rep, env, ENV_FIELDS,
+                          "PIPELINE_SPEC_UNEXPECTED_FIELD", "an environment");
+    if (f[E_STORAGE])
+        load_storage(ld, f[E_STORAGE]);
+    if (f[E_CATALOG]) {
+        spec->catalog = load_opt_name(ld, f[E_CATALOG], "catalog");
+        spec->catalog_pos = f[E_CATALOG]->pos;
+    }
+    const ynode *db = f[E_DATABASE] ? f[E_DATABASE] : f[E_SCHEMA];
+    if (db) {
+        spec->database = load_opt_name(ld, db, f[E_DATABASE] ? "database"
+                                                             : "schema");
+        spec->database_pos = db->pos;
+    }
+    if (f[E_CONF]) {
+        weir_spec_conf *old = spec->conf;
+        size_t n_old = spec->n_conf;
+        spec->conf = NULL;
+        spec->n_conf = 0;
+        load_configuration(ld, f[E_CONF]);
+        weir_spec_conf *add = spec->conf;
+        size_t n_add = spec->n_conf;
+        spec->conf = old;
+        spec->n_conf = n_old;
+        if (n_add && merge_conf(spec, add, n_add))
+            spec->arena.failed = true;
+    }
+}
+
+int weir__spec_apply_environment(weir_spec *spec, const char *name,
+                                 weir__diags *diags, weir_error *err)
+{
+    char *path = weir__path_absolute(WEIR_ENV_FILE, spec->dir);
+    if (!path)
+        return oom_error(err);
+    const char *apath = weir__arena_strdup(&spec->arena, path);
+    free(path);
+    if (!apath)
+        return oom_error(err);
+    if (!weir__fs_is_file(apath)) {
+        weir_error e;
+        WEIR_ERR(&e, WEIR_ESPEC, "ENVIRONMENTS_FILE_NOT_FOUND",
+                 "Environment `%s` was asked for, but there is no "
+                 "environments file `%s` beside the pipeline spec.",
+                 name, apath);
+        if (diags)
+            weir__diags_add(diags, &e);
+        weir__error_copy(err, &e);
+        return WEIR_ESPEC;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    int rc = weir__fs_read(&text, &len, apath, err);
+    if (rc)
+        return rc;
+    char *copy = weir__arena_strndup(&spec->arena, text, len);
+    free(text);
+    if (!copy)
+        return oom_error(err);
+
+    size_t first_diag = diags ? diags->len : 0;
+    weir_spec_report rep = { apath, copy, len, diags, err, 0 };
+    loader ld = { spec, &rep };
+    ynode *root = NULL;
+    rc = weir__spec_yaml_parse(&root, &spec->arena, copy, len, &rep);
+    weir_spec_pos start = { 1, 1 };
+    if (!rc && rep.n == 0) {
+        if (!root || !is_dict(root)) {
+            SPEC_REPORT(&rep, "PIPELINE_SPEC_NOT_A_DICT",
+                        root ? root->pos : start,
+                        "The environments file should be a dict of "
+                        "environment names, got %s.",
+                        root ? root->type : "nothing");
+        } else {
+            const ynode *env = weir__spec_get(root, name);
+            if (!env) {
+                char names[400] = "";
+                size_t o = 0;
+                for (size_t i = 0; i + 1 < root->n && o < sizeof names - 80;
+                     i += 2) {
+                    int w = snprintf(names + o, sizeof names - o, "%s`%.*s`",
+                                     o ? ", " : "",
+                                     CLIP(key_text(root->items[i])));
+                    if (w > 0)
+                        o += (size_t)w;
+                }
+                SPEC_REPORT(&rep, "UNKNOWN_ENVIRONMENT", root->pos,
+                            "Environment `%.*s` is not defined in %s "
+                            "(defined: %s).",
+                            CLIP(name), WEIR_ENV_FILE, o ? names : "none");
+            } else if (!is_dict(env)) {
+                SPEC_REPORT(&rep, NOT_DICT, env->pos,
+                            "Environment `%.*s` should be a dict (storage, "
+                            "catalog, database, configuration), got %s.",
+                            CLIP(name), env->type);
+            } else {
+                load_environment(&ld, env);
+            }
+        }
+    }
+    if (!rc && weir__arena_failed(&spec->arena))
+        rc = WEIR_ENOMEM;
+    if (rc == WEIR_ENOMEM)
+        return oom_error(err);
+    if (rc || rep.n) {
+        sort_diags(diags, first_diag, err);
+        return WEIR_ESPEC;
+    }
+    return 0;
+}
+
+int weir__spec_set_conf(weir_spec *spec, const char *key, const char *value,
+                        weir__diags *diags, weir_error *err)
+{
+    char why[300];
+    int bad = weir__spec_check_setting(key, value, why, sizeof(why));
+    if (bad) {
+        weir_error e;
+        WEIR_ERR(&e, WEIR_ESPEC,
+                 bad == 2 ? "PIPELINE_SPEC_UNEXPECTED_FIELD" : FIELD_VALUE,
+                 "--conf %s=%s: %s.", key, value, why);
+        if (diags)
+            weir__diags_add(diags, &e);
+        weir__error_copy(err, &e);
+        return WEIR_ESPEC;
+    }
+    weir_spec_conf c;
+    memset(&c, 0, sizeof c);
+    c.key = weir__arena_strdup(&spec->arena, key);
+    c.value = weir__arena_strdup(&spec->arena, value);
+    if (!c.key || !c.value || merge_conf(spec, &c, 1))
+        return oom_error(err);
+    return 0;
 }

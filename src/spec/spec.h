@@ -113,6 +113,45 @@ int weir__spec_check_path(const char *path, weir_error *err);
 int weir__spec_load(weir_spec **out, const char *path, weir__diags *diags,
                     weir_error *err);
 
+/* The environments file, beside the spec (docs/testing.md). */
+#define WEIR_ENV_FILE "weir-environments.yml"
+
+/*
+ * Apply the environment named name from the environments file in
+ * spec->dir: its storage, catalog, database (or schema) replace the
+ * spec's, its configuration is merged over the spec's (same key: the
+ * environment wins). Problems are reported as by weir__spec_load, with
+ * positions in the environments file: ENVIRONMENTS_FILE_NOT_FOUND,
+ * UNKNOWN_ENVIRONMENT, PIPELINE_SPEC_YAML_ERROR, field errors. Returns 0,
+ * WEIR_ESPEC or WEIR_ENOMEM.
+ */
+int weir__spec_apply_environment(weir_spec *spec, const char *name,
+                                 weir__diags *diags, weir_error *err);
+
+/*
+ * Set one configuration key (a `--conf key=value` override): replaces the
+ * value of an existing key, else appends. The pair is checked as a spec's
+ * `configuration` entry is; a problem (no position) is WEIR_ESPEC.
+ */
+int weir__spec_set_conf(weir_spec *spec, const char *key, const char *value,
+                        weir__diags *diags, weir_error *err);
+
+/* False when the configuration sets spark.sql.variable.substitute=false. */
+bool weir__spec_substitution_on(const weir_spec_conf *conf, size_t n);
+
+/*
+ * Substitute `${key}` (and `${spark:key}`, `${sparkconf:key}`,
+ * `${hiveconf:key}`, `${hivevar:key}`) in text with the values of conf
+ * (the last entry of a key wins), textually over the whole text. *out is
+ * malloc'd and NUL-terminated. An unbound variable is UNBOUND_SQL_VARIABLE
+ * (WEIR_ESQL) at the `$`'s position in file, every one appended to diags.
+ * Returns 0, WEIR_ESQL or WEIR_ENOMEM.
+ */
+int weir__spec_substitute(char **out, size_t *out_len, const char *text,
+                          size_t len, const weir_spec_conf *conf, size_t n,
+                          const char *file, weir__diags *diags,
+                          weir_error *err);
+
 /* The same from text already in memory (used by the fuzz target). path
  * names the file the text came from (relative paths resolve against the
  * current directory); text need not be NUL-terminated. */

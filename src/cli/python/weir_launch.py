@@ -203,6 +203,13 @@ def main(argv):
     current = graph_id = None
     try:
         catalog, database, conf = spec_settings(spec_path)
+        # weir's configuration after the environment and --conf overrides;
+        # the pipeline weir registers into has the environment's catalog
+        # and database already.
+        effective = os.environ.get("WEIR_PIPELINE_CONF")
+        if effective is not None:
+            conf = {str(k): str(v) for k, v in json.loads(effective).items()}
+            catalog = database = None
         builder = SparkSession.builder.config(
             "spark.sql.connect.serverStacktrace.enabled", "false")
         for key, value in conf.items():

@@ -1,0 +1,1 @@
+CREATE MATERIALIZED VIEW greet_sql AS SELECT '${greeting}' AS greeting;
