@@ -8,10 +8,10 @@
  * seconds) and `topic` (string; the `topic` option wins over it). Other
  * columns are ignored.
  *
- * stage() writes the batch's records to <stage_dir>/g<gen>-b<batch>.kafka
- * with DuckDB's COPY (one line per record, fields hex-encoded, so no
- * record is held in memory), fsyncs it, and the engine commits the
- * checkpoint. publish() sends the file's records in a transaction of a
+ * stage() streams the batch's records to <stage_dir>/g<gen>-b<batch>.kafka
+ * a DuckDB data chunk at a time (binary frames with a checksum each, see
+ * MAGIC below; no batch is held whole in memory), fsyncs it, and the
+ * engine commits the checkpoint. publish() sends the file's records in a transaction of a
  * producer whose transactional.id is derived from the storage's state id,
  * the sink and the flow; the transaction also commits the batch's marker
  * (generation × 2^32 + batch + 1) as an offset of partition 0 of the
