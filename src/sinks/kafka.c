@@ -8,10 +8,10 @@
  * seconds) and `topic` (string; the `topic` option wins over it). Other
  * columns are ignored.
  *
- * stage() writes the batch's records to <stage_dir>/g<gen>-b<batch>.kafka
- * with DuckDB's COPY (one line per record, fields hex-encoded, so no
- * record is held in memory), fsyncs it, and the engine commits the
- * checkpoint. publish() sends the file's records in a transaction of a
+ * stage() streams the batch's records to <stage_dir>/g<gen>-b<batch>.kafka
+ * a DuckDB data chunk at a time (binary frames with a checksum each, see
+ * MAGIC below; no batch is held whole in memory), fsyncs it, and the
+ * engine commits the checkpoint. publish() sends the file's records in a transaction of a
  * producer whose transactional.id is derived from the storage's state id,
  * the sink and the flow; the transaction also commits the batch's marker
  * (generation × 2^32 + batch + 1) as an offset of partition 0 of the
@@ -229,60 +229,103 @@ static void put_col(weir_buf *q, const weir_db_column *cols, int i)
     weir__buf_put_sql_ident(q, cols[i].name);
 }
 
-/* NULL: '-'; else '=' and the bytes in hex. */
-static void put_bytes(weir_buf *q, const weir_db_column *cols, int i)
+/* The staged file's format: MAGIC, then one frame per record and a last
+ * frame for the end. All numbers are little-endian. A record's frame:
+ * u32 length of its body (below FRAME_END), the body, u32 CRC-32 of the
+ * body. A body: i32 partition (-1 none, INT32_MIN a negative one of the
+ * data), i64 timestamp in ms (-1 none), then topic, key, value and headers,
+ * each an i32 length (-1 for NULL) and as many bytes. The headers are text,
+ * "<hex name>:<'-' or '=' and hex value>,...". The end's frame: FRAME_END,
+ * i64 record count, u32 CRC-32 of the count. A file without its end, with a
+ * wrong checksum or a frame that does not parse is damaged. */
+static const char MAGIC[8] = { 'W', 'E', 'I', 'R', 'K', 'F', 'K', '1' };
+#define FRAME_END 0xFFFFFFFFu
+#define BODY_FIXED (4 + 8 + 4 * 4)
+
+typedef struct crc_table {
+    uint32_t t[256];
+} crc_table;
+
+static void crc_init(crc_table *c)
 {
-    if (i < 0) {
-        weir__buf_puts(q, "'-'");
-        return;
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t x = i;
+        for (int k = 0; k < 8; k++)
+            x = (x >> 1) ^ (0xEDB88320u & (0u - (x & 1u)));
+        c->t[i] = x;
     }
-    weir__buf_puts(q, "CASE WHEN ");
-    put_col(q, cols, i);
-    weir__buf_puts(q, " IS NULL THEN '-' ELSE '=' || hex(");
-    put_col(q, cols, i);
-    weir__buf_puts(q, ") END");
 }
 
-/* One line per record, tab-separated: topic, partition, key, value,
- * headers (name:value,...), timestamp in ms; '-' is NULL. Every field is
- * hex digits, digits and '=:,-', so COPY never quotes one. */
-static void copy_sql(weir_buf *q, const char *sql, const char *file,
-                     const weir_kvpair *options, size_t n,
-                     const weir_db_column *cols, const int found[C_N],
-                     const col_kind kinds[C_N])
+/* CRC-32 (IEEE) of p continuing from crc (0 to start). */
+static uint32_t crc_add(const crc_table *c, uint32_t crc, const void *p, size_t n)
 {
-    weir__buf_puts(q, "COPY (SELECT ");
+    const unsigned char *b = p;
+    crc = ~crc;
+    for (size_t i = 0; i < n; i++)
+        crc = c->t[(crc ^ b[i]) & 0xFF] ^ (crc >> 8);
+    return ~crc;
+}
+
+static void le32(unsigned char *o, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        o[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void le64(unsigned char *o, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        o[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+    return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+/* The staging query: topic, partition, key, value, headers (text),
+ * timestamp (ms) of each row of the batch; errors for a NULL topic or
+ * header name, as Spark's. */
+static void stage_sql(weir_buf *q, const char *sql, const weir_kvpair *options,
+                      size_t n, const weir_db_column *cols, const int found[C_N],
+                      const col_kind kinds[C_N])
+{
+    weir__buf_puts(q, "SELECT ");
     const char *topic = weir__sink_option(options, n, "topic");
     if (topic) {
-        weir__buf_puts(q, "'=' || hex(");
         weir__buf_put_sql_string(q, topic);
-        weir__buf_puts(q, ")");
     } else {
         weir__buf_puts(q, "CASE WHEN ");
         put_col(q, cols, found[C_TOPIC]);
         weir__buf_puts(q, " IS NULL THEN error('[INVALID_KAFKA_SINK_SCHEMA] null "
                           "topic present in the data. Use the topic option for "
-                          "setting a default topic.') ELSE '=' || hex(");
+                          "setting a default topic.') ELSE ");
         put_col(q, cols, found[C_TOPIC]);
-        weir__buf_puts(q, ") END");
+        weir__buf_puts(q, " END");
     }
     weir__buf_puts(q, ", ");
-    if (found[C_PARTITION] >= 0) {
-        weir__buf_puts(q, "coalesce(CAST(");
+    if (found[C_PARTITION] >= 0)
         put_col(q, cols, found[C_PARTITION]);
-        weir__buf_puts(q, " AS VARCHAR), '-')");
-    } else {
-        weir__buf_puts(q, "'-'");
-    }
+    else
+        weir__buf_puts(q, "CAST(NULL AS INTEGER)");
     weir__buf_puts(q, ", ");
-    put_bytes(q, cols, found[C_KEY]);
+    if (found[C_KEY] >= 0)
+        put_col(q, cols, found[C_KEY]);
+    else
+        weir__buf_puts(q, "CAST(NULL AS BLOB)");
     weir__buf_puts(q, ", ");
-    put_bytes(q, cols, found[C_VALUE]);
+    put_col(q, cols, found[C_VALUE]);
     weir__buf_puts(q, ", ");
     if (found[C_HEADERS] >= 0) {
         weir__buf_puts(q, "CASE WHEN coalesce(len(");
         put_col(q, cols, found[C_HEADERS]);
-        weir__buf_puts(q, "), 0) = 0 THEN '-' ELSE array_to_string(list_transform(");
+        weir__buf_puts(q, "), 0) = 0 THEN NULL ELSE array_to_string(list_transform(");
         put_col(q, cols, found[C_HEADERS]);
         weir__buf_puts(q, ", lambda h: CASE WHEN struct_extract(h, 'key') IS NULL "
                           "THEN error('[INVALID_KAFKA_SINK_SCHEMA] a header of the "
@@ -291,11 +334,10 @@ static void copy_sql(weir_buf *q, const char *sql, const char *file,
                           "NULL THEN '-' ELSE '=' || hex(struct_extract(h, "
                           "'value')) END), ',') END");
     } else {
-        weir__buf_puts(q, "'-'");
+        weir__buf_puts(q, "CAST(NULL AS VARCHAR)");
     }
     weir__buf_puts(q, ", ");
     if (found[C_TIMESTAMP] >= 0) {
-        weir__buf_puts(q, "coalesce(CAST(");
         if (kinds[C_TIMESTAMP] == K_DOUBLE) {
             weir__buf_puts(q, "CAST(round(");
             put_col(q, cols, found[C_TIMESTAMP]);
@@ -305,13 +347,89 @@ static void copy_sql(weir_buf *q, const char *sql, const char *file,
             put_col(q, cols, found[C_TIMESTAMP]);
             weir__buf_puts(q, ")");
         }
-        weir__buf_puts(q, " AS VARCHAR), '-')");
     } else {
-        weir__buf_puts(q, "'-'");
+        weir__buf_puts(q, "CAST(NULL AS BIGINT)");
     }
-    weir__buf_printf(q, " FROM (%s) AS weir_batch) TO ", sql);
-    weir__buf_put_sql_string(q, file);
-    weir__buf_puts(q, " (FORMAT csv, HEADER false, DELIMITER '\t')");
+    weir__buf_printf(q, " FROM (%s) AS weir_batch", sql);
+}
+
+typedef struct stage_writer {
+    FILE *f;
+    crc_table crc;
+    uint32_t sum; /* of the frame being written */
+    bool failed;
+} stage_writer;
+
+static void w_put(stage_writer *w, const void *p, size_t n)
+{
+    w->sum = crc_add(&w->crc, w->sum, p, n);
+    if (n && fwrite(p, 1, n, w->f) != n)
+        w->failed = true;
+}
+
+static void w_field(stage_writer *w, const void *p, size_t n, bool present)
+{
+    unsigned char l[4];
+    le32(l, present ? (uint32_t)n : FRAME_END);
+    w_put(w, l, 4);
+    if (present)
+        w_put(w, p, n);
+}
+
+/* Write the cursor's rows to w; *rows counts them. */
+static int write_records(stage_writer *w, weir_db_cursor *k, const char *file,
+                         int64_t *rows, weir_error *err)
+{
+    int rc = 0;
+    for (;;) {
+        size_t n = 0;
+        rc = weir__cursor_next(k, &n, err);
+        if (rc || !n)
+            return rc;
+        for (size_t i = 0; i < n && !w->failed; i++) {
+            const void *f[4];
+            size_t len[4];
+            bool has[4];
+            has[0] = weir__cursor_bytes(k, 0, i, &f[0], &len[0]);
+            has[1] = weir__cursor_bytes(k, 2, i, &f[1], &len[1]);
+            has[2] = weir__cursor_bytes(k, 3, i, &f[2], &len[2]);
+            has[3] = weir__cursor_bytes(k, 4, i, &f[3], &len[3]);
+            int32_t part = -1;
+            if (weir__cursor_i32(k, 1, i, &part) && part < 0)
+                part = INT32_MIN; /* refused when sent */
+            int64_t ts = -1;
+            if (weir__cursor_i64(k, 5, i, &ts) && ts < 0)
+                ts = 0;
+            uint64_t body = BODY_FIXED;
+            for (int j = 0; j < 4; j++) {
+                if (has[j] && len[j] >= INT32_MAX)
+                    return WEIR_ERR(err, WEIR_EINVAL, "KAFKA_SINK_WRITE_FAILED",
+                                    "a record of the batch is too large for Kafka");
+                body += has[j] ? len[j] : 0;
+            }
+            if (body >= FRAME_END)
+                return WEIR_ERR(err, WEIR_EINVAL, "KAFKA_SINK_WRITE_FAILED",
+                                "a record of the batch is too large for Kafka");
+            unsigned char h[4 + 4 + 8];
+            le32(h, (uint32_t)body);
+            le32(h + 4, (uint32_t)part);
+            le64(h + 8, (uint64_t)ts);
+            if (fwrite(h, 1, 4, w->f) != 4)
+                w->failed = true;
+            w->sum = 0;
+            w_put(w, h + 4, 12);
+            for (int j = 0; j < 4; j++)
+                w_field(w, f[j], len[j], has[j]);
+            unsigned char c[4];
+            le32(c, w->sum);
+            if (fwrite(c, 1, 4, w->f) != 4)
+                w->failed = true;
+            (*rows)++;
+        }
+        if (w->failed)
+            return WEIR_ERR(err, WEIR_EIO, NULL, "writing %s: %s", file,
+                            strerror(errno));
+    }
 }
 
 static int stage(weir_conn *conn, const weir_sink_batch *b, const char *sql,
@@ -319,6 +437,7 @@ static int stage(weir_conn *conn, const weir_sink_batch *b, const char *sql,
 {
     char file[4400];
     staged_path(file, sizeof file, b);
+    *rows = 0;
     weir_arena a = WEIR_ARENA_INIT;
     weir_db_column *dc = NULL;
     size_t n_dc = 0;
@@ -340,26 +459,52 @@ static int stage(weir_conn *conn, const weir_sink_batch *b, const char *sql,
     free(cols);
     weir_buf q = WEIR_BUF_INIT;
     if (!rc) {
-        copy_sql(&q, sql, file, b->options, b->n_options, dc, found, kinds);
+        stage_sql(&q, sql, b->options, b->n_options, dc, found, kinds);
         if (q.failed)
             rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     }
-    weir_rows *r = NULL;
+    weir_db_cursor *k = NULL;
     if (!rc)
-        rc = weir__conn_query(conn, weir__buf_cstr(&q), &r, err);
+        rc = weir__conn_cursor(conn, weir__buf_cstr(&q), &k, err);
+    stage_writer *w = NULL;
+    if (!rc && !(w = calloc(1, sizeof *w)))
+        rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     if (!rc) {
-        const char *v = r->n_rows && r->n_cols ? weir__rows_get(r, 0, 0) : NULL;
-        *rows = v ? strtoll(v, NULL, 10) : r->rows_changed;
-        /* Durable before the checkpoint commits. */
-        rc = weir__sink_sync_file(file, err);
+        crc_init(&w->crc);
+        w->f = fopen(file, "wb");
+        if (!w->f)
+            rc = WEIR_ERR(err, WEIR_EIO, NULL, "creating %s: %s", file,
+                          strerror(errno));
     }
+    if (!rc) {
+        setvbuf(w->f, NULL, _IOFBF, 1 << 20);
+        if (fwrite(MAGIC, 1, sizeof MAGIC, w->f) != sizeof MAGIC)
+            w->failed = true;
+        rc = write_records(w, k, file, rows, err);
+    }
+    if (!rc) {
+        unsigned char end[4 + 8 + 4];
+        le32(end, FRAME_END);
+        le64(end + 4, (uint64_t)*rows);
+        le32(end + 12, crc_add(&w->crc, 0, end + 4, 8));
+        if (fwrite(end, 1, sizeof end, w->f) != sizeof end)
+            w->failed = true;
+    }
+    if (w && w->f && fclose(w->f) != 0)
+        w->failed = true;
+    if (!rc && w->failed)
+        rc = WEIR_ERR(err, WEIR_EIO, NULL, "writing %s: %s", file, strerror(errno));
+    free(w);
+    weir__cursor_free(k);
+    /* Durable before the checkpoint commits. */
+    if (!rc)
+        rc = weir__sink_sync_file(file, err);
     if (!rc)
         rc = weir__fs_sync_dir(b->stage_dir, err);
     if (rc) {
         weir_error ignore;
         weir__sink_unlink(file, &ignore); /* the batch will not commit */
     }
-    weir__rows_free(r);
     weir__buf_free(&q);
     weir__arena_free(&a);
     return rc;
@@ -469,47 +614,120 @@ static bool headers_field(record_buf *rb, char *f)
     return true;
 }
 
-/* Parse a staged line (its newline removed) in place. */
-static bool parse_line(record_buf *rb, char *line)
+/* Reading a staged file a record at a time. */
+typedef struct stage_reader {
+    FILE *f;
+    const char *file;
+    crc_table crc;
+    unsigned char *body; /* the current record's, NUL after it */
+    size_t cap;
+    char *topic; /* the current record's, NUL-terminated */
+    size_t cap_topic;
+    int64_t n; /* records read */
+    record_buf rb;
+} stage_reader;
+
+static int damaged(const stage_reader *r, weir_error *err)
 {
-    char *f[6];
-    size_t n = 0;
-    for (char *p = line; n < 6;) {
-        f[n++] = p;
-        char *tab = strchr(p, '\t');
-        if (!tab)
-            break;
-        *tab = '\0';
-        p = tab + 1;
-    }
-    if (n != 6)
+    return WEIR_ERR(err, WEIR_ECORRUPT, "KAFKA_SINK_STAGE_DAMAGED",
+                    "staged batch %s: record %lld is damaged", r->file,
+                    (long long)r->n + 1);
+}
+
+static bool r_read(stage_reader *r, void *p, size_t n)
+{
+    return fread(p, 1, n, r->f) == n;
+}
+
+/* A field of the body at *at: *p NULL for NULL. */
+static bool r_field(const unsigned char *body, size_t len, size_t *at,
+                    const void **p, size_t *n)
+{
+    if (len - *at < 4)
         return false;
-    weir_kafka_record *r = &rb->rec;
-    memset(r, 0, sizeof *r);
-    size_t topic_len;
-    if (f[0][0] != '=' || !unhex(f[0] + 1, strlen(f[0] + 1), &topic_len))
+    uint32_t l = get32(body + *at);
+    *at += 4;
+    *p = NULL;
+    *n = 0;
+    if (l == FRAME_END)
+        return true;
+    if (l > len - *at)
         return false;
-    f[0][1 + topic_len] = '\0';
-    r->topic = f[0] + 1;
-    char *end;
-    r->partition = -1;
-    if (strcmp(f[1], "-") != 0) {
-        long p = strtol(f[1], &end, 10);
-        if (*end || p < INT32_MIN || p > INT32_MAX)
-            return false;
-        /* A negative partition of the data is refused when sent (-1 is
-         * the producer's "any partition"). */
-        r->partition = p < 0 ? INT32_MIN : (int32_t)p;
+    *p = body + *at;
+    *n = l;
+    *at += l;
+    return true;
+}
+
+/* The next record into r->rb.rec; *got false at the end. */
+static int read_record(stage_reader *r, bool *got, weir_error *err)
+{
+    *got = false;
+    unsigned char h[4];
+    if (!r_read(r, h, 4))
+        return ferror(r->f) ? WEIR_ERR(err, WEIR_EIO, NULL, "reading %s: %s",
+                                       r->file, strerror(errno))
+                            : damaged(r, err);
+    uint32_t len = get32(h);
+    if (len == FRAME_END) {
+        unsigned char end[12];
+        if (!r_read(r, end, sizeof end) ||
+            crc_add(&r->crc, 0, end, 8) != get32(end + 8) ||
+            (int64_t)get64(end) != r->n || fgetc(r->f) != EOF)
+            return damaged(r, err);
+        return 0;
     }
-    r->timestamp_ms = -1;
-    if (strcmp(f[5], "-") != 0) {
-        long long ts = strtoll(f[5], &end, 10);
-        if (*end)
-            return false;
-        r->timestamp_ms = ts < 0 ? 0 : ts;
+    if (len < BODY_FIXED)
+        return damaged(r, err);
+    if ((size_t)len + 1 > r->cap) {
+        unsigned char *g = realloc(r->body, (size_t)len + 1);
+        if (!g)
+            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        r->body = g;
+        r->cap = (size_t)len + 1;
     }
-    return bytes_field(f[2], &r->key, &r->key_len) &&
-           bytes_field(f[3], &r->value, &r->value_len) && headers_field(rb, f[4]);
+    unsigned char c[4];
+    if (!r_read(r, r->body, len) || !r_read(r, c, 4) ||
+        crc_add(&r->crc, 0, r->body, len) != get32(c))
+        return damaged(r, err);
+    r->body[len] = '\0';
+    weir_kafka_record *rec = &r->rb.rec;
+    memset(rec, 0, sizeof *rec);
+    rec->partition = (int32_t)get32(r->body);
+    rec->timestamp_ms = (int64_t)get64(r->body + 4);
+    size_t at = 12, topic_len = 0, headers_len = 0;
+    const void *topic, *headers;
+    if (!r_field(r->body, len, &at, &topic, &topic_len) || !topic ||
+        !r_field(r->body, len, &at, &rec->key, &rec->key_len) ||
+        !r_field(r->body, len, &at, &rec->value, &rec->value_len) ||
+        !r_field(r->body, len, &at, &headers, &headers_len) || at != len)
+        return damaged(r, err);
+    if (topic_len + 1 > r->cap_topic) {
+        char *g = realloc(r->topic, topic_len + 1);
+        if (!g)
+            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        r->topic = g;
+        r->cap_topic = topic_len + 1;
+    }
+    memcpy(r->topic, topic, topic_len);
+    r->topic[topic_len] = '\0';
+    rec->topic = r->topic;
+    /* The headers are the body's last field: the NUL after the body ends
+     * their text. */
+    if (headers && !headers_field(&r->rb, (char *)headers))
+        return damaged(r, err);
+    r->n++;
+    *got = true;
+    return 0;
+}
+
+static void reader_free(stage_reader *r)
+{
+    if (r->f)
+        fclose(r->f);
+    free(r->body);
+    free(r->topic);
+    free(r->rb.headers);
 }
 
 static int64_t marker_of(const weir_sink_batch *b)
@@ -517,31 +735,17 @@ static int64_t marker_of(const weir_sink_batch *b)
     return b->generation * ((int64_t)1 << 32) + b->batch_id + 1;
 }
 
-/* Send the records of file (whose first record is in line) and commit. */
-static int send_all(weir_kafka_txn *t, const weir_sink_batch *b, FILE *f,
-                    const char *file, char **line, size_t *cap, ssize_t len,
-                    const char *marker_topic, weir_error *err)
+/* Send the records of r (the first one read already) and commit. */
+static int send_all(weir_kafka_txn *t, const weir_sink_batch *b,
+                    stage_reader *r, const char *marker_topic, weir_error *err)
 {
-    record_buf rb;
-    memset(&rb, 0, sizeof rb);
     int rc = weir__kafka_txn_begin(t, err);
-    int64_t lineno = 1;
-    while (!rc && len >= 0) {
-        if (len > 0 && (*line)[len - 1] == '\n')
-            (*line)[--len] = '\0';
-        if (!parse_line(&rb, *line))
-            rc = WEIR_ERR(err, WEIR_ECORRUPT, "KAFKA_SINK_STAGE_DAMAGED",
-                          "staged batch %s: record %lld is damaged", file,
-                          (long long)lineno);
+    bool got = true;
+    while (!rc && got) {
+        rc = weir__kafka_txn_send(t, &r->rb.rec, err);
         if (!rc)
-            rc = weir__kafka_txn_send(t, &rb.rec, err);
-        if (!rc) {
-            len = getline(line, cap, f);
-            lineno++;
-        }
+            rc = read_record(r, &got, err);
     }
-    if (!rc && ferror(f))
-        rc = WEIR_ERR(err, WEIR_EIO, NULL, "reading %s: %s", file, strerror(errno));
     if (!rc) {
         char note[512];
         snprintf(note, sizeof note,
@@ -550,7 +754,6 @@ static int send_all(weir_kafka_txn *t, const weir_sink_batch *b, FILE *f,
                  (long long)b->batch_id, b->update_id ? b->update_id : "");
         rc = weir__kafka_txn_commit(t, marker_topic, marker_of(b), note, err);
     }
-    free(rb.headers);
     return rc;
 }
 
@@ -558,36 +761,36 @@ static int publish(const weir_sink_batch *b, weir_error *err)
 {
     char file[4400];
     staged_path(file, sizeof file, b);
-    FILE *f = fopen(file, "r");
-    if (!f) {
-        if (errno == ENOENT)
+    stage_reader *r = calloc(1, sizeof *r);
+    if (!r)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    r->file = file;
+    crc_init(&r->crc);
+    r->f = fopen(file, "rb");
+    if (!r->f) {
+        int e = errno;
+        free(r);
+        if (e == ENOENT)
             return 0; /* published (and removed) before */
-        return WEIR_ERR(err, WEIR_EIO, NULL, "opening %s: %s", file, strerror(errno));
+        return WEIR_ERR(err, WEIR_EIO, NULL, "opening %s: %s", file, strerror(e));
     }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len = getline(&line, &cap, f);
+    setvbuf(r->f, NULL, _IOFBF, 1 << 20);
+    char magic[sizeof MAGIC];
+    bool got = false;
+    int rc = 0;
+    if (!r_read(r, magic, sizeof magic) || memcmp(magic, MAGIC, sizeof MAGIC))
+        rc = ferror(r->f) ? WEIR_ERR(err, WEIR_EIO, NULL, "reading %s: %s", file,
+                                     strerror(errno))
+                          : WEIR_ERR(err, WEIR_ECORRUPT, "KAFKA_SINK_STAGE_DAMAGED",
+                                     "staged batch %s is damaged (not a staged "
+                                     "Kafka batch)",
+                                     file);
+    if (!rc)
+        rc = read_record(r, &got, err);
+    /* The marker's topic: the first record's. */
     char *topic = NULL;
-    int rc = len < 0 && ferror(f) ? WEIR_ERR(err, WEIR_EIO, NULL, "reading %s: %s",
-                                             file, strerror(errno))
-                                  : 0;
-    if (len > 0) {
-        /* The marker's topic: the first record's. */
-        char *copy = strdup(line);
-        record_buf rb;
-        memset(&rb, 0, sizeof rb);
-        if (!copy)
-            rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-        else if (copy[len - 1] == '\n')
-            copy[len - 1] = '\0';
-        if (!rc && !parse_line(&rb, copy))
-            rc = WEIR_ERR(err, WEIR_ECORRUPT, "KAFKA_SINK_STAGE_DAMAGED",
-                          "staged batch %s: record 1 is damaged", file);
-        if (!rc && !(topic = strdup(rb.rec.topic)))
-            rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-        free(rb.headers);
-        free(copy);
-    }
+    if (!rc && got && !(topic = strdup(r->rb.rec.topic)))
+        rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     weir_kafka_txn *t = NULL;
     if (!rc && topic) {
         char id[128];
@@ -597,12 +800,12 @@ static int publish(const weir_sink_batch *b, weir_error *err)
         if (!rc)
             rc = weir__kafka_txn_marker(t, topic, &marker, err);
         if (!rc && marker < marker_of(b))
-            rc = send_all(t, b, f, file, &line, &cap, len, topic, err);
+            rc = send_all(t, b, r, topic, err);
     }
     weir__kafka_txn_close(t);
     free(topic);
-    free(line);
-    fclose(f);
+    reader_free(r);
+    free(r);
     if (!rc)
         rc = weir__sink_unlink(file, err);
     if (!rc)

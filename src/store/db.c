@@ -816,3 +816,125 @@ void weir__arrow_free(weir_arrow_stream *s)
     duckdb_destroy_result(&s->result);
     free(s);
 }
+
+/* ---- Streaming cursor --------------------------------------------------- */
+
+struct weir_db_cursor {
+    duckdb_prepared_statement stmt;
+    duckdb_result result;
+    bool have_result;
+    duckdb_data_chunk chunk;
+    size_t n_cols;
+    duckdb_vector *vecs;
+    uint64_t **valid;
+    const char *memory_limit;
+};
+
+int weir__conn_cursor(weir_conn *c, const char *sql, weir_db_cursor **out,
+                      weir_error *err)
+{
+    *out = NULL;
+    weir_db_cursor *k = calloc(1, sizeof *k);
+    if (!k)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    k->memory_limit = c->memory_limit;
+    int rc = 0;
+    if (duckdb_prepare(c->handle, sql, &k->stmt) == DuckDBError) {
+        rc = engine_error(err, "", duckdb_prepare_error(k->stmt), c->memory_limit);
+    } else {
+        if (duckdb_execute_prepared_streaming(k->stmt, &k->result) == DuckDBError)
+            rc = engine_error(err, "", duckdb_result_error(&k->result),
+                              c->memory_limit);
+        k->have_result = true;
+    }
+    if (!rc) {
+        k->n_cols = duckdb_column_count(&k->result);
+        k->vecs = calloc(k->n_cols + 1, sizeof *k->vecs);
+        k->valid = calloc(k->n_cols + 1, sizeof *k->valid);
+        if (!k->vecs || !k->valid)
+            rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    if (rc) {
+        weir__cursor_free(k);
+        return rc;
+    }
+    *out = k;
+    return 0;
+}
+
+int weir__cursor_next(weir_db_cursor *k, size_t *n_rows, weir_error *err)
+{
+    *n_rows = 0;
+    if (k->chunk)
+        duckdb_destroy_data_chunk(&k->chunk);
+    k->chunk = NULL;
+    for (;;) {
+        k->chunk = duckdb_fetch_chunk(k->result);
+        if (!k->chunk) {
+            const char *e = duckdb_result_error(&k->result);
+            return e ? engine_error(err, "", e, k->memory_limit) : 0;
+        }
+        idx_t n = duckdb_data_chunk_get_size(k->chunk);
+        if (n) {
+            for (size_t i = 0; i < k->n_cols; i++) {
+                k->vecs[i] = duckdb_data_chunk_get_vector(k->chunk, i);
+                k->valid[i] = duckdb_vector_get_validity(k->vecs[i]);
+            }
+            *n_rows = n;
+            return 0;
+        }
+        duckdb_destroy_data_chunk(&k->chunk);
+    }
+}
+
+static bool cursor_null(const weir_db_cursor *k, size_t col, size_t row)
+{
+    return k->valid[col] && !duckdb_validity_row_is_valid(k->valid[col], row);
+}
+
+bool weir__cursor_bytes(const weir_db_cursor *k, size_t col, size_t row,
+                        const void **p, size_t *len)
+{
+    if (cursor_null(k, col, row)) {
+        *p = NULL;
+        *len = 0;
+        return false;
+    }
+    duckdb_string_t *s = (duckdb_string_t *)duckdb_vector_get_data(k->vecs[col]) + row;
+    *len = duckdb_string_t_length(*s);
+    *p = duckdb_string_is_inlined(*s) ? (const void *)s->value.inlined.inlined
+                                      : (const void *)s->value.pointer.ptr;
+    return true;
+}
+
+bool weir__cursor_i32(const weir_db_cursor *k, size_t col, size_t row,
+                      int32_t *out)
+{
+    if (cursor_null(k, col, row))
+        return false;
+    *out = ((const int32_t *)duckdb_vector_get_data(k->vecs[col]))[row];
+    return true;
+}
+
+bool weir__cursor_i64(const weir_db_cursor *k, size_t col, size_t row,
+                      int64_t *out)
+{
+    if (cursor_null(k, col, row))
+        return false;
+    *out = ((const int64_t *)duckdb_vector_get_data(k->vecs[col]))[row];
+    return true;
+}
+
+void weir__cursor_free(weir_db_cursor *k)
+{
+    if (!k)
+        return;
+    if (k->chunk)
+        duckdb_destroy_data_chunk(&k->chunk);
+    if (k->have_result)
+        duckdb_destroy_result(&k->result);
+    duckdb_destroy_prepare(&k->stmt);
+    free(k->vecs);
+    free(k->valid);
+    free(k);
+}

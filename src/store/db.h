@@ -108,6 +108,24 @@ void weir__appender_col_null(weir_appender *a, size_t col);
 void weir__appender_col_end_row(weir_appender *a);
 int weir__appender_close(weir_appender *a, weir_error *err);
 
+/* A streaming result, a data chunk at a time (the rows are not all held):
+ * weir__cursor_next moves to the next chunk (*n_rows 0 at the end; an
+ * error of the query, e.g. error() in it, is reported there). Values of
+ * the current chunk by column and row: bytes of a VARCHAR or BLOB column
+ * (valid until the next chunk), INTEGER, BIGINT; each returns false for
+ * NULL. */
+typedef struct weir_db_cursor weir_db_cursor;
+int weir__conn_cursor(weir_conn *c, const char *sql, weir_db_cursor **out,
+                      weir_error *err);
+int weir__cursor_next(weir_db_cursor *k, size_t *n_rows, weir_error *err);
+bool weir__cursor_bytes(const weir_db_cursor *k, size_t col, size_t row,
+                        const void **p, size_t *len);
+bool weir__cursor_i32(const weir_db_cursor *k, size_t col, size_t row,
+                      int32_t *out);
+bool weir__cursor_i64(const weir_db_cursor *k, size_t col, size_t row,
+                      int64_t *out);
+void weir__cursor_free(weir_db_cursor *k);
+
 /* Transactions (commits go through weir__storage_commit). */
 int weir__conn_begin(weir_conn *c, weir_error *err);
 void weir__conn_rollback(weir_conn *c);

@@ -57,8 +57,16 @@ expect_stderr_contains "transformations/p.sql:2:1: error: [KAFKA_BROKER_UNREACHA
 [ "$(elapsed "$start")" -lt 20 ] || e2e_fail "the dry run took $(elapsed "$start") s"
 e2e_pass
 
-# The broker is back: the committed batch is published, once.
+# The broker is back. A staged batch that is damaged (here cut short, its
+# end missing) fails the update and sends nothing; once repaired, the
+# committed batch is published, once.
 kafka_resume
+head -c -9 "$E2E_OUT/staged-batch" >"$staged"
+run_weir run
+expect_exit 1
+expect_stdout_contains "[KAFKA_SINK_STAGE_DAMAGED] staged batch"
+expect_equal "after a damaged batch" "$(ktool consume out -n)" 500
+cp "$E2E_OUT/staged-batch" "$staged"
 run_weir run
 expect_exit 0
 expect_equal "after recovery" "$(ktool consume out -n)" 1500
