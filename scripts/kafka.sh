@@ -101,8 +101,16 @@ EOF
     local java=(java -Xms256m -Xmx768m -XX:+UseSerialGC -XX:TieredStopAtLevel=1
                 -Dlog4j2.configurationFile="$dir/log4j2.properties"
                 -cp "$jars/*")
-    "${java[@]}" kafka.tools.StorageTool format -t "$(python3 -c \
-        'import uuid,base64;print(base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("="))')" \
+    # A cluster id is 22 URL-safe base64 characters; one that starts with
+    # '-' would read as an option.
+    local id
+    id=$(python3 -c 'import uuid,base64
+while True:
+    s = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    if not s.startswith("-"):
+        print(s)
+        break')
+    "${java[@]}" kafka.tools.StorageTool format -t "$id" \
         -c "$dir/server.properties" >"$dir/format.log" 2>&1 \
         || die "formatting the broker's storage failed: $(tail -3 "$dir/format.log")"
     setsid "${java[@]}" kafka.Kafka "$dir/server.properties" \
