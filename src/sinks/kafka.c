@@ -23,6 +23,7 @@
 #include "sinks/internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,18 +354,52 @@ static void stage_sql(weir_buf *q, const char *sql, const weir_kvpair *options,
     weir__buf_printf(q, " FROM (%s) AS weir_batch", sql);
 }
 
+/* The staged file, written through a buffer of its own with write(2)
+ * (libweir never uses stdio's output functions). */
+#define STAGE_BUF (1u << 20)
 typedef struct stage_writer {
-    FILE *f;
+    int fd;
+    unsigned char *buf;
+    size_t len;
     crc_table crc;
     uint32_t sum; /* of the frame being written */
     bool failed;
 } stage_writer;
 
+static void w_flush(stage_writer *w)
+{
+    size_t off = 0;
+    while (!w->failed && off < w->len) {
+        ssize_t n = write(w->fd, w->buf + off, w->len - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            w->failed = true;
+        else
+            off += (size_t)n;
+    }
+    w->len = 0;
+}
+
+/* Bytes to the file, without the frame's checksum. */
+static void w_raw(stage_writer *w, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    while (n && !w->failed) {
+        if (w->len == STAGE_BUF)
+            w_flush(w);
+        size_t k = STAGE_BUF - w->len < n ? STAGE_BUF - w->len : n;
+        memcpy(w->buf + w->len, c, k);
+        w->len += k;
+        c += k;
+        n -= k;
+    }
+}
+
 static void w_put(stage_writer *w, const void *p, size_t n)
 {
     w->sum = crc_add(&w->crc, w->sum, p, n);
-    if (n && fwrite(p, 1, n, w->f) != n)
-        w->failed = true;
+    w_raw(w, p, n);
 }
 
 static void w_field(stage_writer *w, const void *p, size_t n, bool present)
@@ -414,16 +449,14 @@ static int write_records(stage_writer *w, weir_db_cursor *k, const char *file,
             le32(h, (uint32_t)body);
             le32(h + 4, (uint32_t)part);
             le64(h + 8, (uint64_t)ts);
-            if (fwrite(h, 1, 4, w->f) != 4)
-                w->failed = true;
+            w_raw(w, h, 4);
             w->sum = 0;
             w_put(w, h + 4, 12);
             for (int j = 0; j < 4; j++)
                 w_field(w, f[j], len[j], has[j]);
             unsigned char c[4];
             le32(c, w->sum);
-            if (fwrite(c, 1, 4, w->f) != 4)
-                w->failed = true;
+            w_raw(w, c, 4);
             (*rows)++;
         }
         if (w->failed)
@@ -471,15 +504,18 @@ static int stage(weir_conn *conn, const weir_sink_batch *b, const char *sql,
         rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     if (!rc) {
         crc_init(&w->crc);
-        w->f = fopen(file, "wb");
-        if (!w->f)
+        w->fd = -1;
+        if (!(w->buf = malloc(STAGE_BUF)))
+            rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    if (!rc) {
+        w->fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (w->fd < 0)
             rc = WEIR_ERR(err, WEIR_EIO, NULL, "creating %s: %s", file,
                           strerror(errno));
     }
     if (!rc) {
-        setvbuf(w->f, NULL, _IOFBF, 1 << 20);
-        if (fwrite(MAGIC, 1, sizeof MAGIC, w->f) != sizeof MAGIC)
-            w->failed = true;
+        w_raw(w, MAGIC, sizeof MAGIC);
         rc = write_records(w, k, file, rows, err);
     }
     if (!rc) {
@@ -487,13 +523,17 @@ static int stage(weir_conn *conn, const weir_sink_batch *b, const char *sql,
         le32(end, FRAME_END);
         le64(end + 4, (uint64_t)*rows);
         le32(end + 12, crc_add(&w->crc, 0, end + 4, 8));
-        if (fwrite(end, 1, sizeof end, w->f) != sizeof end)
+        w_raw(w, end, sizeof end);
+    }
+    if (w && w->fd >= 0) {
+        w_flush(w);
+        if (close(w->fd) != 0)
             w->failed = true;
     }
-    if (w && w->f && fclose(w->f) != 0)
-        w->failed = true;
     if (!rc && w->failed)
         rc = WEIR_ERR(err, WEIR_EIO, NULL, "writing %s: %s", file, strerror(errno));
+    if (w)
+        free(w->buf);
     free(w);
     weir__cursor_free(k);
     /* Durable before the checkpoint commits. */
