@@ -348,8 +348,10 @@ start_server() {
     e2e_at_exit serve_cleanup
     : >"$E2E_OUT/serve.out"
     # Bounded: killed after 5 minutes whatever happens (timeout passes our
-    # signals on to weir and exits with its status).
-    timeout -s KILL 300 "$WEIR" serve --port 0 "$@" >"$E2E_OUT/serve.out" \
+    # signals on to weir and exits with its status). --foreground: only to
+    # weir; without it timeout also signals its process group, and weir,
+    # which takes a second SIGTERM as "stop now", would see ours twice.
+    timeout --foreground -s KILL 300 "$WEIR" serve --port 0 "$@" >"$E2E_OUT/serve.out" \
         2>"$E2E_OUT/serve.err" &
     srv_pid=$!
     url=

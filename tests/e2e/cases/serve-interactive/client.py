@@ -1,6 +1,7 @@
 # An interactive PySpark session against `weir serve --spec`: queries of
 # the served project's tables, Arrow results, schemas, show(), SQL
 # statements run eagerly, errors with Spark's classes.
+import os
 import sys
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
@@ -52,4 +53,9 @@ print("confs:", spark.conf.get("weir.test.key"), other.conf.get("weir.test.key",
 other.conf.set("weir.test.key", "two")
 print("confs:", spark.conf.get("weir.test.key"), other.conf.get("weir.test.key"))
 print("other:", other.sql("SELECT count(*) AS n FROM orders").collect())
+other.stop()
 spark.stop()
+# The client's gRPC threads can keep the interpreter from exiting after
+# both sessions stopped (seen under load): end here, output flushed.
+sys.stdout.flush()
+os._exit(0)
