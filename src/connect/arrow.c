@@ -154,8 +154,10 @@ int weir__arrow_ipc_each(struct ArrowArrayStream *in, weir__arrow_emit emit,
     return result;
 }
 
-int weir__arrow_ipc_string(const char *name, const char *value,
-                           weir__arrow_emit emit, void *ctx, weir__cstatus *st)
+/* A result built here: one string column `name` holding value in one row,
+ * or (name NULL) no columns and no rows; encoded and emitted. */
+static int emit_built(const char *name, const char *value,
+                      weir__arrow_emit emit, void *ctx, weir__cstatus *st)
 {
     struct ArrowSchema schema;
     struct ArrowArray batch;
@@ -164,24 +166,22 @@ int weir__arrow_ipc_string(const char *name, const char *value,
     memset(&batch, 0, sizeof batch);
     memset(&aerr, 0, sizeof aerr);
     ArrowSchemaInit(&schema);
-    int rc = ArrowSchemaSetTypeStruct(&schema, 1);
-    if (!rc)
+    int rc = ArrowSchemaSetTypeStruct(&schema, name ? 1 : 0);
+    if (!rc && name)
         rc = ArrowSchemaSetType(schema.children[0], NANOARROW_TYPE_STRING);
-    if (!rc)
+    if (!rc && name)
         rc = ArrowSchemaSetName(schema.children[0], name);
     if (!rc)
         rc = ArrowArrayInitFromSchema(&batch, &schema, &aerr);
     if (!rc)
         rc = ArrowArrayStartAppending(&batch);
-    if (!rc)
+    if (!rc && name)
         rc = ArrowArrayAppendString(batch.children[0], ArrowCharView(value));
-    if (!rc)
+    if (!rc && name)
         rc = ArrowArrayFinishElement(&batch);
     if (!rc)
         rc = ArrowArrayFinishBuildingDefault(&batch, &aerr);
-    bool have_view = false;
-    if (!rc)
-        have_view = !(rc = ArrowArrayViewInitFromSchema(&view, &schema, &aerr));
+    bool have_view = !rc && !(rc = ArrowArrayViewInitFromSchema(&view, &schema, &aerr));
     int result;
     if (rc) {
         if (batch.release)
@@ -198,6 +198,12 @@ int weir__arrow_ipc_string(const char *name, const char *value,
         ArrowArrayViewReset(&view);
     schema.release(&schema);
     return result;
+}
+
+int weir__arrow_ipc_string(const char *name, const char *value,
+                           weir__arrow_emit emit, void *ctx, weir__cstatus *st)
+{
+    return emit_built(name, value, emit, ctx, st);
 }
 
 /* Keep the bytes emit_batch hands over. */
@@ -220,72 +226,14 @@ static int keep_bytes(void *ctx, const uint8_t *data, size_t n, int64_t rows)
 
 int weir__arrow_ipc_no_columns(uint8_t **out, size_t *n, weir__cstatus *st)
 {
-    *out = NULL;
-    *n = 0;
-    struct ArrowSchema schema;
-    struct ArrowArray batch;
-    struct ArrowArrayView view;
-    struct ArrowError aerr;
-    memset(&batch, 0, sizeof batch);
-    memset(&aerr, 0, sizeof aerr);
-    ArrowSchemaInit(&schema);
-    int rc = ArrowSchemaSetTypeStruct(&schema, 0);
-    if (!rc)
-        rc = ArrowArrayInitFromSchema(&batch, &schema, &aerr);
-    if (!rc)
-        rc = ArrowArrayStartAppending(&batch);
-    if (!rc)
-        rc = ArrowArrayFinishBuildingDefault(&batch, &aerr);
-    bool have_view = !rc && !(rc = ArrowArrayViewInitFromSchema(&view, &schema, &aerr));
     bytes_out b = { NULL, 0 };
-    int result;
-    if (rc) {
-        if (batch.release)
-            batch.release(&batch);
-        result = weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
-                                   "out of memory encoding a result");
-    } else {
-        struct ArrowBuffer buf;
-        ArrowBufferInit(&buf);
-        result = emit_batch(&schema, &view, &batch, &buf, keep_bytes, &b, st);
-        ArrowBufferReset(&buf);
-        if (result && !st->code)
-            weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
-                              "out of memory encoding a result");
-    }
-    if (have_view)
-        ArrowArrayViewReset(&view);
-    schema.release(&schema);
+    int rc = emit_built(NULL, NULL, keep_bytes, &b, st);
+    if (rc && !st->code)
+        weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
+                          "out of memory encoding a result");
     *out = b.data;
     *n = b.n;
-    return result;
-}
-
-bool weir__arrow_ipc_is_no_columns(const uint8_t *data, size_t n)
-{
-    struct ArrowBuffer in;
-    ArrowBufferInit(&in);
-    struct ArrowIpcInputStream is;
-    struct ArrowArrayStream stream;
-    struct ArrowSchema schema;
-    memset(&is, 0, sizeof is);
-    memset(&stream, 0, sizeof stream);
-    memset(&schema, 0, sizeof schema);
-    bool none = false;
-    int rc = ArrowBufferAppend(&in, data, (int64_t)n);
-    if (!rc)
-        rc = ArrowIpcInputStreamInitBuffer(&is, &in);
-    if (!rc && (rc = ArrowIpcArrayStreamReaderInit(&stream, &is, NULL)) && is.release)
-        is.release(&is);
-    if (!rc && !stream.get_schema(&stream, &schema)) {
-        none = schema.n_children == 0;
-        schema.release(&schema);
-    }
-    if (rc)
-        ArrowBufferReset(&in);
-    if (stream.release)
-        stream.release(&stream);
-    return none;
+    return rc;
 }
 
 /* ---- Arrow schema -> Spark Connect DataType -------------------------------- */

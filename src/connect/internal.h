@@ -175,6 +175,10 @@ int weir__arrow_ipc_each(struct ArrowArrayStream *in, weir__arrow_emit emit,
 /* The result of a statement (CREATE, INSERT, ...): no columns, no rows, as
  * an Arrow IPC stream (*out malloc'd). 0 or -1 with *st filled. */
 int weir__arrow_ipc_no_columns(uint8_t **out, size_t *n, weir__cstatus *st);
+/* A reader of the Arrow IPC stream in data[0..n) (copied): 0, or an errno
+ * value with out->release NULL or set (release it either way when set). */
+int weir__arrow_ipc_open(struct ArrowArrayStream *out, const uint8_t *data,
+                         size_t n);
 /* Is data an Arrow IPC stream of no columns (such a result sent back)? */
 bool weir__arrow_ipc_is_no_columns(const uint8_t *data, size_t n);
 

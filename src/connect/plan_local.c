@@ -9,16 +9,16 @@
  * WEIR_PLAN_MAX_SQL for the generated text.
  */
 #include "connect/plan_internal.h"
+#include "connect/internal.h"
 
 #include <inttypes.h>
-#include <stdlib.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "nanoarrow/nanoarrow.h"
-#include "nanoarrow/nanoarrow_ipc.h"
 
 /* The Spark SQL type of a column, or NULL (unsupported). */
 static const char *sql_type(const struct ArrowSchemaView *v, char *buf,
@@ -198,25 +198,13 @@ int weir__plan_local_relation(plan_ctx *c, const Spark__Connect__LocalRelation *
         weir__buf_free(&ddl);
         return rc;
     }
-    struct ArrowBuffer in;
-    ArrowBufferInit(&in);
-    struct ArrowIpcInputStream is;
     struct ArrowArrayStream stream;
     struct ArrowSchema schema;
-    memset(&stream, 0, sizeof stream);
     memset(&schema, 0, sizeof schema);
-    memset(&is, 0, sizeof is);
-    /* The input stream takes the buffer, the reader the input stream. */
-    int rc = ArrowBufferAppend(&in, lr->data.data, (int64_t)lr->data.len);
-    if (!rc)
-        rc = ArrowIpcInputStreamInitBuffer(&is, &in);
-    if (!rc && (rc = ArrowIpcArrayStreamReaderInit(&stream, &is, NULL)) &&
-        is.release)
-        is.release(&is);
+    int rc = weir__arrow_ipc_open(&stream, lr->data.data, lr->data.len);
     if (!rc)
         rc = stream.get_schema(&stream, &schema);
     if (rc) {
-        ArrowBufferReset(&in);
         if (stream.release)
             stream.release(&stream);
         return weir__plan_fail(c, PLAN_E_INVALID,

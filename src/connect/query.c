@@ -14,13 +14,13 @@
  */
 #include "connect/internal.h"
 
-#include "connect/grpc.h"
-
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "connect/grpc.h"
+#include "util/buf.h"
 #include "util/str.h"
 
 struct weir__cquery {
@@ -109,79 +109,124 @@ static weir_pipeline *pipeline(weir__cquery *q, weir__cstatus *st)
     return p;
 }
 
-int weir__cquery_collect(weir__cquery *q, const char *sql,
-                         weir__arrow_emit emit, void *ctx, weir__cstatus *st)
+static int oom(weir__cstatus *st)
+{
+    return weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
+                             "out of memory");
+}
+
+/* "SELECT * FROM (sql) LIMIT n" (malloc'd), or NULL. */
+static char *limited(const char *sql, long long n)
+{
+    weir_buf b = WEIR_BUF_INIT;
+    weir__buf_printf(&b, "SELECT * FROM (%s) LIMIT %lld", sql, n);
+    return weir__buf_detach(&b);
+}
+
+/* Run sql on the query pipeline (loaded on first use, under the lock) and
+ * hand its result to use(): an Arrow stream when arrow is set (released
+ * afterwards), else the text result (freed afterwards). */
+typedef int (*use_result)(void *ctx, struct ArrowArrayStream *s,
+                          const weir_result *r, weir__cstatus *st);
+static int run(weir__cquery *q, const char *sql, bool arrow, use_result use,
+               void *ctx, weir__cstatus *st)
 {
     pthread_mutex_lock(&q->lock);
     weir_pipeline *p = pipeline(q, st);
     int rc = -1;
     if (p) {
         struct ArrowArrayStream s;
-        memset(&s, 0, sizeof s);
+        weir_result *res = NULL;
         weir_error e;
+        memset(&s, 0, sizeof s);
         memset(&e, 0, sizeof e);
-        int wrc = weir_pipeline_query_arrow(p, sql, &s, &e);
-        if (wrc) {
-            rc = from_weir(st, wrc, &e);
-        } else {
-            rc = weir__arrow_ipc_each(&s, emit, ctx, st);
+        int wrc = arrow ? weir_pipeline_query_arrow(p, sql, &s, &e)
+                        : weir_pipeline_query(p, sql, &res, &e);
+        rc = wrc ? from_weir(st, wrc, &e) : use ? use(ctx, &s, res, st) : 0;
+        if (!wrc && arrow)
             s.release(&s);
-        }
+        weir_result_free(res);
     }
     pthread_mutex_unlock(&q->lock);
     return rc;
 }
 
+typedef struct emit_ctx {
+    weir__arrow_emit emit;
+    void *ctx;
+} emit_ctx;
+
+static int use_emit(void *ctx, struct ArrowArrayStream *s, const weir_result *r,
+                    weir__cstatus *st)
+{
+    (void)r;
+    emit_ctx *x = ctx;
+    return weir__arrow_ipc_each(s, x->emit, x->ctx, st);
+}
+
+int weir__cquery_collect(weir__cquery *q, const char *sql,
+                         weir__arrow_emit emit, void *ctx, weir__cstatus *st)
+{
+    emit_ctx x = { emit, ctx };
+    return run(q, sql, true, use_emit, &x, st);
+}
+
 int weir__cquery_statement(weir__cquery *q, const char *sql, weir__cstatus *st)
 {
-    pthread_mutex_lock(&q->lock);
-    weir_pipeline *p = pipeline(q, st);
-    int rc = -1;
-    if (p) {
-        weir_result *res = NULL;
-        weir_error e;
-        memset(&e, 0, sizeof e);
-        int wrc = weir_pipeline_query(p, sql, &res, &e);
-        weir_result_free(res);
-        rc = wrc ? from_weir(st, wrc, &e) : 0;
-    }
-    pthread_mutex_unlock(&q->lock);
-    return rc;
+    return run(q, sql, false, NULL, NULL, st);
+}
+
+typedef struct show_ctx {
+    size_t rows;
+    int truncate;
+    bool vertical;
+    char *text;
+} show_ctx;
+
+static int use_show(void *ctx, struct ArrowArrayStream *s, const weir_result *r,
+                    weir__cstatus *st)
+{
+    (void)s;
+    show_ctx *x = ctx;
+    return weir__show_string(r, x->rows, x->truncate, x->vertical, &x->text)
+               ? oom(st) : 0;
 }
 
 int weir__cquery_show(weir__cquery *q, const char *sql, int num_rows,
                       int truncate, bool vertical, weir__arrow_emit emit,
                       void *ctx, weir__cstatus *st)
 {
-    if (num_rows < 0)
-        num_rows = 0;
-    size_t n = strlen(sql) + 64;
-    char *probe = malloc(n);
-    if (!probe)
-        return weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
-                                 "out of memory");
+    show_ctx x = { num_rows > 0 ? (size_t)num_rows : 0, truncate, vertical, NULL };
     /* One row more than shown tells whether there are more. */
-    snprintf(probe, n, "SELECT * FROM (%s) LIMIT %d", sql, num_rows + 1);
-    pthread_mutex_lock(&q->lock);
-    weir_pipeline *p = pipeline(q, st);
-    weir_result *res = NULL;
-    int rc = -1;
-    if (p) {
-        weir_error e;
-        memset(&e, 0, sizeof e);
-        int wrc = weir_pipeline_query(p, probe, &res, &e);
-        rc = wrc ? from_weir(st, wrc, &e) : 0;
-    }
-    char *text = NULL;
-    if (!rc && weir__show_string(res, (size_t)num_rows, truncate, vertical, &text))
-        rc = weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
-                               "out of memory");
-    weir_result_free(res);
-    pthread_mutex_unlock(&q->lock);
+    char *probe = limited(sql, (long long)x.rows + 1);
+    if (!probe)
+        return oom(st);
+    int rc = run(q, probe, false, use_show, &x, st);
     if (!rc)
-        rc = weir__arrow_ipc_string("show_string", text, emit, ctx, st);
-    free(text);
+        rc = weir__arrow_ipc_string("show_string", x.text, emit, ctx, st);
+    free(x.text);
     free(probe);
+    return rc;
+}
+
+typedef struct schema_ctx {
+    weir_arena *a;
+    Spark__Connect__DataType **out;
+} schema_ctx;
+
+static int use_schema(void *ctx, struct ArrowArrayStream *s, const weir_result *r,
+                      weir__cstatus *st)
+{
+    (void)r;
+    schema_ctx *x = ctx;
+    struct ArrowSchema schema;
+    memset(&schema, 0, sizeof schema);
+    int rc = s->get_schema(s, &schema)
+                 ? weir__cstatus_set(st, WEIR_GRPC_INTERNAL, "INTERNAL_ERROR",
+                                     "XX000", "reading a result's schema")
+                 : weir__arrow_spark_schema(x->a, &schema, x->out, st);
+    if (schema.release)
+        schema.release(&schema);
     return rc;
 }
 
@@ -189,37 +234,11 @@ int weir__cquery_schema(weir__cquery *q, const char *sql, weir_arena *a,
                         Spark__Connect__DataType **out, weir__cstatus *st)
 {
     *out = NULL;
-    size_t n = strlen(sql) + 64;
-    char *probe = malloc(n);
+    char *probe = limited(sql, 0);
     if (!probe)
-        return weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
-                                 "out of memory");
-    snprintf(probe, n, "SELECT * FROM (%s) LIMIT 0", sql);
-    pthread_mutex_lock(&q->lock);
-    weir_pipeline *p = pipeline(q, st);
-    int rc = -1;
-    if (p) {
-        struct ArrowArrayStream s;
-        memset(&s, 0, sizeof s);
-        weir_error e;
-        memset(&e, 0, sizeof e);
-        int wrc = weir_pipeline_query_arrow(p, probe, &s, &e);
-        if (wrc) {
-            rc = from_weir(st, wrc, &e);
-        } else {
-            struct ArrowSchema schema;
-            memset(&schema, 0, sizeof schema);
-            if (s.get_schema(&s, &schema))
-                rc = weir__cstatus_set(st, WEIR_GRPC_INTERNAL, "INTERNAL_ERROR",
-                                       "XX000", "reading a result's schema");
-            else
-                rc = weir__arrow_spark_schema(a, &schema, out, st);
-            if (schema.release)
-                schema.release(&schema);
-            s.release(&s);
-        }
-    }
-    pthread_mutex_unlock(&q->lock);
+        return oom(st);
+    schema_ctx x = { a, out };
+    int rc = run(q, probe, true, use_schema, &x, st);
     free(probe);
     return rc;
 }
@@ -228,12 +247,11 @@ int weir__cquery_schema(weir__cquery *q, const char *sql, weir_arena *a,
 static int cast_type(weir__cquery *q, const char *type, weir_arena *a,
                      Spark__Connect__DataType **out, weir__cstatus *st)
 {
-    size_t n = strlen(type) + 64;
-    char *sql = malloc(n);
+    weir_buf b = WEIR_BUF_INIT;
+    weir__buf_printf(&b, "SELECT CAST(NULL AS %s) AS x", type);
+    char *sql = weir__buf_detach(&b);
     if (!sql)
-        return weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
-                                 "out of memory");
-    snprintf(sql, n, "SELECT CAST(NULL AS %s) AS x", type);
+        return oom(st);
     Spark__Connect__DataType *row = NULL;
     int rc = weir__cquery_schema(q, sql, a, &row, st);
     free(sql);
@@ -256,12 +274,11 @@ int weir__cquery_ddl(weir__cquery *q, const char *ddl, weir_arena *a,
                                  "42601", "Syntax error in the schema '%.200s'.",
                                  ddl);
     /* "a INT, b STRING" is a struct's fields; "INT" a type of its own. */
-    size_t n = strlen(ddl) + 16;
-    char *wrapped = malloc(n);
+    weir_buf b = WEIR_BUF_INIT;
+    weir__buf_printf(&b, "STRUCT<%s>", ddl);
+    char *wrapped = weir__buf_detach(&b);
     if (!wrapped)
-        return weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
-                                 "out of memory");
-    snprintf(wrapped, n, "STRUCT<%s>", ddl);
+        return oom(st);
     weir__cstatus first = { 0 };
     int rc = cast_type(q, wrapped, a, out, &first);
     free(wrapped);

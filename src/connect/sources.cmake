@@ -6,6 +6,7 @@
 # from src/connect/proto/spark-connect.pb (see scripts/connect-descriptors.py).
 set(WEIR_CONNECT_SOURCES
   src/connect/arrow.c
+  src/connect/arrow_read.c
   src/connect/confs.c
   src/connect/grpc.c
   src/connect/pipeline.c
