@@ -125,8 +125,11 @@ static const char SETUP[] =
      * bytes with \\xNN escapes (a backslash too): without one it is the
      * text already; when the escapes spell well-formed UTF-8, decode();
      * otherwise the escaped form stays (Spark shows U+FFFD). No try():
-     * DuckDB refuses it around volatile arguments. */
-    "CREATE OR REPLACE TEMP MACRO weir_to_str(a BLOB) AS CASE"
+     * DuckDB refuses it around volatile arguments. One untyped macro: an
+     * overload typed BLOB would also take untyped NULLs, and
+     * CAST(NULL AS STRING) || 'x' would lose its type. The cast back to
+     * BLOB binds for any argument and gives the same bytes for a BLOB. */
+    "CREATE OR REPLACE TEMP MACRO weir_bin_to_str(a) AS CASE"
     " WHEN NOT contains(CAST(a AS VARCHAR), '\\') THEN CAST(a AS VARCHAR)"
     " WHEN regexp_full_match(CAST(a AS VARCHAR), '(?:[^\\\\]|\\\\x[0-7][0-9A-F]"
     "|\\\\x(?:C[2-9A-F]|D[0-9A-F])\\\\x[89AB][0-9A-F]"
@@ -136,8 +139,10 @@ static const char SETUP[] =
     "|\\\\xF0\\\\x[9AB][0-9A-F]\\\\x[89AB][0-9A-F]\\\\x[89AB][0-9A-F]"
     "|\\\\xF[1-3]\\\\x[89AB][0-9A-F]\\\\x[89AB][0-9A-F]\\\\x[89AB][0-9A-F]"
     "|\\\\xF4\\\\x8[0-9A-F]\\\\x[89AB][0-9A-F]\\\\x[89AB][0-9A-F])*')"
-    " THEN decode(a) ELSE CAST(a AS VARCHAR) END,"
-    " (a) AS CASE"
+    " THEN decode(a) ELSE CAST(a AS VARCHAR) END;\n"
+    "CREATE OR REPLACE TEMP MACRO weir_to_str(a) AS CASE"
+    " WHEN typeof(a) = 'BLOB'"
+    " THEN weir_bin_to_str(CAST(CAST(a AS VARCHAR) AS BLOB))"
     " WHEN typeof(a) IN ('DOUBLE', 'FLOAT') THEN weir_jnum(CAST(a AS VARCHAR))"
     " WHEN typeof(a) LIKE 'MAP(%' OR typeof(a) LIKE 'STRUCT(%' THEN"
     " error('CAST of a ' || typeof(a) || ' to STRING is not supported by weir')"
