@@ -328,6 +328,23 @@ weir_python() {
     "$E2E_LIB/../../scripts/pyenv.sh"
 }
 
+# --- Projects written by a case ------------------------------------------------
+# write_spec NAME: spark-pipeline.yml for a project whose transformations/
+# the case writes itself: storage in `storage`, no flow retries (a failure
+# shows at once), every file under transformations/ (created).
+write_spec() {
+    mkdir -p transformations
+    cat >spark-pipeline.yml <<YML
+name: $1
+storage: storage
+configuration:
+  spark.sql.pipelines.maxFlowRetryAttempts: "0"
+libraries:
+  - glob:
+      include: transformations/**
+YML
+}
+
 # --- weir serve ---------------------------------------------------------------
 # start_server ARGS...: `weir serve --port 0 ARGS` in the background (its
 # output in $E2E_OUT/serve.out and serve.err); sets url and token.

@@ -17,16 +17,7 @@ round=300 # messages per producer round
 kafka_start
 ktool create src 3 >/dev/null
 ktool create out 2 >/dev/null
-mkdir transformations
-cat >spark-pipeline.yml <<YML
-name: kafka_kill
-storage: storage
-configuration:
-  spark.sql.pipelines.maxFlowRetryAttempts: "0"
-libraries:
-  - glob:
-      include: transformations/**
-YML
+write_spec kafka_kill
 # Several batches per update (maxOffsetsPerTrigger): more instants to land in.
 cat >transformations/p.sql <<SQL
 CREATE STREAMING TABLE events AS

@@ -7,16 +7,7 @@
 kafka_start
 ktool create orders 2 >/dev/null
 ktool create orders_clean 2 >/dev/null
-mkdir transformations
-cat >spark-pipeline.yml <<YML
-name: kafka_pipeline
-storage: storage
-configuration:
-  spark.sql.pipelines.maxFlowRetryAttempts: "0"
-libraries:
-  - glob:
-      include: transformations/**
-YML
+write_spec kafka_pipeline
 cat >transformations/pipeline.sql <<SQL
 CREATE STREAMING TABLE orders_bronze AS
 SELECT * FROM STREAM read_kafka(

@@ -13,16 +13,7 @@ per_trial=5000
 
 kafka_start
 ktool create out 2
-mkdir transformations
-cat >spark-pipeline.yml <<YML
-name: kafka_sink_crash
-storage: storage
-configuration:
-  spark.sql.pipelines.maxFlowRetryAttempts: "0"
-libraries:
-  - glob:
-      include: transformations/**
-YML
+write_spec kafka_sink_crash
 cat >transformations/p.sql <<SQL
 CREATE STREAMING TABLE events AS SELECT * FROM STREAM src;
 CREATE SINK out USING kafka OPTIONS ('kafka.bootstrap.servers' '$KAFKA', topic 'out');

@@ -11,16 +11,7 @@
 kafka_start
 ktool create out 1
 py=$(weir_python)
-mkdir transformations
-cat >spark-pipeline.yml <<YML
-name: kafka_sink_recover
-storage: storage
-configuration:
-  spark.sql.pipelines.maxFlowRetryAttempts: "0"
-libraries:
-  - glob:
-      include: transformations/**
-YML
+write_spec kafka_sink_recover
 cat >transformations/p.sql <<SQL
 CREATE STREAMING TABLE events AS SELECT * FROM STREAM src;
 CREATE SINK out USING kafka

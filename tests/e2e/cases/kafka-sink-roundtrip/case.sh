@@ -11,16 +11,7 @@ ktool create odd 2
 ktool create other 1
 ktool create stamped 1
 
-mkdir transformations
-cat >spark-pipeline.yml <<YML
-name: kafka_sink
-storage: storage
-configuration:
-  spark.sql.pipelines.maxFlowRetryAttempts: "0"
-libraries:
-  - glob:
-      include: transformations/**
-YML
+write_spec kafka_sink
 cat >transformations/p.sql <<SQL
 CREATE STREAMING TABLE events AS SELECT * FROM STREAM src;
 

@@ -7,6 +7,8 @@
 # storage while the server holds it for queries (released first), and a
 # server without a project refuses queries with a clear error.
 py=$("$E2E_LIB/../../scripts/pyclient.sh" 4.2.0)
+# The shop project the serve-* cases share.
+cp -R "$E2E_CASE/../serve-common/project" project
 cd project
 run_weir run
 expect_exit 0

@@ -7,6 +7,8 @@ jars=$("$E2E_LIB/../../scripts/jvm-client.sh" fetch)
 mkdir -p "$E2E_ROOT/classes"
 javac -cp "$jars/*" -d "$E2E_ROOT/classes" WeirClient.java 2>"$E2E_OUT/javac.err" ||
     e2e_fail "javac: $(cat "$E2E_OUT/javac.err")"
+# The shop project the serve-* cases share.
+cp -R "$E2E_CASE/../serve-common/project" project
 cd project
 run_weir run
 expect_exit 0

@@ -11,6 +11,8 @@
 py=$("$E2E_LIB/../../scripts/pyclient.sh" 4.2.0)
 clients=${WEIR_LOAD_CLIENTS:-8}
 requests=${WEIR_LOAD_REQUESTS:-200}
+# The shop project the serve-* cases share.
+cp -R "$E2E_CASE/../serve-common/project" project
 cd project
 run_weir run
 expect_exit 0
