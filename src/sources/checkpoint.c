@@ -208,32 +208,28 @@ int weir__checkpoint_manifest_read(const weir_checkpoint *cp, int64_t gen,
     return rc;
 }
 
-int weir__checkpoint_manifest_add(const weir_checkpoint *cp, int64_t gen,
-                                  int64_t batch_id, const char *source,
-                                  const char *const *paths,
-                                  const uint64_t *sizes, const int64_t *mtimes,
-                                  size_t n)
+/* Insert n rows into the _weir table `table`, 500 per statement: each
+ * row is (flow, generation, source, ...what row() appends..., update_id). */
+typedef void (*put_row)(weir_buf *q, size_t j, const void *ctx);
+static int insert_rows(const weir_checkpoint *cp, const char *table,
+                       int64_t gen, const char *source, size_t n, put_row row,
+                       const void *ctx)
 {
-    /* In chunks to keep statements reasonable. */
     weir_buf q = WEIR_BUF_INIT;
     int rc = 0;
     for (size_t k = 0; !rc && k < n; k += 500) {
         weir__buf_clear(&q);
         weir__buf_puts(&q, "INSERT INTO ");
-        weir__meta_table(&q, cp->catalog, "files");
+        weir__meta_table(&q, cp->catalog, table);
         weir__buf_puts(&q, " VALUES ");
         for (size_t j = k; j < n && j < k + 500; j++) {
-            if (j > k)
-                weir__buf_puts(&q, ", ");
-            weir__buf_putc(&q, '(');
+            weir__buf_puts(&q, j > k ? ", (" : "(");
             weir__buf_put_sql_string(&q, cp->flow);
             weir__buf_printf(&q, ", %lld, ", (long long)gen);
             weir__buf_put_sql_string(&q, source);
             weir__buf_puts(&q, ", ");
-            weir__buf_put_sql_string(&q, paths[j]);
-            weir__buf_printf(&q, ", %llu, %lld, %lld, ",
-                             (unsigned long long)sizes[j], (long long)mtimes[j],
-                             (long long)batch_id);
+            row(&q, j, ctx);
+            weir__buf_puts(&q, ", ");
             weir__buf_put_sql_string(&q, cp->update_id);
             weir__buf_putc(&q, ')');
         }
@@ -241,6 +237,31 @@ int weir__checkpoint_manifest_add(const weir_checkpoint *cp, int64_t gen,
     }
     weir__buf_free(&q);
     return rc;
+}
+
+typedef struct manifest_rows {
+    int64_t batch_id;
+    const char *const *paths;
+    const uint64_t *sizes;
+    const int64_t *mtimes;
+} manifest_rows;
+
+static void manifest_row(weir_buf *q, size_t j, const void *ctx)
+{
+    const manifest_rows *m = ctx;
+    weir__buf_put_sql_string(q, m->paths[j]);
+    weir__buf_printf(q, ", %llu, %lld, %lld", (unsigned long long)m->sizes[j],
+                     (long long)m->mtimes[j], (long long)m->batch_id);
+}
+
+int weir__checkpoint_manifest_add(const weir_checkpoint *cp, int64_t gen,
+                                  int64_t batch_id, const char *source,
+                                  const char *const *paths,
+                                  const uint64_t *sizes, const int64_t *mtimes,
+                                  size_t n)
+{
+    manifest_rows m = { batch_id, paths, sizes, mtimes };
+    return insert_rows(cp, "files", gen, source, n, manifest_row, &m);
 }
 
 /* ---- per-partition offsets of Kafka sources --------------------------------- */
@@ -267,34 +288,27 @@ int weir__checkpoint_partitions_read(const weir_checkpoint *cp, int64_t gen,
     return rc;
 }
 
+typedef struct partition_rows {
+    int64_t batch_id;
+    const weir_checkpoint_partition *parts;
+} partition_rows;
+
+static void partition_row(weir_buf *q, size_t j, const void *ctx)
+{
+    const partition_rows *p = ctx;
+    weir__buf_printf(q, "%lld, ", (long long)p->batch_id);
+    weir__buf_put_sql_string(q, p->parts[j].topic);
+    weir__buf_printf(q, ", %d, %lld, %lld", (int)p->parts[j].partition,
+                     (long long)p->parts[j].start, (long long)p->parts[j].end);
+}
+
 int weir__checkpoint_partitions_add(const weir_checkpoint *cp, int64_t gen,
                                     int64_t batch_id, const char *source,
                                     const weir_checkpoint_partition *parts,
                                     size_t n)
 {
-    weir_buf q = WEIR_BUF_INIT;
-    int rc = 0;
-    for (size_t k = 0; !rc && k < n; k += 500) {
-        weir__buf_clear(&q);
-        weir__buf_puts(&q, "INSERT INTO ");
-        weir__meta_table(&q, cp->catalog, "kafka_offsets");
-        weir__buf_puts(&q, " VALUES ");
-        for (size_t j = k; j < n && j < k + 500; j++) {
-            weir__buf_puts(&q, j > k ? ", (" : "(");
-            weir__buf_put_sql_string(&q, cp->flow);
-            weir__buf_printf(&q, ", %lld, ", (long long)gen);
-            weir__buf_put_sql_string(&q, source);
-            weir__buf_printf(&q, ", %lld, ", (long long)batch_id);
-            weir__buf_put_sql_string(&q, parts[j].topic);
-            weir__buf_printf(&q, ", %d, %lld, %lld, ", (int)parts[j].partition,
-                             (long long)parts[j].start, (long long)parts[j].end);
-            weir__buf_put_sql_string(&q, cp->update_id);
-            weir__buf_putc(&q, ')');
-        }
-        rc = weir__exec_buf(cp->conn, &q, cp->err);
-    }
-    weir__buf_free(&q);
-    return rc;
+    partition_rows p = { batch_id, parts };
+    return insert_rows(cp, "kafka_offsets", gen, source, n, partition_row, &p);
 }
 
 /* ---- full refresh and relocation ------------------------------------------ */

@@ -38,3 +38,11 @@ void weir__source_warn(const weir_source_ctx *c, const char *text)
     if (n < 0 || (size_t)n >= room - have)
         memcpy(c->warning + room - 4, "...", 4);
 }
+
+void weir__source_progress_offsets(const weir_source_ctx *c,
+                                   const weir_source_batch *b, weir_buf *d)
+{
+    (void)c;
+    weir__buf_printf(d, ", \"start_offset\": %lld, \"end_offset\": %lld",
+                     (long long)b->start, (long long)b->end);
+}

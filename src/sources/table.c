@@ -116,14 +116,7 @@ static int render(weir_buf *out, const weir_source_read *r,
     return 0;
 }
 
-static void progress(const weir_source_ctx *c, const weir_source_batch *b,
-                     weir_buf *d)
-{
-    (void)c;
-    weir__buf_printf(d, ", \"start_offset\": %lld, \"end_offset\": %lld",
-                     (long long)b->start, (long long)b->end);
-}
-
 const weir_source_kind weir__source_table = {
-    "table", accepts, key, plan, render, NULL, NULL, progress, NULL
+    "table", accepts, key, plan, render, NULL, NULL,
+    weir__source_progress_offsets, NULL
 };
