@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "engine/common.h"
 #include "engine/resolve.h"
@@ -496,23 +495,6 @@ static int sink_recover(weir_flow_exec *x, const weir_gdataset *t,
     return rc;
 }
 
-/* Half-written files (weir__fs_write_atomic's "<name>.tmp-<pid>") a
- * killed writer left in a flow's stage folder: nobody else writes there
- * while this update holds the storage. */
-static void remove_orphan_temps(const char *stage)
-{
-    weir_file_list l = { NULL, 0, 0 };
-    weir_error ignore;
-    if (weir__fs_list(&l, stage, false, false, &ignore))
-        return;
-    for (size_t i = 0; i < l.len; i++) {
-        const char *slash = strrchr(l.items[i].path, '/');
-        if (strstr(slash ? slash : l.items[i].path, ".tmp-"))
-            unlink(l.items[i].path);
-    }
-    weir__fs_list_free(&l);
-}
-
 /* Stage the batch and record it as committed (same transaction as the
  * checkpoint). */
 static int sink_stage(weir_flow_exec *x, const weir_gdataset *t,
@@ -525,7 +507,9 @@ static int sink_stage(weir_flow_exec *x, const weir_gdataset *t,
     const char *stage = names.stage;
     weir_error ignore;
     fmt->discard(&b, &ignore); /* leftovers of a crashed attempt */
-    remove_orphan_temps(stage);
+    /* Half-written files a killed writer left there: nobody else writes
+     * in a flow's stage folder while this update holds the storage. */
+    weir__fs_remove_atomic_temps(stage);
     weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
                              p->sources.items, p->sources.len, false, x->infer };
     ctx.careful_files = x->careful_files;

@@ -77,6 +77,20 @@ int weir__fs_sync_dir(const char *path, weir_error *err)
     return 0;
 }
 
+void weir__fs_remove_atomic_temps(const char *dir)
+{
+    weir_file_list l = { NULL, 0, 0 };
+    weir_error ignore;
+    if (weir__fs_list(&l, dir, false, false, &ignore))
+        return;
+    for (size_t i = 0; i < l.len; i++) {
+        const char *slash = strrchr(l.items[i].path, '/');
+        if (strstr(slash ? slash : l.items[i].path, ".tmp-"))
+            unlink(l.items[i].path);
+    }
+    weir__fs_list_free(&l);
+}
+
 int weir__fs_write_atomic(const char *path, const void *data, size_t len,
                           weir_error *err)
 {

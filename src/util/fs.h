@@ -19,6 +19,10 @@ int weir__fs_read(char **out, size_t *len, const char *path, weir_error *err);
 /* Write data to path durably and atomically. */
 int weir__fs_write_atomic(const char *path, const void *data, size_t len,
                           weir_error *err);
+/* Remove the half-written "<name>.tmp-<pid>" files weir__fs_write_atomic
+ * calls that were killed left in dir (not below it). Only for folders no
+ * one else writes in. Errors are ignored. */
+void weir__fs_remove_atomic_temps(const char *dir);
 /* mkdir -p. */
 int weir__fs_mkdirs(const char *path, weir_error *err);
 bool weir__fs_exists(const char *path);
