@@ -48,8 +48,9 @@ static const char *sql_type(const struct ArrowSchemaView *v, char *buf,
     }
 }
 
-/* Microseconds since the epoch as a timestamp literal's text. */
-static void put_micros(weir_buf *b, const char *kw, int64_t us)
+/* Microseconds since the epoch as a timestamp literal's text; false when
+ * the year does not fit a struct tm. */
+static bool put_micros(weir_buf *b, const char *kw, int64_t us)
 {
     int64_t secs = us / 1000000, frac = us % 1000000;
     if (frac < 0) {
@@ -58,19 +59,22 @@ static void put_micros(weir_buf *b, const char *kw, int64_t us)
     }
     time_t t = (time_t)secs;
     struct tm tm;
-    gmtime_r(&t, &tm);
+    if (!gmtime_r(&t, &tm))
+        return false;
     weir__buf_printf(b, "%s'%04d-%02d-%02d %02d:%02d:%02d.%06" PRId64 "'", kw,
                      tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
                      tm.tm_min, tm.tm_sec, frac);
+    return true;
 }
 
-static int64_t to_micros(const struct ArrowSchemaView *v, int64_t x)
+/* A timestamp of the column's unit in microseconds; false on overflow. */
+static bool to_micros(const struct ArrowSchemaView *v, int64_t x, int64_t *us)
 {
     switch (v->time_unit) {
-    case NANOARROW_TIME_UNIT_SECOND: return x * 1000000;
-    case NANOARROW_TIME_UNIT_MILLI: return x * 1000;
-    case NANOARROW_TIME_UNIT_NANO: return x / 1000;
-    default: return x;
+    case NANOARROW_TIME_UNIT_SECOND: return !__builtin_mul_overflow(x, 1000000, us);
+    case NANOARROW_TIME_UNIT_MILLI: return !__builtin_mul_overflow(x, 1000, us);
+    case NANOARROW_TIME_UNIT_NANO: *us = x / 1000; return true;
+    default: *us = x; return true;
     }
 }
 
@@ -129,10 +133,15 @@ static int put_value(plan_ctx *c, weir_buf *b, const struct ArrowSchemaView *v,
                          tm.tm_mon + 1, tm.tm_mday);
         return 0;
     }
-    case NANOARROW_TYPE_TIMESTAMP:
-        put_micros(b, strcmp(type, "TIMESTAMP") == 0 ? "TIMESTAMP" : "TIMESTAMP_NTZ",
-                   to_micros(v, ArrowArrayViewGetIntUnsafe(a, i)));
+    case NANOARROW_TYPE_TIMESTAMP: {
+        int64_t us;
+        if (!to_micros(v, ArrowArrayViewGetIntUnsafe(a, i), &us) ||
+            !put_micros(b, strcmp(type, "TIMESTAMP") == 0 ? "TIMESTAMP" : "TIMESTAMP_NTZ",
+                        us))
+            return weir__plan_fail(c, PLAN_E_UNSUPPORTED,
+                                   "createDataFrame: a timestamp is out of range.");
         return 0;
+    }
     case NANOARROW_TYPE_DECIMAL128: {
         struct ArrowDecimal dec;
         ArrowDecimalInit(&dec, 128, v->decimal_precision, v->decimal_scale);

@@ -571,7 +571,8 @@ static int exec_sql_command(exec_ctx *x, const Spark__Connect__SqlCommand *cmd,
      * JVM client requires it), a statement runs now and comes back as
      * its (empty) result. */
     Spark__Connect__Relation rel = SPARK__CONNECT__RELATION__INIT;
-    Spark__Connect__SQL text = SPARK__CONNECT__SQL__INIT;
+    Spark__Connect__SQL text;
+    spark__connect__sql__init(&text); /* the INIT macro names deprecated fields */
     Spark__Connect__LocalRelation lr = SPARK__CONNECT__LOCAL_RELATION__INIT;
     Spark__Connect__Relation *result = &rel;
     uint8_t *empty = NULL;
@@ -958,6 +959,23 @@ static int analyze_schema(weir_connect_server *srv, const Spark__Connect__Plan *
     return rc;
 }
 
+
+/* The answer to an analysis weir cannot give: inside a pipeline query
+ * function Spark's own refusal, otherwise (registering a pipeline, or a kind
+ * of analysis weir does not implement) UNSUPPORTED_FEATURE. */
+static int analysis_refused(const Spark__Connect__AnalyzePlanRequest *req,
+                            weir__cstatus *st)
+{
+    if (in_query_function(req->user_context))
+        return analysis_in_query_function(st);
+    return weir__cstatus_set(
+        st, WEIR_GRPC_UNIMPLEMENTED, "UNSUPPORTED_FEATURE.CONNECT_ANALYSIS",
+        "0A000",
+        "weir cannot analyze DataFrames while it registers a pipeline "
+        "(schema, explain, DDL parsing): schemas are resolved when the "
+        "pipeline runs.");
+}
+
 static void handle_analyze(weir_connect_server *srv, weir__grpc_call *call)
 {
     weir__cstatus st = { 0 };
@@ -1001,29 +1019,23 @@ static void handle_analyze(weir_connect_server *srv, weir__grpc_call *call)
                                 &st);
             resp.result_case = SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__RESULT_SCHEMA;
             resp.schema = &sch;
-            break;
+        } else {
+            rc = analysis_refused(req, &st);
         }
-        /* fall through */
+        break;
     case SPARK__CONNECT__ANALYZE_PLAN_REQUEST__ANALYZE_DDL_PARSE:
-        if (req->analyze_case == SPARK__CONNECT__ANALYZE_PLAN_REQUEST__ANALYZE_DDL_PARSE &&
-            srv->serve && !in_query_function(req->user_context)) {
+        if (srv->serve && !in_query_function(req->user_context)) {
             rc = weir__cquery_ddl(weir__cserve_query(srv->serve),
                                   req->ddl_parse->ddl_string ? req->ddl_parse->ddl_string : "",
                                   &arena, &ddl.parsed, &st);
             resp.result_case = SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__RESULT_DDL_PARSE;
             resp.ddl_parse = &ddl;
-            break;
+        } else {
+            rc = analysis_refused(req, &st);
         }
-        /* fall through */
+        break;
     default:
-        rc = in_query_function(req->user_context)
-                 ? analysis_in_query_function(&st)
-                 : weir__cstatus_set(
-                       &st, WEIR_GRPC_UNIMPLEMENTED,
-                       "UNSUPPORTED_FEATURE.CONNECT_ANALYSIS", "0A000",
-                       "weir cannot analyze DataFrames while it registers a "
-                       "pipeline (schema, explain, DDL parsing): schemas are "
-                       "resolved when the pipeline runs.");
+        rc = analysis_refused(req, &st);
     }
     if (rc)
         fail(call, &st);
