@@ -114,15 +114,26 @@ static int delta_read(weir_pipeline *p, const char *path, weir_buf *out,
     return rc;
 }
 
-/* delta.`x` reads a path when x looks like one or holds a Delta log;
- * otherwise it is table x of a database named delta. */
-static bool delta_path(const weir_pipeline *p, const char *path)
+/* format.`x` (Spark's direct file query) reads a path when x looks like
+ * one (a slash or a file extension) or names an existing file or folder
+ * (for delta: one holding a Delta log); otherwise it is table x of a
+ * database named like the format. */
+static bool direct_path(const weir_pipeline *p, const char *fmt,
+                        const char *path)
 {
-    if (strchr(path, '/'))
+    static const char *const formats[] = { "json", "csv", "parquet", "text",
+                                           "orc", "avro" };
+    bool delta = weir__str_ieq(fmt, "delta"), known = delta;
+    for (size_t i = 0; !known && i < sizeof(formats) / sizeof(formats[0]); i++)
+        known = weir__str_ieq(fmt, formats[i]);
+    if (!known)
+        return false;
+    if (strchr(path, '/') || (!delta && strchr(path, '.')))
         return true;
     char *abs = weir__path_absolute(path, p->root_dir);
-    char *log = abs ? weir__path_join(abs, "_delta_log") : NULL;
-    bool yes = log && weir__fs_is_dir(log);
+    char *log = abs && delta ? weir__path_join(abs, "_delta_log") : NULL;
+    bool yes = delta ? log && weir__fs_is_dir(log)
+                     : abs && (weir__fs_is_dir(abs) || weir__fs_is_file(abs));
     free(log);
     free(abs);
     return yes;
@@ -134,9 +145,11 @@ static int on_relation(void *payload, const weir_sql_relref *ref, weir_buf *out,
 {
     weir_pipeline *p = ((query_ctx *)payload)->p;
     const weir_sql_name *n = &ref->name;
-    if (n->n == 2 && weir__str_ieq(n->parts[0], "delta") &&
-        delta_path(p, n->parts[1]))
-        return delta_read(p, n->parts[1], out, err);
+    if (n->n == 2 && direct_path(p, n->parts[0], n->parts[1]))
+        return weir__str_ieq(n->parts[0], "delta")
+                   ? delta_read(p, n->parts[1], out, err)
+                   : weir__sql_render_path_read(out, n->parts[0], n->parts[1],
+                                                n->pos, p->root_dir, err);
     for (size_t i = 0; i < n->n; i++) {
         if (i)
             weir__buf_putc(out, '.');

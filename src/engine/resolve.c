@@ -114,35 +114,23 @@ static int table_exists(const weir_resolve_ctx *ctx, const char *catalog,
     return rc;
 }
 
-/* A path read such as parquet.`/data/x`. */
+/* A direct file query such as parquet.`/data/x`. */
 static int path_read(weir_buf *out, const level *lv, const weir_sql_relref *ref,
                      weir_error *err)
 {
     const char *fmt = ref->name.parts[0];
     const char *path = ref->name.parts[1];
-    char *abs = weir__path_absolute(path, lv->ctx->root_dir);
-    const char *fn = weir__str_ieq(fmt, "parquet") ? "read_parquet"
-                     : weir__str_ieq(fmt, "json")  ? "read_json_auto"
-                     : weir__str_ieq(fmt, "csv")   ? "read_csv_auto"
-                                                   : NULL;
-    int rc = 0;
+    int rc;
     if (weir__str_ieq(fmt, "delta")) {
+        char *abs = weir__path_absolute(path, lv->ctx->root_dir);
         rc = weir__delta_render_scan(out, abs ? abs : path, err);
-        if (rc)
-            weir__sql_error_at(err, lv->flow->origin.src, ref->name.pos);
-    } else if (!fn) {
-        rc = WEIR_ERR(err, WEIR_ESQL, "UNSUPPORTED_DATASOURCE_FOR_PATH_READ",
-                      "reading %s files by path is not supported; use "
-                      "read_files('%s', format => '%s')",
-                      fmt, path, fmt);
-        weir__sql_error_at(err, lv->flow->origin.src, ref->name.pos);
+        free(abs);
     } else {
-        weir__buf_puts(out, fn);
-        weir__buf_putc(out, '(');
-        weir__buf_put_sql_string(out, abs ? abs : path);
-        weir__buf_putc(out, ')');
+        rc = weir__sql_render_path_read(out, fmt, path, ref->name.pos,
+                                        lv->ctx->root_dir, err);
     }
-    free(abs);
+    if (rc)
+        weir__sql_error_at(err, lv->flow->origin.src, ref->name.pos);
     return rc;
 }
 

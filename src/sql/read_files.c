@@ -430,3 +430,42 @@ out:
     weir__buf_free(&files_sql);
     return rc;
 }
+
+/* Spark's defaults for a path read, which are those of DataFrameReader,
+ * not read_files': CSV has no header and every column is a string named
+ * _c0, _c1, ...; JSON and Parquet infer; text is one `value` column. */
+int weir__sql_render_path_read(weir_buf *out, const char *format,
+                               const char *path, weir_sql_pos pos,
+                               const char *base_dir, weir_error *err)
+{
+    if (!weir__str_ieq(format, "json") && !weir__str_ieq(format, "csv") &&
+        !weir__str_ieq(format, "parquet") && !weir__str_ieq(format, "text")) {
+        WEIR_ERR(err, WEIR_ESQL, "UNSUPPORTED_DATASOURCE_FOR_DIRECT_QUERY",
+                 "Unsupported data source type for direct query on files: "
+                 "%s (weir reads json, csv, parquet, text and delta files)",
+                 format);
+        if (err && pos.line) {
+            err->line = pos.line;
+            err->column = pos.column;
+        }
+        return WEIR_ESQL;
+    }
+    weir_sql_arg args[3];
+    memset(args, 0, sizeof(args));
+    size_t n = 0;
+    args[n].kind = WEIR_SQL_ARG_STRING;
+    args[n].text = path;
+    args[n++].pos = pos;
+    args[n].name = "format";
+    args[n].kind = WEIR_SQL_ARG_STRING;
+    args[n].text = format;
+    args[n++].pos = pos;
+    if (weir__str_ieq(format, "csv")) {
+        args[n].name = "inferSchema";
+        args[n].kind = WEIR_SQL_ARG_BOOL;
+        args[n].text = "false";
+        args[n++].pos = pos;
+    }
+    weir_sql_tvf call = { "read_files", false, args, n, pos, NULL };
+    return weir__sql_render_read_files(out, &call, NULL, 0, base_dir, err);
+}

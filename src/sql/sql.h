@@ -254,6 +254,14 @@ int weir__sql_translate_statement(weir_buf *out, weir_arena *arena,
 int weir__sql_render_read_files(weir_buf *out, const weir_sql_tvf *call,
                                 const char *const *files, size_t n_files,
                                 const char *base_dir, weir_error *err);
+/* A direct file query such as json.`path` (Spark's runSQLOnFiles) as a
+ * DuckDB reader with Spark's column names and types for the format (CSV:
+ * strings _c0, _c1, ...; text: one `value` column). A relative path is
+ * resolved against base_dir. A format weir cannot read (orc, avro) is
+ * UNSUPPORTED_DATASOURCE_FOR_DIRECT_QUERY at pos; delta is the caller's. */
+int weir__sql_render_path_read(weir_buf *out, const char *format,
+                               const char *path, weir_sql_pos pos,
+                               const char *base_dir, weir_error *err);
 /* The path argument of a read_files/cloud_files call, or NULL. */
 const char *weir__sql_read_files_path(const weir_sql_tvf *call);
 
