@@ -252,6 +252,13 @@ static sql_rel *values_rel(sql_parser *p, const sql_token *at)
     if (!r)
         return NULL;
     r->query = q;
+    /* Spark also takes column aliases alone: VALUES (1, 'a') AS (id, name). */
+    if (weir__sql_is_kw(p, 0, "AS") && weir__sql_is_op(p, 1, "(")) {
+        p->i++;
+        if (weir__sql_ident_list(&r->col_aliases, &r->n_col_aliases, p))
+            return NULL;
+        return r;
+    }
     if (rel_alias(r, p))
         return NULL;
     return r;

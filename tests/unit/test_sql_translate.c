@@ -315,6 +315,11 @@ TEST(test_sql_translate__with_and_setops)
     QN("SELECT * FROM VALUES (1, 'a'), (2, 'b') AS v(n, s) ORDER BY n DESC",
        "n,s", "2|b;1|a");
     QN("SELECT * FROM (VALUES (1), (2)) ORDER BY col1", "col1", "1;2");
+    /* column aliases without a table alias (Spark accepts them) */
+    QN("SELECT * FROM VALUES (1, 'a'), (2, 'b') AS (id, name) ORDER BY id",
+       "id,name", "1|a;2|b");
+    QN("SELECT name FROM VALUES (1, 'a') AS (id, name) WHERE id = 1", "name",
+       "a");
     Q("SELECT * FROM VALUES 1, 2, 3 AS v(a) WHERE a > 1", "2;3");
     Q("TABLE nums ORDER BY x LIMIT 1", "NULL");
     Q("SELECT a FROM (SELECT 1 AS a UNION ALL SELECT 2) ORDER BY a", "1;2");
