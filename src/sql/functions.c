@@ -41,6 +41,10 @@ static const fn_def FUNCS[] = {
     { "decode", 2, 2, 0, "decode($1)", NULL },
     { "encode", 2, 2, 0, "encode($1)", NULL },
     { "decode", 3, -1, 0, NULL, weir__fn_decode },
+    /* errors raised when a row is evaluated (DuckDB's error()) */
+    { "raise_error", 1, 1, 0,
+      "error('[USER_RAISED_EXCEPTION] ' || coalesce(CAST($1 AS VARCHAR), 'null'))",
+      NULL },
     /* ---- math ---- */
     { "abs", 1, 1, 0, "abs($1)", NULL },
     { "acos", 1, 1, 0, "acos($1)", NULL },

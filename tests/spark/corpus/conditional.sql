@@ -29,3 +29,6 @@ SELECT x IS DISTINCT FROM y AS r FROM VALUES (1, 1), (1, NULL), (NULL, NULL) AS 
 SELECT ifnull(x, 0) + 1 AS r FROM VALUES (1), (NULL) AS t(x);
 SELECT coalesce(x, y, 'none') AS r FROM VALUES ('a', 'b'), (NULL, 'b'), (NULL, NULL) AS t(x, y);
 SELECT true AND NULL AS a, false AND NULL AS b;
+-- error
+SELECT raise_error('custom failure') AS r;
+SELECT CASE WHEN x > 5 THEN raise_error('never') ELSE x END AS r FROM VALUES (1), (2) AS t(x);
