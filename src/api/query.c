@@ -187,6 +187,22 @@ static int on_tvf(void *payload, const weir_sql_tvf *call, weir_buf *out,
     return WEIR_ENOTFOUND;
 }
 
+/* The types of a translated query's columns, for Spark's decimal result
+ * types. */
+static int on_expr_type(void *payload, const char *sql, weir_buf *out)
+{
+    weir_pipeline *p = ((query_ctx *)payload)->p;
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_db_column *cols = NULL;
+    size_t n = 0;
+    weir_error ignore;
+    int rc = weir__conn_describe(p->qstore->conn, sql, &cols, &n, &a, &ignore);
+    for (size_t i = 0; !rc && i < n; i++)
+        weir__buf_printf(out, "%s%s", i ? "\n" : "", cols[i].type);
+    weir__arena_free(&a);
+    return rc;
+}
+
 /* A statement's target: see query_guard.c. */
 static int on_target(void *payload, weir_sql_action action,
                      const weir_sql_name *n, weir_error *err)
@@ -278,7 +294,7 @@ static int run_all_but_last(weir_pipeline *p, const char *sql, weir_buf *last,
         rc = WEIR_ERR(err, WEIR_ESQL, "PARSE_EMPTY_STATEMENT",
                       "Syntax error, unexpected empty statement.");
     query_ctx q = { p, false, false };
-    weir_sql_resolver r = { on_relation, on_tvf, &q, on_target };
+    weir_sql_resolver r = { on_relation, on_tvf, &q, on_target, on_expr_type };
     for (size_t i = 0; !rc && i < n; i++) {
         weir__buf_clear(last);
         q.writes = q.use = false;

@@ -549,6 +549,7 @@ int weir__analyze(weir_graph *g, weir_storage *st, const char *root_dir,
     an.rctx.st = st;
     an.rctx.root_dir = root_dir;
     an.rctx.infer = infer;
+    an.rctx.probe = st ? st->conn : NULL;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     size_t n_helpers = cpus > 1 ? (size_t)(cpus > 8 ? 7 : cpus - 1) : 0;
     helper helpers[8];

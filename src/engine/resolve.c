@@ -259,6 +259,22 @@ static int on_tvf(void *payload, const weir_sql_tvf *call, weir_buf *out,
     return rc;
 }
 
+static int on_expr_type(void *payload, const char *sql, weir_buf *out)
+{
+    const level *lv = payload;
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_db_column *cols = NULL;
+    size_t n = 0;
+    weir_error ignore;
+    int rc = lv->ctx->probe ? weir__conn_describe(lv->ctx->probe, sql, &cols, &n,
+                                                  &a, &ignore)
+                            : WEIR_ENOTFOUND;
+    for (size_t i = 0; !rc && i < n; i++)
+        weir__buf_printf(out, "%s%s", i ? "\n" : "", cols[i].type);
+    weir__arena_free(&a);
+    return rc;
+}
+
 static int translate_flow_at(weir_buf *out, const weir_resolve_ctx *ctx,
                              const weir_gflow *f, int depth, weir_error *err)
 {
@@ -267,7 +283,7 @@ static int translate_flow_at(weir_buf *out, const weir_resolve_ctx *ctx,
                         "views nest more than 64 levels deep at %s",
                         f->display);
     level lv = { ctx, f, depth };
-    weir_sql_resolver r = { on_relation, on_tvf, &lv, NULL };
+    weir_sql_resolver r = { on_relation, on_tvf, &lv, NULL, on_expr_type };
     return weir__sql_translate_query(out, f->query, &r, err);
 }
 

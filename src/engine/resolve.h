@@ -34,6 +34,9 @@ typedef struct weir_resolve_ctx {
     size_t n_batches;
     bool careful_files; /* file sources rescue what does not fit */
     struct weir_infer_cache *infer; /* file schemas inferred (may be NULL) */
+    /* The connection the translator may describe expressions on (the
+     * caller's own; NULL: none), for Spark's decimal result types. */
+    weir_conn *probe;
 } weir_resolve_ctx;
 
 /* Translate flow f's query to DuckDB SQL appended to out. */

@@ -579,6 +579,39 @@ static const fn_def *lookup(const char *name, size_t n, bool *name_known)
     return NULL;
 }
 
+/* Spark's result type of sum() and avg() of a DECIMAL(p,s) (Sum and
+ * Average in Catalyst): DECIMAL(p+10,s) and DECIMAL(p+4,s+4), at most 38
+ * digits. DuckDB's are DECIMAL(38,s) and DOUBLE, so the call is cast when
+ * the argument's type is known. */
+static bool spark_decimal_result(sql_tx *t, const char *name,
+                                 const weir_sql_expr *e, int *prec, int *scale)
+{
+    bool sum = strcmp(name, "sum") == 0;
+    if ((!sum && strcmp(name, "avg") != 0 && strcmp(name, "mean") != 0) ||
+        e->n != 1 || !t->resolver || !t->resolver->expr_type)
+        return false;
+    weir_error saved = *t->err;
+    weir_buf x = WEIR_BUF_INIT;
+    int p, s;
+    bool integral;
+    const char *arg = NULL;
+    bool ok = weir__sql_tx_expr(t, &x, e->list[0]) == 0 && !x.failed &&
+              (arg = weir__buf_cstr(&x)) &&
+              weir__sql_tx_decimal_of(t, &arg, 1, &p, &s, &integral) &&
+              p > 0;
+    *t->err = saved;
+    weir__buf_free(&x);
+    if (!ok || integral)
+        return false; /* integral arguments keep their own sum/avg types */
+    *prec = sum ? p + 10 : p + 4;
+    *scale = sum ? s : s + 4;
+    if (*prec > 38)
+        *prec = 38;
+    if (*scale > 38)
+        *scale = 38;
+    return true;
+}
+
 int weir__sql_tx_func(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
     char name[96];
@@ -629,6 +662,13 @@ int weir__sql_tx_func(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
         d->handler != weir__fn_first_last)
         return weir__sql_tx_error(t, e->pos, e->src,
                                   "IGNORE NULLS is not supported for %s()", name);
+    int prec, scale;
+    if (spark_decimal_result(t, name, e, &prec, &scale)) {
+        weir__buf_puts(out, "CAST(");
+        int rc = d->handler ? d->handler(t, out, e) : expand(t, out, e, d->tmpl);
+        weir__buf_printf(out, " AS DECIMAL(%d,%d))", prec, scale);
+        return rc;
+    }
     if (d->handler)
         return d->handler(t, out, e);
     return expand(t, out, e, d->tmpl);

@@ -418,6 +418,7 @@ typedef struct sql_tx {
     int depth;
     bool unqualify;                  /* translate_expr: drop qualifiers */
     const sql_select *sel;           /* for named windows */
+    const sql_rel *from;             /* FROM of the innermost SELECT */
     const weir_sql_expr *time_window;/* window(...) of the GROUP BY */
     sql_lambda_scope *lambdas;
     const sql_cte_scope *ctes;
@@ -438,6 +439,14 @@ int weir__sql_tx_order(sql_tx *t, weir_buf *out, const sql_order *o, size_t n);
 /* A lambda argument; indexed: its 2nd parameter is Spark's 0-based index. */
 int weir__sql_tx_lambda(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
                         bool indexed);
+/* The DuckDB types of the n translated expressions x_sql evaluated over
+ * the current SELECT's FROM, when the resolver can tell: each one's
+ * precision and scale into p[i], s[i] (a DECIMAL, or an integral type as
+ * the DECIMAL(n,0) Spark widens it to, integral[i] set), or -1 for another
+ * type. False when
+ * the expressions cannot be typed. */
+bool weir__sql_tx_decimal_of(sql_tx *t, const char *const *x_sql, size_t n,
+                             int *p, int *s, bool *integral);
 /* A function call (functions.c). */
 int weir__sql_tx_func(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
 /* Is name an aggregate function Spark knows (for shape facts)? */

@@ -216,6 +216,12 @@ typedef struct weir_sql_resolver {
      * statement; the location is added. */
     int (*target)(void *payload, weir_sql_action action,
                   const weir_sql_name *name, weir_error *err);
+    /* Optional: the DuckDB types (e.g. "DECIMAL(18,2)") of the columns of
+     * query sql (DuckDB SQL, as the translator renders it) into out, one a
+     * line; nonzero when it does not bind. The translator asks it for the
+     * operands of sum(), avg() and decimal arithmetic, whose result types
+     * are Spark's only when the operands' precisions are known. */
+    int (*expr_type)(void *payload, const char *sql, weir_buf *out);
 } weir_sql_resolver;
 
 /*

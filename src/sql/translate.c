@@ -531,8 +531,10 @@ static int expr_list_out(sql_tx *t, weir_buf *out, weir_sql_expr *const *e,
 static int tx_select(sql_tx *t, weir_buf *out, const sql_select *s)
 {
     const sql_select *saved_sel = t->sel;
+    const sql_rel *saved_from = t->from;
     const weir_sql_expr *saved_tw = t->time_window;
     t->sel = s;
+    t->from = s->from;
     t->time_window = find_time_window(s);
     int rc = 0;
     weir__buf_puts(out, s->distinct ? "SELECT DISTINCT " : "SELECT ");
@@ -583,8 +585,73 @@ static int tx_select(sql_tx *t, weir_buf *out, const sql_select *s)
         rc = weir__sql_tx_expr(t, out, s->qualify);
     }
     t->sel = saved_sel;
+    t->from = saved_from;
     t->time_window = saved_tw;
     return rc;
+}
+
+/* DuckDB type text -> Spark's decimal view of it (see decimal_of). */
+static void decimal_view(const char *ty, size_t len, int *p, int *s,
+                         bool *integral)
+{
+    static const struct {
+        const char *name;
+        int digits;
+    } INTS[] = { { "TINYINT", 3 }, { "SMALLINT", 5 }, { "INTEGER", 10 },
+                 { "BIGINT", 20 } };
+    *p = *s = -1;
+    *integral = false;
+    char buf[64];
+    if (len >= sizeof(buf))
+        return;
+    memcpy(buf, ty, len);
+    buf[len] = '\0';
+    int pp, ss;
+    if (sscanf(buf, "DECIMAL(%d,%d)", &pp, &ss) == 2 && pp >= 1 && pp <= 38 &&
+        ss >= 0 && ss <= pp) {
+        *p = pp;
+        *s = ss;
+        return;
+    }
+    for (size_t i = 0; i < sizeof(INTS) / sizeof(INTS[0]); i++)
+        if (strcmp(buf, INTS[i].name) == 0) {
+            *p = INTS[i].digits;
+            *s = 0;
+            *integral = true;
+        }
+}
+
+bool weir__sql_tx_decimal_of(sql_tx *t, const char *const *x_sql, size_t n,
+                             int *p, int *s, bool *integral)
+{
+    if (!t->resolver || !t->resolver->expr_type || t->lambdas)
+        return false;
+    /* The probe renders the FROM again: errors there are not the query's. */
+    weir_error saved = *t->err;
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT ");
+    for (size_t i = 0; i < n; i++)
+        weir__buf_printf(&q, "%s(%s)", i ? ", " : "", x_sql[i]);
+    int rc = 0;
+    if (t->from) {
+        weir__buf_puts(&q, " FROM ");
+        rc = tx_rel(t, &q, t->from);
+    }
+    *t->err = saved;
+    weir_buf type = WEIR_BUF_INIT;
+    bool ok = !rc && !q.failed &&
+              t->resolver->expr_type(t->resolver->payload, weir__buf_cstr(&q),
+                                     &type) == 0 && !type.failed;
+    const char *at = ok ? weir__buf_cstr(&type) : "";
+    for (size_t i = 0; ok && i < n; i++) {
+        size_t len = strcspn(at, "\n");
+        ok = len > 0;
+        decimal_view(at, len, &p[i], &s[i], &integral[i]);
+        at += len + (at[len] == '\n');
+    }
+    weir__buf_free(&q);
+    weir__buf_free(&type);
+    return ok;
 }
 
 static int tx_modifiers(sql_tx *t, weir_buf *out, const weir_sql_query *q)

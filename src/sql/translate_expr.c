@@ -204,53 +204,151 @@ static int operand(sql_tx *t, weir_buf *out, const weir_sql_expr *x,
     return 0;
 }
 
-static int tx_binary(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+/* Spark's DecimalPrecision.adjustPrecisionScale: a result wider than 38
+ * digits keeps its integral digits and gives up scale, down to 6. */
+static void adjust_decimal(int *p, int *s)
+{
+    if (*p <= 38)
+        return;
+    int int_digits = *p - *s;
+    int min_scale = *s < 6 ? *s : 6;
+    int scale = 38 - int_digits;
+    *s = scale > min_scale ? scale : min_scale;
+    *p = 38;
+}
+
+/* A numeric literal in decimal arithmetic is as wide as its digits in
+ * Spark (DecimalType.fromLiteral: 3 is DECIMAL(1,0), not DECIMAL(10,0);
+ * 0.1 is DECIMAL(1,1)). */
+static void literal_digits(const weir_sql_expr *x, int *p, int *s)
+{
+    if (x && x->kind == EX_UNARY && strcmp(x->op, "-") == 0)
+        x = x->a;
+    bool integral = is_lit(x, LIT_INT, LIT_TINYINT);
+    if ((!integral && !is_lit(x, LIT_DECIMAL, LIT_DECIMAL)) || !x->text)
+        return;
+    int digits = 0, scale = 0;
+    bool frac = false, lead = true;
+    for (const char *c = x->text; *c; c++) {
+        if (*c == '.') {
+            frac = true;
+            continue;
+        }
+        if (*c < '0' || *c > '9') {
+            if (integral && strchr("LlSsYy", *c))
+                continue;
+            return; /* an exponent or a suffix: leave DuckDB's type */
+        }
+        scale += frac;
+        if (lead && *c == '0')
+            continue;
+        lead = false;
+        digits++;
+    }
+    if (digits < 1)
+        digits = 1;
+    if (digits < scale)
+        digits = scale;
+    if (digits > 38)
+        return;
+    *p = digits;
+    *s = scale;
+}
+
+/* Spark's result type of a op b when one is a DECIMAL and the other a
+ * DECIMAL or integral (DecimalPrecision, spark.sql.decimalOperations.
+ * allowPrecisionLoss on): false when the operands are not both known. */
+static bool decimal_result(sql_tx *t, const weir_sql_expr *e, const char *a,
+                           const char *b, int *p, int *s)
 {
     const char *op = e->op;
-    bool arith = strcmp(op, "+") == 0 || strcmp(op, "-") == 0 ||
-                 strcmp(op, "*") == 0 || strcmp(op, "/") == 0 ||
-                 strcmp(op, "%") == 0;
-    int rc;
-    if (strcmp(op, "div") == 0 || strcmp(op, "^") == 0) {
-        weir__buf_puts(out, strcmp(op, "div") == 0 ? "weir_div(" : "xor(");
-        if ((rc = sub(t, out, e->a)))
-            return rc;
-        weir__buf_puts(out, ", ");
-        if ((rc = sub(t, out, e->b)))
-            return rc;
-        weir__buf_putc(out, ')');
-        return 0;
+    if (is_lit(e->a, LIT_DOUBLE, LIT_FLOAT) || is_lit(e->b, LIT_DOUBLE, LIT_FLOAT) ||
+        is_lit(e->a, LIT_STRING, LIT_STRING) || is_lit(e->b, LIT_STRING, LIT_STRING) ||
+        e->a->kind == EX_INTERVAL || e->b->kind == EX_INTERVAL)
+        return false;
+    const char *x[2] = { a, b };
+    int pp[2], ss[2];
+    bool integral[2];
+    if (!weir__sql_tx_decimal_of(t, x, 2, pp, ss, integral) || pp[0] < 0 ||
+        pp[1] < 0 || (integral[0] && integral[1]))
+        return false;
+    literal_digits(e->a, &pp[0], &ss[0]);
+    literal_digits(e->b, &pp[1], &ss[1]);
+    int p1 = pp[0], s1 = ss[0], p2 = pp[1], s2 = ss[1];
+    int smax = s1 > s2 ? s1 : s2;
+    int i1 = p1 - s1, i2 = p2 - s2;
+    if (strcmp(op, "+") == 0 || strcmp(op, "-") == 0) {
+        *s = smax;
+        *p = (i1 > i2 ? i1 : i2) + smax + 1;
+    } else if (strcmp(op, "*") == 0) {
+        *p = p1 + p2 + 1;
+        *s = s1 + s2;
+    } else if (strcmp(op, "/") == 0) {
+        *s = s1 + p2 + 1 > 6 ? s1 + p2 + 1 : 6;
+        *p = i1 + s2 + *s;
+    } else {
+        *s = smax;
+        *p = (i1 < i2 ? i1 : i2) + smax;
     }
+    adjust_decimal(p, s);
+    return true;
+}
+
+/* a op b, its operands translated already. */
+static void put_binary(weir_buf *out, const weir_sql_expr *e, const char *a,
+                       const char *b)
+{
+    const char *op = e->op;
     /* ANSI: a zero divisor raises; DATE +/- a day/month interval is a
      * DATE (DuckDB would give a TIMESTAMP). */
-    const char *fn = strcmp(op, "/") == 0   ? "weir_divide("
-                     : strcmp(op, "%") == 0 ? "weir_mod("
+    const char *fn = strcmp(op, "div") == 0   ? "weir_div("
+                     : strcmp(op, "^") == 0   ? "xor("
+                     : strcmp(op, "/") == 0   ? "weir_divide("
+                     : strcmp(op, "%") == 0   ? "weir_mod("
                      : day_interval(e->b) && strcmp(op, "+") == 0
                          ? "weir_date_plus("
                      : day_interval(e->b) && strcmp(op, "-") == 0
                          ? "weir_date_minus("
                          : NULL;
     if (fn) {
-        weir__buf_puts(out, fn);
-        if ((rc = operand(t, out, e->a, e->b, arith)))
-            return rc;
-        weir__buf_puts(out, ", ");
-        if ((rc = operand(t, out, e->b, e->a, arith)))
-            return rc;
-        weir__buf_putc(out, ')');
-        return 0;
+        weir__buf_printf(out, "%s%s, %s)", fn, a, b);
+        return;
     }
-    weir__buf_putc(out, '(');
-    if ((rc = operand(t, out, e->a, e->b, arith)))
-        return rc;
     if (strcmp(op, "<=>") == 0)
-        weir__buf_puts(out, " IS NOT DISTINCT FROM ");
+        weir__buf_printf(out, "(%s IS NOT DISTINCT FROM %s)", a, b);
     else
-        weir__buf_printf(out, " %s ", op);
-    if ((rc = operand(t, out, e->b, e->a, arith)))
-        return rc;
-    weir__buf_putc(out, ')');
-    return 0;
+        weir__buf_printf(out, "(%s %s %s)", a, op, b);
+}
+
+/* Arithmetic with a decimal is cast to Spark's result type when the
+ * operands' types are known (DuckDB's differ: DECIMAL(p1+p2,s1+s2) for *,
+ * DOUBLE for /). */
+static int tx_binary(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    const char *op = e->op;
+    bool arith = strcmp(op, "+") == 0 || strcmp(op, "-") == 0 ||
+                 strcmp(op, "*") == 0 || strcmp(op, "/") == 0 ||
+                 strcmp(op, "%") == 0;
+    bool plain = strcmp(op, "div") == 0 || strcmp(op, "^") == 0;
+    weir_buf a = WEIR_BUF_INIT, b = WEIR_BUF_INIT;
+    int rc = plain ? sub(t, &a, e->a) : operand(t, &a, e->a, e->b, arith);
+    if (!rc)
+        rc = plain ? sub(t, &b, e->b) : operand(t, &b, e->b, e->a, arith);
+    int p, s;
+    if (!rc && a.failed + b.failed)
+        rc = WEIR_ENOMEM;
+    if (!rc && arith && !day_interval(e->b) &&
+        decimal_result(t, e, weir__buf_cstr(&a), weir__buf_cstr(&b), &p, &s)) {
+        weir__buf_puts(out, "CAST(");
+        put_binary(out, e, weir__buf_cstr(&a), weir__buf_cstr(&b));
+        weir__buf_printf(out, " AS DECIMAL(%d,%d))", p, s);
+    } else if (!rc) {
+        put_binary(out, e, weir__buf_cstr(&a), weir__buf_cstr(&b));
+    }
+    weir__buf_free(&a);
+    weir__buf_free(&b);
+    return rc == WEIR_ENOMEM ? weir__sql_tx_error(t, e->pos, e->src, "out of memory")
+                             : rc;
 }
 
 static bool integral_type(const weir_sql_type *ty)

@@ -253,12 +253,9 @@ def spark_tables(project, names):
     return out
 
 
-DECIMAL_RE = re.compile(r"decimal\(\d+,(\d+)\)")
-
-
 def compare(s, w):
     """difftest's comparison, columns matched by name. A difference only in
-    column order or decimal precision (documented) passes with a note."""
+    column order passes with a note."""
     notes = []
     if "cols" in s and "cols" in w:
         sn = [c.lower() for c, _ in s["cols"]]
@@ -270,13 +267,6 @@ def compare(s, w):
                  "rows": [[r[i] for i in idx] for r in w["rows"]]}
     e = {"sql": "SELECT *", "spark": s, "weir": w, "expect_error": False}
     kind, detail = difftest.compare(e)
-    if kind == "type":
-        st = [DECIMAL_RE.sub(r"decimal(_,\1)", t) for _, t in s["cols"]]
-        wt = [DECIMAL_RE.sub(r"decimal(_,\1)", t) for _, t in w["cols"]]
-        if st == wt:
-            kind, detail = "match", ""
-            notes.append("decimal precision differs (documented: sum of "
-                         "decimal(p,s) is decimal(38,s) in weir)")
     return kind, "; ".join([detail] + notes if detail else notes)
 
 

@@ -63,6 +63,27 @@ static void teardown(void)
     duckdb_close(&db);
 }
 
+/* The resolver's type probe, as weir's (a described query's one column). */
+static int probe_type(void *payload, const char *sql, weir_buf *out)
+{
+    (void)payload;
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_printf(&q, "DESCRIBE %s", sql);
+    duckdb_result r;
+    int rc = -1;
+    if (duckdb_query(con, weir__buf_cstr(&q), &r) == DuckDBSuccess) {
+        rc = 0;
+        for (idx_t i = 0; i < duckdb_row_count(&r); i++) {
+            char *v = duckdb_value_varchar(&r, 1, i);
+            weir__buf_printf(out, "%s%s", i ? "\n" : "", v ? v : "");
+            duckdb_free(v);
+        }
+    }
+    duckdb_destroy_result(&r);
+    weir__buf_free(&q);
+    return rc;
+}
+
 /* Translate spark; 0 and the DuckDB SQL in out, or the error. */
 static int translate(const char *spark, weir_buf *out, weir_error *err)
 {
@@ -70,8 +91,9 @@ static int translate(const char *spark, weir_buf *out, weir_error *err)
     weir_sql_source src = { "q.sql", spark, strlen(spark), NULL, 0, NULL, 0 };
     weir_sql_query *q = NULL;
     int rc = weir__sql_parse_query(&q, &a, &src, 0, src.len, err);
+    weir_sql_resolver probe = { NULL, NULL, NULL, NULL, probe_type };
     if (!rc)
-        rc = weir__sql_translate_query(out, q, NULL, err);
+        rc = weir__sql_translate_query(out, q, &probe, err);
     weir__arena_free(&a);
     return rc;
 }
@@ -363,8 +385,31 @@ TEST(test_sql_translate__aggregation)
       "ORDER BY 1", "east|3;west|3");
     Q("SELECT region, avg(qty) FROM sales GROUP BY region ORDER BY 1",
       "east|1.5;west|3.0");
+    /* Spark's decimal result types: sum DECIMAL(p+10,s), avg
+     * DECIMAL(p+4,s+4), at most 38 digits */
     QT("SELECT sum(qty), sum(price), sum(1.5D), count(*) FROM sales",
-       "BIGINT|DECIMAL(38,2)|DOUBLE|BIGINT");
+       "BIGINT|DECIMAL(20,2)|DOUBLE|BIGINT");
+    QT("SELECT avg(price), avg(DISTINCT price), sum(price) FILTER (WHERE qty > 1), "
+       "avg(qty) FROM sales", "DECIMAL(14,6)|DECIMAL(14,6)|DECIMAL(20,2)|DOUBLE");
+    QT("SELECT sum(price) OVER (PARTITION BY region) FROM sales LIMIT 1",
+       "DECIMAL(20,2)");
+    QT("SELECT sum(CAST(price AS DECIMAL(35,2))), avg(CAST(price AS DECIMAL(36,35))) "
+       "FROM sales", "DECIMAL(38,2)|DECIMAL(38,38)");
+    Q("SELECT region, avg(price) FROM sales GROUP BY region ORDER BY 1",
+      "east|1.875000;west|2.750000");
+    /* decimal arithmetic: Spark's DecimalPrecision rules, literals as
+     * wide as their digits */
+    QT("SELECT price * qty, price + 1, price / qty, price % 3, 1.1 * 2.2, "
+       "0.1 + 0.2, qty * 2, qty / 2 FROM sales LIMIT 1",
+       "DECIMAL(21,2)|DECIMAL(11,2)|DECIMAL(21,13)|DECIMAL(3,2)|DECIMAL(5,2)|"
+       "DECIMAL(2,1)|INTEGER|DOUBLE");
+    QT("SELECT CAST(price AS DECIMAL(38,10)) * CAST(price AS DECIMAL(38,10)) "
+       "FROM sales LIMIT 1", "DECIMAL(38,6)");
+    Q("SELECT CAST(1 AS DECIMAL(10,2)) / CAST(3 AS DECIMAL(10,2))", "0.3333333333333");
+    /* the innermost SELECT's FROM types the argument */
+    QT("SELECT (SELECT sum(price) FROM sales) AS t, "
+       "(SELECT avg(x) FROM VALUES (1.5) AS v(x)) AS u",
+       "DECIMAL(20,2)|DECIMAL(6,5)");
     Q("SELECT region, product, sum(qty) FROM sales GROUP BY ROLLUP(region, product) "
       "ORDER BY region NULLS LAST, product NULLS LAST",
       "east|a|1;east|b|2;east|NULL|3;west|a|3;west|NULL|3;NULL|NULL|6");
@@ -866,7 +911,7 @@ TEST(test_sql_translate__cte_not_resolved)
         weir_error err;
         memset(&err, 0, sizeof(err));
         weir_buf out = WEIR_BUF_INIT;
-        weir_sql_resolver r = { refuse_c, NULL, NULL, NULL };
+        weir_sql_resolver r = { refuse_c, NULL, NULL, NULL, NULL };
         int rc = weir__sql_parse_query(&q, &a, &src, 0, src.len, &err);
         if (!rc)
             rc = weir__sql_translate_query(&out, q, &r, &err);
@@ -885,7 +930,7 @@ TEST(test_sql_translate__cte_not_resolved)
         weir_error err;
         memset(&err, 0, sizeof(err));
         weir_buf out = WEIR_BUF_INIT;
-        weir_sql_resolver r = { refuse_c, NULL, NULL, NULL };
+        weir_sql_resolver r = { refuse_c, NULL, NULL, NULL, NULL };
         int rc = weir__sql_parse_query(&q, &a, &src, 0, src.len, &err);
         CHECK(rc == 0);
         CHECK(weir__sql_translate_query(&out, q, &r, &err) != 0);

@@ -13,9 +13,9 @@ expect_stdout_contains "materialized view spark_catalog.default.daily_revenue  (
 expect_stdout_contains "    expectations: 1"
 expect_stdout_matches '^    amount +decimal\(12,2\)'
 expect_stdout_matches '^    order_ts +timestamp'
-# Spark gives decimal(22,2) (p + 10); DuckDB sums decimals as decimal(38,s):
-# a documented difference.
-expect_stdout_matches '^    revenue +decimal\(38,2\)'
+# sum() of a decimal(12,2) is Spark's decimal(22,2) (p + 10), not DuckDB's
+# decimal(38,2).
+expect_stdout_matches '^    revenue +decimal\(22,2\)'
 expect_stdout_contains "Flows (3):"
 expect_stdout_matches '^  spark_catalog\.default\.orders_silver +-> spark_catalog\.default\.orders_silver +streaming$'
 expect_stdout_contains "      inputs: spark_catalog.default.orders_bronze"
