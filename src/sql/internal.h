@@ -447,6 +447,13 @@ int weir__sql_tx_lambda(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
  * the expressions cannot be typed. */
 bool weir__sql_tx_decimal_of(sql_tx *t, const char *const *x_sql, size_t n,
                              int *p, int *s, bool *integral);
+/* The DuckDB types of the n translated expressions over the current
+ * SELECT's FROM, one a line, appended to types; false when the resolver
+ * cannot tell (no probe, or they do not bind). */
+bool weir__sql_tx_types(sql_tx *t, const char *const *x_sql, size_t n,
+                        weir_buf *types);
+/* Whether name is the alias (or the unaliased name) of a relation in r. */
+bool weir__sql_tx_is_relation(const sql_rel *r, const char *name);
 /* A function call (functions.c). */
 int weir__sql_tx_func(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
 /* Is name an aggregate function Spark knows (for shape facts)? */

@@ -621,8 +621,8 @@ static void decimal_view(const char *ty, size_t len, int *p, int *s,
         }
 }
 
-bool weir__sql_tx_decimal_of(sql_tx *t, const char *const *x_sql, size_t n,
-                             int *p, int *s, bool *integral)
+bool weir__sql_tx_types(sql_tx *t, const char *const *x_sql, size_t n,
+                        weir_buf *types)
 {
     if (!t->resolver || !t->resolver->expr_type || t->lambdas)
         return false;
@@ -638,10 +638,36 @@ bool weir__sql_tx_decimal_of(sql_tx *t, const char *const *x_sql, size_t n,
         rc = tx_rel(t, &q, t->from);
     }
     *t->err = saved;
-    weir_buf type = WEIR_BUF_INIT;
     bool ok = !rc && !q.failed &&
               t->resolver->expr_type(t->resolver->payload, weir__buf_cstr(&q),
-                                     &type) == 0 && !type.failed;
+                                     types) == 0 && !types->failed;
+    weir__buf_free(&q);
+    return ok;
+}
+
+/* Whether name is the alias (or unaliased name) of a relation of r. */
+bool weir__sql_tx_is_relation(const sql_rel *r, const char *name)
+{
+    if (!r)
+        return false;
+    if (r->kind == R_JOIN || r->kind == R_LATERAL_VIEW)
+        return weir__sql_tx_is_relation(r->left, name) ||
+               weir__sql_tx_is_relation(r->right, name) ||
+               (r->alias && weir__str_ieq(r->alias, name));
+    if (r->alias)
+        return weir__str_ieq(r->alias, name);
+    if (r->kind == R_TABLE)
+        return weir__str_ieq(r->name.parts[r->name.n - 1], name);
+    if (r->kind == R_TVF && r->call)
+        return weir__str_ieq(r->call->name, name);
+    return false;
+}
+
+bool weir__sql_tx_decimal_of(sql_tx *t, const char *const *x_sql, size_t n,
+                             int *p, int *s, bool *integral)
+{
+    weir_buf type = WEIR_BUF_INIT;
+    bool ok = weir__sql_tx_types(t, x_sql, n, &type);
     const char *at = ok ? weir__buf_cstr(&type) : "";
     for (size_t i = 0; ok && i < n; i++) {
         size_t len = strcspn(at, "\n");
@@ -649,7 +675,6 @@ bool weir__sql_tx_decimal_of(sql_tx *t, const char *const *x_sql, size_t n,
         decimal_view(at, len, &p[i], &s[i], &integral[i]);
         at += len + (at[len] == '\n');
     }
-    weir__buf_free(&q);
     weir__buf_free(&type);
     return ok;
 }

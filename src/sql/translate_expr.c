@@ -124,6 +124,56 @@ static const sql_lambda_scope *lambda_param(const sql_tx *t, const char *name,
     return NULL;
 }
 
+static void put_names(weir_buf *out, const weir_sql_expr *e, size_t from,
+                      size_t to)
+{
+    for (size_t i = from; i < to; i++) {
+        if (i > from)
+            weir__buf_putc(out, '.');
+        weir__buf_put_sql_ident(out, e->names[i]);
+    }
+}
+
+static bool probe_binds(sql_tx *t, const char *sql, weir_buf *type)
+{
+    weir__buf_clear(type);
+    return weir__sql_tx_types(t, &sql, 1, type);
+}
+
+/* a.b.c where a prefix is an array of structs: Spark extracts the field
+ * of every element (weather.main of array<struct<main ...>> is an
+ * array<string>), DuckDB refuses. When the name as written does not bind,
+ * the longest prefix that is a list gets its remaining fields through
+ * list_transform. *done false: render the name as written. */
+static int array_fields(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
+                        bool *done)
+{
+    *done = false;
+    if (e->n_names < 2 || !t->resolver || !t->resolver->expr_type ||
+        t->lambdas || t->unqualify ||
+        (e->n_names == 2 && weir__sql_tx_is_relation(t->from, e->names[0])))
+        return 0;
+    weir_buf name = WEIR_BUF_INIT, type = WEIR_BUF_INIT;
+    put_names(&name, e, 0, e->n_names);
+    bool whole = probe_binds(t, weir__buf_cstr(&name), &type);
+    for (size_t k = e->n_names - 1; !whole && !*done && k >= 1; k--) {
+        weir__buf_clear(&name);
+        put_names(&name, e, 0, k);
+        if (!probe_binds(t, weir__buf_cstr(&name), &type) ||
+            !weir__str_ends(weir__buf_cstr(&type), "[]"))
+            continue;
+        weir__buf_printf(out, "list_transform(%s, lambda \"__weir_elem\": "
+                              "\"__weir_elem\".",
+                         weir__buf_cstr(&name));
+        put_names(out, e, k, e->n_names);
+        weir__buf_putc(out, ')');
+        *done = true;
+    }
+    weir__buf_free(&name);
+    weir__buf_free(&type);
+    return 0;
+}
+
 static int tx_column(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
     size_t idx = 0;
@@ -148,6 +198,11 @@ static int tx_column(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
             return rc;
         weir__buf_putc(out, ')');
         from = 1;
+    } else {
+        bool done;
+        int rc = array_fields(t, out, e, &done);
+        if (rc || done)
+            return rc;
     }
     for (size_t i = from; i < e->n_names; i++) {
         if (i)

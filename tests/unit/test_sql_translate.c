@@ -337,6 +337,14 @@ TEST(test_sql_translate__with_and_setops)
     QN("SELECT * FROM VALUES (1, 'a'), (2, 'b') AS v(n, s) ORDER BY n DESC",
        "n,s", "2|b;1|a");
     QN("SELECT * FROM (VALUES (1), (2)) ORDER BY col1", "col1", "1;2");
+    /* a field of an array of structs is the array of the elements' fields
+     * (nested structs too; a struct holding the array too) */
+    QT("SELECT w.main, w.d.k, s.w.main FROM (SELECT array(named_struct('main', 'x', "
+       "'d', named_struct('k', 1))) AS w, named_struct('w', array(named_struct("
+       "'main', 'y'))) AS s) AS t", "VARCHAR[]|INTEGER[]|VARCHAR[]");
+    Q("SELECT w.main, t.w.d.k FROM (SELECT array(named_struct('main', 'x', 'd', "
+      "named_struct('k', 1)), named_struct('main', 'y', 'd', named_struct('k', 2))) "
+      "AS w) AS t", "[x, y]|[1, 2]");
     /* column aliases without a table alias (Spark accepts them) */
     QN("SELECT * FROM VALUES (1, 'a'), (2, 'b') AS (id, name) ORDER BY id",
        "id,name", "1|a;2|b");
