@@ -26,6 +26,7 @@
 typedef struct query_ctx {
     weir_pipeline *p;
     bool writes, use;
+    const weir_sql_source *src; /* for locations */
 } query_ctx;
 
 struct weir_result {
@@ -139,12 +140,48 @@ static bool direct_path(const weir_pipeline *p, const char *fmt,
     return yes;
 }
 
+/* A name DuckDB's catalog does not know is Spark's TABLE_OR_VIEW_NOT_FOUND
+ * with the name as written and its location, not DuckDB's message (its
+ * wording, its "Did you mean" suggestions from pg_catalog). Other binding
+ * errors are left to the statement. */
+static int check_exists(const query_ctx *q, const weir_sql_name *n,
+                        const char *rendered, weir_error *err)
+{
+    weir_buf sql = WEIR_BUF_INIT;
+    weir__buf_printf(&sql, "SELECT * FROM %s", rendered);
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_db_column *cols;
+    size_t n_cols;
+    weir_error e;
+    int rc = weir__conn_describe(q->p->qstore->conn, weir__buf_cstr(&sql), &cols,
+                                 &n_cols, &a, &e);
+    weir__arena_free(&a);
+    weir__buf_free(&sql);
+    if (!rc || !(strstr(e.message, "Catalog Error") ||
+                 strcmp(e.error_class, "TABLE_OR_VIEW_NOT_FOUND") == 0 ||
+                 strstr(e.message, "does not exist")))
+        return 0;
+    weir_buf shown = WEIR_BUF_INIT;
+    for (size_t i = 0; i < n->n; i++)
+        weir__buf_printf(&shown, "%s`%s`", i ? "." : "", n->parts[i]);
+    WEIR_ERR(err, WEIR_ESQL, "TABLE_OR_VIEW_NOT_FOUND",
+             "The table or view %s cannot be found. Verify the spelling and "
+             "correctness of the schema and catalog. If you did not qualify "
+             "the name with a schema, verify the current_schema() output, or "
+             "qualify the name with the correct schema and catalog.",
+             weir__buf_cstr(&shown));
+    weir__buf_free(&shown);
+    weir__sql_error_at(err, q->src, n->pos);
+    return WEIR_ESQL;
+}
+
 /* Table names: Spark catalogs map to DuckDB database aliases. */
 static int on_relation(void *payload, const weir_sql_relref *ref, weir_buf *out,
                        weir_error *err)
 {
     weir_pipeline *p = ((query_ctx *)payload)->p;
     const weir_sql_name *n = &ref->name;
+    size_t start = out->len;
     if (n->n == 2 && direct_path(p, n->parts[0], n->parts[1]))
         return weir__str_ieq(n->parts[0], "delta")
                    ? delta_read(p, n->parts[1], out, err)
@@ -161,7 +198,15 @@ static int on_relation(void *payload, const weir_sql_relref *ref, weir_buf *out,
             weir__buf_put_sql_ident(out, n->parts[i]);
         }
     }
-    return 0;
+    if (out->failed)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    weir_buf rendered = WEIR_BUF_INIT;
+    weir__buf_put(&rendered, out->ptr + start, out->len - start);
+    int rc = rendered.failed
+                 ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                 : check_exists(payload, n, weir__buf_cstr(&rendered), err);
+    weir__buf_free(&rendered);
+    return rc;
 }
 
 static int on_tvf(void *payload, const weir_sql_tvf *call, weir_buf *out,
@@ -293,7 +338,7 @@ static int run_all_but_last(weir_pipeline *p, const char *sql, weir_buf *last,
     if (!rc && n == 0)
         rc = WEIR_ERR(err, WEIR_ESQL, "PARSE_EMPTY_STATEMENT",
                       "Syntax error, unexpected empty statement.");
-    query_ctx q = { p, false, false };
+    query_ctx q = { p, false, false, &src };
     weir_sql_resolver r = { on_relation, on_tvf, &q, on_target, on_expr_type };
     for (size_t i = 0; !rc && i < n; i++) {
         weir__buf_clear(last);
