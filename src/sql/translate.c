@@ -697,6 +697,208 @@ static int tx_modifiers(sql_tx *t, weir_buf *out, const weir_sql_query *q)
     return rc;
 }
 
+/* Spark's coarse type families for set operations: inputs in different
+ * families have no common type (INCOMPATIBLE_COLUMN_TYPE); within one,
+ * and for strings and NULLs, Spark finds a wider type. */
+static int type_family(const char *ty)
+{
+    static const char *const NUM[] = { "TINYINT", "SMALLINT", "INTEGER", "BIGINT",
+                                       "HUGEINT", "FLOAT", "DOUBLE", "DECIMAL",
+                                       "UTINYINT", "USMALLINT", "UINTEGER",
+                                       "UBIGINT" };
+    size_t n = strlen(ty);
+    if (n >= 2 && strcmp(ty + n - 2, "[]") == 0)
+        return 1; /* array */
+    if (weir__str_istarts(ty, "STRUCT("))
+        return 2;
+    if (weir__str_istarts(ty, "MAP("))
+        return 3;
+    if (strcmp(ty, "BOOLEAN") == 0)
+        return 4;
+    if (strcmp(ty, "DATE") == 0 || weir__str_istarts(ty, "TIMESTAMP"))
+        return 5;
+    if (strcmp(ty, "BLOB") == 0)
+        return 6;
+    if (weir__str_istarts(ty, "INTERVAL"))
+        return 7;
+    for (size_t i = 0; i < sizeof(NUM) / sizeof(NUM[0]); i++)
+        if (weir__str_istarts(ty, NUM[i]))
+            return 8;
+    if (strcmp(ty, "VARCHAR") == 0)
+        return 9;
+    return 0; /* NULL and anything else: not judged */
+}
+
+static bool families_compatible(const char *a, const char *b)
+{
+    int fa = type_family(a), fb = type_family(b);
+    /* a string meets any atomic type (Spark casts it); not a complex one */
+    if ((fa == 9 && fb > 3) || (fb == 9 && fa > 3))
+        return true;
+    if (!fa || !fb || fa == fb) {
+        if (fa == 1 && fb == 1) { /* arrays: compare the elements */
+            char ea[256], eb[256];
+            size_t na = strlen(a) - 2, nb = strlen(b) - 2;
+            if (na >= sizeof(ea) || nb >= sizeof(eb))
+                return true;
+            memcpy(ea, a, na);
+            ea[na] = '\0';
+            memcpy(eb, b, nb);
+            eb[nb] = '\0';
+            return families_compatible(ea, eb);
+        }
+        return true;
+    }
+    return false;
+}
+
+static void put_ordinal(weir_buf *out, size_t n)
+{
+    static const char *const WORDS[] = { "first", "second", "third", "fourth",
+                                         "fifth", "sixth", "seventh", "eighth",
+                                         "ninth", "tenth" };
+    if (n >= 1 && n <= 10) {
+        weir__buf_puts(out, WORDS[n - 1]);
+        return;
+    }
+    const char *suffix = (n % 100 >= 11 && n % 100 <= 13) ? "th"
+                         : n % 10 == 1                   ? "st"
+                         : n % 10 == 2                   ? "nd"
+                         : n % 10 == 3                   ? "rd"
+                                                         : "th";
+    weir__buf_printf(out, "%zu%s", n, suffix);
+}
+
+static void put_spark_type(weir_buf *out, const char *duck, size_t len)
+{
+    weir_buf d = WEIR_BUF_INIT, s = WEIR_BUF_INIT;
+    weir__buf_put(&d, duck, len);
+    weir__sql_duckdb_type_to_spark(&s, weir__buf_cstr(&d));
+    /* Spark's SQL form: keywords upper case, field names as they are,
+     * "MAP<INT, INT>", "STRUCT<x: INT>" */
+    for (size_t i = 0; i < s.len; i++) {
+        size_t j = i;
+        while (j < s.len && (s.ptr[j] == '_' || (s.ptr[j] >= 'a' && s.ptr[j] <= 'z') ||
+                             (s.ptr[j] >= 'A' && s.ptr[j] <= 'Z') ||
+                             (s.ptr[j] >= '0' && s.ptr[j] <= '9')))
+            j++;
+        if (j > i) {
+            bool field = j < s.len && s.ptr[j] == ':';
+            for (size_t k = i; k < j; k++)
+                weir__buf_putc(out, (char)(!field && s.ptr[k] >= 'a' && s.ptr[k] <= 'z'
+                                               ? s.ptr[k] - 'a' + 'A'
+                                               : s.ptr[k]));
+            i = j - 1;
+            continue;
+        }
+        weir__buf_putc(out, s.ptr[i]);
+        if (s.ptr[i] == ',' || s.ptr[i] == ':')
+            weir__buf_putc(out, ' ');
+    }
+    weir__buf_free(&d);
+    weir__buf_free(&s);
+}
+
+/* Whether column col of q is an untyped NULL (weir types it INTEGER,
+ * Spark void: it takes the other input's type). */
+static bool null_column(const weir_sql_query *q, size_t col)
+{
+    if (!q)
+        return false;
+    switch (q->kind) {
+    case Q_SELECT:
+        return col < q->sel->n_items && q->sel->items[col].e->kind == EX_LIT &&
+               q->sel->items[col].e->lit == LIT_NULL;
+    case Q_VALUES:
+        for (size_t i = 0; i < q->n_rows; i++)
+            if (col < q->rows[i].n && q->rows[i].v[col]->kind == EX_LIT &&
+                q->rows[i].v[col]->lit == LIT_NULL)
+                return true;
+        return false;
+    case Q_SETOP:
+        return q->setop ? null_column(q->left, col) && null_column(q->right, col)
+                        : null_column(q->left, col);
+    }
+    return false;
+}
+
+/* Spark checks a set operation's inputs at analysis: the same number of
+ * columns (NUM_COLUMNS_MISMATCH) and column types with a common type
+ * (INCOMPATIBLE_COLUMN_TYPE); DuckDB would cast (an INT and a DATE fail
+ * only when rows are cast) or word it its own way. Inputs the resolver
+ * cannot type alone (they read CTEs of an outer WITH or outer columns)
+ * are left to DuckDB. */
+static int check_setop(sql_tx *t, const weir_sql_query *q, const char *left,
+                       size_t left_len, const char *right, size_t right_len)
+{
+    if (!t->resolver || !t->resolver->expr_type || t->lambdas)
+        return 0;
+    weir_buf lq = WEIR_BUF_INIT, rq = WEIR_BUF_INIT;
+    weir_buf lt = WEIR_BUF_INIT, rt = WEIR_BUF_INIT;
+    weir__buf_put(&lq, left, left_len);
+    weir__buf_put(&rq, right, right_len);
+    int rc = 0;
+    bool typed = !lq.failed && !rq.failed &&
+                 t->resolver->expr_type(t->resolver->payload, weir__buf_cstr(&lq),
+                                        &lt) == 0 &&
+                 t->resolver->expr_type(t->resolver->payload, weir__buf_cstr(&rq),
+                                        &rt) == 0 &&
+                 !lt.failed && !rt.failed;
+    const char *op = weir__str_ieq(q->setop, "MINUS") ? "EXCEPT" : q->setop;
+    size_t nl = 0, nr = 0;
+    for (size_t i = 0; typed && i < lt.len; i++)
+        nl += lt.ptr[i] == '\n';
+    for (size_t i = 0; typed && i < rt.len; i++)
+        nr += rt.ptr[i] == '\n';
+    if (typed && nl != nr) {
+        rc = WEIR_ESQL;
+        weir__error_set(t->err, WEIR_ESQL, "NUM_COLUMNS_MISMATCH", __FILE__,
+                        __LINE__,
+                        "%s can only be performed on inputs with the same "
+                        "number of columns, but the first input has %zu "
+                        "columns and the second input has %zu columns.",
+                        op, nl + 1, nr + 1);
+        if (q->src)
+            weir__sql_error_at(t->err, q->src, q->pos);
+    }
+    const char *a = lt.ptr, *b = rt.ptr;
+    for (size_t col = 1; typed && !rc && *a && *b; col++) {
+        size_t na = strcspn(a, "\n"), nb = strcspn(b, "\n");
+        char ta[256], tb[256];
+        if (na < sizeof(ta) && nb < sizeof(tb)) {
+            memcpy(ta, a, na);
+            ta[na] = '\0';
+            memcpy(tb, b, nb);
+            tb[nb] = '\0';
+            if (!null_column(q->left, col - 1) && !null_column(q->right, col - 1) &&
+                !families_compatible(ta, tb)) {
+                weir_buf m = WEIR_BUF_INIT;
+                weir__buf_printf(&m, "%s can only be performed on tables with "
+                                     "compatible column types. The ", op);
+                put_ordinal(&m, col);
+                weir__buf_puts(&m, " column of the second table is \"");
+                put_spark_type(&m, tb, nb);
+                weir__buf_puts(&m, "\" type which is not compatible with \"");
+                put_spark_type(&m, ta, na);
+                weir__buf_puts(&m, "\" at the same column of the first table.");
+                weir__error_set(t->err, WEIR_ESQL, "INCOMPATIBLE_COLUMN_TYPE",
+                                __FILE__, __LINE__, "%s", weir__buf_cstr(&m));
+                weir__buf_free(&m);
+                if (q->src)
+                    weir__sql_error_at(t->err, q->src, q->pos);
+                rc = WEIR_ESQL;
+            }
+        }
+        a += na + (a[na] == '\n');
+        b += nb + (b[nb] == '\n');
+    }
+    weir__buf_free(&lq);
+    weir__buf_free(&rq);
+    weir__buf_free(&lt);
+    weir__buf_free(&rt);
+    return rc;
+}
+
 static int tx_body(sql_tx *t, weir_buf *out, const weir_sql_query *q)
 {
     int rc = 0;
@@ -725,7 +927,9 @@ static int tx_body(sql_tx *t, weir_buf *out, const weir_sql_query *q)
             break;
         }
         weir__buf_putc(out, '(');
+        size_t l0 = out->len;
         rc = weir__sql_tx_query(t, out, q->left);
+        size_t l1 = out->len;
         weir__buf_puts(out, ") ");
         weir__buf_puts(out, q->setop);
         if (q->all)
@@ -733,9 +937,13 @@ static int tx_body(sql_tx *t, weir_buf *out, const weir_sql_query *q)
         if (q->by_name)
             weir__buf_puts(out, " BY NAME");
         weir__buf_puts(out, " (");
+        size_t r0 = out->len;
         if (!rc)
             rc = weir__sql_tx_query(t, out, q->right);
+        size_t r1 = out->len;
         weir__buf_putc(out, ')');
+        if (!rc && !q->by_name && !out->failed)
+            rc = check_setop(t, q, out->ptr + l0, l1 - l0, out->ptr + r0, r1 - r0);
         break;
     }
     if (!rc)

@@ -20,3 +20,37 @@ expect_stderr_not_contains "Did you mean"
 # Names that exist still read.
 expect_query "SELECT sum(n) AS s FROM numbers" "s
 3"
+
+# A set operation over incompatible column types fails the reading dataset
+# at analysis (dry-run included) with Spark's INCOMPATIBLE_COLUMN_TYPE and
+# the location; its readers fail as upstream failures; nothing runs.
+mkdir -p bad/transformations
+cat > bad/spark-pipeline.yml <<'YML'
+name: bad_union
+storage: storage
+libraries:
+  - glob:
+      include: transformations/**
+YML
+cat > bad/transformations/p.sql <<'SQL'
+CREATE MATERIALIZED VIEW ints AS SELECT * FROM VALUES (1), (2) AS t(n);
+CREATE MATERIALIZED VIEW dates AS SELECT DATE '2024-01-01' AS d;
+CREATE MATERIALIZED VIEW mixed AS
+SELECT n FROM ints
+UNION ALL
+SELECT d FROM dates;
+CREATE MATERIALIZED VIEW after_mixed AS SELECT * FROM mixed;
+CREATE MATERIALIZED VIEW widened AS SELECT n FROM ints UNION SELECT 1.5 UNION SELECT 'x';
+SQL
+cd bad
+run_weir dry-run
+expect_exit 2
+expect_stderr_contains "transformations/p.sql:4:1: error: [INCOMPATIBLE_COLUMN_TYPE] UNION can only be performed on tables with compatible column types. The first column of the second table is \"DATE\" type which is not compatible with \"INT\" at the same column of the first table."
+expect_stderr_contains "Flows with errors: spark_catalog.default.mixed."
+expect_stderr_contains "Flows that failed due to upstream errors: spark_catalog.default.after_mixed."
+run_weir run
+expect_exit 2
+expect_stderr_contains "[INCOMPATIBLE_COLUMN_TYPE]"
+expect_stderr_contains "2 errors"
+cd ..
+
