@@ -751,6 +751,8 @@ static int regex_groups(const char *re)
         else if (*p == '(' && p[1] == '?' && p[2] == '<' && p[3] != '=' &&
                  p[3] != '!')
             n++; /* (?<name>...) */
+        else if (*p == '(' && p[1] == '?' && p[2] == 'P' && p[3] == '<')
+            n++; /* (?P<name>...), RE2's spelling of it */
     }
     return n;
 }

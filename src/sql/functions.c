@@ -612,6 +612,66 @@ static bool spark_decimal_result(sql_tx *t, const char *name,
     return true;
 }
 
+/* Functions whose second argument is a Java regular expression. */
+static bool regex_function(const char *name)
+{
+    static const char *const NAMES[] = { "rlike", "regexp", "regexp_like",
+                                         "regexp_extract", "regexp_extract_all",
+                                         "regexp_replace", "regexp_count",
+                                         "regexp_substr", "regexp_instr",
+                                         "split" };
+    for (size_t i = 0; i < sizeof(NAMES) / sizeof(NAMES[0]); i++)
+        if (strcmp(name, NAMES[i]) == 0)
+            return true;
+    return false;
+}
+
+const weir_sql_expr *weir__sql_tx_regex_arg(sql_tx *t, const weir_sql_expr *e,
+                                            size_t arg)
+{
+    const weir_sql_expr *pat = arg == (size_t)-1 ? e->b
+                               : arg < e->n      ? e->list[arg]
+                                                 : NULL;
+    if (!pat || pat->kind != EX_LIT || pat->lit != LIT_STRING || !pat->text)
+        return e;
+    weir_buf re = WEIR_BUF_INIT;
+    const char *bad = NULL;
+    char bad_buf[96];
+    if (weir__sql_java_regex(&re, pat->text, &bad, bad_buf, sizeof(bad_buf))) {
+        weir__buf_free(&re);
+        weir__sql_tx_error(t, pat->pos, e->src,
+                           "The regular expression '%s' uses %s, which Spark's "
+                           "Java regex engine accepts and DuckDB's RE2 engine "
+                           "does not",
+                           pat->text, bad);
+        return NULL;
+    }
+    if (re.failed || strcmp(weir__buf_cstr(&re), pat->text) == 0) {
+        weir__buf_free(&re);
+        return e;
+    }
+    weir_sql_expr *copy = weir__arena_alloc(t->arena, sizeof(*copy));
+    weir_sql_expr *lit = weir__arena_alloc(t->arena, sizeof(*lit));
+    weir_sql_expr **list = arg == (size_t)-1
+                               ? NULL
+                               : weir__arena_array(t->arena, e->n, sizeof(*list));
+    char *text = weir__arena_strdup(t->arena, weir__buf_cstr(&re));
+    weir__buf_free(&re);
+    if (!copy || !lit || !text || (arg != (size_t)-1 && !list))
+        return e; /* out of memory: the pattern as written */
+    *copy = *e;
+    *lit = *pat;
+    lit->text = text;
+    if (arg == (size_t)-1) {
+        copy->b = lit;
+    } else {
+        memcpy(list, e->list, e->n * sizeof(*list));
+        list[arg] = lit;
+        copy->list = list;
+    }
+    return copy;
+}
+
 int weir__sql_tx_func(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
     char name[96];
@@ -662,6 +722,8 @@ int weir__sql_tx_func(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
         d->handler != weir__fn_first_last)
         return weir__sql_tx_error(t, e->pos, e->src,
                                   "IGNORE NULLS is not supported for %s()", name);
+    if (regex_function(name) && !(e = weir__sql_tx_regex_arg(t, e, 1)))
+        return WEIR_ESQL;
     int prec, scale;
     if (spark_decimal_result(t, name, e, &prec, &scale)) {
         weir__buf_puts(out, "CAST(");

@@ -454,6 +454,15 @@ bool weir__sql_tx_types(sql_tx *t, const char *const *x_sql, size_t n,
                         weir_buf *types);
 /* Whether name is the alias (or the unaliased name) of a relation in r. */
 bool weir__sql_tx_is_relation(const sql_rel *r, const char *name);
+/* A Java regular expression as RE2 into out (regex.c); nonzero with the
+ * construct RE2 lacks in *bad (text in bad_buf) when it cannot be. */
+int weir__sql_java_regex(weir_buf *out, const char *pattern, const char **bad,
+                         char *bad_buf, size_t bad_size);
+/* e with its regex argument (index arg) converted from Java's syntax when
+ * it is a string literal: e itself, a copy in t's arena, or NULL with the
+ * error set (the construct and the location). */
+const weir_sql_expr *weir__sql_tx_regex_arg(sql_tx *t, const weir_sql_expr *e,
+                                            size_t arg);
 /* A function call (functions.c). */
 int weir__sql_tx_func(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
 /* Is name an aggregate function Spark knows (for shape facts)? */

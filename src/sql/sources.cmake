@@ -19,6 +19,7 @@ set(WEIR_SQL_SOURCES
   src/sql/datetime.c
   src/sql/session.c
   src/sql/read_files.c
+  src/sql/regex.c
   src/sql/stmt.c
 )
 set(WEIR_SQL_DEPS util)

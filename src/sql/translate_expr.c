@@ -464,6 +464,8 @@ static int tx_cast(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 static int tx_like(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
     int rc;
+    if (e->op[0] == 'R' && !e->quant && !(e = weir__sql_tx_regex_arg(t, e, (size_t)-1)))
+        return WEIR_ESQL;
     if (e->op[0] == 'R') {
         weir__buf_puts(out, e->negated ? "(NOT regexp_matches(" : "regexp_matches(");
         if ((rc = sub(t, out, e->a)))

@@ -599,6 +599,22 @@ TEST(test_sql_translate__string_functions)
       "regexp_extract('abc', '(x)', 1), regexp_extract('ab12', '[0-9]+', 0)",
       "123||12");
     Q("SELECT regexp_extract_all('a1b22', '([0-9]+)', 1)", "[1, 22]");
+    /* Java regex syntax: what RE2 can say the same way is rewritten
+     * (possessive quantifiers with nothing to backtrack into, \\Q..\\E,
+     * named groups), the rest refused at translation with the construct */
+    Q("SELECT regexp_extract('a   b', 'a[ ]*+b', 0), regexp_extract('ab12', "
+      "'[a-z]++[0-9]', 0), 'x1' RLIKE '^[a-z]?+\\\\d{1,2}+$', "
+      "regexp_extract('x.y', '\\\\Q.\\\\E', 0), "
+      "regexp_extract('ab', '(?<first>a)b', 1), split('a1b22c', '\\\\d++')",
+      "a   b|ab1|true|.|a|[a, b, c]");
+    QERR("SELECT regexp_extract('aaa', 'a*+a', 0)", "possessive quantifier");
+    QERR("SELECT regexp_extract(' c', '[ ]*+b*c', 0)", "possessive quantifier");
+    QERR("SELECT regexp_replace('foobar', '(?<=foo)bar', 'X')", "look-behind");
+    QERR("SELECT 'ab' RLIKE 'a(?=b)'", "look-ahead");
+    QERR("SELECT regexp_extract('abc', '(?>a)bc', 0)", "atomic group");
+    QERR("SELECT 'aa' RLIKE '(a)\\\\1'", "backreference");
+    QERR("SELECT regexp_like('a', '(?x) a')", "inline flag x");
+    QERR("SELECT regexp_count('a', '\\\\h')", "escape \\h");
     Q("SELECT regexp_replace('a1b22', '[0-9]+', '#'), "
       "regexp_replace('john smith', '(\\\\w+) (\\\\w+)', '$2 $1')",
       "a#b#|smith john");

@@ -54,3 +54,26 @@ expect_stderr_contains "[INCOMPATIBLE_COLUMN_TYPE]"
 expect_stderr_contains "2 errors"
 cd ..
 
+# Java regex syntax: a possessive quantifier RE2 can express greedily runs;
+# a look-behind (RE2 has none) fails the flow at analysis with the
+# construct and the location, before anything runs or is retried.
+mkdir -p re/transformations
+cp bad/spark-pipeline.yml re/spark-pipeline.yml
+cat > re/transformations/p.sql <<'SQL'
+CREATE MATERIALIZED VIEW words AS SELECT * FROM VALUES ('key:   value'), ('foobar') AS t(s);
+CREATE MATERIALIZED VIEW trimmed AS
+SELECT regexp_extract(s, ':[ ]*+[a-z]++$', 0) AS v FROM words WHERE s RLIKE ':[ ]*+';
+SQL
+cd re
+run_weir run
+expect_exit 0
+expect_query "SELECT v FROM trimmed" "v
+:   value"
+cat >> transformations/p.sql <<'SQL'
+CREATE MATERIALIZED VIEW behind AS
+SELECT regexp_replace(s, '(?<=foo)bar', 'X') AS r FROM words;
+SQL
+run_weir dry-run
+expect_exit 2
+expect_stderr_contains "transformations/p.sql:5:26: error: [UNSUPPORTED_SPARK_SQL] The regular expression '(?<=foo)bar' uses a look-behind"
+cd ..
