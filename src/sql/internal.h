@@ -419,6 +419,8 @@ typedef struct sql_tx {
     bool unqualify;                  /* translate_expr: drop qualifiers */
     const sql_select *sel;           /* for named windows */
     const sql_rel *from;             /* FROM of the innermost SELECT */
+    weir_buf *from_text;             /* its DuckDB text once a probe made it */
+    int from_rc;                     /* -1: not made yet */
     const weir_sql_expr *time_window;/* window(...) of the GROUP BY */
     sql_lambda_scope *lambdas;
     const sql_cte_scope *ctes;

@@ -532,9 +532,14 @@ static int tx_select(sql_tx *t, weir_buf *out, const sql_select *s)
 {
     const sql_select *saved_sel = t->sel;
     const sql_rel *saved_from = t->from;
+    weir_buf *saved_text = t->from_text;
+    int saved_rc = t->from_rc;
     const weir_sql_expr *saved_tw = t->time_window;
+    weir_buf from_text = WEIR_BUF_INIT;
     t->sel = s;
     t->from = s->from;
+    t->from_text = &from_text;
+    t->from_rc = -1;
     t->time_window = find_time_window(s);
     int rc = 0;
     weir__buf_puts(out, s->distinct ? "SELECT DISTINCT " : "SELECT ");
@@ -545,7 +550,10 @@ static int tx_select(sql_tx *t, weir_buf *out, const sql_select *s)
     }
     if (!rc && s->from) {
         weir__buf_puts(out, " FROM ");
-        rc = tx_rel(t, out, s->from);
+        if (t->from_rc == 0) /* a probe rendered it already */
+            weir__buf_put(out, from_text.ptr, from_text.len);
+        else
+            rc = tx_rel(t, out, s->from);
     }
     if (!rc && s->where) {
         weir__buf_puts(out, " WHERE ");
@@ -586,7 +594,10 @@ static int tx_select(sql_tx *t, weir_buf *out, const sql_select *s)
     }
     t->sel = saved_sel;
     t->from = saved_from;
+    t->from_text = saved_text;
+    t->from_rc = saved_rc;
     t->time_window = saved_tw;
+    weir__buf_free(&from_text);
     return rc;
 }
 
@@ -633,7 +644,19 @@ bool weir__sql_tx_types(sql_tx *t, const char *const *x_sql, size_t n,
     for (size_t i = 0; i < n; i++)
         weir__buf_printf(&q, "%s(%s)", i ? ", " : "", x_sql[i]);
     int rc = 0;
-    if (t->from) {
+    if (t->from && t->from_text) {
+        /* rendered once per SELECT: probes of nested views would
+         * otherwise multiply */
+        if (t->from_rc < 0) {
+            weir_buf *text = t->from_text;
+            t->from_text = NULL; /* probes inside the FROM render their own */
+            t->from_rc = tx_rel(t, text, t->from) ? 1 : 0;
+            t->from_text = text;
+        }
+        rc = t->from_rc;
+        weir__buf_puts(&q, " FROM ");
+        weir__buf_put(&q, t->from_text->ptr, t->from_text->len);
+    } else if (t->from) {
         weir__buf_puts(&q, " FROM ");
         rc = tx_rel(t, &q, t->from);
     }
