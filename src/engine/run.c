@@ -302,6 +302,7 @@ static void start_slot(run_state *rs, slot *s)
         emit_status(rs, f, "PLANNING", false, WEIR_LEVEL_INFO);
     emit_status(rs, f, "STARTING", false, WEIR_LEVEL_INFO);
     weir__buf_free(&s->exec.details);
+    weir__buf_free(&s->exec.imported);
     memset(&s->exec, 0, sizeof(s->exec));
     s->exec.g = rs->g;
     s->exec.f = f;
@@ -382,6 +383,16 @@ static void finish_slot(run_state *rs, size_t idx)
                          x->no_new_data ? "true" : "false");
         weir__buf_puts(&d, weir__buf_cstr(&x->details));
         weir__buf_puts(&d, "}}");
+        if (x->imported.len) {
+            /* import_checkpoint: what was taken, committed with the
+             * flow's first batch. */
+            weir_buf id = WEIR_BUF_INIT;
+            weir__buf_printf(&id, "{\"import_checkpoint\": %s}",
+                             weir__buf_cstr(&x->imported));
+            flow_event(rs, f, WEIR_LEVEL_INFO, weir__buf_cstr(&id), NULL,
+                       x->import_note);
+            weir__buf_free(&id);
+        }
         if (x->note[0])
             flow_event(rs, f, WEIR_LEVEL_INFO, NULL, NULL, x->note);
         if (x->warning[0])
@@ -793,6 +804,7 @@ static void free_state(run_state *rs)
             pthread_join(rs->slots[i].thread, NULL);
         free(rs->slots[i].upstream);
         weir__buf_free(&rs->slots[i].exec.details);
+        weir__buf_free(&rs->slots[i].exec.imported);
     }
     free(rs->slots);
     free(rs->slot_of_flow);
