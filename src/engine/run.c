@@ -420,11 +420,12 @@ static void finish_slot(run_state *rs, size_t idx)
                        "STORAGE_WRITE_FAILED");
     if (write_error || weir__storage_write_failed(rs->st))
         rs->storage_failed = true;
-    /* Damaged state, and Kafka offsets that are gone, fail the same way
-     * every time. */
+    /* Damaged state, Kafka offsets that are gone and a Spark checkpoint
+     * that cannot be imported fail the same way every time. */
     bool damaged = !strcmp(x->err.error_class, "CHECKPOINT_MISSING") ||
                    !strcmp(x->err.error_class, "FILE_MANIFEST_MISSING") ||
-                   !strcmp(x->err.error_class, "KAFKA_DATA_LOSS");
+                   !strcmp(x->err.error_class, "KAFKA_DATA_LOSS") ||
+                   !strncmp(x->err.error_class, "IMPORT_CHECKPOINT_", 18);
     bool retry = !rs->storage_failed && !damaged && s->attempts <= s->max_retries;
     /* Retries used up (Spark's message), or not retried at all. */
     bool exhausted = !retry && !damaged && !rs->storage_failed &&

@@ -66,14 +66,20 @@ static bool under(const char *path, const char *dir)
 
 /* Files: the processed files as manifest rows, matched to the flow's
  * listing so that planning recognises them (same path, size, mtime). */
-static int import_files(const weir_source_ctx *c, const weir_spark_checkpoint *sc,
+static int import_files(const weir_source_ctx *c, weir_spark_checkpoint *sc,
                         size_t i, const weir_import_source *s, int64_t *n_out)
 {
+    int rc = weir__spark_checkpoint_files(sc, i, c->arena, c->err);
+    if (rc) {
+        weir__error_prefix(c->err, "Flow '%s' cannot import its checkpoint: ",
+                           c->f->display);
+        return rc;
+    }
     const weir_spark_source *ss = &sc->sources[i];
     weir_file_opts opts;
     weir_file_list files = { NULL, 0, 0 };
     bool missing = false;
-    int rc = weir__file_opts(&opts, s->in->tvf, c->err);
+    rc = weir__file_opts(&opts, s->in->tvf, c->err);
     if (!rc)
         rc = weir__files_list(&files, NULL, &missing, c->root_dir, &opts, c->err);
     if (rc)

@@ -324,7 +324,7 @@ static int classify(reader *r, const char *path, size_t i, weir_spark_source *s)
                             "has no valid logOffset: %s",
                             r->dir, i, path, s->offset);
         s->kind = WEIR_SPARK_FILES;
-        return read_file_log(r, i, s);
+        return 0;
     }
     if (j->type == WEIR_JSON_OBJECT && j->len) {
         size_t n = 0;
@@ -531,4 +531,11 @@ int weir__spark_checkpoint_read(weir_spark_checkpoint *out, weir_arena *a,
         rc = classify(&r, op, i, s);
     }
     return rc;
+}
+
+int weir__spark_checkpoint_files(weir_spark_checkpoint *sc, size_t i,
+                                 weir_arena *a, weir_error *err)
+{
+    reader r = { sc->path, a, err };
+    return read_file_log(&r, i, &sc->sources[i]);
 }

@@ -45,7 +45,8 @@ typedef struct weir_spark_source {
     weir_spark_source_kind kind;
     const char *offset;   /* the offset line as written */
     int64_t log_offset;   /* files: the source log's last batch */
-    weir_spark_file *files; /* files: every file processed up to it */
+    weir_spark_file *files; /* files: every file processed up to it
+                               (weir__spark_checkpoint_files) */
     size_t n_files;
     weir_spark_partition *parts; /* kafka */
     size_t n_parts;
@@ -67,5 +68,11 @@ typedef struct weir_spark_checkpoint {
  * IMPORT_CHECKPOINT_INVALID (a file that does not parse). */
 int weir__spark_checkpoint_read(weir_spark_checkpoint *out, weir_arena *a,
                                 const char *dir, weir_error *err);
+
+/* Fill files of file source i from its log (sources/i/): every file it
+ * processed up to its log_offset. IMPORT_CHECKPOINT_INCOMPLETE when a log
+ * file is missing. */
+int weir__spark_checkpoint_files(weir_spark_checkpoint *sc, size_t i,
+                                 weir_arena *a, weir_error *err);
 
 #endif
