@@ -102,6 +102,22 @@ expect_query "SELECT count(*) AS n FROM events" "n
 34"
 rm -rf transformations/second.sql input2 cp/files2 input/f15.json input/f16.json
 
+# ---- Python: append_flow(import_checkpoint=...) through the shim ---------
+WEIR_PYTHON=$("$E2E_LIB/../../scripts/pyclient.sh" 4.2.0)
+export WEIR_PYTHON
+(
+    cd py
+    run_weir run
+    expect_exit 0
+    expect_stdout_contains "Flow 'spark_catalog.default.migrate' imported the Spark Structured Streaming checkpoint $E2E_WORK/cp/files"
+    expect_query "SELECT count(*) AS n, min(id) AS lo FROM events" "n,lo
+6,120"
+    run_weir run
+    expect_exit 0
+    expect_stdout_not_contains "imported"
+)
+expect_equal "checkpoint folder unchanged" "$(tree_sum cp/files)" "$before"
+
 # ---- Spark 3.5's checkpoint ----------------------------------------------
 if [ -d spark-3.5 ]; then
     fresh
