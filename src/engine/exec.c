@@ -814,8 +814,8 @@ static int exec_batch(weir_flow_exec *x, const weir_gdataset *t)
         rc = weir__storage_commit(x->st, x->conn, &x->err);
     if (rc || !commit)
         weir__conn_rollback(x->conn);
-    if (rc)
-        weir__buf_clear(&x->imported);
+    if (rc && x->import_pending)
+        weir__buf_clear(&x->imported); /* rolled back with its batch */
     if (!rc && x->sink_format)
         rc = sink_publish(x, t);
     for (size_t i = 0; i < x->unstable.n; i++)

@@ -363,6 +363,16 @@ static void finish_slot(run_state *rs, size_t idx)
     rs->running--;
     double secs = (double)(weir__monotonic_us() - s->started_at) / 1e6;
     weir_flow_exec *x = &s->exec;
+    if (x->imported.len) {
+        /* import_checkpoint: what was taken, committed with the flow's
+         * first batch (though a later batch of the update failed). */
+        weir_buf id = WEIR_BUF_INIT;
+        weir__buf_printf(&id, "{\"import_checkpoint\": %s}",
+                         weir__buf_cstr(&x->imported));
+        flow_event(rs, f, WEIR_LEVEL_INFO, weir__buf_cstr(&id), NULL,
+                   x->import_note);
+        weir__buf_free(&id);
+    }
     if (!x->err.code) {
         if (x->idle) {
             s->state = S_IDLE;
@@ -383,16 +393,6 @@ static void finish_slot(run_state *rs, size_t idx)
                          x->no_new_data ? "true" : "false");
         weir__buf_puts(&d, weir__buf_cstr(&x->details));
         weir__buf_puts(&d, "}}");
-        if (x->imported.len) {
-            /* import_checkpoint: what was taken, committed with the
-             * flow's first batch. */
-            weir_buf id = WEIR_BUF_INIT;
-            weir__buf_printf(&id, "{\"import_checkpoint\": %s}",
-                             weir__buf_cstr(&x->imported));
-            flow_event(rs, f, WEIR_LEVEL_INFO, weir__buf_cstr(&id), NULL,
-                       x->import_note);
-            weir__buf_free(&id);
-        }
         if (x->note[0])
             flow_event(rs, f, WEIR_LEVEL_INFO, NULL, NULL, x->note);
         if (x->warning[0])

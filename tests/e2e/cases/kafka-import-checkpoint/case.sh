@@ -64,7 +64,8 @@ run_weir run
 expect_exit 1
 expect_stdout_contains "[IMPORT_CHECKPOINT_MISMATCH] Cannot import Spark checkpoint $PWD/cp/orders into flow 'spark_catalog.default.migrate': its Kafka source 0 read topic 'orders' partition 0, which the flow's read_kafka(subscribe => 'other') does not"
 
-# Into a sink: the import works the same.
+# Into a sink: the import works the same; with maxOffsetsPerTrigger the
+# update runs several batches after it (batch 1 holds the import).
 setup orders
 cat >>transformations/kafka.sql <<SQL
 CREATE SINK out USING json OPTIONS (path 'sink-out');
@@ -73,11 +74,14 @@ OPTIONS (import_checkpoint 'cp/orders')
 AS INSERT INTO out BY NAME
 SELECT CAST(value AS STRING) AS v
 FROM STREAM read_kafka(bootstrapServers => '$KAFKA', subscribe => 'orders',
-                       startingOffsets => 'earliest');
+                       startingOffsets => 'earliest', maxOffsetsPerTrigger => 2);
 SQL
 run_weir run
 expect_exit 0
 expect_stdout_contains "Flow 'to_sink' imported the Spark Structured Streaming checkpoint"
+expect_equal "import events" "$(grep -c "Flow 'to_sink' imported" "$WEIR_STDOUT")" 1
+run_weir events --format json
+expect_stdout_contains "\"batches\": [{\"generation\": 0, \"batch_id\": 1,"
 expect_query "SELECT v FROM read_files('sink-out', format => 'json') ORDER BY v" "v
 a3
 a4
