@@ -473,12 +473,19 @@ typedef struct weir_flow_options {
     const char *source_path; /* the file that defines the flow; as in
                                 weir_dataset_options */
     unsigned source_line;
+    /* Version 3: */
+    /* A Spark Structured Streaming checkpoint folder (checkpointLocation;
+     * relative: to the pipeline's root) whose last committed position the
+     * flow starts from on its first update, instead of reading its
+     * sources from the start (docs/import-checkpoint.md). Streaming
+     * append flows into a streaming table or a sink only. NULL = none. */
+    const char *import_checkpoint;
 } weir_flow_options;
 
-#define WEIR_FLOW_OPTIONS_VERSION 2
+#define WEIR_FLOW_OPTIONS_VERSION 3
 #define WEIR_FLOW_OPTIONS_INIT                                                \
     { WEIR_FLOW_OPTIONS_VERSION, NULL, NULL, NULL, false, NULL, 0, NULL,      \
-      NULL, 0 }
+      NULL, 0, NULL }
 
 /**
  * Register a standalone flow (Spark's defineFlow, SQL's CREATE FLOW ... AS

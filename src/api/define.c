@@ -407,6 +407,18 @@ int weir_pipeline_define_flow(weir_pipeline *p, const weir_flow_options *o,
     f.conf = copy_kv(&p->arena, o->conf, o->n_conf);
     f.n_conf = o->n_conf;
     f.comment = weir__arena_strdup(&p->arena, o->comment);
+    if (o->version >= 3 && o->import_checkpoint) {
+        if (!*o->import_checkpoint)
+            return WEIR_ERR(err, WEIR_EINVAL, NULL,
+                            "flow '%s': import_checkpoint is empty", name);
+        if (o->once)
+            return WEIR_ERR(err, WEIR_EINVAL, NULL,
+                            "flow '%s': a once flow cannot import a "
+                            "checkpoint (import_checkpoint is for streaming "
+                            "append flows)",
+                            name);
+        f.import_checkpoint = weir__arena_strdup(&p->arena, o->import_checkpoint);
+    }
     if (weir__arena_failed(&p->arena) || weir__defs_add_flow(&p->defs, &f))
         return oom(err);
     weir__defined(p);

@@ -12,6 +12,7 @@
 #include "engine/resolve.h"
 #include "engine/write.h"
 #include "sources/files.h"
+#include "sources/import.h"
 #include "sources/source.h"
 #include "sinks/sink.h"
 #include "events/events.h"
@@ -147,6 +148,15 @@ static int check_unrecorded(weir_flow_exec *x, const weir_gdataset *t,
     weir__rows_free(r);
     if (rc || have <= counted)
         return rc;
+    const char *import = x->f->def ? x->f->def->import_checkpoint : NULL;
+    if (import && t->kind == WEIR_STREAMING_TABLE)
+        return WEIR_ERR(&x->err, WEIR_ERROR, "IMPORT_CHECKPOINT_TARGET",
+                        "Flow '%s' cannot import Spark checkpoint %s: its "
+                        "target %s is an existing table (it holds %lld "
+                        "row(s) that the pipeline's flows did not write). "
+                        "Import into a new streaming table the pipeline "
+                        "creates, or into a sink.",
+                        x->f->display, import, t->display, (long long)have);
     char what[512];
     if (t->kind == WEIR_SINK)
         snprintf(what, sizeof(what),
@@ -266,6 +276,76 @@ static int plan_inputs(weir_flow_exec *x, batch_plan *p, const weir_gflow *f,
             return rc;
     }
     return 0;
+}
+
+/* The flow's streaming sources in the order plan_inputs() plans them,
+ * each once. */
+typedef WEIR_VEC(weir_import_source) import_sources;
+static int import_inputs(weir_flow_exec *x, batch_plan *p, const weir_gflow *f,
+                         import_sources *out, int depth)
+{
+    const weir_graph *g = x->g;
+    if (depth > 64)
+        return WEIR_ERR(&x->err, WEIR_ERROR, NULL, "views nest too deeply");
+    for (size_t i = 0; i < f->n_inputs; i++) {
+        const weir_input *in = &f->inputs[i];
+        if (in->dataset >= 0) {
+            const weir_gdataset *d = &g->datasets[in->dataset];
+            if (d->kind == WEIR_TEMPORARY_VIEW || d->kind == WEIR_PERSISTED_VIEW) {
+                int rc = d->n_flows ? import_inputs(x, p, &g->flows[d->flows[0]],
+                                                    out, depth + 1)
+                                    : 0;
+                if (rc)
+                    return rc;
+                continue;
+            }
+        }
+        if (!in->streaming)
+            continue;
+        weir_import_source s = { in, weir__source_kind_of(in)->key(
+                                         &p->arena, g, in, x->root_dir) };
+        if (!s.key)
+            return WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+        bool dup = false;
+        for (size_t k = 0; k < out->len && !dup; k++)
+            dup = strcmp(out->items[k].key, s.key) == 0;
+        if (!dup && WEIR_VEC_PUSH(out, s))
+            return WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    return 0;
+}
+
+/* import_checkpoint, on the flow's first update: the Spark checkpoint's
+ * position becomes batch 0, in the transaction of the first batch (which
+ * becomes batch 1). */
+static int import_checkpoint(weir_flow_exec *x, batch_plan *p,
+                             const char *path)
+{
+    import_sources srcs = WEIR_VEC_INIT;
+    int rc = import_inputs(x, p, x->f, &srcs, 0);
+    char *abs = rc ? NULL : weir__path_absolute(path, x->root_dir);
+    if (!rc && !abs)
+        rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    weir__buf_clear(&x->imported);
+    if (!rc)
+        rc = weir__source_import(&p->ctx, abs, srcs.items, srcs.len,
+                                 &x->imported);
+    if (!rc) {
+        snprintf(x->import_note, sizeof(x->import_note),
+                 "Flow '%s' imported the Spark Structured Streaming "
+                 "checkpoint %s: it continues after the query's last "
+                 "committed batch instead of reading its sources from the "
+                 "start.",
+                 x->f->display, abs);
+        x->import_pending = true;
+        p->batch_id++;
+        p->ctx.batch_id = p->batch_id;
+    } else {
+        weir__buf_clear(&x->imported);
+    }
+    free(abs);
+    WEIR_VEC_FREE(&srcs);
+    return rc;
 }
 
 static bool plan_has_data(const batch_plan *p)
@@ -585,6 +665,11 @@ static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
         rc = check_unrecorded(x, t, &fs, p.gen, p.batch_id);
     if (!rc)
         rc = check_manifest(x, t, &fs, p.gen);
+    /* import_checkpoint: only into a flow without any checkpoint (its
+     * first update; after a full refresh the flow has a new, empty one). */
+    const char *import = x->f->def ? x->f->def->import_checkpoint : NULL;
+    if (!rc && import && !fs.found && p.gen == 0 && p.batch_id == 0)
+        rc = import_checkpoint(x, &p, import);
     if (!rc)
         rc = plan_inputs(x, &p, x->f, 0);
     for (size_t i = 0; !rc && i < p.sources.len; i++)
@@ -693,6 +778,8 @@ static int batch_restart(weir_flow_exec *x)
     x->rows_written = 0;
     x->warning[0] = '\0';
     x->note[0] = '\0';
+    x->import_pending = false;
+    weir__buf_clear(&x->imported);
     int rc = weir__conn_begin(x->conn, &x->err);
     if (!rc)
         weir__error_clear(&x->err);
@@ -707,6 +794,7 @@ static int exec_batch(weir_flow_exec *x, const weir_gdataset *t)
     x->sink_format = NULL;
     x->careful_files = false;
     x->files_changed = false;
+    x->import_pending = false;
     int rc = weir__conn_begin(x->conn, &x->err);
     if (rc)
         return rc;
@@ -720,10 +808,14 @@ static int exec_batch(weir_flow_exec *x, const weir_gdataset *t)
         if (!rc)
             rc = run_stable(x, t);
     }
-    if (!rc && !x->idle && !x->no_new_data)
+    /* An import commits though the first batch found nothing new. */
+    bool commit = !x->idle && (!x->no_new_data || x->import_pending);
+    if (!rc && commit)
         rc = weir__storage_commit(x->st, x->conn, &x->err);
-    if (rc || x->idle || x->no_new_data)
+    if (rc || !commit)
         weir__conn_rollback(x->conn);
+    if (rc && x->import_pending)
+        weir__buf_clear(&x->imported); /* rolled back with its batch */
     if (!rc && x->sink_format)
         rc = sink_publish(x, t);
     for (size_t i = 0; i < x->unstable.n; i++)

@@ -43,6 +43,11 @@ typedef struct weir_flow_exec {
      * update's batch (malloc'd paths, freed by weir__flow_exec) */
     weir_source_unstable unstable;
     bool files_changed; /* the last attempt met such a file */
+    /* import_checkpoint: the import committed with the flow's first batch
+     * (a JSON object, empty when none) and its event's message */
+    weir_buf imported;
+    char import_note[1024];
+    bool import_pending; /* this batch's transaction holds an import */
 } weir_flow_exec;
 
 /* Run the flow. Returns 0 or the code in x->err; on failure nothing of the

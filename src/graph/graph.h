@@ -76,6 +76,8 @@ typedef struct weir_def_flow {
     const weir_kvpair *conf;
     size_t n_conf;
     const char *comment;
+    const char *import_checkpoint; /* a Spark checkpoint folder to import
+                                      on the flow's first update, or NULL */
     weir_origin origin;
 } weir_def_flow;
 

@@ -421,6 +421,18 @@ void weir__graph_validate_flow(builder *b, const weir_gflow *f)
                       fq, fq);
         return;
     }
+    if (f->def && f->def->import_checkpoint && t->kind != WEIR_STREAMING_TABLE &&
+        t->kind != WEIR_SINK) {
+        /* docs/import-checkpoint.md: what a Structured Streaming query
+         * wrote continues in a table the pipeline appends to, or a sink. */
+        weir__graph_report(b, &f->origin, NULL, "IMPORT_CHECKPOINT_NOT_SUPPORTED",
+                           "Flow %s imports a checkpoint into the %s %s; "
+                           "import_checkpoint is for streaming append flows "
+                           "into a streaming table or a sink.",
+                           fq, weir__kind_name(t->kind),
+                           weir__graph_quoted(&g->arena, t->display));
+        return;
+    }
     if (t->kind == WEIR_STREAMING_TABLE && !f->streaming)
         weir__graph_report(b, &f->origin, NULL,
                   "INVALID_FLOW_QUERY_TYPE.BATCH_RELATION_FOR_STREAMING_TABLE",

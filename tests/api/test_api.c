@@ -655,7 +655,78 @@ TEST(test_load_spec)
     scratch_free(&sc);
 }
 
+/* Write text to dir/rel (folders made). */
+static void put_file(const char *dir, const char *rel, const char *text)
+{
+    char path[512], cmd[600];
+    snprintf(path, sizeof(path), "%s/%s", dir, rel);
+    snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
+    if (system(cmd) != 0)
+        abort();
+    FILE *f = fopen(path, "w");
+    if (!f)
+        abort();
+    fputs(text, f);
+    fclose(f);
+}
+
+/* weir_flow_options.import_checkpoint: the flow starts after the files a
+ * Structured Streaming checkpoint lists (docs/import-checkpoint.md). */
+TEST(test_import_checkpoint)
+{
+    weir_error err;
+    scratch sc;
+    scratch_init(&sc);
+    put_file(sc.dir, "in/a.json", "{\"id\":1}\n{\"id\":2}\n");
+    put_file(sc.dir, "in/b.json", "{\"id\":3}\n");
+    char entry[512];
+    snprintf(entry, sizeof(entry),
+             "v1\n{\"path\":\"file://%s/in/a.json\",\"timestamp\":1,"
+             "\"batchId\":0}\n", sc.dir);
+    put_file(sc.dir, "cp/metadata", "{\"id\":\"q\"}");
+    put_file(sc.dir, "cp/offsets/0",
+             "v1\n{\"batchWatermarkMs\":0,\"batchTimestampMs\":1}\n"
+             "{\"logOffset\":0}\n");
+    put_file(sc.dir, "cp/commits/0", "v1\n{\"nextBatchWatermarkMs\":0}");
+    put_file(sc.dir, "cp/sources/0/0", entry);
+    weir_session *s;
+    CHECK_INT(weir_session_open(&s, NULL, &err), 0);
+    weir_pipeline *p = pipeline_at(s, &sc);
+    weir_dataset_options t = WEIR_DATASET_OPTIONS_INIT;
+    t.name = "t";
+    CHECK_INT(weir_pipeline_create_table(p, &t, NULL, &err), 0);
+    weir_flow_options f = WEIR_FLOW_OPTIONS_INIT;
+    f.name = "migrate";
+    f.target = "t";
+    f.query = "SELECT id FROM STREAM read_files('in', format => 'json', "
+              "schema => 'id BIGINT')";
+    f.import_checkpoint = "";
+    CHECK_INT(weir_pipeline_define_flow(p, &f, &err), WEIR_EINVAL);
+    f.import_checkpoint = "cp";
+    f.once = true;
+    CHECK_INT(weir_pipeline_define_flow(p, &f, &err), WEIR_EINVAL);
+    CHECK_CONTAINS(err.message, "a once flow cannot import a checkpoint");
+    f.once = false;
+    CHECK_INT(weir_pipeline_define_flow(p, &f, &err), 0);
+    weir_run_options ro = WEIR_RUN_OPTIONS_INIT;
+    weir_run_result r;
+    CHECK_INT(weir_pipeline_start_run(p, &ro, &r, &err), 0);
+    CHECK_INT(r.state, WEIR_RUN_COMPLETED);
+    char buf[64];
+    CHECK_STR(scalar(p, "SELECT concat_ws(',', collect_list(id)) FROM t", buf,
+                     sizeof(buf)),
+              "3");
+    CHECK_STR(scalar(p, "SELECT count(*) FROM event_log() WHERE details "
+                        "LIKE '%import_checkpoint%'",
+                     buf, sizeof(buf)),
+              "1");
+    weir_pipeline_drop(p);
+    weir_session_close(s);
+    scratch_free(&sc);
+}
+
 TEST_MAIN(RUN(test_version); RUN(test_null_and_versions);
           RUN(test_names_and_references); RUN(test_sql_error_locations);
           RUN(test_full_definition); RUN(test_run_options);
-          RUN(test_results_and_streams); RUN(test_load_spec);)
+          RUN(test_results_and_streams); RUN(test_load_spec);
+          RUN(test_import_checkpoint);)
