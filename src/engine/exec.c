@@ -236,9 +236,10 @@ static int check_files_stable(weir_flow_exec *x, const batch_plan *p)
 }
 
 /* Inputs of a flow including those of the views it reads, which stream in
- * the reader's flow; each source once. */
+ * the reader's flow; each source once. keys_only: their kinds and keys,
+ * not planned. */
 static int plan_inputs(weir_flow_exec *x, batch_plan *p, const weir_gflow *f,
-                       int depth)
+                       int depth, bool keys_only)
 {
     const weir_graph *g = x->g;
     if (depth > 64)
@@ -250,7 +251,8 @@ static int plan_inputs(weir_flow_exec *x, batch_plan *p, const weir_gflow *f,
             const weir_gdataset *d = &g->datasets[in->dataset];
             if (d->kind == WEIR_TEMPORARY_VIEW || d->kind == WEIR_PERSISTED_VIEW) {
                 if (d->n_flows)
-                    rc = plan_inputs(x, p, &g->flows[d->flows[0]], depth + 1);
+                    rc = plan_inputs(x, p, &g->flows[d->flows[0]], depth + 1,
+                                     keys_only);
                 if (rc)
                     return rc;
                 continue;
@@ -269,7 +271,8 @@ static int plan_inputs(weir_flow_exec *x, batch_plan *p, const weir_gflow *f,
             dup = strcmp(p->sources.items[k].key, b.key) == 0;
         if (dup)
             continue;
-        rc = b.kind->plan(&p->ctx, in, &b);
+        if (!keys_only)
+            rc = b.kind->plan(&p->ctx, in, &b);
         if (!rc && WEIR_VEC_PUSH(&p->sources, b))
             rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
         if (rc)
@@ -345,6 +348,49 @@ static int import_checkpoint(weir_flow_exec *x, batch_plan *p,
     }
     free(abs);
     WEIR_VEC_FREE(&srcs);
+    return rc;
+}
+
+/* The flow's sources must be those its last batch in this generation
+ * read: a source added would start from nothing while the others go on,
+ * one removed would keep a position nothing reads (Spark fails such a
+ * flow the same way). */
+static int check_source_set(weir_flow_exec *x, batch_plan *p)
+{
+    if (p->batch_id == 0)
+        return 0;
+    int rc = plan_inputs(x, p, x->f, 0, true);
+    weir_rows *r = NULL;
+    if (!rc)
+        rc = weir__checkpoint_batch_sources(&p->cp, p->gen, p->batch_id - 1, &r);
+    bool same = !rc && r->n_rows == p->sources.len;
+    for (size_t i = 0; same && i < r->n_rows; i++) {
+        bool found = false;
+        for (size_t k = 0; k < p->sources.len && !found; k++)
+            found = !strcmp(p->sources.items[k].key, weir__rows_get(r, i, 0));
+        same = found;
+    }
+    if (!rc && !same) {
+        weir_buf was = WEIR_BUF_INIT, now = WEIR_BUF_INIT;
+        for (size_t i = 0; i < r->n_rows; i++)
+            weir__buf_printf(&was, "%s%s", i ? ", " : "", weir__rows_get(r, i, 0));
+        for (size_t k = 0; k < p->sources.len; k++)
+            weir__buf_printf(&now, "%s%s", k ? ", " : "",
+                             p->sources.items[k].key);
+        const char *target = x->g->datasets[x->f->target].name;
+        rc = WEIR_ERR(&x->err, WEIR_ERROR, WEIR_SOURCES_CHANGED_CLASS,
+                      "Flow '%s' had streaming sources added or removed. "
+                      "Please perform a full refresh in order to rebuild "
+                      "'%s' against the current set of sources. (Its "
+                      "checkpoint has: %s; its query reads: %s. weir run "
+                      "--full-refresh %s)",
+                      x->f->display, x->f->display, weir__buf_cstr(&was),
+                      weir__buf_cstr(&now), target);
+        weir__buf_free(&was);
+        weir__buf_free(&now);
+    }
+    weir__rows_free(r);
+    p->sources.len = 0;
     return rc;
 }
 
@@ -671,7 +717,9 @@ static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
     if (!rc && import && !fs.found && p.gen == 0 && p.batch_id == 0)
         rc = import_checkpoint(x, &p, import);
     if (!rc)
-        rc = plan_inputs(x, &p, x->f, 0);
+        rc = check_source_set(x, &p);
+    if (!rc)
+        rc = plan_inputs(x, &p, x->f, 0, false);
     for (size_t i = 0; !rc && i < p.sources.len; i++)
         x->more |= p.sources.items[i].more;
     if (!rc && !plan_has_data(&p)) {
@@ -761,6 +809,15 @@ static int exec_mv(weir_flow_exec *x, const weir_gdataset *t)
         /* weir__comments() starts with "; " */
         rc = weir__conn_exec(x->conn, weir__buf_cstr(&sql) + 2, NULL, &x->err);
     }
+    /* A new epoch for each recomputation, with its rows: streaming
+     * readers of the view read them as new data (sources/table.c). */
+    weir__buf_clear(&sql);
+    weir__buf_puts(&sql, "UPDATE ");
+    weir__meta_table(&sql, t->catalog, "tables");
+    weir__buf_puts(&sql, " SET epoch = epoch + 1 WHERE name = ");
+    weir__buf_put_sql_string(&sql, t->display);
+    if (!rc)
+        rc = weir__exec_buf(x->conn, &sql, &x->err);
     /* rows_written: the CREATE TABLE's count, or the INSERT's rows. */
     weir__buf_free(&sql);
     return rc;

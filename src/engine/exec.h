@@ -54,4 +54,8 @@ typedef struct weir_flow_exec {
  * flow's batch is visible and its checkpoint has not moved. */
 int weir__flow_exec(weir_flow_exec *x);
 
+/* The class of a streaming flow whose sources differ from its checkpoint's
+ * (Spark has the message but no class). Not retried. */
+#define WEIR_SOURCES_CHANGED_CLASS "STREAMING_SOURCES_ADDED_OR_REMOVED"
+
 #endif

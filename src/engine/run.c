@@ -420,18 +420,27 @@ static void finish_slot(run_state *rs, size_t idx)
                        "STORAGE_WRITE_FAILED");
     if (write_error || weir__storage_write_failed(rs->st))
         rs->storage_failed = true;
-    /* Damaged state, Kafka offsets that are gone and a Spark checkpoint
-     * that cannot be imported fail the same way every time. */
+    /* Damaged state, Kafka offsets that are gone, a Spark checkpoint that
+     * cannot be imported, and streaming sources changed in place or added
+     * or removed fail the same way every time. */
     bool damaged = !strcmp(x->err.error_class, "CHECKPOINT_MISSING") ||
                    !strcmp(x->err.error_class, "FILE_MANIFEST_MISSING") ||
                    !strcmp(x->err.error_class, "KAFKA_DATA_LOSS") ||
-                   !strncmp(x->err.error_class, "IMPORT_CHECKPOINT_", 18);
+                   !strncmp(x->err.error_class, "IMPORT_CHECKPOINT_", 18) ||
+                   !strcmp(x->err.error_class, "STREAMING_SOURCE_CHANGED") ||
+                   !strcmp(x->err.error_class, WEIR_SOURCES_CHANGED_CLASS);
     bool retry = !rs->storage_failed && !damaged && s->attempts <= s->max_retries;
     /* Retries used up (Spark's message), or not retried at all. */
     bool exhausted = !retry && !damaged && !rs->storage_failed &&
                      s->attempts > s->max_retries;
     char msg[1024];
-    if (!exhausted || f->streaming == false)
+    if (!strcmp(x->err.error_class, WEIR_SOURCES_CHANGED_CLASS))
+        snprintf(msg, sizeof(msg),
+                 "Flow '%s' had streaming sources added or removed. Please "
+                 "perform a full refresh in order to rebuild '%s' against "
+                 "the current set of sources.",
+                 f->display, f->display);
+    else if (!exhausted || f->streaming == false)
         snprintf(msg, sizeof(msg), "Flow '%s' has FAILED.", f->display);
     else
         snprintf(msg, sizeof(msg),

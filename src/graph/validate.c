@@ -388,14 +388,8 @@ void weir__graph_validate_flow(builder *b, const weir_gflow *f)
                           "= false.",
                           weir__graph_quoted(&g->arena, d->display), d->name);
         }
-        if (in->streaming && d->kind == WEIR_MATERIALIZED_VIEW)
-            weir__graph_report(b, &f->origin, pos, "STREAMING_READ_OF_MATERIALIZED_VIEW",
-                      "Flow '%s' reads the materialized view %s as a stream; "
-                      "a materialized view is recomputed in every update and "
-                      "cannot be a streaming source. Read it without STREAM "
-                      "from a materialized view, or stream from a streaming "
-                      "table.",
-                      f->display, d->display);
+        /* STREAM of a materialized view is allowed: each recomputation
+         * reaches its streaming readers as new data (sources/table.c). */
     }
     const char *fq = weir__graph_quoted(&g->arena, f->display);
     if (f->once && t->kind != WEIR_STREAMING_TABLE) {
