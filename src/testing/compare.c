@@ -4,7 +4,8 @@
  * as the same number (24.5 and 24.50), or their texts are equal (YAML
  * booleans are read as true/false). Rows match when every expected column does.
  * Without order, equal rows are paired first, then each remaining
- * expected row with the remaining actual row sharing most values (a
+ * expected row with a remaining actual row that has the same first column
+ * (often a key) or more than half of its values, sharing most values (a
  * "changed" row, shown column by column); the rest are missing or
  * unexpected. With order, row i is compared with row i.
  */
@@ -94,22 +95,23 @@ static void put_changed(weir_buf *b, const weir_trows *x, size_t er,
                         const char *const *act, size_t ar)
 {
     bool any = false;
-    weir__buf_putc(b, '{');
     for (size_t c = 0; c < x->n_cols; c++) {
         const weir_tvalue *e = &x->cells[er * x->n_cols + c];
         if (!weir__tvalue_matches(e, cell(act, x->n_cols, ar, c)))
             continue;
-        weir__buf_printf(b, "%s%s: ", any ? ", " : "", x->cols[c]);
+        weir__buf_printf(b, "%s%s: ", any ? ", " : "{", x->cols[c]);
         put_value(b, e->text);
         any = true;
     }
-    weir__buf_puts(b, "}");
+    if (any)
+        weir__buf_puts(b, "}");
     for (size_t c = 0, k = 0; c < x->n_cols; c++) {
         const weir_tvalue *e = &x->cells[er * x->n_cols + c];
         const char *a = cell(act, x->n_cols, ar, c);
         if (weir__tvalue_matches(e, a))
             continue;
-        weir__buf_printf(b, "%s %s: expected ", k++ ? ";" : "", x->cols[c]);
+        weir__buf_printf(b, "%s%s: expected ", k++ ? "; " : any ? " " : "",
+                         x->cols[c]);
         put_value(b, e->text);
         weir__buf_puts(b, ", got ");
         put_value(b, a);
@@ -199,7 +201,15 @@ static size_t diff_unordered(weir_buf *out, const weir_trows *x,
             continue;
         size_t best = SIZE_MAX, best_score = 0;
         for (size_t a = 0; a < n_act; a++) {
-            size_t sc = taken[a] ? 0 : score(x, e, act, a);
+            if (taken[a])
+                continue;
+            /* The first column is often a key: rows sharing it pair
+             * first; others only when most of their columns agree. */
+            size_t sc = score(x, e, act, a);
+            if (weir__tvalue_matches(&x->cells[e * x->n_cols], act[a * x->n_cols]))
+                sc += x->n_cols;
+            else if (2 * sc <= x->n_cols)
+                continue;
             if (sc > best_score) {
                 best = a;
                 best_score = sc;

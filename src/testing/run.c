@@ -606,15 +606,26 @@ static void run_test(const weir_test_suite *suite, size_t i,
         }
         r.root = root;
     }
-    weir_load_options lo = WEIR_LOAD_OPTIONS_INIT;
-    if (load) {
-        lo.environment = load->environment;
-        lo.conf = load->conf;
-        lo.n_conf = load->n_conf;
+    /* A failing flow is not retried (a test expecting the failure would
+     * wait for the backoff), unless the overrides say otherwise. */
+    size_t n_conf = load ? load->n_conf : 0;
+    weir_kv *conf = calloc(n_conf + 1, sizeof(*conf));
+    if (!conf) {
+        fail(&r, "SANDBOX_FAILED", NULL, NULL, "out of memory");
+        goto out;
     }
+    conf[0].key = "spark.sql.pipelines.maxFlowRetryAttempts";
+    conf[0].value = "0";
+    if (n_conf)
+        memcpy(conf + 1, load->conf, n_conf * sizeof(*conf));
+    weir_load_options lo = WEIR_LOAD_OPTIONS_INIT;
+    lo.environment = load ? load->environment : NULL;
+    lo.conf = conf;
+    lo.n_conf = n_conf + 1;
     lo.storage = storage;
     lo.root_dir = r.root;
     int rc = weir_pipeline_load_with(&r.p, session, suite->spec_path, &lo, &err);
+    free(conf);
     if (rc) {
         /* The first step's update cannot start: its errors are the
          * loading problems (a test may expect them). */
