@@ -168,9 +168,17 @@ static int run_suite(const cli *c, const test_args *a, project *p,
     size_t failed = 0;
     weir_error err;
     memset(&err, 0, sizeof err);
+    /* Tests are small and run side by side: one DuckDB thread each. */
+    weir_session_options so = WEIR_SESSION_OPTIONS_INIT;
+    so.threads = 1;
+    weir_session *session = NULL;
     double t0 = test_clock();
-    int rc = weir_test_suite_run(s, p->session, &ro, &failed, &err);
+    int rc = weir_session_open(&session, &so, &err);
+    if (rc == 0)
+        rc = weir_test_suite_run(s, session, &ro, &failed, &err);
     double seconds = test_clock() - t0;
+    weir_session_close(session);
+    (void)p;
     if (rc) {
         print_failure(c, NULL, rc, &err);
         code = exit_code_for(rc);
