@@ -923,11 +923,16 @@ typedef struct weir_test_run_options {
     unsigned jobs;                  /* tests run at once; 0 = one per core */
     weir_test_fn on_result;         /* NULL = none */
     void *payload;
+    /* When *cancel becomes nonzero, running tests stop (their updates are
+     * cancelled, their folders removed) and the others do not start;
+     * they have no result. May be set from a signal handler. NULL = not
+     * cancellable. */
+    const volatile int *cancel;
 } weir_test_run_options;
 
 #define WEIR_TEST_RUN_OPTIONS_VERSION 1
 #define WEIR_TEST_RUN_OPTIONS_INIT                                            \
-    { WEIR_TEST_RUN_OPTIONS_VERSION, NULL, 0, NULL, NULL }
+    { WEIR_TEST_RUN_OPTIONS_VERSION, NULL, 0, NULL, NULL, NULL }
 
 /**
  * Run every test of the suite, each on its own pipeline loaded from the

@@ -141,6 +141,7 @@ typedef struct test_run {
     size_t step; /* running now, 0-based */
     const char *sandbox, *root;
     weir_pipeline *p;
+    const volatile int *cancel;
 } test_run;
 
 static void add_error(step_log *l, const char *cls, const char *msg)
@@ -544,6 +545,7 @@ static void run_step(test_run *r, const weir_step *s)
     ro.full_refresh_all = s->full_refresh_all;
     ro.on_event = on_event;
     ro.event_payload = &l;
+    ro.cancel = r->cancel;
     weir_run_result out;
     memset(&out, 0, sizeof out);
     int rc = weir_pipeline_start_run(r->p, &ro, &out, &err);
@@ -577,7 +579,8 @@ static char *make_sandbox(void)
 
 static void run_test(const weir_test_suite *suite, size_t i,
                      weir_session *session, const weir_load_options *load,
-                     weir_test_result *res, weir_arena *a)
+                     const volatile int *cancel, weir_test_result *res,
+                     weir_arena *a)
 {
     const weir_test *t = &suite->tests[i];
     int64_t t0 = weir__monotonic_us();
@@ -588,7 +591,7 @@ static void run_test(const weir_test_suite *suite, size_t i,
     res->line = t->line;
     res->column = t->column;
     res->status = WEIR_TEST_PASSED;
-    test_run r = { suite, t, res, a, 0, NULL, suite->spec_dir, NULL };
+    test_run r = { suite, t, res, a, 0, NULL, suite->spec_dir, NULL, cancel };
     char *sandbox = make_sandbox();
     char *storage = sandbox ? weir__path_join(sandbox, "storage") : NULL;
     char *root = sandbox ? weir__path_join(sandbox, "root") : NULL;
@@ -649,12 +652,15 @@ static void run_test(const weir_test_suite *suite, size_t i,
              "does not import yet");
         goto out;
     }
-    for (r.step = 0; r.step < t->n_steps && res->status != WEIR_TEST_FAILED;
+    for (r.step = 0; r.step < t->n_steps && res->status != WEIR_TEST_FAILED &&
+                     !(cancel && *cancel);
          r.step++) {
         res->steps_run = (unsigned)r.step + 1;
         run_step(&r, &t->steps[r.step]);
     }
 out:
+    if (cancel && *cancel)
+        res->status = 0; /* not a result: the run was cancelled */
     weir_pipeline_drop(r.p);
     if (sandbox)
         weir__fs_remove_tree(sandbox, NULL);
@@ -670,6 +676,7 @@ typedef struct pool {
     weir_test_suite *suite;
     weir_session *session;
     const weir_load_options *load;
+    const volatile int *cancel;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     size_t next;      /* the next test to start */
@@ -686,8 +693,11 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&pl->mu);
         if (i == SIZE_MAX)
             return NULL;
-        run_test(pl->suite, i, pl->session, pl->load, &pl->suite->results[i],
-                 &pl->suite->result_arenas[i]);
+        if (pl->cancel && *pl->cancel)
+            memset(&pl->suite->results[i], 0, sizeof(weir_test_result));
+        else
+            run_test(pl->suite, i, pl->session, pl->load, pl->cancel,
+                     &pl->suite->results[i], &pl->suite->result_arenas[i]);
         pthread_mutex_lock(&pl->mu);
         pl->finished[pl->n_finished++] = i;
         pthread_cond_signal(&pl->cv);
@@ -732,7 +742,7 @@ int weir_test_suite_run(weir_test_suite *s, weir_session *session,
     s->result_arenas = calloc(s->n_tests, sizeof(*s->result_arenas));
     s->ran = calloc(s->n_tests, sizeof(*s->ran));
     pool pl = { s, session, opts ? opts->load : NULL,
-                PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0,
+                opts ? opts->cancel : NULL, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0,
                 calloc(s->n_tests, sizeof(size_t)), 0 };
     if (!s->results || !s->result_arenas || !s->ran || !pl.finished) {
         free(pl.finished);
@@ -755,6 +765,8 @@ int weir_test_suite_run(weir_test_suite *s, weir_session *session,
             pthread_cond_wait(&pl.cv, &pl.mu);
         size_t i = pl.finished[reported++];
         pthread_mutex_unlock(&pl.mu);
+        if (s->results[i].status == 0)
+            continue; /* cancelled before it ended */
         s->ran[i] = true;
         if (s->results[i].status == WEIR_TEST_FAILED && n_failed)
             (*n_failed)++;

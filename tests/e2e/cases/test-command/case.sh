@@ -194,3 +194,18 @@ expect_stdout_equals "0 tests: 0 passed, 0 failed (0.00 s)"
 run_weir test --env nope
 expect_exit 2
 expect_stderr_contains "ENVIRONMENTS_FILE_NOT_FOUND"
+
+# --- Ctrl-C: the running tests stop and their folders are removed -----------
+"$WEIR" test >"$E2E_OUT/int.out" 2>"$E2E_OUT/int.err" &
+pid=$!
+for _ in $(seq 300); do
+    [ -z "$(ls -A "$TMPDIR")" ] || break
+    sleep 0.1
+done
+kill -INT "$pid"
+status=0
+wait "$pid" || status=$?
+expect_equal "exit status after SIGINT" "$status" 1
+expect_file_contains "$E2E_OUT/int.err" "weir: interrupted"
+expect_equal "temporary folders left after SIGINT" "$(ls -A "$TMPDIR")" ""
+expect_equal "storage after SIGINT" "$(storage_sum)" "$before"
