@@ -134,11 +134,18 @@ secs() { # command... -> elapsed seconds
     s=$(date +%s%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s%N)
     echo "scale=3; ($e - $s) / 1000000000" | bc
 }
+cpu() { # command... -> user + system seconds (less sensitive to load)
+    /usr/bin/time -o cpu.txt -f "%U %S" "$@" >/dev/null 2>&1 || true
+    awk '{print $1 + $2}' cpu.txt
+}
+load0=$(cut -d' ' -f1 /proc/loadavg)
 par=$(for _ in $(seq "$runs"); do secs "$weir" test; done | median)
 one=$(for _ in $(seq "$runs"); do secs "$weir" test --jobs 1; done | median)
+cpus=$(for _ in $(seq "$runs"); do cpu "$weir" test; done | median)
 cores=$(nproc)
 load=$(cut -d' ' -f1 /proc/loadavg)
 echo "weir test: 20 tests of a 10-dataset pipeline, median of $runs runs"
-echo "  default jobs ($cores cores): ${par} s   (goal: under 2 s)"
-echo "  --jobs 1:                ${one} s"
-echo "  load average at the end: $load"
+echo "  default jobs ($cores cores): ${par} s wall   (goal: under 2 s)"
+echo "  --jobs 1:                ${one} s wall"
+echo "  CPU time (user + sys):   ${cpus} s"
+echo "  load average before / after: $load0 / $load"
