@@ -229,19 +229,22 @@ static bool load_source(loader *ld, const ynode *v, weir_fixture *f)
     return false;
 }
 
-/* A relative path without `..` parts (fixtures stay inside the project). */
+/* A relative path below the project folder: no `..` part, not the
+ * folder itself. */
 static bool fixture_path_ok(const char *p)
 {
     if (weir__path_is_abs(p) || weir__str_istarts(p, "file:"))
         return false;
+    bool named = false;
     for (const char *s = p; *s;) {
         size_t n = strcspn(s, "/");
         if (n == 2 && s[0] == '.' && s[1] == '.')
             return false;
+        named |= n > 0 && !(n == 1 && s[0] == '.');
         s += n;
         s += *s == '/';
     }
-    return true;
+    return named;
 }
 
 static bool load_fixture(loader *ld, const ynode *v, weir_fixture *f)
@@ -273,9 +276,9 @@ static bool load_fixture(loader *ld, const ynode *v, weir_fixture *f)
         ok = (f->target = want_str(ld, files, "files")) != NULL;
         if (ok && !fixture_path_ok(f->target)) {
             SPEC_REPORT(ld->r, BAD_TEST, files->pos,
-                        "`files` should be a path relative to the project "
-                        "folder, as the SQL writes it, without `..`: got "
-                        "`%.*s`.",
+                        "`files` should be a path below the project folder, "
+                        "relative to it as the SQL writes it, without `..`: "
+                        "got `%.*s`.",
                         CLIP(f->target));
             ok = false;
         }

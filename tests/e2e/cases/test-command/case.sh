@@ -169,6 +169,12 @@ missing_file:
       csv: nowhere.csv
   expect:
     - error: X
+outside:
+  given:
+    - files: ../elsewhere
+      rows: []
+  expect:
+    - error: X
 YAML
 run_weir test --spec bad/spark-pipeline.yml
 expect_exit 2
@@ -180,6 +186,7 @@ expect_stderr_contains "bad/tests/bad.yml:16:7: error: [TEST_DEFINITION_INVALID]
 expect_stderr_contains "bad/tests/bad.yml:17:3: error: [TEST_DEFINITION_INVALID] Unexpected key"
 expect_stderr_contains "bad/tests/bad.yml:21:12: error: [TEST_FIXTURE_FILE_NOT_FOUND] The csv file \`nowhere.csv\` does not exist"
 expect_stderr_contains "   15 |       rows: [{id: [1, 2]}]"
+expect_stderr_contains "bad/tests/bad.yml:26:14: error: [TEST_DEFINITION_INVALID] \`files\` should be a path below the project folder"
 # YAML syntax errors too.
 printf 'a:\n  given: [\n' >bad/tests/bad.yml
 run_weir test --spec bad/spark-pipeline.yml
@@ -190,6 +197,13 @@ rm -r bad/tests
 run_weir test --spec bad/spark-pipeline.yml
 expect_exit 0
 expect_stdout_equals "0 tests: 0 passed, 0 failed (0.00 s)"
+# Python definition files are not imported by weir test (yet): a clear failure.
+mkdir bad/tests
+printf 'from pyspark import pipelines as dp\n' >bad/transformations/extra.py
+printf 't:\n  expect:\n    - query: SELECT 1 WHERE false\n' >bad/tests/t.yml
+run_weir test --spec bad/spark-pipeline.yml
+expect_exit 1
+expect_stdout_contains "[UNSUPPORTED] the pipeline has Python definition files"
 # An unknown environment is one error, before any test runs.
 run_weir test --env nope
 expect_exit 2
