@@ -581,6 +581,7 @@ static int load_file(test_vec *tests, weir_arena *a, const char *path,
                 weir_test t;
                 if (load_test(&ld, k, root->items[i + 1], &t)) {
                     t.path = rel_path;
+                    t.shown_path = shown;
                     if (WEIR_VEC_PUSH(tests, t))
                         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
                 }
@@ -643,8 +644,8 @@ int weir__tests_load(weir_test **out, size_t *n_out, weir_arena *arena,
             weir_error e;
             WEIR_ERR(&e, WEIR_ESPEC, BAD_TEST,
                      "Test `%s` is also defined in %s:%u.", tests.items[i].name,
-                     tests.items[j].path, tests.items[j].line);
-            weir__error_at(&e, tests.items[i].path, tests.items[i].line,
+                     tests.items[j].shown_path, tests.items[j].line);
+            weir__error_at(&e, tests.items[i].shown_path, tests.items[i].line,
                            tests.items[i].column);
             weir__diags_add(diags, &e);
             weir__error_copy(err, &e);

@@ -96,6 +96,8 @@ typedef struct weir_step {
 typedef struct weir_test {
     const char *name;
     const char *path; /* relative to the spec's folder */
+    const char *shown_path; /* as diagnostics name it (relative to the
+                               current folder when below it) */
     unsigned line, column;
     weir_step *steps;
     size_t n_steps;
