@@ -11,7 +11,7 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <stdio.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -208,16 +208,31 @@ static void rows_as_file(weir_buf *b, const weir_trows *r, bool csv)
     }
 }
 
+/* A plain write: fixtures live in a folder removed after the test, so
+ * they need no fsync (weir__fs_write_atomic's durability). */
 static int write_file(const char *path, const char *data, size_t len,
                       weir_error *err)
 {
-    FILE *f = fopen(path, "wb");
-    bool ok = f && fwrite(data, 1, len, f) == len;
-    if (f && fclose(f) != 0)
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    bool ok = fd >= 0;
+    while (ok && len > 0) {
+        ssize_t n = write(fd, data, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        ok = n > 0;
+        if (ok) {
+            data += n;
+            len -= (size_t)n;
+        }
+    }
+    int saved = errno;
+    if (fd >= 0 && close(fd) != 0 && ok) {
         ok = false;
+        saved = errno;
+    }
     return ok ? 0
               : WEIR_ERR(err, WEIR_EIO, NULL, "cannot write the fixture %s: %s",
-                         path, strerror(errno));
+                         path, strerror(saved));
 }
 
 static int apply_files(const char *root, const weir_fixture *f, size_t step,
