@@ -410,7 +410,7 @@ int weir_pipeline_load_with(weir_pipeline **out, weir_session *session,
                             const char *spec_path,
                             const weir_load_options *opts, weir_error *err)
 {
-    if (opts && opts->version != WEIR_LOAD_OPTIONS_VERSION)
+    if (opts && opts->version != 1 && opts->version != WEIR_LOAD_OPTIONS_VERSION)
         return WEIR_ERR(err, WEIR_EINVAL, NULL,
                         "unknown weir_load_options version %u", opts->version);
     if (opts && opts->n_conf && !opts->conf)
@@ -481,8 +481,26 @@ int weir_pipeline_load_with(weir_pipeline **out, weir_session *session,
     o.configuration = conf;
     o.n_configuration = spec->n_conf;
     o.root_dir = spec->dir;
+    char *spec_storage = NULL; /* the spec's relative storage, kept in
+                                  the spec's folder under another root */
+    bool oom = false;
+    if (opts && opts->version >= 2) {
+        if (opts->storage) {
+            o.storage = opts->storage;
+        } else if (opts->root_dir && o.storage &&
+                   !weir__str_istarts(o.storage, "file:") &&
+                   !weir__path_is_abs(o.storage)) {
+            spec_storage = weir__path_join(spec->dir, o.storage);
+            o.storage = spec_storage;
+            oom = !spec_storage;
+        }
+        if (opts->root_dir)
+            o.root_dir = opts->root_dir;
+    }
     weir_pipeline *p = NULL;
-    rc = weir_pipeline_create(&p, session, &o, err);
+    rc = oom ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+             : weir_pipeline_create(&p, session, &o, err);
+    free(spec_storage);
     free(conf);
     if (rc) {
         weir__spec_free(spec);

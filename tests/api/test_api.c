@@ -647,6 +647,25 @@ TEST(test_load_spec)
     CHECK_STR(scalar(p, "SELECT x FROM t", buf, sizeof(buf)), "7");
     weir_pipeline_drop(p);
 
+    /* Load options version 2: another root keeps the spec's relative
+     * storage in the spec's folder; a storage override replaces it. */
+    char root[256], other[256];
+    snprintf(root, sizeof(root), "%s/root", sc.dir);
+    snprintf(other, sizeof(other), "%s/other", sc.dir);
+    weir_load_options lo = WEIR_LOAD_OPTIONS_INIT;
+    lo.root_dir = root;
+    CHECK_INT(weir_pipeline_load_with(&p, s, path, &lo, &err), 0);
+    CHECK_STR(weir_pipeline_storage(p), sc.storage);
+    weir_pipeline_drop(p);
+    lo.storage = other;
+    CHECK_INT(weir_pipeline_load_with(&p, s, path, &lo, &err), 0);
+    CHECK_STR(weir_pipeline_storage(p), other);
+    weir_pipeline_drop(p);
+    lo.version = 1; /* the fields of version 2 are not read */
+    CHECK_INT(weir_pipeline_load_with(&p, s, path, &lo, &err), 0);
+    CHECK_STR(weir_pipeline_storage(p), sc.storage);
+    weir_pipeline_drop(p);
+
     snprintf(path, sizeof(path), "%s/missing.yml", sc.dir);
     p = (weir_pipeline *)&err;
     CHECK(weir_pipeline_load(&p, s, path, &err) < 0);
