@@ -141,17 +141,6 @@ void weir__tvalue_put_sql(weir_buf *b, const weir_tvalue *v)
     }
 }
 
-static void put_ident(weir_buf *b, const char *s)
-{
-    weir__buf_putc(b, '`');
-    for (; *s; s++) {
-        if (*s == '`')
-            weir__buf_putc(b, '`');
-        weir__buf_putc(b, *s);
-    }
-    weir__buf_putc(b, '`');
-}
-
 static void put_json_value(weir_buf *b, const weir_tvalue *v)
 {
     if (v->kind == WEIR_TV_STRING)
@@ -298,7 +287,7 @@ static void put_values(weir_buf *q, const weir_trows *r)
     for (size_t c = 0; c < r->n_cols; c++) {
         if (c)
             weir__buf_puts(q, ", ");
-        put_ident(q, r->cols[c]);
+        weir__buf_put_spark_ident(q, r->cols[c]);
     }
     weir__buf_puts(q, ") VALUES ");
     for (size_t i = 0; i < r->n_rows; i++) {
@@ -349,7 +338,7 @@ static int apply_table(weir_pipeline *p, const weir_fixture *f, bool first,
             for (size_t c = 0; c < f->rows.n_cols; c++) {
                 if (c)
                     weir__buf_puts(&q, ", ");
-                put_ident(&q, f->rows.cols[c]);
+                weir__buf_put_spark_ident(&q, f->rows.cols[c]);
                 weir__buf_printf(&q, " %s", column_type(&f->rows, c));
             }
         }
