@@ -3,7 +3,7 @@
 #
 #   tests/spark/run.sh [--quick] [--only REGEX] [--no-pipelines] [--no-python]
 #                      [--python-only] [--write-expected] [--no-fail]
-#                      [--no-checkpoint]
+#                      [--no-checkpoint] [--checkpoint-only]
 #
 # Creates (once) a Python venv with pinned pyspark in build-spark-venv/,
 # uses the machine's Java 17, runs the SQL corpus (tests/spark/corpus/*.sql)
@@ -14,9 +14,10 @@
 # --write-expected stores Spark's answers in tests/spark/python-expected/),
 # then has weir import the checkpoints of Structured Streaming queries it
 # just ran, of files and of a Kafka topic (tests/spark/import_checkpoint.py;
-# not with --only, --python-only or --no-checkpoint; it fetches Spark's
-# Kafka connector into build-spark-kafka/ with tests/spark/kafka-jars.sh
-# and the test broker with scripts/kafka.sh). Results go to build-spark-out/
+# not with --only, --python-only or --no-checkpoint; --checkpoint-only runs
+# only it; for it, run.sh fetches Spark's Kafka connector into
+# build-spark-kafka/ with tests/spark/kafka-jars.sh and the test broker
+# with scripts/kafka.sh). Results go to build-spark-out/
 # (report.md, results.json, pipelines/, python/, import_checkpoint.txt);
 # regenerate docs/sql-functions.md with
 # tests/spark/gen_docs.py build-spark-out/results.json.
@@ -41,10 +42,11 @@ while [ $# -gt 0 ]; do
     --no-python) python=0 ;;
     --python-only) corpus=0 pipelines=0 checkpoint=0 ;;
     --no-checkpoint) checkpoint=0 ;;
+    --checkpoint-only) corpus=0 pipelines=0 python=0 checkpoint=1 ;;
     --write-expected) pyargs+=(--write-expected) ;;
     --only) args+=(--only "$2"); pipelines=0; python=0; checkpoint=0; shift ;;
     --no-fail) args+=(--no-fail) ;;
-    -h|--help) sed -n "2,27p" "$0"; exit 0 ;;
+    -h|--help) sed -n "2,28p" "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift
