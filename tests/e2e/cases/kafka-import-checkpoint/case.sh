@@ -1,22 +1,26 @@
-# import_checkpoint with a Kafka source (docs/import-checkpoint.md). The
-# Spark tier has no spark-sql-kafka jar, so cp-orders/ is written by hand
-# in the format Spark's Kafka source writes (offset log v1, one offset line
+# import_checkpoint with a Kafka source (docs/import-checkpoint.md).
+# spark-4.1/orders is the checkpoint of a real Spark 4.1 Structured
+# Streaming query (spark-sql-kafka-0-10, captured with tests/spark/
+# checkpoint-fixtures.sh --kafka-only; offset log v1, one offset line
 # {"topic": {"partition": next offset}}, commits v1, the source's initial
-# offsets in sources/0/0): a query that read topic orders up to offset 3
-# of partition 0 and 2 of partition 1, in two committed batches.
+# offsets in sources/0/0 after a NUL byte, Spark's .crc files): it read
+# topic orders up to offset 3 of partition 0 and 2 of partition 1 (a0..a2,
+# b0 b1), in two committed batches; spark-4.1/out is what it wrote.
 
 kafka_start
 ktool create orders 2 >/dev/null
 printf 'a0\na1\na2\na3\na4\n' | ktool produce orders -p 0
 printf 'b0\nb1\nb2\n' | ktool produce orders -p 1
-# What the query wrote before it stopped.
-spark_wrote="a0 a1 a2 b0 b1"
+# What the query wrote before it stopped (Spark's JSON sink: {"v", "p", "o"}).
+spark_wrote=$(cat spark-4.1/out/part-*.json | sed 's/^{"v":"\([^"]*\)".*/\1/')
+expect_equal "Spark's output" "$(printf '%s\n' $spark_wrote | sort | tr '\n' ' ')" "a0 a1 a2 b0 b1 "
+query_id=$(sed 's/.*"id":"\([^"]*\)".*/\1/' spark-4.1/orders/metadata)
 
 setup() { # TOPIC
     mkdir -p transformations cp
     sed "s/@KAFKA@/$KAFKA/g; s/@TOPIC@/$1/g" kafka.sql.in >transformations/kafka.sql
     rm -rf cp/orders storage
-    cp -R cp-orders cp/orders
+    cp -R spark-4.1/orders cp/orders
 }
 tree_sum() { (cd "$1" && find . -type f | LC_ALL=C sort | xargs sha256sum | sha256sum); }
 expect_exactly_once() { # VALUES...: what the topic holds
@@ -37,7 +41,7 @@ a4,0,4
 b2,1,2"
 expect_exactly_once a0 a1 a2 a3 a4 b0 b1 b2
 run_weir events --format json
-expect_stdout_contains "\"import_checkpoint\": {\"path\": \"$PWD/cp/orders\", \"query_id\": \"0b6d2a47-5a3e-4c43-9a43-7f5f3f4f2d11\", \"batch_id\": 1, \"sources\": [{\"source\": "
+expect_stdout_contains "\"import_checkpoint\": {\"path\": \"$PWD/cp/orders\", \"query_id\": \"$query_id\", \"batch_id\": 1, \"sources\": [{\"source\": "
 expect_stdout_contains "\"kind\": \"kafka\", \"offset\": {\"orders\":{\"0\":3,\"1\":2}}}]}"
 expect_equal "checkpoint folder unchanged" "$(tree_sum cp/orders)" "$before"
 
