@@ -629,12 +629,20 @@ typedef struct weir_run_options {
      * and the run ends CANCELED. May be set from a signal handler or
      * another thread. NULL = not cancellable. */
     const volatile int *cancel;
+    /* Version 2: */
+    /* > 0: a sample run for fast iteration (`weir run --sample N`): each
+     * external input (external table, path read, read_files source, Kafka
+     * topic; not range()) reads at most this many rows per query and per
+     * streaming batch, and the update writes into the storage's path with
+     * "-sample" appended (of storage above when set), never into the real
+     * storage. 0 = a normal run; negative is WEIR_EINVAL. */
+    int64_t sample_rows;
 } weir_run_options;
 
-#define WEIR_RUN_OPTIONS_VERSION 1
+#define WEIR_RUN_OPTIONS_VERSION 2
 #define WEIR_RUN_OPTIONS_INIT                                                 \
     { WEIR_RUN_OPTIONS_VERSION, false, false, NULL, 0, NULL, 0, NULL, NULL,   \
-      NULL, NULL, NULL, NULL }
+      NULL, NULL, NULL, NULL, 0 }
 
 /** The outcome of a run. */
 typedef struct weir_run_result {

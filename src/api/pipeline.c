@@ -639,6 +639,21 @@ static int apply_spec_expectations(weir_pipeline *p)
 
 /* ---- runs ------------------------------------------------------------------ */
 
+/* The storage of a sampled run: the folder's path with "-sample" added
+ * (a trailing '/' dropped first). malloc'd; NULL when out of memory. */
+static char *sample_storage(const char *storage)
+{
+    size_t n = strlen(storage);
+    while (n > 1 && storage[n - 1] == '/')
+        n--;
+    char *out = malloc(n + sizeof("-sample"));
+    if (out) {
+        memcpy(out, storage, n);
+        memcpy(out + n, "-sample", sizeof("-sample"));
+    }
+    return out;
+}
+
 int weir_pipeline_start_run(weir_pipeline *p, const weir_run_options *opts,
                             weir_run_result *out, weir_error *err)
 {
@@ -681,6 +696,23 @@ int weir_pipeline_start_run(weir_pipeline *p, const weir_run_options *opts,
         if (rc)
             return rc;
     }
+    int64_t sample = opts->version >= 2 ? opts->sample_rows : 0;
+    if (sample < 0) {
+        free(storage);
+        return WEIR_ERR(err, WEIR_EINVAL, NULL,
+                        "sample_rows must be 0 (no sample) or positive, "
+                        "got %lld",
+                        (long long)sample);
+    }
+    if (sample > 0) {
+        /* Never the real storage: the sample has a folder of its own. */
+        const char *base = storage ? storage : p->storage;
+        char *moved = base ? sample_storage(base) : NULL;
+        free(storage);
+        if (base && !moved)
+            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        storage = moved;
+    }
     weir_engine_opts eo;
     memset(&eo, 0, sizeof(eo));
     eo.pipeline_name = p->name;
@@ -690,6 +722,7 @@ int weir_pipeline_start_run(weir_pipeline *p, const weir_run_options *opts,
     eo.db.memory_limit = p->session->memory_limit;
     eo.on_log = p->session->on_log;
     eo.log_payload = p->session->log_payload;
+    eo.sample_rows = sample;
     rc = weir__engine_run(p->graph, &eo, opts, out, &p->diags, err);
     free(storage);
     if (rc == WEIR_EGRAPH)

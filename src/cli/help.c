@@ -55,7 +55,7 @@ static const help_page pages[] = {
     { "run",
       "usage: weir run [--spec PATH] [--env NAME] [--conf KEY=VALUE]...\n"
       "                [--refresh LIST] [--full-refresh LIST]\n"
-      "                [--full-refresh-all] [--json] [--quiet]\n"
+      "                [--full-refresh-all] [--sample N] [--json] [--quiet]\n"
       "\n"
       "Run an update: materialize every dataset in dependency order, process\n"
       "new data of streaming tables once, recompute materialized views.\n"
@@ -74,6 +74,12 @@ static const help_page pages[] = {
       "  --conf KEY=VALUE      set a configuration key over the spec's and\n"
       "                        the environment's (repeatable); ${KEY} in SQL\n"
       "                        files and spark.conf.get see it\n"
+      "  --sample N            a sample run for fast iteration: each external\n"
+      "                        input (external table, read_files, path read,\n"
+      "                        Kafka topic) gives at most its first N rows per\n"
+      "                        query and per streaming batch; the update writes\n"
+      "                        to the storage folder's path + \"-sample\", never\n"
+      "                        to the real storage (docs/testing.md)\n"
       "\n"
       "Exit status: 0 when the run COMPLETED, 1 when it FAILED, 2 for usage,\n"
       "spec, SQL and graph errors.\n" },

@@ -496,7 +496,8 @@ static int insert_rows(weir_flow_exec *x, const weir_gdataset *t,
                        const weir_source_batch *batches, size_t n_batches)
 {
     weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
-                             batches, n_batches, false, x->infer };
+                             batches, n_batches, false, x->infer,
+                             x->sample_rows };
     ctx.careful_files = x->careful_files;
     weir_buf sql = WEIR_BUF_INIT;
     int rc = weir__resolve_flow_sql(&sql, &ctx, x->f, &x->err);
@@ -637,7 +638,8 @@ static int sink_stage(weir_flow_exec *x, const weir_gdataset *t,
      * in a flow's stage folder while this update holds the storage. */
     weir__fs_remove_atomic_temps(stage);
     weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
-                             p->sources.items, p->sources.len, false, x->infer };
+                             p->sources.items, p->sources.len, false, x->infer,
+                             x->sample_rows };
     ctx.careful_files = x->careful_files;
     weir_buf sql = WEIR_BUF_INIT;
     int rc = weir__resolve_flow_sql(&sql, &ctx, x->f, &x->err);
@@ -784,7 +786,8 @@ static int exec_once(weir_flow_exec *x, const weir_gdataset *t)
 static int exec_mv(weir_flow_exec *x, const weir_gdataset *t)
 {
     weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
-                             NULL, 0, false, x->infer };
+                             NULL, 0, false, x->infer,
+                             x->sample_rows };
     weir_buf sql = WEIR_BUF_INIT;
     int rc = weir__resolve_flow_sql(&sql, &ctx, x->f, &x->err);
     if (!rc && sql.failed)

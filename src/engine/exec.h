@@ -26,6 +26,8 @@ typedef struct weir_flow_exec {
     const char *root_dir;
     const char *update_id;
     struct weir_infer_cache *infer; /* file schemas of this update */
+    int64_t sample_rows; /* > 0: external inputs read at most this many
+                            rows (weir run --sample) */
     /* out */
     int64_t rows_written;
     bool idle;        /* a once flow that already ran in this generation */

@@ -34,6 +34,8 @@ typedef struct weir_resolve_ctx {
     size_t n_batches;
     bool careful_files; /* file sources rescue what does not fit */
     struct weir_infer_cache *infer; /* file schemas inferred (may be NULL) */
+    int64_t sample_rows; /* execution: > 0 reads at most this many rows of
+                            each external input (weir run --sample) */
 } weir_resolve_ctx;
 
 /* Translate flow f's query to DuckDB SQL appended to out. */

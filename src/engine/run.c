@@ -310,6 +310,7 @@ static void start_slot(run_state *rs, slot *s)
     s->exec.root_dir = rs->opts->root_dir;
     s->exec.update_id = rs->update_id;
     s->exec.infer = rs->infer;
+    s->exec.sample_rows = rs->opts->sample_rows;
     s->finished = false;
     s->started_at = weir__monotonic_us();
     s->state = S_RUNNING;

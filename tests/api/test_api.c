@@ -473,6 +473,24 @@ TEST(test_run_options)
     cr.cancel = &cancel;
     CHECK_INT(weir_pipeline_start_run(p, &cr, &r, &err), 0);
     CHECK_INT(r.state, WEIR_RUN_CANCELED);
+
+    /* A sample run (version 2) writes beside the storage, never in it; a
+     * negative sample is refused; version 1 structs have no sample. */
+    char sample_dir[160];
+    snprintf(sample_dir, sizeof(sample_dir), "%s-sample/weir.duckdb",
+             sc.storage);
+    weir_run_options sr = WEIR_RUN_OPTIONS_INIT;
+    sr.storage = sc.storage;
+    sr.sample_rows = -1;
+    CHECK_INT(weir_pipeline_start_run(p, &sr, &r, &err), WEIR_EINVAL);
+    sr.version = 1;
+    CHECK_INT(weir_pipeline_start_run(p, &sr, &r, &err), 0);
+    CHECK_INT(access(sample_dir, F_OK) == 0, 0);
+    sr.version = WEIR_RUN_OPTIONS_VERSION;
+    sr.sample_rows = 3;
+    CHECK_INT(weir_pipeline_start_run(p, &sr, &r, &err), 0);
+    CHECK_INT(r.state, WEIR_RUN_COMPLETED);
+    CHECK_INT(access(sample_dir, F_OK) == 0, 1);
     weir_pipeline_drop(p);
     weir_session_close(s);
     scratch_free(&sc);
