@@ -250,11 +250,18 @@ typedef struct weir_load_options {
                              (read_files, path reads, sinks) instead of
                              the spec's folder; SQL files are still found
                              from the spec's folder. NULL = that folder */
+    /* Version 3: */
+    bool storage_only;    /* read the spec (and environment) only, not the
+                             definition files: the pipeline can be queried
+                             (weir_pipeline_query*) and its configuration
+                             read, while its SQL or Python files have
+                             errors; weir_pipeline_start_run on it is
+                             WEIR_EINVAL */
 } weir_load_options;
 
-#define WEIR_LOAD_OPTIONS_VERSION 2
+#define WEIR_LOAD_OPTIONS_VERSION 3
 #define WEIR_LOAD_OPTIONS_INIT                                                \
-    { WEIR_LOAD_OPTIONS_VERSION, NULL, NULL, 0, NULL, NULL }
+    { WEIR_LOAD_OPTIONS_VERSION, NULL, NULL, 0, NULL, NULL, false }
 
 /**
  * weir_pipeline_load with an environment and configuration overrides. SQL

@@ -410,7 +410,7 @@ int weir_pipeline_load_with(weir_pipeline **out, weir_session *session,
                             const char *spec_path,
                             const weir_load_options *opts, weir_error *err)
 {
-    if (opts && opts->version != 1 && opts->version != WEIR_LOAD_OPTIONS_VERSION)
+    if (opts && (opts->version < 1 || opts->version > WEIR_LOAD_OPTIONS_VERSION))
         return WEIR_ERR(err, WEIR_EINVAL, NULL,
                         "unknown weir_load_options version %u", opts->version);
     if (opts && opts->n_conf && !opts->conf)
@@ -509,7 +509,8 @@ int weir_pipeline_load_with(weir_pipeline **out, weir_session *session,
     }
     p->spec = spec;
     p->spec_path = path;
-    rc = register_files(p, spec, err);
+    p->storage_only = opts && opts->version >= 3 && opts->storage_only;
+    rc = p->storage_only ? 0 : register_files(p, spec, err);
     *out = p;
     return rc;
 }
@@ -661,6 +662,10 @@ int weir_pipeline_start_run(weir_pipeline *p, const weir_run_options *opts,
         memset(out, 0, sizeof(*out));
     if (!p)
         return WEIR_ERR(err, WEIR_EINVAL, NULL, "pipeline is NULL");
+    if (p->storage_only)
+        return WEIR_ERR(err, WEIR_EINVAL, NULL,
+                        "the pipeline was loaded for its storage only "
+                        "(weir_load_options.storage_only): it cannot run");
     weir_run_options none = WEIR_RUN_OPTIONS_INIT;
     if (!opts)
         opts = &none;

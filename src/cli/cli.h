@@ -231,8 +231,11 @@ int project_open(project *p, const cli *c, const char *spec, FILE *log,
 /* `--env NAME` and `--conf key=value` (repeatable) of the commands that load
  * a pipeline (docs/testing.md). */
 typedef struct load_args {
-    const char *env; /* NULL = none */
-    strlist conf;    /* "key=value" items, in order */
+    const char *env;   /* NULL = none */
+    strlist conf;      /* "key=value" items, in order */
+    bool storage_only; /* the spec only, not the definition files (weir
+                          query: tables stay readable while a definition
+                          has errors) */
 } load_args;
 
 /* Record one `--conf` value; returns -1 to go on, or the exit code (a

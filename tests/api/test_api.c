@@ -611,6 +611,8 @@ TEST(test_results_and_streams)
     scratch_free(&sc);
 }
 
+static void put_file(const char *dir, const char *rel, const char *text);
+
 TEST(test_load_spec)
 {
     scratch sc;
@@ -682,6 +684,23 @@ TEST(test_load_spec)
     lo.version = 1; /* the fields of version 2 are not read */
     CHECK_INT(weir_pipeline_load_with(&p, s, path, &lo, &err), 0);
     CHECK_STR(weir_pipeline_storage(p), sc.storage);
+    weir_pipeline_drop(p);
+
+    /* Version 3, storage only: the definition files are not read (a broken
+     * one does not matter), the storage can be queried, running refuses. */
+    lo = (weir_load_options)WEIR_LOAD_OPTIONS_INIT;
+    lo.storage_only = true;
+    put_file(sc.dir, "transformations/broken.sql", "SELEC 1;\n");
+    CHECK(weir_pipeline_load(&p, s, path, &err) < 0);
+    weir_pipeline_drop(p);
+    p = NULL;
+    CHECK_INT(weir_pipeline_load_with(&p, s, path, &lo, &err), 0);
+    CHECK_INT(weir_pipeline_python_files(p, &py), 0);
+    CHECK_STR(scalar(p, "SELECT x FROM t", buf, sizeof(buf)), "7");
+    CHECK_INT(weir_pipeline_start_run(p, NULL, &r, &err), WEIR_EINVAL);
+    weir_pipeline_drop(p);
+    lo.version = 2; /* storage_only is not read */
+    CHECK(weir_pipeline_load_with(&p, s, path, &lo, &err) < 0);
     weir_pipeline_drop(p);
 
     snprintf(path, sizeof(path), "%s/missing.yml", sc.dir);
