@@ -242,10 +242,26 @@ typedef struct weir_load_options {
     const weir_kv *conf;     /* `--conf key=value` overrides, applied last
                                 (after the spec and the environment) */
     size_t n_conf;
+    /* Version 2: */
+    const char *storage;  /* replaces the storage of the spec and the
+                             environment (folder or file:// URI); NULL =
+                             theirs */
+    const char *root_dir; /* base of the relative paths in the SQL
+                             (read_files, path reads, sinks) instead of
+                             the spec's folder; SQL files are still found
+                             from the spec's folder. NULL = that folder */
+    /* Version 3: */
+    bool storage_only;    /* read the spec (and environment) only, not the
+                             definition files: the pipeline can be queried
+                             (weir_pipeline_query*) and its configuration
+                             read, while its SQL or Python files have
+                             errors; weir_pipeline_start_run on it is
+                             WEIR_EINVAL */
 } weir_load_options;
 
-#define WEIR_LOAD_OPTIONS_VERSION 1
-#define WEIR_LOAD_OPTIONS_INIT { WEIR_LOAD_OPTIONS_VERSION, NULL, NULL, 0 }
+#define WEIR_LOAD_OPTIONS_VERSION 3
+#define WEIR_LOAD_OPTIONS_INIT                                                \
+    { WEIR_LOAD_OPTIONS_VERSION, NULL, NULL, 0, NULL, NULL, false }
 
 /**
  * weir_pipeline_load with an environment and configuration overrides. SQL
@@ -473,12 +489,19 @@ typedef struct weir_flow_options {
     const char *source_path; /* the file that defines the flow; as in
                                 weir_dataset_options */
     unsigned source_line;
+    /* Version 3: */
+    /* A Spark Structured Streaming checkpoint folder (checkpointLocation;
+     * relative: to the pipeline's root) whose last committed position the
+     * flow starts from on its first update, instead of reading its
+     * sources from the start (docs/import-checkpoint.md). Streaming
+     * append flows into a streaming table or a sink only. NULL = none. */
+    const char *import_checkpoint;
 } weir_flow_options;
 
-#define WEIR_FLOW_OPTIONS_VERSION 2
+#define WEIR_FLOW_OPTIONS_VERSION 3
 #define WEIR_FLOW_OPTIONS_INIT                                                \
     { WEIR_FLOW_OPTIONS_VERSION, NULL, NULL, NULL, false, NULL, 0, NULL,      \
-      NULL, 0 }
+      NULL, 0, NULL }
 
 /**
  * Register a standalone flow (Spark's defineFlow, SQL's CREATE FLOW ... AS
@@ -613,12 +636,20 @@ typedef struct weir_run_options {
      * and the run ends CANCELED. May be set from a signal handler or
      * another thread. NULL = not cancellable. */
     const volatile int *cancel;
+    /* Version 2: */
+    /* > 0: a sample run for fast iteration (`weir run --sample N`): each
+     * external input (external table, path read, read_files source, Kafka
+     * topic; not range()) reads at most this many rows per query and per
+     * streaming batch, and the update writes into the storage's path with
+     * "-sample" appended (of storage above when set), never into the real
+     * storage. 0 = a normal run; negative is WEIR_EINVAL. */
+    int64_t sample_rows;
 } weir_run_options;
 
-#define WEIR_RUN_OPTIONS_VERSION 1
+#define WEIR_RUN_OPTIONS_VERSION 2
 #define WEIR_RUN_OPTIONS_INIT                                                 \
     { WEIR_RUN_OPTIONS_VERSION, false, false, NULL, 0, NULL, 0, NULL, NULL,   \
-      NULL, NULL, NULL, NULL }
+      NULL, NULL, NULL, NULL, 0 }
 
 /** The outcome of a run. */
 typedef struct weir_run_result {
@@ -840,6 +871,117 @@ WEIR_API int weir_pipeline_query_arrow(weir_pipeline *pipeline,
                                        const char *sql,
                                        struct ArrowArrayStream *out,
                                        weir_error *err);
+
+/* ------------------------------------------------------------------------
+ * Tests: pipelines run on fixture data (`weir test`, docs/testing.md)
+ * ------------------------------------------------------------------------ */
+
+/**
+ * The tests of a project: the definitions read from the `tests/NAME.yml`
+ * files beside a spec, and, once run, their results.
+ */
+typedef struct weir_test_suite weir_test_suite;
+
+typedef enum weir_test_status {
+    WEIR_TEST_PASSED = 1,
+    WEIR_TEST_FAILED = 2
+} weir_test_status;
+
+/**
+ * The outcome of one test. Strings are borrowed from the suite (valid
+ * until it is freed); NULL when not applicable.
+ */
+typedef struct weir_test_result {
+    size_t index;       /* the test's position in the suite */
+    const char *name;   /* as defined (a key of its file) */
+    const char *path;   /* its file, relative to the spec's folder */
+    unsigned line, column; /* where its definition starts */
+    weir_test_status status;
+    const char *failure_class; /* e.g. "ROWS_DIFFER", "UNEXPECTED_ERROR" */
+    const char *message;       /* one line: what failed, at which step */
+    const char *details;       /* several lines (a row diff, rows a query
+                                  returned), or NULL */
+    unsigned steps_run;
+    double seconds;
+} weir_test_result;
+
+/**
+ * Read the test definitions of the project of spec_path (NULL: search
+ * spark-pipeline.yml upward from the current folder, as weir_pipeline_load
+ * does): every `tests/NAME.yml` and `tests/NAME.yaml` file beside the spec, in
+ * name order, keeping the tests whose name matches one of filters (a
+ * glob, a substring of the name, or the file's name without extension;
+ * n_filters 0 keeps all). The spec itself is not read.
+ * Ownership: the caller owns *out and frees it with weir_test_suite_free.
+ * On WEIR_ESPEC (an invalid definition) *out is still set, so that
+ * weir_test_suite_diagnostics lists every problem with its file:line:col.
+ * Thread-safety: thread-safe.
+ * Errors: WEIR_ESPEC, WEIR_ENOTFOUND (no spec), WEIR_EIO, WEIR_EINVAL,
+ * WEIR_ENOMEM.
+ */
+WEIR_API int weir_test_suite_load(weir_test_suite **out,
+                                  const char *spec_path,
+                                  const char *const *filters,
+                                  size_t n_filters, weir_error *err);
+
+/**
+ * The problems weir_test_suite_load found. Returns their count and sets
+ * *out (may be NULL) to them. Borrowed until the suite is freed.
+ */
+WEIR_API size_t weir_test_suite_diagnostics(const weir_test_suite *suite,
+                                            const weir_error **out);
+
+/** How many tests the suite holds (after filtering; 0 for NULL). */
+WEIR_API size_t weir_test_suite_count(const weir_test_suite *suite);
+
+/** Receives each result as soon as its test ends, on the calling thread. */
+typedef void (*weir_test_fn)(const weir_test_result *result, void *payload);
+
+typedef struct weir_test_run_options {
+    unsigned version;               /* WEIR_TEST_RUN_OPTIONS_VERSION */
+    const weir_load_options *load;  /* environment and --conf overrides
+                                       (its storage and root_dir are
+                                       ignored: each test has its own) */
+    unsigned jobs;                  /* tests run at once; 0 = one per core */
+    weir_test_fn on_result;         /* NULL = none */
+    void *payload;
+    /* When *cancel becomes nonzero, running tests stop (their updates are
+     * cancelled, their folders removed) and the others do not start;
+     * they have no result. May be set from a signal handler. NULL = not
+     * cancellable. */
+    const volatile int *cancel;
+} weir_test_run_options;
+
+#define WEIR_TEST_RUN_OPTIONS_VERSION 1
+#define WEIR_TEST_RUN_OPTIONS_INIT                                            \
+    { WEIR_TEST_RUN_OPTIONS_VERSION, NULL, 0, NULL, NULL, NULL }
+
+/**
+ * Run every test of the suite, each on its own pipeline loaded from the
+ * spec in a new temporary folder (its storage, and its fixture files over
+ * links to the project's other files), removed afterwards: the project's
+ * own storage is never opened. Up to opts->jobs tests run at once on
+ * worker threads; on_result is called on the calling thread. Results are
+ * kept in the suite (weir_test_suite_result). Returns 0 when every test
+ * ran, whatever its outcome; *n_failed (may be NULL) counts the failures.
+ * Thread-safety: one call per suite at a time; the session is only read.
+ * Errors: WEIR_EINVAL (NULL suite or session, a suite with definition
+ * problems, unknown version), WEIR_EIO (no temporary folder), WEIR_ENOMEM.
+ */
+WEIR_API int weir_test_suite_run(weir_test_suite *suite,
+                                 weir_session *session,
+                                 const weir_test_run_options *opts,
+                                 size_t *n_failed, weir_error *err);
+
+/**
+ * The result of test i after weir_test_suite_run, or NULL when i is out of
+ * range or the test has not run. Borrowed until the suite is freed.
+ */
+WEIR_API const weir_test_result *
+weir_test_suite_result(const weir_test_suite *suite, size_t i);
+
+/** Free a suite. NULL is a no-op. */
+WEIR_API void weir_test_suite_free(weir_test_suite *suite);
 
 #ifdef __cplusplus
 }

@@ -168,17 +168,6 @@ static const char **copy_list(weir_arena *a, const char *const *v, size_t n)
     return out;
 }
 
-static void put_backticked(weir_buf *b, const char *s)
-{
-    weir__buf_putc(b, '`');
-    for (; *s; s++) {
-        if (*s == '`')
-            weir__buf_putc(b, '`');
-        weir__buf_putc(b, *s);
-    }
-    weir__buf_putc(b, '`');
-}
-
 /* Column list and expectations: parsed by the SQL front end from a
  * CREATE MATERIALIZED VIEW statement built around them. */
 static int parse_schema(weir_pipeline *p, weir_def_dataset *d,
@@ -210,7 +199,7 @@ static int parse_schema(weir_pipeline *p, weir_def_dataset *d,
         if (i || o->schema)
             weir__buf_puts(&sql, ", ");
         weir__buf_puts(&sql, "CONSTRAINT ");
-        put_backticked(&sql, x->name);
+        weir__buf_put_spark_ident(&sql, x->name);
         weir__buf_printf(&sql, " EXPECT (%s)%s", x->condition,
                          actions[x->action]);
     }
@@ -407,6 +396,18 @@ int weir_pipeline_define_flow(weir_pipeline *p, const weir_flow_options *o,
     f.conf = copy_kv(&p->arena, o->conf, o->n_conf);
     f.n_conf = o->n_conf;
     f.comment = weir__arena_strdup(&p->arena, o->comment);
+    if (o->version >= 3 && o->import_checkpoint) {
+        if (!*o->import_checkpoint)
+            return WEIR_ERR(err, WEIR_EINVAL, NULL,
+                            "flow '%s': import_checkpoint is empty", name);
+        if (o->once)
+            return WEIR_ERR(err, WEIR_EINVAL, NULL,
+                            "flow '%s': a once flow cannot import a "
+                            "checkpoint (import_checkpoint is for streaming "
+                            "append flows)",
+                            name);
+        f.import_checkpoint = weir__arena_strdup(&p->arena, o->import_checkpoint);
+    }
     if (weir__arena_failed(&p->arena) || weir__defs_add_flow(&p->defs, &f))
         return oom(err);
     weir__defined(p);
@@ -441,18 +442,18 @@ int weir_pipeline_read(weir_pipeline *p, const char *name, bool streaming,
         weir__buf_puts(&b, "STREAM ");
     if (!(n.n == 1 && is_temporary_view(p, n.parts[0]))) {
         if (n.n < 3) {
-            put_backticked(&b, p->catalog);
+            weir__buf_put_spark_ident(&b, p->catalog);
             weir__buf_putc(&b, '.');
         }
         if (n.n < 2) {
-            put_backticked(&b, p->database);
+            weir__buf_put_spark_ident(&b, p->database);
             weir__buf_putc(&b, '.');
         }
     }
     for (size_t i = 0; i < n.n; i++) {
         if (i)
             weir__buf_putc(&b, '.');
-        put_backticked(&b, n.parts[i]);
+        weir__buf_put_spark_ident(&b, n.parts[i]);
     }
     const char *text = b.failed ? NULL
                                 : weir__arena_strdup(&p->arena, weir__buf_cstr(&b));

@@ -40,6 +40,7 @@ struct weir_pipeline {
     weir_session *session;
     char *name, *storage, *catalog, *database, *root_dir, *spec_path;
     weir_spec *spec;
+    bool storage_only; /* loaded without its definition files (queries) */
     const char **python_files; /* of the spec, relative to its folder, in
                                   registration order (arena) */
     size_t n_python_files;

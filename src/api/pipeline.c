@@ -410,7 +410,7 @@ int weir_pipeline_load_with(weir_pipeline **out, weir_session *session,
                             const char *spec_path,
                             const weir_load_options *opts, weir_error *err)
 {
-    if (opts && opts->version != WEIR_LOAD_OPTIONS_VERSION)
+    if (opts && (opts->version < 1 || opts->version > WEIR_LOAD_OPTIONS_VERSION))
         return WEIR_ERR(err, WEIR_EINVAL, NULL,
                         "unknown weir_load_options version %u", opts->version);
     if (opts && opts->n_conf && !opts->conf)
@@ -481,8 +481,26 @@ int weir_pipeline_load_with(weir_pipeline **out, weir_session *session,
     o.configuration = conf;
     o.n_configuration = spec->n_conf;
     o.root_dir = spec->dir;
+    char *spec_storage = NULL; /* the spec's relative storage, kept in
+                                  the spec's folder under another root */
+    bool oom = false;
+    if (opts && opts->version >= 2) {
+        if (opts->storage) {
+            o.storage = opts->storage;
+        } else if (opts->root_dir && o.storage &&
+                   !weir__str_istarts(o.storage, "file:") &&
+                   !weir__path_is_abs(o.storage)) {
+            spec_storage = weir__path_join(spec->dir, o.storage);
+            o.storage = spec_storage;
+            oom = !spec_storage;
+        }
+        if (opts->root_dir)
+            o.root_dir = opts->root_dir;
+    }
     weir_pipeline *p = NULL;
-    rc = weir_pipeline_create(&p, session, &o, err);
+    rc = oom ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+             : weir_pipeline_create(&p, session, &o, err);
+    free(spec_storage);
     free(conf);
     if (rc) {
         weir__spec_free(spec);
@@ -491,7 +509,8 @@ int weir_pipeline_load_with(weir_pipeline **out, weir_session *session,
     }
     p->spec = spec;
     p->spec_path = path;
-    rc = register_files(p, spec, err);
+    p->storage_only = opts && opts->version >= 3 && opts->storage_only;
+    rc = p->storage_only ? 0 : register_files(p, spec, err);
     *out = p;
     return rc;
 }
@@ -621,6 +640,21 @@ static int apply_spec_expectations(weir_pipeline *p)
 
 /* ---- runs ------------------------------------------------------------------ */
 
+/* The storage of a sampled run: the folder's path with "-sample" added
+ * (a trailing '/' dropped first). malloc'd; NULL when out of memory. */
+static char *sample_storage(const char *storage)
+{
+    size_t n = strlen(storage);
+    while (n > 1 && storage[n - 1] == '/')
+        n--;
+    char *out = malloc(n + sizeof("-sample"));
+    if (out) {
+        memcpy(out, storage, n);
+        memcpy(out + n, "-sample", sizeof("-sample"));
+    }
+    return out;
+}
+
 int weir_pipeline_start_run(weir_pipeline *p, const weir_run_options *opts,
                             weir_run_result *out, weir_error *err)
 {
@@ -628,6 +662,10 @@ int weir_pipeline_start_run(weir_pipeline *p, const weir_run_options *opts,
         memset(out, 0, sizeof(*out));
     if (!p)
         return WEIR_ERR(err, WEIR_EINVAL, NULL, "pipeline is NULL");
+    if (p->storage_only)
+        return WEIR_ERR(err, WEIR_EINVAL, NULL,
+                        "the pipeline was loaded for its storage only "
+                        "(weir_load_options.storage_only): it cannot run");
     weir_run_options none = WEIR_RUN_OPTIONS_INIT;
     if (!opts)
         opts = &none;
@@ -663,6 +701,23 @@ int weir_pipeline_start_run(weir_pipeline *p, const weir_run_options *opts,
         if (rc)
             return rc;
     }
+    int64_t sample = opts->version >= 2 ? opts->sample_rows : 0;
+    if (sample < 0) {
+        free(storage);
+        return WEIR_ERR(err, WEIR_EINVAL, NULL,
+                        "sample_rows must be 0 (no sample) or positive, "
+                        "got %lld",
+                        (long long)sample);
+    }
+    if (sample > 0) {
+        /* Never the real storage: the sample has a folder of its own. */
+        const char *base = storage ? storage : p->storage;
+        char *moved = base ? sample_storage(base) : NULL;
+        free(storage);
+        if (base && !moved)
+            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        storage = moved;
+    }
     weir_engine_opts eo;
     memset(&eo, 0, sizeof(eo));
     eo.pipeline_name = p->name;
@@ -672,6 +727,7 @@ int weir_pipeline_start_run(weir_pipeline *p, const weir_run_options *opts,
     eo.db.memory_limit = p->session->memory_limit;
     eo.on_log = p->session->on_log;
     eo.log_payload = p->session->log_payload;
+    eo.sample_rows = sample;
     rc = weir__engine_run(p->graph, &eo, opts, out, &p->diags, err);
     free(storage);
     if (rc == WEIR_EGRAPH)

@@ -44,6 +44,7 @@ int cmd_graph(const cli *c, int argc, char **argv);
 int cmd_query(const cli *c, int argc, char **argv);
 int cmd_events(const cli *c, int argc, char **argv);
 int cmd_serve(const cli *c, int argc, char **argv);
+int cmd_test(const cli *c, int argc, char **argv);
 int cmd_help(const cli *c, int argc, char **argv);
 
 /* --- help.c ---------------------------------------------------------- */
@@ -230,8 +231,11 @@ int project_open(project *p, const cli *c, const char *spec, FILE *log,
 /* `--env NAME` and `--conf key=value` (repeatable) of the commands that load
  * a pipeline (docs/testing.md). */
 typedef struct load_args {
-    const char *env; /* NULL = none */
-    strlist conf;    /* "key=value" items, in order */
+    const char *env;   /* NULL = none */
+    strlist conf;      /* "key=value" items, in order */
+    bool storage_only; /* the spec only, not the definition files (weir
+                          query: tables stay readable while a definition
+                          has errors) */
 } load_args;
 
 /* Record one `--conf` value; returns -1 to go on, or the exit code (a
@@ -257,6 +261,16 @@ void project_close(project *p);
  * code; 0 when there is nothing to do or all went well.
  */
 int project_define_python(project *p, FILE *json_out);
+
+/* --- test_report.c: the reports of `weir test` ---------------------- */
+
+/* Seconds on a monotonic clock. */
+double test_clock(void);
+/* Write the suite's results as JUnit XML to path; false on I/O errors. */
+bool test_report_junit(const char *path, const weir_test_suite *s,
+                       double seconds);
+/* Write the suite's results as one JSON document (and a newline). */
+void test_report_json(FILE *out, const weir_test_suite *s, double seconds);
 
 /* --- token.c: Spark Connect session tokens --------------------------- */
 

@@ -309,7 +309,9 @@ int cmd_events(const cli *c, int argc, char **argv)
     int code = parse(c, &a, argc, argv);
     if (code >= 0)
         return code;
-    code = project_open(&p, c, a.spec, NULL, NULL);
+    /* The event log stays readable while a definition file has errors. */
+    load_args load = { .storage_only = true };
+    code = project_open_with(&p, c, a.spec, &load, NULL, NULL);
     if (code == EXIT_OK)
         code = show(c, &p, &a);
     project_close(&p);

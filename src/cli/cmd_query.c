@@ -136,6 +136,8 @@ int cmd_query(const cli *c, int argc, char **argv)
         code = EXIT_USAGE;
     } else {
         project p;
+        /* Tables stay readable while a definition file has errors. */
+        a.load.storage_only = true;
         code = project_open_with(&p, c, a.spec, &a.load, NULL, NULL);
         if (code == EXIT_OK)
             code = run_query(c, &p, a.sql, a.fmt);

@@ -6,6 +6,7 @@
  * Spark's CLI. The exit code says whether the update COMPLETED.
  */
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -25,16 +26,17 @@ typedef struct run_args {
     const char *spec;
     strlist refresh, full_refresh;
     bool full_refresh_all, json, quiet;
+    int64_t sample; /* --sample N; 0 = a normal run */
     load_args load;
 } run_args;
 
 enum { O_SPEC, O_REFRESH, O_FULL_REFRESH, O_FULL_REFRESH_ALL, O_JSON, O_QUIET,
-       O_CONF, O_ENV };
+       O_CONF, O_ENV, O_SAMPLE };
 
 static const opt_def run_opts[] = {
     { "spec", true },   { "refresh", true }, { "full-refresh", true },
     { "full-refresh-all", false }, { "json", false }, { "quiet", false },
-    { "conf", true }, { "env", true }, { NULL, false },
+    { "conf", true }, { "env", true }, { "sample", true }, { NULL, false },
 };
 
 /* Parse argv into a; returns -1 to go on, or the exit code. */
@@ -58,6 +60,18 @@ static int parse(const cli *c, run_args *a, int argc, char **argv)
         case O_JSON: a->json = true; break;
         case O_QUIET: a->quiet = true; break;
         case O_ENV: a->load.env = value; break;
+        case O_SAMPLE: {
+            char *end = NULL;
+            long long n = strtoll(value, &end, 10);
+            if (!*value || *end || n < 1 || n > 1000000000000LL) {
+                print_error(c, "--sample expects a number of rows from 1 to "
+                               "10^12, got '%s'",
+                            value);
+                return EXIT_USAGE;
+            }
+            a->sample = (int64_t)n;
+            break;
+        }
         case O_CONF: {
             int code = load_args_conf(c, &a->load, value);
             if (code >= 0)
@@ -112,6 +126,13 @@ static int start(const cli *c, const run_args *a, project *p)
 
     if (p->log)
         print_logline(p->log, "Starting run...");
+    if (p->log && a->sample > 0) {
+        const char *st = weir_pipeline_storage(p->pipeline);
+        print_logline(p->log,
+                      "Sample run: at most %lld rows of each external input, "
+                      "written to %s-sample",
+                      (long long)a->sample, st ? st : "(no storage)");
+    }
     event_printer_init(&ep, c,
                        a->json ? EVENTS_JSON : a->quiet ? EVENTS_QUIET
                                                         : EVENTS_TEXT);
@@ -120,6 +141,7 @@ static int start(const cli *c, const run_args *a, project *p)
     ro.n_refresh = a->refresh.len;
     ro.full_refresh = (const char *const *)a->full_refresh.items;
     ro.n_full_refresh = a->full_refresh.len;
+    ro.sample_rows = a->sample;
     event_printer_attach(&ep, &ro);
     interrupted = 0;
     ro.cancel = &interrupted;

@@ -21,7 +21,8 @@ static const command commands[] = {
     { "init", cmd_init },       { "run", cmd_run },
     { "dry-run", cmd_dry_run }, { "graph", cmd_graph },
     { "query", cmd_query },     { "events", cmd_events },
-    { "serve", cmd_serve },     { "help", cmd_help },
+    { "test", cmd_test },       { "serve", cmd_serve },
+    { "help", cmd_help },
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

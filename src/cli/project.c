@@ -166,6 +166,7 @@ int project_open_with(project *p, const cli *c, const char *spec,
     lo.environment = load ? load->env : NULL;
     lo.conf = kv;
     lo.n_conf = n_conf;
+    lo.storage_only = load && load->storage_only;
     if (rc == 0)
         rc = weir_pipeline_load_with(&p->pipeline, p->session,
                                      spec ? spec : path, &lo, &err);

@@ -20,6 +20,8 @@ set(WEIR_CLI_FILES
   src/cli/cmd_query.c
   src/cli/cmd_events.c
   src/cli/cmd_serve.c
+  src/cli/cmd_test.c
+  src/cli/test_report.c
 )
 list(APPEND WEIR_CLI_SOURCES ${WEIR_CLI_FILES})
 set_source_files_properties(${WEIR_CLI_FILES} PROPERTIES

@@ -226,7 +226,7 @@ typedef struct weir__shim_flow {
     bool once;               /* weir.flow.once */
     weir_expectation *exps;  /* weir.expectations (malloc'd strings) */
     size_t n_exps;
-    char *import_checkpoint; /* weir.flow.import_checkpoint (recorded) */
+    char *import_checkpoint; /* weir.flow.import_checkpoint */
 } weir__shim_flow;
 
 /* If key is one of weir's shim keys (docs/python.md), take its value into

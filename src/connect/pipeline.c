@@ -700,6 +700,15 @@ static int define_flow(weir__creg *reg,
     bool once = (d->_once_case && d->once) || sf.once;
     int rc = 0;
     char *query = NULL;
+    if (sf.import_checkpoint && (once || implicit)) {
+        rc = diag(reg, st, WEIR_EINVAL, "IMPORT_CHECKPOINT_NOT_SUPPORTED",
+                  "0A000", file, line,
+                  "Flow '%s' cannot import a checkpoint: import_checkpoint is "
+                  "supported only on streaming append flows (append_flow "
+                  "without once=True)",
+                  name);
+        goto out;
+    }
     if (once && implicit) {
         rc = diag(reg, st, WEIR_EINVAL, "DEFINE_FLOW_ONCE_OPTION_NOT_SUPPORTED",
                   "0A000", file, line,
@@ -791,6 +800,7 @@ static int define_flow(weir__creg *reg,
     fo.n_conf = all.len;
     fo.source_path = display_path(reg, file);
     fo.source_line = line;
+    fo.import_checkpoint = sf.import_checkpoint;
     weir_error e;
     int wrc = weir_pipeline_define_flow(reg->pipeline, &fo, &e);
     kv_free(&all);

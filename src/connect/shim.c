@@ -5,11 +5,13 @@
  *   weir.expectations           JSON list of {"name", "constraint",
  *                               "action"} (warn | drop | fail | quarantine)
  *   weir.flow.once              "true": append_flow(once=True)
- *   weir.flow.import_checkpoint append_flow(import_checkpoint=...): accepted,
- *                               not implemented yet (the shim warns)
+ *   weir.flow.import_checkpoint append_flow(import_checkpoint=...): the
+ *                               Spark checkpoint folder to import
+ *                               (docs/import-checkpoint.md)
  *
  * They are taken out of the flow's confs here; pipeline.c turns them into
- * weir_flow_options.once and expectations of the target dataset.
+ * weir_flow_options.once and .import_checkpoint and expectations of the
+ * target dataset.
  * Owns: the copies in a weir__shim_flow.
  */
 #include "connect/internal.h"

@@ -20,6 +20,8 @@ typedef struct weir_engine_opts {
     weir_db_config db;
     weir_log_fn on_log;
     void *log_payload;
+    int64_t sample_rows; /* > 0: each external input is read up to this
+                            many rows (weir_run_options.sample_rows) */
 } weir_engine_opts;
 
 /*

@@ -12,6 +12,7 @@
 #include "engine/resolve.h"
 #include "engine/write.h"
 #include "sources/files.h"
+#include "sources/import.h"
 #include "sources/source.h"
 #include "sinks/sink.h"
 #include "events/events.h"
@@ -147,6 +148,15 @@ static int check_unrecorded(weir_flow_exec *x, const weir_gdataset *t,
     weir__rows_free(r);
     if (rc || have <= counted)
         return rc;
+    const char *import = x->f->def ? x->f->def->import_checkpoint : NULL;
+    if (import && t->kind == WEIR_STREAMING_TABLE)
+        return WEIR_ERR(&x->err, WEIR_ERROR, "IMPORT_CHECKPOINT_TARGET",
+                        "Flow '%s' cannot import Spark checkpoint %s: its "
+                        "target %s is an existing table (it holds %lld "
+                        "row(s) that the pipeline's flows did not write). "
+                        "Import into a new streaming table the pipeline "
+                        "creates, or into a sink.",
+                        x->f->display, import, t->display, (long long)have);
     char what[512];
     if (t->kind == WEIR_SINK)
         snprintf(what, sizeof(what),
@@ -226,9 +236,10 @@ static int check_files_stable(weir_flow_exec *x, const batch_plan *p)
 }
 
 /* Inputs of a flow including those of the views it reads, which stream in
- * the reader's flow; each source once. */
+ * the reader's flow; each source once. keys_only: their kinds and keys,
+ * not planned. */
 static int plan_inputs(weir_flow_exec *x, batch_plan *p, const weir_gflow *f,
-                       int depth)
+                       int depth, bool keys_only)
 {
     const weir_graph *g = x->g;
     if (depth > 64)
@@ -240,7 +251,8 @@ static int plan_inputs(weir_flow_exec *x, batch_plan *p, const weir_gflow *f,
             const weir_gdataset *d = &g->datasets[in->dataset];
             if (d->kind == WEIR_TEMPORARY_VIEW || d->kind == WEIR_PERSISTED_VIEW) {
                 if (d->n_flows)
-                    rc = plan_inputs(x, p, &g->flows[d->flows[0]], depth + 1);
+                    rc = plan_inputs(x, p, &g->flows[d->flows[0]], depth + 1,
+                                     keys_only);
                 if (rc)
                     return rc;
                 continue;
@@ -259,13 +271,127 @@ static int plan_inputs(weir_flow_exec *x, batch_plan *p, const weir_gflow *f,
             dup = strcmp(p->sources.items[k].key, b.key) == 0;
         if (dup)
             continue;
-        rc = b.kind->plan(&p->ctx, in, &b);
+        if (!keys_only)
+            rc = b.kind->plan(&p->ctx, in, &b);
         if (!rc && WEIR_VEC_PUSH(&p->sources, b))
             rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
         if (rc)
             return rc;
     }
     return 0;
+}
+
+/* The flow's streaming sources in the order plan_inputs() plans them,
+ * each once. */
+typedef WEIR_VEC(weir_import_source) import_sources;
+static int import_inputs(weir_flow_exec *x, batch_plan *p, const weir_gflow *f,
+                         import_sources *out, int depth)
+{
+    const weir_graph *g = x->g;
+    if (depth > 64)
+        return WEIR_ERR(&x->err, WEIR_ERROR, NULL, "views nest too deeply");
+    for (size_t i = 0; i < f->n_inputs; i++) {
+        const weir_input *in = &f->inputs[i];
+        if (in->dataset >= 0) {
+            const weir_gdataset *d = &g->datasets[in->dataset];
+            if (d->kind == WEIR_TEMPORARY_VIEW || d->kind == WEIR_PERSISTED_VIEW) {
+                int rc = d->n_flows ? import_inputs(x, p, &g->flows[d->flows[0]],
+                                                    out, depth + 1)
+                                    : 0;
+                if (rc)
+                    return rc;
+                continue;
+            }
+        }
+        if (!in->streaming)
+            continue;
+        weir_import_source s = { in, weir__source_kind_of(in)->key(
+                                         &p->arena, g, in, x->root_dir) };
+        if (!s.key)
+            return WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+        bool dup = false;
+        for (size_t k = 0; k < out->len && !dup; k++)
+            dup = strcmp(out->items[k].key, s.key) == 0;
+        if (!dup && WEIR_VEC_PUSH(out, s))
+            return WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    return 0;
+}
+
+/* import_checkpoint, on the flow's first update: the Spark checkpoint's
+ * position becomes batch 0, in the transaction of the first batch (which
+ * becomes batch 1). */
+static int import_checkpoint(weir_flow_exec *x, batch_plan *p,
+                             const char *path)
+{
+    import_sources srcs = WEIR_VEC_INIT;
+    int rc = import_inputs(x, p, x->f, &srcs, 0);
+    char *abs = rc ? NULL : weir__path_absolute(path, x->root_dir);
+    if (!rc && !abs)
+        rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    weir__buf_clear(&x->imported);
+    if (!rc)
+        rc = weir__source_import(&p->ctx, abs, srcs.items, srcs.len,
+                                 &x->imported);
+    if (!rc) {
+        snprintf(x->import_note, sizeof(x->import_note),
+                 "Flow '%s' imported the Spark Structured Streaming "
+                 "checkpoint %s: it continues after the query's last "
+                 "committed batch instead of reading its sources from the "
+                 "start.",
+                 x->f->display, abs);
+        x->import_pending = true;
+        p->batch_id++;
+        p->ctx.batch_id = p->batch_id;
+    } else {
+        weir__buf_clear(&x->imported);
+    }
+    free(abs);
+    WEIR_VEC_FREE(&srcs);
+    return rc;
+}
+
+/* The flow's sources must be those its last batch in this generation
+ * read: a source added would start from nothing while the others go on,
+ * one removed would keep a position nothing reads (Spark fails such a
+ * flow the same way). */
+static int check_source_set(weir_flow_exec *x, batch_plan *p)
+{
+    if (p->batch_id == 0)
+        return 0;
+    int rc = plan_inputs(x, p, x->f, 0, true);
+    weir_rows *r = NULL;
+    if (!rc)
+        rc = weir__checkpoint_batch_sources(&p->cp, p->gen, p->batch_id - 1, &r);
+    bool same = !rc && r->n_rows == p->sources.len;
+    for (size_t i = 0; same && i < r->n_rows; i++) {
+        bool found = false;
+        for (size_t k = 0; k < p->sources.len && !found; k++)
+            found = !strcmp(p->sources.items[k].key, weir__rows_get(r, i, 0));
+        same = found;
+    }
+    if (!rc && !same) {
+        weir_buf was = WEIR_BUF_INIT, now = WEIR_BUF_INIT;
+        for (size_t i = 0; i < r->n_rows; i++)
+            weir__buf_printf(&was, "%s%s", i ? ", " : "", weir__rows_get(r, i, 0));
+        for (size_t k = 0; k < p->sources.len; k++)
+            weir__buf_printf(&now, "%s%s", k ? ", " : "",
+                             p->sources.items[k].key);
+        const char *target = x->g->datasets[x->f->target].name;
+        rc = WEIR_ERR(&x->err, WEIR_ERROR, WEIR_SOURCES_CHANGED_CLASS,
+                      "Flow '%s' had streaming sources added or removed. "
+                      "Please perform a full refresh in order to rebuild "
+                      "'%s' against the current set of sources. (Its "
+                      "checkpoint has: %s; its query reads: %s. weir run "
+                      "--full-refresh %s)",
+                      x->f->display, x->f->display, weir__buf_cstr(&was),
+                      weir__buf_cstr(&now), target);
+        weir__buf_free(&was);
+        weir__buf_free(&now);
+    }
+    weir__rows_free(r);
+    p->sources.len = 0;
+    return rc;
 }
 
 static bool plan_has_data(const batch_plan *p)
@@ -370,7 +496,8 @@ static int insert_rows(weir_flow_exec *x, const weir_gdataset *t,
                        const weir_source_batch *batches, size_t n_batches)
 {
     weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
-                             batches, n_batches, false, x->infer, x->conn };
+                             batches, n_batches, false, x->infer,
+                             x->sample_rows, x->conn };
     ctx.careful_files = x->careful_files;
     weir_buf sql = WEIR_BUF_INIT;
     int rc = weir__resolve_flow_sql(&sql, &ctx, x->f, &x->err);
@@ -512,7 +639,7 @@ static int sink_stage(weir_flow_exec *x, const weir_gdataset *t,
     weir__fs_remove_atomic_temps(stage);
     weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
                              p->sources.items, p->sources.len, false, x->infer,
-                             x->conn };
+                             x->sample_rows, x->conn };
     ctx.careful_files = x->careful_files;
     weir_buf sql = WEIR_BUF_INIT;
     int rc = weir__resolve_flow_sql(&sql, &ctx, x->f, &x->err);
@@ -586,8 +713,15 @@ static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
         rc = check_unrecorded(x, t, &fs, p.gen, p.batch_id);
     if (!rc)
         rc = check_manifest(x, t, &fs, p.gen);
+    /* import_checkpoint: only into a flow without any checkpoint (its
+     * first update; after a full refresh the flow has a new, empty one). */
+    const char *import = x->f->def ? x->f->def->import_checkpoint : NULL;
+    if (!rc && import && !fs.found && p.gen == 0 && p.batch_id == 0)
+        rc = import_checkpoint(x, &p, import);
     if (!rc)
-        rc = plan_inputs(x, &p, x->f, 0);
+        rc = check_source_set(x, &p);
+    if (!rc)
+        rc = plan_inputs(x, &p, x->f, 0, false);
     for (size_t i = 0; !rc && i < p.sources.len; i++)
         x->more |= p.sources.items[i].more;
     if (!rc && !plan_has_data(&p)) {
@@ -652,7 +786,8 @@ static int exec_once(weir_flow_exec *x, const weir_gdataset *t)
 static int exec_mv(weir_flow_exec *x, const weir_gdataset *t)
 {
     weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
-                             NULL, 0, false, x->infer, x->conn };
+                             NULL, 0, false, x->infer,
+                             x->sample_rows, x->conn };
     weir_buf sql = WEIR_BUF_INIT;
     int rc = weir__resolve_flow_sql(&sql, &ctx, x->f, &x->err);
     if (!rc && sql.failed)
@@ -677,6 +812,15 @@ static int exec_mv(weir_flow_exec *x, const weir_gdataset *t)
         /* weir__comments() starts with "; " */
         rc = weir__conn_exec(x->conn, weir__buf_cstr(&sql) + 2, NULL, &x->err);
     }
+    /* A new epoch for each recomputation, with its rows: streaming
+     * readers of the view read them as new data (sources/table.c). */
+    weir__buf_clear(&sql);
+    weir__buf_puts(&sql, "UPDATE ");
+    weir__meta_table(&sql, t->catalog, "tables");
+    weir__buf_puts(&sql, " SET epoch = epoch + 1 WHERE name = ");
+    weir__buf_put_sql_string(&sql, t->display);
+    if (!rc)
+        rc = weir__exec_buf(x->conn, &sql, &x->err);
     /* rows_written: the CREATE TABLE's count, or the INSERT's rows. */
     weir__buf_free(&sql);
     return rc;
@@ -694,6 +838,8 @@ static int batch_restart(weir_flow_exec *x)
     x->rows_written = 0;
     x->warning[0] = '\0';
     x->note[0] = '\0';
+    x->import_pending = false;
+    weir__buf_clear(&x->imported);
     int rc = weir__conn_begin(x->conn, &x->err);
     if (!rc)
         weir__error_clear(&x->err);
@@ -708,6 +854,7 @@ static int exec_batch(weir_flow_exec *x, const weir_gdataset *t)
     x->sink_format = NULL;
     x->careful_files = false;
     x->files_changed = false;
+    x->import_pending = false;
     int rc = weir__conn_begin(x->conn, &x->err);
     if (rc)
         return rc;
@@ -721,10 +868,14 @@ static int exec_batch(weir_flow_exec *x, const weir_gdataset *t)
         if (!rc)
             rc = run_stable(x, t);
     }
-    if (!rc && !x->idle && !x->no_new_data)
+    /* An import commits though the first batch found nothing new. */
+    bool commit = !x->idle && (!x->no_new_data || x->import_pending);
+    if (!rc && commit)
         rc = weir__storage_commit(x->st, x->conn, &x->err);
-    if (rc || x->idle || x->no_new_data)
+    if (rc || !commit)
         weir__conn_rollback(x->conn);
+    if (rc && x->import_pending)
+        weir__buf_clear(&x->imported); /* rolled back with its batch */
     if (!rc && x->sink_format)
         rc = sink_publish(x, t);
     for (size_t i = 0; i < x->unstable.n; i++)

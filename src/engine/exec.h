@@ -26,6 +26,8 @@ typedef struct weir_flow_exec {
     const char *root_dir;
     const char *update_id;
     struct weir_infer_cache *infer; /* file schemas of this update */
+    int64_t sample_rows; /* > 0: external inputs read at most this many
+                            rows (weir run --sample) */
     /* out */
     int64_t rows_written;
     bool idle;        /* a once flow that already ran in this generation */
@@ -43,10 +45,19 @@ typedef struct weir_flow_exec {
      * update's batch (malloc'd paths, freed by weir__flow_exec) */
     weir_source_unstable unstable;
     bool files_changed; /* the last attempt met such a file */
+    /* import_checkpoint: the import committed with the flow's first batch
+     * (a JSON object, empty when none) and its event's message */
+    weir_buf imported;
+    char import_note[1024];
+    bool import_pending; /* this batch's transaction holds an import */
 } weir_flow_exec;
 
 /* Run the flow. Returns 0 or the code in x->err; on failure nothing of the
  * flow's batch is visible and its checkpoint has not moved. */
 int weir__flow_exec(weir_flow_exec *x);
+
+/* The class of a streaming flow whose sources differ from its checkpoint's
+ * (Spark has the message but no class). Not retried. */
+#define WEIR_SOURCES_CHANGED_CLASS "STREAMING_SOURCES_ADDED_OR_REMOVED"
 
 #endif

@@ -527,7 +527,7 @@ int weir__view_publish(weir_storage *st, const weir_graph *g,
     if (!d->n_flows)
         return 0;
     weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, g, st, root_dir, NULL, 0,
-                             false, NULL, st->conn };
+                             false, NULL, 0, st->conn };
     weir_buf sql = WEIR_BUF_INIT;
     persist_macros(&sql, d);
     weir__buf_puts(&sql, "CREATE OR REPLACE VIEW ");

@@ -134,6 +134,46 @@ static int path_read(weir_buf *out, const level *lv, const weir_sql_relref *ref,
     return rc;
 }
 
+/* `weir run --sample N`: an external input (external table, path read,
+ * file, Kafka or table source) read in execution becomes its first N rows.
+ * Every kind is wrapped here, after it rendered, so no kind knows about
+ * sampling; pipeline datasets and range() are never limited. */
+static bool sampled(const weir_resolve_ctx *ctx)
+{
+    return ctx->mode == WEIR_RESOLVE_EXECUTE && ctx->sample_rows > 0;
+}
+
+static void sample_open(weir_buf *out, const weir_resolve_ctx *ctx, bool on)
+{
+    if (on && sampled(ctx))
+        weir__buf_puts(out, "(SELECT * FROM ");
+}
+
+static void sample_close(weir_buf *out, const weir_resolve_ctx *ctx, bool on)
+{
+    if (on && sampled(ctx))
+        weir__buf_printf(out, " LIMIT %lld)", (long long)ctx->sample_rows);
+}
+
+/* An external relation, rendered by the kind or the default, sampled. */
+static int external_relation(weir_buf *out, const level *lv,
+                             const weir_sql_relref *ref, const weir_input *in,
+                             const char *cat, const char *db,
+                             const char *name, weir_error *err)
+{
+    const weir_resolve_ctx *ctx = lv->ctx;
+    int rc = 0;
+    sample_open(out, ctx, true);
+    if (!name)
+        rc = path_read(out, lv, ref, err);
+    else if (ref->streaming && ctx->mode == WEIR_RESOLVE_EXECUTE)
+        rc = render_batch(out, lv, in, err);
+    else
+        weir__storage_table_ref(out, cat, db, name);
+    sample_close(out, ctx, true);
+    return rc;
+}
+
 static int on_relation(void *payload, const weir_sql_relref *ref,
                        weir_buf *out, weir_error *err)
 {
@@ -166,7 +206,7 @@ static int on_relation(void *payload, const weir_sql_relref *ref,
     }
     /* External. */
     if (ref->name.n == 2 && strchr(in->external, '`'))
-        return path_read(out, lv, ref, err);
+        return external_relation(out, lv, ref, in, NULL, NULL, NULL, err);
     const weir_sql_name *n = &ref->name;
     const char *cat = n->n >= 3 ? n->parts[n->n - 3] : lv->flow->ctx_catalog;
     const char *db = n->n >= 2 ? n->parts[n->n - 2] : lv->flow->ctx_database;
@@ -208,10 +248,7 @@ static int on_relation(void *payload, const weir_sql_relref *ref,
             return WEIR_EGRAPH;
         }
     }
-    if (ref->streaming && ctx->mode == WEIR_RESOLVE_EXECUTE)
-        return render_batch(out, lv, in, err);
-    weir__storage_table_ref(out, cat, db, name);
-    return 0;
+    return external_relation(out, lv, ref, in, cat, db, name, err);
 }
 
 static int on_tvf(void *payload, const weir_sql_tvf *call, weir_buf *out,
@@ -223,8 +260,13 @@ static int on_tvf(void *payload, const weir_sql_tvf *call, weir_buf *out,
     if (!in)
         return WEIR_ENOTFOUND; /* range(), explode(), ...: the default */
     const weir_source_kind *kind = weir__source_kind_of(in);
-    if (call->streaming && ctx->mode == WEIR_RESOLVE_EXECUTE)
-        return render_batch(out, lv, in, err);
+    bool sample = kind != &weir__source_range;
+    if (call->streaming && ctx->mode == WEIR_RESOLVE_EXECUTE) {
+        sample_open(out, ctx, sample);
+        int rc = render_batch(out, lv, in, err);
+        sample_close(out, ctx, sample);
+        return rc;
+    }
     if (call->streaming && !kind->analyze)
         return WEIR_ENOTFOUND; /* the query's own translation */
     if (call->streaming) {
@@ -253,7 +295,9 @@ static int on_tvf(void *payload, const weir_sql_tvf *call, weir_buf *out,
             weir__sql_error_at(err, lv->flow->origin.src, call->pos);
         return rc;
     }
+    sample_open(out, ctx, sample);
     int rc = weir__sql_render_read_files(out, call, NULL, 0, ctx->root_dir, err);
+    sample_close(out, ctx, sample);
     if (rc && !err->path[0])
         weir__sql_error_at(err, lv->flow->origin.src, call->pos);
     return rc;

@@ -34,8 +34,11 @@ typedef struct weir_resolve_ctx {
     size_t n_batches;
     bool careful_files; /* file sources rescue what does not fit */
     struct weir_infer_cache *infer; /* file schemas inferred (may be NULL) */
+    int64_t sample_rows; /* execution: > 0 reads at most this many rows of
+                            each external input (weir run --sample) */
     /* The connection the translator may describe expressions on (the
-     * caller's own; NULL: none), for Spark's decimal result types. */
+     * caller's own; NULL: none): the types of decimal results, fields of
+     * arrays and set operations depend on it. */
     weir_conn *probe;
 } weir_resolve_ctx;
 

@@ -302,6 +302,7 @@ static void start_slot(run_state *rs, slot *s)
         emit_status(rs, f, "PLANNING", false, WEIR_LEVEL_INFO);
     emit_status(rs, f, "STARTING", false, WEIR_LEVEL_INFO);
     weir__buf_free(&s->exec.details);
+    weir__buf_free(&s->exec.imported);
     memset(&s->exec, 0, sizeof(s->exec));
     s->exec.g = rs->g;
     s->exec.f = f;
@@ -309,6 +310,7 @@ static void start_slot(run_state *rs, slot *s)
     s->exec.root_dir = rs->opts->root_dir;
     s->exec.update_id = rs->update_id;
     s->exec.infer = rs->infer;
+    s->exec.sample_rows = rs->opts->sample_rows;
     s->finished = false;
     s->started_at = weir__monotonic_us();
     s->state = S_RUNNING;
@@ -362,6 +364,16 @@ static void finish_slot(run_state *rs, size_t idx)
     rs->running--;
     double secs = (double)(weir__monotonic_us() - s->started_at) / 1e6;
     weir_flow_exec *x = &s->exec;
+    if (x->imported.len) {
+        /* import_checkpoint: what was taken, committed with the flow's
+         * first batch (though a later batch of the update failed). */
+        weir_buf id = WEIR_BUF_INIT;
+        weir__buf_printf(&id, "{\"import_checkpoint\": %s}",
+                         weir__buf_cstr(&x->imported));
+        flow_event(rs, f, WEIR_LEVEL_INFO, weir__buf_cstr(&id), NULL,
+                   x->import_note);
+        weir__buf_free(&id);
+    }
     if (!x->err.code) {
         if (x->idle) {
             s->state = S_IDLE;
@@ -409,17 +421,27 @@ static void finish_slot(run_state *rs, size_t idx)
                        "STORAGE_WRITE_FAILED");
     if (write_error || weir__storage_write_failed(rs->st))
         rs->storage_failed = true;
-    /* Damaged state, and Kafka offsets that are gone, fail the same way
-     * every time. */
+    /* Damaged state, Kafka offsets that are gone, a Spark checkpoint that
+     * cannot be imported, and streaming sources changed in place or added
+     * or removed fail the same way every time. */
     bool damaged = !strcmp(x->err.error_class, "CHECKPOINT_MISSING") ||
                    !strcmp(x->err.error_class, "FILE_MANIFEST_MISSING") ||
-                   !strcmp(x->err.error_class, "KAFKA_DATA_LOSS");
+                   !strcmp(x->err.error_class, "KAFKA_DATA_LOSS") ||
+                   !strncmp(x->err.error_class, "IMPORT_CHECKPOINT_", 18) ||
+                   !strcmp(x->err.error_class, "STREAMING_SOURCE_CHANGED") ||
+                   !strcmp(x->err.error_class, WEIR_SOURCES_CHANGED_CLASS);
     bool retry = !rs->storage_failed && !damaged && s->attempts <= s->max_retries;
     /* Retries used up (Spark's message), or not retried at all. */
     bool exhausted = !retry && !damaged && !rs->storage_failed &&
                      s->attempts > s->max_retries;
     char msg[1024];
-    if (!exhausted || f->streaming == false)
+    if (!strcmp(x->err.error_class, WEIR_SOURCES_CHANGED_CLASS))
+        snprintf(msg, sizeof(msg),
+                 "Flow '%s' had streaming sources added or removed. Please "
+                 "perform a full refresh in order to rebuild '%s' against "
+                 "the current set of sources.",
+                 f->display, f->display);
+    else if (!exhausted || f->streaming == false)
         snprintf(msg, sizeof(msg), "Flow '%s' has FAILED.", f->display);
     else
         snprintf(msg, sizeof(msg),
@@ -793,6 +815,7 @@ static void free_state(run_state *rs)
             pthread_join(rs->slots[i].thread, NULL);
         free(rs->slots[i].upstream);
         weir__buf_free(&rs->slots[i].exec.details);
+        weir__buf_free(&rs->slots[i].exec.imported);
     }
     free(rs->slots);
     free(rs->slot_of_flow);

@@ -230,6 +230,14 @@ static int add_datasets(builder *b)
                       "'pipelines.reset.allowed'",
                       rv);
         }
+        const char *sv = weir__dataset_property(d, "pipelines.skipChangeCommits");
+        d->skip_change_commits = false;
+        if (sv && !weir__str_parse_bool(sv, &d->skip_change_commits)) {
+            weir__graph_report(b, &def->origin, NULL, "",
+                      "Could not parse value '%s' for table property "
+                      "'pipelines.skipChangeCommits'",
+                      sv);
+        }
         if (weir__map_put(&g->dataset_by_name, d->display,
                           (void *)(intptr_t)(g->n_datasets + 1)) ||
             weir__graph_dataset_expectations(b, d))

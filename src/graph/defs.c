@@ -204,6 +204,8 @@ static int add_flow_stmt(weir_defs *defs, const weir_sql_stmt *s,
     f.conf = st->conf;
     f.n_conf = st->n_conf;
     f.comment = s->comment;
+    for (size_t i = 0; i < s->n_options; i++)
+        f.import_checkpoint = s->options[i].value; /* the parser's one key */
     f.origin.src = s->src;
     f.origin.pos = s->pos;
     return weir__defs_add_flow(defs, &f);

@@ -76,6 +76,8 @@ typedef struct weir_def_flow {
     const weir_kvpair *conf;
     size_t n_conf;
     const char *comment;
+    const char *import_checkpoint; /* a Spark checkpoint folder to import
+                                      on the flow's first update, or NULL */
     weir_origin origin;
 } weir_def_flow;
 
@@ -151,6 +153,8 @@ typedef struct weir_gdataset {
     int *flows; /* flows writing this dataset */
     size_t n_flows;
     bool reset_allowed;      /* pipelines.reset.allowed (default true) */
+    bool skip_change_commits; /* pipelines.skipChangeCommits: its streaming
+                                 reads of tables go on past changed rows */
     bool streaming_view;     /* views: its flow is streaming */
     weir_schema schema;      /* resolved (engine fills) */
     bool resolved;

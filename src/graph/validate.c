@@ -388,14 +388,8 @@ void weir__graph_validate_flow(builder *b, const weir_gflow *f)
                           "= false.",
                           weir__graph_quoted(&g->arena, d->display), d->name);
         }
-        if (in->streaming && d->kind == WEIR_MATERIALIZED_VIEW)
-            weir__graph_report(b, &f->origin, pos, "STREAMING_READ_OF_MATERIALIZED_VIEW",
-                      "Flow '%s' reads the materialized view %s as a stream; "
-                      "a materialized view is recomputed in every update and "
-                      "cannot be a streaming source. Read it without STREAM "
-                      "from a materialized view, or stream from a streaming "
-                      "table.",
-                      f->display, d->display);
+        /* STREAM of a materialized view is allowed: each recomputation
+         * reaches its streaming readers as new data (sources/table.c). */
     }
     const char *fq = weir__graph_quoted(&g->arena, f->display);
     if (f->once && t->kind != WEIR_STREAMING_TABLE) {
@@ -419,6 +413,18 @@ void weir__graph_validate_flow(builder *b, const weir_gflow *f)
                       "relation. Append once-flows may only be defined by or "
                       "return a batch relation.",
                       fq, fq);
+        return;
+    }
+    if (f->def && f->def->import_checkpoint && t->kind != WEIR_STREAMING_TABLE &&
+        t->kind != WEIR_SINK) {
+        /* docs/import-checkpoint.md: what a Structured Streaming query
+         * wrote continues in a table the pipeline appends to, or a sink. */
+        weir__graph_report(b, &f->origin, NULL, "IMPORT_CHECKPOINT_NOT_SUPPORTED",
+                           "Flow %s imports a checkpoint into the %s %s; "
+                           "import_checkpoint is for streaming append flows "
+                           "into a streaming table or a sink.",
+                           fq, weir__kind_name(t->kind),
+                           weir__graph_quoted(&g->arena, t->display));
         return;
     }
     if (t->kind == WEIR_STREAMING_TABLE && !f->streaming)

@@ -108,8 +108,10 @@ int weir__checkpoint_source_end(const weir_checkpoint *cp, int64_t gen,
                                 bool *none)
 {
     weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT max(end_offset), arg_max(source_epoch, batch_id) "
-                       "FROM ");
+    /* The latest batch's: a table source's position moves back when the
+     * table was replaced (sources/table.c). */
+    weir__buf_puts(&q, "SELECT arg_max(end_offset, batch_id), "
+                       "arg_max(source_epoch, batch_id) FROM ");
     weir__meta_table(&q, cp->catalog, "checkpoints");
     where_flow(&q, cp);
     weir__buf_printf(&q, " AND generation = %lld AND batch_id >= 0 AND source = ",
@@ -309,6 +311,142 @@ int weir__checkpoint_partitions_add(const weir_checkpoint *cp, int64_t gen,
 {
     partition_rows p = { batch_id, parts };
     return insert_rows(cp, "kafka_offsets", gen, source, n, partition_row, &p);
+}
+
+/* ---- what streaming reads of tables consumed -------------------------------- */
+
+/* WHERE flow = '..' AND generation = g AND source = '..' */
+static void where_read(weir_buf *q, const weir_checkpoint *cp, int64_t gen,
+                       const char *source)
+{
+    weir__buf_puts(q, " WHERE flow = ");
+    weir__buf_put_sql_string(q, cp->flow);
+    weir__buf_printf(q, " AND generation = %lld AND source = ", (long long)gen);
+    weir__buf_put_sql_string(q, source);
+}
+
+int weir__checkpoint_table_read(const weir_checkpoint *cp, int64_t gen,
+                                const char *source, weir_arena *a,
+                                weir_checkpoint_table_read *out)
+{
+    memset(out, 0, sizeof(*out));
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT columns, rows, CAST(hash AS VARCHAR), complete "
+                       "FROM ");
+    weir__meta_table(&q, cp->catalog, "table_reads");
+    where_read(&q, cp, gen, source);
+    /* Only the latest batch's record: an older one would be checked
+     * against rows the flow read since. */
+    weir__buf_puts(&q, " AND batch_id = (SELECT max(batch_id) FROM ");
+    weir__meta_table(&q, cp->catalog, "checkpoints");
+    where_flow(&q, cp);
+    weir__buf_printf(&q, " AND generation = %lld AND batch_id >= 0 AND "
+                         "source = ", (long long)gen);
+    weir__buf_put_sql_string(&q, source);
+    weir__buf_puts(&q, ") LIMIT 1");
+    weir_rows *r = NULL;
+    int rc = weir__query_buf(cp->conn, &q, &r, cp->err);
+    weir__buf_free(&q);
+    if (!rc && r->n_rows && weir__rows_get(r, 0, 0) && weir__rows_get(r, 0, 2)) {
+        out->found = true;
+        out->columns = weir__arena_strdup(a, weir__rows_get(r, 0, 0));
+        out->rows = cell_i64(r, 0, 1);
+        out->hash = weir__arena_strdup(a, weir__rows_get(r, 0, 2));
+        const char *c = weir__rows_get(r, 0, 3);
+        out->complete = c && !strcmp(c, "true");
+        if (!out->columns || !out->hash)
+            rc = WEIR_ERR(cp->err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    weir__rows_free(r);
+    return rc;
+}
+
+void weir__checkpoint_put_sample(weir_buf *q, const weir_checkpoint *cp,
+                                 int64_t gen, const char *source)
+{
+    weir__buf_puts(q, "(SELECT hash FROM ");
+    weir__meta_table(q, cp->catalog, "table_sample");
+    where_read(q, cp, gen, source);
+    weir__buf_putc(q, ')');
+}
+
+int weir__checkpoint_table_add(const weir_checkpoint *cp, int64_t gen,
+                               int64_t batch_id, const char *source,
+                               const weir_checkpoint_table_read *r,
+                               bool rebase, const char *hashes_sql)
+{
+    weir_buf q = WEIR_BUF_INIT, key = WEIR_BUF_INIT;
+    where_read(&key, cp, gen, source);
+    if (rebase) {
+        weir__buf_puts(&q, "DELETE FROM ");
+        weir__meta_table(&q, cp->catalog, "table_sample");
+        weir__buf_puts(&q, " WHERE flow = ");
+        weir__buf_put_sql_string(&q, cp->flow);
+        weir__buf_puts(&q, " AND source = ");
+        weir__buf_put_sql_string(&q, source);
+        weir__buf_puts(&q, "; ");
+    }
+    /* The batch's distinct hashes not in the sample yet, at most as many
+     * as it keeps; then the sample trimmed to its smallest. */
+    weir__buf_puts(&q, "INSERT INTO ");
+    weir__meta_table(&q, cp->catalog, "table_sample");
+    weir__buf_puts(&q, " SELECT ");
+    weir__buf_put_sql_string(&q, cp->flow);
+    weir__buf_printf(&q, ", %lld, ", (long long)gen);
+    weir__buf_put_sql_string(&q, source);
+    weir__buf_printf(&q, ", h FROM (SELECT DISTINCT h FROM (%s) AS b(h)) "
+                         "WHERE h NOT IN (SELECT hash FROM ",
+                     hashes_sql);
+    weir__meta_table(&q, cp->catalog, "table_sample");
+    weir__buf_puts(&q, weir__buf_cstr(&key));
+    weir__buf_printf(&q, ") ORDER BY h LIMIT %d; DELETE FROM ",
+                     WEIR_CHECKPOINT_SAMPLE_MAX + 1);
+    weir__meta_table(&q, cp->catalog, "table_sample");
+    weir__buf_puts(&q, weir__buf_cstr(&key));
+    weir__buf_puts(&q, " AND hash > (SELECT hash FROM ");
+    weir__meta_table(&q, cp->catalog, "table_sample");
+    weir__buf_puts(&q, weir__buf_cstr(&key));
+    weir__buf_printf(&q, " ORDER BY hash LIMIT 1 OFFSET %d)",
+                     WEIR_CHECKPOINT_SAMPLE_MAX - 1);
+    int64_t trimmed = 0;
+    int rc = q.failed ? WEIR_ERR(cp->err, WEIR_ENOMEM, NULL, "out of memory")
+                      : weir__conn_exec(cp->conn, weir__buf_cstr(&q), &trimmed,
+                                        cp->err);
+    bool complete = (rebase || r->complete) && trimmed == 0;
+    weir__buf_clear(&q);
+    weir__buf_puts(&q, "INSERT INTO ");
+    weir__meta_table(&q, cp->catalog, "table_reads");
+    weir__buf_puts(&q, " VALUES (");
+    weir__buf_put_sql_string(&q, cp->flow);
+    weir__buf_printf(&q, ", %lld, ", (long long)gen);
+    weir__buf_put_sql_string(&q, source);
+    weir__buf_printf(&q, ", %lld, ", (long long)batch_id);
+    weir__buf_put_sql_string(&q, r->columns);
+    weir__buf_printf(&q, ", %lld, CAST(", (long long)r->rows);
+    weir__buf_put_sql_string(&q, r->hash);
+    weir__buf_printf(&q, " AS HUGEINT), %s, ", complete ? "true" : "false");
+    weir__buf_put_sql_string(&q, cp->update_id);
+    weir__buf_putc(&q, ')');
+    if (!rc)
+        rc = weir__exec_buf(cp->conn, &q, cp->err);
+    weir__buf_free(&q);
+    weir__buf_free(&key);
+    return rc;
+}
+
+int weir__checkpoint_batch_sources(const weir_checkpoint *cp, int64_t gen,
+                                   int64_t batch_id, weir_rows **out)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT DISTINCT source FROM ");
+    weir__meta_table(&q, cp->catalog, "checkpoints");
+    where_flow(&q, cp);
+    weir__buf_printf(&q, " AND generation = %lld AND batch_id = %lld "
+                         "ORDER BY source",
+                     (long long)gen, (long long)batch_id);
+    int rc = weir__query_buf(cp->conn, &q, out, cp->err);
+    weir__buf_free(&q);
+    return rc;
 }
 
 /* ---- full refresh and relocation ------------------------------------------ */

@@ -28,6 +28,7 @@
 
 #include "graph/graph.h"
 #include "store/meta.h"
+#include "util/arena.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -61,7 +62,7 @@ int weir__checkpoint_flow_state(const weir_checkpoint *cp, weir_flow_state *out)
 int weir__checkpoint_put_flow_state(const weir_checkpoint *cp, int64_t gen,
                                     int64_t batches, int64_t new_files);
 
-/* The end position of the flow's last batch from source `key` in
+/* The end position of the flow's latest batch from source `key` in
  * generation gen, and the source's epoch then; *none when it never read
  * it in that generation. */
 int weir__checkpoint_source_end(const weir_checkpoint *cp, int64_t gen,
@@ -122,6 +123,44 @@ int weir__checkpoint_partitions_add(const weir_checkpoint *cp, int64_t gen,
                                     int64_t batch_id, const char *source,
                                     const weir_checkpoint_partition *parts,
                                     size_t n);
+
+/* ---- what streaming reads of tables consumed ----
+ * (_weir.table_reads, _weir.table_sample; docs/sources.md#tables)
+ * After each batch of a table source: the columns its rows were hashed
+ * over, the count and the sum of hash() of every row the flow has read
+ * (the fingerprint, checked at the next plan), and a sample of their
+ * distinct row hashes, the smallest WEIR_CHECKPOINT_SAMPLE_MAX. */
+
+#define WEIR_CHECKPOINT_SAMPLE_MAX 100000
+
+typedef struct weir_checkpoint_table_read {
+    bool found;          /* false: nothing recorded for the latest batch */
+    const char *columns; /* name \x1f type, columns separated by \x1e */
+    int64_t rows;
+    const char *hash;    /* the sum, as text */
+    bool complete;       /* the sample holds every distinct row hash */
+} weir_checkpoint_table_read;
+/* What the flow's latest batch from `source` in gen recorded; strings in
+ * arena a. */
+int weir__checkpoint_table_read(const weir_checkpoint *cp, int64_t gen,
+                                const char *source, weir_arena *a,
+                                weir_checkpoint_table_read *out);
+/* Append a subquery of the sample's hashes (one column, hash). */
+void weir__checkpoint_put_sample(weir_buf *q, const weir_checkpoint *cp,
+                                 int64_t gen, const char *source);
+/* Record batch batch_id: the fingerprint r (found is ignored), and the
+ * hashes `hashes_sql` selects (one UBIGINT column) added to the sample;
+ * `rebase` empties the sample first (the flow's earlier generations
+ * too), else r->complete is the sample's state before the batch.
+ * The recorded `complete` is whether the sample kept every hash. */
+int weir__checkpoint_table_add(const weir_checkpoint *cp, int64_t gen,
+                               int64_t batch_id, const char *source,
+                               const weir_checkpoint_table_read *r,
+                               bool rebase, const char *hashes_sql);
+
+/* The sources the flow's batch batch_id of gen read: rows of source. */
+int weir__checkpoint_batch_sources(const weir_checkpoint *cp, int64_t gen,
+                                   int64_t batch_id, weir_rows **out);
 
 /* ---- full refresh and relocation ---- */
 

@@ -477,7 +477,7 @@ static int ddl_columns(weir_file_schema *out, weir_arena *a, weir_conn *conn,
     const weir_sql_type *t = NULL;
     out->odd_keys = false;
     char *text = weir__arena_printf(a, "STRUCT<%s>", ddl);
-    weir_sql_type *pt;
+    weir_sql_type *pt = NULL;
     int rc = text ? weir__sql_parse_type(&pt, a, text, err)
                   : WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     t = pt;

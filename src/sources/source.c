@@ -28,15 +28,25 @@ const char *weir__source_key(weir_arena *a, const weir_graph *g,
     return weir__source_kind_of(in)->key(a, g, in, root_dir);
 }
 
-void weir__source_warn(const weir_source_ctx *c, const char *text)
+/* Append a sentence to a message buffer, cut with "..." when full. */
+static void append(char *buf, size_t room, const char *text)
 {
-    size_t have = strlen(c->warning), room = c->warning_size;
+    size_t have = strlen(buf);
     if (have + 4 >= room)
         return;
-    int n = snprintf(c->warning + have, room - have, "%s%s", have ? " " : "",
-                     text);
+    int n = snprintf(buf + have, room - have, "%s%s", have ? " " : "", text);
     if (n < 0 || (size_t)n >= room - have)
-        memcpy(c->warning + room - 4, "...", 4);
+        memcpy(buf + room - 4, "...", 4);
+}
+
+void weir__source_warn(const weir_source_ctx *c, const char *text)
+{
+    append(c->warning, c->warning_size, text);
+}
+
+void weir__source_note(const weir_source_ctx *c, const char *text)
+{
+    append(c->note, c->note_size, text);
 }
 
 void weir__source_progress_offsets(const weir_source_ctx *c,

@@ -142,6 +142,9 @@ const char *weir__source_key(weir_arena *a, const weir_graph *g,
 /* Append a sentence to the flow's warning (cut with "..." when full). */
 void weir__source_warn(const weir_source_ctx *c, const char *text);
 
+/* Append a sentence to the flow's note (its INFO event text). */
+void weir__source_note(const weir_source_ctx *c, const char *text);
+
 /* A progress() for kinds whose position is one row number: the batch's
  * start_offset and end_offset. */
 void weir__source_progress_offsets(const weir_source_ctx *c,

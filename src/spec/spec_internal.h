@@ -1,5 +1,6 @@
 /*
- * Private to src/spec: the YAML node tree the spec is validated from, and
+ * Private to src/spec (and src/testing, which reads test definitions with
+ * the same YAML reader): the YAML node tree the spec is validated from, and
  * the problem reporter the reader, the validator and the glob expansion
  * share (one diagnostic per problem, with the line's text, capped).
  */

@@ -470,8 +470,35 @@ static int create_flow(ddl *d)
     if (rc)
         return rc;
     weir__sql_strip_live(&s->name); /* one part: checked by the graph */
-    if (weir__sql_accept_kw(p, "COMMENT") && !(s->comment = weir__sql_string(p)))
-        return WEIR_ESQL;
+    /* COMMENT '..' and OPTIONS (import_checkpoint '..'), in any order (a
+     * weir extension: docs/import-checkpoint.md). */
+    const sql_token *options_at = NULL;
+    for (;;) {
+        if (!s->comment && weir__sql_accept_kw(p, "COMMENT")) {
+            if (!(s->comment = weir__sql_string(p)))
+                return WEIR_ESQL;
+        } else if (!options_at && weir__sql_is_kw(p, 0, "OPTIONS")) {
+            options_at = weir__sql_peek(p, 0);
+            p->i++;
+            if ((rc = prop_list(d, &s->options, &s->n_options)))
+                return rc;
+        } else {
+            break;
+        }
+    }
+    for (size_t i = 0; i < s->n_options; i++) {
+        const weir_sql_property *o = &s->options[i];
+        if (!weir__str_ieq(o->key, "import_checkpoint"))
+            return weir__sql_error_tok(p, options_at, WEIR_ESQL, REG_ERROR,
+                                      "Unknown flow option '%s': flows take "
+                                      "OPTIONS (import_checkpoint '<folder>') "
+                                      "only",
+                                      o->key);
+        if (!o->value || !*o->value)
+            return weir__sql_error_tok(p, options_at, WEIR_ESQL, REG_ERROR,
+                                      "Flow option import_checkpoint needs "
+                                      "the path of a Spark checkpoint folder");
+    }
     if ((rc = weir__sql_expect_kw(p, "AS")))
         return rc;
     const sql_token *body = weir__sql_peek(p, 0);
@@ -506,6 +533,10 @@ static int create_flow(ddl *d)
     p->i += 2;
     if (weir__sql_accept_kw(p, "ONCE"))
         s->once = true;
+    if (s->once && s->n_options)
+        return flow_error(d, options_at, "A once flow cannot import a "
+                                         "checkpoint (import_checkpoint is "
+                                         "for streaming append flows).");
     return query_tail(d);
 }
 

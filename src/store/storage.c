@@ -52,6 +52,15 @@ static const char CATALOG_SCHEMA_SQL[] =
     "  flow VARCHAR, generation INTEGER, source VARCHAR, batch_id BIGINT,"
     "  topic VARCHAR, partition INTEGER, start_offset BIGINT,"
     "  end_offset BIGINT, update_id VARCHAR);"
+    /* What streaming reads of tables consumed (sources/checkpoint.c):
+     * a fingerprint of the rows read so far after each batch, and a
+     * sample of their row hashes (the smallest ones). */
+    "CREATE TABLE IF NOT EXISTS @._weir.table_reads ("
+    "  flow VARCHAR, generation INTEGER, source VARCHAR, batch_id BIGINT,"
+    "  columns VARCHAR, rows BIGINT, hash HUGEINT, complete BOOLEAN,"
+    "  update_id VARCHAR);"
+    "CREATE TABLE IF NOT EXISTS @._weir.table_sample ("
+    "  flow VARCHAR, generation INTEGER, source VARCHAR, hash UBIGINT);"
     "CREATE TABLE IF NOT EXISTS @._weir.sink_batches ("
     "  flow VARCHAR, sink VARCHAR, generation INTEGER, batch_id BIGINT,"
     "  state VARCHAR, update_id VARCHAR, committed_at TIMESTAMP, rows BIGINT);"

@@ -152,6 +152,11 @@ void weir__buf_put_sql_ident(weir_buf *b, const char *s)
     put_quoted(b, s, '"');
 }
 
+void weir__buf_put_spark_ident(weir_buf *b, const char *s)
+{
+    put_quoted(b, s, '`');
+}
+
 void weir__buf_put_json_stringn(weir_buf *b, const char *s, size_t len)
 {
     weir__buf_putc(b, '"');

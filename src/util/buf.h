@@ -45,6 +45,8 @@ static inline bool weir__buf_failed(const weir_buf *b)
 void weir__buf_put_sql_string(weir_buf *b, const char *s);
 /* Append s as a DuckDB quoted identifier: "a""b". */
 void weir__buf_put_sql_ident(weir_buf *b, const char *s);
+/* Append s as a Spark SQL quoted identifier: `a``b`. */
+void weir__buf_put_spark_ident(weir_buf *b, const char *s);
 /* Append s as a JSON string with quotes and escapes. */
 void weir__buf_put_json_string(weir_buf *b, const char *s);
 void weir__buf_put_json_stringn(weir_buf *b, const char *s, size_t len);

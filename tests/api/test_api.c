@@ -473,6 +473,24 @@ TEST(test_run_options)
     cr.cancel = &cancel;
     CHECK_INT(weir_pipeline_start_run(p, &cr, &r, &err), 0);
     CHECK_INT(r.state, WEIR_RUN_CANCELED);
+
+    /* A sample run (version 2) writes beside the storage, never in it; a
+     * negative sample is refused; version 1 structs have no sample. */
+    char sample_dir[160];
+    snprintf(sample_dir, sizeof(sample_dir), "%s-sample/weir.duckdb",
+             sc.storage);
+    weir_run_options sr = WEIR_RUN_OPTIONS_INIT;
+    sr.storage = sc.storage;
+    sr.sample_rows = -1;
+    CHECK_INT(weir_pipeline_start_run(p, &sr, &r, &err), WEIR_EINVAL);
+    sr.version = 1;
+    CHECK_INT(weir_pipeline_start_run(p, &sr, &r, &err), 0);
+    CHECK_INT(access(sample_dir, F_OK) == 0, 0);
+    sr.version = WEIR_RUN_OPTIONS_VERSION;
+    sr.sample_rows = 3;
+    CHECK_INT(weir_pipeline_start_run(p, &sr, &r, &err), 0);
+    CHECK_INT(r.state, WEIR_RUN_COMPLETED);
+    CHECK_INT(access(sample_dir, F_OK) == 0, 1);
     weir_pipeline_drop(p);
     weir_session_close(s);
     scratch_free(&sc);
@@ -593,6 +611,8 @@ TEST(test_results_and_streams)
     scratch_free(&sc);
 }
 
+static void put_file(const char *dir, const char *rel, const char *text);
+
 TEST(test_load_spec)
 {
     scratch sc;
@@ -647,6 +667,42 @@ TEST(test_load_spec)
     CHECK_STR(scalar(p, "SELECT x FROM t", buf, sizeof(buf)), "7");
     weir_pipeline_drop(p);
 
+    /* Load options version 2: another root keeps the spec's relative
+     * storage in the spec's folder; a storage override replaces it. */
+    char root[256], other[256];
+    snprintf(root, sizeof(root), "%s/root", sc.dir);
+    snprintf(other, sizeof(other), "%s/other", sc.dir);
+    weir_load_options lo = WEIR_LOAD_OPTIONS_INIT;
+    lo.root_dir = root;
+    CHECK_INT(weir_pipeline_load_with(&p, s, path, &lo, &err), 0);
+    CHECK_STR(weir_pipeline_storage(p), sc.storage);
+    weir_pipeline_drop(p);
+    lo.storage = other;
+    CHECK_INT(weir_pipeline_load_with(&p, s, path, &lo, &err), 0);
+    CHECK_STR(weir_pipeline_storage(p), other);
+    weir_pipeline_drop(p);
+    lo.version = 1; /* the fields of version 2 are not read */
+    CHECK_INT(weir_pipeline_load_with(&p, s, path, &lo, &err), 0);
+    CHECK_STR(weir_pipeline_storage(p), sc.storage);
+    weir_pipeline_drop(p);
+
+    /* Version 3, storage only: the definition files are not read (a broken
+     * one does not matter), the storage can be queried, running refuses. */
+    lo = (weir_load_options)WEIR_LOAD_OPTIONS_INIT;
+    lo.storage_only = true;
+    put_file(sc.dir, "transformations/broken.sql", "SELEC 1;\n");
+    CHECK(weir_pipeline_load(&p, s, path, &err) < 0);
+    weir_pipeline_drop(p);
+    p = NULL;
+    CHECK_INT(weir_pipeline_load_with(&p, s, path, &lo, &err), 0);
+    CHECK_INT(weir_pipeline_python_files(p, &py), 0);
+    CHECK_STR(scalar(p, "SELECT x FROM t", buf, sizeof(buf)), "7");
+    CHECK_INT(weir_pipeline_start_run(p, NULL, &r, &err), WEIR_EINVAL);
+    weir_pipeline_drop(p);
+    lo.version = 2; /* storage_only is not read */
+    CHECK(weir_pipeline_load_with(&p, s, path, &lo, &err) < 0);
+    weir_pipeline_drop(p);
+
     snprintf(path, sizeof(path), "%s/missing.yml", sc.dir);
     p = (weir_pipeline *)&err;
     CHECK(weir_pipeline_load(&p, s, path, &err) < 0);
@@ -655,7 +711,78 @@ TEST(test_load_spec)
     scratch_free(&sc);
 }
 
+/* Write text to dir/rel (folders made). */
+static void put_file(const char *dir, const char *rel, const char *text)
+{
+    char path[512], cmd[600];
+    snprintf(path, sizeof(path), "%s/%s", dir, rel);
+    snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
+    if (system(cmd) != 0)
+        abort();
+    FILE *f = fopen(path, "w");
+    if (!f)
+        abort();
+    fputs(text, f);
+    fclose(f);
+}
+
+/* weir_flow_options.import_checkpoint: the flow starts after the files a
+ * Structured Streaming checkpoint lists (docs/import-checkpoint.md). */
+TEST(test_import_checkpoint)
+{
+    weir_error err;
+    scratch sc;
+    scratch_init(&sc);
+    put_file(sc.dir, "in/a.json", "{\"id\":1}\n{\"id\":2}\n");
+    put_file(sc.dir, "in/b.json", "{\"id\":3}\n");
+    char entry[512];
+    snprintf(entry, sizeof(entry),
+             "v1\n{\"path\":\"file://%s/in/a.json\",\"timestamp\":1,"
+             "\"batchId\":0}\n", sc.dir);
+    put_file(sc.dir, "cp/metadata", "{\"id\":\"q\"}");
+    put_file(sc.dir, "cp/offsets/0",
+             "v1\n{\"batchWatermarkMs\":0,\"batchTimestampMs\":1}\n"
+             "{\"logOffset\":0}\n");
+    put_file(sc.dir, "cp/commits/0", "v1\n{\"nextBatchWatermarkMs\":0}");
+    put_file(sc.dir, "cp/sources/0/0", entry);
+    weir_session *s;
+    CHECK_INT(weir_session_open(&s, NULL, &err), 0);
+    weir_pipeline *p = pipeline_at(s, &sc);
+    weir_dataset_options t = WEIR_DATASET_OPTIONS_INIT;
+    t.name = "t";
+    CHECK_INT(weir_pipeline_create_table(p, &t, NULL, &err), 0);
+    weir_flow_options f = WEIR_FLOW_OPTIONS_INIT;
+    f.name = "migrate";
+    f.target = "t";
+    f.query = "SELECT id FROM STREAM read_files('in', format => 'json', "
+              "schema => 'id BIGINT')";
+    f.import_checkpoint = "";
+    CHECK_INT(weir_pipeline_define_flow(p, &f, &err), WEIR_EINVAL);
+    f.import_checkpoint = "cp";
+    f.once = true;
+    CHECK_INT(weir_pipeline_define_flow(p, &f, &err), WEIR_EINVAL);
+    CHECK_CONTAINS(err.message, "a once flow cannot import a checkpoint");
+    f.once = false;
+    CHECK_INT(weir_pipeline_define_flow(p, &f, &err), 0);
+    weir_run_options ro = WEIR_RUN_OPTIONS_INIT;
+    weir_run_result r;
+    CHECK_INT(weir_pipeline_start_run(p, &ro, &r, &err), 0);
+    CHECK_INT(r.state, WEIR_RUN_COMPLETED);
+    char buf[64];
+    CHECK_STR(scalar(p, "SELECT concat_ws(',', collect_list(id)) FROM t", buf,
+                     sizeof(buf)),
+              "3");
+    CHECK_STR(scalar(p, "SELECT count(*) FROM event_log() WHERE details "
+                        "LIKE '%import_checkpoint%'",
+                     buf, sizeof(buf)),
+              "1");
+    weir_pipeline_drop(p);
+    weir_session_close(s);
+    scratch_free(&sc);
+}
+
 TEST_MAIN(RUN(test_version); RUN(test_null_and_versions);
           RUN(test_names_and_references); RUN(test_sql_error_locations);
           RUN(test_full_definition); RUN(test_run_options);
-          RUN(test_results_and_streams); RUN(test_load_spec);)
+          RUN(test_results_and_streams); RUN(test_load_spec);
+          RUN(test_import_checkpoint);)

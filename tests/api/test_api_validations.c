@@ -245,6 +245,18 @@ TEST(test_names)
 TEST(test_flow_targets)
 {
     weir_error err;
+    /* import_checkpoint into a materialized view: nothing to continue. */
+    weir_pipeline *mp = new_pipeline();
+    CHECK_INT(mv(mp, &(weir_dataset_options){ .version = 1, .name = "m" }), 0);
+    weir_flow_options mf = WEIR_FLOW_OPTIONS_INIT;
+    mf.name = "imported";
+    mf.target = "m";
+    mf.query = "SELECT 2 AS x";
+    mf.import_checkpoint = "/old/checkpoint";
+    CHECK_INT(weir_pipeline_define_flow(mp, &mf, &err), 0);
+    CHECK(dry_run_reports(mp, "IMPORT_CHECKPOINT_NOT_SUPPORTED"));
+    weir_pipeline_drop(mp);
+
     /* Before: the run failed with a transaction conflict. */
     weir_pipeline *p = new_pipeline();
     CHECK_INT(mv(p, &(weir_dataset_options){ .version = 1, .name = "m",

@@ -3,6 +3,7 @@
 #
 #   tests/spark/run.sh [--quick] [--only REGEX] [--no-pipelines] [--no-python]
 #                      [--python-only] [--write-expected] [--no-fail]
+#                      [--no-checkpoint] [--checkpoint-only]
 #
 # Creates (once) a Python venv with pinned pyspark in build-spark-venv/,
 # uses the machine's Java 17, runs the SQL corpus (tests/spark/corpus/*.sql)
@@ -10,14 +11,21 @@
 # pipelines (tests/spark/pipelines.py; not with --quick or --no-pipelines)
 # and the Python pipelines (tests/spark/python_pipelines.py; --quick: a
 # subset; --no-python skips them, --python-only runs only them,
-# --write-expected stores Spark's answers in tests/spark/python-expected/).
-# Results go to build-spark-out/ (report.md, results.json, pipelines/,
-# python/); regenerate docs/sql-functions.md with
+# --write-expected stores Spark's answers in tests/spark/python-expected/),
+# then has weir import the checkpoints of Structured Streaming queries it
+# just ran, of files and of a Kafka topic (tests/spark/import_checkpoint.py;
+# not with --only, --python-only or --no-checkpoint; --checkpoint-only runs
+# only it; for it, run.sh fetches Spark's Kafka connector into
+# build-spark-kafka/ with tests/spark/kafka-jars.sh and the test broker
+# with scripts/kafka.sh). Results go to build-spark-out/
+# (report.md, results.json, pipelines/, python/, import_checkpoint.txt);
+# regenerate docs/sql-functions.md with
 # tests/spark/gen_docs.py build-spark-out/results.json.
 #
 # Environment: WEIR (the weir binary; default build/weir, built with the
-# release preset when missing), JAVA_HOME (default: the Java 17 found here),
-# SPARK_VENV, SPARK_OUT.
+# release preset when missing), KTOOL (default: the ktool next to WEIR),
+# JAVA_HOME (default: the Java 17 found here), SPARK_VENV, SPARK_OUT,
+# SPARK_KAFKA_JARS (default build-spark-kafka).
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
@@ -26,17 +34,19 @@ VENV="${SPARK_VENV:-$ROOT/build-spark-venv}"
 OUT="${SPARK_OUT:-$ROOT/build-spark-out}"
 WEIR="${WEIR:-$ROOT/build/weir}"
 
-quick="" pipelines=1 python=1 corpus=1 pyargs=() args=()
+quick="" pipelines=1 python=1 corpus=1 checkpoint=1 pyargs=() args=()
 while [ $# -gt 0 ]; do
     case "$1" in
     --quick) quick=--quick; args+=(--quick) ;;
     --no-pipelines) pipelines=0 ;;
     --no-python) python=0 ;;
-    --python-only) corpus=0 pipelines=0 ;;
+    --python-only) corpus=0 pipelines=0 checkpoint=0 ;;
+    --no-checkpoint) checkpoint=0 ;;
+    --checkpoint-only) corpus=0 pipelines=0 python=0 checkpoint=1 ;;
     --write-expected) pyargs+=(--write-expected) ;;
-    --only) args+=(--only "$2"); pipelines=0; python=0; shift ;;
+    --only) args+=(--only "$2"); pipelines=0; python=0; checkpoint=0; shift ;;
     --no-fail) args+=(--no-fail) ;;
-    -h|--help) sed -n "2,19p" "$0"; exit 0 ;;
+    -h|--help) sed -n "2,28p" "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -64,6 +74,13 @@ if ! "$VENV/bin/python" -c "import pyspark, sys; sys.exit(pyspark.__version__ !=
     "$VENV/bin/pip" install -q "pyspark[connect]==$PYSPARK_VERSION" pyyaml
 fi
 
+# The Kafka checkpoint test's jars: Spark's Kafka connector (pinned,
+# verified) and the test broker.
+if [ "$checkpoint" = 1 ]; then
+    KAFKA_JARS=$("$HERE/kafka-jars.sh")
+    "$ROOT/scripts/kafka.sh" fetch
+fi
+
 if [ ! -x "$WEIR" ]; then
     echo "run.sh: building weir (release preset) for $WEIR" >&2
     (cd "$ROOT" && cmake --preset release >/dev/null && cmake --build --preset release >/dev/null)
@@ -82,5 +99,10 @@ if [ "$python" = 1 ]; then
     WEIR_PYTHON="${WEIR_PYTHON:-$VENV/bin/python}" \
         "$VENV/bin/python" "$HERE/python_pipelines.py" --weir "$WEIR" \
         --out "$OUT/python" $quick "${pyargs[@]}" || rc=$?
+fi
+# import_checkpoint against a checkpoint Spark writes now.
+if [ "$checkpoint" = 1 ]; then
+    "$VENV/bin/python" "$HERE/import_checkpoint.py" --weir "$WEIR" --out "$OUT" \
+        --ktool "${KTOOL:-$(dirname "$WEIR")/ktool}" --kafka-jars "$KAFKA_JARS" || rc=$?
 fi
 exit $rc

@@ -159,6 +159,27 @@ TEST(test_sql_ddl__materialized_view_and_table)
     done(&p);
 }
 
+/* CREATE FLOW ... OPTIONS (import_checkpoint '..'), before or after COMMENT. */
+TEST(test_sql_ddl__flow_import_checkpoint)
+{
+    parsed p;
+    parse(&p,
+          "CREATE FLOW f COMMENT 'c' OPTIONS (import_checkpoint '/cp/a') AS "
+          "INSERT INTO st BY NAME SELECT * FROM STREAM s;\n"
+          "CREATE FLOW g OPTIONS (`IMPORT_CHECKPOINT` = 'b') COMMENT 'd' AS "
+          "INSERT INTO st BY NAME SELECT * FROM STREAM s;\n");
+    CHECK_INT(p.rc, 0);
+    CHECK_INT(p.n, 2);
+    if (p.n == 2) {
+        CHECK_STR(p.st[0].comment, "c");
+        CHECK_INT(p.st[0].n_options, 1);
+        CHECK_STR(p.st[0].options[0].value, "/cp/a");
+        CHECK_STR(p.st[1].comment, "d");
+        CHECK_STR(p.st[1].options[0].value, "b");
+    }
+    done(&p);
+}
+
 TEST(test_sql_ddl__views_flows_sinks_set_use)
 {
     parsed p;
@@ -275,6 +296,12 @@ TEST(test_sql_ddl__errors)
     ERR("CREATE FLOW f AS INSERT INTO t PARTITION (a=1) BY NAME SELECT 1", REG,
         "Partition spec may not be specified", 1, 18);
     ERR("CREATE FLOW f AS SELECT 1", REG, "Unable flow type", 1, 18);
+    ERR("CREATE FLOW f OPTIONS (path 'x') AS INSERT INTO t BY NAME SELECT 1", REG,
+        "Unknown flow option 'path'", 1, 15);
+    ERR("CREATE FLOW f OPTIONS (import_checkpoint '') AS INSERT INTO t BY NAME "
+        "SELECT 1", REG, "needs the path of a Spark checkpoint folder", 1, 15);
+    ERR("CREATE FLOW f OPTIONS (import_checkpoint 'x') AS INSERT INTO ONCE t BY "
+        "NAME SELECT 1", REG, "A once flow cannot import a checkpoint", 1, 15);
     ERR("SELECT 1", REG, "Unsupported plan Project parsed from SQL query", 1, 1);
     ERR("CREATE TABLE t AS SELECT 1", REG, "CreateTableAsSelect", 1, 1);
     ERR("INSERT INTO t SELECT 1", REG, "InsertIntoStatement", 1, 1);
@@ -829,6 +856,7 @@ TEST(test_sql_translate__resolver)
 
 TEST_MAIN(RUN(test_sql_split__basics); RUN(test_sql_translate__resolver); RUN(test_sql_split__errors);
           RUN(test_sql_ddl__materialized_view_and_table);
+          RUN(test_sql_ddl__flow_import_checkpoint);
           RUN(test_sql_ddl__views_flows_sinks_set_use);
           RUN(test_sql_ddl__errors); RUN(test_sql_ddl__continues_after_errors);
           RUN(test_sql_reads__scoping); RUN(test_sql_reads__tvf_args);

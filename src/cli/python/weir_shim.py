@@ -22,9 +22,9 @@
 #                               expectations of the flow's target dataset
 #   weir.flow.once              "true" for append_flow(once=True)
 #   weir.flow.import_checkpoint the path given to append_flow(
-#                               import_checkpoint=...), accepted (importing
-#                               is a later feature; the shim prints a
-#                               warning line)
+#                               import_checkpoint=...): the Spark
+#                               checkpoint the flow imports on its first
+#                               update (docs/import-checkpoint.md)
 #
 # create_streaming_table's expect_all* become the table properties
 # pipelines.expect[_or_drop|_or_fail].<name> that weir already reads.
@@ -233,12 +233,6 @@ def install(dp, api):
         if import_checkpoint is not None:
             _check_str("import_checkpoint", import_checkpoint)
             conf["weir.flow.import_checkpoint"] = import_checkpoint
-            import time
-
-            print(f"{time.strftime('%Y-%m-%d %H:%M:%S')}: WARNING: "
-                  f"append_flow(import_checkpoint='{import_checkpoint}') "
-                  "is accepted but not implemented yet: the flow starts "
-                  "with a new checkpoint", flush=True)
         where = _user_location(1)
         with _located(where):
             inner = original_append_flow(target=target, name=name,

@@ -1,7 +1,8 @@
-# Seed 000's checkpoint migration, verbatim. weir accepts import_checkpoint
-# but does not import the checkpoint yet: it prints a WARNING line and the
-# flow starts from a new checkpoint, so it reads source_table from the
-# start (see ../README.md).
+# Seed 000's checkpoint migration, verbatim. The page's checkpoint folder
+# does not exist here, so the flow fails with IMPORT_CHECKPOINT_NOT_FOUND
+# naming it; point import_checkpoint at a real checkpointLocation of a
+# query reading files or Kafka (docs/import-checkpoint.md: a table source,
+# as below, is Delta's on Spark, which weir cannot import).
 from pyspark import pipelines as dp
 
 # Create a new managed table for the pipeline

@@ -45,7 +45,18 @@ fi
 
 # Nothing else: storage is created by the first run.
 expect_no_file demo/pipeline-storage
-expect_equal "files created" "$(find demo -type f | wc -l)" 8
+expect_equal "files created" "$(find demo -type f | wc -l)" 9
+
+# One passing test of the example, run by `weir test`.
+expect_file_contains demo/tests/daily_revenue.yml "daily_revenue_counts_valid_orders:"
+expect_file_contains demo/README.md "weir test"
+cd demo
+run_weir test
+expect_exit 0
+expect_stdout_contains "PASS daily_revenue_counts_valid_orders ("
+expect_stdout_matches "^1 test: 1 passed, 0 failed"
+expect_no_file pipeline-storage
+cd ..
 
 # --name works too, and names that need quoting in YAML are quoted.
 run_weir init --name "sales 2026"

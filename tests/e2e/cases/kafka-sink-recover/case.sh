@@ -98,7 +98,13 @@ run_weir query "INSERT INTO src SELECT id FROM range(1500, 1600) AS t(id)"
 kafka_pause
 "$WEIR" run >"$E2E_OUT/retried.out" 2>&1 &
 pid=$!
-sleep 3
+# The broker comes back once an attempt has failed (however slowly this
+# machine got there), before the retry that must succeed.
+for _ in $(seq 1 600); do
+    grep -q "KAFKA_BROKER_UNREACHABLE" "$E2E_OUT/retried.out" && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+done
 kafka_resume
 wait "$pid" || e2e_fail "the run with retries failed: $(cat "$E2E_OUT/retried.out")"
 grep -q "KAFKA_BROKER_UNREACHABLE" "$E2E_OUT/retried.out" || e2e_fail "no attempt failed: $(cat "$E2E_OUT/retried.out")"

@@ -1,13 +1,12 @@
 # weir's Databricks shim: dp.expect / expect_or_drop / expect_all /
 # expect_or_quarantine (metrics in `weir events --quality`, drop and
 # quarantine like SQL), expect_or_fail fails the update, append_flow
-# once=True runs once, import_checkpoint= is accepted with a warning.
+# once=True runs once (import_checkpoint=: the import-checkpoint case).
 WEIR_PYTHON=$("$E2E_LIB/../../scripts/pyclient.sh" 4.2.0)
 export WEIR_PYTHON
 
 run_weir run
 expect_exit 0
-expect_stdout_contains "WARNING: append_flow(import_checkpoint='/old/checkpoints/live') is accepted but not implemented yet"
 expect_stdout_contains "Run is COMPLETED."
 # positive drops -5 and NULL; has_tag only warns.
 expect_query "SELECT id FROM checked ORDER BY id" "id

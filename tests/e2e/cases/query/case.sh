@@ -71,3 +71,19 @@ run_weir query --format csv "SELECT id FROM range(0, 200000)"
 expect_exit 0
 "$WEIR" query --format csv "SELECT id FROM range(0, 200000)" 2>"$E2E_OUT/pipe.err" | head -n 1 >/dev/null || true
 expect_equal "stderr after a closed pipe" "$(cat "$E2E_OUT/pipe.err")" ""
+
+# Tables and the event log stay readable while a definition file has an
+# error (only the spec and the storage are needed); running still fails.
+run_weir run --quiet
+expect_exit 0
+printf 'CREATE MATERIALIZED VIEW broken AS SELEC 1;\n' > transformations/broken.sql
+printf 'from pyspark import pipelines as dp\nthis is not python\n' > transformations/broken.py
+expect_query "SELECT count(*) > 0 AS has_rows FROM daily_revenue" "has_rows
+true"
+run_weir events --format csv
+expect_exit 0
+expect_stdout_contains "COMPLETED"
+run_weir run
+expect_exit 2
+expect_stderr_contains "SELEC"
+rm transformations/broken.sql transformations/broken.py

@@ -55,14 +55,15 @@ expect_exit 2
 expect_stderr_contains "transformations/kafka.py:8: error: [KAFKA_BROKER_UNREACHABLE] Sink my_kafka_sink: no Kafka broker answered at host:port within 10000 ms"
 expect_stderr_not_contains "struct(*)"
 
+# The page's checkpoint folder does not exist here: the flow fails naming
+# it, and reads nothing (tests/e2e/cases/import-checkpoint imports real
+# Spark checkpoints).
 project 000-import-checkpoint
 run_weir run
-expect_exit 0
-expect_stdout_contains "WARNING: append_flow(import_checkpoint='/Volumes/my_catalog/my_schema/checkpoints/my_stream') is accepted but not implemented yet: the flow starts with a new checkpoint"
-# Not imported: the flow read source_table from its start.
-expect_query "SELECT id, v FROM target_table ORDER BY id" "id,v
-1,a
-2,b"
+expect_exit 1
+expect_stdout_contains "[IMPORT_CHECKPOINT_NOT_FOUND] Flow 'spark_catalog.default.migrate' cannot import its checkpoint: Spark checkpoint /Volumes/my_catalog/my_schema/checkpoints/my_stream does not exist or is not a folder"
+expect_query "SELECT count(*) AS n FROM target_table" "n
+0"
 
 # ---- seed 001: the sdp skill page ----------------------------------------
 project 001-medallion

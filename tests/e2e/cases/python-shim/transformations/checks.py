@@ -1,5 +1,5 @@
 # Databricks spellings, through weir's shim: expectation decorators above
-# and below the dataset decorator, a once-flow and import_checkpoint.
+# and below the dataset decorator, and a once-flow.
 from pyspark import pipelines as dp
 
 
@@ -25,7 +25,7 @@ def backfill():
     return spark.read.table("src").select("id")
 
 
-@dp.append_flow(target="history", name="live", import_checkpoint="/old/checkpoints/live")
+@dp.append_flow(target="history", name="live")
 def live():
     return spark.readStream.table("feed").select("id")
 
