@@ -140,6 +140,22 @@ static bool direct_path(const weir_pipeline *p, const char *fmt,
     return yes;
 }
 
+/* Whether text holds word, ignoring case. */
+static bool mentions(const char *text, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = text; n && *p; p++) {
+        size_t k = 0;
+        while (k < n && p[k] &&
+               (p[k] | 0x20) == (word[k] | 0x20) &&
+               ((p[k] | 0x20) >= 'a' && (p[k] | 0x20) <= 'z' ? true : p[k] == word[k]))
+            k++;
+        if (k == n)
+            return true;
+    }
+    return false;
+}
+
 /* A name DuckDB's catalog does not know is Spark's TABLE_OR_VIEW_NOT_FOUND
  * with the name as written and its location, not DuckDB's message (its
  * wording, its "Did you mean" suggestions from pg_catalog). Other binding
@@ -157,9 +173,14 @@ static int check_exists(const query_ctx *q, const weir_sql_name *n,
                                  &n_cols, &a, &e);
     weir__arena_free(&a);
     weir__buf_free(&sql);
-    if (!rc || !(strstr(e.message, "Catalog Error") ||
-                 strcmp(e.error_class, "TABLE_OR_VIEW_NOT_FOUND") == 0 ||
-                 strstr(e.message, "does not exist")))
+    /* about this name, not a table a view of that name reads */
+    bool missing = rc && (strstr(e.message, "Catalog Error") ||
+                          strcmp(e.error_class, "TABLE_OR_VIEW_NOT_FOUND") == 0 ||
+                          strstr(e.message, "does not exist"));
+    bool named = false;
+    for (size_t i = 0; missing && !named && i < n->n; i++)
+        named = mentions(e.message, n->parts[i]);
+    if (!missing || !named)
         return 0;
     weir_buf shown = WEIR_BUF_INIT;
     for (size_t i = 0; i < n->n; i++)
