@@ -421,6 +421,9 @@ typedef struct sql_tx {
     const sql_rel *from;             /* FROM of the innermost SELECT */
     weir_buf *from_text;             /* its DuckDB text once a probe made it */
     int from_rc;                     /* -1: not made yet */
+    int from_decimals;               /* whether a column of the FROM is a
+                                        DECIMAL: 0 not probed yet, 1 no,
+                                        2 yes or unknown */
     const weir_sql_expr *time_window;/* window(...) of the GROUP BY */
     sql_lambda_scope *lambdas;
     const sql_cte_scope *ctes;

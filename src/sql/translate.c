@@ -7,6 +7,7 @@
  */
 #include "internal.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -534,12 +535,14 @@ static int tx_select(sql_tx *t, weir_buf *out, const sql_select *s)
     const sql_rel *saved_from = t->from;
     weir_buf *saved_text = t->from_text;
     int saved_rc = t->from_rc;
+    int saved_decimals = t->from_decimals;
     const weir_sql_expr *saved_tw = t->time_window;
     weir_buf from_text = WEIR_BUF_INIT;
     t->sel = s;
     t->from = s->from;
     t->from_text = &from_text;
     t->from_rc = -1;
+    t->from_decimals = 0;
     t->time_window = find_time_window(s);
     int rc = 0;
     weir__buf_puts(out, s->distinct ? "SELECT DISTINCT " : "SELECT ");
@@ -596,6 +599,7 @@ static int tx_select(sql_tx *t, weir_buf *out, const sql_select *s)
     t->from = saved_from;
     t->from_text = saved_text;
     t->from_rc = saved_rc;
+    t->from_decimals = saved_decimals;
     t->time_window = saved_tw;
     weir__buf_free(&from_text);
     return rc;
@@ -632,7 +636,8 @@ static void decimal_view(const char *ty, size_t len, int *p, int *s,
         }
 }
 
-bool weir__sql_tx_types(sql_tx *t, const char *const *x_sql, size_t n,
+/* The types of "SELECT <list> FROM <the SELECT's FROM>", one per line. */
+static bool probe_types(sql_tx *t, const char *const *x_sql, size_t n,
                         weir_buf *types)
 {
     if (!t->resolver || !t->resolver->expr_type || t->lambdas)
@@ -642,7 +647,7 @@ bool weir__sql_tx_types(sql_tx *t, const char *const *x_sql, size_t n,
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, "SELECT ");
     for (size_t i = 0; i < n; i++)
-        weir__buf_printf(&q, "%s(%s)", i ? ", " : "", x_sql[i]);
+        weir__buf_printf(&q, "%s%s", i ? ", " : "", x_sql[i]);
     int rc = 0;
     if (t->from && t->from_text) {
         /* rendered once per SELECT: probes of nested views would
@@ -668,6 +673,89 @@ bool weir__sql_tx_types(sql_tx *t, const char *const *x_sql, size_t n,
     return ok;
 }
 
+bool weir__sql_tx_types(sql_tx *t, const char *const *x_sql, size_t n,
+                        weir_buf *types)
+{
+    weir_arena a = WEIR_ARENA_INIT;
+    const char **wrapped = weir__arena_array(&a, n ? n : 1, sizeof(*wrapped));
+    for (size_t i = 0; wrapped && i < n; i++) {
+        wrapped[i] = weir__arena_printf(&a, "(%s)", x_sql[i]);
+        if (!wrapped[i])
+            wrapped = NULL;
+    }
+    bool ok = wrapped && probe_types(t, wrapped, n, types);
+    weir__arena_free(&a);
+    return ok;
+}
+
+static bool has_word(const char *s, const char *w)
+{
+    size_t n = strlen(w);
+    for (; *s; s++)
+        if (weir__str_ieqn(s, w, n))
+            return true;
+    return false;
+}
+
+/* Whether an operand, as DuckDB SQL, can only be of a DECIMAL type when a
+ * column of the FROM is: names (qualified too), integer literals, and
+ * + - * % and parentheses over them. A function call, cast, subquery or
+ * literal of another kind needs the probe. */
+static bool plain_operand(const char *x)
+{
+    bool after_name = false;
+    for (const char *c = x; *c;) {
+        unsigned char ch = (unsigned char)*c;
+        if (isdigit(ch)) {
+            while (isdigit((unsigned char)*c))
+                c++;
+            if (isalpha((unsigned char)*c) || *c == '.' || *c == '_')
+                return false; /* 1.5, 1e3, 10L */
+            after_name = false;
+        } else if (isalpha(ch) || ch == '_' || ch == '"') {
+            const char *w = c;
+            while (isalnum((unsigned char)*c) || *c == '_' || *c == '"' || *c == '.')
+                c++;
+            if (weir__str_ieqn(w, "decimal", 7) || weir__str_ieqn(w, "select", 6))
+                return false;
+            after_name = true;
+        } else if (ch == '(') {
+            if (after_name)
+                return false; /* a call */
+            c++;
+        } else if (strchr(" )+-*%", ch)) {
+            after_name = after_name && ch == ' ';
+            c++;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* No operand can be a DECIMAL: they are plain and the FROM has no DECIMAL
+ * column (one probe per SELECT), so the types DuckDB gives are Spark's and
+ * the operator needs no probe of its own. */
+static bool no_decimals(sql_tx *t, const char *const *x_sql, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!plain_operand(x_sql[i]))
+            return false;
+    if (!t->from)
+        return true;
+    if (!t->from_decimals) {
+        weir_buf types = WEIR_BUF_INIT;
+        const char *star = "*";
+        bool ok = probe_types(t, &star, 1, &types);
+        t->from_decimals = ok && !types.failed &&
+                                   !has_word(weir__buf_cstr(&types), "DECIMAL")
+                               ? 1
+                               : 2;
+        weir__buf_free(&types);
+    }
+    return t->from_decimals == 1;
+}
+
 /* Whether name is the alias (or unaliased name) of a relation of r. */
 bool weir__sql_tx_is_relation(const sql_rel *r, const char *name)
 {
@@ -689,6 +777,8 @@ bool weir__sql_tx_is_relation(const sql_rel *r, const char *name)
 bool weir__sql_tx_decimal_of(sql_tx *t, const char *const *x_sql, size_t n,
                              int *p, int *s, bool *integral)
 {
+    if (no_decimals(t, x_sql, n))
+        return false;
     weir_buf type = WEIR_BUF_INIT;
     bool ok = weir__sql_tx_types(t, x_sql, n, &type);
     const char *at = ok ? weir__buf_cstr(&type) : "";
