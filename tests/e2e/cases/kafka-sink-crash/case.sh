@@ -30,6 +30,7 @@ add_rows() {
     rows=$((rows + per_trial))
 }
 publishing() { compgen -G "storage/sinks/*/*/g*.kafka" >/dev/null; }
+staged() { compgen -G "storage/sinks/*/*/g*.kafka" | LC_ALL=C sort || true; }
 
 # Baseline: how long an update of one trial's rows takes, and how long
 # its batch is being published (the first update also sets up the broker's
@@ -60,6 +61,10 @@ killed=0 mid_publish=0
 trial() { # t
     local t=$1
     add_rows
+    # A batch a killed run left staged is published first by this run: wait
+    # for this run's own batch (a staged file not there before it started).
+    local before
+    before=$(staged)
     "$WEIR" run >"$E2E_OUT/killed-$t.out" 2>&1 &
     pid=$!
     if ((t % 4 == 0)); then
@@ -67,7 +72,7 @@ trial() { # t
         how="after ${delay_ms} ms"
     else
         for _ in $(seq 1 3000); do
-            publishing && break
+            [ -n "$(LC_ALL=C comm -13 <(echo "$before") <(staged))" ] && break
             kill -0 "$pid" 2>/dev/null || break
             sleep 0.005
         done
