@@ -86,6 +86,31 @@ run_weir run
 expect_exit 2
 expect_stderr_contains "transformations/defs.py:1: error: [SESSION_MUTATION_IN_DECLARATIVE_PIPELINE.SET_RUNTIME_CONF]"
 
+# A standalone flow named like another dataset's own flow is a duplicate
+# flow identifier (the graph's rule, whichever front end defined it).
+cat > transformations/defs.py <<'PY'
+from pyspark import pipelines as dp
+
+
+@dp.table
+def a():
+    return spark.readStream.table("base")
+
+
+@dp.table
+def b():
+    return spark.readStream.table("base")
+
+
+@dp.append_flow(target="b", name="a")
+def more():
+    return spark.readStream.table("base")
+PY
+run_weir dry-run
+expect_exit 2
+expect_stderr_contains "transformations/defs.py:14: error: [PIPELINE_DUPLICATE_IDENTIFIERS.FLOW]"
+expect_stderr_not_contains "FLOW_NAME_CONFLICTS_WITH_TABLE"
+
 # With 4.1.3 the same eager analysis is refused the same way.
 WEIR_PYTHON=$("$E2E_LIB/../../scripts/pyclient.sh" 4.1.3)
 cat > transformations/defs.py <<'PY'
