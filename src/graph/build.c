@@ -258,8 +258,8 @@ static int push_flow(builder *b, weir_gflow *f)
         weir__graph_report(b, &f->origin, NULL, "PIPELINE_DUPLICATE_IDENTIFIERS.FLOW",
                   "A duplicate identifier was found for elements registered "
                   "in the pipeline's dataflow graph. Flow %s was found in "
-                  "multiple datasets: %s, %s",
-                  weir__graph_quoted(&g->arena, f->display),
+                  "multiple datasets: %s,%s",
+                  f->display,
                   weir__graph_quoted(&g->arena, g->datasets[p->target].display),
                   weir__graph_quoted(&g->arena, g->datasets[f->target].display));
         return 0;
