@@ -662,19 +662,39 @@ static void materialize(run_state *rs)
     }
     free(errs);
     flush(rs);
-    /* Persisted views: published on every update, in dependency order. */
+    /* Persisted views: published on every update, in dependency order. As
+     * in Spark, a view that fails is a FAILED event, the persisted views
+     * reading it are SKIPPED, and the update goes on (readers that are
+     * tables inline the view's query). */
+    bool *failed = calloc(g->n_datasets + 1, sizeof(*failed));
     for (size_t k = 0; k < g->n_datasets; k++) {
-        const weir_gdataset *d = &g->datasets[g->dataset_order[k]];
+        int di = g->dataset_order[k];
+        const weir_gdataset *d = &g->datasets[di];
         if (d->kind != WEIR_PERSISTED_VIEW || !d->n_flows)
             continue;
+        const weir_gflow *f = &g->flows[d->flows[0]];
+        char msg[1024];
+        bool upstream = false;
+        for (size_t i = 0; failed && i < f->n_inputs && !upstream; i++)
+            upstream = f->inputs[i].dataset >= 0 && failed[f->inputs[i].dataset];
+        if (upstream) {
+            failed[di] = true;
+            snprintf(msg, sizeof(msg),
+                     "Flow '%s' has been processed by a previous iteration "
+                     "and will not be rerun.",
+                     f->display);
+            status_event(rs, f, WEIR_LEVEL_INFO, "SKIPPED", msg);
+            continue;
+        }
         if (weir__view_publish(rs->st, g, d, rs->opts->root_dir, &e)) {
-            char msg[1024];
-            snprintf(msg, sizeof(msg), "Flow '%s' has FAILED.",
-                     g->flows[d->flows[0]].display);
-            flow_event(rs, &g->flows[d->flows[0]], WEIR_LEVEL_WARN,
+            if (failed)
+                failed[di] = true;
+            snprintf(msg, sizeof(msg), "Flow '%s' has FAILED.", f->display);
+            flow_event(rs, f, WEIR_LEVEL_WARN,
                        "{\"flow_progress\": {\"status\": \"FAILED\"}}", &e, msg);
         }
     }
+    free(failed);
 }
 
 static void finalize(run_state *rs, weir_run_result *res)

@@ -258,8 +258,8 @@ static int push_flow(builder *b, weir_gflow *f)
         weir__graph_report(b, &f->origin, NULL, "PIPELINE_DUPLICATE_IDENTIFIERS.FLOW",
                   "A duplicate identifier was found for elements registered "
                   "in the pipeline's dataflow graph. Flow %s was found in "
-                  "multiple datasets: %s, %s",
-                  weir__graph_quoted(&g->arena, f->display),
+                  "multiple datasets: %s,%s",
+                  f->display,
                   weir__graph_quoted(&g->arena, g->datasets[p->target].display),
                   weir__graph_quoted(&g->arena, g->datasets[f->target].display));
         return 0;
@@ -389,7 +389,11 @@ static int add_flows(builder *b)
         f.ctx_database = def->ctx_database;
         f.once = def->once;
         f.conf = merge_conf(&g->arena, defs, def->conf, def->n_conf, &f.n_conf);
-        if (weir__graph_find_dataset(g, f.display) >= 0) {
+        /* A dataset's implicit flow already owns the name: Spark's
+         * registration finds the duplicate flow identifier first. Only a
+         * dataset without a query leaves the name to the table check. */
+        if (find_flow(g, f.display) < 0 &&
+            weir__graph_find_dataset(g, f.display) >= 0) {
             weir__graph_report(b, &def->origin, NULL, "FLOW_NAME_CONFLICTS_WITH_TABLE",
                       "Flow '%s' cannot be created because its name conflicts "
                       "with the table '%s'. Flow target: '%s'.",

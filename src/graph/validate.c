@@ -351,6 +351,92 @@ void weir__graph_validate_names(builder *b)
 
 /* ---- validations -------------------------------------------------------- */
 
+/* Confs through views. A view's plan is fused into its reader, so Spark
+ * analyses the reader with the confs of every view it reads merged into
+ * its own (the pipeline configuration, then the flow's SET or decorator
+ * confs); a key two of them set differently fails the reader with
+ * DUPLICATE_FLOW_SQL_CONF. A view passes on what it merged from the views
+ * it reads, under its own name. */
+
+typedef void conf_fn(void *ctx, const weir_gflow *from, const char *key,
+                     const char *value);
+
+static void each_conf(const weir_graph *g, const weir_gflow *f,
+                      const weir_gflow *from, size_t depth, conf_fn *fn,
+                      void *ctx)
+{
+    if (depth > g->n_flows)
+        return; /* a cycle, reported on its own */
+    for (size_t i = 0; i < f->n_conf; i++) {
+        bool later = false; /* a later entry of the key wins */
+        for (size_t j = i + 1; j < f->n_conf && !later; j++)
+            later = !strcmp(f->conf[i].key, f->conf[j].key);
+        if (!later)
+            fn(ctx, from, f->conf[i].key, f->conf[i].value);
+    }
+    for (size_t i = 0; i < f->n_inputs; i++) {
+        int di = f->inputs[i].dataset;
+        if (di < 0)
+            continue;
+        const weir_gdataset *d = &g->datasets[di];
+        if (!weir__is_view(d->kind) || !d->n_flows)
+            continue;
+        const weir_gflow *vf = &g->flows[d->flows[0]];
+        each_conf(g, vf, depth ? from : vf, depth + 1, fn, ctx);
+    }
+}
+
+typedef struct conf_clash {
+    const weir_graph *g;
+    const weir_gflow *reader;
+    const char *key, *value;
+    const weir_gflow *from;
+    /* the first clash found */
+    const char *ckey, *v1, *v2;
+    const weir_gflow *f1, *f2;
+} conf_clash;
+
+static void clash_inner(void *ctx, const weir_gflow *from, const char *key,
+                        const char *value)
+{
+    conf_clash *c = ctx;
+    if (c->ckey || from == c->from || strcmp(key, c->key) ||
+        !strcmp(value, c->value))
+        return;
+    bool first = strcmp(c->value, value) < 0; /* Spark sorts by value */
+    c->ckey = key;
+    c->v1 = first ? c->value : value;
+    c->f1 = first ? c->from : from;
+    c->v2 = first ? value : c->value;
+    c->f2 = first ? from : c->from;
+}
+
+static void clash_outer(void *ctx, const weir_gflow *from, const char *key,
+                        const char *value)
+{
+    conf_clash *c = ctx;
+    if (c->ckey)
+        return;
+    c->key = key;
+    c->value = value;
+    c->from = from;
+    each_conf(c->g, c->reader, c->reader, 0, clash_inner, c);
+}
+
+static void check_view_confs(builder *b, const weir_gflow *f)
+{
+    conf_clash c;
+    memset(&c, 0, sizeof(c));
+    c.g = b->g;
+    c.reader = f;
+    each_conf(b->g, f, f, 0, clash_outer, &c);
+    if (c.ckey)
+        weir__graph_report(b, &f->origin, NULL, "DUPLICATE_FLOW_SQL_CONF",
+                           "Found duplicate sql conf for dataset '%s': '%s' "
+                           "is defined by both '%s' and '%s'",
+                           f->display, c.ckey, c.f1->display, c.f2->display);
+}
+
 void weir__graph_validate_flow(builder *b, const weir_gflow *f)
 {
     weir_graph *g = b->g;
@@ -391,6 +477,7 @@ void weir__graph_validate_flow(builder *b, const weir_gflow *f)
         /* STREAM of a materialized view is allowed: each recomputation
          * reaches its streaming readers as new data (sources/table.c). */
     }
+    check_view_confs(b, f);
     const char *fq = weir__graph_quoted(&g->arena, f->display);
     if (f->once && t->kind != WEIR_STREAMING_TABLE) {
         /* A once flow appends a backfill; only a streaming table keeps

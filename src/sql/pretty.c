@@ -440,3 +440,25 @@ void weir__sql_pretty(weir_buf *out, const weir_sql_expr *e)
 {
     pretty(out, e, 0);
 }
+
+bool weir__sql_query_unaliased(const weir_sql_query *q, weir_buf *name,
+                               weir_sql_pos *pos)
+{
+    /* A set operation's columns are its first branch's. */
+    while (q && q->kind == Q_SETOP)
+        q = q->left;
+    if (!q || q->kind != Q_SELECT || !q->sel)
+        return false;
+    for (size_t i = 0; i < q->sel->n_items; i++) {
+        const sql_item *it = &q->sel->items[i];
+        const weir_sql_expr *e = it->e;
+        if (!e || it->alias || it->n_aliases || e->kind == EX_COLUMN ||
+            e->kind == EX_STAR ||
+            (e->kind == EX_FUNC && weir__sql_is_generator(e->name)))
+            continue;
+        weir__sql_pretty(name, e);
+        *pos = it->pos;
+        return true;
+    }
+    return false;
+}

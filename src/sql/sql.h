@@ -109,6 +109,13 @@ int weir__sql_parse_expr(weir_sql_expr **out, weir_arena *arena,
 /* The query's original Spark SQL text (borrowed from the source). */
 const char *weir__sql_query_text(const weir_sql_query *q, size_t *len);
 const weir_sql_source *weir__sql_query_source(const weir_sql_query *q);
+/* The first output column of q that Spark would name itself (a select
+ * item that is an expression without an alias, not a column, a star or a
+ * generator): true with its Spark name appended to name and its location
+ * in pos. A persisted view cannot be created with such a column
+ * (CREATE_PERMANENT_VIEW_WITHOUT_ALIAS). */
+bool weir__sql_query_unaliased(const weir_sql_query *q, weir_buf *name,
+                               weir_sql_pos *pos);
 
 /* A table reference found in a query. */
 typedef struct weir_sql_relref {

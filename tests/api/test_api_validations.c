@@ -291,6 +291,47 @@ TEST(test_flow_targets)
     weir_pipeline_drop(p);
 }
 
+/* The graph's rules hold for datasets defined through the C API too. */
+TEST(test_view_confs_and_flow_names)
+{
+    weir_error err;
+    weir_pipeline *p = new_pipeline();
+    weir_kv three = { "spark.sql.shuffle.partitions", "3" };
+    weir_kv four = { "spark.sql.shuffle.partitions", "4" };
+    weir_dataset_options v = WEIR_DATASET_OPTIONS_INIT;
+    v.name = "v";
+    v.query = "SELECT 1 AS x";
+    v.conf = &three;
+    v.n_conf = 1;
+    CHECK_INT(weir_pipeline_create_temporary_view(p, &v, NULL, &err), 0);
+    weir_dataset_options m = WEIR_DATASET_OPTIONS_INIT;
+    m.name = "m";
+    m.query = "SELECT * FROM v";
+    m.conf = &four;
+    m.n_conf = 1;
+    CHECK_INT(mv(p, &m), 0);
+    CHECK(dry_run_reports(p, "DUPLICATE_FLOW_SQL_CONF"));
+    weir_pipeline_drop(p);
+
+    /* A flow named like a dataset's own flow. */
+    p = new_pipeline();
+    CHECK_INT(mv(p, &(weir_dataset_options){ .version = 1, .name = "a",
+                                             .query = "SELECT 1 AS x" }),
+              0);
+    CHECK_INT(weir_pipeline_define_dataset(
+                  p, WEIR_STREAMING_TABLE,
+                  &(weir_dataset_options){ .version = 1, .name = "b" }, NULL,
+                  &err),
+              0);
+    weir_flow_options f = WEIR_FLOW_OPTIONS_INIT;
+    f.name = "a";
+    f.target = "b";
+    f.query = "SELECT * FROM STREAM(range(3))";
+    CHECK_INT(weir_pipeline_define_flow(p, &f, &err), 0);
+    CHECK(dry_run_reports(p, "PIPELINE_DUPLICATE_IDENTIFIERS.FLOW"));
+    weir_pipeline_drop(p);
+}
+
 TEST(test_catalog_names)
 {
     weir_pipeline *p = new_pipeline();
@@ -372,5 +413,6 @@ static void open_session(void)
 TEST_MAIN(open_session(); RUN(test_duplicate_expectations);
           RUN(test_clauses_per_kind); RUN(test_columns_and_partitioning);
           RUN(test_expectations_need_a_table); RUN(test_names);
-          RUN(test_flow_targets); RUN(test_catalog_names);
+          RUN(test_flow_targets); RUN(test_view_confs_and_flow_names);
+          RUN(test_catalog_names);
           RUN(test_duckdb_settings); weir_session_close(session);)

@@ -204,7 +204,19 @@ TEST(test_graph_build__empty_and_flow_name_conflict)
              "CREATE STREAMING TABLE b AS SELECT * FROM STREAM(s);\n"
              "CREATE FLOW a AS INSERT INTO b BY NAME SELECT * FROM STREAM(s);");
     build(&fx);
-    const weir_error *e = diag(&fx, "FLOW_NAME_CONFLICTS_WITH_TABLE");
+    /* a's implicit flow owns the name: a duplicate flow, as in Spark. */
+    const weir_error *e = diag(&fx, "PIPELINE_DUPLICATE_IDENTIFIERS.FLOW");
+    CHECK(e && e->line == 3);
+    CHECK(diag(&fx, "FLOW_NAME_CONFLICTS_WITH_TABLE") == NULL);
+    teardown(&fx);
+
+    setup(&fx);
+    add_file(&fx, "a.sql",
+             "CREATE STREAMING TABLE a;\n"
+             "CREATE STREAMING TABLE b AS SELECT * FROM STREAM(s);\n"
+             "CREATE FLOW a AS INSERT INTO b BY NAME SELECT * FROM STREAM(s);");
+    build(&fx);
+    e = diag(&fx, "FLOW_NAME_CONFLICTS_WITH_TABLE");
     CHECK(e && e->line == 3);
     teardown(&fx);
 }

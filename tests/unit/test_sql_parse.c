@@ -457,6 +457,41 @@ TEST(test_sql_reads__tvf_args)
     weir__arena_free(&a);
 }
 
+/* The first unaliased expression column (a persisted view refuses it). */
+static void check_unaliased(const char *file, int line, const char *text,
+                            const char *want, unsigned col)
+{
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_sql_source s;
+    weir_sql_query *q = pq(&a, &s, text);
+    weir_buf name = WEIR_BUF_INIT;
+    weir_sql_pos pos = { 0, 0, 0 };
+    bool got = q && weir__sql_query_unaliased(q, &name, &pos);
+    if (got != (want != NULL) ||
+        (want && (strcmp(weir__buf_cstr(&name), want) || pos.column != col))) {
+        fprintf(stderr, "%s:%d: %s: got %s at %u, want %s at %u\n", file,
+                line, text, got ? weir__buf_cstr(&name) : "(none)",
+                pos.column, want ? want : "(none)", col);
+        T_.failures++;
+    }
+    weir__buf_free(&name);
+    weir__arena_free(&a);
+}
+#define UNALIASED(text, want, col)                                            \
+    check_unaliased(__FILE__, __LINE__, text, want, col)
+
+TEST(test_sql_reads__unaliased_columns)
+{
+    UNALIASED("SELECT a, t.b, * FROM t", NULL, 0);
+    UNALIASED("SELECT a + 1 AS b, explode(xs) FROM t", NULL, 0);
+    UNALIASED("SELECT a, a + 1, count(*) FROM t", "(a + 1)", 11);
+    UNALIASED("SELECT upper(name) FROM t", "upper(name)", 8);
+    /* A set operation is named by its first branch. */
+    UNALIASED("SELECT a FROM t UNION ALL SELECT a + 1 FROM u", NULL, 0);
+    UNALIASED("SELECT 1 UNION ALL SELECT a AS x FROM u", "1", 8);
+    UNALIASED("VALUES (1, 2)", NULL, 0);
+}
+
 TEST(test_sql_reads__shape_and_text)
 {
     weir_arena a = WEIR_ARENA_INIT;
@@ -860,6 +895,7 @@ TEST_MAIN(RUN(test_sql_split__basics); RUN(test_sql_translate__resolver); RUN(te
           RUN(test_sql_ddl__views_flows_sinks_set_use);
           RUN(test_sql_ddl__errors); RUN(test_sql_ddl__continues_after_errors);
           RUN(test_sql_reads__scoping); RUN(test_sql_reads__tvf_args);
-          RUN(test_sql_reads__shape_and_text); RUN(test_sql_lex__edge_cases);
+          RUN(test_sql_reads__shape_and_text);
+          RUN(test_sql_reads__unaliased_columns); RUN(test_sql_lex__edge_cases);
           RUN(test_sql_lex__deep_nesting); RUN(test_sql_types__spark_and_duckdb);
           RUN(test_sql_stmt__weir_query); RUN(test_sql_read_files__render))

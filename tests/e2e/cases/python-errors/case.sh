@@ -86,6 +86,50 @@ run_weir run
 expect_exit 2
 expect_stderr_contains "transformations/defs.py:1: error: [SESSION_MUTATION_IN_DECLARATIVE_PIPELINE.SET_RUNTIME_CONF]"
 
+# A standalone flow named like another dataset's own flow is a duplicate
+# flow identifier (the graph's rule, whichever front end defined it).
+cat > transformations/defs.py <<'PY'
+from pyspark import pipelines as dp
+
+
+@dp.table
+def a():
+    return spark.readStream.table("base")
+
+
+@dp.table
+def b():
+    return spark.readStream.table("base")
+
+
+@dp.append_flow(target="b", name="a")
+def more():
+    return spark.readStream.table("base")
+PY
+run_weir dry-run
+expect_exit 2
+expect_stderr_contains "transformations/defs.py:14: error: [PIPELINE_DUPLICATE_IDENTIFIERS.FLOW]"
+expect_stderr_not_contains "FLOW_NAME_CONFLICTS_WITH_TABLE"
+
+# A view's confs reach its readers: the same key set differently by a
+# view and its reader fails the reader (Spark's DUPLICATE_FLOW_SQL_CONF).
+cat > transformations/defs.py <<'PY'
+from pyspark import pipelines as dp
+
+
+@dp.temporary_view(spark_conf={"spark.sql.shuffle.partitions": "3"})
+def tv():
+    return spark.read.table("base")
+
+
+@dp.materialized_view(spark_conf={"spark.sql.shuffle.partitions": "4"})
+def reader():
+    return spark.read.table("tv")
+PY
+run_weir dry-run
+expect_exit 2
+expect_stderr_contains "transformations/defs.py:9: error: [DUPLICATE_FLOW_SQL_CONF] Found duplicate sql conf for dataset 'spark_catalog.default.reader': 'spark.sql.shuffle.partitions' is defined by both 'tv' and 'spark_catalog.default.reader'"
+
 # With 4.1.3 the same eager analysis is refused the same way.
 WEIR_PYTHON=$("$E2E_LIB/../../scripts/pyclient.sh" 4.1.3)
 cat > transformations/defs.py <<'PY'
