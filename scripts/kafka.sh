@@ -22,29 +22,9 @@ pins="$root/tests/kafka/jars.sha256"
 
 die() { echo "kafka.sh: $*" >&2; exit 1; }
 
-verify() {
-    [ -d "$jars" ] || return 1
-    (cd "$jars" && sha256sum --quiet -c "$pins" >/dev/null 2>&1) || return 1
-    [ "$(ls "$jars" | wc -l)" -eq "$(wc -l <"$pins")" ]
-}
-
 fetch() {
-    verify && return 0
-    command -v mvn >/dev/null || die "Maven (mvn) is needed to fetch the broker"
-    echo "kafka.sh: fetching Apache Kafka 4.1.1 from Maven Central" >&2
-    local tmp
-    tmp=$(mktemp -d)
-    mvn -q -B -f "$root/tests/kafka/pom.xml" dependency:copy-dependencies \
-        -DincludeScope=runtime -DoutputDirectory="$tmp/libs" >&2 \
-        || { rm -rf "$tmp"; die "mvn could not fetch the broker"; }
-    if ! (cd "$tmp/libs" && sha256sum --quiet -c "$pins" >&2); then
-        rm -rf "$tmp"
-        die "integrity check of the broker's jars failed (tests/kafka/jars.sha256)"
-    fi
-    rm -rf "$jars"
-    mkdir -p "$(dirname "$jars")"
-    mv "$tmp/libs" "$jars"
-    rm -rf "$tmp"
+    "$root/scripts/maven-jars.sh" "Apache Kafka 4.1.1" "$root/tests/kafka/pom.xml" \
+        "$pins" "$jars" >/dev/null
 }
 
 free_port() {
