@@ -8,11 +8,13 @@
 #include "graph/internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "store/storage.h"
 #include "util/buf.h"
 #include "util/str.h"
+#include "util/vec.h"
 
 /* ---- expectations from table properties ------------------------------------ */
 
@@ -358,21 +360,26 @@ void weir__graph_validate_names(builder *b)
  * DUPLICATE_FLOW_SQL_CONF. A view passes on what it merged from the views
  * it reads, under its own name. */
 
-typedef void conf_fn(void *ctx, const weir_gflow *from, const char *key,
-                     const char *value);
+/* One SET of a flow the reader's plan fuses, in the order Spark merges
+ * them (seq). */
+typedef struct conf_entry {
+    const char *key, *value;
+    const weir_gflow *from; /* the reader, or the view that passes it on */
+    size_t seq;
+} conf_entry;
+typedef WEIR_VEC(conf_entry) conf_entries;
 
-static void each_conf(const weir_graph *g, const weir_gflow *f,
-                      const weir_gflow *from, size_t depth, conf_fn *fn,
-                      void *ctx)
+/* Every conf of f and of the views it reads; false when out of memory. */
+static bool collect_confs(const weir_graph *g, const weir_gflow *f,
+                          const weir_gflow *from, size_t depth,
+                          conf_entries *out)
 {
     if (depth > g->n_flows)
-        return; /* a cycle, reported on its own */
+        return true; /* a cycle, reported on its own */
     for (size_t i = 0; i < f->n_conf; i++) {
-        bool later = false; /* a later entry of the key wins */
-        for (size_t j = i + 1; j < f->n_conf && !later; j++)
-            later = !strcmp(f->conf[i].key, f->conf[j].key);
-        if (!later)
-            fn(ctx, from, f->conf[i].key, f->conf[i].value);
+        conf_entry e = { f->conf[i].key, f->conf[i].value, from, out->len };
+        if (WEIR_VEC_PUSH(out, e))
+            return false;
     }
     for (size_t i = 0; i < f->n_inputs; i++) {
         int di = f->inputs[i].dataset;
@@ -382,59 +389,86 @@ static void each_conf(const weir_graph *g, const weir_gflow *f,
         if (!weir__is_view(d->kind) || !d->n_flows)
             continue;
         const weir_gflow *vf = &g->flows[d->flows[0]];
-        each_conf(g, vf, depth ? from : vf, depth + 1, fn, ctx);
+        if (!collect_confs(g, vf, depth ? from : vf, depth + 1, out))
+            return false;
     }
+    return true;
 }
 
-typedef struct conf_clash {
-    const weir_graph *g;
-    const weir_gflow *reader;
-    const char *key, *value;
-    const weir_gflow *from;
-    /* the first clash found */
-    const char *ckey, *v1, *v2;
-    const weir_gflow *f1, *f2;
-} conf_clash;
-
-static void clash_inner(void *ctx, const weir_gflow *from, const char *key,
-                        const char *value)
+static int by_key_from_seq(const void *pa, const void *pb)
 {
-    conf_clash *c = ctx;
-    if (c->ckey || from == c->from || strcmp(key, c->key) ||
-        !strcmp(value, c->value))
-        return;
-    bool first = strcmp(c->value, value) < 0; /* Spark sorts by value */
-    c->ckey = key;
-    c->v1 = first ? c->value : value;
-    c->f1 = first ? c->from : from;
-    c->v2 = first ? value : c->value;
-    c->f2 = first ? from : c->from;
+    const conf_entry *a = pa, *b = pb;
+    int c = strcmp(a->key, b->key);
+    if (c)
+        return c;
+    if (a->from != b->from)
+        return a->from < b->from ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-static void clash_outer(void *ctx, const weir_gflow *from, const char *key,
-                        const char *value)
+/* Whether f reads a view (only then can two confs come from two flows). */
+static bool reads_view(const weir_graph *g, const weir_gflow *f)
 {
-    conf_clash *c = ctx;
-    if (c->ckey)
-        return;
-    c->key = key;
-    c->value = value;
-    c->from = from;
-    each_conf(c->g, c->reader, c->reader, 0, clash_inner, c);
+    for (size_t i = 0; i < f->n_inputs; i++) {
+        int di = f->inputs[i].dataset;
+        if (di >= 0 && weir__is_view(g->datasets[di].kind))
+            return true;
+    }
+    return false;
 }
 
+/* Sorted by key, then by flow: a flow's last SET of a key is its value;
+ * a key whose flows give different values clashes. Of the clashes, the
+ * one Spark meets first is reported: the key whose earliest value comes
+ * first, against the first different value. O(n log n) in the confs. */
 static void check_view_confs(builder *b, const weir_gflow *f)
 {
-    conf_clash c;
-    memset(&c, 0, sizeof(c));
-    c.g = b->g;
-    c.reader = f;
-    each_conf(b->g, f, f, 0, clash_outer, &c);
-    if (c.ckey)
+    if (!reads_view(b->g, f))
+        return;
+    conf_entries all = WEIR_VEC_INIT, won = WEIR_VEC_INIT;
+    bool ok = collect_confs(b->g, f, f, 0, &all);
+    if (ok && all.len)
+        qsort(all.items, all.len, sizeof(*all.items), by_key_from_seq);
+    conf_entry c1, c2; /* the clash to report, when found */
+    bool found = false;
+    for (size_t i = 0; ok && i < all.len;) {
+        /* One key: its value per flow (the flow's last SET of it). */
+        size_t j = i;
+        won.len = 0;
+        while (ok && j < all.len && !strcmp(all.items[j].key, all.items[i].key)) {
+            size_t k = j;
+            while (k + 1 < all.len && all.items[k + 1].from == all.items[j].from &&
+                   !strcmp(all.items[k + 1].key, all.items[j].key))
+                k++;
+            ok = !WEIR_VEC_PUSH(&won, all.items[k]);
+            j = k + 1;
+        }
+        const conf_entry *first = NULL, *other = NULL;
+        for (size_t k = 0; k < won.len; k++)
+            if (!first || won.items[k].seq < first->seq)
+                first = &won.items[k];
+        for (size_t k = 0; first && k < won.len; k++)
+            if (strcmp(won.items[k].value, first->value) &&
+                (!other || won.items[k].seq < other->seq))
+                other = &won.items[k];
+        if (other && (!found || first->seq < c1.seq)) {
+            c1 = *first;
+            c2 = *other;
+            found = true;
+        }
+        i = j;
+    }
+    if (ok && found) {
+        bool lo = strcmp(c1.value, c2.value) < 0; /* Spark sorts by value */
+        const weir_gflow *f1 = lo ? c1.from : c2.from;
+        const weir_gflow *f2 = lo ? c2.from : c1.from;
         weir__graph_report(b, &f->origin, NULL, "DUPLICATE_FLOW_SQL_CONF",
                            "Found duplicate sql conf for dataset '%s': '%s' "
                            "is defined by both '%s' and '%s'",
-                           f->display, c.ckey, c.f1->display, c.f2->display);
+                           f->display, c1.key, f1->display, f2->display);
+    }
+    WEIR_VEC_FREE(&all);
+    WEIR_VEC_FREE(&won);
 }
 
 void weir__graph_validate_flow(builder *b, const weir_gflow *f)
