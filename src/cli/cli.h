@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include "weir.h"
@@ -292,6 +293,19 @@ typedef struct scaffold_file {
 const scaffold_file *scaffold_files(bool python, size_t *n);
 /* Write the spark-pipeline.yml of a project named name. */
 void scaffold_write_spec(FILE *out, const char *name);
+
+/* --- interrupt.c: Ctrl-C during a long call ------------------------- */
+
+/* The handlers SIGINT and SIGTERM had before interrupt_catch. */
+typedef struct interrupt_guard {
+    struct sigaction old_int, old_term;
+} interrupt_guard;
+
+/* Catch SIGINT and SIGTERM until interrupt_release: the returned flag
+ * (for weir_run_options.cancel) becomes 1 at the first, the second ends
+ * the process. */
+volatile int *interrupt_catch(interrupt_guard *g);
+void interrupt_release(interrupt_guard *g);
 
 /* --- Small shared helpers -------------------------------------------- */
 

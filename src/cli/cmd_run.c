@@ -11,17 +11,6 @@
 
 #include "cli.h"
 
-/* Set by SIGINT/SIGTERM; the library polls it and stops the update. A
- * signal handler can only reach a static object, so this is the one piece
- * of process-wide state in the CLI. */
-static volatile int interrupted;
-
-static void on_signal(int sig)
-{
-    interrupted = 1;
-    signal(sig, SIG_DFL); /* a second Ctrl-C ends the process */
-}
-
 typedef struct run_args {
     const char *spec;
     strlist refresh, full_refresh;
@@ -143,19 +132,13 @@ static int start(const cli *c, const run_args *a, project *p)
     ro.n_full_refresh = a->full_refresh.len;
     ro.sample_rows = a->sample;
     event_printer_attach(&ep, &ro);
-    interrupted = 0;
-    ro.cancel = &interrupted;
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    interrupt_guard ig;
+    volatile int *interrupted = interrupt_catch(&ig);
+    ro.cancel = interrupted;
     memset(&result, 0, sizeof result);
     memset(&err, 0, sizeof err);
     int rc = weir_pipeline_start_run(p->pipeline, &ro, &result, &err);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    interrupt_release(&ig);
     event_printer_finish(&ep);
     if (rc != 0) {
         print_failure(c, p->pipeline, rc, &err);

@@ -12,16 +12,6 @@
 
 #include "cli.h"
 
-/* Set by SIGINT/SIGTERM: the running tests stop and clean up. A signal
- * handler can only reach a static object. */
-static volatile int interrupted;
-
-static void on_signal(int sig)
-{
-    interrupted = 1;
-    signal(sig, SIG_DFL); /* a second Ctrl-C ends the process */
-}
-
 #define GREEN "\033[1;32m"
 #define RED "\033[1;31m"
 #define RESET "\033[0m"
@@ -183,24 +173,18 @@ static int run_suite(const cli *c, const test_args *a, project *p,
     weir_session_options so = WEIR_SESSION_OPTIONS_INIT;
     so.threads = 1;
     weir_session *session = NULL;
-    interrupted = 0;
-    ro.cancel = &interrupted;
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    interrupt_guard ig;
+    volatile int *interrupted = interrupt_catch(&ig);
+    ro.cancel = interrupted;
     double t0 = test_clock();
     int rc = weir_session_open(&session, &so, &err);
     if (rc == 0)
         rc = weir_test_suite_run(s, session, &ro, &failed, &err);
     double seconds = test_clock() - t0;
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    interrupt_release(&ig);
     weir_session_close(session);
     (void)p;
-    if (rc == 0 && interrupted) {
+    if (rc == 0 && *interrupted) {
         print_error(c, "interrupted: the tests that had not ended were "
                        "stopped and their temporary folders removed");
         code = EXIT_FAILED;

@@ -13,6 +13,7 @@ set(WEIR_CLI_FILES
   src/cli/python.c
   src/cli/scaffold.c
   src/cli/token.c
+  src/cli/interrupt.c
   src/cli/cmd_init.c
   src/cli/cmd_run.c
   src/cli/cmd_dry_run.c
