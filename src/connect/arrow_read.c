@@ -7,16 +7,56 @@
 #include "connect/internal.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "nanoarrow/nanoarrow.h"
 #include "nanoarrow/nanoarrow_ipc.h"
 
+/* Every buffer of a decoded batch starts 8-byte aligned within its
+ * body, as the Arrow format requires of a writer: the readers after us
+ * load offsets and values through typed pointers, which a misaligned
+ * buffer would make undefined. */
+static bool buffers_aligned(const struct ArrowArrayView *v)
+{
+    for (int i = 0; i < NANOARROW_MAX_FIXED_BUFFERS; i++) {
+        const void *p = v->buffer_views[i].data.data;
+        if (p && v->buffer_views[i].size_bytes > 0 && (uintptr_t)p % 8)
+            return false;
+    }
+    for (int64_t i = 0; i < v->n_children; i++)
+        if (!buffers_aligned(v->children[i]))
+            return false;
+    return !v->dictionary || buffers_aligned(v->dictionary);
+}
+
+/* A record batch's body, copied to memory as aligned as the reader's own
+ * (malloc'd), decodes against the schema seen before it and has every
+ * buffer aligned. */
+static int check_batch(struct ArrowIpcDecoder *dec, const uint8_t *body,
+                       int64_t n)
+{
+    struct ArrowBuffer copy;
+    ArrowBufferInit(&copy);
+    if (ArrowBufferAppend(&copy, body, n))
+        return ENOMEM;
+    struct ArrowBufferView v;
+    v.data.as_uint8 = copy.data;
+    v.size_bytes = n;
+    struct ArrowArrayView *view = NULL;
+    int rc = ArrowIpcDecoderDecodeArrayView(dec, v, -1, &view, NULL);
+    if (!rc && !buffers_aligned(view))
+        rc = EINVAL;
+    ArrowBufferReset(&copy);
+    return rc;
+}
+
 /* Every message of the stream, header and body, lies inside the n bytes:
  * nanoarrow's reader sizes its buffers from the lengths a message
  * declares, so a stream claiming a terabyte-long body would have it
- * allocate that much before it finds the bytes missing. */
-static int check_lengths(const uint8_t *data, size_t n)
+ * allocate that much before it finds the bytes missing. And every record
+ * batch's buffers are aligned (buffers_aligned). */
+static int check_messages(const uint8_t *data, size_t n)
 {
     struct ArrowIpcDecoder dec;
     if (ArrowIpcDecoderInit(&dec))
@@ -39,6 +79,22 @@ static int check_lengths(const uint8_t *data, size_t n)
             rc = EINVAL;
             break;
         }
+        if ((rc = ArrowIpcDecoderDecodeHeader(&dec, v, NULL)))
+            break;
+        const uint8_t *body = data + at + dec.header_size_bytes;
+        if (dec.message_type == NANOARROW_IPC_MESSAGE_TYPE_SCHEMA) {
+            struct ArrowSchema schema;
+            schema.release = NULL;
+            rc = ArrowIpcDecoderDecodeSchema(&dec, &schema, NULL);
+            if (!rc)
+                rc = ArrowIpcDecoderSetSchema(&dec, &schema, NULL);
+            if (schema.release)
+                schema.release(&schema);
+        } else if (dec.message_type == NANOARROW_IPC_MESSAGE_TYPE_RECORD_BATCH) {
+            rc = check_batch(&dec, body, dec.body_size_bytes);
+        }
+        if (rc)
+            break;
         at += (size_t)dec.header_size_bytes + (size_t)dec.body_size_bytes;
     }
     ArrowIpcDecoderReset(&dec);
@@ -49,7 +105,7 @@ int weir__arrow_ipc_open(struct ArrowArrayStream *out, const uint8_t *data,
                          size_t n)
 {
     memset(out, 0, sizeof *out);
-    int rc0 = check_lengths(data, n);
+    int rc0 = check_messages(data, n);
     if (rc0)
         return rc0;
     struct ArrowBuffer in;
