@@ -51,6 +51,39 @@ static int check_batch(struct ArrowIpcDecoder *dec, const uint8_t *body,
     return rc;
 }
 
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+
+/* Whether the Message flatbuffer at m (n bytes, already verified by
+ * nanoarrow) has its header field, the union value holding the schema or
+ * batch: the verifier lets an absent one through, and nanoarrow's decoder
+ * then dereferences it (an assertion in debug builds, a null read in
+ * release). The lookup is the flatbuffer layout itself: the root offset,
+ * the table's vtable, and the vtable's slot for field 2 (Message: version,
+ * header_type, header, ...), zero when the field is absent. */
+static bool message_has_header(const uint8_t *m, size_t n)
+{
+    size_t pre = n >= 4 && le32(m) == 0xFFFFFFFFu ? 8 : 4;
+    if (n < pre + 4)
+        return false;
+    const uint8_t *fb = m + pre;
+    size_t len = n - pre;
+    uint32_t table = le32(fb);
+    if (table > len - 4)
+        return false;
+    int64_t vt = (int64_t)table - (int32_t)le32(fb + table);
+    if (vt < 0 || (uint64_t)vt > len - 4)
+        return false;
+    uint16_t vt_size = (uint16_t)(fb[vt] | fb[vt + 1] << 8);
+    enum { HEADER_SLOT = 4 + 2 * 2 };
+    if (vt_size < HEADER_SLOT + 2 || (uint64_t)vt + HEADER_SLOT + 2 > len)
+        return false;
+    return (fb[vt + HEADER_SLOT] | fb[vt + HEADER_SLOT + 1] << 8) != 0;
+}
+
 /* Every message of the stream, header and body, lies inside the n bytes:
  * nanoarrow's reader sizes its buffers from the lengths a message
  * declares, so a stream claiming a terabyte-long body would have it
@@ -76,6 +109,10 @@ static int check_messages(const uint8_t *data, size_t n)
             break;
         if (dec.header_size_bytes < 0 || dec.body_size_bytes < 0 ||
             (uint64_t)dec.body_size_bytes > n - at - (size_t)dec.header_size_bytes) {
+            rc = EINVAL;
+            break;
+        }
+        if (!message_has_header(data + at, (size_t)dec.header_size_bytes)) {
             rc = EINVAL;
             break;
         }
