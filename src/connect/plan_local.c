@@ -41,6 +41,12 @@ static const char *sql_type(const struct ArrowSchemaView *v, char *buf,
     case NANOARROW_TYPE_TIMESTAMP:
         return v->timezone && *v->timezone ? "TIMESTAMP" : "TIMESTAMP_NTZ";
     case NANOARROW_TYPE_DECIMAL128:
+        /* Spark's and DuckDB's decimals: precision 1 to 38, scale 0 to
+         * the precision (a negative or huge scale would also have the
+         * literal padded with that many zeros). */
+        if (v->decimal_precision < 1 || v->decimal_precision > 38 ||
+            v->decimal_scale < 0 || v->decimal_scale > v->decimal_precision)
+            return NULL;
         snprintf(buf, size, "DECIMAL(%d, %d)", v->decimal_precision,
                  v->decimal_scale);
         return buf;
@@ -162,10 +168,8 @@ static int put_value(plan_ctx *c, weir_buf *b, const struct ArrowSchemaView *v,
         }
         weir__buf_printf(b, "CAST('%s", neg ? "-" : "");
         int scale = v->decimal_scale;
-        if (scale <= 0) {
+        if (scale == 0) { /* sql_type admits scales 0..precision only */
             weir__buf_put(b, d, n);
-            for (int k = 0; k < -scale; k++)
-                weir__buf_putc(b, '0');
         } else if (n > (size_t)scale) {
             weir__buf_put(b, d, n - (size_t)scale);
             weir__buf_putc(b, '.');
@@ -234,7 +238,9 @@ int weir__plan_local_relation(plan_ctx *c, const Spark__Connect__LocalRelation *
             result = weir__plan_fail(c, PLAN_E_UNSUPPORTED,
                                      "createDataFrame: column '%s' has a type "
                                      "weir cannot take from local data yet "
-                                     "(nested types are not supported).",
+                                     "(nested types, and decimals other than "
+                                     "precision 1-38 with scale 0 to the "
+                                     "precision, are not supported).",
                                      schema.children[k]->name
                                          ? schema.children[k]->name : "?");
     }
