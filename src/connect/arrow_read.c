@@ -13,21 +13,30 @@
 #include "nanoarrow/nanoarrow.h"
 #include "nanoarrow/nanoarrow_ipc.h"
 
-/* Every buffer of a decoded batch starts 8-byte aligned within its
- * body, as the Arrow format requires of a writer: the readers after us
- * load offsets and values through typed pointers, which a misaligned
- * buffer would make undefined. */
-static bool buffers_aligned(const struct ArrowArrayView *v)
+/* Every buffer of a decoded batch lies inside its body and starts 8-byte
+ * aligned within it, as the Arrow format requires of a writer. nanoarrow
+ * checks the first only as offset + length <= body size, which a negative
+ * or overflowing length passes; and the readers after us load offsets and
+ * values through typed pointers, which a misaligned buffer would make
+ * undefined. */
+static bool buffers_sound(const struct ArrowArrayView *v, const uint8_t *body,
+                          int64_t n)
 {
     for (int i = 0; i < NANOARROW_MAX_FIXED_BUFFERS; i++) {
-        const void *p = v->buffer_views[i].data.data;
-        if (p && v->buffer_views[i].size_bytes > 0 && (uintptr_t)p % 8)
+        const struct ArrowBufferView *b = &v->buffer_views[i];
+        if (b->size_bytes < 0)
+            return false;
+        if (!b->data.data || b->size_bytes == 0)
+            continue;
+        uintptr_t at = (uintptr_t)b->data.data, lo = (uintptr_t)body;
+        if (at < lo || at - lo > (uintptr_t)n ||
+            (uint64_t)b->size_bytes > (uint64_t)n - (at - lo) || (at - lo) % 8)
             return false;
     }
     for (int64_t i = 0; i < v->n_children; i++)
-        if (!buffers_aligned(v->children[i]))
+        if (!buffers_sound(v->children[i], body, n))
             return false;
-    return !v->dictionary || buffers_aligned(v->dictionary);
+    return !v->dictionary || buffers_sound(v->dictionary, body, n);
 }
 
 /* A record batch's body, copied to memory as aligned as the reader's own
@@ -45,7 +54,7 @@ static int check_batch(struct ArrowIpcDecoder *dec, const uint8_t *body,
     v.size_bytes = n;
     struct ArrowArrayView *view = NULL;
     int rc = ArrowIpcDecoderDecodeArrayView(dec, v, -1, &view, NULL);
-    if (!rc && !buffers_aligned(view))
+    if (!rc && !buffers_sound(view, copy.data, n))
         rc = EINVAL;
     ArrowBufferReset(&copy);
     return rc;
@@ -88,7 +97,7 @@ static bool message_has_header(const uint8_t *m, size_t n)
  * nanoarrow's reader sizes its buffers from the lengths a message
  * declares, so a stream claiming a terabyte-long body would have it
  * allocate that much before it finds the bytes missing. And every record
- * batch's buffers are aligned (buffers_aligned). */
+ * batch's buffers are inside its body and aligned (buffers_sound). */
 static int check_messages(const uint8_t *data, size_t n)
 {
     struct ArrowIpcDecoder dec;
