@@ -166,6 +166,8 @@ static int add_dataset_stmt(weir_defs *defs, weir_arena *arena,
     d.conf = st->conf;
     d.n_conf = st->n_conf;
     d.is_private = s->is_private;
+    d.create_written = s->create_written;
+    d.create_spark = s->create_spark;
     d.origin.src = s->src;
     d.origin.pos = s->pos;
     if (s->n_constraints) {
@@ -180,6 +182,7 @@ static int add_dataset_stmt(weir_defs *defs, weir_arena *arena,
             e->condition = c->condition;
             e->condition_text = c->condition_text;
             e->action = c->action;
+            e->from = WEIR_EXPECT_FROM_SQL;
             e->origin.src = s->src;
             e->origin.pos = c->pos;
         }

@@ -162,6 +162,14 @@ int weir__spec_parse(weir_spec **out, const char *path, const char *text,
 void weir__spec_free(weir_spec *spec);
 
 /*
+ * Append to out what open-source Apache Spark 4.1 refuses in the spec
+ * (docs/spark.md): a storage that is not an absolute URI with a scheme,
+ * the `expectations` field. Strings live in arena. 0 or WEIR_ENOMEM.
+ */
+int weir__spec_spark_findings(weir__findings *out, weir_arena *arena,
+                              const weir_spec *spec);
+
+/*
  * Check one configuration entry against weir's own keys (`weir.duckdb.*`,
  * docs/spec.md): 0 when fine (or not weir's key), 1 for a bad value, 2 for
  * an unknown weir.duckdb key; then why (n bytes) says what is accepted.
