@@ -170,6 +170,7 @@ static int add_dataset_stmt(weir_defs *defs, weir_arena *arena,
     d.create_spark = s->create_spark;
     d.origin.src = s->src;
     d.origin.pos = s->pos;
+    d.origin.sql = true;
     if (s->n_constraints) {
         d.expectations = weir__arena_array(arena, s->n_constraints,
                                            sizeof(*d.expectations));
@@ -185,6 +186,7 @@ static int add_dataset_stmt(weir_defs *defs, weir_arena *arena,
             e->from = WEIR_EXPECT_FROM_SQL;
             e->origin.src = s->src;
             e->origin.pos = c->pos;
+            e->origin.sql = true;
         }
         d.n_expectations = s->n_constraints;
     }
@@ -211,6 +213,7 @@ static int add_flow_stmt(weir_defs *defs, const weir_sql_stmt *s,
         f.import_checkpoint = s->options[i].value; /* the parser's one key */
     f.origin.src = s->src;
     f.origin.pos = s->pos;
+    f.origin.sql = true;
     return weir__defs_add_flow(defs, &f);
 }
 

@@ -28,6 +28,8 @@ typedef struct weir_kvpair {
 typedef struct weir_origin {
     const weir_sql_source *src; /* NULL for API definitions without text */
     weir_sql_pos pos;
+    bool sql; /* registered from a SQL statement (weir__defs_add_sql), not
+                 through C calls or from Python */
 } weir_origin;
 
 /* Where an expectation was declared (the portable spelling differs). */

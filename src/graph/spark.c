@@ -7,8 +7,9 @@
  * table-valued sources, LIVE. prefixes, Delta paths). weir's own
  * event_log() and catalog `weir` are not readable from definitions, so
  * they never reach a graph.
- * Queries generated from Python DataFrames are Spark's own calls and are
- * not looked into; what their definitions declare is.
+ * Only the queries of SQL statements are looked into: those generated
+ * from Python DataFrames are Spark's own calls (C calls are not Spark's
+ * format); what every definition declares is checked.
  */
 #include "graph/internal.h"
 
@@ -47,12 +48,6 @@ static void add(checker *c, const char *construct, bool rejected,
         weir__sql_error_at(&f.at, o->src, pos ? *pos : o->pos);
     if (!portable || weir__findings_add(c->out, &f))
         c->rc = WEIR_ENOMEM;
-}
-
-/* Text from a Python DataFrame (or a C call naming its own file)? */
-static bool generated(const weir_sql_source *src)
-{
-    return !src || src->at_path != NULL;
 }
 
 /* ---- definitions -------------------------------------------------------- */
@@ -152,7 +147,7 @@ static void dataset(checker *c, const weir_gdataset *d)
             "read option)",
             "Spark keeps it as an ordinary table property: a streaming read "
             "of a table whose rows changed fails anyway");
-    if (d->kind == WEIR_SINK && !generated(def->origin.src))
+    if (d->kind == WEIR_SINK && def->origin.sql)
         add(c, "CREATE SINK", true, "PARSE_SYNTAX_ERROR", &def->origin, NULL,
             weir__arena_printf(c->arena,
                                "a Python file: dp.create_sink(\"%s\", \"%s\", "
@@ -166,7 +161,7 @@ static void dataset(checker *c, const weir_gdataset *d)
 static void flow_def(checker *c, const weir_gflow *f)
 {
     const weir_def_flow *def = f->def;
-    bool sql = !generated(def->origin.src);
+    bool sql = def->origin.sql;
     if (def->once)
         add(c, sql ? "INSERT INTO ONCE" : "append_flow(once=True)", true,
             sql ? "PARSE_SYNTAX_ERROR" : "", &def->origin, NULL,
@@ -301,9 +296,10 @@ static void flow(checker *c, const weir_gflow *f)
 {
     if (f->def)
         flow_def(c, f);
-    if (!f->query || generated(weir__sql_query_source(f->query)))
+    const weir_origin *o = f->def ? &f->def->origin : &f->dataset_def->origin;
+    if (!f->query || !o->sql)
         return;
-    weir_origin at = { weir__sql_query_source(f->query), f->origin.pos };
+    weir_origin at = { weir__sql_query_source(f->query), f->origin.pos, true };
     for (size_t i = 0; i < f->reads.n_tvfs; i++)
         tvf(c, &at, &f->reads.tvfs[i]);
     for (size_t i = 0; i < f->reads.n_refs; i++)
