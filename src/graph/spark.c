@@ -102,8 +102,9 @@ static void expectation(checker *c, const weir_gdataset *d,
     case WEIR_EXPECT_FROM_PROPERTY:
         add(c, "pipelines.expect* table property", false, "", &x->origin,
             NULL, portable,
-            "Spark keeps expectation '%s' of %s as an ordinary table "
-            "property and checks nothing",
+            "Spark drops the table property of expectation '%s' of %s with "
+            "a warning in its log (unknown pipelines table property) and "
+            "checks nothing",
             x->name, d->display);
         return;
     case WEIR_EXPECT_FROM_API:
@@ -145,8 +146,9 @@ static void dataset(checker *c, const weir_gdataset *d)
             "read the source in Python with spark.readStream.option("
             "\"skipChangeCommits\", \"true\").table(...) (a Delta table's "
             "read option)",
-            "Spark keeps it as an ordinary table property: a streaming read "
-            "of a table whose rows changed fails anyway");
+            "Spark drops it with a warning in its log (unknown pipelines "
+            "table property): a streaming read of a table whose rows "
+            "changed fails anyway");
     if (d->kind == WEIR_SINK && def->origin.sql)
         add(c, "CREATE SINK", true, "PARSE_SYNTAX_ERROR", &def->origin, NULL,
             weir__arena_printf(c->arena,

@@ -96,7 +96,7 @@ expect_stdout_contains "= portable: drop the rows with WHERE (x > 0) in the quer
 expect_stdout_contains "= portable: fail on the first violation with WHERE assert_true(x < 9) IS NULL in the query"
 expect_stdout_contains "transformations/a.sql:7:3: Spark rejects ON VIOLATION QUARANTINE: [PARSE_SYNTAX_ERROR]"
 expect_stdout_contains "WHERE NOT (x > 1)"
-expect_stdout_contains "transformations/a.sql:9:1: Spark runs pipelines.expect* table property differently: Spark keeps expectation 'p_x'"
+expect_stdout_contains "transformations/a.sql:9:1: Spark runs pipelines.expect* table property differently: Spark drops the table property of expectation 'p_x'"
 expect_stdout_contains "5 constructs that Apache Spark 4.1 rejects or runs differently"
 
 # Once flows and imported checkpoints.
