@@ -294,9 +294,10 @@ typedef struct scaffold_file {
 /* The fixed files and folders of a new project, with SQL or Python
  * definition files; folders end with '/'. */
 const scaffold_file *scaffold_files(bool python, size_t *n);
-/* Write the spark-pipeline.yml of a project named name, with storage (an
- * absolute URI) or, when NULL, the relative folder pipeline-storage. */
-void scaffold_write_spec(FILE *out, const char *name, const char *storage);
+/* Write the spark-pipeline.yml of a project named name. Its storage is
+ * dir/pipeline-storage as an absolute file:// URI when dir (the project's
+ * absolute folder) is given, else the relative folder pipeline-storage. */
+void scaffold_write_spec(FILE *out, const char *name, const char *dir);
 
 /* --- interrupt.c: Ctrl-C during a long call ------------------------- */
 

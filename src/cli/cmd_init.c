@@ -28,16 +28,16 @@ static bool project_path(char *buf, size_t size, const char *name,
     return n > 0 && (size_t)n < size;
 }
 
-/* Write text to a new file path, or the spec (name, storage) when text is
- * NULL. */
+/* Write text to a new file path, or the spec (name, project folder) when
+ * text is NULL. */
 static bool write_file(const char *path, const char *text, const char *name,
-                       const char *storage)
+                       const char *dir)
 {
     FILE *f = fopen(path, "wx");
     if (!f)
         return false;
     if (!text)
-        scaffold_write_spec(f, name, storage);
+        scaffold_write_spec(f, name, dir);
     else
         fputs(text, f);
     bool ok = !ferror(f);
@@ -94,23 +94,22 @@ static int create_project(const cli *c, const char *name, bool python)
      * file:// URI, as spark-pipelines init writes it (Spark refuses a
      * relative one); the SQL scaffold's stays relative, so the project can
      * move (docs/spark.md). */
-    char storage[4200];
+    char dir[4200];
     bool spec_ok = true;
     if (python) {
         char cwd[4096];
         int n = getcwd(cwd, sizeof cwd)
-                    ? snprintf(storage, sizeof storage,
-                               "file://%s%s%s/pipeline-storage", cwd,
+                    ? snprintf(dir, sizeof dir, "%s%s%s", cwd,
                                strcmp(cwd, "/") ? "/" : "", name)
                     : -1;
-        if (n >= (int)sizeof storage)
+        if (n >= (int)sizeof dir)
             errno = ENAMETOOLONG;
-        spec_ok = n >= 0 && n < (int)sizeof storage;
+        spec_ok = n >= 0 && n < (int)sizeof dir;
     }
     st.files = scaffold_files(python, &st.n_files);
     st.spec_done = spec_ok &&
                    project_path(path, sizeof path, name, SPEC_FILE) &&
-                   write_file(path, NULL, name, python ? storage : NULL);
+                   write_file(path, NULL, name, python ? dir : NULL);
     while (st.spec_done && st.n_done < st.n_files &&
            create_entry(name, &st.files[st.n_done]))
         st.n_done++;

@@ -329,8 +329,25 @@ static void yaml_scalar(FILE *out, const char *name)
     fputc('"', out);
 }
 
-void scaffold_write_spec(FILE *out, const char *name, const char *storage)
+/* file://dir/pipeline-storage as a URI Spark parses (java.net.URI): bytes
+ * a URI path cannot hold percent-encoded (weir decodes them). */
+static void put_storage_uri(FILE *out, const char *dir)
 {
+    static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                             "0123456789-._~/!$&'()*+,;=:@";
+    fputs("file://", out);
+    for (const unsigned char *p = (const unsigned char *)dir; *p; p++) {
+        if (strchr(ok, *p))
+            fputc(*p, out);
+        else
+            fprintf(out, "%%%02X", *p);
+    }
+    fputs("/pipeline-storage", out);
+}
+
+void scaffold_write_spec(FILE *out, const char *name, const char *dir)
+{
+    const char *storage = dir;
     fputs("# The pipeline spec, read by `weir run` (and `spark-pipelines run`).\n"
           "#\n"
           "# storage    where the pipeline keeps its tables, streaming checkpoints\n",
@@ -352,7 +369,7 @@ void scaffold_write_spec(FILE *out, const char *name, const char *storage)
     yaml_scalar(out, name);
     fputs("\nstorage: ", out);
     if (storage)
-        yaml_scalar(out, storage);
+        put_storage_uri(out, dir);
     else
         fputs("pipeline-storage", out);
     fputs("\n"

@@ -19,6 +19,35 @@ static bool absolute_uri(const char *s)
     return i > 1 && s[i] == ':' && s[i + 1] == '/';
 }
 
+/* Files are named like the definition files: relative to the spec's
+ * folder (both the spec and the environments file are in it). */
+static const char *base_name(const char *path)
+{
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    return slash ? slash + 1 : path;
+}
+
+/* "storage: file://<path>", the path percent-encoded where a URI needs it
+ * (Spark parses the storage as a java.net.URI; weir decodes %XX). */
+static const char *file_uri(weir_arena *arena, const char *path)
+{
+    static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                             "0123456789-._~/!$&'()*+,;=:@";
+    size_t n = strlen(path);
+    char *out = weir__arena_alloc(arena, sizeof("storage: file://") + 3 * n);
+    if (!out)
+        return NULL;
+    size_t o = (size_t)sprintf(out, "storage: file://");
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if (strchr(ok, *p))
+            out[o++] = (char)*p;
+        else
+            o += (size_t)sprintf(out + o, "%%%02X", *p);
+    }
+    out[o] = '\0';
+    return out;
+}
+
 /* Add the problem r just reported (the last diagnostic) as a finding. */
 static int add(weir__findings *out, weir__diags *d, const char *construct,
                const char *portable)
@@ -39,19 +68,20 @@ int weir__spec_spark_findings(weir__findings *out, weir_arena *arena,
                               const weir_spec *spec)
 {
     weir__diags d = { 0 };
-    /* Named like the definition files: relative to the spec's folder. */
-    const char *name = strrchr(spec->path, '/');
-    weir_spec_report r = { name ? name + 1 : spec->path, spec->text,
-                           spec->text_len, &d, NULL, 0 };
+    weir_spec_report r = { base_name(spec->path), spec->text, spec->text_len,
+                           &d, NULL, 0 };
     int rc = 0;
     if (spec->storage_uri && !absolute_uri(spec->storage_uri)) {
-        SPEC_REPORT(&r, "PIPELINE_STORAGE_ROOT_INVALID", spec->storage_pos,
+        weir_spec_report er = { base_name(spec->storage_file),
+                                spec->storage_file_text,
+                                spec->storage_file_len, &d, NULL, 0 };
+        weir_spec_report *sr = spec->storage_file ? &er : &r;
+        SPEC_REPORT(sr, "PIPELINE_STORAGE_ROOT_INVALID", spec->storage_pos,
                     "Spark wants the storage root as an absolute path with a "
                     "URI scheme (weir resolves `%.*s` against the spec's "
                     "folder)",
                     weir__spec_clip(spec->storage_uri), spec->storage_uri);
-        const char *uri = weir__arena_printf(arena, "storage: file://%s",
-                                             spec->storage);
+        const char *uri = file_uri(arena, spec->storage);
         rc = uri ? add(out, &d, "relative storage", uri) : WEIR_ENOMEM;
     }
     if (!rc && spec->n_expectations) {

@@ -72,6 +72,10 @@ typedef struct weir_spec {
     const char *storage;     /* absolute local path (file:// removed) */
     const char *storage_uri; /* as written */
     weir_spec_pos storage_pos;
+    /* The file storage_pos is in when an environment set the storage (its
+     * path and text), else NULL: the spec. */
+    const char *storage_file, *storage_file_text;
+    size_t storage_file_len;
     const char *catalog;  /* NULL when absent */
     weir_spec_pos catalog_pos;
     const char *database; /* `database`, else `schema`; NULL when absent */

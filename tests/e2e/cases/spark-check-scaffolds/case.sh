@@ -20,7 +20,7 @@ WEIR_PYTHON=$("$E2E_LIB/../../scripts/pyclient.sh" 4.1.3)
 export WEIR_PYTHON
 run_weir init --language python pydemo
 expect_exit 0
-expect_file_contains pydemo/spark-pipeline.yml "storage: \"file://$E2E_WORK/pydemo/pipeline-storage\""
+expect_file_contains pydemo/spark-pipeline.yml "storage: file://$E2E_WORK/pydemo/pipeline-storage"
 cd pydemo
 run_weir dry-run --target spark
 expect_exit 0

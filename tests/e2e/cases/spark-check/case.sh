@@ -52,6 +52,24 @@ expect_stdout_contains "= portable: storage: file://$E2E_WORK/storage/pipeline-s
 expect_stdout_contains "1 construct that Apache Spark 4.1 rejects or runs differently (docs/spark.md)."
 expect_no_file storage/pipeline-storage
 
+# With --env, the environment's storage is the one checked, in its file.
+printf 'prod:\n  storage: file://%s/prod-storage\ndev:\n  storage: dev-storage\n' "$E2E_WORK" \
+    >storage/weir-environments.yml
+cd storage
+run_weir dry-run --target spark --env dev
+expect_exit 2
+expect_stdout_contains "weir-environments.yml:4:12: Spark rejects relative storage: [PIPELINE_STORAGE_ROOT_INVALID]"
+expect_stdout_contains "   4 |   storage: dev-storage"
+run_weir dry-run --target spark --env prod
+expect_exit 0
+cd ..
+# A folder name a URI cannot hold is percent-encoded in the advice.
+mkdir "sp ace"
+cp -r storage/spark-pipeline.yml storage/transformations "sp ace/"
+check "sp ace"
+expect_exit 2
+expect_stdout_contains "= portable: storage: file://$E2E_WORK/sp%20ace/pipeline-storage"
+
 # The spec's expectations field.
 project spec-expectations <<'SQL'
 CREATE MATERIALIZED VIEW a AS SELECT 1 AS x;
