@@ -211,6 +211,8 @@ static int add_flow_stmt(weir_defs *defs, const weir_sql_stmt *s,
     f.comment = s->comment;
     for (size_t i = 0; i < s->n_options; i++)
         f.import_checkpoint = s->options[i].value; /* the parser's one key */
+    f.create_written = s->create_written;
+    f.create_spark = s->create_spark;
     f.origin.src = s->src;
     f.origin.pos = s->pos;
     f.origin.sql = true;

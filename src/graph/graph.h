@@ -92,6 +92,7 @@ typedef struct weir_def_flow {
     const char *comment;
     const char *import_checkpoint; /* a Spark checkpoint folder to import
                                       on the flow's first update, or NULL */
+    const char *create_written, *create_spark; /* as for datasets */
     weir_origin origin;
 } weir_def_flow;
 

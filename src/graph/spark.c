@@ -164,6 +164,10 @@ static void flow_def(checker *c, const weir_gflow *f)
 {
     const weir_def_flow *def = f->def;
     bool sql = def->origin.sql;
+    if (def->create_written)
+        add(c, "Databricks CREATE spelling", true, "PARSE_SYNTAX_ERROR",
+            &def->origin, NULL, def->create_spark,
+            "Spark's parser does not know `%s`", def->create_written);
     if (def->once)
         add(c, sql ? "INSERT INTO ONCE" : "append_flow(once=True)", true,
             sql ? "PARSE_SYNTAX_ERROR" : "", &def->origin, NULL,

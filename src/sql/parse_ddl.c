@@ -804,10 +804,16 @@ static int create_stmt(ddl *d)
                               temporary ? "CREATE TEMPORARY VIEW" : "CREATE VIEW");
         return create_view(d, temporary);
     }
-    if (!temporary && weir__sql_accept_kw(p, "FLOW"))
+    if (!temporary && weir__sql_accept_kw(p, "FLOW")) {
+        if (databricks)
+            databricks_create(d, "FLOW", "CREATE FLOW");
         return create_flow(d);
-    if (!temporary && weir__sql_accept_kw(p, "SINK"))
+    }
+    if (!temporary && weir__sql_accept_kw(p, "SINK")) {
+        if (databricks)
+            databricks_create(d, "SINK", "CREATE SINK");
         return create_sink(d);
+    }
     p->i = 0;
     return unsupported(d);
 }

@@ -83,8 +83,9 @@ TEST(test_spark__databricks_create_spellings)
                "CREATE STREAMING LIVE TABLE c AS SELECT * FROM STREAM(ext);\n"
                "CREATE PRIVATE MATERIALIZED VIEW d AS SELECT 1 AS x;\n"
                "CREATE LIVE VIEW e AS SELECT 1 AS x;\n"
-               "CREATE OR REFRESH STREAMING TABLE f AS SELECT * FROM STREAM(g);\n");
-    CHECK_INT(fx.found.len, 6);
+               "CREATE OR REFRESH STREAMING TABLE f AS SELECT * FROM STREAM(g);\n"
+               "CREATE OR REFRESH FLOW fl AS INSERT INTO f BY NAME SELECT * FROM STREAM(h);\n");
+    CHECK_INT(fx.found.len, 7);
     const weir_spark_finding *f = nth(&fx, "Databricks CREATE spelling", 0);
     CHECK(f && f->rejected && f->at.line == 1 && f->at.column == 1);
     CHECK_STR(f->at.error_class, "PARSE_SYNTAX_ERROR");
@@ -107,6 +108,10 @@ TEST(test_spark__databricks_create_spellings)
     f = nth(&fx, "Databricks CREATE spelling", 5);
     CHECK(f && f->at.line == 6);
     CHECK_STR(f->portable, "CREATE STREAMING TABLE");
+    f = nth(&fx, "Databricks CREATE spelling", 6);
+    CHECK(f && f->at.line == 7);
+    CHECK_CONTAINS(f->at.message, "`CREATE OR REFRESH FLOW`");
+    CHECK_STR(f->portable, "CREATE FLOW");
     teardown(&fx);
 }
 
