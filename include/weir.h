@@ -738,6 +738,43 @@ typedef struct weir_graph_info {
 WEIR_API int weir_pipeline_describe(const weir_pipeline *pipeline,
                                     weir_graph_info *out, weir_error *err);
 
+/* --- Portability to Apache Spark ----------------------------------------- */
+
+/** One construct of the project that open-source Apache Spark 4.1 rejects or
+ * runs differently (the list: docs/spark.md). */
+typedef struct weir_spark_finding {
+    const char *construct; /* what it is, e.g. "read_files",
+                              "CONSTRAINT ... EXPECT" (static storage) */
+    bool rejected;         /* Spark fails the pipeline on it; false: Spark
+                              runs it, with another result */
+    const char *portable;  /* the portable spelling, or the Python
+                              equivalent; what to do when there is none */
+    weir_error at;         /* where (path, line, column, line_text) and what
+                              Spark does: error_class is the class Spark
+                              raises ("" when it raises none), message says
+                              what happens; code is 0 */
+} weir_spark_finding;
+
+typedef struct weir_spark_report {
+    const weir_spark_finding *findings; /* in spec, then file, order */
+    size_t n_findings;                  /* 0: portable */
+} weir_spark_report;
+
+/**
+ * Check the pipeline against open-source Apache Spark 4.1 as of the last
+ * successful resolution (a dry run or a run): its spec, its definitions
+ * and the SQL of their queries. Definitions made from Python DataFrames
+ * are checked for what they declare (expectations, once flows,
+ * import_checkpoint), not for their DataFrame calls, which are Spark's own.
+ * Ownership: everything in *out is borrowed from the pipeline and valid
+ * until the next call that defines, runs, checks or drops.
+ * Thread-safety: pipeline-serial.
+ * Errors: WEIR_EINVAL (NULL argument, or the graph has not been resolved
+ * since the last definition), WEIR_ENOMEM.
+ */
+WEIR_API int weir_pipeline_check_spark(weir_pipeline *pipeline,
+                                       weir_spark_report *out, weir_error *err);
+
 /* --- Queries ------------------------------------------------------------- */
 
 /** A query's result, fully materialized as text. */

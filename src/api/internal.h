@@ -3,7 +3,8 @@
  * shared by the files of src/api: pipeline.c (sessions, pipelines, specs,
  * SQL text, runs), define.c (definitions made through C calls), query.c
  * (queries, results, Arrow streams), query_guard.c (what a query may
- * change) and describe.c (the resolved graph).
+ * change), describe.c (the resolved graph) and spark.c (its portability
+ * to Apache Spark).
  */
 #ifndef WEIR_API_INTERNAL_H
 #define WEIR_API_INTERNAL_H
@@ -53,6 +54,8 @@ struct weir_pipeline {
     weir_arena info_arena;
     weir_graph_info info;
     bool described;
+    weir_arena spark_arena; /* weir_pipeline_check_spark's last report */
+    weir__findings spark;
     weir_storage *qstore; /* storage held open by queries */
     weir_guard_print qprint; /* weir's state before a writing statement */
     unsigned open_results; /* results and Arrow streams not yet freed */

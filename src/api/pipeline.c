@@ -139,6 +139,7 @@ int weir_pipeline_create(weir_pipeline **out, weir_session *session,
     atomic_fetch_add(&session->n_pipelines, 1);
     weir__arena_init(&p->arena);
     weir__arena_init(&p->info_arena);
+    weir__arena_init(&p->spark_arena);
     p->name = dup_or(opts->name, "pipeline");
     p->catalog = dup_or(opts->catalog, "spark_catalog");
     p->database = dup_or(opts->database, "default");
@@ -188,6 +189,8 @@ void weir_pipeline_drop(weir_pipeline *p)
     weir__spec_free(p->spec);
     weir__arena_free(&p->arena);
     weir__arena_free(&p->info_arena);
+    weir__findings_free(&p->spark);
+    weir__arena_free(&p->spark_arena);
     free(p->name);
     free(p->storage);
     free(p->catalog);
@@ -631,6 +634,7 @@ static int apply_spec_expectations(weir_pipeline *p)
         n->condition = cond;
         n->condition_text = x->condition;
         n->action = (weir_sql_violation)x->on_violation;
+        n->from = WEIR_EXPECT_FROM_SPEC;
         spec_origin(p, spec_src, &x->pos, &n->origin);
         d->expectations = all;
         d->n_expectations++;

@@ -116,6 +116,9 @@ void format_utc(char *buf, size_t size, int64_t us, bool iso);
 /* Print one error like a compiler: location, class, message, source line
  * and caret. */
 void print_diagnostic(const cli *c, const weir_error *e);
+/* The same on out with another label in place of "error". */
+void print_located(FILE *out, bool color, const weir_error *e,
+                   const char *label);
 /*
  * Print the problems behind rc: the pipeline's diagnostics when rc is a
  * spec/SQL/graph error and there are any (p may be NULL), else err.
@@ -291,8 +294,10 @@ typedef struct scaffold_file {
 /* The fixed files and folders of a new project, with SQL or Python
  * definition files; folders end with '/'. */
 const scaffold_file *scaffold_files(bool python, size_t *n);
-/* Write the spark-pipeline.yml of a project named name. */
-void scaffold_write_spec(FILE *out, const char *name);
+/* Write the spark-pipeline.yml of a project named name. Its storage is
+ * dir/pipeline-storage as an absolute file:// URI when dir (the project's
+ * absolute folder) is given, else the relative folder pipeline-storage. */
+void scaffold_write_spec(FILE *out, const char *name, const char *dir);
 
 /* --- interrupt.c: Ctrl-C during a long call ------------------------- */
 

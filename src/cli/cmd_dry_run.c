@@ -4,6 +4,9 @@
  * resolved graph: each dataset in dependency order with its kind, source
  * location and schema, and each flow with its target, mode and inputs.
  * With --json the graph is one {"graph": ...} object after the events.
+ * With --target spark, what open-source Apache Spark 4.1 would reject or
+ * run differently is printed instead of the graph (docs/spark.md), and a
+ * project that is not portable exits 2.
  */
 #include <string.h>
 
@@ -189,10 +192,57 @@ static void print_graph_json(FILE *out, const weir_graph_info *g)
     fputs("]}}\n", out);
 }
 
+/* --- Portability to Spark ------------------------------------------------------ */
+
+static void print_spark_text(const cli *c, const weir_spark_report *r)
+{
+    for (size_t i = 0; i < r->n_findings; i++) {
+        const weir_spark_finding *f = &r->findings[i];
+        char label[160];
+        snprintf(label, sizeof label, "Spark %s %s%s",
+                 f->rejected ? "rejects" : "runs", f->construct,
+                 f->rejected ? "" : " differently");
+        fputc('\n', stdout);
+        print_located(stdout, c->color_out, &f->at, label);
+        fprintf(stdout, "      = portable: %s\n", f->portable);
+    }
+    if (r->n_findings)
+        fprintf(stdout, "\n%zu construct%s that Apache Spark 4.1 rejects or "
+                        "runs differently (docs/spark.md).\n",
+                r->n_findings, r->n_findings == 1 ? "" : "s");
+    else
+        fputs("\nPortable: nothing Apache Spark 4.1 would reject or run "
+              "differently.\n",
+              stdout);
+}
+
+static void print_spark_json(FILE *out, const weir_spark_report *r)
+{
+    fprintf(out, "{\"spark\":{\"portable\":%s,\"findings\":[",
+            r->n_findings ? "false" : "true");
+    for (size_t i = 0; i < r->n_findings; i++) {
+        const weir_spark_finding *f = &r->findings[i];
+        fputs(i ? ",{\"construct\":" : "{\"construct\":", out);
+        json_put_string(out, f->construct);
+        fprintf(out, ",\"rejected\":%s,\"path\":", f->rejected ? "true" : "false");
+        json_put_string(out, f->at.path);
+        fprintf(out, ",\"line\":%u,\"column\":%u,\"error_class\":",
+                f->at.line, f->at.column);
+        json_put_string(out, f->at.error_class[0] ? f->at.error_class : NULL);
+        fputs(",\"spark\":", out);
+        json_put_string(out, f->at.message);
+        fputs(",\"portable\":", out);
+        json_put_string(out, f->portable);
+        fputc('}', out);
+    }
+    fputs("]}}\n", out);
+}
+
 /* --- The command -------------------------------------------------------------- */
 
-static int dry_run(const cli *c, project *p, bool json)
+static int dry_run(const cli *c, project *p, bool json, bool spark)
 {
+    weir_spark_report report;
     weir_run_options ro = WEIR_RUN_OPTIONS_INIT;
     weir_run_result result;
     weir_graph_info graph;
@@ -210,7 +260,9 @@ static int dry_run(const cli *c, project *p, bool json)
     event_printer_finish(&ep);
     if (rc == 0 && result.state != WEIR_RUN_COMPLETED)
         return EXIT_USAGE; /* the events said why */
-    if (rc == 0)
+    if (rc == 0 && spark)
+        rc = weir_pipeline_check_spark(p->pipeline, &report, &err);
+    else if (rc == 0)
         rc = weir_pipeline_describe(p->pipeline, &graph, &err);
     if (rc != 0) {
         print_failure(c, p->pipeline, rc, &err);
@@ -218,21 +270,25 @@ static int dry_run(const cli *c, project *p, bool json)
             print_failure_json(stdout, p->pipeline, rc, &err);
         return exit_code_for(rc);
     }
-    if (json)
+    if (spark && json)
+        print_spark_json(stdout, &report);
+    else if (spark)
+        print_spark_text(c, &report);
+    else if (json)
         print_graph_json(stdout, &graph);
     else
         print_graph_text(stdout, &graph);
-    return EXIT_OK;
+    return spark && report.n_findings ? EXIT_USAGE : EXIT_OK;
 }
 
 int cmd_dry_run(const cli *c, int argc, char **argv)
 {
     static const opt_def defs[] = {
         { "spec", true }, { "json", false }, { "conf", true },
-        { "env", true }, { NULL, false },
+        { "env", true }, { "target", true }, { NULL, false },
     };
     const char *spec = NULL, *value = NULL;
-    bool json = false;
+    bool json = false, spark = false;
     load_args load;
     int code = -1;
     opt_iter it;
@@ -250,6 +306,17 @@ int cmd_dry_run(const cli *c, int argc, char **argv)
         case 1: json = true; break;
         case 2: code = load_args_conf(c, &load, value); break;
         case 3: load.env = value; break;
+        case 4:
+            if (strcmp(value, "spark") == 0) {
+                spark = true;
+            } else {
+                print_error(c, "dry-run: unknown --target '%s' (the one "
+                               "target is spark: open-source Apache Spark "
+                               "4.1)",
+                            value);
+                code = EXIT_USAGE;
+            }
+            break;
         default: break;
         }
     }
@@ -262,7 +329,7 @@ int cmd_dry_run(const cli *c, int argc, char **argv)
     if (code == EXIT_OK)
         code = project_define_python(&p, json ? stdout : NULL);
     if (code == EXIT_OK)
-        code = dry_run(c, &p, json);
+        code = dry_run(c, &p, json, spark);
     project_close(&p);
     load_args_free(&load);
     return code;

@@ -28,14 +28,16 @@ static bool project_path(char *buf, size_t size, const char *name,
     return n > 0 && (size_t)n < size;
 }
 
-static bool write_file(const char *path, const char *text,
-                       void (*writer)(FILE *, const char *), const char *arg)
+/* Write text to a new file path, or the spec (name, project folder) when
+ * text is NULL. */
+static bool write_file(const char *path, const char *text, const char *name,
+                       const char *dir)
 {
     FILE *f = fopen(path, "wx");
     if (!f)
         return false;
-    if (writer)
-        writer(f, arg);
+    if (!text)
+        scaffold_write_spec(f, name, dir);
     else
         fputs(text, f);
     bool ok = !ferror(f);
@@ -88,9 +90,26 @@ static int create_project(const cli *c, const char *name, bool python)
                     strerror(errno));
         return EXIT_FAILED;
     }
+    /* The Python scaffold is Spark's as well: its storage is an absolute
+     * file:// URI, as spark-pipelines init writes it (Spark refuses a
+     * relative one); the SQL scaffold's stays relative, so the project can
+     * move (docs/spark.md). */
+    char dir[4200];
+    bool spec_ok = true;
+    if (python) {
+        char cwd[4096];
+        int n = getcwd(cwd, sizeof cwd)
+                    ? snprintf(dir, sizeof dir, "%s%s%s", cwd,
+                               strcmp(cwd, "/") ? "/" : "", name)
+                    : -1;
+        if (n >= (int)sizeof dir)
+            errno = ENAMETOOLONG;
+        spec_ok = n >= 0 && n < (int)sizeof dir;
+    }
     st.files = scaffold_files(python, &st.n_files);
-    st.spec_done = project_path(path, sizeof path, name, SPEC_FILE) &&
-                   write_file(path, NULL, scaffold_write_spec, name);
+    st.spec_done = spec_ok &&
+                   project_path(path, sizeof path, name, SPEC_FILE) &&
+                   write_file(path, NULL, name, python ? dir : NULL);
     while (st.spec_done && st.n_done < st.n_files &&
            create_entry(name, &st.files[st.n_done]))
         st.n_done++;

@@ -109,7 +109,7 @@ static const help_page pages[] = {
       "environment errors.\n" },
     { "dry-run",
       "usage: weir dry-run [--spec PATH] [--env NAME] [--conf KEY=VALUE]...\n"
-      "                    [--json]\n"
+      "                    [--target spark] [--json]\n"
       "\n"
       "Load and resolve the pipeline without reading or writing data, report\n"
       "every error, and print the resolved graph: each dataset in dependency\n"
@@ -117,12 +117,16 @@ static const help_page pages[] = {
       "\n"
       "Options:\n"
       "  --spec PATH     the pipeline spec (default: search upward)\n"
-      "  --json          print events, then {\"graph\": ...}, one JSON object\n"
-      "                  per line\n"
+      "  --target spark  instead of the graph, list what open-source Apache\n"
+      "                  Spark 4.1 would reject or run differently, each at its\n"
+      "                  file:line:col with the portable spelling\n"
+      "  --json          print events, then {\"graph\": ...} (with --target:\n"
+      "                  {\"spark\": ...}), one JSON object per line\n"
       "  --env NAME      an environment of weir-environments.yml\n"
       "  --conf KEY=VALUE  set a configuration key (repeatable)\n"
       "\n"
-      "Exit status: 0 when the pipeline is valid, 2 otherwise.\n" },
+      "Exit status: 0 when the pipeline is valid (with --target spark: and\n"
+      "portable), 2 otherwise.\n" },
     { "graph",
       "usage: weir graph [--spec PATH] [--env NAME] [--conf KEY=VALUE]...\n"
       "                  [--format text|dot|mermaid]\n"

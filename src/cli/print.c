@@ -72,57 +72,62 @@ void format_utc(char *buf, size_t size, int64_t us, bool iso)
 
 /* The source line with its number, then a caret under column (counted in
  * characters, as weir_error says; tabs are kept so the caret lines up). */
-static void print_excerpt(const cli *c, const weir_error *e)
+static void print_excerpt(FILE *out, bool color, const weir_error *e)
 {
     size_t len = strlen(e->line_text);
     while (len > 0 && (e->line_text[len - 1] == '\n' ||
                        e->line_text[len - 1] == '\r'))
         len--;
-    fprintf(stderr, "%5u | %.*s\n", e->line, (int)len, e->line_text);
+    fprintf(out, "%5u | %.*s\n", e->line, (int)len, e->line_text);
     if (e->column == 0)
         return;
-    fputs("      | ", stderr);
+    fputs("      | ", out);
     const unsigned char *s = (const unsigned char *)e->line_text;
     unsigned chars = 0;
     for (size_t i = 0; i < len && chars + 1 < e->column; chars++) {
         uint32_t cp;
         size_t n = utf8_decode(s + i, &cp);
         if (s[i] == '\t') {
-            fputc('\t', stderr);
+            fputc('\t', out);
         } else {
             for (int w = n ? codepoint_width(cp) : 1; w > 0; w--)
-                fputc(' ', stderr);
+                fputc(' ', out);
         }
         i += n ? n : 1;
     }
-    fprintf(stderr, "%s^%s\n", c && c->color_err ? GREEN : "",
-            c && c->color_err ? RESET : "");
+    fprintf(out, "%s^%s\n", color ? GREEN : "",
+            color ? RESET : "");
+}
+
+void print_located(FILE *out, bool color, const weir_error *e,
+                   const char *label)
+{
+    const char *message = e->message[0] ? e->message : weir_strerror(e->code);
+
+    fflush(stdout);
+    fputs(color ? BOLD : "", out);
+    if (e->path[0])
+        fputs(e->path, out);
+    if (e->line > 0) {
+        fprintf(out, "%s%u", e->path[0] ? ":" : "", e->line);
+        if (e->column > 0)
+            fprintf(out, ":%u", e->column);
+    }
+    if (!e->path[0] && e->line == 0)
+        fputs("weir", out);
+    fprintf(out, ":%s %s%s:%s ", color ? RESET : "", color ? RED : "", label,
+            color ? RESET : "");
+    if (e->error_class[0])
+        fprintf(out, "%s[%s]%s ", color ? BOLD : "", e->error_class,
+                color ? RESET : "");
+    fprintf(out, "%s\n", message);
+    if (e->line > 0 && e->line_text[0])
+        print_excerpt(out, color, e);
 }
 
 void print_diagnostic(const cli *c, const weir_error *e)
 {
-    bool color = c && c->color_err;
-    const char *message = e->message[0] ? e->message : weir_strerror(e->code);
-
-    fflush(stdout);
-    fputs(color ? BOLD : "", stderr);
-    if (e->path[0])
-        fputs(e->path, stderr);
-    if (e->line > 0) {
-        fprintf(stderr, "%s%u", e->path[0] ? ":" : "", e->line);
-        if (e->column > 0)
-            fprintf(stderr, ":%u", e->column);
-    }
-    if (!e->path[0] && e->line == 0)
-        fputs("weir", stderr);
-    fprintf(stderr, ":%s %serror:%s ", color ? RESET : "", color ? RED : "",
-            color ? RESET : "");
-    if (e->error_class[0])
-        fprintf(stderr, "%s[%s]%s ", color ? BOLD : "", e->error_class,
-                color ? RESET : "");
-    fprintf(stderr, "%s\n", message);
-    if (e->line > 0 && e->line_text[0])
-        print_excerpt(c, e);
+    print_located(stderr, c && c->color_err, e, "error");
 }
 
 /* The problems behind rc: the diagnostics list, or NULL with *n = 0. */

@@ -329,21 +329,50 @@ static void yaml_scalar(FILE *out, const char *name)
     fputc('"', out);
 }
 
-void scaffold_write_spec(FILE *out, const char *name)
+/* file://dir/pipeline-storage as a URI Spark parses (java.net.URI): bytes
+ * a URI path cannot hold percent-encoded (weir decodes them). */
+static void put_storage_uri(FILE *out, const char *dir)
 {
+    static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                             "0123456789-._~/!$&'()*+,;=:@";
+    fputs("file://", out);
+    for (const unsigned char *p = (const unsigned char *)dir; *p; p++) {
+        if (strchr(ok, *p))
+            fputc(*p, out);
+        else
+            fprintf(out, "%%%02X", *p);
+    }
+    fputs("/pipeline-storage", out);
+}
+
+void scaffold_write_spec(FILE *out, const char *name, const char *dir)
+{
+    const char *storage = dir;
     fputs("# The pipeline spec, read by `weir run` (and `spark-pipelines run`).\n"
           "#\n"
-          "# storage    where the pipeline keeps its tables, streaming checkpoints\n"
-          "#            and event log. weir resolves a relative path against this\n"
-          "#            file's folder, so the project can be moved; Spark wants an\n"
-          "#            absolute URI such as file:///path/to/pipeline-storage.\n"
-          "# libraries  the files that define the datasets: every file under\n"
+          "# storage    where the pipeline keeps its tables, streaming checkpoints\n",
+          out);
+    if (storage)
+        fputs("#            and event log: an absolute URI, as Spark wants it (a\n"
+              "#            relative folder works with weir, resolved against this\n"
+              "#            file's folder, but Spark refuses it).\n",
+              out);
+    else
+        fputs("#            and event log. weir resolves a relative path against this\n"
+              "#            file's folder, so the project can be moved; Spark wants an\n"
+              "#            absolute URI such as file:///path/to/pipeline-storage.\n",
+              out);
+    fputs("# libraries  the files that define the datasets: every file under\n"
           "#            transformations/.\n"
           "name: ",
           out);
     yaml_scalar(out, name);
+    fputs("\nstorage: ", out);
+    if (storage)
+        put_storage_uri(out, dir);
+    else
+        fputs("pipeline-storage", out);
     fputs("\n"
-          "storage: pipeline-storage\n"
           "libraries:\n"
           "  - glob:\n"
           "      include: transformations/**\n",

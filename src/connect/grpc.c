@@ -230,8 +230,8 @@ int weir__grpc_send(weir__grpc_call *c, const void *msg, size_t len)
         pthread_mutex_unlock(&c->lock);
         return -1;
     }
-    uint8_t prefix[5] = { 0, (uint8_t)(len >> 24), (uint8_t)(len >> 16),
-                          (uint8_t)(len >> 8), (uint8_t)len };
+    uint8_t prefix[WEIR_GRPC_PREFIX];
+    weir__grpc_put_prefix(prefix, len);
     weir__buf_put(&c->out, prefix, sizeof prefix);
     weir__buf_put(&c->out, msg, len);
     int rc = weir__buf_failed(&c->out) ? -1 : 0;
@@ -398,8 +398,7 @@ static void dispatch(conn *cn, stream *st)
         reply_status(cn, st, WEIR_GRPC_INTERNAL, "missing request message");
         return;
     }
-    uint32_t mlen = (uint32_t)p[1] << 24 | (uint32_t)p[2] << 16 |
-                    (uint32_t)p[3] << 8 | p[4];
+    uint32_t mlen = weir__grpc_prefix_length(p);
     if (p[0] & 1) {
         reply_status(cn, st, WEIR_GRPC_UNIMPLEMENTED,
                      "compressed messages are not supported");
@@ -1061,4 +1060,19 @@ void weir__grpc_stop(weir__grpc_server *s)
     free(s->workers);
     free(s->token);
     free(s);
+}
+
+void weir__grpc_put_prefix(uint8_t out[WEIR_GRPC_PREFIX], size_t len)
+{
+    out[0] = 0; /* not compressed */
+    out[1] = (uint8_t)(len >> 24);
+    out[2] = (uint8_t)(len >> 16);
+    out[3] = (uint8_t)(len >> 8);
+    out[4] = (uint8_t)len;
+}
+
+uint32_t weir__grpc_prefix_length(const uint8_t p[WEIR_GRPC_PREFIX])
+{
+    return (uint32_t)p[1] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 8 |
+           p[4];
 }

@@ -105,6 +105,43 @@ void weir__grpc_finish(weir__grpc_call *call, int status, const char *message,
 /* True once the client has gone or the server is stopping. */
 bool weir__grpc_gone(weir__grpc_call *call);
 
+/* --- Framing, shared with the client (grpc_client.c) ---------------------- */
+
+/* A gRPC message on the wire: a flag byte (bit 0: compressed) and the
+ * length, big-endian, then the message. */
+#define WEIR_GRPC_PREFIX 5
+void weir__grpc_put_prefix(uint8_t out[WEIR_GRPC_PREFIX], size_t len);
+uint32_t weir__grpc_prefix_length(const uint8_t p[WEIR_GRPC_PREFIX]);
+
+/* --- Client: one call to a gRPC server over h2c (grpc_client.c) --------- */
+
+typedef struct weir__grpc_target {
+    const char *host;        /* name or numeric address */
+    unsigned port;
+    const char *token;       /* bearer token, or NULL */
+    unsigned connect_ms;     /* connecting gives up after this; 0 = 10 s */
+} weir__grpc_target;
+
+/* Called for each response message in order; nonzero cancels the call. */
+typedef int (*weir__grpc_message_fn)(void *payload, const uint8_t *msg,
+                                     size_t len);
+
+/*
+ * Send one request message to method (e.g.
+ * "/spark.connect.SparkConnectService/ExecutePlan") and deliver every
+ * response message to on_message until the server ends the call. *status
+ * gets the call's grpc-status and message (size bytes, may be 0) its
+ * grpc-message. Returns 0 when the call ended with a status (whatever it
+ * is), WEIR_EIO when the server cannot be reached within connect_ms or
+ * the connection fails (err says which), WEIR_ECANCELED when on_message
+ * cancelled, WEIR_ENOMEM. Blocking; one connection per call.
+ */
+int weir__grpc_client_call(const weir__grpc_target *target, const char *method,
+                           const void *request, size_t len,
+                           weir__grpc_message_fn on_message, void *payload,
+                           int *status, char *message, size_t size,
+                           weir_error *err);
+
 /* --- Encoding helpers (exposed for tests) -------------------------------- */
 
 /* grpc-message value: bytes outside printable ASCII and '%' become %XX.

@@ -9,6 +9,7 @@ set(WEIR_CONNECT_SOURCES
   src/connect/arrow_read.c
   src/connect/confs.c
   src/connect/grpc.c
+  src/connect/grpc_client.c
   src/connect/pipeline.c
   src/connect/plan.c
   src/connect/plan_expr.c

@@ -166,8 +166,11 @@ static int add_dataset_stmt(weir_defs *defs, weir_arena *arena,
     d.conf = st->conf;
     d.n_conf = st->n_conf;
     d.is_private = s->is_private;
+    d.create_written = s->create_written;
+    d.create_spark = s->create_spark;
     d.origin.src = s->src;
     d.origin.pos = s->pos;
+    d.origin.sql = true;
     if (s->n_constraints) {
         d.expectations = weir__arena_array(arena, s->n_constraints,
                                            sizeof(*d.expectations));
@@ -180,8 +183,10 @@ static int add_dataset_stmt(weir_defs *defs, weir_arena *arena,
             e->condition = c->condition;
             e->condition_text = c->condition_text;
             e->action = c->action;
+            e->from = WEIR_EXPECT_FROM_SQL;
             e->origin.src = s->src;
             e->origin.pos = c->pos;
+            e->origin.sql = true;
         }
         d.n_expectations = s->n_constraints;
     }
@@ -206,8 +211,11 @@ static int add_flow_stmt(weir_defs *defs, const weir_sql_stmt *s,
     f.comment = s->comment;
     for (size_t i = 0; i < s->n_options; i++)
         f.import_checkpoint = s->options[i].value; /* the parser's one key */
+    f.create_written = s->create_written;
+    f.create_spark = s->create_spark;
     f.origin.src = s->src;
     f.origin.pos = s->pos;
+    f.origin.sql = true;
     return weir__defs_add_flow(defs, &f);
 }
 

@@ -28,13 +28,24 @@ typedef struct weir_kvpair {
 typedef struct weir_origin {
     const weir_sql_source *src; /* NULL for API definitions without text */
     weir_sql_pos pos;
+    bool sql; /* registered from a SQL statement (weir__defs_add_sql), not
+                 through C calls or from Python */
 } weir_origin;
+
+/* Where an expectation was declared (the portable spelling differs). */
+typedef enum weir_expectation_from {
+    WEIR_EXPECT_FROM_API = 0, /* C API or Python (dp.expect*, weir's shim) */
+    WEIR_EXPECT_FROM_SQL,     /* CONSTRAINT ... EXPECT */
+    WEIR_EXPECT_FROM_SPEC,    /* the spec's `expectations` field */
+    WEIR_EXPECT_FROM_PROPERTY /* table property pipelines.expect*.<name> */
+} weir_expectation_from;
 
 typedef struct weir_def_expectation {
     const char *name;
     const weir_sql_expr *condition;
     const char *condition_text;
     weir_sql_violation action;
+    weir_expectation_from from;
     weir_origin origin;
 } weir_def_expectation;
 
@@ -63,6 +74,9 @@ typedef struct weir_def_dataset {
     const weir_kvpair *conf;     /* confs in effect for the implicit flow */
     size_t n_conf;
     bool is_private;
+    /* SQL written with a Databricks spelling of CREATE (see weir_sql_stmt),
+     * and Spark's; NULL otherwise. */
+    const char *create_written, *create_spark;
     weir_origin origin;
 } weir_def_dataset;
 
@@ -78,6 +92,7 @@ typedef struct weir_def_flow {
     const char *comment;
     const char *import_checkpoint; /* a Spark checkpoint folder to import
                                       on the flow's first update, or NULL */
+    const char *create_written, *create_spark; /* as for datasets */
     weir_origin origin;
 } weir_def_flow;
 
@@ -234,6 +249,18 @@ const char *weir__dataset_property(const weir_gdataset *d, const char *key);
  * view", ...; and its output type in errors: TABLE, VIEW, SINK. */
 const char *weir__kind_name(weir_dataset_kind kind);
 const char *weir__kind_output_type(weir_dataset_kind kind);
+
+/*
+ * Append to out what open-source Apache Spark 4.1 rejects or runs
+ * differently in the graph's definitions and in the SQL of their queries
+ * (docs/spark.md): Databricks spellings, expectations, once flows,
+ * imported checkpoints, SQL sinks, weir's table-valued sources and
+ * functions, direct Delta reads. Expectations from the spec are the
+ * spec's (weir__spec_spark_findings). Strings live in arena. 0 or
+ * WEIR_ENOMEM.
+ */
+int weir__graph_spark_findings(weir__findings *out, weir_arena *arena,
+                               const weir_graph *g);
 
 /* Report an error at a definition's origin (path, line, col, text). */
 void weir__origin_error_at(weir_error *err, const weir_origin *o);

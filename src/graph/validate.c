@@ -109,6 +109,7 @@ int weir__graph_dataset_expectations(builder *b, weir_gdataset *d)
         x->condition = cond;
         x->condition_text = src->text;
         x->action = a;
+        x->from = WEIR_EXPECT_FROM_PROPERTY;
         x->origin = def->origin;
     }
     d->expectations = all;

@@ -710,8 +710,12 @@ static void load_environment(loader *ld, const ynode *env)
         f[j] = weir__spec_get(env, ENV_FIELDS[j]);
     weir__spec_extra_keys(ld->rep, env, ENV_FIELDS,
                           "PIPELINE_SPEC_UNEXPECTED_FIELD", "an environment");
-    if (f[E_STORAGE])
+    if (f[E_STORAGE]) {
         load_storage(ld, f[E_STORAGE]);
+        spec->storage_file = ld->rep->path;
+        spec->storage_file_text = ld->rep->text;
+        spec->storage_file_len = ld->rep->len;
+    }
     if (f[E_CATALOG]) {
         spec->catalog = load_opt_name(ld, f[E_CATALOG], "catalog");
         spec->catalog_pos = f[E_CATALOG]->pos;

@@ -72,6 +72,10 @@ typedef struct weir_spec {
     const char *storage;     /* absolute local path (file:// removed) */
     const char *storage_uri; /* as written */
     weir_spec_pos storage_pos;
+    /* The file storage_pos is in when an environment set the storage (its
+     * path and text), else NULL: the spec. */
+    const char *storage_file, *storage_file_text;
+    size_t storage_file_len;
     const char *catalog;  /* NULL when absent */
     weir_spec_pos catalog_pos;
     const char *database; /* `database`, else `schema`; NULL when absent */
@@ -160,6 +164,14 @@ int weir__spec_parse(weir_spec **out, const char *path, const char *text,
 
 /* NULL is a no-op. */
 void weir__spec_free(weir_spec *spec);
+
+/*
+ * Append to out what open-source Apache Spark 4.1 refuses in the spec
+ * (docs/spark.md): a storage that is not an absolute URI with a scheme,
+ * the `expectations` field. Strings live in arena. 0 or WEIR_ENOMEM.
+ */
+int weir__spec_spark_findings(weir__findings *out, weir_arena *arena,
+                              const weir_spec *spec);
 
 /*
  * Check one configuration entry against weir's own keys (`weir.duckdb.*`,

@@ -732,6 +732,19 @@ static int use_stmt(ddl *d)
     return 0;
 }
 
+/* Record a Databricks spelling of the CREATE keywords: written is what
+ * follows CREATE (with OR REFRESH / PRIVATE as given), spark what Spark
+ * writes for it. */
+static void databricks_create(ddl *d, const char *written, const char *spark)
+{
+    weir_sql_stmt *s = d->s;
+    s->create_written = weir__arena_printf(d->p.arena, "CREATE %s%s%s",
+                                           s->or_refresh ? "OR REFRESH " : "",
+                                           s->is_private ? "PRIVATE " : "",
+                                           written);
+    s->create_spark = spark;
+}
+
 static int create_stmt(ddl *d)
 {
     sql_parser *p = &d->p;
@@ -748,39 +761,59 @@ static int create_stmt(ddl *d)
         s->is_private = true;
     bool temporary = weir__sql_accept_kw(p, "TEMPORARY") ||
                      weir__sql_accept_kw(p, "TEMP");
+    bool databricks = s->or_refresh || s->is_private;
     if (weir__sql_is_kw(p, 0, "MATERIALIZED") && weir__sql_is_kw(p, 1, "VIEW") &&
         !temporary) {
         p->i += 2;
+        if (databricks)
+            databricks_create(d, "MATERIALIZED VIEW", "CREATE MATERIALIZED VIEW");
         return create_dataset(d, WEIR_SQL_CREATE_MATERIALIZED_VIEW);
     }
     if (weir__sql_is_kw(p, 0, "STREAMING") && weir__sql_is_kw(p, 1, "TABLE") &&
         !temporary) {
         p->i += 2;
+        if (databricks)
+            databricks_create(d, "STREAMING TABLE", "CREATE STREAMING TABLE");
         return create_dataset(d, WEIR_SQL_CREATE_STREAMING_TABLE);
     }
     if ((weir__sql_is_kw(p, 0, "STREAMING") || weir__sql_is_kw(p, 0, "INCREMENTAL")) &&
         weir__sql_is_kw(p, 1, "LIVE") && weir__sql_is_kw(p, 2, "TABLE") &&
         !temporary) {
+        databricks_create(d, weir__sql_is_kw(p, 0, "STREAMING")
+                                 ? "STREAMING LIVE TABLE"
+                                 : "INCREMENTAL LIVE TABLE",
+                          "CREATE STREAMING TABLE");
         p->i += 3;
         return create_dataset(d, WEIR_SQL_CREATE_STREAMING_TABLE);
     }
     if (weir__sql_is_kw(p, 0, "LIVE") && weir__sql_is_kw(p, 1, "TABLE") &&
         !temporary) {
         p->i += 2;
+        databricks_create(d, "LIVE TABLE", "CREATE MATERIALIZED VIEW");
         return create_dataset(d, WEIR_SQL_CREATE_MATERIALIZED_VIEW);
     }
     if (weir__sql_is_kw(p, 0, "LIVE") && weir__sql_is_kw(p, 1, "VIEW")) {
         p->i += 2;
+        databricks_create(d, "LIVE VIEW", "CREATE TEMPORARY VIEW");
         return create_view(d, true);
     }
     if (weir__sql_accept_kw(p, "VIEW")) {
         (void)or_replace;
+        if (databricks)
+            databricks_create(d, temporary ? "TEMPORARY VIEW" : "VIEW",
+                              temporary ? "CREATE TEMPORARY VIEW" : "CREATE VIEW");
         return create_view(d, temporary);
     }
-    if (!temporary && weir__sql_accept_kw(p, "FLOW"))
+    if (!temporary && weir__sql_accept_kw(p, "FLOW")) {
+        if (databricks)
+            databricks_create(d, "FLOW", "CREATE FLOW");
         return create_flow(d);
-    if (!temporary && weir__sql_accept_kw(p, "SINK"))
+    }
+    if (!temporary && weir__sql_accept_kw(p, "SINK")) {
+        if (databricks)
+            databricks_create(d, "SINK", "CREATE SINK");
         return create_sink(d);
+    }
     p->i = 0;
     return unsupported(d);
 }

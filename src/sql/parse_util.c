@@ -192,6 +192,7 @@ void weir__sql_strip_live(weir_sql_name *name)
     if (name->n >= 2 && weir__str_ieq(name->parts[0], "LIVE")) {
         name->parts++;
         name->n--;
+        name->live = true;
     }
 }
 

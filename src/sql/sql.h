@@ -53,6 +53,7 @@ typedef struct weir_sql_name {
     const char **parts;
     size_t n; /* 0 when absent */
     weir_sql_pos pos;
+    bool live; /* written with the Databricks prefix LIVE. (dropped) */
 } weir_sql_name;
 
 /* ------------------------------------------------------------------------
@@ -339,6 +340,10 @@ typedef struct weir_sql_stmt {
 
     weir_sql_name name;   /* dataset, view, flow or sink; USE target */
     bool or_refresh;      /* CREATE OR REFRESH (Databricks form) */
+    /* A Databricks spelling of the CREATE keywords ("CREATE OR REFRESH
+     * LIVE TABLE"), with Spark's own ("CREATE MATERIALIZED VIEW"); NULL
+     * when the statement is written as Spark writes it. */
+    const char *create_written, *create_spark;
     bool is_private;      /* PRIVATE (Databricks form) */
     bool if_not_exists;
 

@@ -2,6 +2,7 @@
  * weir_error helpers and the diagnostics list (see error.h).
  */
 #include "error.h"
+#include "vec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,4 +159,22 @@ void weir__diags_free(weir__diags *d)
     free(d->items);
     d->items = NULL;
     d->len = d->cap = 0;
+}
+
+int weir__findings_add(weir__findings *f, const weir_spark_finding *x)
+{
+    if (weir__vec_grow((void **)&f->items, &f->cap, sizeof(*f->items),
+                       f->len + 1))
+        return WEIR_ENOMEM;
+    f->items[f->len++] = *x;
+    return 0;
+}
+
+void weir__findings_free(weir__findings *f)
+{
+    if (!f)
+        return;
+    free(f->items);
+    f->items = NULL;
+    f->len = f->cap = 0;
 }

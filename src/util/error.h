@@ -59,4 +59,15 @@ int weir__diags_add(weir__diags *d, const weir_error *e);
 void weir__diags_clear(weir__diags *d);
 void weir__diags_free(weir__diags *d);
 
+/* A growable list of portability findings (weir_pipeline_check_spark):
+ * src/spec and src/graph append what they know of, src/api owns it. */
+typedef struct weir__findings {
+    weir_spark_finding *items;
+    size_t len, cap;
+} weir__findings;
+
+/* Append a copy of x; 0 or WEIR_ENOMEM. */
+int weir__findings_add(weir__findings *f, const weir_spark_finding *x);
+void weir__findings_free(weir__findings *f);
+
 #endif

@@ -415,12 +415,28 @@ TEST(test_full_definition)
             flows_with_target += g.flows[i].once;
     CHECK_INT(flows_with_target, 1);
 
+    /* Spark 4.1 has neither the expectations nor the once flow. */
+    weir_spark_report sr;
+    CHECK_INT(weir_pipeline_check_spark(NULL, &sr, &err), WEIR_EINVAL);
+    CHECK_INT(weir_pipeline_check_spark(p, &sr, &err), 0);
+    size_t expect = 0, once = 0;
+    for (size_t i = 0; i < sr.n_findings; i++) {
+        CHECK(sr.findings[i].rejected);
+        CHECK_INT(sr.findings[i].at.code, 0);
+        expect += strcmp(sr.findings[i].construct, "dp.expect*") == 0;
+        once += strcmp(sr.findings[i].construct, "append_flow(once=True)") == 0;
+    }
+    CHECK_INT(expect, 2);
+    CHECK_INT(once, 1);
+    CHECK_INT(sr.n_findings, 3);
+
     /* A new definition invalidates the description. */
     weir_dataset_options more = WEIR_DATASET_OPTIONS_INIT;
     more.name = "more";
     more.query = "SELECT 1 AS x";
     CHECK_INT(weir_pipeline_create_materialized_view(p, &more, NULL, &err), 0);
     CHECK_INT(weir_pipeline_describe(p, &g, &err), WEIR_EINVAL);
+    CHECK_INT(weir_pipeline_check_spark(p, &sr, &err), WEIR_EINVAL);
 
     weir_pipeline_drop(p);
     weir_session_close(s);
