@@ -61,6 +61,7 @@ static const char css[] =
     "overflow:auto;border-radius:6px}"
     "#live:not(:empty){background:#fef3c7;border:1px solid #f59e0b;"
     "padding:.5rem;border-radius:6px}"
+    ".error pre{white-space:pre-wrap}"
     "dl.facts{display:grid;grid-template-columns:max-content 1fr;"
     "gap:.25rem 1rem}dl.facts dt{color:var(--muted)}dl.facts dd{margin:0}"
     ".vh{position:absolute;width:1px;height:1px;overflow:hidden;"
@@ -71,6 +72,7 @@ const char ui_script[] =
     "(function () {\n"
     "  var gen = document.body.getAttribute('data-generation');\n"
     "  var live = document.getElementById('live');\n"
+    "  document.body.setAttribute('data-live', 'polling');\n"
     "  function poll() {\n"
     "    fetch('/api/state', {cache: 'no-store', credentials: 'same-origin'})\n"
     "      .then(function (r) { return r.ok ? r.json() : null; })\n"
@@ -480,7 +482,9 @@ static void errors_section(weir_buf *b, const ui_snapshot *s,
                 weir__buf_printf(b, ":%u", e->line);
             if (e->line && e->column)
                 weir__buf_printf(b, ":%u", e->column);
-            weir__buf_puts(b, "</span>: ");
+            weir__buf_puts(b, e->at_definition ? "</span> (the flow's "
+                                                 "definition): "
+                                               : "</span>: ");
         }
         if (e->cls) {
             weir__buf_puts(b, "[");

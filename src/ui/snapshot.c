@@ -341,8 +341,8 @@ static bool fold_progress(ui_snapshot *s, folding *f, const weir_json *fp,
 }
 
 static bool fold_error(ui_snapshot *s, folding *f, weir_arena *scratch,
-                       const char *text, const char *level, const char *flow,
-                       const char *message, int64_t ts)
+                       const char *text, const char *origin, const char *level,
+                       const char *flow, const char *message, int64_t ts)
 {
     ui_error e;
     weir_json *j = NULL;
@@ -357,6 +357,15 @@ static bool fold_error(ui_snapshot *s, folding *f, weir_arena *scratch,
         e.path = dup(s, weir__json_get_str(j, "path"));
         e.line = (unsigned)json_i64(weir__json_get(j, "line"));
         e.column = (unsigned)json_i64(weir__json_get(j, "column"));
+    }
+    /* A failure at run time has no place in the SQL: point at the
+     * definition of the flow instead. */
+    if (!e.path && origin &&
+        weir__json_parse(&j, scratch, origin, strlen(origin), NULL) == 0 && j) {
+        e.path = dup(s, weir__json_get_str(j, "path"));
+        e.line = (unsigned)json_i64(weir__json_get(j, "line"));
+        e.column = 0;
+        e.at_definition = e.path != NULL;
     }
     return WEIR_VEC_PUSH(&f->errors, e) == 0;
 }
@@ -373,6 +382,7 @@ static bool fold_event(ui_snapshot *s, folding *f, ui_update *u,
     const char *dataset = weir_result_value(res, 6, i);
     const char *details = weir_result_value(res, 7, i);
     const char *error = weir_result_value(res, 8, i);
+    const char *origin = weir_result_value(res, 9, i);
     weir_arena scratch;
     weir_json *j = NULL;
     bool ok = true;
@@ -388,7 +398,8 @@ static bool fold_event(ui_snapshot *s, folding *f, ui_update *u,
         u->rows_written = json_i64(
             weir__json_get(weir__json_get(j, "update_summary"), "rows_written"));
     if (ok && error)
-        ok = fold_error(s, f, &scratch, error, level, flow, message, ts);
+        ok = fold_error(s, f, &scratch, error, origin, level, flow, message,
+                        ts);
     weir__arena_free(&scratch);
     return ok;
 }
@@ -410,7 +421,7 @@ static int read_events(reader *r, size_t max_updates)
     ui_snapshot *s = r->s;
     snprintf(sql, sizeof sql,
              "SELECT update_id, unix_micros(`timestamp`), level, event_type,"
-             " message, flow_name, dataset_name, details, error"
+             " message, flow_name, dataset_name, details, error, origin"
              " FROM weir.event_log WHERE update_id IN (SELECT update_id FROM"
              " weir.updates ORDER BY started_at DESC LIMIT %zu)"
              " ORDER BY sequence",

@@ -69,6 +69,8 @@ typedef struct ui_error {
     const char *level, *flow, *message;
     const char *cls, *text, *path; /* from its error JSON; may be NULL */
     unsigned line, column;
+    bool at_definition; /* path:line is the flow's definition (the error
+                           itself had no place in the source) */
 } ui_error;
 
 typedef struct ui_update {
