@@ -84,6 +84,11 @@ const char ui_script[] =
     "      .catch(function () {})\n"
     "      .then(function () { setTimeout(poll, 2000); });\n"
     "  }\n"
+    "  window.addEventListener('load', function () {\n"
+    "    /* How long the page took, from navigation start (bench/ui.sh). */\n"
+    "    document.body.setAttribute('data-load-ms',\n"
+    "                               String(Math.round(performance.now())));\n"
+    "  });\n"
     "  setTimeout(poll, 2000);\n"
     "})();\n";
 

@@ -128,7 +128,7 @@ browse "$url" "$E2E_OUT/ui.dom" "$artefacts/ui-server.png"
 # The same graph, rows and quality as the report; the script ran.
 grep -v '^dataset-page\|^body' "$E2E_OUT/report.expected" \
     | sed '/^quality .* valid_amount valid_amount /d' >"$E2E_OUT/ui.expected"
-{ echo "body data-live=polling"; echo "body data-mode=server"; cat "$E2E_OUT/ui.expected"; } \
+{ echo "body data-live=polling"; echo "body data-load-ms=set"; echo "body data-mode=server"; cat "$E2E_OUT/ui.expected"; } \
     | sort >"$E2E_OUT/ui.expected.sorted"
 mask_durations "$E2E_OUT/ui.dom.summary" | sort >"$E2E_OUT/ui.actual"
 compare_files "ui DOM" "$E2E_OUT/ui.expected.sorted" "$E2E_OUT/ui.actual"

@@ -76,6 +76,8 @@ def main():
     for k in ("data-mode", "data-live"):
         if k in page.body:
             page.lines.append("body %s=%s" % (k, page.body[k]))
+    if page.body.get("data-load-ms", "").isdigit():
+        page.lines.append("body data-load-ms=set")
     for line in sorted(page.lines):
         print(line)
 
