@@ -12,15 +12,18 @@
  * "/api/state". No route maps to a file: the URL never names a path.
  */
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 
@@ -80,6 +83,22 @@ static void read_signature(const char *dir, signature *out)
     }
 }
 
+/* Whether an update still holds the storage's lock (storage.md, "Locking"):
+ * checked before loading again after a busy read, so that a long run is
+ * not met with a dry run of the whole pipeline every poll. The probe takes
+ * the lock for an instant only when nobody holds it. */
+static bool still_busy(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/weir.lock", dir ? dir : ".");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    bool busy = flock(fd, LOCK_SH | LOCK_NB) != 0;
+    close(fd); /* releases the probe's lock */
+    return busy;
+}
+
 static void cache_clear(ui_server *s)
 {
     for (size_t i = 0; i < CACHE_SLOTS; i++) {
@@ -136,7 +155,8 @@ static void *refresher(void *arg)
             break;
         signature now;
         read_signature(s->watch, &now);
-        if (s->snap->busy || memcmp(&now, &s->sig, sizeof now) != 0)
+        bool changed = memcmp(&now, &s->sig, sizeof now) != 0;
+        if (s->snap->busy ? !still_busy(s->watch) : changed)
             refresh(s);
     }
     pthread_mutex_unlock(&s->mu);

@@ -201,7 +201,11 @@ static int query(reader *r, const char *sql, weir_result **out)
     int rc = weir_pipeline_query(r->p, sql, out, r->err);
     if (rc == WEIR_EBUSY) {
         r->busy = true;
-        r->s->busy = dup(r->s, r->err->message);
+        r->s->busy = weir__arena_printf(
+            &r->s->arena,
+            "An update is running: %s. This page shows what was recorded "
+            "before it and refreshes when it ends.",
+            r->err->message);
         memset(r->err, 0, sizeof *r->err);
         return 0;
     }

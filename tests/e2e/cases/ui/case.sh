@@ -44,6 +44,13 @@ SELECT CAST(concat(status, 'x') AS INT) AS n FROM orders_silver;
 
 CREATE MATERIALIZED VIEW after_broken AS SELECT count(*) AS c FROM broken;
 SQL
+# Before any run: the graph, and no updates (nothing is created).
+run_weir report --html -o "$E2E_WORK/before.html"
+expect_exit 0
+expect_file_contains "$E2E_WORK/before.html" "No updates recorded yet"
+expect_file_contains "$E2E_WORK/before.html" 'class="node ds mv state&#45;idle"'
+[ ! -e pipeline-storage ] || e2e_fail "the report created the storage"
+
 run_weir run
 expect_exit 1
 expect_stdout_contains "Flow 'spark_catalog.default.after_broken' SKIPPED due to upstream failure(s)."
@@ -180,6 +187,25 @@ e2e_pass
 browse "$url" "$E2E_OUT/ui2.dom"
 expect_equal "update rows" "$(grep -c '^update ' "$E2E_OUT/ui2.dom.summary")" 2
 
+# While an update holds the storage (here flock(1) holds its lock), the
+# page keeps the last state and says why; when the lock goes, it is live.
+api_busy() { curl -sf "${auth[@]}" "$base/api/state" | python3 -c 'import json,sys; print("busy" if json.load(sys.stdin)["busy"] else "free")'; }
+flock -x pipeline-storage/weir.lock sleep 120 &
+holder=$!
+disown "$holder"
+bg_holder() { kill -KILL "$holder" 2>/dev/null || true; }
+e2e_at_exit bg_holder
+sleep 0.2
+touch pipeline-storage/weir.duckdb
+for _ in $(seq 1 300); do [ "$(api_busy)" = busy ] && break; sleep 0.1; done
+expect_equal "state while the storage is held" "$(api_busy)" busy
+curl -sf "${auth[@]}" "$base/" >"$E2E_OUT/busy.html"
+expect_file_contains "$E2E_OUT/busy.html" "An update is running: storage"
+expect_equal "updates still shown" "$(grep -o '<tr data-update=' "$E2E_OUT/busy.html" | wc -l)" 2
+kill -KILL "$holder"
+for _ in $(seq 1 300); do [ "$(api_busy)" = free ] && break; sleep 0.1; done
+expect_equal "state after the lock is released" "$(api_busy)" free
+
 # A clean stop on SIGTERM, without sanitizer reports.
 kill -TERM "$ui_pid"
 rc=0
@@ -190,3 +216,19 @@ if grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$E2E_OUT/u
     e2e_fail "sanitizer report from weir ui: $(head -40 "$E2E_OUT/ui.err")"
 fi
 expect_file_contains "$E2E_OUT/ui.out" "Stopped."
+
+# A definition error: the graph is left out, the updates are still shown.
+echo "CREATE MATERIALIZED VIEW bad AS SELECT * FROM nowhere;" >transformations/bad.sql
+run_weir report --html -o "$E2E_WORK/broken-defs.html"
+expect_exit 0
+expect_file_contains "$E2E_WORK/broken-defs.html" '<p id="graph-note">The graph cannot be shown'
+expect_equal "updates with broken definitions" "$(grep -o '<tr data-update=' "$E2E_WORK/broken-defs.html" | wc -l)" 2
+rm transformations/bad.sql
+# Usage errors.
+run_weir report
+expect_exit 2
+expect_stderr_contains "--html"
+run_weir report --html -o /nonexistent/dir/x.html
+expect_exit 2
+run_weir ui --spec nowhere.yml --port 0
+expect_exit 2
