@@ -321,6 +321,44 @@ static void graph_section(weir_buf *b, const ui_snapshot *s,
     weir__buf_puts(b, "</tbody></table></section>");
 }
 
+static void put_list(weir_buf *b, const ui_snapshot *s, const weir_json *list)
+{
+    for (size_t i = 0; list && list->type == WEIR_JSON_ARRAY && i < list->len; i++) {
+        if (i)
+            weir__buf_puts(b, ", ");
+        if (list->items[i]->type == WEIR_JSON_STRING)
+            ui_html_text(b, ui_short(s, list->items[i]->text));
+    }
+}
+
+/* weir.updates.options in words: "all", "full refresh of all", or the
+ * datasets refreshed and fully refreshed. */
+static void put_selection(weir_buf *b, const ui_snapshot *s, const char *json)
+{
+    weir_arena scratch;
+    weir_json *j = NULL;
+    weir__arena_init(&scratch);
+    if (!json || weir__json_parse(&j, &scratch, json, strlen(json), NULL) != 0 ||
+        !j || j->type != WEIR_JSON_OBJECT) {
+        weir__buf_puts(b, json ? "" : "all");
+        ui_html_text(b, json);
+    } else if (weir__json_get(j, "full_refresh_all")) {
+        weir__buf_puts(b, "full refresh of all");
+    } else {
+        const weir_json *r = weir__json_get(j, "refresh");
+        const weir_json *f = weir__json_get(j, "full_refresh");
+        if (r) {
+            weir__buf_puts(b, "refresh ");
+            put_list(b, s, r);
+        }
+        if (f) {
+            weir__buf_puts(b, r ? "; full refresh " : "full refresh ");
+            put_list(b, s, f);
+        }
+    }
+    weir__arena_free(&scratch);
+}
+
 static void updates_section(weir_buf *b, const ui_snapshot *s,
                             const ui_update *sel, ui_mode mode)
 {
@@ -361,8 +399,8 @@ static void updates_section(weir_buf *b, const ui_snapshot *s,
         put_state(b, u->state);
         weir__buf_puts(b, "</td><td class=\"num\">");
         put_count(b, u->rows_written);
-        weir__buf_puts(b, "</td><td>");
-        ui_html_text(b, u->options ? u->options : "all");
+        weir__buf_puts(b, "</td><td class=\"selection\">");
+        put_selection(b, s, u->options);
         weir__buf_puts(b, "</td></tr>");
     }
     weir__buf_puts(b, "</tbody></table></section>");

@@ -45,7 +45,7 @@ static void fixture(ui_snapshot *s)
     memset(updates, 0, sizeof updates);
     updates[0] = (ui_update){ "u-2", "FAILED", NULL, 1000, 10000, 12,
                               flows, 3, quality, 1, errors, 1 };
-    updates[1] = (ui_update){ "u-1", "COMPLETED", "{\"refresh\": [\"bronze\"]}",
+    updates[1] = (ui_update){ "u-1", "COMPLETED", "{\"refresh\": [\"bronze\"], \"full_refresh\": [\"cat.db.x\"]}",
                               100, 900, 3, NULL, 0, NULL, 0, NULL, 0 };
     s->pipeline = "shop<1>";
     s->storage = "/tmp/st";
@@ -141,7 +141,8 @@ TEST(test_ui_overview_page)
     CHECK_CONTAINS(html, "10.0%");
     CHECK_CONTAINS(html, "<tr data-update=\"u-2\" aria-current=\"true\">");
     CHECK_CONTAINS(html, "<a href=\"/?update=u-1\">u-1</a>");
-    CHECK_CONTAINS(html, "{&quot;refresh&quot;: [&quot;bronze&quot;]}");
+    CHECK_CONTAINS(html, "<td class=\"selection\">refresh bronze; full refresh x</td>");
+    CHECK_CONTAINS(html, "<td class=\"selection\">all</td>");
     CHECK_CONTAINS(html, "<script src=\"/ui.js\"></script>");
     /* Another update is selected by its id; the failure is not in it. */
     weir__buf_clear(&b);

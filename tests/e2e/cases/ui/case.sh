@@ -173,7 +173,7 @@ expect_file_contains "$E2E_OUT/load.out" "2000 requests, 0 errors"
 # Live: a run in another process (the server holds no lock meanwhile) and
 # the state moves on; the page then lists two updates.
 gen=$(curl -sf "${auth[@]}" "$base/api/state" | python3 -c 'import json,sys; print(json.load(sys.stdin)["generation"])')
-run_weir run
+run_weir run --refresh broken
 expect_exit 1
 for _ in $(seq 1 300); do
     updates=$(curl -sf "${auth[@]}" "$base/api/state" | python3 -c 'import json,sys; print(json.load(sys.stdin)["updates"])')
@@ -186,14 +186,23 @@ now=$(curl -sf "${auth[@]}" "$base/api/state" | python3 -c 'import json,sys; pri
 e2e_pass
 browse "$url" "$E2E_OUT/ui2.dom"
 expect_equal "update rows" "$(grep -c '^update ' "$E2E_OUT/ui2.dom.summary")" 2
+# The refresh selection is recorded with the update and shown.
+expect_query "SELECT options FROM weir.updates ORDER BY started_at DESC LIMIT 1" 'options
+"{""refresh"": [""broken""]}"'
+expect_file_contains "$E2E_OUT/ui2.dom" '<td class="selection">refresh broken</td>'
+expect_file_contains "$E2E_OUT/ui2.dom" '<td class="selection">all</td>'
 
 # While an update holds the storage (here flock(1) holds its lock), the
 # page keeps the last state and says why; when the lock goes, it is live.
 api_busy() { curl -sf "${auth[@]}" "$base/api/state" | python3 -c 'import json,sys; print("busy" if json.load(sys.stdin)["busy"] else "free")'; }
-flock -x pipeline-storage/weir.lock sleep 120 &
+# -o: only flock holds the lock, not the sleep it runs.
+flock -o -x pipeline-storage/weir.lock sleep 120 &
 holder=$!
 disown "$holder"
-bg_holder() { kill -KILL "$holder" 2>/dev/null || true; }
+bg_holder() {
+    pkill -KILL -P "$holder" 2>/dev/null || true
+    kill -KILL "$holder" 2>/dev/null || true
+}
 e2e_at_exit bg_holder
 sleep 0.2
 touch pipeline-storage/weir.duckdb
@@ -202,7 +211,7 @@ expect_equal "state while the storage is held" "$(api_busy)" busy
 curl -sf "${auth[@]}" "$base/" >"$E2E_OUT/busy.html"
 expect_file_contains "$E2E_OUT/busy.html" "An update is running: storage"
 expect_equal "updates still shown" "$(grep -o '<tr data-update=' "$E2E_OUT/busy.html" | wc -l)" 2
-kill -KILL "$holder"
+bg_holder
 for _ in $(seq 1 300); do [ "$(api_busy)" = free ] && break; sleep 0.1; done
 expect_equal "state after the lock is released" "$(api_busy)" free
 
