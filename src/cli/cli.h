@@ -46,6 +46,8 @@ int cmd_query(const cli *c, int argc, char **argv);
 int cmd_events(const cli *c, int argc, char **argv);
 int cmd_serve(const cli *c, int argc, char **argv);
 int cmd_test(const cli *c, int argc, char **argv);
+int cmd_report(const cli *c, int argc, char **argv);
+int cmd_ui(const cli *c, int argc, char **argv);
 int cmd_help(const cli *c, int argc, char **argv);
 
 /* --- help.c ---------------------------------------------------------- */
@@ -276,6 +278,16 @@ bool test_report_junit(const char *path, const weir_test_suite *s,
 /* Write the suite's results as one JSON document (and a newline). */
 void test_report_json(FILE *out, const weir_test_suite *s, double seconds);
 
+/* --- ui_load.c: the snapshot of weir report and weir ui ------------- */
+
+struct ui_snapshot;
+/* Load the project (spec NULL = search upward), resolve its graph with a
+ * silent dry run and read its last updates into *out (caller frees with
+ * ui_snapshot_free), releasing the storage again. Definition errors leave
+ * the graph out with a note. Returns 0 or an exit code (errors printed). */
+int ui_load_snapshot(const cli *c, const char *spec, const load_args *load,
+                     struct ui_snapshot **out);
+
 /* --- token.c: Spark Connect session tokens --------------------------- */
 
 /* Room for a random token: 64 hex digits and the NUL. */
@@ -283,6 +295,11 @@ void test_report_json(FILE *out, const weir_test_suite *s, double seconds);
 /* 32 random bytes from /dev/urandom as hex into buf (>= RANDOM_TOKEN_SIZE
  * bytes). False when /dev/urandom could not give them all. */
 bool random_token(char *buf);
+/* True for localhost, ::1 and 127.x.y.z. */
+bool is_loopback(const char *host);
+/* The first line of the token file path, trimmed, into buf. Returns 0 or an
+ * exit code (message printed: unreadable or empty file). */
+int read_token_file(const cli *c, const char *path, char *buf, size_t size);
 
 /* --- scaffold.c: the files of `weir init` ---------------------------- */
 

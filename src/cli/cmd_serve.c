@@ -60,12 +60,6 @@ static int parse(serve_args *a, int argc, char **argv)
     return -1;
 }
 
-static bool is_loopback(const char *host)
-{
-    return strcmp(host, "localhost") == 0 || strcmp(host, "::1") == 0 ||
-           strncmp(host, "127.", 4) == 0;
-}
-
 /* Characters that survive pyspark's parsing of "sc://host:port/;token=T"
  * (it splits on ';' and '=', and a '/' moves the parameters). */
 static bool token_ok(const char *t)
@@ -77,33 +71,6 @@ static bool token_ok(const char *t)
               (*t >= '0' && *t <= '9') || strchr("._~+-", *t)))
             return false;
     return true;
-}
-
-/* The first line of path, trimmed, into buf. Returns 0 or an exit code
- * (message printed). */
-static int read_token_file(const cli *c, const char *path, char *buf,
-                           size_t size)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        print_error(c, "cannot read the token file %s: %s", path,
-                    strerror(errno));
-        return EXIT_USAGE;
-    }
-    if (!fgets(buf, (int)size, f))
-        buf[0] = '\0';
-    fclose(f);
-    size_t n = strlen(buf);
-    while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r' ||
-                 buf[n - 1] == ' ' || buf[n - 1] == '\t'))
-        buf[--n] = '\0';
-    size_t lead = strspn(buf, " \t");
-    memmove(buf, buf + lead, n - lead + 1);
-    if (!buf[0]) {
-        print_error(c, "the token file %s is empty", path);
-        return EXIT_USAGE;
-    }
-    return 0;
 }
 
 /* One log line from the server's threads: written whole. */

@@ -22,6 +22,7 @@ static const command commands[] = {
     { "dry-run", cmd_dry_run }, { "graph", cmd_graph },
     { "query", cmd_query },     { "events", cmd_events },
     { "test", cmd_test },       { "serve", cmd_serve },
+    { "report", cmd_report },   { "ui", cmd_ui },
     { "help", cmd_help },
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])

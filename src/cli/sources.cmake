@@ -23,6 +23,9 @@ set(WEIR_CLI_FILES
   src/cli/cmd_serve.c
   src/cli/cmd_test.c
   src/cli/test_report.c
+  src/cli/cmd_report.c
+  src/cli/cmd_ui.c
+  src/cli/ui_load.c
 )
 list(APPEND WEIR_CLI_SOURCES ${WEIR_CLI_FILES})
 set_source_files_properties(${WEIR_CLI_FILES} PROPERTIES

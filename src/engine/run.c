@@ -760,6 +760,43 @@ static void finalize(run_state *rs, weir_run_result *res)
     *res = r;
 }
 
+static void put_names(weir_buf *b, const char *key,
+                      const char *const *names, size_t n)
+{
+    weir__buf_printf(b, "\"%s\": [", key);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            weir__buf_puts(b, ", ");
+        weir__buf_put_json_string(b, names[i]);
+    }
+    weir__buf_putc(b, ']');
+}
+
+/* The refresh selection the update was asked for, as the JSON literal of
+ * weir.updates.options (storage.md), or NULL for a plain update. */
+static void put_selection(weir_buf *q, const weir_run_options *run)
+{
+    if (!run->full_refresh_all && !run->n_refresh && !run->n_full_refresh) {
+        weir__buf_puts(q, "NULL");
+        return;
+    }
+    weir_buf json = WEIR_BUF_INIT;
+    weir__buf_putc(&json, '{');
+    if (run->full_refresh_all)
+        weir__buf_puts(&json, "\"full_refresh_all\": true");
+    if (run->n_refresh)
+        put_names(&json, "refresh", run->refresh, run->n_refresh);
+    if (run->n_refresh && run->n_full_refresh)
+        weir__buf_puts(&json, ", ");
+    if (run->n_full_refresh)
+        put_names(&json, "full_refresh", run->full_refresh, run->n_full_refresh);
+    weir__buf_putc(&json, '}');
+    weir__buf_put_sql_string(q, weir__buf_cstr(&json));
+    if (json.failed)
+        q->failed = true;
+    weir__buf_free(&json);
+}
+
 static int record_update(run_state *rs, const char *state, bool start,
                          weir_error *err)
 {
@@ -773,7 +810,9 @@ static int record_update(run_state *rs, const char *state, bool start,
         weir__buf_put_sql_string(&q, rs->opts->pipeline_name
                                          ? rs->opts->pipeline_name
                                          : "pipeline");
-        weir__buf_puts(&q, ", now()::TIMESTAMP, NULL, 'RUNNING', NULL)");
+        weir__buf_puts(&q, ", now()::TIMESTAMP, NULL, 'RUNNING', ");
+        put_selection(&q, rs->run);
+        weir__buf_putc(&q, ')');
     } else {
         weir__buf_puts(&q, "UPDATE weir.main.updates SET ended_at = "
                            "now()::TIMESTAMP, state = ");

@@ -10,12 +10,12 @@ for args in "help" "--help" "-h"; do
     run_weir $args
     expect_exit 0
     expect_stderr_empty
-    for cmd in init run dry-run graph query events test help; do
+    for cmd in init run dry-run graph query events test ui report help; do
         expect_stdout_contains "  $cmd"
     done
 done
 
-for cmd in init run dry-run graph query events test help; do
+for cmd in init run dry-run graph query events test ui report help; do
     run_weir help "$cmd"
     expect_exit 0
     expect_stdout_contains "usage: weir $cmd"

@@ -1,0 +1,243 @@
+# The pipeline UI (issue 19): the demo project with a flow that fails (so
+# the one reading it is SKIPPED) and its expectation dropping a row; then
+# `weir report --html` and the pages of `weir ui`, loaded in headless
+# Chromium, must show the graph, the states, the row counts and the quality
+# numbers. Screenshots are kept in <build>/ui-artefacts/. The server: token
+# required, unknown routes and path escapes are 404, non-loopback binds
+# refused without a token, 100 concurrent requests x 20 rounds without an
+# error, and the page follows a second run made while it serves.
+
+chrome=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$chrome" ] && [ -n "${CI:-}" ]; then
+    e2e_fail "chromium is not installed: CI must run scripts/bootstrap.sh"
+elif [ -z "$chrome" ]; then
+    echo "e2e/$E2E_NAME: chromium is not installed (scripts/bootstrap.sh installs it); skipped" >&2
+    exit 0
+fi
+artefacts="$(dirname "$WEIR")/ui-artefacts"
+mkdir -p "$artefacts"
+browse() { # URL OUT_DOM [SCREENSHOT]
+    timeout 120 "$chrome" --headless --no-sandbox --disable-gpu \
+        --no-first-run --user-data-dir="$E2E_ROOT/chrome" \
+        --virtual-time-budget=4000 --dump-dom "$1" >"$2" 2>"$E2E_OUT/chrome.err" ||
+        e2e_fail "chromium could not load $1: $(tail -5 "$E2E_OUT/chrome.err")"
+    if [ -n "${3:-}" ]; then
+        timeout 120 "$chrome" --headless --no-sandbox --disable-gpu \
+            --no-first-run --user-data-dir="$E2E_ROOT/chrome" \
+            --hide-scrollbars --window-size=1280,2400 --screenshot="$3" "$1" \
+            >/dev/null 2>>"$E2E_OUT/chrome.err" ||
+            e2e_fail "chromium could not screenshot $1"
+        [ -s "$3" ] || e2e_fail "no screenshot in $3"
+    fi
+    python3 "$E2E_CASE/dom.py" "$2" >"$2.summary"
+}
+
+run_weir init demo
+expect_exit 0
+cd demo
+cat >transformations/broken.sql <<'SQL'
+-- Fails at run time (a cast the analyzer cannot see), with no retries;
+-- after_broken reads it and is SKIPPED.
+SET spark.sql.pipelines.maxFlowRetryAttempts = 0;
+CREATE MATERIALIZED VIEW broken AS
+SELECT CAST(concat(status, 'x') AS INT) AS n FROM orders_silver;
+
+CREATE MATERIALIZED VIEW after_broken AS SELECT count(*) AS c FROM broken;
+SQL
+# Before any run: the graph, and no updates (nothing is created).
+run_weir report --html -o "$E2E_WORK/before.html"
+expect_exit 0
+expect_file_contains "$E2E_WORK/before.html" "No updates recorded yet"
+expect_file_contains "$E2E_WORK/before.html" 'class="node ds mv state&#45;idle"'
+[ ! -e pipeline-storage ] || e2e_fail "the report created the storage"
+
+run_weir run
+expect_exit 1
+expect_stdout_contains "Flow 'spark_catalog.default.after_broken' SKIPPED due to upstream failure(s)."
+
+# --- weir report --html -------------------------------------------------------
+run_weir report --html -o "$E2E_WORK/report.html"
+expect_exit 0
+expect_stderr_contains "Wrote the report of pipeline demo to"
+# Self-contained: nothing fetched from elsewhere.
+if grep -qiE '<script|<link|src="http|@import|url\(' "$E2E_WORK/report.html"; then
+    e2e_fail "the report refers to outside resources or scripts"
+fi
+e2e_pass
+browse "file://$E2E_WORK/report.html" "$E2E_OUT/report.dom" "$artefacts/ui-report.png"
+cat >"$E2E_OUT/report.expected" <<'EOF2'
+body data-mode=report
+dataset spark_catalog.default.after_broken after_broken materialized view skipped – –
+dataset spark_catalog.default.broken broken materialized view failed – –
+dataset spark_catalog.default.daily_revenue daily_revenue materialized view completed 3 DURATION
+dataset spark_catalog.default.orders_bronze orders_bronze streaming table completed 30 DURATION
+dataset spark_catalog.default.orders_silver orders_silver streaming table completed 28 DURATION
+dataset-page spark_catalog.default.after_broken
+dataset-page spark_catalog.default.broken
+dataset-page spark_catalog.default.daily_revenue
+dataset-page spark_catalog.default.orders_bronze
+dataset-page spark_catalog.default.orders_silver
+error ERROR
+error-at transformations/broken.sql:4
+flow spark_catalog.default.after_broken SKIPPED
+flow spark_catalog.default.broken FAILED
+flow spark_catalog.default.daily_revenue COMPLETED
+flow spark_catalog.default.orders_bronze COMPLETED
+flow spark_catalog.default.orders_silver COMPLETED
+graph-edge batch edge
+graph-edge batch edge
+graph-edge batch edge
+graph-edge edge streaming
+graph-edge edge streaming
+graph-node ds external node
+graph-node ds mv node state-completed
+graph-node ds mv node state-failed
+graph-node ds mv node state-skipped
+graph-node ds node st state-completed
+graph-node ds node st state-completed
+quality spark_catalog.default.orders_silver valid_amount orders_silver valid_amount drop 28 1 1 0 3.4% failed share, oldest first: 3.4%
+quality spark_catalog.default.orders_silver valid_amount valid_amount drop 28 1 1 0 3.4% failed share, oldest first: 3.4%
+update current
+EOF2
+mask_durations() { sed -E 's/ [0-9]+\.[0-9]{2} s$/ DURATION/' "$1"; }
+mask_durations "$E2E_OUT/report.dom.summary" >"$E2E_OUT/report.actual"
+compare_files "report DOM" "$E2E_OUT/report.expected" "$E2E_OUT/report.actual"
+
+# --- weir ui ------------------------------------------------------------------
+# Refused: a non-loopback bind without a token; bad ports.
+run_weir ui --host 0.0.0.0 --port 0
+expect_exit 2
+expect_stderr_contains "is not a loopback address"
+run_weir ui --port 70000
+expect_exit 2
+
+ui_pid=
+ui_cleanup() { [ -z "$ui_pid" ] || kill -KILL "$ui_pid" 2>/dev/null || true; }
+e2e_at_exit ui_cleanup
+timeout --foreground -s KILL 600 "$WEIR" ui --port 0 --poll-ms 200 \
+    >"$E2E_OUT/ui.out" 2>"$E2E_OUT/ui.err" &
+ui_pid=$!
+url=
+for _ in $(seq 1 600); do
+    url=$(grep -m1 -o '^http://127\.0\.0\.1:[0-9]*/?token=[0-9a-f]*$' "$E2E_OUT/ui.out" || true)
+    [ -n "$url" ] && break
+    kill -0 "$ui_pid" 2>/dev/null || break
+    sleep 0.1
+done
+[ -n "$url" ] || e2e_fail "weir ui did not start: $(cat "$E2E_OUT/ui.err")"
+token=${url##*token=}
+port=${url#http://127.0.0.1:}
+port=${port%%/*}
+base="http://127.0.0.1:$port"
+status() { curl -s --path-as-is -o /dev/null -w '%{http_code}' "$@"; }
+
+browse "$url" "$E2E_OUT/ui.dom" "$artefacts/ui-server.png"
+# The same graph, rows and quality as the report; the script ran.
+grep -v '^dataset-page\|^body' "$E2E_OUT/report.expected" \
+    | sed '/^quality .* valid_amount valid_amount /d' >"$E2E_OUT/ui.expected"
+{ echo "body data-live=polling"; echo "body data-load-ms=set"; echo "body data-mode=server"; cat "$E2E_OUT/ui.expected"; } \
+    | sort >"$E2E_OUT/ui.expected.sorted"
+mask_durations "$E2E_OUT/ui.dom.summary" | sort >"$E2E_OUT/ui.actual"
+compare_files "ui DOM" "$E2E_OUT/ui.expected.sorted" "$E2E_OUT/ui.actual"
+
+# A dataset page: schema, defining query with its file:line, lineage.
+curl -sf -H "Authorization: Bearer $token" \
+    "$base/dataset?name=spark_catalog.default.broken" >"$E2E_OUT/broken.html"
+expect_file_contains "$E2E_OUT/broken.html" "transformations/broken.sql:4"
+expect_file_contains "$E2E_OUT/broken.html" "CAST(concat(status, &#39;x&#39;) AS INT) AS n FROM orders_silver;"
+expect_file_contains "$E2E_OUT/broken.html" "<h3>Upstream</h3><ul class=\"upstream\"><li><a href=\"/dataset?name=spark_catalog.default.orders_silver"
+
+# The token: none or a wrong one is 401; the URL's sets a cookie.
+expect_equal "no token" "$(status "$base/")" 401
+expect_equal "wrong token" "$(status -H "Authorization: Bearer x$token" "$base/")" 401
+expect_equal "token in the URL" "$(status "$url")" 200
+curl -s -D "$E2E_OUT/headers" -o /dev/null "$url"
+expect_file_contains "$E2E_OUT/headers" "Set-Cookie: weir_ui=$token; Path=/; HttpOnly; SameSite=Strict"
+expect_equal "cookie" "$(status -b "weir_ui=$token" "$base/")" 200
+# Routes: nothing outside them, no path reaches a file, read-only.
+auth=(-H "Authorization: Bearer $token")
+for path in "/../../etc/passwd" "/%2e%2e/%2e%2e/etc/passwd" "/ui.js/.." "/dataset/x" \
+    "/index.html" "/dataset?name=../../etc/passwd" "/dataset" \
+    "/dataset?name=spark_catalog.default.missing" "/?update=nope" "//etc/passwd" \
+    "/api/state/../../x" "/favicon.ico"; do
+    expect_equal "GET $path" "$(status "${auth[@]}" "$base$path")" 404
+done
+expect_equal "POST" "$(status "${auth[@]}" -X POST -d x "$base/")" 405
+expect_equal "DELETE" "$(status "${auth[@]}" -X DELETE "$base/")" 405
+
+# Load: 100 concurrent requests x 20 rounds, no error.
+timeout 600 python3 "$E2E_CASE/load.py" "$port" "$token" spark_catalog.default.orders_silver \
+    100 20 >"$E2E_OUT/load.out" 2>&1 || e2e_fail "load: $(cat "$E2E_OUT/load.out")"
+expect_file_contains "$E2E_OUT/load.out" "2000 requests, 0 errors"
+
+# Live: a run in another process (the server holds no lock meanwhile) and
+# the state moves on; the page then lists two updates.
+gen=$(curl -sf "${auth[@]}" "$base/api/state" | python3 -c 'import json,sys; print(json.load(sys.stdin)["generation"])')
+run_weir run --refresh broken
+expect_exit 1
+for _ in $(seq 1 300); do
+    updates=$(curl -sf "${auth[@]}" "$base/api/state" | python3 -c 'import json,sys; print(json.load(sys.stdin)["updates"])')
+    [ "$updates" = 2 ] && break
+    sleep 0.1
+done
+expect_equal "updates after a second run" "$updates" 2
+now=$(curl -sf "${auth[@]}" "$base/api/state" | python3 -c 'import json,sys; print(json.load(sys.stdin)["generation"])')
+[ "$now" -gt "$gen" ] || e2e_fail "generation did not move on ($gen -> $now)"
+e2e_pass
+browse "$url" "$E2E_OUT/ui2.dom"
+expect_equal "update rows" "$(grep -c '^update ' "$E2E_OUT/ui2.dom.summary")" 2
+# The refresh selection is recorded with the update and shown.
+expect_query "SELECT options FROM weir.updates ORDER BY started_at DESC LIMIT 1" 'options
+"{""refresh"": [""broken""]}"'
+expect_file_contains "$E2E_OUT/ui2.dom" '<td class="selection">refresh broken</td>'
+expect_file_contains "$E2E_OUT/ui2.dom" '<td class="selection">all</td>'
+
+# While an update holds the storage (here flock(1) holds its lock), the
+# page keeps the last state and says why; when the lock goes, it is live.
+api_busy() { curl -sf "${auth[@]}" "$base/api/state" | python3 -c 'import json,sys; print("busy" if json.load(sys.stdin)["busy"] else "free")'; }
+# -o: only flock holds the lock, not the sleep it runs.
+flock -o -x pipeline-storage/weir.lock sleep 120 &
+holder=$!
+disown "$holder"
+bg_holder() {
+    pkill -KILL -P "$holder" 2>/dev/null || true
+    kill -KILL "$holder" 2>/dev/null || true
+}
+e2e_at_exit bg_holder
+sleep 0.2
+touch pipeline-storage/weir.duckdb
+for _ in $(seq 1 300); do [ "$(api_busy)" = busy ] && break; sleep 0.1; done
+expect_equal "state while the storage is held" "$(api_busy)" busy
+curl -sf "${auth[@]}" "$base/" >"$E2E_OUT/busy.html"
+expect_file_contains "$E2E_OUT/busy.html" "An update is running: storage"
+expect_equal "updates still shown" "$(grep -o '<tr data-update=' "$E2E_OUT/busy.html" | wc -l)" 2
+bg_holder
+for _ in $(seq 1 300); do [ "$(api_busy)" = free ] && break; sleep 0.1; done
+expect_equal "state after the lock is released" "$(api_busy)" free
+
+# A clean stop on SIGTERM, without sanitizer reports.
+kill -TERM "$ui_pid"
+rc=0
+wait "$ui_pid" || rc=$?
+ui_pid=
+expect_equal "weir ui exit status" "$rc" 0
+if grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$E2E_OUT/ui.err"; then
+    e2e_fail "sanitizer report from weir ui: $(head -40 "$E2E_OUT/ui.err")"
+fi
+expect_file_contains "$E2E_OUT/ui.out" "Stopped."
+
+# A definition error: the graph is left out, the updates are still shown.
+echo "CREATE MATERIALIZED VIEW bad AS SELECT * FROM nowhere;" >transformations/bad.sql
+run_weir report --html -o "$E2E_WORK/broken-defs.html"
+expect_exit 0
+expect_file_contains "$E2E_WORK/broken-defs.html" '<p id="graph-note">The graph cannot be shown'
+expect_equal "updates with broken definitions" "$(grep -o '<tr data-update=' "$E2E_WORK/broken-defs.html" | wc -l)" 2
+rm transformations/bad.sql
+# Usage errors.
+run_weir report
+expect_exit 2
+expect_stderr_contains "--html"
+run_weir report --html -o /nonexistent/dir/x.html
+expect_exit 2
+run_weir ui --spec nowhere.yml --port 0
+expect_exit 2
