@@ -2,12 +2,13 @@
 # The public surface, checked on the built binaries:
 # - libweir.so exports exactly the functions weir.h declares (WEIR_API),
 #   and imports nothing that prints or exits;
-# - the weir CLI target links only the public library and the Spark Connect
-#   endpoint weir_connect (its configured link libraries, then its dynamic
+# - the weir CLI target links only the public library and the front ends
+#   beside it, the Spark Connect endpoint weir_connect and the pipeline UI
+#   weir_ui (its configured link libraries, then its dynamic
 #   dependencies and symbols: no weir__ internals compiled in but those of
-#   the endpoint's archives, every weir_ symbol it uses is public);
-# - src/cli includes no header but cli.h, weir.h and connect/connect.h from
-#   the project.
+#   the front ends' archives, every weir_ symbol it uses is public);
+# - src/cli includes no header but cli.h, weir.h, connect/connect.h and
+#   ui/ui.h from the project.
 # Usage: check-exports.sh SOURCE_DIR LIBWEIR_SO WEIR_CLI "CLI_LINK_LIBRARIES"
 #        "ENDPOINT_ARCHIVES"
 set -euo pipefail
@@ -41,8 +42,8 @@ fi
 # interface target carrying warning flags), nothing else.
 for l in ${links//;/ }; do
     case "$l" in
-    weir_shared|weir_warnings|weir_connect) ;;
-    *) echo "the weir CLI links '$l': it must link only weir_shared (and weir_connect)"; fail=1 ;;
+    weir_shared|weir_warnings|weir_connect|weir_ui) ;;
+    *) echo "the weir CLI links '$l': it must link only weir_shared (and weir_connect, weir_ui)"; fail=1 ;;
     esac
 done
 readelf -d "$cli" | grep -q 'NEEDED.*\[libweir\.so' \
@@ -67,7 +68,7 @@ fi
 
 # Sources: only cli.h and weir.h from the project.
 if grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$src"/src/cli/*.c "$src"/src/cli/*.h \
-    | grep -vE '"(cli\.h|weir\.h|connect/connect\.h)"' ; then
+    | grep -vE '"(cli\.h|weir\.h|connect/connect\.h|ui/ui\.h)"' ; then
     echo "src/cli includes the project headers above: use weir.h only"
     fail=1
 fi
