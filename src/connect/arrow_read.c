@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "nanoarrow/ipc/flatcc_generated.h"
 #include "nanoarrow/nanoarrow.h"
 #include "nanoarrow/nanoarrow_ipc.h"
 
@@ -60,37 +61,49 @@ static int check_batch(struct ArrowIpcDecoder *dec, const uint8_t *body,
     return rc;
 }
 
-static uint32_t le32(const uint8_t *p)
+#define ns(x) FLATBUFFERS_WRAP_NAMESPACE(org_apache_arrow_flatbuf, x)
+
+/* Every field, its children's too, has the table of its type when its
+ * type is not NONE. */
+static bool fields_typed(ns(Field_vec_t) fields, int depth)
 {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-           (uint32_t)p[3] << 24;
+    if (depth > WEIR_CONNECT_MAX_WIRE_DEPTH)
+        return false;
+    size_t n = ns(Field_vec_len(fields));
+    for (size_t i = 0; i < n; i++) {
+        ns(Field_table_t) f = ns(Field_vec_at(fields, i));
+        if (!f || (ns(Field_type_type(f)) != ns(Type_NONE) &&
+                   !ns(Field_type_get(f))))
+            return false;
+        if (!fields_typed(ns(Field_children(f)), depth + 1))
+            return false;
+    }
+    return true;
 }
 
-/* Whether the Message flatbuffer at m (n bytes, already verified by
- * nanoarrow) has its header field, the union value holding the schema or
- * batch: the verifier lets an absent one through, and nanoarrow's decoder
- * then dereferences it (an assertion in debug builds, a null read in
- * release). The lookup is the flatbuffer layout itself: the root offset,
- * the table's vtable, and the vtable's slot for field 2 (Message: version,
- * header_type, header, ...), zero when the field is absent. */
-static bool message_has_header(const uint8_t *m, size_t n)
+/* The union values nanoarrow's decoder reads without looking: the
+ * message's header (the schema or batch table) and each field's type.
+ * The flatbuffer verifier lets an absent union value through, and the
+ * decoder then reads through the null table (an assertion in debug
+ * builds, a null read in release). m is a message (prefix and
+ * flatbuffer, n bytes) nanoarrow has verified. */
+static bool unions_present(const uint8_t *m, size_t n)
 {
-    size_t pre = n >= 4 && le32(m) == 0xFFFFFFFFu ? 8 : 4;
+    size_t pre = n >= 4 && m[0] == 0xff && m[1] == 0xff && m[2] == 0xff &&
+                         m[3] == 0xff ? 8 : 4;
     if (n < pre + 4)
         return false;
-    const uint8_t *fb = m + pre;
-    size_t len = n - pre;
-    uint32_t table = le32(fb);
-    if (table > len - 4)
+    ns(Message_table_t) msg = ns(Message_as_root(m + pre));
+    if (!msg)
         return false;
-    int64_t vt = (int64_t)table - (int32_t)le32(fb + table);
-    if (vt < 0 || (uint64_t)vt > len - 4)
+    if (ns(Message_header_type(msg)) == ns(MessageHeader_NONE))
+        return true; /* nanoarrow refuses it by its type */
+    flatbuffers_generic_t h = ns(Message_header_get(msg));
+    if (!h)
         return false;
-    uint16_t vt_size = (uint16_t)(fb[vt] | fb[vt + 1] << 8);
-    enum { HEADER_SLOT = 4 + 2 * 2 };
-    if (vt_size < HEADER_SLOT + 2 || (uint64_t)vt + HEADER_SLOT + 2 > len)
-        return false;
-    return (fb[vt + HEADER_SLOT] | fb[vt + HEADER_SLOT + 1] << 8) != 0;
+    if (ns(Message_header_type(msg)) == ns(MessageHeader_Schema))
+        return fields_typed(ns(Schema_fields((ns(Schema_table_t))h)), 0);
+    return true;
 }
 
 /* Every message of the stream, header and body, lies inside the n bytes:
@@ -121,7 +134,7 @@ static int check_messages(const uint8_t *data, size_t n)
             rc = EINVAL;
             break;
         }
-        if (!message_has_header(data + at, (size_t)dec.header_size_bytes)) {
+        if (!unions_present(data + at, (size_t)dec.header_size_bytes)) {
             rc = EINVAL;
             break;
         }
