@@ -717,6 +717,7 @@ typedef struct weir_flow_info {
     bool implicit; /* the dataset's own flow */
     const char *source_path;
     unsigned source_line;
+    int auto_cdc; /* an AUTO CDC flow: its SCD type (1 or 2); 0 = not */
 } weir_flow_info;
 
 typedef struct weir_graph_info {

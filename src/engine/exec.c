@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/cdc.h"
 #include "engine/common.h"
 #include "engine/resolve.h"
 #include "engine/write.h"
@@ -511,6 +512,34 @@ static int insert_rows(weir_flow_exec *x, const weir_gdataset *t,
     return rc;
 }
 
+/* An AUTO CDC flow's batch: its query yields the changes, applied to the
+ * target by key and sequence (engine/cdc.c) in the batch's transaction. */
+static int apply_changes(weir_flow_exec *x, const weir_gdataset *t,
+                         const batch_plan *p)
+{
+    weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
+                             p->sources.items, p->sources.len, false, x->infer,
+                             x->sample_rows, x->conn };
+    ctx.careful_files = x->careful_files;
+    weir_buf sql = WEIR_BUF_INIT;
+    int rc = weir__resolve_flow_sql(&sql, &ctx, x->f, &x->err);
+    if (!rc && sql.failed)
+        rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    weir_cdc_metrics m = { 0, 0, 0 };
+    if (!rc)
+        rc = weir__cdc_apply(x->conn, x->g, x->f, t, weir__buf_cstr(&sql),
+                             p->batch_id == 0, &m, &x->err);
+    weir__buf_free(&sql);
+    if (!rc) {
+        /* rows_written bounds the table's rows (check_unrecorded). */
+        x->rows_written = m.upserted;
+        x->cdc.upserted += m.upserted;
+        x->cdc.deleted += m.deleted;
+        x->cdc.ignored += m.ignored;
+    }
+    return rc;
+}
+
 /* ---- sinks ----------------------------------------------------------------- */
 
 /* What a sink format needs to name and find one batch's files. */
@@ -738,6 +767,14 @@ static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
             weir__files_explain_error(&x->err);
         if (!rc)
             rc = record_checkpoint(x, &p, t);
+    } else if (!rc && x->f->cdc) {
+        rc = apply_changes(x, t, &p);
+        if (rc)
+            weir__files_explain_error(&x->err);
+        if (!rc)
+            rc = check_files_stable(x, &p);
+        if (!rc)
+            rc = record_checkpoint(x, &p, t);
     } else if (!rc) {
         rc = insert_rows(x, t, p.sources.items, p.sources.len);
         if (rc)
@@ -905,6 +942,7 @@ int weir__flow_exec(weir_flow_exec *x)
      * gets more batches in this update, each committed on its own, like
      * Spark's Trigger.AvailableNow; the details list them all. */
     int64_t rows = 0, batches = 0;
+    memset(&x->cdc, 0, sizeof(x->cdc));
     weir_buf all = WEIR_BUF_INIT, last = WEIR_BUF_INIT;
     static const char member[] = ", \"checkpoint\": ";
     for (;;) {
@@ -935,6 +973,12 @@ int weir__flow_exec(weir_flow_exec *x)
         weir__buf_printf(&x->details, "%s%s, \"batches\": [%s]", member,
                          weir__buf_cstr(&last), weir__buf_cstr(&all));
     }
+    if (batches && x->f->cdc)
+        weir__buf_printf(&x->details,
+                         ", \"auto_cdc\": {\"upserted\": %lld, \"deleted\": "
+                         "%lld, \"ignored\": %lld}",
+                         (long long)x->cdc.upserted, (long long)x->cdc.deleted,
+                         (long long)x->cdc.ignored);
     weir__buf_free(&all);
     weir__buf_free(&last);
     return rc;
