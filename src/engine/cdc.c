@@ -184,15 +184,16 @@ int weir__cdc_target_schema(weir_schema *out, weir_arena *a, weir_conn *conn,
     for (size_t i = 0; listed && i < c->n_keys; i++)
         if (!in_names(c->columns.cols, c->columns.n, last_part(&c->keys[i])))
             out->cols[out->n++] = *find_col(src, last_part(&c->keys[i]));
-    for (size_t i = 0; i < src->n; i++) {
+    for (size_t i = 0; listed && i < c->columns.n; i++) {
+        const weir_column *col = find_col(src, last_part(&c->columns.cols[i]));
+        if (!find_col(out, col->name)) /* named twice: once */
+            out->cols[out->n++] = *col;
+    }
+    for (size_t i = 0; !listed && i < src->n; i++) {
         const weir_column *col = &src->cols[i];
         bool key = in_names(c->keys, c->n_keys, col->name);
-        bool keep = !c->columns.set || (!c->columns.except && !c->columns.n);
-        if (listed)
-            keep = in_names(c->columns.cols, c->columns.n, col->name);
-        else if (c->columns.except)
-            keep = key || !in_names(c->columns.cols, c->columns.n, col->name);
-        if (keep)
+        if (!c->columns.except || key ||
+            !in_names(c->columns.cols, c->columns.n, col->name))
             out->cols[out->n++] = *col;
     }
     for (size_t i = 0; i < out->n; i++)

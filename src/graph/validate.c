@@ -714,7 +714,7 @@ void weir__graph_validate_datasets(builder *b)
         bool cdc = false;
         for (size_t k = 0; k < d->n_flows; k++)
             cdc |= g->flows[d->flows[k]].cdc != NULL;
-        if (cdc && d->n_flows > 1) {
+        if (cdc && d->kind == WEIR_STREAMING_TABLE && d->n_flows > 1) {
             weir_buf q = WEIR_BUF_INIT;
             for (size_t k = 0; k < d->n_flows; k++)
                 weir__buf_printf(&q, "%s%s", k ? ", " : "",
