@@ -511,6 +511,13 @@ static void check_cdc(builder *b, const weir_gflow *f)
                            weir__graph_quoted(&g->arena, t->display));
         return;
     }
+    if (t->n_expectations)
+        weir__graph_report(b, &f->origin, &c->pos,
+                           "UNSUPPORTED_FEATURE.AUTOCDC_EXPECTATIONS",
+                           "AUTO CDC target %s declares expectations; weir "
+                           "does not enforce them on AUTO CDC flows yet. "
+                           "Declare them on the source instead.",
+                           weir__graph_quoted(&g->arena, t->display));
     if (!f->streaming)
         weir__graph_report(b, &f->origin, &c->pos, "AUTOCDC_SOURCE_NOT_STREAMING",
                            "AUTO CDC source must be a streaming query: flow "

@@ -974,6 +974,28 @@ static int parse_statement(ddl *d)
     return unsupported(d);
 }
 
+int weir__sql_parse_cdc(const weir_sql_cdc **cdc, const weir_sql_query **query,
+                        weir_arena *arena, const weir_sql_source *src,
+                        size_t offset, size_t len, weir_error *err)
+{
+    ddl d;
+    memset(&d, 0, sizeof(d));
+    weir_sql_stmt s;
+    memset(&s, 0, sizeof(s));
+    d.s = &s;
+    weir__error_clear(err);
+    int rc = weir__sql_parser_init(&d.p, arena, src, offset, len, err);
+    if (!rc)
+        rc = cdc_spec(&d, weir__sql_peek(&d.p, 0));
+    if (!rc && weir__arena_failed(arena))
+        rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    if (rc && !err->code)
+        WEIR_ERR(err, WEIR_ESQL, "PARSE_SYNTAX_ERROR", "Syntax error");
+    *cdc = rc ? NULL : s.cdc;
+    *query = rc ? NULL : s.query;
+    return rc;
+}
+
 int weir__sql_parse_file(weir_sql_stmt **out, size_t *n_out, weir_arena *arena,
                          const weir_sql_source *src, weir__diags *diags)
 {

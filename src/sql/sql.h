@@ -409,6 +409,16 @@ typedef struct weir_sql_stmt {
  * _LEGACY_ERROR_TEMP_0035, and its location) and is skipped; the others are
  * returned in order. Returns 0, or WEIR_ESQL when diags received errors.
  */
+/*
+ * Parse the clauses of an AUTO CDC flow after `AUTO CDC INTO target`
+ * (FROM source KEYS ... SEQUENCE BY ...) from src[offset, offset + len):
+ * *cdc and *query (SELECT * FROM source) live in arena. For front ends
+ * other than SQL files (the C API, Python).
+ */
+int weir__sql_parse_cdc(const weir_sql_cdc **cdc, const weir_sql_query **query,
+                        weir_arena *arena, const weir_sql_source *src,
+                        size_t offset, size_t len, weir_error *err);
+
 int weir__sql_parse_file(weir_sql_stmt **out, size_t *n_out,
                          weir_arena *arena, const weir_sql_source *src,
                          weir__diags *diags);
