@@ -219,6 +219,7 @@ typedef struct cdc_run {
     const weir_gflow *f;
     const weir_gdataset *t;
     const weir_sql_cdc *c;
+    const weir_schema *schema; /* the target's columns */
     const char *cat; /* catalog holding _weir */
     const char **data; /* the target's change columns (no __START_AT..) */
     size_t n_data;
@@ -584,6 +585,20 @@ static int scd2(cdc_run *r, bool fresh, int64_t n_changes, weir_cdc_metrics *m)
     weir__buf_puts(&cols, "__weir_seq, __weir_del");
     int rc = cols.failed ? oom(r->err)
                          : hidden_table(r, "log", weir__buf_cstr(&cols), fresh);
+    /* Columns the source gained since the log was made (the target got
+     * them at materialization). */
+    for (size_t i = 0; !rc && !fresh && i < r->schema->n; i++) {
+        const weir_column *c = &r->schema->cols[i];
+        if (weir__str_ieq(c->name, WEIR_CDC_START_AT) ||
+            weir__str_ieq(c->name, WEIR_CDC_END_AT))
+            continue;
+        weir__buf_puts(&r->q, "ALTER TABLE ");
+        hidden(r, "log");
+        weir__buf_puts(&r->q, " ADD COLUMN IF NOT EXISTS ");
+        ident(r, NULL, c->name);
+        weir__buf_printf(&r->q, " %s", c->duck_type);
+        rc = run_q(r, NULL);
+    }
     if (rc) {
         weir__buf_free(&cols);
         return rc;
@@ -684,8 +699,9 @@ static int scd2(cdc_run *r, bool fresh, int64_t n_changes, weir_cdc_metrics *m)
 }
 
 int weir__cdc_apply(weir_conn *conn, const weir_graph *g, const weir_gflow *f,
-                    const weir_gdataset *t, const char *src_sql, bool fresh,
-                    weir_cdc_metrics *m, weir_error *err)
+                    const weir_gdataset *t, const weir_schema *schema,
+                    const char *src_sql, bool fresh, weir_cdc_metrics *m,
+                    weir_error *err)
 {
     cdc_run r;
     memset(&r, 0, sizeof(r));
@@ -693,18 +709,19 @@ int weir__cdc_apply(weir_conn *conn, const weir_graph *g, const weir_gflow *f,
     r.f = f;
     r.t = t;
     r.c = f->cdc;
+    r.schema = schema;
     r.cat = weir__state_catalog(g, t);
     r.err = err;
     bool scd2_cols = r.c->scd_type == 2;
-    r.data = calloc(t->schema.n + 1, sizeof(*r.data));
+    r.data = calloc(schema->n + 1, sizeof(*r.data));
     r.keys = calloc(r.c->n_keys + 1, sizeof(*r.keys));
     if (!r.data || !r.keys) {
         free(r.data);
         free(r.keys);
         return oom(err);
     }
-    for (size_t i = 0; i < t->schema.n; i++) {
-        const char *n = t->schema.cols[i].name;
+    for (size_t i = 0; i < schema->n; i++) {
+        const char *n = schema->cols[i].name;
         if (scd2_cols && (weir__str_ieq(n, WEIR_CDC_START_AT) ||
                           weir__str_ieq(n, WEIR_CDC_END_AT)))
             continue;
@@ -712,7 +729,7 @@ int weir__cdc_apply(weir_conn *conn, const weir_graph *g, const weir_gflow *f,
     }
     int rc = 0;
     for (size_t i = 0; i < r.c->n_keys; i++) {
-        const weir_column *k = find_col(&t->schema, last_part(&r.c->keys[i]));
+        const weir_column *k = find_col(schema, last_part(&r.c->keys[i]));
         if (!k) {
             rc = WEIR_ERR(err, WEIR_ERROR, "AUTOCDC_COLUMNS_NOT_FOUND_IN_SCHEMA",
                           "AUTO CDC flow '%s': key column '%s' is not a column "

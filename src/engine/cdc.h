@@ -43,13 +43,15 @@ typedef struct weir_cdc_metrics {
 
 /*
  * Apply the changes src_sql (DuckDB SQL: the batch of f's source) yields
- * to t, inside the transaction open on conn. fresh: the first batch of a
+ * to t, whose columns are schema (weir__cdc_target_schema of the batch),
+ * inside the transaction open on conn. fresh: the first batch of a
  * checkpoint generation (the target was just created or reset): the
  * hidden state starts empty. Metrics are added to m. A NULL sequence or
  * key fails the batch (AUTOCDC_MICROBATCH_VALIDATION.*).
  */
 int weir__cdc_apply(weir_conn *conn, const weir_graph *g, const weir_gflow *f,
-                    const weir_gdataset *t, const char *src_sql, bool fresh,
-                    weir_cdc_metrics *m, weir_error *err);
+                    const weir_gdataset *t, const weir_schema *schema,
+                    const char *src_sql, bool fresh, weir_cdc_metrics *m,
+                    weir_error *err);
 
 #endif

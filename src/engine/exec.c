@@ -453,6 +453,9 @@ static void plan_details(weir_flow_exec *x, const batch_plan *p)
 /* Columns the batch has and the table lacks (a file source's schema
  * evolved in this update, or an upstream table gained columns) are added
  * to the table in the flow's transaction, as additive evolution. */
+static int add_missing_columns(weir_flow_exec *x, const weir_gdataset *t,
+                               const weir_db_column *cols, size_t n);
+
 static int add_new_columns(weir_flow_exec *x, const weir_gdataset *t,
                            const char *sql)
 {
@@ -460,6 +463,18 @@ static int add_new_columns(weir_flow_exec *x, const weir_gdataset *t,
     weir_db_column *cols = NULL;
     size_t n = 0;
     int rc = weir__conn_describe(x->conn, sql, &cols, &n, &a, &x->err);
+    if (!rc)
+        rc = add_missing_columns(x, t, cols, n);
+    weir__arena_free(&a);
+    return rc;
+}
+
+/* Add the columns of cols that t lacks. */
+static int add_missing_columns(weir_flow_exec *x, const weir_gdataset *t,
+                               const weir_db_column *cols, size_t n)
+{
+    weir_arena a = WEIR_ARENA_INIT;
+    int rc = 0;
     /* The table's columns: describing a query is a prepare, much cheaper
      * than filtering duckdb_columns() over every attached table. */
     weir_buf q = WEIR_BUF_INIT;
@@ -525,10 +540,40 @@ static int apply_changes(weir_flow_exec *x, const weir_gdataset *t,
     int rc = weir__resolve_flow_sql(&sql, &ctx, x->f, &x->err);
     if (!rc && sql.failed)
         rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    /* The batch's columns decide the target's: a file source may have
+     * gained some since the update's analysis. */
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_db_column *cols = NULL;
+    size_t n = 0;
+    weir_schema src = { NULL, 0 }, schema = { NULL, 0 };
+    if (!rc)
+        rc = weir__conn_describe(x->conn, weir__buf_cstr(&sql), &cols, &n, &a,
+                                 &x->err);
+    if (!rc && !(src.cols = weir__arena_array(&a, n + 1, sizeof(*src.cols))))
+        rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0; !rc && i < n; i++) {
+        weir_column c = { cols[i].name, cols[i].type, NULL, true, NULL };
+        src.cols[src.n++] = c;
+    }
+    if (!rc)
+        rc = weir__cdc_target_schema(&schema, &a, x->conn, x->f, &src,
+                                     weir__buf_cstr(&sql), &x->err);
+    weir_db_column *want = rc ? NULL
+                              : weir__arena_array(&a, schema.n + 1, sizeof(*want));
+    if (!rc && !want)
+        rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0; !rc && i < schema.n; i++) {
+        want[i].name = schema.cols[i].name;
+        want[i].type = schema.cols[i].duck_type;
+    }
+    if (!rc)
+        rc = add_missing_columns(x, t, want, schema.n);
     weir_cdc_metrics m = { 0, 0, 0 };
     if (!rc)
-        rc = weir__cdc_apply(x->conn, x->g, x->f, t, weir__buf_cstr(&sql),
-                             p->batch_id == 0, &m, &x->err);
+        rc = weir__cdc_apply(x->conn, x->g, x->f, t, &schema,
+                             weir__buf_cstr(&sql), p->batch_id == 0, &m,
+                             &x->err);
+    weir__arena_free(&a);
     weir__buf_free(&sql);
     if (!rc) {
         /* rows_written bounds the table's rows (check_unrecorded). */

@@ -1,0 +1,8 @@
+CREATE STREAMING TABLE history
+FLOW AUTO CDC FROM STREAM read_files('landing', format => 'json')
+KEYS (id)
+APPLY AS DELETE WHEN op = 'DELETE'
+SEQUENCE BY seq
+COLUMNS * EXCEPT (op, _rescued_data)
+STORED AS SCD TYPE 2
+TRACK HISTORY ON * EXCEPT (seq, note);
