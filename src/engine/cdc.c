@@ -9,9 +9,11 @@
  * sequence in _weir."autocdc_truncate:<target>": a change not newer than
  * both is late and ignored, the newest change per key of the batch is
  * MERGEd into the target. SCD 2 keeps the change log in
- * _weir."autocdc_log:<target>" and rewrites the history of the keys a
- * batch touches from it, so that a late change lands in its place in the
- * history whatever the order of arrival.
+ * _weir."autocdc_log:<target>" and rewrites from it the history of the
+ * keys a batch touches, from the version holding each key's oldest new
+ * change on, so that a late change lands in its place in the history
+ * whatever the order of arrival (and in-order changes rewrite only the
+ * current version).
  */
 #include "engine/cdc.h"
 
@@ -30,6 +32,7 @@
 #define CAND "__weir_cdc_cand"
 #define APPLY "__weir_cdc_apply"
 #define NEW "__weir_cdc_new"
+#define WIN "__weir_cdc_win"
 
 static int oom(weir_error *err)
 {
@@ -635,13 +638,30 @@ static int scd2(cdc_run *r, bool fresh, int64_t n_changes, weir_cdc_metrics *m)
     weir__buf_puts(&r->q, " BY NAME SELECT * FROM " NEW);
     if ((rc = run_q(r, NULL)))
         return rc;
-    /* The touched keys' history, rebuilt from the log. */
+    /* The touched keys' history, rebuilt from the log from the version
+     * that holds the key's oldest new change on (all of it when no version
+     * starts before that change): versions before it cannot change. In
+     * order data rebuilds the current version and the new ones only. */
+    weir__buf_puts(&r->q, "CREATE OR REPLACE TEMP TABLE " WIN " AS SELECT ");
+    list(r, "__weir_n", r->keys, r->n_keys);
+    weir__buf_puts(&r->q, ", max(__weir_t.\"" WEIR_CDC_START_AT "\") AS "
+                          "__weir_from FROM (SELECT ");
+    list(r, NULL, r->keys, r->n_keys);
+    weir__buf_puts(&r->q, ", min(__weir_seq) AS __weir_min FROM " NEW
+                          " GROUP BY ALL) AS __weir_n LEFT JOIN ");
+    weir__phys(&r->q, r->t);
+    weir__buf_puts(&r->q, " AS __weir_t ON ");
+    keys_equal(r, "__weir_t", "__weir_n");
+    weir__buf_puts(&r->q, " AND __weir_t.\"" WEIR_CDC_START_AT "\" <= "
+                          "__weir_n.__weir_min GROUP BY ALL");
+    if ((rc = run_q(r, NULL)))
+        return rc;
     weir__buf_puts(&r->q, "DELETE FROM ");
     weir__phys(&r->q, r->t);
-    weir__buf_puts(&r->q, " AS __weir_t USING (SELECT DISTINCT ");
-    list(r, NULL, r->keys, r->n_keys);
-    weir__buf_puts(&r->q, " FROM " NEW ") AS __weir_n WHERE ");
+    weir__buf_puts(&r->q, " AS __weir_t USING " WIN " AS __weir_n WHERE ");
     keys_equal(r, "__weir_t", "__weir_n");
+    weir__buf_puts(&r->q, " AND (__weir_n.__weir_from IS NULL OR __weir_t.\""
+                          WEIR_CDC_START_AT "\" >= __weir_n.__weir_from)");
     if ((rc = run_q(r, NULL)))
         return rc;
     weir__buf_puts(&r->q, "INSERT INTO ");
@@ -659,11 +679,11 @@ static int scd2(cdc_run *r, bool fresh, int64_t n_changes, weir_cdc_metrics *m)
     }
     weir__buf_puts(&r->q, " FROM ");
     hidden(r, "log");
-    weir__buf_puts(&r->q, " AS __weir_l SEMI JOIN (SELECT DISTINCT ");
-    list(r, NULL, r->keys, r->n_keys);
-    weir__buf_puts(&r->q, " FROM " NEW ") AS __weir_n ON ");
+    weir__buf_puts(&r->q, " AS __weir_l JOIN " WIN " AS __weir_n ON ");
     keys_equal(r, "__weir_l", "__weir_n");
-    weir__buf_puts(&r->q, " WINDOW __weir_w AS (PARTITION BY ");
+    weir__buf_puts(&r->q, " AND (__weir_n.__weir_from IS NULL OR "
+                          "__weir_l.__weir_seq >= __weir_n.__weir_from)"
+                          " WINDOW __weir_w AS (PARTITION BY ");
     list(r, "__weir_l", r->keys, r->n_keys);
     weir__buf_puts(&r->q, " ORDER BY __weir_l.__weir_seq)), __weir_v AS (SELECT "
                           "*, sum(CASE WHEN NOT __weir_del AND (__weir_pdel IS "
@@ -748,7 +768,7 @@ int weir__cdc_apply(weir_conn *conn, const weir_graph *g, const weir_gflow *f,
     weir__buf_clear(&r.q);
     weir__buf_puts(&r.q, "DROP TABLE IF EXISTS " BATCH "; DROP TABLE IF EXISTS "
                          CAND "; DROP TABLE IF EXISTS " APPLY "; DROP TABLE IF "
-                         "EXISTS " NEW);
+                         "EXISTS " NEW "; DROP TABLE IF EXISTS " WIN);
     if (!rc)
         rc = run_q(&r, NULL);
     weir__buf_free(&r.q);
