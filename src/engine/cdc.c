@@ -644,8 +644,11 @@ static int scd2(cdc_run *r, bool fresh, int64_t n_changes, weir_cdc_metrics *m)
      * order data rebuilds the current version and the new ones only. */
     weir__buf_puts(&r->q, "CREATE OR REPLACE TEMP TABLE " WIN " AS SELECT ");
     list(r, "__weir_n", r->keys, r->n_keys);
-    weir__buf_puts(&r->q, ", max(__weir_t.\"" WEIR_CDC_START_AT "\") AS "
-                          "__weir_from FROM (SELECT ");
+    /* IGNORE NULL UPDATES carries values forward from the key's last
+     * delete on: its keys are rebuilt whole (__weir_from NULL). */
+    weir__buf_printf(&r->q, ", max(__weir_t.\"" WEIR_CDC_START_AT "\")%s AS "
+                            "__weir_from FROM (SELECT ",
+                     r->c->ignore_null_updates ? " FILTER (WHERE false)" : "");
     list(r, NULL, r->keys, r->n_keys);
     weir__buf_puts(&r->q, ", min(__weir_seq) AS __weir_min FROM " NEW
                           " GROUP BY ALL) AS __weir_n LEFT JOIN ");
@@ -678,12 +681,41 @@ static int scd2(cdc_run *r, bool fresh, int64_t n_changes, weir_cdc_metrics *m)
         weir__buf_printf(&r->q, ") OVER __weir_w AS __weir_p%zu", n_tracked++);
     }
     weir__buf_puts(&r->q, " FROM ");
-    hidden(r, "log");
-    weir__buf_puts(&r->q, " AS __weir_l JOIN " WIN " AS __weir_n ON ");
-    keys_equal(r, "__weir_l", "__weir_n");
-    weir__buf_puts(&r->q, " AND (__weir_n.__weir_from IS NULL OR "
-                          "__weir_l.__weir_seq >= __weir_n.__weir_from)"
-                          " WINDOW __weir_w AS (PARTITION BY ");
+    if (r->c->ignore_null_updates) {
+        /* Each column's last non-NULL value since the key's last delete. */
+        weir__buf_puts(&r->q, "(SELECT ");
+        list(r, NULL, r->keys, r->n_keys);
+        weir__buf_puts(&r->q, ", __weir_seq, __weir_del");
+        for (size_t i = 0; i < r->n_data; i++) {
+            if (is_key(r, r->data[i]))
+                continue;
+            weir__buf_puts(&r->q, ", CASE WHEN __weir_del THEN NULL ELSE "
+                                  "last_value(CASE WHEN __weir_del THEN NULL "
+                                  "ELSE ");
+            ident(r, NULL, r->data[i]);
+            weir__buf_puts(&r->q, " END IGNORE NULLS) OVER (PARTITION BY ");
+            list(r, NULL, r->keys, r->n_keys);
+            weir__buf_puts(&r->q, ", __weir_dg ORDER BY __weir_seq ROWS BETWEEN "
+                                  "UNBOUNDED PRECEDING AND CURRENT ROW) END AS ");
+            ident(r, NULL, r->data[i]);
+        }
+        weir__buf_puts(&r->q, " FROM (SELECT __weir_k.*, sum(CASE WHEN "
+                              "__weir_del THEN 1 ELSE 0 END) OVER (PARTITION BY ");
+        list(r, NULL, r->keys, r->n_keys);
+        weir__buf_puts(&r->q, " ORDER BY __weir_seq ROWS BETWEEN UNBOUNDED "
+                              "PRECEDING AND CURRENT ROW) AS __weir_dg FROM ");
+        hidden(r, "log");
+        weir__buf_puts(&r->q, " AS __weir_k SEMI JOIN " WIN " AS __weir_n ON ");
+        keys_equal(r, "__weir_k", "__weir_n");
+        weir__buf_puts(&r->q, ") AS __weir_g) AS __weir_l");
+    } else {
+        hidden(r, "log");
+        weir__buf_puts(&r->q, " AS __weir_l JOIN " WIN " AS __weir_n ON ");
+        keys_equal(r, "__weir_l", "__weir_n");
+        weir__buf_puts(&r->q, " AND (__weir_n.__weir_from IS NULL OR "
+                              "__weir_l.__weir_seq >= __weir_n.__weir_from)");
+    }
+    weir__buf_puts(&r->q, " WINDOW __weir_w AS (PARTITION BY ");
     list(r, "__weir_l", r->keys, r->n_keys);
     weir__buf_puts(&r->q, " ORDER BY __weir_l.__weir_seq)), __weir_v AS (SELECT "
                           "*, sum(CASE WHEN NOT __weir_del AND (__weir_pdel IS "

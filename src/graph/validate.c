@@ -550,12 +550,6 @@ static void check_cdc(builder *b, const weir_gflow *f)
                            "APPLY AS TRUNCATE WHEN is supported only for SCD "
                            "type 1 (flow %s is STORED AS SCD TYPE 2).",
                            fq);
-    if (c->ignore_null_updates && c->scd_type == 2)
-        weir__graph_report(b, &f->origin, &c->pos,
-                           "UNSUPPORTED_FEATURE.AUTOCDC_SCD2_IGNORE_NULL_UPDATES",
-                           "IGNORE NULL UPDATES is supported for SCD type 1 "
-                           "only in weir (flow %s is STORED AS SCD TYPE 2).",
-                           fq);
 }
 
 void weir__graph_validate_flow(builder *b, const weir_gflow *f)

@@ -2,7 +2,8 @@
 # __END_AT typed like SEQUENCE BY), history only on tracked columns (an
 # untracked change updates the current version), a late change placed
 # inside the history, a delete closing the current version, a late insert
-# before a delete, metrics, and a new source column added to the target.
+# before a delete, metrics, a new source column added to the target, and
+# IGNORE NULL UPDATES.
 mkdir -p landing
 printf '%s\n' '{"id": 1, "seq": 10, "op": "UPSERT", "city": "paris", "note": "a"}' \
     '{"id": 1, "seq": 30, "op": "UPSERT", "city": "rome", "note": "b"}' \
@@ -46,3 +47,29 @@ expect_exit 0
 expect_query "SELECT id, city, tier, __START_AT, __END_AT FROM history WHERE id = 3 ORDER BY __START_AT" "id,city,tier,__START_AT,__END_AT
 3,bern,2,70,80
 3,bern,3,80,"
+
+# IGNORE NULL UPDATES with SCD 2: NULL keeps the previous value, so a NULL
+# city opens no version; a late change is filled from the changes before
+# it; after a delete nothing is carried over.
+printf '%s\n' '{"id": 5, "seq": 100, "op": "UPSERT", "city": "kyiv", "note": "n1"}' \
+    '{"id": 5, "seq": 110, "op": "UPSERT", "city": null, "note": "n2"}' \
+    '{"id": 5, "seq": 120, "op": "UPSERT", "city": "riga", "note": null}' >landing/5.json
+run_weir run
+expect_exit 0
+expect_query "SELECT city, note, __START_AT, __END_AT FROM sparse WHERE id = 5 ORDER BY __START_AT" "city,note,__START_AT,__END_AT
+kyiv,n2,100,120
+riga,n2,120,"
+printf '%s\n' '{"id": 5, "seq": 115, "op": "UPSERT", "city": "oslo", "note": null}' \
+    '{"id": 5, "seq": 130, "op": "DELETE", "city": null, "note": null}' \
+    '{"id": 5, "seq": 140, "op": "UPSERT", "city": null, "note": "n3"}' >landing/6.json
+run_weir run
+expect_exit 0
+expect_query "SELECT city, note, __START_AT, __END_AT FROM sparse WHERE id = 5 ORDER BY __START_AT" "city,note,__START_AT,__END_AT
+kyiv,n2,100,115
+oslo,n2,115,120
+riga,n2,120,130
+,n3,140,"
+expect_query "SELECT city, note, __START_AT, __END_AT FROM sparse WHERE id = 1 ORDER BY __START_AT" "city,note,__START_AT,__END_AT
+paris,a,10,20
+oslo,x,20,30
+rome,c,30,60"
