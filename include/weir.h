@@ -496,12 +496,19 @@ typedef struct weir_flow_options {
      * sources from the start (docs/import-checkpoint.md). Streaming
      * append flows into a streaming table or a sink only. NULL = none. */
     const char *import_checkpoint;
+    /* Version 4: */
+    /* An AUTO CDC flow (docs/auto-cdc.md): the Spark SQL of its clauses
+     * after `AUTO CDC INTO target`, e.g. "FROM STREAM(src) KEYS (id)
+     * APPLY AS DELETE WHEN op = 'D' SEQUENCE BY ts STORED AS SCD TYPE 2";
+     * query must then be NULL. A flow named like its target is the
+     * target's own flow. NULL = an append flow of query. */
+    const char *auto_cdc;
 } weir_flow_options;
 
-#define WEIR_FLOW_OPTIONS_VERSION 3
+#define WEIR_FLOW_OPTIONS_VERSION 4
 #define WEIR_FLOW_OPTIONS_INIT                                                \
     { WEIR_FLOW_OPTIONS_VERSION, NULL, NULL, NULL, false, NULL, 0, NULL,      \
-      NULL, 0, NULL }
+      NULL, 0, NULL, NULL }
 
 /**
  * Register a standalone flow (Spark's defineFlow, SQL's CREATE FLOW ... AS
@@ -717,6 +724,7 @@ typedef struct weir_flow_info {
     bool implicit; /* the dataset's own flow */
     const char *source_path;
     unsigned source_line;
+    int auto_cdc; /* an AUTO CDC flow: its SCD type (1 or 2); 0 = not */
 } weir_flow_info;
 
 typedef struct weir_graph_info {

@@ -146,6 +146,39 @@ static int parse_query(weir_pipeline *p, const char *text, const char *what,
     return 0;
 }
 
+/* An AUTO CDC flow's clauses, like parse_query. */
+static int parse_cdc(weir_pipeline *p, const char *text, const char *what,
+                     const api_origin *at, weir_def_flow *f,
+                     const weir_sql_source **src_out, weir_error *err)
+{
+    weir_sql_source *src = weir__arena_alloc(&p->arena, sizeof(*src));
+    if (!src)
+        return oom(err);
+    memset(src, 0, sizeof(*src));
+    src->path = weir__arena_printf(&p->arena, "<%s>", what);
+    src->text = weir__arena_strdup(&p->arena, text);
+    src->len = strlen(text);
+    if (at->path) {
+        src->at_path = weir__arena_strdup(&p->arena, at->path);
+        src->at_line = at->line;
+    }
+    if (weir__arena_failed(&p->arena))
+        return oom(err);
+    weir_error e;
+    int rc = weir__sql_parse_cdc(&f->cdc, &f->query, &p->arena, src, 0,
+                                 src->len, &e);
+    if (rc == WEIR_ENOMEM)
+        return oom(err);
+    if (rc) {
+        e.code = WEIR_ESQL;
+        weir__diags_add(&p->diags, &e);
+        weir__error_copy(err, &e);
+        return WEIR_ESQL;
+    }
+    *src_out = src;
+    return 0;
+}
+
 static weir_kvpair *copy_kv(weir_arena *a, const weir_kv *kv, size_t n)
 {
     if (!n || !kv)
@@ -367,9 +400,16 @@ int weir_pipeline_define_flow(weir_pipeline *p, const weir_flow_options *o,
         return WEIR_ERR(err, WEIR_EINVAL, NULL,
                         "unsupported weir_flow_options version %u", o->version);
     const char *name = o->name, *target = o->target;
-    if (!name || !target || !o->query)
+    const char *cdc = o->version >= 4 ? o->auto_cdc : NULL;
+    if (!name || !target || (!o->query) == (!cdc))
         return WEIR_ERR(err, WEIR_EINVAL, NULL,
-                        "a flow needs a name, a target and a query");
+                        "a flow needs a name, a target and a query (or, for "
+                        "an AUTO CDC flow, its clauses instead)");
+    if (cdc && (o->once || (o->version >= 3 && o->import_checkpoint)))
+        return WEIR_ERR(err, WEIR_EINVAL, NULL,
+                        "flow '%s': an AUTO CDC flow cannot be a once flow "
+                        "or import a checkpoint",
+                        name);
     if (o->n_conf && !o->conf)
         return WEIR_ERR(err, WEIR_EINVAL, NULL, "n_conf is set but conf is NULL");
     weir__begin_call(p);
@@ -386,7 +426,9 @@ int weir_pipeline_define_flow(weir_pipeline *p, const weir_flow_options *o,
     int rc = weir__parse_name(p, name, &f.name, err);
     if (!rc)
         rc = weir__parse_name(p, target, &f.target, err);
-    if (!rc)
+    if (!rc && cdc)
+        rc = parse_cdc(p, cdc, name, &at, &f, &src, err);
+    else if (!rc)
         rc = parse_query(p, o->query, name, &at, &f.query, &src, err);
     if (!rc)
         rc = origin_of(p, &at, src, &f.origin, err);

@@ -43,6 +43,7 @@ static int fill_flow(weir_arena *a, const weir_graph *g, weir_flow_info *fi,
     fi->streaming = f->streaming;
     fi->once = f->once;
     fi->implicit = f->implicit;
+    fi->auto_cdc = f->cdc ? f->cdc->scd_type : 0;
     fi->source_path = path_of(&f->origin);
     fi->source_line = f->origin.pos.line;
     const char **in = weir__arena_array(a, f->n_inputs + 1, sizeof(*in));

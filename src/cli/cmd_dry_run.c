@@ -101,8 +101,13 @@ static void print_flows(FILE *out, const weir_graph_info *g)
         pad(out, text_put(out, f->name, SIZE_MAX), name_w);
         fputs(" -> ", out);
         pad(out, text_put(out, f->target, SIZE_MAX), target_w);
-        fprintf(out, "  %s%s\n", f->once ? "once" : f->streaming ? "streaming" : "batch",
-                f->implicit ? "" : ", append flow");
+        if (f->auto_cdc)
+            fprintf(out, "  %s, auto cdc flow (SCD type %d)\n",
+                    f->streaming ? "streaming" : "batch", f->auto_cdc);
+        else
+            fprintf(out, "  %s%s\n",
+                    f->once ? "once" : f->streaming ? "streaming" : "batch",
+                    f->implicit ? "" : ", append flow");
         print_list(out, "inputs", f->inputs, f->n_inputs);
         print_list(out, "external inputs", f->external_inputs,
                    f->n_external_inputs);
@@ -164,9 +169,12 @@ static void json_flow(FILE *out, const weir_flow_info *f)
     json_put_string(out, f->name);
     fputs(",\"target\":", out);
     json_put_string(out, f->target);
-    fprintf(out, ",\"streaming\":%s,\"once\":%s,\"implicit\":%s,\"inputs\":",
+    fprintf(out, ",\"streaming\":%s,\"once\":%s,\"implicit\":%s,",
             f->streaming ? "true" : "false", f->once ? "true" : "false",
             f->implicit ? "true" : "false");
+    if (f->auto_cdc)
+        fprintf(out, "\"auto_cdc\":{\"scd_type\":%d},", f->auto_cdc);
+    fputs("\"inputs\":", out);
     json_strings(out, f->inputs, f->n_inputs);
     fputs(",\"external_inputs\":", out);
     json_strings(out, f->external_inputs, f->n_external_inputs);

@@ -631,13 +631,6 @@ static int flow_query(weir__creg *reg, const char *flow, const char *file,
                       char **out, weir__cstatus *st)
 {
     *out = NULL;
-    if (d->details_case ==
-        SPARK__CONNECT__PIPELINE_COMMAND__DEFINE_FLOW__DETAILS_AUTO_CDC_FLOW_DETAILS)
-        return diag(reg, st, WEIR_EINVAL, "UNSUPPORTED_FEATURE.AUTO_CDC_FLOW",
-                    "0A000", file, line,
-                    "Flow '%s' is an AutoCDC flow (create_auto_cdc_flow), which "
-                    "weir does not support yet",
-                    flow);
     if (d->details_case !=
             SPARK__CONNECT__PIPELINE_COMMAND__DEFINE_FLOW__DETAILS_RELATION_FLOW_DETAILS ||
         !d->relation_flow_details->_relation_case ||
@@ -657,6 +650,98 @@ static int flow_query(weir__creg *reg, const char *flow, const char *file,
     return 0;
 }
 
+/* Append one expression of an AUTO CDC flow as Spark SQL. */
+static int cdc_expr(weir_buf *b, const Spark__Connect__Expression *e,
+                    weir__plan_error *pe)
+{
+    char *sql = NULL;
+    if (weir__plan_expression_sql(e, &sql, pe))
+        return -1;
+    weir__buf_puts(b, sql);
+    free(sql);
+    return 0;
+}
+
+static int cdc_list(weir_buf *b, const char *clause,
+                    Spark__Connect__Expression *const *cols, size_t n,
+                    weir__plan_error *pe)
+{
+    weir__buf_printf(b, " %s (", clause);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            weir__buf_puts(b, ", ");
+        if (cdc_expr(b, cols[i], pe))
+            return -1;
+    }
+    weir__buf_putc(b, ')');
+    return 0;
+}
+
+/* create_auto_cdc_flow's details as the clauses of an AUTO CDC flow in
+ * SQL (docs/auto-cdc.md), which weir_flow_options.auto_cdc takes. The
+ * graph checks them like those of a SQL file. */
+static int flow_cdc(weir__creg *reg, const char *flow, const char *file,
+                    unsigned line,
+                    const Spark__Connect__PipelineCommand__DefineFlow__AutoCdcFlowDetails *c,
+                    char **out, weir__cstatus *st)
+{
+    *out = NULL;
+    if (!c->_source_case || !c->source || !*c->source)
+        return diag(reg, st, WEIR_EINVAL, "AUTOCDC_MISSING_SOURCE", "42000",
+                    file, line, "AUTO CDC flow '%s' has no source", flow);
+    if (c->n_column_list && c->n_except_column_list)
+        return diag(reg, st, WEIR_EINVAL,
+                    "AUTOCDC_BOTH_COLUMN_LIST_AND_EXCEPT_COLUMN_LIST", "42000",
+                    file, line,
+                    "AUTO CDC flow '%s' has both column_list and "
+                    "except_column_list; give one of them",
+                    flow);
+    if (c->n_ignore_null_updates_column_list ||
+        c->n_ignore_null_updates_except_column_list)
+        return diag(reg, st, WEIR_EINVAL,
+                    "UNSUPPORTED_FEATURE.AUTOCDC_IGNORE_NULL_UPDATES_COLUMNS",
+                    "0A000", file, line,
+                    "AUTO CDC flow '%s': ignore_null_updates column lists are "
+                    "not supported",
+                    flow);
+    weir_buf b = WEIR_BUF_INIT;
+    weir__plan_error pe;
+    memset(&pe, 0, sizeof pe);
+    weir__buf_puts(&b, "FROM STREAM(");
+    weir__buf_puts(&b, c->source); /* a table name as Python wrote it */
+    weir__buf_putc(&b, ')');
+    int rc = cdc_list(&b, "KEYS", c->keys, c->n_keys, &pe);
+    if (!rc && c->_apply_as_deletes_case && c->apply_as_deletes) {
+        weir__buf_puts(&b, " APPLY AS DELETE WHEN ");
+        rc = cdc_expr(&b, c->apply_as_deletes, &pe);
+    }
+    if (!rc && c->_apply_as_truncates_case && c->apply_as_truncates) {
+        weir__buf_puts(&b, " APPLY AS TRUNCATE WHEN ");
+        rc = cdc_expr(&b, c->apply_as_truncates, &pe);
+    }
+    if (!rc && c->_sequence_by_case && c->sequence_by) {
+        weir__buf_puts(&b, " SEQUENCE BY ");
+        rc = cdc_expr(&b, c->sequence_by, &pe);
+    }
+    if (!rc && c->n_column_list)
+        rc = cdc_list(&b, "COLUMNS", c->column_list, c->n_column_list, &pe);
+    if (!rc && c->n_except_column_list)
+        rc = cdc_list(&b, "COLUMNS * EXCEPT", c->except_column_list,
+                      c->n_except_column_list, &pe);
+    if (!rc && (int)c->stored_as_scd_type > 1) /* later clients: SCD_TYPE_2 */
+        weir__buf_printf(&b, " STORED AS SCD TYPE %d", (int)c->stored_as_scd_type);
+    if (rc) {
+        weir__buf_free(&b);
+        return diag(reg, st, WEIR_ESQL,
+                    pe.error_class[0] ? pe.error_class : "UNSUPPORTED_FEATURE",
+                    "0A000", file, line,
+                    "AUTO CDC flow '%s' cannot be translated: %s", flow,
+                    pe.message);
+    }
+    *out = weir__buf_detach(&b);
+    return *out ? 0 : oom(st);
+}
+
 static int define_flow(weir__creg *reg,
                        const Spark__Connect__PipelineCommand__DefineFlow *d,
                        weir__cstatus *st)
@@ -672,8 +757,14 @@ static int define_flow(weir__creg *reg,
     if (!name || !*name || !target || !*target)
         return diag(reg, st, WEIR_EINVAL, "INVALID_PIPELINE_DEFINITION", "42000",
                     file, line, "a flow needs a name and a target");
-    bool implicit = weir__str_ieq(name, target);
-    if (!implicit && name_parts(name) > 1)
+    bool cdc = d->details_case ==
+               SPARK__CONNECT__PIPELINE_COMMAND__DEFINE_FLOW__DETAILS_AUTO_CDC_FLOW_DETAILS;
+    bool named_like_target = weir__str_ieq(name, target);
+    /* An AUTO CDC flow named like its target is registered as a flow: the
+     * graph makes it the target's own (create_streaming_table made the
+     * target, without a query). */
+    bool implicit = named_like_target && !cdc;
+    if (!named_like_target && name_parts(name) > 1)
         return diag(reg, st, WEIR_EINVAL, "MULTIPART_FLOW_NAME_NOT_SUPPORTED",
                     "0A000", file, line, "Flow name '%s' must be a single part",
                     name);
@@ -721,9 +812,22 @@ static int define_flow(weir__creg *reg,
                                "too many definitions");
         goto out;
     }
-    rc = flow_query(reg, name, file, line, d, &query, st);
+    char *cdc_text = NULL;
+    if (cdc && (once || sf.import_checkpoint || sf.n_exps)) {
+        rc = diag(reg, st, WEIR_EINVAL, "INVALID_PIPELINE_DEFINITION", "42000",
+                  file, line,
+                  "AUTO CDC flow '%s' cannot be a once flow, import a "
+                  "checkpoint or carry expectations",
+                  name);
+        goto out;
+    }
+    rc = cdc ? flow_cdc(reg, name, file, line, d->auto_cdc_flow_details,
+                        &cdc_text, st)
+             : flow_query(reg, name, file, line, d, &query, st);
     if (rc)
         goto out;
+    if (cdc)
+        query = cdc_text;
     reg->n_definitions++;
     if (implicit) {
         output *o = find_output(reg, target);
@@ -794,7 +898,8 @@ static int define_flow(weir__creg *reg,
     weir_flow_options fo = WEIR_FLOW_OPTIONS_INIT;
     fo.name = name;
     fo.target = target;
-    fo.query = query;
+    fo.query = cdc ? NULL : query;
+    fo.auto_cdc = cdc ? query : NULL;
     fo.once = once;
     fo.conf = all.items;
     fo.n_conf = all.len;

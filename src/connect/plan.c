@@ -1188,6 +1188,22 @@ int weir__plan_relation_sql(const Rel *r, char **out, weir__plan_error *err)
     return *out ? 0 : weir__plan_fail(&c, "OUT_OF_MEMORY", "Out of memory.");
 }
 
+int weir__plan_expression_sql(const Spark__Connect__Expression *e, char **out,
+                              weir__plan_error *err)
+{
+    memset(err, 0, sizeof *err);
+    *out = NULL;
+    plan_ctx c = { err, NULL, 0, 0, NULL };
+    weir_buf b = WEIR_BUF_INIT;
+    if (weir__plan_expr(&c, &b, e) < 0 || weir__buf_failed(&b)) {
+        weir__buf_free(&b);
+        return err->message[0] ? -1
+                               : weir__plan_fail(&c, "OUT_OF_MEMORY", "Out of memory.");
+    }
+    *out = weir__buf_detach(&b);
+    return *out ? 0 : weir__plan_fail(&c, "OUT_OF_MEMORY", "Out of memory.");
+}
+
 int weir__plan_datatype_ddl(const Spark__Connect__DataType *type, int as_columns,
                             char **out, weir__plan_error *err)
 {

@@ -48,6 +48,11 @@ typedef struct weir__plan_error {
 int weir__plan_relation_sql(const Spark__Connect__Relation *rel, char **out,
                             weir__plan_error *err);
 
+/* Render an expression (a Column) as Spark SQL; ownership and errors as
+ * weir__plan_relation_sql. */
+int weir__plan_expression_sql(const Spark__Connect__Expression *e, char **out,
+                              weir__plan_error *err);
+
 /* Render a Spark Connect DataType as Spark DDL ("BIGINT",
  * "STRUCT<a: INT>", ...). For a struct at the top level with as_columns
  * set, renders a column list ("a INT, b STRING") as TableDetails schemas

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine/cdc.h"
 #include "engine/resolve.h"
 #include "sinks/sink.h"
 #include "util/buf.h"
@@ -158,7 +159,21 @@ static int finish_job(analysis *an, job *j)
         fail_flow(an, j->f, &j->e);
         return 0;
     }
-    return to_schema(&j->f->schema, &an->g->arena, j->cols, j->n);
+    int rc = to_schema(&j->f->schema, &an->g->arena, j->cols, j->n);
+    if (rc || !j->f->cdc)
+        return rc;
+    /* An AUTO CDC flow's query is its source: the target gets the chosen
+     * columns (and SCD 2's validity columns). */
+    weir_schema src = j->f->schema;
+    weir_error e;
+    weir__error_clear(&e);
+    rc = weir__cdc_target_schema(&j->f->schema, &an->g->arena, an->rctx.probe,
+                                 j->f, &src, j->sql, &e);
+    if (rc == WEIR_ENOMEM)
+        return rc;
+    if (rc)
+        fail_flow(an, j->f, &e);
+    return 0;
 }
 
 static int translate_job(analysis *an, job *j)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/cdc.h"
 #include "engine/common.h"
 #include "engine/resolve.h"
 #include "engine/write.h"
@@ -452,6 +453,9 @@ static void plan_details(weir_flow_exec *x, const batch_plan *p)
 /* Columns the batch has and the table lacks (a file source's schema
  * evolved in this update, or an upstream table gained columns) are added
  * to the table in the flow's transaction, as additive evolution. */
+static int add_missing_columns(weir_flow_exec *x, const weir_gdataset *t,
+                               const weir_db_column *cols, size_t n);
+
 static int add_new_columns(weir_flow_exec *x, const weir_gdataset *t,
                            const char *sql)
 {
@@ -459,6 +463,18 @@ static int add_new_columns(weir_flow_exec *x, const weir_gdataset *t,
     weir_db_column *cols = NULL;
     size_t n = 0;
     int rc = weir__conn_describe(x->conn, sql, &cols, &n, &a, &x->err);
+    if (!rc)
+        rc = add_missing_columns(x, t, cols, n);
+    weir__arena_free(&a);
+    return rc;
+}
+
+/* Add the columns of cols that t lacks. */
+static int add_missing_columns(weir_flow_exec *x, const weir_gdataset *t,
+                               const weir_db_column *cols, size_t n)
+{
+    weir_arena a = WEIR_ARENA_INIT;
+    int rc = 0;
     /* The table's columns: describing a query is a prepare, much cheaper
      * than filtering duckdb_columns() over every attached table. */
     weir_buf q = WEIR_BUF_INIT;
@@ -508,6 +524,64 @@ static int insert_rows(weir_flow_exec *x, const weir_gdataset *t,
     if (!rc)
         rc = weir__write_batch(x, t, weir__buf_cstr(&sql), false);
     weir__buf_free(&sql);
+    return rc;
+}
+
+/* An AUTO CDC flow's batch: its query yields the changes, applied to the
+ * target by key and sequence (engine/cdc.c) in the batch's transaction. */
+static int apply_changes(weir_flow_exec *x, const weir_gdataset *t,
+                         const batch_plan *p)
+{
+    weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
+                             p->sources.items, p->sources.len, false, x->infer,
+                             x->sample_rows, x->conn };
+    ctx.careful_files = x->careful_files;
+    weir_buf sql = WEIR_BUF_INIT;
+    int rc = weir__resolve_flow_sql(&sql, &ctx, x->f, &x->err);
+    if (!rc && sql.failed)
+        rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    /* The batch's columns decide the target's: a file source may have
+     * gained some since the update's analysis. */
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_db_column *cols = NULL;
+    size_t n = 0;
+    weir_schema src = { NULL, 0 }, schema = { NULL, 0 };
+    if (!rc)
+        rc = weir__conn_describe(x->conn, weir__buf_cstr(&sql), &cols, &n, &a,
+                                 &x->err);
+    if (!rc && !(src.cols = weir__arena_array(&a, n + 1, sizeof(*src.cols))))
+        rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0; !rc && i < n; i++) {
+        weir_column c = { cols[i].name, cols[i].type, NULL, true, NULL };
+        src.cols[src.n++] = c;
+    }
+    if (!rc)
+        rc = weir__cdc_target_schema(&schema, &a, x->conn, x->f, &src,
+                                     weir__buf_cstr(&sql), &x->err);
+    weir_db_column *want = rc ? NULL
+                              : weir__arena_array(&a, schema.n + 1, sizeof(*want));
+    if (!rc && !want)
+        rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0; !rc && i < schema.n; i++) {
+        want[i].name = schema.cols[i].name;
+        want[i].type = schema.cols[i].duck_type;
+    }
+    if (!rc)
+        rc = add_missing_columns(x, t, want, schema.n);
+    weir_cdc_metrics m = { 0, 0, 0 };
+    if (!rc)
+        rc = weir__cdc_apply(x->conn, x->g, x->f, t, &schema,
+                             weir__buf_cstr(&sql), p->batch_id == 0, &m,
+                             &x->err);
+    weir__arena_free(&a);
+    weir__buf_free(&sql);
+    if (!rc) {
+        /* rows_written bounds the table's rows (check_unrecorded). */
+        x->rows_written = m.upserted;
+        x->cdc.upserted += m.upserted;
+        x->cdc.deleted += m.deleted;
+        x->cdc.ignored += m.ignored;
+    }
     return rc;
 }
 
@@ -738,6 +812,14 @@ static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
             weir__files_explain_error(&x->err);
         if (!rc)
             rc = record_checkpoint(x, &p, t);
+    } else if (!rc && x->f->cdc) {
+        rc = apply_changes(x, t, &p);
+        if (rc)
+            weir__files_explain_error(&x->err);
+        if (!rc)
+            rc = check_files_stable(x, &p);
+        if (!rc)
+            rc = record_checkpoint(x, &p, t);
     } else if (!rc) {
         rc = insert_rows(x, t, p.sources.items, p.sources.len);
         if (rc)
@@ -905,6 +987,7 @@ int weir__flow_exec(weir_flow_exec *x)
      * gets more batches in this update, each committed on its own, like
      * Spark's Trigger.AvailableNow; the details list them all. */
     int64_t rows = 0, batches = 0;
+    memset(&x->cdc, 0, sizeof(x->cdc));
     weir_buf all = WEIR_BUF_INIT, last = WEIR_BUF_INIT;
     static const char member[] = ", \"checkpoint\": ";
     for (;;) {
@@ -935,6 +1018,12 @@ int weir__flow_exec(weir_flow_exec *x)
         weir__buf_printf(&x->details, "%s%s, \"batches\": [%s]", member,
                          weir__buf_cstr(&last), weir__buf_cstr(&all));
     }
+    if (batches && x->f->cdc)
+        weir__buf_printf(&x->details,
+                         ", \"auto_cdc\": {\"upserted\": %lld, \"deleted\": "
+                         "%lld, \"ignored\": %lld}",
+                         (long long)x->cdc.upserted, (long long)x->cdc.deleted,
+                         (long long)x->cdc.ignored);
     weir__buf_free(&all);
     weir__buf_free(&last);
     return rc;

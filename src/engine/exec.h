@@ -50,6 +50,10 @@ typedef struct weir_flow_exec {
     weir_buf imported;
     char import_note[1024];
     bool import_pending; /* this batch's transaction holds an import */
+    /* AUTO CDC flows: what the update's batches applied */
+    struct {
+        int64_t upserted, deleted, ignored;
+    } cdc;
 } weir_flow_exec;
 
 /* Run the flow. Returns 0 or the code in x->err; on failure nothing of the

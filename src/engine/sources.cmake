@@ -1,5 +1,6 @@
 set(WEIR_ENGINE_SOURCES
   src/engine/analyze.c
+  src/engine/cdc.c
   src/engine/common.c
   src/engine/exec.c
   src/engine/materialize.c

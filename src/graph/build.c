@@ -340,6 +340,7 @@ static int add_flows(builder *b)
         f.implicit = true;
         f.target = (int)i;
         f.query = d->def->query;
+        f.cdc = d->def->cdc;
         f.dataset_def = d->def;
         f.ctx_catalog = d->def->ctx_catalog;
         f.ctx_database = d->def->ctx_database;
@@ -388,11 +389,17 @@ static int add_flows(builder *b)
         f.ctx_catalog = def->ctx_catalog;
         f.ctx_database = def->ctx_database;
         f.once = def->once;
+        f.cdc = def->cdc;
         f.conf = merge_conf(&g->arena, defs, def->conf, def->n_conf, &f.n_conf);
+        /* An AUTO CDC flow named like its target (APPLY CHANGES INTO t,
+         * Python's default name) is the target's own flow, as in Spark. */
+        if (f.cdc && find_flow(g, f.display) < 0 &&
+            weir__str_ieq(f.display, t->display))
+            f.implicit = true;
         /* A dataset's implicit flow already owns the name: Spark's
          * registration finds the duplicate flow identifier first. Only a
          * dataset without a query leaves the name to the table check. */
-        if (find_flow(g, f.display) < 0 &&
+        if (!f.implicit && find_flow(g, f.display) < 0 &&
             weir__graph_find_dataset(g, f.display) >= 0) {
             weir__graph_report(b, &def->origin, NULL, "FLOW_NAME_CONFLICTS_WITH_TABLE",
                       "Flow '%s' cannot be created because its name conflicts "

@@ -163,6 +163,7 @@ static int add_dataset_stmt(weir_defs *defs, weir_arena *arena,
     d.options = copy_props(arena, s->options, s->n_options);
     d.n_options = s->n_options;
     d.query = s->query;
+    d.cdc = s->cdc;
     d.conf = st->conf;
     d.n_conf = st->n_conf;
     d.is_private = s->is_private;
@@ -206,6 +207,7 @@ static int add_flow_stmt(weir_defs *defs, const weir_sql_stmt *s,
     f.ctx_database = st->database;
     f.query = s->query;
     f.once = s->once;
+    f.cdc = s->cdc;
     f.conf = st->conf;
     f.n_conf = st->n_conf;
     f.comment = s->comment;

@@ -71,6 +71,8 @@ typedef struct weir_def_dataset {
     const weir_kvpair *options; /* sinks */
     size_t n_options;
     const weir_sql_query *query; /* implicit flow's query; NULL = none */
+    const weir_sql_cdc *cdc;     /* the implicit flow is AUTO CDC (query is
+                                    its source); NULL = an append flow */
     const weir_kvpair *conf;     /* confs in effect for the implicit flow */
     size_t n_conf;
     bool is_private;
@@ -87,6 +89,8 @@ typedef struct weir_def_flow {
     const char *ctx_database;
     const weir_sql_query *query;
     bool once;
+    const weir_sql_cdc *cdc; /* an AUTO CDC flow: query is SELECT * FROM its
+                                source; NULL = an append flow */
     const weir_kvpair *conf;
     size_t n_conf;
     const char *comment;
@@ -190,6 +194,10 @@ typedef struct weir_gflow {
     const weir_def_dataset *dataset_def; /* implicit flows */
     const char *ctx_catalog, *ctx_database;
     bool once;
+    /* The flow's kind besides once: an AUTO CDC flow applies the changes
+     * its query (SELECT * FROM source) yields to its target by key and
+     * sequence (engine/cdc.c); NULL = it appends its query's rows. */
+    const weir_sql_cdc *cdc;
     bool streaming; /* reads at least one stream (directly) */
     weir_input *inputs;
     size_t n_inputs;

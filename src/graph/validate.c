@@ -1,6 +1,7 @@
 /*
  * Spark's graph validations that need no schemas (GraphValidations: flow
- * streamingness, multiple flows into a materialized view, temporary objects
+ * streamingness, multiple flows into a materialized view, AUTO CDC flows'
+ * clauses and targets, temporary objects
  * in persisted views, datasets without flows, resettable dependencies,
  * streaming aggregations) and each dataset's expectations, including
  * those declared as table properties.
@@ -472,6 +473,86 @@ static void check_view_confs(builder *b, const weir_gflow *f)
     WEIR_VEC_FREE(&won);
 }
 
+/* ---- AUTO CDC flows ---------------------------------------------------------
+ * What an AUTO CDC flow's clauses must be, whichever front end defined it
+ * (docs/auto-cdc.md). Rules on columns need the source's schema and are
+ * the engine's (engine/cdc.c). */
+
+static void cdc_multipart(builder *b, const weir_gflow *f,
+                          const weir_sql_name *names, size_t n)
+{
+    weir_graph *g = b->g;
+    for (size_t i = 0; i < n; i++) {
+        if (names[i].n <= 1)
+            continue;
+        weir_buf t = WEIR_BUF_INIT;
+        for (size_t k = 0; k < names[i].n; k++)
+            weir__buf_printf(&t, "%s%s", k ? "." : "", names[i].parts[k]);
+        weir__graph_report(b, &f->origin, &names[i].pos,
+                           "AUTOCDC_MULTIPART_COLUMN_IDENTIFIER",
+                           "Expected a single column identifier in AUTO CDC "
+                           "flow %s; got the multi-part identifier '%s'.",
+                           weir__graph_quoted(&g->arena, f->display),
+                           weir__buf_cstr(&t));
+        weir__buf_free(&t);
+    }
+}
+
+static void check_cdc(builder *b, const weir_gflow *f)
+{
+    weir_graph *g = b->g;
+    const weir_gdataset *t = &g->datasets[f->target];
+    const weir_sql_cdc *c = f->cdc;
+    const char *fq = weir__graph_quoted(&g->arena, f->display);
+    if (t->kind != WEIR_STREAMING_TABLE) {
+        weir__graph_report(b, &f->origin, &c->pos, "AUTOCDC_INVALID_TARGET",
+                           "AUTO CDC flow %s writes the %s %s; AUTO CDC flows "
+                           "may only write streaming tables.",
+                           fq, weir__kind_name(t->kind),
+                           weir__graph_quoted(&g->arena, t->display));
+        return;
+    }
+    if (t->n_expectations)
+        weir__graph_report(b, &f->origin, &c->pos,
+                           "UNSUPPORTED_FEATURE.AUTOCDC_EXPECTATIONS",
+                           "AUTO CDC target %s declares expectations; weir "
+                           "does not enforce them on AUTO CDC flows yet. "
+                           "Declare them on the source instead.",
+                           weir__graph_quoted(&g->arena, t->display));
+    if (!f->streaming)
+        weir__graph_report(b, &f->origin, &c->pos, "AUTOCDC_SOURCE_NOT_STREAMING",
+                           "AUTO CDC source must be a streaming query: flow "
+                           "%s reads its source as a batch. Read it with "
+                           "FROM STREAM(source).",
+                           fq);
+    if (!c->n_keys)
+        weir__graph_report(b, &f->origin, &c->keys_pos, "AUTOCDC_EMPTY_KEYS",
+                           "AUTO CDC flow %s needs at least one key column "
+                           "(KEYS (col, ...)).",
+                           fq);
+    if (!c->sequence_by)
+        weir__graph_report(b, &f->origin, &c->pos, "AUTOCDC_MISSING_SEQUENCE_BY",
+                           "AUTO CDC flow %s has no SEQUENCE BY: a sequencing "
+                           "expression is required to order the changes of "
+                           "each key.",
+                           fq);
+    cdc_multipart(b, f, c->keys, c->n_keys);
+    cdc_multipart(b, f, c->columns.cols, c->columns.n);
+    cdc_multipart(b, f, c->track_history.cols, c->track_history.n);
+    if (c->track_history.set && c->scd_type != 2)
+        weir__graph_report(b, &f->origin, &c->track_history.pos,
+                           "AUTOCDC_TRACK_HISTORY_REQUIRES_SCD_TYPE_2",
+                           "TRACK HISTORY requires STORED AS SCD TYPE 2 (flow "
+                           "%s keeps SCD type 1).",
+                           fq);
+    if (c->truncate_when && c->scd_type == 2)
+        weir__graph_report(b, &f->origin, &c->pos,
+                           "AUTOCDC_TRUNCATE_REQUIRES_SCD_TYPE_1",
+                           "APPLY AS TRUNCATE WHEN is supported only for SCD "
+                           "type 1 (flow %s is STORED AS SCD TYPE 2).",
+                           fq);
+}
+
 void weir__graph_validate_flow(builder *b, const weir_gflow *f)
 {
     weir_graph *g = b->g;
@@ -513,6 +594,10 @@ void weir__graph_validate_flow(builder *b, const weir_gflow *f)
          * reaches its streaming readers as new data (sources/table.c). */
     }
     check_view_confs(b, f);
+    if (f->cdc) {
+        check_cdc(b, f);
+        return;
+    }
     const char *fq = weir__graph_quoted(&g->arena, f->display);
     if (f->once && t->kind != WEIR_STREAMING_TABLE) {
         /* A once flow appends a backfill; only a streaming table keeps
@@ -627,6 +712,23 @@ void weir__graph_validate_datasets(builder *b)
                           weir__graph_quoted(&g->arena, d->display), weir__buf_cstr(&q));
                 weir__buf_free(&q);
             }
+        }
+        bool cdc = false;
+        for (size_t k = 0; k < d->n_flows; k++)
+            cdc |= g->flows[d->flows[k]].cdc != NULL;
+        if (cdc && d->kind == WEIR_STREAMING_TABLE && d->n_flows > 1) {
+            weir_buf q = WEIR_BUF_INIT;
+            for (size_t k = 0; k < d->n_flows; k++)
+                weir__buf_printf(&q, "%s%s", k ? ", " : "",
+                                 g->flows[d->flows[k]].display);
+            weir__graph_report(b, &d->def->origin, NULL,
+                               "AUTOCDC_MULTIPLE_FLOWS_TO_TARGET",
+                               "AUTO CDC target %s has %zu flows (%s); a table "
+                               "written by an AUTO CDC flow takes that flow "
+                               "only.",
+                               weir__graph_quoted(&g->arena, d->display),
+                               d->n_flows, weir__buf_cstr(&q));
+            weir__buf_free(&q);
         }
         bool quarantine = false;
         for (size_t k = 0; k < d->n_expectations; k++)

@@ -359,6 +359,9 @@ weir_sql_expr *weir__sql_parse_special(sql_parser *p, const sql_token *t,
 /* Expressions and queries (parse_expr.c, parse_query.c). */
 weir_sql_expr *weir__sql_expr(sql_parser *p);
 weir_sql_query *weir__sql_query(sql_parser *p);
+/* SELECT * FROM <one relation> (TABLE t, AUTO CDC ... FROM source); the
+ * query starts at token at (NULL: the relation). */
+weir_sql_query *weir__sql_relation_query(sql_parser *p, const sql_token *at);
 /* A comma-separated list of expressions (1+). */
 int weir__sql_expr_list(weir_sql_expr ***out, size_t *n, sql_parser *p);
 int weir__sql_window_spec(sql_window **out, sql_parser *p);

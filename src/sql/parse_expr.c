@@ -947,3 +947,8 @@ int weir__sql_expr_list(weir_sql_expr ***out, size_t *n, sql_parser *p)
     } while (weir__sql_accept_op(p, ","));
     return 0;
 }
+
+weir_sql_pos weir__sql_expr_pos(const weir_sql_expr *e)
+{
+    return e->pos;
+}

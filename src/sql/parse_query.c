@@ -660,6 +660,29 @@ static weir_sql_query *values_query(sql_parser *p)
     return q;
 }
 
+weir_sql_query *weir__sql_relation_query(sql_parser *p, const sql_token *at)
+{
+    if (!at)
+        at = weir__sql_peek(p, 0);
+    weir_sql_query *q = new_query(p, Q_SELECT, at);
+    sql_select *s = weir__arena_alloc(p->arena, sizeof(*s));
+    sql_item *it = weir__arena_alloc(p->arena, sizeof(*it));
+    weir_sql_expr *star = weir__arena_alloc(p->arena, sizeof(*star));
+    if (!q || !s || !it || !star)
+        return OOMN(p);
+    star->kind = EX_STAR;
+    star->pos = q->pos;
+    star->src = p->src;
+    it->e = star;
+    s->items = it;
+    s->n_items = 1;
+    q->sel = s;
+    if (!(s->from = relation_primary(p)))
+        return NULL;
+    q->end = weir__sql_prev_end(p);
+    return q;
+}
+
 static weir_sql_query *query_primary(sql_parser *p)
 {
     if (weir__sql_is_kw(p, 0, "SELECT"))
@@ -669,23 +692,7 @@ static weir_sql_query *query_primary(sql_parser *p)
     if (weir__sql_is_kw(p, 0, "TABLE") && weir__sql_at_ident(p, 1)) {
         /* TABLE t == SELECT * FROM t */
         const sql_token *at = &p->t[p->i++];
-        weir_sql_query *q = new_query(p, Q_SELECT, at);
-        sql_select *s = weir__arena_alloc(p->arena, sizeof(*s));
-        sql_item *it = weir__arena_alloc(p->arena, sizeof(*it));
-        weir_sql_expr *star = weir__arena_alloc(p->arena, sizeof(*star));
-        if (!q || !s || !it || !star)
-            return OOMN(p);
-        star->kind = EX_STAR;
-        star->pos = q->pos;
-        star->src = p->src;
-        it->e = star;
-        s->items = it;
-        s->n_items = 1;
-        q->sel = s;
-        if (!(s->from = relation_primary(p)))
-            return NULL;
-        q->end = weir__sql_prev_end(p);
-        return q;
+        return weir__sql_relation_query(p, at);
     }
     if (weir__sql_is_op(p, 0, "(")) {
         p->i++;

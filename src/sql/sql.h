@@ -181,6 +181,8 @@ typedef struct weir_sql_shape {
 
 void weir__sql_query_shape(weir_sql_shape *out, const weir_sql_query *q);
 void weir__sql_expr_shape(weir_sql_shape *out, const weir_sql_expr *e);
+/* Where an expression starts in its source. */
+weir_sql_pos weir__sql_expr_pos(const weir_sql_expr *e);
 /* Column names an expression references (unqualified last parts). */
 int weir__sql_expr_columns(const char ***out, size_t *n_out, weir_arena *arena,
                            const weir_sql_expr *e);
@@ -332,6 +334,35 @@ typedef struct weir_sql_property {
     weir_sql_pos pos;
 } weir_sql_property;
 
+/* A column list of AUTO CDC: COLUMNS (a, b) / COLUMNS * EXCEPT (a, b), and
+ * TRACK HISTORY ON the same shapes. Names keep their parts as written (a
+ * qualified name is an error of the graph). */
+typedef struct weir_sql_cdc_columns {
+    bool set;    /* the clause is present (COLUMNS *: set, n 0, except) */
+    bool except; /* * EXCEPT (...) */
+    weir_sql_name *cols;
+    size_t n;
+    weir_sql_pos pos;
+} weir_sql_cdc_columns;
+
+/* How an AUTO CDC flow (APPLY CHANGES INTO) applies its source's changes
+ * to its target (docs/auto-cdc.md). Front-end neutral: SQL and Python
+ * both fill it; the graph validates it. Expressions are NULL when absent. */
+typedef struct weir_sql_cdc {
+    weir_sql_name *keys;
+    size_t n_keys;
+    weir_sql_pos keys_pos; /* KEYS, or the statement when absent */
+    const weir_sql_expr *sequence_by;
+    const weir_sql_expr *delete_when;   /* APPLY AS DELETE WHEN */
+    const weir_sql_expr *truncate_when; /* APPLY AS TRUNCATE WHEN */
+    bool ignore_null_updates;
+    weir_sql_cdc_columns columns;
+    weir_sql_cdc_columns track_history;
+    int scd_type;          /* 1 or 2 (1 when not stored as) */
+    bool scd_set;          /* STORED AS SCD TYPE given */
+    weir_sql_pos pos;      /* AUTO CDC / APPLY CHANGES */
+} weir_sql_cdc;
+
 typedef struct weir_sql_stmt {
     weir_sql_stmt_kind kind;
     weir_sql_pos pos;     /* first token */
@@ -367,6 +398,10 @@ typedef struct weir_sql_stmt {
     /* CREATE FLOW */
     weir_sql_name target;
     bool once;
+    /* AUTO CDC (CREATE FLOW ... AS AUTO CDC INTO, CREATE STREAMING TABLE
+     * ... FLOW AUTO CDC, APPLY CHANGES INTO): query is SELECT * FROM the
+     * source. NULL for other statements. */
+    const weir_sql_cdc *cdc;
 
     /* SET */
     const char *set_key, *set_value;
@@ -379,6 +414,16 @@ typedef struct weir_sql_stmt {
  * _LEGACY_ERROR_TEMP_0035, and its location) and is skipped; the others are
  * returned in order. Returns 0, or WEIR_ESQL when diags received errors.
  */
+/*
+ * Parse the clauses of an AUTO CDC flow after `AUTO CDC INTO target`
+ * (FROM source KEYS ... SEQUENCE BY ...) from src[offset, offset + len):
+ * *cdc and *query (SELECT * FROM source) live in arena. For front ends
+ * other than SQL files (the C API, Python).
+ */
+int weir__sql_parse_cdc(const weir_sql_cdc **cdc, const weir_sql_query **query,
+                        weir_arena *arena, const weir_sql_source *src,
+                        size_t offset, size_t len, weir_error *err);
+
 int weir__sql_parse_file(weir_sql_stmt **out, size_t *n_out,
                          weir_arena *arena, const weir_sql_source *src,
                          weir__diags *diags);

@@ -797,8 +797,65 @@ TEST(test_import_checkpoint)
     scratch_free(&sc);
 }
 
+/* weir_flow_options.auto_cdc: an AUTO CDC flow from its SQL clauses; one
+ * named like its target is the target's own flow. */
+TEST(test_auto_cdc)
+{
+    weir_error err;
+    scratch sc;
+    scratch_init(&sc);
+    put_file(sc.dir, "in/a.json",
+             "{\"id\":1,\"seq\":2,\"op\":\"U\",\"v\":\"new\"}\n"
+             "{\"id\":1,\"seq\":1,\"op\":\"U\",\"v\":\"old\"}\n"
+             "{\"id\":2,\"seq\":3,\"op\":\"U\",\"v\":\"x\"}\n"
+             "{\"id\":2,\"seq\":4,\"op\":\"D\",\"v\":null}\n");
+    weir_session *s;
+    CHECK_INT(weir_session_open(&s, NULL, &err), 0);
+    weir_pipeline *p = pipeline_at(s, &sc);
+    weir_dataset_options t = WEIR_DATASET_OPTIONS_INIT;
+    t.name = "t";
+    CHECK_INT(weir_pipeline_create_table(p, &t, NULL, &err), 0);
+    weir_flow_options f = WEIR_FLOW_OPTIONS_INIT;
+    f.name = "t";
+    f.target = "t";
+    f.query = "SELECT 1";
+    f.auto_cdc = "FROM STREAM read_files('in', format => 'json') KEYS (id) "
+                 "APPLY AS DELETE WHEN op = 'D' SEQUENCE BY seq "
+                 "COLUMNS * EXCEPT (op, _rescued_data)";
+    CHECK_INT(weir_pipeline_define_flow(p, &f, &err), WEIR_EINVAL); /* both */
+    f.query = NULL;
+    f.once = true;
+    CHECK_INT(weir_pipeline_define_flow(p, &f, &err), WEIR_EINVAL);
+    f.once = false;
+    CHECK_INT(weir_pipeline_define_flow(p, &f, &err), 0);
+    weir_run_options ro = WEIR_RUN_OPTIONS_INIT;
+    weir_run_result r;
+    CHECK_INT(weir_pipeline_start_run(p, &ro, &r, &err), 0);
+    CHECK_INT(r.state, WEIR_RUN_COMPLETED);
+    weir_graph_info g;
+    CHECK_INT(weir_pipeline_describe(p, &g, &err), 0);
+    CHECK_INT(g.n_flows, 1);
+    if (g.n_flows == 1) {
+        CHECK_INT(g.flows[0].auto_cdc, 1);
+        CHECK(g.flows[0].implicit);
+    }
+    char buf[64];
+    CHECK_STR(scalar(p, "SELECT concat_ws(',', collect_list(v)) FROM t", buf,
+                     sizeof(buf)),
+              "new");
+    weir_pipeline_drop(p);
+    /* Clauses that do not parse: the SQL error, with its class. */
+    p = pipeline_at(s, &sc);
+    f.auto_cdc = "FROM STREAM x KEYS (id) SEQUENCE";
+    CHECK_INT(weir_pipeline_define_flow(p, &f, &err), WEIR_ESQL);
+    CHECK_STR(err.error_class, "PARSE_SYNTAX_ERROR");
+    weir_pipeline_drop(p);
+    weir_session_close(s);
+    scratch_free(&sc);
+}
+
 TEST_MAIN(RUN(test_version); RUN(test_null_and_versions);
           RUN(test_names_and_references); RUN(test_sql_error_locations);
           RUN(test_full_definition); RUN(test_run_options);
           RUN(test_results_and_streams); RUN(test_load_spec);
-          RUN(test_import_checkpoint);)
+          RUN(test_import_checkpoint); RUN(test_auto_cdc);)

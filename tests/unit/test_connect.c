@@ -235,7 +235,7 @@ TEST(test_connect_registration__errors)
     CHECK_INT(output(&fx, fx.graph, "u", (Spark__Connect__OutputType)42, &st), -1);
     CHECK_STR(st.error_class, "UNSUPPORTED_PIPELINES_DATASET_TYPE");
     CHECK_INT(flow(&fx, "cdc", "t", "SELECT 1", true, &st), -1);
-    CHECK_STR(st.error_class, "UNSUPPORTED_FEATURE.AUTO_CDC_FLOW");
+    CHECK_STR(st.error_class, "AUTOCDC_MISSING_SOURCE"); /* details without a source */
     CHECK_INT(flow(&fx, "a.b", "t", "SELECT 1", false, &st), -1);
     CHECK_STR(st.error_class, "MULTIPART_FLOW_NAME_NOT_SUPPORTED");
     /* The query text does not parse: weir's error, at the Python line. */

@@ -889,9 +889,77 @@ TEST(test_sql_translate__resolver)
     weir__arena_free(&a);
 }
 
+/* AUTO CDC: the three spellings, every clause, in any order after KEYS. */
+TEST(test_sql_ddl__auto_cdc)
+{
+    parsed p;
+    parse(&p,
+          "CREATE FLOW f COMMENT 'c' AS AUTO CDC INTO LIVE.t\n"
+          "FROM STREAM(src) KEYS (id, `b`) IGNORE NULL UPDATES\n"
+          "APPLY AS DELETE WHEN op = 'D' APPLY AS TRUNCATE WHEN op = 'T'\n"
+          "SEQUENCE BY ts COLUMNS * EXCEPT (op, x.y) STORED AS SCD TYPE 2\n"
+          "TRACK HISTORY ON * EXCEPT (name);\n"
+          "CREATE OR REFRESH STREAMING TABLE s COMMENT 'st' FLOW AUTO CDC FROM "
+          "STREAM src KEYS (id) SEQUENCE BY struct(a, b) COLUMNS (id, v);\n"
+          "APPLY CHANGES INTO LIVE.u FROM STREAM(LIVE.src) KEYS (k) SEQUENCE BY "
+          "s COLUMNS *;\n"
+          "CREATE FLOW g AS AUTO CDC INTO t FROM src KEYS () TRACK HISTORY ON a, b;\n");
+    CHECK_INT(p.rc, 0);
+    CHECK_INT(p.n, 4);
+    if (p.n == 4) {
+        const weir_sql_stmt *s = &p.st[0];
+        const weir_sql_cdc *c = s->cdc;
+        CHECK_INT(s->kind, WEIR_SQL_CREATE_FLOW);
+        CHECK_STR(s->target.parts[0], "t");
+        CHECK(c != NULL);
+        CHECK(s->query != NULL);
+        if (c) {
+            CHECK_INT(c->n_keys, 2);
+            CHECK_STR(c->keys[1].parts[0], "b");
+            CHECK(c->ignore_null_updates);
+            CHECK(c->delete_when && c->truncate_when && c->sequence_by);
+            CHECK(c->columns.set && c->columns.except);
+            CHECK_INT(c->columns.n, 2);
+            CHECK_INT(c->columns.cols[1].n, 2);
+            CHECK_INT(c->scd_type, 2);
+            CHECK(c->track_history.set && c->track_history.except);
+            CHECK_INT(c->pos.line, 1);
+            CHECK_INT(c->pos.column, 30);
+        }
+        size_t len = 0;
+        const char *q = weir__sql_query_text(s->query, &len);
+        CHECK_INT(strncmp(q, "STREAM(src)", len), 0);
+        s = &p.st[1];
+        CHECK_INT(s->kind, WEIR_SQL_CREATE_STREAMING_TABLE);
+        CHECK_STR(s->comment, "st");
+        CHECK(s->cdc && s->cdc->scd_type == 1 && !s->cdc->scd_set);
+        CHECK(s->cdc && s->cdc->columns.n == 2 && !s->cdc->columns.except);
+        s = &p.st[2];
+        CHECK_INT(s->kind, WEIR_SQL_CREATE_FLOW);
+        CHECK_STR(s->name.parts[0], "u");
+        CHECK_STR(s->target.parts[0], "u");
+        CHECK(s->cdc && s->cdc->columns.set && s->cdc->columns.n == 0);
+        s = &p.st[3];
+        CHECK(s->cdc && s->cdc->n_keys == 0 && !s->cdc->sequence_by);
+        CHECK(s->cdc && s->cdc->track_history.n == 2);
+    }
+    done(&p);
+    const char *REG = "PIPELINE_SQL_GRAPH_ELEMENT_REGISTRATION_ERROR";
+    ERR("CREATE STREAMING TABLE s (a INT) FLOW AUTO CDC FROM STREAM x KEYS (a) "
+        "SEQUENCE BY a", REG, "Explicit column lists are not supported for AUTO CDC",
+        1, 39);
+    ERR("CREATE FLOW f AS AUTO CDC INTO t FROM STREAM x KEYS (a) STORED AS SCD "
+        "TYPE 3", "PARSE_SYNTAX_ERROR", "STORED AS SCD TYPE takes 1 or 2", 1, 76);
+    ERR("CREATE FLOW f AS AUTO CDC INTO t FROM STREAM x KEYS (a) SEQUENCE BY a "
+        "SEQUENCE BY b", "PARSE_SYNTAX_ERROR", "Syntax error", 1, 83);
+    ERR("CREATE FLOW f AS AUTO CDC INTO t FROM STREAM x KEYS (a) WHERE a > 1",
+        "PARSE_SYNTAX_ERROR", "Syntax error", 1, 57);
+}
+
 TEST_MAIN(RUN(test_sql_split__basics); RUN(test_sql_translate__resolver); RUN(test_sql_split__errors);
           RUN(test_sql_ddl__materialized_view_and_table);
           RUN(test_sql_ddl__flow_import_checkpoint);
+          RUN(test_sql_ddl__auto_cdc);
           RUN(test_sql_ddl__views_flows_sinks_set_use);
           RUN(test_sql_ddl__errors); RUN(test_sql_ddl__continues_after_errors);
           RUN(test_sql_reads__scoping); RUN(test_sql_reads__tvf_args);

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""AUTO CDC benchmark (issue 17): 1M changes over 100K keys in 10 batches.
+
+  cdc_bench.py --weir PATH [--work DIR] [--changes N] [--keys K] [--batches B]
+
+Needs the duckdb module (build-pyenv has it). Each batch is a parquet file
+of changes (10% deletes, 5% late: sequence values of the previous batch's
+range). weir applies them with an AUTO CDC flow, one `weir run` per batch,
+SCD 1 and SCD 2. The floor is a hand-written DuckDB script doing the same
+per batch (one connection and one transaction per batch): SCD 1 keeps a
+state table of each key's latest sequence and tombstones and MERGEs the
+newest change per key into both; SCD 2 closes the current versions of the
+changed keys and appends the new ones, assuming changes arrive in order (so
+it does less than weir, which places late changes in the history). Prints
+a table and writes results.json in the work folder.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import time
+
+import duckdb
+
+
+def gen(folder, changes, keys, batches):
+    os.makedirs(folder, exist_ok=True)
+    per = changes // batches
+    con = duckdb.connect()
+    con.execute("SELECT setseed(0.17)")
+    for b in range(batches):
+        path = os.path.join(folder, "batch-%03d.parquet" % b)
+        if os.path.exists(path):
+            continue
+        con.execute(f"""
+            COPY (
+              SELECT (hash(r, {b}) % {keys})::BIGINT AS id,
+                     CASE WHEN {b} > 0 AND r % 20 = 0
+                          THEN 2 * (({b} - 1) * {per} + r) + 1
+                          ELSE 2 * ({b} * {per} + r) END AS seq,
+                     CASE WHEN r % 10 = 3 THEN 'DELETE' ELSE 'UPSERT' END AS op,
+                     'n' || (hash(r, {b}, 'n') % 10)::VARCHAR AS name,
+                     (hash(r, {b}, 'v') % 1000)::BIGINT AS v
+              FROM range({per}) t(r)
+            ) TO '{path}' (FORMAT parquet)""")
+    return sorted(os.listdir(folder))
+
+
+def weir_run(weir, work, data, files, scd):
+    proj = os.path.join(work, "weir-scd%d" % scd)
+    shutil.rmtree(proj, ignore_errors=True)
+    os.makedirs(os.path.join(proj, "transformations"))
+    os.makedirs(os.path.join(proj, "landing"))
+    with open(os.path.join(proj, "spark-pipeline.yml"), "w") as f:
+        f.write("name: cdc\nstorage: storage\nlibraries:\n  - glob:\n"
+                "      include: transformations/**\n")
+    cols = "COLUMNS * EXCEPT (op)" if scd == 1 else \
+        "COLUMNS * EXCEPT (op, seq) STORED AS SCD TYPE 2"
+    with open(os.path.join(proj, "transformations", "cdc.sql"), "w") as f:
+        f.write("CREATE STREAMING TABLE target FLOW AUTO CDC FROM STREAM "
+                "read_files('landing', format => 'parquet') KEYS (id) APPLY AS "
+                "DELETE WHEN op = 'DELETE' SEQUENCE BY seq %s;\n" % cols)
+    times = []
+    for name in files:
+        shutil.copy(os.path.join(data, name), os.path.join(proj, "landing", name))
+        t0 = time.perf_counter()
+        subprocess.run([weir, "run", "--quiet"], cwd=proj, check=True,
+                       stdout=subprocess.DEVNULL)
+        times.append(time.perf_counter() - t0)
+    out = subprocess.run([weir, "query", "--format", "csv",
+                          "SELECT count(*) FROM target"], cwd=proj, check=True,
+                         capture_output=True, text=True).stdout.split()[-1]
+    return times, int(out)
+
+
+SCD1_BATCH = """
+CREATE TEMP TABLE b AS SELECT * FROM read_parquet('{path}');
+CREATE TEMP TABLE a AS
+  SELECT b.* FROM b LEFT JOIN state s ON b.id = s.id
+  WHERE s.seq IS NULL OR b.seq > s.seq
+  QUALIFY row_number() OVER (PARTITION BY b.id ORDER BY b.seq DESC) = 1;
+MERGE INTO target t USING a ON t.id = a.id
+  WHEN MATCHED AND a.op = 'DELETE' THEN DELETE
+  WHEN MATCHED THEN UPDATE SET seq = a.seq, name = a.name, v = a.v
+  WHEN NOT MATCHED AND a.op <> 'DELETE' THEN
+    INSERT (id, seq, name, v) VALUES (a.id, a.seq, a.name, a.v);
+MERGE INTO state s USING a ON s.id = a.id
+  WHEN MATCHED THEN UPDATE SET seq = a.seq, del = a.op = 'DELETE'
+  WHEN NOT MATCHED THEN INSERT (id, seq, del) VALUES (a.id, a.seq, a.op = 'DELETE');
+"""
+
+SCD2_BATCH = """
+CREATE TEMP TABLE b AS
+  SELECT * FROM read_parquet('{path}')
+  QUALIFY row_number() OVER (PARTITION BY id ORDER BY seq DESC) = 1;
+MERGE INTO target t USING b ON t.id = b.id AND t.__END_AT IS NULL
+  WHEN MATCHED AND (b.op = 'DELETE' OR t.name IS DISTINCT FROM b.name
+                    OR t.v IS DISTINCT FROM b.v) THEN UPDATE SET __END_AT = b.seq;
+INSERT INTO target
+  SELECT b.id, b.name, b.v, b.seq, NULL FROM b
+  WHERE b.op <> 'DELETE' AND NOT EXISTS (
+    SELECT 1 FROM target t WHERE t.id = b.id AND t.__END_AT IS NULL);
+"""
+
+
+def floor_run(work, data, files, scd):
+    db = os.path.join(work, "floor-scd%d.duckdb" % scd)
+    for p in (db, db + ".wal"):
+        if os.path.exists(p):
+            os.remove(p)
+    con = duckdb.connect(db)
+    if scd == 1:
+        con.execute("CREATE TABLE target (id BIGINT, seq BIGINT, name VARCHAR, v BIGINT);"
+                    "CREATE TABLE state (id BIGINT, seq BIGINT, del BOOLEAN)")
+    else:
+        con.execute("CREATE TABLE target (id BIGINT, name VARCHAR, v BIGINT, "
+                    "__START_AT BIGINT, __END_AT BIGINT)")
+    con.close()
+    times = []
+    for name in files:
+        path = os.path.join(data, name)
+        t0 = time.perf_counter()
+        con = duckdb.connect(db)
+        con.execute("BEGIN")
+        con.execute((SCD1_BATCH if scd == 1 else SCD2_BATCH).format(path=path))
+        con.execute("COMMIT")
+        con.close()
+        times.append(time.perf_counter() - t0)
+    con = duckdb.connect(db)
+    n = con.execute("SELECT count(*) FROM target").fetchone()[0]
+    con.close()
+    return times, n
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--weir", required=True)
+    ap.add_argument("--work", default=os.path.join(os.path.dirname(__file__), "work", "cdc"))
+    ap.add_argument("--changes", type=int, default=1_000_000)
+    ap.add_argument("--keys", type=int, default=100_000)
+    ap.add_argument("--batches", type=int, default=10)
+    args = ap.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    data = os.path.join(args.work, "data-%d-%d-%d" % (args.changes, args.keys, args.batches))
+    files = gen(data, args.changes, args.keys, args.batches)
+    results = {}
+    print("%-6s %10s %10s %7s %12s %12s" % ("scd", "weir s", "floor s", "ratio",
+                                           "weir rows", "floor rows"))
+    for scd in (1, 2):
+        wt, wn = weir_run(args.weir, args.work, data, files, scd)
+        ft, fn = floor_run(args.work, data, files, scd)
+        results["scd%d" % scd] = {"weir_s": wt, "floor_s": ft, "weir_rows": wn,
+                                  "floor_rows": fn}
+        print("%-6s %10.2f %10.2f %7.2f %12d %12d" % (
+            "SCD %d" % scd, sum(wt), sum(ft), sum(wt) / sum(ft), wn, fn))
+    with open(os.path.join(args.work, "results.json"), "w") as f:
+        json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

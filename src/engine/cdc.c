@@ -1,0 +1,810 @@
+/*
+ * AUTO CDC flows: target schema and the apply of a batch (see cdc.h).
+ *
+ * A batch is staged once (its chosen columns, the sequence value and the
+ * delete and truncate conditions evaluated per change) in a temporary
+ * table of the flow's connection. SCD 1 keeps, per key ever seen, the
+ * sequence of the change last applied and whether it was a delete (a
+ * tombstone) in _weir."autocdc_state:<target>", and the latest truncate's
+ * sequence in _weir."autocdc_truncate:<target>": a change not newer than
+ * both is late and ignored, the newest change per key of the batch is
+ * MERGEd into the target. SCD 2 keeps the change log in
+ * _weir."autocdc_log:<target>" and rewrites from it the history of the
+ * keys a batch touches, from the version holding each key's oldest new
+ * change on, so that a late change lands in its place in the history
+ * whatever the order of arrival (and in-order changes rewrite only the
+ * current version).
+ */
+#include "engine/cdc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/common.h"
+#include "sources/checkpoint.h"
+#include "store/meta.h"
+#include "util/buf.h"
+#include "util/str.h"
+
+#define RESERVED_PREFIX "__spark_autocdc_"
+#define BATCH "__weir_cdc_batch"
+#define CAND "__weir_cdc_cand"
+#define APPLY "__weir_cdc_apply"
+#define NEW "__weir_cdc_new"
+#define WIN "__weir_cdc_win"
+
+static int oom(weir_error *err)
+{
+    return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+}
+
+static const char *last_part(const weir_sql_name *n)
+{
+    return n->parts[n->n - 1];
+}
+
+static const weir_column *find_col(const weir_schema *s, const char *name)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (weir__str_ieq(s->cols[i].name, name))
+            return &s->cols[i];
+    return NULL;
+}
+
+static bool in_names(const weir_sql_name *names, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (weir__str_ieq(last_part(&names[i]), name))
+            return true;
+    return false;
+}
+
+static int error_at(weir_error *err, const weir_gflow *f, weir_sql_pos pos,
+                    int code, const char *cls, const char *msg)
+{
+    WEIR_ERR(err, code, cls, "%s", msg);
+    weir_origin o = { f->origin.src, pos };
+    weir__origin_error_at(err, &o);
+    return code;
+}
+
+/* Every name of the list must be a column of the source. */
+static int names_exist(const weir_gflow *f, const weir_schema *src,
+                       const weir_sql_name *names, size_t n, const char *what,
+                       weir_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (find_col(src, last_part(&names[i])))
+            continue;
+        weir_buf m = WEIR_BUF_INIT;
+        weir__buf_printf(&m, "AUTO CDC flow '%s': the %s column '%s' is not "
+                             "in the schema of its source (",
+                         f->display, what, last_part(&names[i]));
+        for (size_t k = 0; k < src->n; k++)
+            weir__buf_printf(&m, "%s%s", k ? ", " : "", src->cols[k].name);
+        weir__buf_puts(&m, ").");
+        int rc = m.failed ? oom(err)
+                          : error_at(err, f, names[i].pos, WEIR_EGRAPH,
+                                     "AUTOCDC_COLUMNS_NOT_FOUND_IN_SCHEMA",
+                                     weir__buf_cstr(&m));
+        weir__buf_free(&m);
+        return rc;
+    }
+    return 0;
+}
+
+/* The type of an expression over the source, or an error at its place. */
+static int expr_type(const char **out, weir_arena *a, weir_conn *conn,
+                     const weir_gflow *f, const weir_sql_expr *e,
+                     const char *src_sql, const char *what, weir_error *err)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT (");
+    int rc = weir__sql_translate_expr(&q, e, err);
+    if (rc) {
+        weir__buf_free(&q);
+        return rc;
+    }
+    weir__buf_printf(&q, ") AS v FROM (%s) AS __weir_src", src_sql);
+    weir_db_column *cols = NULL;
+    size_t n = 0;
+    weir_error e2;
+    weir__error_clear(&e2);
+    rc = q.failed ? oom(err)
+                  : weir__conn_describe(conn, weir__buf_cstr(&q), &cols, &n, a,
+                                        &e2);
+    weir__buf_free(&q);
+    if (rc == WEIR_ENOMEM)
+        return oom(err);
+    if (rc || n != 1) {
+        weir_buf m = WEIR_BUF_INIT;
+        weir__buf_printf(&m, "AUTO CDC flow '%s': its %s does not resolve "
+                             "against the source: %s",
+                         f->display, what, e2.message);
+        rc = m.failed ? oom(err)
+                      : error_at(err, f, weir__sql_expr_pos(e), WEIR_EGRAPH,
+                                 "AUTOCDC_INVALID_EXPRESSION",
+                                 weir__buf_cstr(&m));
+        weir__buf_free(&m);
+        return rc;
+    }
+    *out = cols[0].type;
+    return 0;
+}
+
+int weir__cdc_target_schema(weir_schema *out, weir_arena *a, weir_conn *conn,
+                            const weir_gflow *f, const weir_schema *src,
+                            const char *src_sql, weir_error *err)
+{
+    const weir_sql_cdc *c = f->cdc;
+    bool scd2 = c->scd_type == 2;
+    for (size_t i = 0; i < src->n; i++) {
+        const char *n = src->cols[i].name;
+        if (weir__str_istarts(n, RESERVED_PREFIX) ||
+            (scd2 && (weir__str_ieq(n, WEIR_CDC_START_AT) ||
+                      weir__str_ieq(n, WEIR_CDC_END_AT)))) {
+            char msg[800];
+            snprintf(msg, sizeof(msg),
+                     "AUTO CDC flow '%s': the source column '%s' uses a name "
+                     "reserved for the target's AUTO CDC columns (the prefix "
+                     "'" RESERVED_PREFIX "'%s). Rename it in the source or "
+                     "leave it out with COLUMNS * EXCEPT.",
+                     f->display, n, scd2 ? ", __START_AT and __END_AT" : "");
+            if (!in_names(c->columns.cols, c->columns.n, n) ||
+                !c->columns.except)
+                return error_at(err, f, c->pos, WEIR_EGRAPH,
+                                "AUTOCDC_RESERVED_COLUMN_NAME_PREFIX_CONFLICT",
+                                msg);
+        }
+    }
+    int rc;
+    if ((rc = names_exist(f, src, c->keys, c->n_keys, "key", err)) ||
+        (rc = names_exist(f, src, c->columns.cols, c->columns.n, "selected",
+                          err)) ||
+        (rc = names_exist(f, src, c->track_history.cols, c->track_history.n,
+                          "tracked", err)))
+        return rc;
+    const char *seq_type = NULL, *t;
+    if (c->sequence_by &&
+        (rc = expr_type(&seq_type, a, conn, f, c->sequence_by, src_sql,
+                        "SEQUENCE BY expression", err)))
+        return rc;
+    if (c->delete_when &&
+        (rc = expr_type(&t, a, conn, f, c->delete_when, src_sql,
+                        "APPLY AS DELETE WHEN condition", err)))
+        return rc;
+    if (c->truncate_when &&
+        (rc = expr_type(&t, a, conn, f, c->truncate_when, src_sql,
+                        "APPLY AS TRUNCATE WHEN condition", err)))
+        return rc;
+    out->cols = weir__arena_array(a, src->n + 3, sizeof(*out->cols));
+    if (!out->cols)
+        return oom(err);
+    out->n = 0;
+    /* Keys first when a column list leaves them out. */
+    bool listed = c->columns.set && !c->columns.except && c->columns.n;
+    for (size_t i = 0; listed && i < c->n_keys; i++)
+        if (!in_names(c->columns.cols, c->columns.n, last_part(&c->keys[i])))
+            out->cols[out->n++] = *find_col(src, last_part(&c->keys[i]));
+    for (size_t i = 0; listed && i < c->columns.n; i++) {
+        const weir_column *col = find_col(src, last_part(&c->columns.cols[i]));
+        if (!find_col(out, col->name)) /* named twice: once */
+            out->cols[out->n++] = *col;
+    }
+    for (size_t i = 0; !listed && i < src->n; i++) {
+        const weir_column *col = &src->cols[i];
+        bool key = in_names(c->keys, c->n_keys, col->name);
+        if (!c->columns.except || key ||
+            !in_names(c->columns.cols, c->columns.n, col->name))
+            out->cols[out->n++] = *col;
+    }
+    for (size_t i = 0; i < out->n; i++)
+        if (in_names(c->keys, c->n_keys, out->cols[i].name))
+            out->cols[i].nullable = false;
+    if (scd2 && seq_type) {
+        weir_buf sp = WEIR_BUF_INIT;
+        weir__sql_duckdb_type_to_spark(&sp, seq_type);
+        const char *spark = weir__arena_strdup(a, weir__buf_cstr(&sp));
+        weir__buf_free(&sp);
+        weir_column start = { WEIR_CDC_START_AT, seq_type, spark, true, NULL };
+        weir_column end = { WEIR_CDC_END_AT, seq_type, spark, true, NULL };
+        out->cols[out->n++] = start;
+        out->cols[out->n++] = end;
+    }
+    return weir__arena_failed(a) ? oom(err) : 0;
+}
+
+/* ---- applying a batch -------------------------------------------------------- */
+
+typedef struct cdc_run {
+    weir_conn *conn;
+    const weir_gflow *f;
+    const weir_gdataset *t;
+    const weir_sql_cdc *c;
+    const weir_schema *schema; /* the target's columns */
+    const char *cat; /* catalog holding _weir */
+    const char **data; /* the target's change columns (no __START_AT..) */
+    size_t n_data;
+    const char **keys; /* the target's spelling of the keys */
+    size_t n_keys;
+    weir_error *err;
+    weir_buf q;
+} cdc_run;
+
+static void hidden(cdc_run *r, const char *what)
+{
+    char name[900];
+    snprintf(name, sizeof(name), "autocdc_%s:%s", what, r->t->display);
+    weir__meta_table(&r->q, r->cat, "");
+    weir__buf_put_sql_ident(&r->q, name);
+}
+
+static void ident(cdc_run *r, const char *prefix, const char *name)
+{
+    if (prefix)
+        weir__buf_printf(&r->q, "%s.", prefix);
+    weir__buf_put_sql_ident(&r->q, name);
+}
+
+static void list(cdc_run *r, const char *prefix, const char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            weir__buf_puts(&r->q, ", ");
+        ident(r, prefix, names[i]);
+    }
+}
+
+/* a.k1 = b.k1 AND ... */
+static void keys_equal(cdc_run *r, const char *a, const char *b)
+{
+    for (size_t i = 0; i < r->n_keys; i++) {
+        if (i)
+            weir__buf_puts(&r->q, " AND ");
+        ident(r, a, r->keys[i]);
+        weir__buf_puts(&r->q, " = ");
+        ident(r, b, r->keys[i]);
+    }
+}
+
+static bool is_key(const cdc_run *r, const char *name)
+{
+    for (size_t i = 0; i < r->n_keys; i++)
+        if (weir__str_ieq(r->keys[i], name))
+            return true;
+    return false;
+}
+
+static int run_q(cdc_run *r, int64_t *changed)
+{
+    int rc = r->q.failed ? oom(r->err)
+                         : weir__conn_exec(r->conn, weir__buf_cstr(&r->q),
+                                           changed, r->err);
+    weir__buf_clear(&r->q);
+    return rc;
+}
+
+static int scalar_q(cdc_run *r, int64_t *out)
+{
+    bool null = false;
+    int rc = r->q.failed ? oom(r->err)
+                         : weir__conn_scalar_i64(r->conn, weir__buf_cstr(&r->q),
+                                                 out, &null, r->err);
+    if (!rc && null)
+        *out = 0;
+    weir__buf_clear(&r->q);
+    return rc;
+}
+
+static int put_expr(cdc_run *r, const weir_sql_expr *e, const char *dflt)
+{
+    if (!e) {
+        weir__buf_puts(&r->q, dflt);
+        return 0;
+    }
+    weir__buf_putc(&r->q, '(');
+    int rc = weir__sql_translate_expr(&r->q, e, r->err);
+    weir__buf_putc(&r->q, ')');
+    return rc;
+}
+
+/* The batch's changes with their sequence and conditions, checked. */
+static int stage(cdc_run *r, const char *src_sql, int64_t *n_changes)
+{
+    weir__buf_puts(&r->q, "CREATE OR REPLACE TEMP TABLE " BATCH " AS SELECT ");
+    list(r, NULL, r->data, r->n_data);
+    weir__buf_puts(&r->q, ", ");
+    int rc = put_expr(r, r->c->sequence_by, "NULL");
+    weir__buf_puts(&r->q, " AS __weir_seq, coalesce(");
+    if (!rc)
+        rc = put_expr(r, r->c->delete_when, "false");
+    weir__buf_puts(&r->q, ", false) AS __weir_del, coalesce(");
+    if (!rc)
+        rc = put_expr(r, r->c->truncate_when, "false");
+    weir__buf_printf(&r->q, ", false) AS __weir_trunc FROM (%s) AS __weir_src",
+                     src_sql);
+    if (rc || (rc = run_q(r, NULL)))
+        return rc;
+    weir__buf_puts(&r->q, "SELECT count(*) FILTER (WHERE __weir_seq IS NULL) * "
+                          "4294967296 + count(*) FILTER (WHERE NOT __weir_trunc "
+                          "AND (false");
+    for (size_t i = 0; i < r->n_keys; i++) {
+        weir__buf_puts(&r->q, " OR ");
+        ident(r, NULL, r->keys[i]);
+        weir__buf_puts(&r->q, " IS NULL");
+    }
+    weir__buf_puts(&r->q, ")) FROM " BATCH);
+    int64_t bad = 0;
+    if ((rc = scalar_q(r, &bad)))
+        return rc;
+    if (bad >= 4294967296LL)
+        return WEIR_ERR(r->err, WEIR_ERROR,
+                        "AUTOCDC_MICROBATCH_VALIDATION.NULL_SEQUENCE",
+                        "AUTO CDC flow '%s': %lld change(s) of the batch have a "
+                        "NULL SEQUENCE BY value; every change needs one.",
+                        r->f->display, (long long)(bad >> 32));
+    if (bad)
+        return WEIR_ERR(r->err, WEIR_ERROR,
+                        "AUTOCDC_MICROBATCH_VALIDATION.NULL_KEY",
+                        "AUTO CDC flow '%s': %lld change(s) of the batch have a "
+                        "NULL key column; keys identify rows and cannot be "
+                        "NULL.",
+                        r->f->display, (long long)bad);
+    weir__buf_puts(&r->q, "SELECT count(*) FROM " BATCH);
+    return scalar_q(r, n_changes);
+}
+
+/* CREATE TABLE IF NOT EXISTS <hidden what> AS SELECT cols FROM batch
+ * LIMIT 0, dropped first when fresh. */
+static int hidden_table(cdc_run *r, const char *what, const char *cols,
+                        bool fresh)
+{
+    int rc = 0;
+    if (fresh) {
+        weir__buf_puts(&r->q, "DROP TABLE IF EXISTS ");
+        hidden(r, what);
+        if ((rc = run_q(r, NULL)))
+            return rc;
+    }
+    weir__buf_puts(&r->q, "CREATE TABLE IF NOT EXISTS ");
+    hidden(r, what);
+    weir__buf_printf(&r->q, " AS SELECT %s FROM " BATCH " LIMIT 0", cols);
+    return run_q(r, NULL);
+}
+
+static int key_cols(cdc_run *r, weir_buf *out)
+{
+    for (size_t i = 0; i < r->n_keys; i++) {
+        if (i)
+            weir__buf_puts(out, ", ");
+        weir__buf_put_sql_ident(out, r->keys[i]);
+    }
+    return out->failed ? oom(r->err) : 0;
+}
+
+static int truncate_scd1(cdc_run *r, weir_cdc_metrics *m)
+{
+    int64_t n = 0;
+    weir__buf_puts(&r->q, "SELECT count(*) FROM " BATCH " WHERE __weir_trunc");
+    int rc = scalar_q(r, &n);
+    if (rc || !n)
+        return rc;
+    weir__buf_puts(&r->q, "INSERT INTO ");
+    hidden(r, "truncate");
+    weir__buf_puts(&r->q, " SELECT max(__weir_seq) FROM " BATCH
+                          " WHERE __weir_trunc");
+    if ((rc = run_q(r, NULL)))
+        return rc;
+    /* Rows whose last change is not newer than the truncate go. */
+    int64_t gone = 0;
+    weir__buf_puts(&r->q, "DELETE FROM ");
+    weir__phys(&r->q, r->t);
+    weir__buf_puts(&r->q, " AS __weir_t USING ");
+    hidden(r, "state");
+    weir__buf_puts(&r->q, " AS __weir_s WHERE ");
+    keys_equal(r, "__weir_t", "__weir_s");
+    weir__buf_puts(&r->q, " AND __weir_s.__weir_seq <= (SELECT max(__weir_seq) "
+                          "FROM ");
+    hidden(r, "truncate");
+    weir__buf_puts(&r->q, ")");
+    if ((rc = run_q(r, &gone)))
+        return rc;
+    m->deleted += gone;
+    weir__buf_puts(&r->q, "DELETE FROM ");
+    hidden(r, "state");
+    weir__buf_puts(&r->q, " WHERE __weir_seq <= (SELECT max(__weir_seq) FROM ");
+    hidden(r, "truncate");
+    weir__buf_puts(&r->q, ")");
+    return run_q(r, NULL);
+}
+
+/* The changes newer than the key's state and the last truncate, then one
+ * row per key: the newest change, or with IGNORE NULL UPDATES each
+ * column's newest non-NULL value since the key's last delete. */
+static int scd1_apply_rows(cdc_run *r, int64_t *n_cand)
+{
+    weir__buf_puts(&r->q, "CREATE OR REPLACE TEMP TABLE " CAND
+                          " AS SELECT __weir_b.* FROM " BATCH
+                          " AS __weir_b LEFT JOIN ");
+    hidden(r, "state");
+    weir__buf_puts(&r->q, " AS __weir_s ON ");
+    keys_equal(r, "__weir_b", "__weir_s");
+    weir__buf_puts(&r->q, " WHERE NOT __weir_b.__weir_trunc AND "
+                          "(__weir_s.__weir_seq IS NULL OR __weir_b.__weir_seq > "
+                          "__weir_s.__weir_seq) AND NOT coalesce("
+                          "__weir_b.__weir_seq <= (SELECT max(__weir_seq) FROM ");
+    hidden(r, "truncate");
+    weir__buf_puts(&r->q, "), false)");
+    int rc = run_q(r, NULL);
+    if (rc)
+        return rc;
+    weir__buf_puts(&r->q, "SELECT count(*) FROM " CAND);
+    if ((rc = scalar_q(r, n_cand)))
+        return rc;
+    weir__buf_puts(&r->q, "CREATE OR REPLACE TEMP TABLE " APPLY " AS ");
+    if (!r->c->ignore_null_updates) {
+        weir__buf_puts(&r->q, "SELECT *, false AS __weir_fresh FROM " CAND
+                              " QUALIFY row_number() OVER (PARTITION BY ");
+        list(r, NULL, r->keys, r->n_keys);
+        weir__buf_puts(&r->q, " ORDER BY __weir_seq DESC, __weir_del DESC) = 1");
+        return run_q(r, NULL);
+    }
+    weir__buf_puts(&r->q, "WITH __weir_c AS (SELECT *, max(CASE WHEN __weir_del "
+                          "THEN __weir_seq END) OVER (PARTITION BY ");
+    list(r, NULL, r->keys, r->n_keys);
+    weir__buf_puts(&r->q, ") AS __weir_lastdel FROM " CAND ") SELECT ");
+    list(r, NULL, r->keys, r->n_keys);
+    for (size_t i = 0; i < r->n_data; i++) {
+        if (is_key(r, r->data[i]))
+            continue;
+        weir__buf_puts(&r->q, ", arg_max(");
+        ident(r, NULL, r->data[i]);
+        weir__buf_puts(&r->q, ", __weir_seq) FILTER (WHERE NOT __weir_del AND ");
+        ident(r, NULL, r->data[i]);
+        weir__buf_puts(&r->q, " IS NOT NULL AND (__weir_lastdel IS NULL OR "
+                              "__weir_seq > __weir_lastdel)) AS ");
+        ident(r, NULL, r->data[i]);
+    }
+    weir__buf_puts(&r->q, ", max(__weir_seq) AS __weir_seq, "
+                          "coalesce(max(__weir_lastdel) >= max(__weir_seq), false) "
+                          "AS __weir_del, max(__weir_lastdel) IS NOT NULL AS "
+                          "__weir_fresh FROM __weir_c GROUP BY ");
+    list(r, NULL, r->keys, r->n_keys);
+    return run_q(r, NULL);
+}
+
+static int scd1(cdc_run *r, bool fresh, int64_t n_changes,
+                weir_cdc_metrics *m)
+{
+    weir_buf kc = WEIR_BUF_INIT;
+    int rc = key_cols(r, &kc);
+    weir__buf_puts(&kc, ", __weir_seq, __weir_del");
+    if (!rc)
+        rc = kc.failed ? oom(r->err)
+                       : hidden_table(r, "state", weir__buf_cstr(&kc), fresh);
+    weir__buf_free(&kc);
+    if (!rc)
+        rc = hidden_table(r, "truncate", "__weir_seq", fresh);
+    if (!rc)
+        rc = truncate_scd1(r, m);
+    int64_t n_trunc = 0, n_cand = 0;
+    if (!rc) {
+        weir__buf_puts(&r->q, "SELECT count(*) FROM " BATCH " WHERE __weir_trunc");
+        rc = scalar_q(r, &n_trunc);
+    }
+    if (!rc)
+        rc = scd1_apply_rows(r, &n_cand);
+    if (rc)
+        return rc;
+    m->ignored += n_changes - n_trunc - n_cand;
+    int64_t ups = 0, dels = 0;
+    weir__buf_puts(&r->q, "SELECT count(*) FILTER (WHERE NOT __weir_del) FROM " APPLY);
+    if ((rc = scalar_q(r, &ups)))
+        return rc;
+    weir__buf_puts(&r->q, "SELECT count(*) FROM " APPLY " AS __weir_a JOIN ");
+    weir__phys(&r->q, r->t);
+    weir__buf_puts(&r->q, " AS __weir_t ON ");
+    keys_equal(r, "__weir_t", "__weir_a");
+    weir__buf_puts(&r->q, " WHERE __weir_a.__weir_del");
+    if ((rc = scalar_q(r, &dels)))
+        return rc;
+    m->upserted += ups;
+    m->deleted += dels;
+    /* The target. */
+    weir__buf_puts(&r->q, "MERGE INTO ");
+    weir__phys(&r->q, r->t);
+    weir__buf_puts(&r->q, " AS __weir_t USING " APPLY " AS __weir_a ON (");
+    keys_equal(r, "__weir_t", "__weir_a");
+    weir__buf_puts(&r->q, ") WHEN MATCHED AND __weir_a.__weir_del THEN DELETE");
+    bool any = false;
+    for (size_t i = 0; i < r->n_data; i++)
+        any |= !is_key(r, r->data[i]);
+    if (any) {
+        weir__buf_puts(&r->q, " WHEN MATCHED THEN UPDATE SET ");
+        bool first = true;
+        for (size_t i = 0; i < r->n_data; i++) {
+            if (is_key(r, r->data[i]))
+                continue;
+            weir__buf_puts(&r->q, first ? "" : ", ");
+            first = false;
+            ident(r, NULL, r->data[i]);
+            weir__buf_puts(&r->q, " = ");
+            if (r->c->ignore_null_updates) {
+                weir__buf_puts(&r->q, "CASE WHEN __weir_a.__weir_fresh THEN ");
+                ident(r, "__weir_a", r->data[i]);
+                weir__buf_puts(&r->q, " ELSE coalesce(");
+                ident(r, "__weir_a", r->data[i]);
+                weir__buf_puts(&r->q, ", ");
+                ident(r, "__weir_t", r->data[i]);
+                weir__buf_puts(&r->q, ") END");
+            } else {
+                ident(r, "__weir_a", r->data[i]);
+            }
+        }
+    }
+    weir__buf_puts(&r->q, " WHEN NOT MATCHED AND NOT __weir_a.__weir_del THEN "
+                          "INSERT (");
+    list(r, NULL, r->data, r->n_data);
+    weir__buf_puts(&r->q, ") VALUES (");
+    list(r, "__weir_a", r->data, r->n_data);
+    weir__buf_puts(&r->q, ")");
+    if ((rc = run_q(r, NULL)))
+        return rc;
+    /* The keys' state: tombstones included. */
+    weir__buf_puts(&r->q, "MERGE INTO ");
+    hidden(r, "state");
+    weir__buf_puts(&r->q, " AS __weir_s USING " APPLY " AS __weir_a ON (");
+    keys_equal(r, "__weir_s", "__weir_a");
+    weir__buf_puts(&r->q, ") WHEN MATCHED THEN UPDATE SET __weir_seq = "
+                          "__weir_a.__weir_seq, __weir_del = __weir_a.__weir_del "
+                          "WHEN NOT MATCHED THEN INSERT (");
+    list(r, NULL, r->keys, r->n_keys);
+    weir__buf_puts(&r->q, ", __weir_seq, __weir_del) VALUES (");
+    list(r, "__weir_a", r->keys, r->n_keys);
+    weir__buf_puts(&r->q, ", __weir_a.__weir_seq, __weir_a.__weir_del)");
+    return run_q(r, NULL);
+}
+
+/* Columns whose change opens a new version. */
+static bool tracked(const cdc_run *r, const char *name)
+{
+    const weir_sql_cdc_columns *th = &r->c->track_history;
+    if (is_key(r, name))
+        return false;
+    if (!th->set)
+        return true;
+    bool listed = in_names(th->cols, th->n, name);
+    return th->except ? !listed : listed;
+}
+
+static int scd2(cdc_run *r, bool fresh, int64_t n_changes, weir_cdc_metrics *m)
+{
+    weir_buf cols = WEIR_BUF_INIT;
+    for (size_t i = 0; i < r->n_data; i++) {
+        weir__buf_put_sql_ident(&cols, r->data[i]);
+        weir__buf_puts(&cols, ", ");
+    }
+    weir__buf_puts(&cols, "__weir_seq, __weir_del");
+    int rc = cols.failed ? oom(r->err)
+                         : hidden_table(r, "log", weir__buf_cstr(&cols), fresh);
+    /* Columns the source gained since the log was made (the target got
+     * them at materialization). */
+    for (size_t i = 0; !rc && !fresh && i < r->schema->n; i++) {
+        const weir_column *c = &r->schema->cols[i];
+        if (weir__str_ieq(c->name, WEIR_CDC_START_AT) ||
+            weir__str_ieq(c->name, WEIR_CDC_END_AT))
+            continue;
+        weir__buf_puts(&r->q, "ALTER TABLE ");
+        hidden(r, "log");
+        weir__buf_puts(&r->q, " ADD COLUMN IF NOT EXISTS ");
+        ident(r, NULL, c->name);
+        weir__buf_printf(&r->q, " %s", c->duck_type);
+        rc = run_q(r, NULL);
+    }
+    if (rc) {
+        weir__buf_free(&cols);
+        return rc;
+    }
+    /* New changes: once per key and sequence, not logged before. */
+    weir__buf_printf(&r->q, "CREATE OR REPLACE TEMP TABLE " NEW " AS SELECT "
+                            "DISTINCT ON (");
+    list(r, NULL, r->keys, r->n_keys);
+    weir__buf_printf(&r->q, ", __weir_seq) %s FROM " BATCH " AS __weir_b WHERE "
+                            "NOT EXISTS (SELECT 1 FROM ",
+                     weir__buf_cstr(&cols));
+    weir__buf_free(&cols);
+    hidden(r, "log");
+    weir__buf_puts(&r->q, " AS __weir_l WHERE ");
+    keys_equal(r, "__weir_l", "__weir_b");
+    weir__buf_puts(&r->q, " AND __weir_l.__weir_seq = __weir_b.__weir_seq) "
+                          "ORDER BY ");
+    list(r, NULL, r->keys, r->n_keys);
+    weir__buf_puts(&r->q, ", __weir_seq, __weir_del DESC");
+    if ((rc = run_q(r, NULL)))
+        return rc;
+    int64_t ups = 0, dels = 0;
+    weir__buf_puts(&r->q, "SELECT count(*) FILTER (WHERE NOT __weir_del) FROM " NEW);
+    if ((rc = scalar_q(r, &ups)))
+        return rc;
+    weir__buf_puts(&r->q, "SELECT count(*) FILTER (WHERE __weir_del) FROM " NEW);
+    if ((rc = scalar_q(r, &dels)))
+        return rc;
+    m->upserted += ups;
+    m->deleted += dels;
+    m->ignored += n_changes - ups - dels;
+    weir__buf_puts(&r->q, "INSERT INTO ");
+    hidden(r, "log");
+    weir__buf_puts(&r->q, " BY NAME SELECT * FROM " NEW);
+    if ((rc = run_q(r, NULL)))
+        return rc;
+    /* The touched keys' history, rebuilt from the log from the version
+     * that holds the key's oldest new change on (all of it when no version
+     * starts before that change): versions before it cannot change. In
+     * order data rebuilds the current version and the new ones only. */
+    weir__buf_puts(&r->q, "CREATE OR REPLACE TEMP TABLE " WIN " AS SELECT ");
+    list(r, "__weir_n", r->keys, r->n_keys);
+    /* IGNORE NULL UPDATES carries values forward from the key's last
+     * delete on: its keys are rebuilt whole (__weir_from NULL). */
+    weir__buf_printf(&r->q, ", max(__weir_t.\"" WEIR_CDC_START_AT "\")%s AS "
+                            "__weir_from FROM (SELECT ",
+                     r->c->ignore_null_updates ? " FILTER (WHERE false)" : "");
+    list(r, NULL, r->keys, r->n_keys);
+    weir__buf_puts(&r->q, ", min(__weir_seq) AS __weir_min FROM " NEW
+                          " GROUP BY ALL) AS __weir_n LEFT JOIN ");
+    weir__phys(&r->q, r->t);
+    weir__buf_puts(&r->q, " AS __weir_t ON ");
+    keys_equal(r, "__weir_t", "__weir_n");
+    weir__buf_puts(&r->q, " AND __weir_t.\"" WEIR_CDC_START_AT "\" <= "
+                          "__weir_n.__weir_min GROUP BY ALL");
+    if ((rc = run_q(r, NULL)))
+        return rc;
+    weir__buf_puts(&r->q, "DELETE FROM ");
+    weir__phys(&r->q, r->t);
+    weir__buf_puts(&r->q, " AS __weir_t USING " WIN " AS __weir_n WHERE ");
+    keys_equal(r, "__weir_t", "__weir_n");
+    weir__buf_puts(&r->q, " AND (__weir_n.__weir_from IS NULL OR __weir_t.\""
+                          WEIR_CDC_START_AT "\" >= __weir_n.__weir_from)");
+    if ((rc = run_q(r, NULL)))
+        return rc;
+    weir__buf_puts(&r->q, "INSERT INTO ");
+    weir__phys(&r->q, r->t);
+    weir__buf_puts(&r->q, " BY NAME WITH __weir_e AS (SELECT __weir_l.*, "
+                          "lag(__weir_del) OVER __weir_w AS __weir_pdel, "
+                          "lead(__weir_seq) OVER __weir_w AS __weir_next");
+    size_t n_tracked = 0;
+    for (size_t i = 0; i < r->n_data; i++) {
+        if (!tracked(r, r->data[i]))
+            continue;
+        weir__buf_puts(&r->q, ", lag(");
+        ident(r, "__weir_l", r->data[i]);
+        weir__buf_printf(&r->q, ") OVER __weir_w AS __weir_p%zu", n_tracked++);
+    }
+    weir__buf_puts(&r->q, " FROM ");
+    if (r->c->ignore_null_updates) {
+        /* Each column's last non-NULL value since the key's last delete. */
+        weir__buf_puts(&r->q, "(SELECT ");
+        list(r, NULL, r->keys, r->n_keys);
+        weir__buf_puts(&r->q, ", __weir_seq, __weir_del");
+        for (size_t i = 0; i < r->n_data; i++) {
+            if (is_key(r, r->data[i]))
+                continue;
+            weir__buf_puts(&r->q, ", CASE WHEN __weir_del THEN NULL ELSE "
+                                  "last_value(CASE WHEN __weir_del THEN NULL "
+                                  "ELSE ");
+            ident(r, NULL, r->data[i]);
+            weir__buf_puts(&r->q, " END IGNORE NULLS) OVER (PARTITION BY ");
+            list(r, NULL, r->keys, r->n_keys);
+            weir__buf_puts(&r->q, ", __weir_dg ORDER BY __weir_seq ROWS BETWEEN "
+                                  "UNBOUNDED PRECEDING AND CURRENT ROW) END AS ");
+            ident(r, NULL, r->data[i]);
+        }
+        weir__buf_puts(&r->q, " FROM (SELECT __weir_k.*, sum(CASE WHEN "
+                              "__weir_del THEN 1 ELSE 0 END) OVER (PARTITION BY ");
+        list(r, NULL, r->keys, r->n_keys);
+        weir__buf_puts(&r->q, " ORDER BY __weir_seq ROWS BETWEEN UNBOUNDED "
+                              "PRECEDING AND CURRENT ROW) AS __weir_dg FROM ");
+        hidden(r, "log");
+        weir__buf_puts(&r->q, " AS __weir_k SEMI JOIN " WIN " AS __weir_n ON ");
+        keys_equal(r, "__weir_k", "__weir_n");
+        weir__buf_puts(&r->q, ") AS __weir_g) AS __weir_l");
+    } else {
+        hidden(r, "log");
+        weir__buf_puts(&r->q, " AS __weir_l JOIN " WIN " AS __weir_n ON ");
+        keys_equal(r, "__weir_l", "__weir_n");
+        weir__buf_puts(&r->q, " AND (__weir_n.__weir_from IS NULL OR "
+                              "__weir_l.__weir_seq >= __weir_n.__weir_from)");
+    }
+    weir__buf_puts(&r->q, " WINDOW __weir_w AS (PARTITION BY ");
+    list(r, "__weir_l", r->keys, r->n_keys);
+    weir__buf_puts(&r->q, " ORDER BY __weir_l.__weir_seq)), __weir_v AS (SELECT "
+                          "*, sum(CASE WHEN NOT __weir_del AND (__weir_pdel IS "
+                          "NULL OR __weir_pdel");
+    n_tracked = 0;
+    for (size_t i = 0; i < r->n_data; i++) {
+        if (!tracked(r, r->data[i]))
+            continue;
+        weir__buf_puts(&r->q, " OR ");
+        ident(r, NULL, r->data[i]);
+        weir__buf_printf(&r->q, " IS DISTINCT FROM __weir_p%zu", n_tracked++);
+    }
+    weir__buf_puts(&r->q, ") THEN 1 ELSE 0 END) OVER (PARTITION BY ");
+    list(r, NULL, r->keys, r->n_keys);
+    weir__buf_puts(&r->q, " ORDER BY __weir_seq ROWS BETWEEN UNBOUNDED PRECEDING "
+                          "AND CURRENT ROW) AS __weir_vid FROM __weir_e) SELECT ");
+    list(r, NULL, r->keys, r->n_keys);
+    for (size_t i = 0; i < r->n_data; i++) {
+        if (is_key(r, r->data[i]))
+            continue;
+        weir__buf_puts(&r->q, ", arg_max_null(");
+        ident(r, NULL, r->data[i]);
+        weir__buf_puts(&r->q, ", __weir_seq) AS ");
+        ident(r, NULL, r->data[i]);
+    }
+    weir__buf_puts(&r->q, ", min(__weir_seq) AS \"" WEIR_CDC_START_AT "\", "
+                          "arg_max_null(__weir_next, __weir_seq) AS \""
+                          WEIR_CDC_END_AT "\" FROM __weir_v WHERE NOT __weir_del "
+                          "GROUP BY ");
+    list(r, NULL, r->keys, r->n_keys);
+    weir__buf_puts(&r->q, ", __weir_vid");
+    return run_q(r, NULL);
+}
+
+int weir__cdc_apply(weir_conn *conn, const weir_graph *g, const weir_gflow *f,
+                    const weir_gdataset *t, const weir_schema *schema,
+                    const char *src_sql, bool fresh, weir_cdc_metrics *m,
+                    weir_error *err)
+{
+    cdc_run r;
+    memset(&r, 0, sizeof(r));
+    r.conn = conn;
+    r.f = f;
+    r.t = t;
+    r.c = f->cdc;
+    r.schema = schema;
+    r.cat = weir__state_catalog(g, t);
+    r.err = err;
+    bool scd2_cols = r.c->scd_type == 2;
+    r.data = calloc(schema->n + 1, sizeof(*r.data));
+    r.keys = calloc(r.c->n_keys + 1, sizeof(*r.keys));
+    if (!r.data || !r.keys) {
+        free(r.data);
+        free(r.keys);
+        return oom(err);
+    }
+    for (size_t i = 0; i < schema->n; i++) {
+        const char *n = schema->cols[i].name;
+        if (scd2_cols && (weir__str_ieq(n, WEIR_CDC_START_AT) ||
+                          weir__str_ieq(n, WEIR_CDC_END_AT)))
+            continue;
+        r.data[r.n_data++] = n;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < r.c->n_keys; i++) {
+        const weir_column *k = find_col(schema, last_part(&r.c->keys[i]));
+        if (!k) {
+            rc = WEIR_ERR(err, WEIR_ERROR, "AUTOCDC_COLUMNS_NOT_FOUND_IN_SCHEMA",
+                          "AUTO CDC flow '%s': key column '%s' is not a column "
+                          "of %s",
+                          f->display, last_part(&r.c->keys[i]), t->display);
+            break;
+        }
+        r.keys[r.n_keys++] = k->name;
+    }
+    int64_t n_changes = 0;
+    if (!rc)
+        rc = stage(&r, src_sql, &n_changes);
+    if (!rc)
+        rc = r.c->scd_type == 2 ? scd2(&r, fresh, n_changes, m)
+                                : scd1(&r, fresh, n_changes, m);
+    weir__buf_clear(&r.q);
+    weir__buf_puts(&r.q, "DROP TABLE IF EXISTS " BATCH "; DROP TABLE IF EXISTS "
+                         CAND "; DROP TABLE IF EXISTS " APPLY "; DROP TABLE IF "
+                         "EXISTS " NEW "; DROP TABLE IF EXISTS " WIN);
+    if (!rc)
+        rc = run_q(&r, NULL);
+    weir__buf_free(&r.q);
+    free(r.data);
+    free(r.keys);
+    return rc;
+}

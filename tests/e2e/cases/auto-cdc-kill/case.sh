@@ -1,0 +1,55 @@
+# AUTO CDC is exactly once under kill -9: each trial lands a batch of
+# random changes (auto-cdc-oracle's generator), kills `weir run` with
+# SIGKILL at a seeded random instant of the update, runs again, and
+# compares the SCD 1 and SCD 2 tables with the oracle computed from the
+# whole change log: a batch's MERGE and its checkpoint commit together or
+# not at all. WEIR_CDC_KILLS (default 50) and WEIR_CDC_SEED (default 3).
+src="$E2E_LIB/cases/auto-cdc-oracle"
+cp -r "$src/spark-pipeline.yml" "$src/transformations" .
+oracle="python3 $src/cdc_oracle.py"
+kills=${WEIR_CDC_KILLS:-50}
+RANDOM=${WEIR_CDC_SEED:-3}
+per_batch=150
+
+compare() {
+    $oracle scd1 log.jsonl >expected-latest.csv
+    run_weir query --format csv "SELECT id, seq, name, v FROM latest ORDER BY id"
+    expect_exit 0
+    compare_files "SCD 1 after trial $1" expected-latest.csv "$WEIR_STDOUT"
+    $oracle scd2 log.jsonl >expected-history.csv
+    run_weir query --format csv "SELECT id, name, v, __START_AT, __END_AT FROM history ORDER BY id, __START_AT"
+    compare_files "SCD 2 after trial $1" expected-history.csv "$WEIR_STDOUT"
+    $oracle scd2 log.jsonl name >expected-names.csv
+    run_weir query --format csv "SELECT id, name, v, __START_AT, __END_AT FROM names ORDER BY id, __START_AT"
+    compare_files "SCD 2 tracking name after trial $1" expected-names.csv "$WEIR_STDOUT"
+}
+
+# Baseline: the duration of an incremental update of one batch.
+$oracle gen log.jsonl landing 1 "$per_batch"
+run_weir run
+expect_exit 0
+$oracle gen log.jsonl landing 2 "$per_batch"
+start=$(date +%s%N)
+run_weir run
+expect_exit 0
+dur_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+compare 0
+
+killed=0
+for t in $(seq 1 "$kills"); do
+    $oracle gen log.jsonl landing $((t + 2)) "$per_batch"
+    delay_ms=$(( RANDOM % (dur_ms * 12 / 10 + 1) ))
+    "$WEIR" run >"$E2E_OUT/killed-$t.out" 2>&1 &
+    pid=$!
+    sleep "$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))"
+    kill -9 "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    grep -q "Run is COMPLETED." "$E2E_OUT/killed-$t.out" || killed=$((killed + 1))
+    echo "trial $t: kill after ${delay_ms} ms" >>"$E2E_OUT/log"
+    run_weir run
+    expect_exit 0
+    compare "$t"
+done
+echo "auto-cdc-kill: $killed of $kills runs killed mid-update (baseline ${dur_ms} ms)" >&2
+[ "$killed" -ge $((kills / 3)) ] || e2e_fail "only $killed of $kills kills landed during an update"
+e2e_pass
