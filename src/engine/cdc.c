@@ -64,7 +64,8 @@ static int error_at(weir_error *err, const weir_gflow *f, weir_sql_pos pos,
                     int code, const char *cls, const char *msg)
 {
     WEIR_ERR(err, code, cls, "%s", msg);
-    weir_origin o = { f->origin.src, pos };
+    weir_origin o = f->origin;
+    o.pos = pos;
     weir__origin_error_at(err, &o);
     return code;
 }

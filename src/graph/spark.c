@@ -303,6 +303,14 @@ static void flow(checker *c, const weir_gflow *f)
     if (f->def)
         flow_def(c, f);
     const weir_origin *o = f->def ? &f->def->origin : &f->dataset_def->origin;
+    if (f->cdc)
+        add(c, o->sql ? "AUTO CDC" : "dp.create_auto_cdc_flow", true,
+            o->sql ? "PARSE_SYNTAX_ERROR" : "", o, o->sql ? &f->cdc->pos : NULL,
+            "Spark 4.2's AUTO CDC (its Python client: SCD type 1 only); "
+            "on 4.1, none in a pipeline",
+            o->sql ? "Spark 4.1's SQL has no AUTO CDC or APPLY CHANGES flows"
+                   : "pyspark.pipelines 4.1 has no create_auto_cdc_flow "
+                     "(AttributeError)");
     if (!f->query || !o->sql)
         return;
     weir_origin at = { weir__sql_query_source(f->query), f->origin.pos, true };

@@ -184,8 +184,13 @@ TEST(test_spark__flows_and_sinks)
                "CREATE SINK s USING delta OPTIONS (path '/out');\n"
                "CREATE FLOW to_s AS INSERT INTO s BY NAME SELECT * FROM STREAM(t);\n"
                "CREATE STREAMING TABLE u TBLPROPERTIES "
-               "('pipelines.skipChangeCommits' = 'true') AS SELECT * FROM STREAM(ext2);\n");
-    CHECK_INT(fx.found.len, 5);
+               "('pipelines.skipChangeCommits' = 'true') AS SELECT * FROM STREAM(ext2);\n"
+               "CREATE STREAMING TABLE c;\n"
+               "CREATE FLOW cf AS AUTO CDC INTO c FROM STREAM(ext3) KEYS (id)\n"
+               "  SEQUENCE BY ts;\n");
+    CHECK_INT(fx.found.len, 6);
+    const weir_spark_finding *cdc = find(&fx, "AUTO CDC");
+    CHECK(cdc && cdc->rejected && cdc->at.line == 10 && cdc->at.column == 19);
     const weir_spark_finding *f = nth(&fx, "INSERT INTO ONCE", 0);
     CHECK(f && f->rejected && f->at.line == 2);
     f = nth(&fx, "INSERT INTO ONCE", 1);
