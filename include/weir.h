@@ -257,11 +257,22 @@ typedef struct weir_load_options {
                              read, while its SQL or Python files have
                              errors; weir_pipeline_start_run on it is
                              WEIR_EINVAL */
+    /* Version 4: */
+    bool keep_storage_open; /* queries and updates of the pipeline's own
+                               storage share one open storage (one DuckDB
+                               instance), opened by the first of them and
+                               kept open, locked, until the pipeline is
+                               dropped; updates then apply the pipeline's
+                               weir.duckdb.* settings to it. Saves opening
+                               the storage for every call (weir test).
+                               Runs of another storage (weir_run_options
+                               storage, sample_rows) and dry runs close it
+                               first, as without this option */
 } weir_load_options;
 
-#define WEIR_LOAD_OPTIONS_VERSION 3
+#define WEIR_LOAD_OPTIONS_VERSION 4
 #define WEIR_LOAD_OPTIONS_INIT                                                \
-    { WEIR_LOAD_OPTIONS_VERSION, NULL, NULL, 0, NULL, NULL, false }
+    { WEIR_LOAD_OPTIONS_VERSION, NULL, NULL, 0, NULL, NULL, false, false }
 
 /**
  * weir_pipeline_load with an environment and configuration overrides. SQL
@@ -749,7 +760,8 @@ typedef struct weir_result weir_result;
  * with every value as text. Reads and writes are allowed (users create
  * source tables this way); the table function event_log() reads the
  * pipeline's event log. The first query opens the storage and keeps it
- * open, locked, until the pipeline runs or is dropped.
+ * open, locked, until the pipeline runs or is dropped (with
+ * weir_load_options.keep_storage_open, until it is dropped).
  * Ownership: the caller owns *out (NULL on failure) and frees it with
  * weir_result_free before the pipeline runs again or is dropped.
  * Thread-safety: pipeline-serial.

@@ -41,6 +41,8 @@ struct weir_pipeline {
     char *name, *storage, *catalog, *database, *root_dir, *spec_path;
     weir_spec *spec;
     bool storage_only; /* loaded without its definition files (queries) */
+    bool keep_storage_open; /* runs share the queries' storage and leave
+                               it open (weir_load_options) */
     const char **python_files; /* of the spec, relative to its folder, in
                                   registration order (arena) */
     size_t n_python_files;
@@ -72,6 +74,13 @@ int weir__parse_name(weir_pipeline *p, const char *text, weir_sql_name *out,
 int weir__first_diag(weir_pipeline *p, weir_error *err, int code);
 /* Release the storage held by queries. */
 void weir__query_close(weir_pipeline *p);
+/* keep_storage_open: the storage for a run of the pipeline's own storage,
+ * the one queries hold (opened when they do not), switched to RUN mode;
+ * *out is borrowed. weir__query_after_run switches it back for queries
+ * (closing it when that fails). */
+int weir__query_storage_for_run(weir_pipeline *p, weir_storage **out,
+                                weir_error *err);
+void weir__query_after_run(weir_pipeline *p);
 
 /* query_guard.c. Refuse (WEIR_ESQL with location left to the caller) a
  * statement's target when any reading DuckDB can give the name lands in

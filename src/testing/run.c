@@ -627,6 +627,7 @@ static void run_test(const weir_test_suite *suite, size_t i,
     lo.n_conf = n_conf + 1;
     lo.storage = storage;
     lo.root_dir = r.root;
+    lo.keep_storage_open = true; /* one DuckDB instance per test */
     int rc = weir_pipeline_load_with(&r.p, session, suite->spec_path, &lo, &err);
     free(conf);
     if (rc) {

@@ -726,6 +726,75 @@ static void put_file(const char *dir, const char *rel, const char *text)
     fclose(f);
 }
 
+/* Load options version 4, keep_storage_open: queries and updates share one
+ * open storage, which stays open (and locked) after an update; weir's own
+ * state stays read-only to the queries after it. */
+TEST(test_keep_storage_open)
+{
+    scratch sc;
+    scratch_init(&sc);
+    put_file(sc.dir, "spark-pipeline.yml",
+             "name: kept\nstorage: storage\nlibraries:\n"
+             "  - glob:\n      include: transformations/**\n");
+    put_file(sc.dir, "transformations/t.sql",
+             "CREATE MATERIALIZED VIEW t AS SELECT sum(x) * 2 AS y FROM src;\n");
+    char path[256], buf[64];
+    snprintf(path, sizeof(path), "%s/spark-pipeline.yml", sc.dir);
+    weir_error err;
+    weir_session *s;
+    CHECK_INT(weir_session_open(&s, NULL, &err), 0);
+    weir_load_options lo = WEIR_LOAD_OPTIONS_INIT;
+    lo.keep_storage_open = true;
+    weir_pipeline *p = NULL, *other = NULL;
+    CHECK_INT(weir_pipeline_load_with(&p, s, path, &lo, &err), 0);
+    CHECK_STR(scalar(p, "CREATE TABLE src AS SELECT 1 AS x; SELECT count(*) "
+                        "FROM src", buf, sizeof(buf)), "1");
+    weir_run_result r;
+    CHECK_INT(weir_pipeline_start_run(p, NULL, &r, &err), 0);
+    CHECK_INT(r.state, WEIR_RUN_COMPLETED);
+    /* Still held after the update: another pipeline cannot open it. */
+    CHECK_INT(weir_pipeline_load(&other, s, path, &err), 0);
+    weir_result *res = NULL;
+    CHECK_INT(weir_pipeline_query(other, "SELECT 1", &res, &err), WEIR_EBUSY);
+    CHECK_STR(scalar(p, "SELECT y FROM t", buf, sizeof(buf)), "2");
+    CHECK_INT(weir_pipeline_query(p, "INSERT INTO weir.main.updates SELECT * "
+                                     "FROM weir.main.updates", &res, &err),
+              WEIR_ESQL);
+    CHECK_STR(err.error_class, "PIPELINE_STATE_READ_ONLY");
+    CHECK_STR(scalar(p, "INSERT INTO src VALUES (4); SELECT count(*) FROM src",
+                     buf, sizeof(buf)), "2");
+    CHECK_INT(weir_pipeline_start_run(p, NULL, &r, &err), 0);
+    CHECK_INT(r.state, WEIR_RUN_COMPLETED);
+    CHECK_STR(scalar(p, "SELECT y FROM t", buf, sizeof(buf)), "10");
+    CHECK_STR(scalar(p, "SELECT count(DISTINCT update_id) FROM event_log()",
+                     buf, sizeof(buf)), "2");
+    weir_pipeline_drop(p);
+    CHECK_STR(scalar(other, "SELECT y FROM t", buf, sizeof(buf)), "10");
+    weir_pipeline_drop(other);
+    other = NULL;
+
+    /* An update without a query before it opens the storage and keeps it. */
+    p = NULL;
+    CHECK_INT(weir_pipeline_load_with(&p, s, path, &lo, &err), 0);
+    CHECK_INT(weir_pipeline_start_run(p, NULL, &r, &err), 0);
+    CHECK_INT(weir_pipeline_load(&other, s, path, &err), 0);
+    CHECK_INT(weir_pipeline_query(other, "SELECT 1", &res, &err), WEIR_EBUSY);
+    CHECK_STR(scalar(p, "SELECT y FROM t", buf, sizeof(buf)), "10");
+    weir_pipeline_drop(p);
+    weir_pipeline_drop(other);
+
+    /* Version 3 does not read it: the update releases the storage. */
+    lo.version = 3;
+    CHECK_INT(weir_pipeline_load_with(&p, s, path, &lo, &err), 0);
+    CHECK_INT(weir_pipeline_start_run(p, NULL, &r, &err), 0);
+    CHECK_INT(weir_pipeline_load(&other, s, path, &err), 0);
+    CHECK_STR(scalar(other, "SELECT y FROM t", buf, sizeof(buf)), "10");
+    weir_pipeline_drop(other);
+    weir_pipeline_drop(p);
+    weir_session_close(s);
+    scratch_free(&sc);
+}
+
 /* weir_flow_options.import_checkpoint: the flow starts after the files a
  * Structured Streaming checkpoint lists (docs/import-checkpoint.md). */
 TEST(test_import_checkpoint)
@@ -785,4 +854,4 @@ TEST_MAIN(RUN(test_version); RUN(test_null_and_versions);
           RUN(test_names_and_references); RUN(test_sql_error_locations);
           RUN(test_full_definition); RUN(test_run_options);
           RUN(test_results_and_streams); RUN(test_load_spec);
-          RUN(test_import_checkpoint);)
+          RUN(test_import_checkpoint); RUN(test_keep_storage_open);)
