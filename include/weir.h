@@ -560,6 +560,25 @@ WEIR_API int weir_pipeline_read(weir_pipeline *pipeline, const char *name,
                                 bool streaming, const char **out,
                                 weir_error *err);
 
+/**
+ * Make in dst, in the same order, every definition made in src through the
+ * calls above that succeeded (weir_pipeline_define_dataset and its
+ * shorthands, weir_pipeline_define_flow, weir_pipeline_define_sql): for
+ * instance the definitions weir's Spark Connect endpoint imported from a
+ * project's Python files into src, given to another pipeline of the same
+ * project without running Python again (weir test gives them to each
+ * test's pipeline). What dst read from its spec's SQL files is its own;
+ * nothing of the spec is copied.
+ * Thread-safety: src is only read, so several pipelines may copy from one
+ * src at once (while nothing defines in src); dst is pipeline-serial.
+ * Errors: WEIR_EINVAL (NULL or the same pipeline), then those of the
+ * definition calls on dst (their diagnostics are dst's); the copy stops
+ * at the first failure.
+ */
+WEIR_API int weir_pipeline_copy_definitions(weir_pipeline *dst,
+                                            const weir_pipeline *src,
+                                            weir_error *err);
+
 /* --- Events -------------------------------------------------------------- */
 
 typedef enum weir_level {
@@ -962,11 +981,19 @@ typedef struct weir_test_run_options {
      * they have no result. May be set from a signal handler. NULL = not
      * cancellable. */
     const volatile int *cancel;
+    /* Version 2: */
+    /* A pipeline loaded from the same spec whose definitions made through
+     * C calls every test's pipeline receives too
+     * (weir_pipeline_copy_definitions): the project's Python definitions,
+     * imported once. Only read, by every worker. NULL = none: a project
+     * with Python definition files then fails each test with
+     * PYTHON_NOT_IMPORTED. */
+    const weir_pipeline *definitions;
 } weir_test_run_options;
 
-#define WEIR_TEST_RUN_OPTIONS_VERSION 1
+#define WEIR_TEST_RUN_OPTIONS_VERSION 2
 #define WEIR_TEST_RUN_OPTIONS_INIT                                            \
-    { WEIR_TEST_RUN_OPTIONS_VERSION, NULL, 0, NULL, NULL, NULL }
+    { WEIR_TEST_RUN_OPTIONS_VERSION, NULL, 0, NULL, NULL, NULL, NULL }
 
 /**
  * Run every test of the suite, each on its own pipeline loaded from the

@@ -183,6 +183,7 @@ void weir_pipeline_drop(weir_pipeline *p)
     atomic_fetch_sub(&p->session->n_pipelines, 1);
     weir__query_close(p);
     weir__graph_free(p->graph);
+    WEIR_VEC_FREE(&p->records);
     weir__defs_free(&p->defs);
     weir__diags_free(&p->diags);
     weir__spec_free(p->spec);
@@ -281,6 +282,8 @@ int weir_pipeline_define_sql(weir_pipeline *p, const char *sql_text,
         return WEIR_ERR(err, WEIR_EINVAL, NULL, "pipeline and SQL are required");
     weir__begin_call(p);
     int rc = define_sql(p, sql_text, strlen(sql_text), file_name);
+    if (!rc)
+        rc = weir__record_sql(p, sql_text, file_name);
     if (rc == WEIR_ENOMEM)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     if (rc)

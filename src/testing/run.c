@@ -579,8 +579,8 @@ static char *make_sandbox(void)
 
 static void run_test(const weir_test_suite *suite, size_t i,
                      weir_session *session, const weir_load_options *load,
-                     const volatile int *cancel, weir_test_result *res,
-                     weir_arena *a)
+                     const weir_pipeline *defs, const volatile int *cancel,
+                     weir_test_result *res, weir_arena *a)
 {
     const weir_test *t = &suite->tests[i];
     int64_t t0 = weir__monotonic_us();
@@ -647,10 +647,23 @@ static void run_test(const weir_test_suite *suite, size_t i,
                  "the pipeline did not load, so the later steps cannot run");
         goto out;
     }
-    if (weir_pipeline_python_files(r.p, NULL) > 0) {
-        fail(&r, "UNSUPPORTED", NULL, NULL,
-             "the pipeline has Python definition files, which weir test "
-             "does not import yet");
+    if (defs) {
+        rc = weir_pipeline_copy_definitions(r.p, defs, &err);
+        if (rc) {
+            step_log l;
+            memset(&l, 0, sizeof l);
+            l.a = a;
+            log_call_errors(&l, r.p, &err);
+            res->steps_run = 1;
+            check_step(&r, &t->steps[0], &l, true);
+            step_log_free(&l);
+            goto out;
+        }
+    } else if (weir_pipeline_python_files(r.p, NULL) > 0) {
+        fail(&r, "PYTHON_NOT_IMPORTED", NULL, NULL,
+             "the pipeline has Python definition files, and no pipeline "
+             "with their definitions was given "
+             "(weir_test_run_options.definitions)");
         goto out;
     }
     for (r.step = 0; r.step < t->n_steps && res->status != WEIR_TEST_FAILED &&
@@ -677,6 +690,7 @@ typedef struct pool {
     weir_test_suite *suite;
     weir_session *session;
     const weir_load_options *load;
+    const weir_pipeline *defs;
     const volatile int *cancel;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -697,7 +711,7 @@ static void *worker(void *arg)
         if (pl->cancel && *pl->cancel)
             memset(&pl->suite->results[i], 0, sizeof(weir_test_result));
         else
-            run_test(pl->suite, i, pl->session, pl->load, pl->cancel,
+            run_test(pl->suite, i, pl->session, pl->load, pl->defs, pl->cancel,
                      &pl->suite->results[i], &pl->suite->result_arenas[i]);
         pthread_mutex_lock(&pl->mu);
         pl->finished[pl->n_finished++] = i;
@@ -725,7 +739,7 @@ int weir_test_suite_run(weir_test_suite *s, weir_session *session,
         *n_failed = 0;
     if (!s || !session)
         return WEIR_ERR(err, WEIR_EINVAL, NULL, "suite and session are required");
-    if (opts && opts->version != WEIR_TEST_RUN_OPTIONS_VERSION)
+    if (opts && (opts->version < 1 || opts->version > WEIR_TEST_RUN_OPTIONS_VERSION))
         return WEIR_ERR(err, WEIR_EINVAL, NULL,
                         "unknown weir_test_run_options version %u",
                         opts->version);
@@ -743,6 +757,7 @@ int weir_test_suite_run(weir_test_suite *s, weir_session *session,
     s->result_arenas = calloc(s->n_tests, sizeof(*s->result_arenas));
     s->ran = calloc(s->n_tests, sizeof(*s->ran));
     pool pl = { s, session, opts ? opts->load : NULL,
+                opts && opts->version >= 2 ? opts->definitions : NULL,
                 opts ? opts->cancel : NULL, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0,
                 calloc(s->n_tests, sizeof(size_t)), 0 };
     if (!s->results || !s->result_arenas || !s->ran || !pl.finished) {

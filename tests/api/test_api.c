@@ -726,6 +726,66 @@ static void put_file(const char *dir, const char *rel, const char *text)
     fclose(f);
 }
 
+/* weir_pipeline_copy_definitions: what C calls defined in one pipeline
+ * (datasets with their options, flows, SQL text) is defined again in
+ * another, in order; nothing else of the source comes along. */
+TEST(test_copy_definitions)
+{
+    scratch sc, sc2;
+    scratch_init(&sc);
+    scratch_init(&sc2);
+    weir_error err;
+    weir_session *s;
+    CHECK_INT(weir_session_open(&s, NULL, &err), 0);
+    weir_pipeline *src = pipeline_at(s, &sc), *dst = pipeline_at(s, &sc2);
+    weir_expectation ex[] = { { "positive", "x > 0", WEIR_EXPECT_DROP } };
+    weir_dataset_options d = WEIR_DATASET_OPTIONS_INIT;
+    d.name = "base";
+    d.query = "SELECT * FROM VALUES (1), (-2), (3) AS v(x)";
+    d.expectations = ex;
+    d.n_expectations = 1;
+    d.comment = "copied";
+    CHECK_INT(weir_pipeline_create_materialized_view(src, &d, NULL, &err), 0);
+    weir_dataset_options t = WEIR_DATASET_OPTIONS_INIT;
+    t.name = "sums";
+    t.schema = "total BIGINT";
+    CHECK_INT(weir_pipeline_create_table(src, &t, NULL, &err), 0);
+    weir_flow_options f = WEIR_FLOW_OPTIONS_INIT;
+    f.name = "add_once";
+    f.target = "sums";
+    f.query = "SELECT sum(x) AS total FROM base";
+    f.once = true;
+    CHECK_INT(weir_pipeline_define_flow(src, &f, &err), 0);
+    CHECK_INT(weir_pipeline_define_sql(src, "CREATE MATERIALIZED VIEW twice AS "
+                                            "SELECT total * 2 AS t FROM sums;",
+                                       "extra.sql", &err),
+              0);
+    /* A failed call is not copied. */
+    weir_dataset_options bad = WEIR_DATASET_OPTIONS_INIT;
+    bad.name = "bad";
+    bad.query = "SELEC nothing";
+    CHECK(weir_pipeline_create_materialized_view(src, &bad, NULL, &err) != 0);
+
+    CHECK_INT(weir_pipeline_copy_definitions(NULL, src, &err), WEIR_EINVAL);
+    CHECK_INT(weir_pipeline_copy_definitions(src, src, &err), WEIR_EINVAL);
+    CHECK_INT(weir_pipeline_copy_definitions(dst, src, &err), 0);
+    weir_run_result r;
+    CHECK_INT(weir_pipeline_start_run(dst, NULL, &r, &err), 0);
+    CHECK_INT(r.state, WEIR_RUN_COMPLETED);
+    char buf[64];
+    CHECK_STR(scalar(dst, "SELECT t FROM twice", buf, sizeof(buf)), "8");
+    CHECK_STR(scalar(dst, "SELECT count(*) FROM base", buf, sizeof(buf)), "2");
+    /* The source was only read: it runs on its own storage as before. */
+    CHECK_INT(weir_pipeline_start_run(src, NULL, &r, &err), 0);
+    CHECK_INT(r.state, WEIR_RUN_COMPLETED);
+    CHECK_STR(scalar(src, "SELECT t FROM twice", buf, sizeof(buf)), "8");
+    weir_pipeline_drop(src);
+    weir_pipeline_drop(dst);
+    weir_session_close(s);
+    scratch_free(&sc);
+    scratch_free(&sc2);
+}
+
 /* Load options version 4, keep_storage_open: queries and updates share one
  * open storage, which stays open (and locked) after an update; weir's own
  * state stays read-only to the queries after it. */
@@ -854,4 +914,5 @@ TEST_MAIN(RUN(test_version); RUN(test_null_and_versions);
           RUN(test_names_and_references); RUN(test_sql_error_locations);
           RUN(test_full_definition); RUN(test_run_options);
           RUN(test_results_and_streams); RUN(test_load_spec);
-          RUN(test_import_checkpoint); RUN(test_keep_storage_open);)
+          RUN(test_import_checkpoint); RUN(test_keep_storage_open);
+          RUN(test_copy_definitions);)

@@ -197,13 +197,15 @@ rm -r bad/tests
 run_weir test --spec bad/spark-pipeline.yml
 expect_exit 0
 expect_stdout_equals "0 tests: 0 passed, 0 failed (0.00 s)"
-# Python definition files are not imported by weir test (yet): a clear failure.
+# Python definition files are imported once, before any test runs
+# (e2e/test-python): without a Python that is a usage error, exit 2.
 mkdir bad/tests
 printf 'from pyspark import pipelines as dp\n' >bad/transformations/extra.py
 printf 't:\n  expect:\n    - query: SELECT 1 WHERE false\n' >bad/tests/t.yml
-run_weir test --spec bad/spark-pipeline.yml
-expect_exit 1
-expect_stdout_contains "[UNSUPPORTED] the pipeline has Python definition files"
+WEIR_PYTHON=/nonexistent/python run_weir test --spec bad/spark-pipeline.yml
+expect_exit 2
+expect_stderr_contains "the project has Python definition files, but no Python was found ('/nonexistent/python')"
+expect_stdout_not_contains "PASS"
 # An unknown environment is one error, before any test runs.
 run_weir test --env nope
 expect_exit 2
