@@ -67,6 +67,45 @@ expect_stdout_contains "rows of customers_clean differ: 2 of them (expected 2 ro
        + unexpected: {name: bob}"
 rm tests/extra.yml
 
+# --- `sql:` for files: the rows of a query (which may read a table fixture
+# given before it) written as the step's file ---------------------------------
+cat >tests/extra.yml <<'YAML'
+files_from_sql:
+  given:
+    - table: customers
+      rows: [{id: 1, name: ann}, {id: 2, name: bob}]
+    - files: landing/orders
+      sql: >
+        SELECT id AS order_id, id AS customer_id, id * 2.5 AS amount,
+               'placed' AS status FROM customers
+    - files: landing/orders
+      sql: SELECT 3 AS order_id, 2 AS customer_id, NULL AS amount, 'shipped' AS status
+  expect:
+    - dataset: orders
+      rows: [{order_id: 1, amount: 2.5}, {order_id: 2, amount: 5}]
+    - dataset: orders_raw
+      rows:
+        - {order_id: 1, amount: 2.5}
+        - {order_id: 2, amount: 5.0}
+        - {order_id: 3, amount: null}
+    - expectation: valid_amount
+      passed: 2
+      failed: 1
+files_from_bad_sql:
+  given:
+    - files: landing/orders
+      sql: SELECT nope FROM nowhere
+  expect:
+    - query: SELECT 1 WHERE false
+YAML
+run_weir test files_from
+expect_exit 1
+expect_stdout_contains "PASS files_from_sql ("
+expect_stdout_contains "FAIL files_from_bad_sql ("
+expect_stdout_contains "[FIXTURE_FAILED] query:1:18: [TABLE_OR_VIEW_NOT_FOUND] fixture files landing/orders: The table or view \`nowhere\` cannot be found."
+expect_equal "storage after sql file fixtures" "$(storage_sum)" "$before"
+rm tests/extra.yml
+
 # --- Filters: globs and parts of names ---------------------------------------
 run_weir test 'totals_*' --jobs 1
 expect_exit 0
