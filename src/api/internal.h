@@ -23,8 +23,11 @@
 
 /* See weir__guard_print. */
 typedef struct weir_guard_print {
-    char *sql;  /* the query that prints */
-    char *text; /* its last answer */
+    char *sql;    /* the query that prints */
+    char *text;   /* its last answer */
+    bool current; /* text is still weir's state: the last writing
+                     statement ended (committed unchanged or rolled back)
+                     and nothing else wrote since (query.c) */
 } weir_guard_print;
 
 /* A definition made through a C call, as recorded by replay.c. */

@@ -340,12 +340,19 @@ static int classify(int rc, weir_error *err)
 /* A writing statement runs in its own transaction, which commits only if
  * weir's state in the catalogs is the same after the statement as before
  * (query_guard.c). write_end rolls back when rc or the check fails. */
+/* The print taken when the last writing statement began still holds when
+ * that statement left weir's state as it was (committed after the check,
+ * or rolled back) and nothing wrote since: this pipeline holds the
+ * storage's lock, its updates free the print, and statements that do not
+ * write go unchecked either way (a stale print would only refuse the next
+ * write). So a series of writes prints once per statement, not twice. */
 static int write_begin(weir_pipeline *p, weir_error *err)
 {
     int rc = weir__conn_begin(p->qstore->conn, err);
-    if (!rc)
+    if (!rc && !p->qprint.current)
         rc = p->qprint.sql ? weir__guard_reprint(p->qstore, &p->qprint, err)
                            : weir__guard_print(p->qstore, &p->qprint, err);
+    p->qprint.current = false;
     if (rc)
         weir__conn_rollback(p->qstore->conn);
     return rc;
@@ -358,10 +365,14 @@ static int write_end(weir_pipeline *p, int rc, weir_error *err)
                       "the statement changed weir's own state (a _weir "
                       "schema), which queries may read but not change; it "
                       "was rolled back");
-    if (rc)
+    if (rc) {
         weir__conn_rollback(p->qstore->conn);
-    else
+    } else {
         rc = weir__storage_commit(p->qstore, p->qstore->conn, err);
+        if (rc)
+            return rc; /* a failed commit: print again next time */
+    }
+    p->qprint.current = p->qprint.text != NULL;
     return rc;
 }
 
