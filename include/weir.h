@@ -674,12 +674,19 @@ typedef struct weir_run_options {
      * "-sample" appended (of storage above when set), never into the real
      * storage. 0 = a normal run; negative is WEIR_EINVAL. */
     int64_t sample_rows;
+    /* Version 3: */
+    /* A folder the sinks with a `path` (files, Delta) write below instead
+     * of their destination: the path's parts, relative or absolute (a
+     * file:// URI's too; `..` parts kept inside), under this folder, so a
+     * test never writes a real destination (weir test gives each test's
+     * folder). Kafka sinks are not redirected. NULL = as written. */
+    const char *sink_root;
 } weir_run_options;
 
-#define WEIR_RUN_OPTIONS_VERSION 2
+#define WEIR_RUN_OPTIONS_VERSION 3
 #define WEIR_RUN_OPTIONS_INIT                                                 \
     { WEIR_RUN_OPTIONS_VERSION, false, false, NULL, 0, NULL, 0, NULL, NULL,   \
-      NULL, NULL, NULL, NULL, 0 }
+      NULL, NULL, NULL, NULL, 0, NULL }
 
 /** The outcome of a run. */
 typedef struct weir_run_result {

@@ -738,11 +738,21 @@ int weir_pipeline_start_run(weir_pipeline *p, const weir_run_options *opts,
     eo.on_log = p->session->on_log;
     eo.log_payload = p->session->log_payload;
     eo.sample_rows = sample;
+    char *sink_root = NULL;
+    if (opts->version >= 3 && opts->sink_root) {
+        sink_root = weir__path_absolute(opts->sink_root, p->root_dir);
+        if (!sink_root) {
+            free(storage);
+            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        }
+    }
+    eo.sink_root = sink_root;
     rc = keep ? weir__query_storage_for_run(p, &eo.held, err) : 0;
     if (!rc)
         rc = weir__engine_run(p->graph, &eo, opts, out, &p->diags, err);
     if (keep)
         weir__query_after_run(p);
+    free(sink_root);
     free(storage);
     if (rc == WEIR_EGRAPH)
         return weir__first_diag(p, err, WEIR_EGRAPH);

@@ -309,6 +309,7 @@ static void start_slot(run_state *rs, slot *s)
     s->exec.f = f;
     s->exec.st = rs->st;
     s->exec.root_dir = rs->opts->root_dir;
+    s->exec.sink_root = rs->opts->sink_root;
     s->exec.update_id = rs->update_id;
     s->exec.infer = rs->infer;
     s->exec.sample_rows = rs->opts->sample_rows;

@@ -139,7 +139,7 @@ typedef struct test_run {
     weir_test_result *res;
     weir_arena *a;
     size_t step; /* running now, 0-based */
-    const char *sandbox, *root;
+    const char *sandbox, *root, *sinks;
     weir_pipeline *p;
     const volatile int *cancel;
 } test_run;
@@ -546,6 +546,7 @@ static void run_step(test_run *r, const weir_step *s)
     ro.on_event = on_event;
     ro.event_payload = &l;
     ro.cancel = r->cancel;
+    ro.sink_root = r->sinks; /* never a real destination */
     weir_run_result out;
     memset(&out, 0, sizeof out);
     int rc = weir_pipeline_start_run(r->p, &ro, &out, &err);
@@ -591,13 +592,16 @@ static void run_test(const weir_test_suite *suite, size_t i,
     res->line = t->line;
     res->column = t->column;
     res->status = WEIR_TEST_PASSED;
-    test_run r = { suite, t, res, a, 0, NULL, suite->spec_dir, NULL, cancel };
+    test_run r = { suite, t, res, a, 0, NULL, suite->spec_dir, NULL, NULL,
+                   cancel };
     char *sandbox = make_sandbox();
     char *storage = sandbox ? weir__path_join(sandbox, "storage") : NULL;
     char *root = sandbox ? weir__path_join(sandbox, "root") : NULL;
+    char *sinks = sandbox ? weir__path_join(sandbox, "sinks") : NULL;
+    r.sinks = sinks;
     weir_error err;
     memset(&err, 0, sizeof err);
-    if (!sandbox || !storage || !root) {
+    if (!sandbox || !storage || !root || !sinks) {
         fail(&r, "SANDBOX_FAILED", NULL, NULL,
              "cannot create a temporary folder under $TMPDIR or /tmp");
         goto out;
@@ -681,6 +685,7 @@ out:
     free(sandbox);
     free(storage);
     free(root);
+    free(sinks);
     res->seconds = (double)(weir__monotonic_us() - t0) / 1e6;
 }
 
