@@ -106,6 +106,32 @@ expect_stdout_contains "[FIXTURE_FAILED] query:1:18: [TABLE_OR_VIEW_NOT_FOUND] f
 expect_equal "storage after sql file fixtures" "$(storage_sum)" "$before"
 rm tests/extra.yml
 
+# --- Without $TMPDIR a test's folder is in memory (/dev/shm) when it can be:
+# one appears there while the tests run and is gone after (other weir test
+# runs may use /dev/shm meanwhile: only the folder seen is followed) --------
+shm_tests() { ls /dev/shm | grep '^weir-test-' | sort || true; }
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+    shm_before=$(shm_tests)
+    env -u TMPDIR "$WEIR" test pass >"$E2E_OUT/shm.out" 2>&1 &
+    pid=$!
+    seen=
+    for _ in $(seq 600); do
+        seen=$(comm -13 <(echo "$shm_before") <(shm_tests) | head -n 1)
+        [ -z "$seen" ] || break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    status=0
+    wait "$pid" || status=$?
+    expect_equal "weir test without TMPDIR" "$status" 0
+    [ -n "$seen" ] || e2e_fail "no test folder appeared in /dev/shm"
+    for _ in $(seq 200); do
+        [ -e "/dev/shm/$seen" ] || break
+        sleep 0.05
+    done
+    expect_no_file "/dev/shm/$seen"
+fi
+
 # --- Filters: globs and parts of names ---------------------------------------
 run_weir test 'totals_*' --jobs 1
 expect_exit 0
