@@ -257,11 +257,22 @@ typedef struct weir_load_options {
                              read, while its SQL or Python files have
                              errors; weir_pipeline_start_run on it is
                              WEIR_EINVAL */
+    /* Version 4: */
+    bool keep_storage_open; /* queries and updates of the pipeline's own
+                               storage share one open storage (one DuckDB
+                               instance), opened by the first of them and
+                               kept open, locked, until the pipeline is
+                               dropped; updates then apply the pipeline's
+                               weir.duckdb.* settings to it. Saves opening
+                               the storage for every call (weir test).
+                               Runs of another storage (weir_run_options
+                               storage, sample_rows) and dry runs close it
+                               first, as without this option */
 } weir_load_options;
 
-#define WEIR_LOAD_OPTIONS_VERSION 3
+#define WEIR_LOAD_OPTIONS_VERSION 4
 #define WEIR_LOAD_OPTIONS_INIT                                                \
-    { WEIR_LOAD_OPTIONS_VERSION, NULL, NULL, 0, NULL, NULL, false }
+    { WEIR_LOAD_OPTIONS_VERSION, NULL, NULL, 0, NULL, NULL, false, false }
 
 /**
  * weir_pipeline_load with an environment and configuration overrides. SQL
@@ -556,6 +567,25 @@ WEIR_API int weir_pipeline_read(weir_pipeline *pipeline, const char *name,
                                 bool streaming, const char **out,
                                 weir_error *err);
 
+/**
+ * Make in dst, in the same order, every definition made in src through the
+ * calls above that succeeded (weir_pipeline_define_dataset and its
+ * shorthands, weir_pipeline_define_flow, weir_pipeline_define_sql): for
+ * instance the definitions weir's Spark Connect endpoint imported from a
+ * project's Python files into src, given to another pipeline of the same
+ * project without running Python again (weir test gives them to each
+ * test's pipeline). What dst read from its spec's SQL files is its own;
+ * nothing of the spec is copied.
+ * Thread-safety: src is only read, so several pipelines may copy from one
+ * src at once (while nothing defines in src); dst is pipeline-serial.
+ * Errors: WEIR_EINVAL (NULL or the same pipeline), then those of the
+ * definition calls on dst (their diagnostics are dst's); the copy stops
+ * at the first failure.
+ */
+WEIR_API int weir_pipeline_copy_definitions(weir_pipeline *dst,
+                                            const weir_pipeline *src,
+                                            weir_error *err);
+
 /* --- Events -------------------------------------------------------------- */
 
 typedef enum weir_level {
@@ -651,12 +681,19 @@ typedef struct weir_run_options {
      * "-sample" appended (of storage above when set), never into the real
      * storage. 0 = a normal run; negative is WEIR_EINVAL. */
     int64_t sample_rows;
+    /* Version 3: */
+    /* A folder the sinks with a `path` (files, Delta) write below instead
+     * of their destination: the path's parts, relative or absolute (a
+     * file:// URI's too; `..` parts kept inside), under this folder, so a
+     * test never writes a real destination (weir test gives each test's
+     * folder). Kafka sinks are not redirected. NULL = as written. */
+    const char *sink_root;
 } weir_run_options;
 
-#define WEIR_RUN_OPTIONS_VERSION 2
+#define WEIR_RUN_OPTIONS_VERSION 3
 #define WEIR_RUN_OPTIONS_INIT                                                 \
     { WEIR_RUN_OPTIONS_VERSION, false, false, NULL, 0, NULL, 0, NULL, NULL,   \
-      NULL, NULL, NULL, NULL, 0 }
+      NULL, NULL, NULL, NULL, 0, NULL }
 
 /** The outcome of a run. */
 typedef struct weir_run_result {
@@ -794,7 +831,8 @@ typedef struct weir_result weir_result;
  * with every value as text. Reads and writes are allowed (users create
  * source tables this way); the table function event_log() reads the
  * pipeline's event log. The first query opens the storage and keeps it
- * open, locked, until the pipeline runs or is dropped.
+ * open, locked, until the pipeline runs or is dropped (with
+ * weir_load_options.keep_storage_open, until it is dropped).
  * Ownership: the caller owns *out (NULL on failure) and frees it with
  * weir_result_free before the pipeline runs again or is dropped.
  * Thread-safety: pipeline-serial.
@@ -995,11 +1033,19 @@ typedef struct weir_test_run_options {
      * they have no result. May be set from a signal handler. NULL = not
      * cancellable. */
     const volatile int *cancel;
+    /* Version 2: */
+    /* A pipeline loaded from the same spec whose definitions made through
+     * C calls every test's pipeline receives too
+     * (weir_pipeline_copy_definitions): the project's Python definitions,
+     * imported once. Only read, by every worker. NULL = none: a project
+     * with Python definition files then fails each test with
+     * PYTHON_NOT_IMPORTED. */
+    const weir_pipeline *definitions;
 } weir_test_run_options;
 
-#define WEIR_TEST_RUN_OPTIONS_VERSION 1
+#define WEIR_TEST_RUN_OPTIONS_VERSION 2
 #define WEIR_TEST_RUN_OPTIONS_INIT                                            \
-    { WEIR_TEST_RUN_OPTIONS_VERSION, NULL, 0, NULL, NULL, NULL }
+    { WEIR_TEST_RUN_OPTIONS_VERSION, NULL, 0, NULL, NULL, NULL, NULL }
 
 /**
  * Run every test of the suite, each on its own pipeline loaded from the

@@ -361,7 +361,8 @@ int weir_pipeline_define_dataset(weir_pipeline *p, weir_dataset_kind kind,
     d.cluster_cols = copy_list(a, o->cluster_cols, o->n_cluster_cols);
     d.n_cluster_cols = o->n_cluster_cols;
     const char *name = resolved_name(p, kind, &d.name);
-    if (!name || weir__arena_failed(a) || weir__defs_add_dataset(&p->defs, &d))
+    if (!name || weir__arena_failed(a) || weir__defs_add_dataset(&p->defs, &d) ||
+        weir__record_dataset(p, kind, o))
         return oom(err);
     weir__defined(p);
     if (out)
@@ -450,7 +451,8 @@ int weir_pipeline_define_flow(weir_pipeline *p, const weir_flow_options *o,
                             name);
         f.import_checkpoint = weir__arena_strdup(&p->arena, o->import_checkpoint);
     }
-    if (weir__arena_failed(&p->arena) || weir__defs_add_flow(&p->defs, &f))
+    if (weir__arena_failed(&p->arena) || weir__defs_add_flow(&p->defs, &f) ||
+        weir__record_flow(p, o))
         return oom(err);
     weir__defined(p);
     return 0;

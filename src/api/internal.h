@@ -19,13 +19,20 @@
 #include "store/storage.h"
 #include "util/arena.h"
 #include "util/error.h"
+#include "util/vec.h"
 #include "weir.h"
 
 /* See weir__guard_print. */
 typedef struct weir_guard_print {
-    char *sql;  /* the query that prints */
-    char *text; /* its last answer */
+    char *sql;    /* the query that prints */
+    char *text;   /* its last answer */
+    bool current; /* text is still weir's state: the last writing
+                     statement ended (committed unchanged or rolled back)
+                     and nothing else wrote since (query.c) */
 } weir_guard_print;
+
+/* A definition made through a C call, as recorded by replay.c. */
+typedef struct weir_def_record weir_def_record;
 
 /* Immutable once open, except the count of live pipelines (atomic: they
  * may be created and dropped on different threads). */
@@ -42,6 +49,8 @@ struct weir_pipeline {
     char *name, *storage, *catalog, *database, *root_dir, *spec_path;
     weir_spec *spec;
     bool storage_only; /* loaded without its definition files (queries) */
+    bool keep_storage_open; /* runs share the queries' storage and leave
+                               it open (weir_load_options) */
     const char **python_files; /* of the spec, relative to its folder, in
                                   registration order (arena) */
     size_t n_python_files;
@@ -59,6 +68,8 @@ struct weir_pipeline {
     weir_storage *qstore; /* storage held open by queries */
     weir_guard_print qprint; /* weir's state before a writing statement */
     unsigned open_results; /* results and Arrow streams not yet freed */
+    WEIR_VEC(weir_def_record *) records; /* C-call definitions (replay.c;
+                                            the records live in arena) */
 };
 
 void weir__session_log(const weir_session *s, const char *fmt, ...)
@@ -73,8 +84,20 @@ int weir__parse_name(weir_pipeline *p, const char *text, weir_sql_name *out,
                      weir_error *err);
 /* Copy the first diagnostic into err with the given code; returns code. */
 int weir__first_diag(weir_pipeline *p, weir_error *err, int code);
+/* replay.c: record a definition call that succeeded (0 or WEIR_ENOMEM). */
+int weir__record_dataset(weir_pipeline *p, weir_dataset_kind kind,
+                         const weir_dataset_options *o);
+int weir__record_flow(weir_pipeline *p, const weir_flow_options *o);
+int weir__record_sql(weir_pipeline *p, const char *sql, const char *file_name);
 /* Release the storage held by queries. */
 void weir__query_close(weir_pipeline *p);
+/* keep_storage_open: the storage for a run of the pipeline's own storage,
+ * the one queries hold (opened when they do not), switched to RUN mode;
+ * *out is borrowed. weir__query_after_run switches it back for queries
+ * (closing it when that fails). */
+int weir__query_storage_for_run(weir_pipeline *p, weir_storage **out,
+                                weir_error *err);
+void weir__query_after_run(weir_pipeline *p);
 
 /* query_guard.c. Refuse (WEIR_ESQL with location left to the caller) a
  * statement's target when any reading DuckDB can give the name lands in

@@ -184,6 +184,7 @@ void weir_pipeline_drop(weir_pipeline *p)
     atomic_fetch_sub(&p->session->n_pipelines, 1);
     weir__query_close(p);
     weir__graph_free(p->graph);
+    WEIR_VEC_FREE(&p->records);
     weir__defs_free(&p->defs);
     weir__diags_free(&p->diags);
     weir__spec_free(p->spec);
@@ -284,6 +285,8 @@ int weir_pipeline_define_sql(weir_pipeline *p, const char *sql_text,
         return WEIR_ERR(err, WEIR_EINVAL, NULL, "pipeline and SQL are required");
     weir__begin_call(p);
     int rc = define_sql(p, sql_text, strlen(sql_text), file_name);
+    if (!rc)
+        rc = weir__record_sql(p, sql_text, file_name);
     if (rc == WEIR_ENOMEM)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     if (rc)
@@ -513,6 +516,7 @@ int weir_pipeline_load_with(weir_pipeline **out, weir_session *session,
     p->spec = spec;
     p->spec_path = path;
     p->storage_only = opts && opts->version >= 3 && opts->storage_only;
+    p->keep_storage_open = opts && opts->version >= 4 && opts->keep_storage_open;
     rc = p->storage_only ? 0 : register_files(p, spec, err);
     *out = p;
     return rc;
@@ -685,7 +689,13 @@ int weir_pipeline_start_run(weir_pipeline *p, const weir_run_options *opts,
         return WEIR_ERR(err, WEIR_EBUSY, NULL,
                         "free every query result and release every Arrow "
                         "stream of this pipeline before starting a run");
-    weir__query_close(p);
+    /* keep_storage_open: an update of the pipeline's own storage runs on
+     * the one queries hold; any other run closes it, as it may lock the
+     * same folder. */
+    bool keep = p->keep_storage_open && !opts->dry && !opts->storage &&
+                !(opts->version >= 2 && opts->sample_rows) && p->storage;
+    if (!keep)
+        weir__query_close(p);
     weir__graph_free(p->graph);
     p->graph = NULL;
     p->described = false;
@@ -732,7 +742,21 @@ int weir_pipeline_start_run(weir_pipeline *p, const weir_run_options *opts,
     eo.on_log = p->session->on_log;
     eo.log_payload = p->session->log_payload;
     eo.sample_rows = sample;
-    rc = weir__engine_run(p->graph, &eo, opts, out, &p->diags, err);
+    char *sink_root = NULL;
+    if (opts->version >= 3 && opts->sink_root) {
+        sink_root = weir__path_absolute(opts->sink_root, p->root_dir);
+        if (!sink_root) {
+            free(storage);
+            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        }
+    }
+    eo.sink_root = sink_root;
+    rc = keep ? weir__query_storage_for_run(p, &eo.held, err) : 0;
+    if (!rc)
+        rc = weir__engine_run(p->graph, &eo, opts, out, &p->diags, err);
+    if (keep)
+        weir__query_after_run(p);
+    free(sink_root);
     free(storage);
     if (rc == WEIR_EGRAPH)
         return weir__first_diag(p, err, WEIR_EGRAPH);

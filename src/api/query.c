@@ -2,7 +2,8 @@
  * Queries: Spark SQL run against the pipeline's stored catalog, with the
  * last statement's result as text (weir_result) or as an Arrow C stream.
  * The first query opens the storage (taking its lock) and keeps it open for
- * later queries until the pipeline starts a run or is dropped; results and
+ * later queries until the pipeline starts a run or is dropped (a pipeline
+ * loaded with keep_storage_open runs on it too, and keeps it); results and
  * streams are counted so that neither can outlive that storage. Each
  * statement that writes is atomic (one transaction), and query_guard.c
  * decides what it may write.
@@ -67,18 +68,12 @@ static int keep_macros(weir_pipeline *p, weir_error *err)
     return rc;
 }
 
-static int open_storage(weir_pipeline *p, weir_error *err)
+/* What queries need of an open storage: the pipeline's catalog and every
+ * catalog file attached, weir.duckdb read-only, the pipeline's catalog and
+ * database current, the macros on the search path. */
+static int prepare_queries(weir_pipeline *p, weir_error *err)
 {
-    if (p->qstore)
-        return 0;
-    if (!p->storage)
-        return WEIR_ERR(err, WEIR_EINVAL, "PIPELINE_STORAGE_ROOT_INVALID",
-                        "the pipeline has no storage to query");
-    weir_db_config cfg = { p->session->threads, p->session->memory_limit, NULL };
-    int rc = weir__storage_open(&p->qstore, p->storage, WEIR_STORAGE_QUERY, &cfg,
-                                err);
-    if (!rc)
-        rc = weir__storage_use_catalog(p->qstore, p->catalog, p->database, err);
+    int rc = weir__storage_use_catalog(p->qstore, p->catalog, p->database, err);
     if (!rc)
         rc = weir__storage_attach_all(p->qstore, err);
     if (!rc)
@@ -98,9 +93,52 @@ static int open_storage(weir_pipeline *p, weir_error *err)
     }
     if (!rc)
         rc = keep_macros(p, err);
+    return rc;
+}
+
+static int open_mode(weir_pipeline *p, weir_storage_mode mode, weir_error *err)
+{
+    if (!p->storage)
+        return WEIR_ERR(err, WEIR_EINVAL, "PIPELINE_STORAGE_ROOT_INVALID",
+                        "the pipeline has no storage to query");
+    weir_db_config cfg = { p->session->threads, p->session->memory_limit, NULL };
+    return weir__storage_open(&p->qstore, p->storage, mode, &cfg, err);
+}
+
+static int open_storage(weir_pipeline *p, weir_error *err)
+{
+    if (p->qstore)
+        return 0;
+    int rc = open_mode(p, WEIR_STORAGE_QUERY, err);
+    if (!rc)
+        rc = prepare_queries(p, err);
     if (rc)
         weir__query_close(p);
     return rc;
+}
+
+int weir__query_storage_for_run(weir_pipeline *p, weir_storage **out,
+                                weir_error *err)
+{
+    *out = NULL;
+    weir__guard_print_free(&p->qprint); /* the run may add to weir's state */
+    int rc = p->qstore ? weir__storage_set_mode(p->qstore, WEIR_STORAGE_RUN, err)
+                       : open_mode(p, WEIR_STORAGE_RUN, err);
+    if (rc) {
+        weir__query_close(p);
+        return rc;
+    }
+    *out = p->qstore;
+    return 0;
+}
+
+void weir__query_after_run(weir_pipeline *p)
+{
+    weir_error ignore;
+    if (p->qstore &&
+        (weir__storage_set_mode(p->qstore, WEIR_STORAGE_QUERY, &ignore) != 0 ||
+         prepare_queries(p, &ignore) != 0))
+        weir__query_close(p);
 }
 
 /* delta.`path`, delta_scan('path'), read_delta('path'): a Delta table read
@@ -302,12 +340,19 @@ static int classify(int rc, weir_error *err)
 /* A writing statement runs in its own transaction, which commits only if
  * weir's state in the catalogs is the same after the statement as before
  * (query_guard.c). write_end rolls back when rc or the check fails. */
+/* The print taken when the last writing statement began still holds when
+ * that statement left weir's state as it was (committed after the check,
+ * or rolled back) and nothing wrote since: this pipeline holds the
+ * storage's lock, its updates free the print, and statements that do not
+ * write go unchecked either way (a stale print would only refuse the next
+ * write). So a series of writes prints once per statement, not twice. */
 static int write_begin(weir_pipeline *p, weir_error *err)
 {
     int rc = weir__conn_begin(p->qstore->conn, err);
-    if (!rc)
+    if (!rc && !p->qprint.current)
         rc = p->qprint.sql ? weir__guard_reprint(p->qstore, &p->qprint, err)
                            : weir__guard_print(p->qstore, &p->qprint, err);
+    p->qprint.current = false;
     if (rc)
         weir__conn_rollback(p->qstore->conn);
     return rc;
@@ -320,10 +365,14 @@ static int write_end(weir_pipeline *p, int rc, weir_error *err)
                       "the statement changed weir's own state (a _weir "
                       "schema), which queries may read but not change; it "
                       "was rolled back");
-    if (rc)
+    if (rc) {
         weir__conn_rollback(p->qstore->conn);
-    else
+    } else {
         rc = weir__storage_commit(p->qstore, p->qstore->conn, err);
+        if (rc)
+            return rc; /* a failed commit: print again next time */
+    }
+    p->qprint.current = p->qprint.text != NULL;
     return rc;
 }
 

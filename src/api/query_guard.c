@@ -391,7 +391,7 @@ int weir__guard_reprint(weir_storage *st, weir_guard_print *p, weir_error *err)
 
 bool weir__guard_unchanged(weir_storage *st, const weir_guard_print *before)
 {
-    weir_guard_print now = { before->sql, NULL };
+    weir_guard_print now = { before->sql, NULL, false };
     weir_error e;
     /* An error here (a table of the print dropped) is a change too. */
     bool same = weir__guard_reprint(st, &now, &e) == 0 &&
@@ -405,4 +405,5 @@ void weir__guard_print_free(weir_guard_print *p)
     free(p->sql);
     free(p->text);
     p->sql = p->text = NULL;
+    p->current = false;
 }

@@ -5,6 +5,7 @@ set(WEIR_API_SOURCES
   src/api/query.c
   src/api/query_guard.c
   src/api/spark.c
+  src/api/replay.c
   src/api/version.c
 )
 set(WEIR_API_DEPS util spec sql graph store events engine)

@@ -242,6 +242,9 @@ typedef struct load_args {
     bool storage_only; /* the spec only, not the definition files (weir
                           query: tables stay readable while a definition
                           has errors) */
+    const char *storage; /* replaces the spec's and environment's storage
+                            (weir test imports Python against an empty
+                            one); NULL = theirs */
 } load_args;
 
 /* Record one `--conf` value; returns -1 to go on, or the exit code (a

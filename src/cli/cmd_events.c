@@ -237,6 +237,7 @@ typedef struct events_args {
     const char *spec, *update;
     out_format fmt;
     bool quality;
+    load_args load; /* --env, --conf (the environment's storage) */
 } events_args;
 
 /* Parse argv into a; returns -1 to go on, or the exit code. */
@@ -244,7 +245,8 @@ static int parse(const cli *c, events_args *a, int argc, char **argv)
 {
     static const opt_def defs[] = {
         { "spec", true },  { "update", true }, { "format", true },
-        { "quality", false }, { NULL, false },
+        { "quality", false }, { "env", true }, { "conf", true },
+        { NULL, false },
     };
     const char *value = NULL;
     opt_iter it;
@@ -266,6 +268,13 @@ static int parse(const cli *c, events_args *a, int argc, char **argv)
             }
             break;
         case 3: a->quality = true; break;
+        case 4: a->load.env = value; break;
+        case 5: {
+            int code = load_args_conf(c, &a->load, value);
+            if (code >= 0)
+                return code;
+            break;
+        }
         default: break;
         }
     }
@@ -303,17 +312,23 @@ static int show(const cli *c, project *p, const events_args *a)
 
 int cmd_events(const cli *c, int argc, char **argv)
 {
-    events_args a = { NULL, "latest", FORMAT_TABLE, false };
+    events_args a;
     project p;
 
+    memset(&a, 0, sizeof a);
+    a.update = "latest";
+    a.fmt = FORMAT_TABLE;
     int code = parse(c, &a, argc, argv);
-    if (code >= 0)
+    if (code >= 0) {
+        load_args_free(&a.load);
         return code;
+    }
     /* The event log stays readable while a definition file has errors. */
-    load_args load = { .storage_only = true };
-    code = project_open_with(&p, c, a.spec, &load, NULL, NULL);
+    a.load.storage_only = true;
+    code = project_open_with(&p, c, a.spec, &a.load, NULL, NULL);
     if (code == EXIT_OK)
         code = show(c, &p, &a);
     project_close(&p);
+    load_args_free(&a.load);
     return code;
 }

@@ -2,13 +2,21 @@
  * `weir test`: run the project's tests (tests/NAME.yml beside the spec) with
  * the library's weir_test_suite API, print one line per test as it ends
  * (with the failure and its diff below it) and a summary, and write the
- * JUnit XML and JSON reports (test_report.c). Exit status: 0 every test
- * passed, 1 a test failed, 2 a test definition (or the usage, the spec,
- * the environment) is invalid.
+ * JUnit XML and JSON reports (test_report.c). A project's Python
+ * definition files are imported once (python.c), into a pipeline whose
+ * storage is an empty temporary folder, and every test's pipeline gets
+ * their definitions from it. Exit status: 0 every test passed, 1 a test
+ * failed, 2 a test definition (or the usage, the spec, the environment, a
+ * Python definition file) is invalid.
  */
+/* nftw */
+#define _XOPEN_SOURCE 700
+#include <ftw.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -166,6 +174,7 @@ static int run_suite(const cli *c, const test_args *a, project *p,
     ro.jobs = a->jobs;
     ro.on_result = on_result;
     ro.payload = &pr;
+    ro.definitions = p->pipeline; /* Python's definitions, or NULL */
     size_t failed = 0;
     weir_error err;
     memset(&err, 0, sizeof err);
@@ -183,7 +192,6 @@ static int run_suite(const cli *c, const test_args *a, project *p,
     double seconds = test_clock() - t0;
     interrupt_release(&ig);
     weir_session_close(session);
-    (void)p;
     if (rc == 0 && *interrupted) {
         print_error(c, "interrupted: the tests that had not ended were "
                        "stopped and their temporary folders removed");
@@ -215,16 +223,53 @@ out:
     return code;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag,
+                        struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+/* A temporary folder for the storage Python is imported against. */
+static char *import_folder(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    size_t n = strlen(tmp && *tmp ? tmp : "/tmp") + 32;
+    char *dir = malloc(n);
+    if (dir) {
+        snprintf(dir, n, "%s/weir-test-import-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(dir)) {
+            free(dir);
+            dir = NULL;
+        }
+    }
+    return dir;
+}
+
 int cmd_test(const cli *c, int argc, char **argv)
 {
     test_args a;
     project p;
     weir_test_suite *s = NULL;
+    char *import_dir = NULL, *import_storage = NULL;
     memset(&a, 0, sizeof a);
     memset(&p, 0, sizeof p);
     int code = parse(c, &a, argc, argv);
     if (code >= 0)
         goto out;
+    import_dir = import_folder();
+    size_t n = import_dir ? strlen(import_dir) + 16 : 0;
+    import_storage = import_dir ? malloc(n) : NULL;
+    if (!import_storage) {
+        print_error(c, "cannot create a temporary folder under $TMPDIR or /tmp");
+        code = EXIT_FAILED;
+        goto out;
+    }
+    snprintf(import_storage, n, "%s/storage", import_dir);
+    a.load.storage = import_storage;
     /* The spec, environment and overrides are checked once, here, so a
      * bad --env is one error rather than one per test. */
     code = project_open_with(&p, c, a.spec, &a.load, NULL,
@@ -236,8 +281,16 @@ int cmd_test(const cli *c, int argc, char **argv)
     int rc = weir_test_suite_load(&s, weir_pipeline_spec_path(p.pipeline),
                                   (const char *const *)a.filters.items,
                                   a.filters.len, &err);
-    weir_pipeline_drop(p.pipeline);
-    p.pipeline = NULL;
+    if (rc == 0 && weir_test_suite_count(s) > 0 &&
+        weir_pipeline_python_files(p.pipeline, NULL) > 0) {
+        /* Imported once; the pipeline stays for the tests to copy from. */
+        code = project_define_python(&p, a.json ? stdout : NULL);
+        if (code != EXIT_OK)
+            goto out;
+    } else {
+        weir_pipeline_drop(p.pipeline);
+        p.pipeline = NULL;
+    }
     if (rc) {
         code = s ? print_definition_problems(c, s, &err, a.json)
                  : (print_failure(c, NULL, rc, &err), exit_code_for(rc));
@@ -252,6 +305,10 @@ int cmd_test(const cli *c, int argc, char **argv)
 out:
     weir_test_suite_free(s);
     project_close(&p);
+    if (import_dir)
+        nftw(import_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(import_storage);
+    free(import_dir);
     strlist_free(&a.filters);
     load_args_free(&a.load);
     return code;

@@ -162,6 +162,7 @@ static const help_page pages[] = {
     { "events",
       "usage: weir events [--spec PATH] [--update latest|all|ID]\n"
       "                   [--format table|csv|json] [--quality]\n"
+      "                   [--env NAME] [--conf KEY=VALUE]...\n"
       "\n"
       "Show the event log (weir.event_log) of an update, in order.\n"
       "\n"
@@ -171,7 +172,10 @@ static const help_page pages[] = {
       "  --format FORMAT   table (default; timestamp, level, type, flow and\n"
       "                    message), csv or json (every column)\n"
       "  --quality         instead, the expectation results: passed and\n"
-      "                    failed records per dataset and expectation\n" },
+      "                    failed records per dataset and expectation\n"
+      "  --env NAME        an environment of weir-environments.yml (its\n"
+      "                    storage's event log)\n"
+      "  --conf KEY=VALUE  set a configuration key (repeatable)\n" },
     { "serve",
       "usage: weir serve [--spec PATH] [--port N] [--host ADDR]\n"
       "                  [--token T | --token-file FILE]\n"

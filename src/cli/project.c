@@ -167,6 +167,7 @@ int project_open_with(project *p, const cli *c, const char *spec,
     lo.conf = kv;
     lo.n_conf = n_conf;
     lo.storage_only = load && load->storage_only;
+    lo.storage = load ? load->storage : NULL;
     if (rc == 0)
         rc = weir_pipeline_load_with(&p->pipeline, p->session,
                                      spec ? spec : path, &lo, &err);

@@ -22,6 +22,12 @@ typedef struct weir_engine_opts {
     void *log_payload;
     int64_t sample_rows; /* > 0: each external input is read up to this
                             many rows (weir_run_options.sample_rows) */
+    const char *sink_root; /* weir_run_options.sink_root (absolute), or
+                              NULL */
+    weir_storage *held;  /* an open storage of `storage` in RUN mode to run
+                            on instead of opening one (borrowed: it stays
+                            open); NULL = open and close one. Not for dry
+                            runs */
 } weir_engine_opts;
 
 /*

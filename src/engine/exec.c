@@ -623,6 +623,7 @@ static int sink_batch(weir_flow_exec *x, const weir_gdataset *t, int64_t gen,
     b->options = t->def->options;
     b->n_options = t->def->n_options;
     b->root_dir = x->root_dir;
+    b->redirect_root = x->sink_root;
     /* A staging folder per flow, named after the sink, the flow and a hash
      * of the flow's name; the names are encoded so that none reaches
      * outside <storage>/sinks. */

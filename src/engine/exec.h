@@ -24,6 +24,7 @@ typedef struct weir_flow_exec {
     weir_storage *st;
     weir_conn *conn;
     const char *root_dir;
+    const char *sink_root; /* sinks write below it (tests), or NULL */
     const char *update_id;
     struct weir_infer_cache *infer; /* file schemas of this update */
     int64_t sample_rows; /* > 0: external inputs read at most this many

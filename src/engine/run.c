@@ -7,6 +7,7 @@
  */
 #include "engine/engine.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -308,6 +309,7 @@ static void start_slot(run_state *rs, slot *s)
     s->exec.f = f;
     s->exec.st = rs->st;
     s->exec.root_dir = rs->opts->root_dir;
+    s->exec.sink_root = rs->opts->sink_root;
     s->exec.update_id = rs->update_id;
     s->exec.infer = rs->infer;
     s->exec.sample_rows = rs->opts->sample_rows;
@@ -880,7 +882,8 @@ static void free_state(run_state *rs)
     free(rs->slot_of_flow);
     weir__selection_free(&rs->sel);
     weir__eventlog_close(rs->log);
-    weir__storage_close(rs->st);
+    if (rs->st != rs->opts->held)
+        weir__storage_close(rs->st);
     weir__infer_cache_free(rs->infer);
     pthread_mutex_destroy(&rs->mu);
     pthread_cond_destroy(&rs->cv);
@@ -942,10 +945,15 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
     if (!rc && !opts->storage && !run->dry)
         rc = WEIR_ERR(err, WEIR_EINVAL, "PIPELINE_STORAGE_ROOT_INVALID",
                       "Storage must be specified to start a run.");
-    if (!rc)
+    assert(!opts->held || (!run->dry && opts->held->mode == WEIR_STORAGE_RUN));
+    if (!rc && opts->held) {
+        rs.st = opts->held;
+        rc = weir__db_configure(rs.st->db, &opts->db, err);
+    } else if (!rc) {
         rc = weir__storage_open(&rs.st, opts->storage ? opts->storage : "/nonexistent",
                                 run->dry ? WEIR_STORAGE_DRY : WEIR_STORAGE_RUN,
                                 &opts->db, err);
+    }
     if (!rc)
         rc = open_catalogs(&rs, err);
     if (!rc)

@@ -205,7 +205,32 @@ int weir__sink_target(char **out, const weir_sink_batch *b, weir_error *err)
     if (!path || !*path)
         return WEIR_ERR(err, WEIR_EINVAL, "SINK_PATH_REQUIRED",
                         "sink %s has no 'path' option", b->sink);
-    *out = weir__path_absolute(path, b->root_dir);
+    if (!b->redirect_root) {
+        *out = weir__path_absolute(path, b->root_dir);
+        return *out ? 0 : WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    /* Redirected: every part of the path, an absolute one's and a URI's
+     * too, below the folder; `..` stays a name, inside it. */
+    if (weir__str_istarts(path, "file:"))
+        path += 5;
+    weir_buf rel = WEIR_BUF_INIT;
+    for (const char *s = path; *s;) {
+        size_t n = strcspn(s, "/");
+        if (n && !(n == 1 && s[0] == '.')) {
+            if (rel.len)
+                weir__buf_putc(&rel, '/');
+            if (n == 2 && s[0] == '.' && s[1] == '.')
+                weir__buf_puts(&rel, "_up_");
+            else
+                weir__buf_put(&rel, s, n);
+        }
+        s += n;
+        s += *s == '/';
+    }
+    *out = rel.failed ? NULL
+                      : weir__path_join(b->redirect_root,
+                                        rel.len ? weir__buf_cstr(&rel) : "_root_");
+    weir__buf_free(&rel);
     return *out ? 0 : WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
 }
 

@@ -52,7 +52,8 @@ int weir__sink_check_columns(const weir_kvpair *options, size_t n,
 
 /* ---- names and paths (files.c) ----------------------------------------- */
 
-/* The sink's `path` option made absolute against b->root_dir (malloc'd). */
+/* The sink's `path` option made absolute against b->root_dir (malloc'd);
+ * with b->redirect_root, the path's parts below that folder instead. */
 int weir__sink_target(char **out, const weir_sink_batch *b, weir_error *err);
 /* The deterministic name prefix of a batch's files:
  * part-<16 hex of a hash of the staging folder and the state id>-

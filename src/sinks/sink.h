@@ -34,6 +34,9 @@ typedef struct weir_sink_batch {
     const weir_kvpair *options; /* as written in OPTIONS (...) */
     size_t n_options;
     const char *root_dir;  /* base for a relative `path` option */
+    const char *redirect_root; /* when set, the destination is below this
+                                  folder instead (weir_run_options
+                                  .sink_root) */
     const char *stage_dir; /* a folder owned by weir for this flow's
                               staging: <storage>/sinks/<sink>/<flow-hash>
                               (created by the engine) */

@@ -130,6 +130,40 @@ int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
     return 0;
 }
 
+int weir__db_configure(weir_db *db, const weir_db_config *cfg,
+                       weir_error *err)
+{
+    if (!cfg || (!cfg->threads && !cfg->memory_limit))
+        return 0;
+    weir_buf sql = WEIR_BUF_INIT;
+    if (cfg->threads)
+        weir__buf_printf(&sql, "SET GLOBAL threads = %u;", cfg->threads);
+    if (cfg->memory_limit) {
+        weir__buf_puts(&sql, "SET GLOBAL memory_limit = ");
+        weir__buf_put_sql_string(&sql, cfg->memory_limit);
+        weir__buf_puts(&sql, ";");
+    }
+    int rc = 0;
+    duckdb_connection c;
+    duckdb_result r;
+    if (sql.failed) {
+        rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    } else if (duckdb_connect(db->handle, &c) == DuckDBError) {
+        rc = WEIR_ERR(err, WEIR_EENGINE, NULL, "cannot connect to DuckDB");
+    } else {
+        if (duckdb_query(c, weir__buf_cstr(&sql), &r) == DuckDBError)
+            rc = engine_error(err, "cannot configure DuckDB: ",
+                              duckdb_result_error(&r), cfg->memory_limit);
+        duckdb_destroy_result(&r);
+        duckdb_disconnect(&c);
+    }
+    if (!rc && cfg->memory_limit)
+        snprintf(db->memory_limit, sizeof(db->memory_limit), "%s",
+                 cfg->memory_limit);
+    weir__buf_free(&sql);
+    return rc;
+}
+
 void weir__db_close(weir_db *db)
 {
     if (!db)

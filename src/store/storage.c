@@ -4,6 +4,7 @@
  */
 #include "storage.h"
 
+#include <assert.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -435,6 +436,28 @@ int weir__storage_system_read_only(weir_storage *s, weir_error *err)
     if (!rc)
         rc = attach(s, "weir.duckdb", WEIR_SYSTEM_ALIAS, true, err);
     /* Read-only now: attach_alias must not register catalogs in it. */
+    s->system_read_only = !rc;
+    return rc;
+}
+
+int weir__storage_set_mode(weir_storage *s, weir_storage_mode mode,
+                           weir_error *err)
+{
+    assert(s->mode != WEIR_STORAGE_DRY && mode != WEIR_STORAGE_DRY);
+    weir_conn *c = NULL;
+    int rc = weir__db_connect(&c, s->db, err);
+    if (rc)
+        return rc;
+    weir__conn_close(s->conn);
+    s->conn = c;
+    s->mode = mode;
+    if (mode == WEIR_STORAGE_RUN && s->system_read_only) {
+        rc = weir__conn_exec(s->conn, "DETACH " WEIR_SYSTEM_ALIAS, NULL, err);
+        s->system_read_only = false;
+        if (!rc)
+            rc = attach(s, "weir.duckdb", WEIR_SYSTEM_ALIAS, false, err);
+        s->system_attached = !rc;
+    }
     return rc;
 }
 

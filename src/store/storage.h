@@ -29,7 +29,8 @@ typedef struct weir_storage {
     weir_conn *conn; /* the control connection */
     int lock_fd;
     weir_map attached; /* catalog (lower case) -> alias (malloc'd) */
-    bool system_attached;
+    bool system_attached;  /* weir.duckdb attached read-write */
+    bool system_read_only; /* weir.duckdb attached read-only (QUERY) */
     bool busy; /* DRY: another process holds the storage */
     pthread_mutex_t commit_mu; /* one commit at a time (see storage_commit) */
     bool write_failed;         /* a commit could not write: no more commits */
@@ -71,6 +72,15 @@ int weir__storage_attach_all(weir_storage *s, weir_error *err);
 /* Attach weir.duckdb again, read-only (QUERY mode, once every catalog is
  * attached): DuckDB then refuses any write to weir's system catalog. */
 int weir__storage_system_read_only(weir_storage *s, weir_error *err);
+/*
+ * Switch an open storage between QUERY and RUN (not DRY), keeping its
+ * DuckDB instance, lock and attached catalogs: the control connection is
+ * replaced by a fresh one (no USE, no search path of the last mode), and
+ * for RUN weir.duckdb is attached read-write again. A pipeline that keeps
+ * its storage open runs its updates this way (see weir_load_options).
+ */
+int weir__storage_set_mode(weir_storage *s, weir_storage_mode mode,
+                           weir_error *err);
 /* True when the catalog's file is attached. */
 bool weir__storage_has_catalog(const weir_storage *s, const char *catalog);
 

@@ -36,7 +36,7 @@ static const char *const run_keys[] = { "refresh", "full_refresh",
 static const char *const table_keys[] = { "table", "schema", "replace", "rows",
                                           "csv", "json", "sql", NULL };
 static const char *const files_keys[] = { "files", "format", "rows", "csv",
-                                          "json", NULL };
+                                          "json", "sql", NULL };
 static const char *const rows_keys[] = { "dataset", "rows", "ordered", NULL };
 static const char *const query_keys[] = { "query", NULL };
 static const char *const metrics_keys[] = { "expectation", "dataset", "passed",

@@ -1,10 +1,11 @@
 /*
  * Fixtures: putting a test's inputs where its pipeline reads them. Tables
  * are created and filled in the test's own storage through Spark SQL
- * (weir_pipeline_query); file fixtures are written under the test's root
- * folder, which mirrors the project with symbolic links so that the SQL's
- * relative paths find the fixtures instead of the project's data and
- * everything else as it is. Each step of a test adds a file to a folder
+ * (weir_pipeline_query); file fixtures (rows inline, a file beside the
+ * test, or the rows of a query run in the test's storage) are written
+ * under the test's root folder, which mirrors the project with symbolic
+ * links so that the SQL's relative paths find the fixtures instead of the
+ * project's data and everything else as it is. Each step of a test adds a file to a folder
  * fixture (what a streaming read picks up next) or rewrites a file one.
  */
 #include "testing/testing.h"
@@ -224,14 +225,63 @@ static int write_file(const char *path, const char *data, size_t len,
                          path, strerror(saved));
 }
 
-static int apply_files(const char *root, const weir_fixture *f, size_t step,
-                       size_t index, weir_error *err)
+/* The rows of a query as a file: JSON lines (numbers and booleans as
+ * JSON values, NULL as null, the rest as strings) or CSV with a header
+ * (NULL as an empty field). */
+static void result_as_file(weir_buf *b, const weir_result *r, bool csv)
+{
+    size_t nc = weir_result_column_count(r), nr = weir_result_row_count(r);
+    for (size_t c = 0; csv && c < nc; c++) {
+        if (c)
+            weir__buf_putc(b, ',');
+        put_csv_field(b, weir_result_column_name(r, c));
+    }
+    if (csv)
+        weir__buf_putc(b, '\n');
+    for (size_t i = 0; i < nr; i++) {
+        if (!csv)
+            weir__buf_putc(b, '{');
+        for (size_t c = 0; c < nc; c++) {
+            const char *v = weir_result_value(r, c, i);
+            if (csv) {
+                if (c)
+                    weir__buf_putc(b, ',');
+                put_csv_field(b, v);
+                continue;
+            }
+            if (c)
+                weir__buf_puts(b, ", ");
+            weir__buf_put_json_string(b, weir_result_column_name(r, c));
+            weir__buf_puts(b, ": ");
+            if (!v)
+                weir__buf_puts(b, "null");
+            else if (weir_result_column_is_numeric(r, c) &&
+                     strcmp(v, "nan") && strcmp(v, "inf") && strcmp(v, "-inf"))
+                weir__buf_puts(b, v);
+            else
+                weir__buf_put_json_string(b, v);
+        }
+        weir__buf_puts(b, csv ? "\n" : "}\n");
+    }
+}
+
+static int apply_files(weir_pipeline *p, const char *root,
+                       const weir_fixture *f, size_t step, size_t index,
+                       weir_error *err)
 {
     weir_buf data = WEIR_BUF_INIT;
     int rc = 0;
     bool csv = weir__str_ieq(f->format, "csv");
     if (f->source == WEIR_FSRC_ROWS) {
         rows_as_file(&data, &f->rows, csv);
+    } else if (f->source == WEIR_FSRC_SQL) {
+        weir_result *res = NULL;
+        rc = weir_pipeline_query(p, f->sql, &res, err);
+        if (rc)
+            weir__error_prefix(err, "fixture files %s: ", f->target);
+        else
+            result_as_file(&data, res, csv);
+        weir_result_free(res);
     } else {
         char *text = NULL;
         size_t len = 0;
@@ -375,5 +425,5 @@ int weir__fixture_apply(weir_pipeline *p, const char *root,
 {
     return f->kind == WEIR_FIXTURE_TABLE
                ? apply_table(p, f, first, err)
-               : apply_files(root, f, step, index, err);
+               : apply_files(p, root, f, step, index, err);
 }

@@ -139,7 +139,7 @@ typedef struct test_run {
     weir_test_result *res;
     weir_arena *a;
     size_t step; /* running now, 0-based */
-    const char *sandbox, *root;
+    const char *sandbox, *root, *sinks;
     weir_pipeline *p;
     const volatile int *cancel;
 } test_run;
@@ -546,6 +546,7 @@ static void run_step(test_run *r, const weir_step *s)
     ro.on_event = on_event;
     ro.event_payload = &l;
     ro.cancel = r->cancel;
+    ro.sink_root = r->sinks; /* never a real destination */
     weir_run_result out;
     memset(&out, 0, sizeof out);
     int rc = weir_pipeline_start_run(r->p, &ro, &out, &err);
@@ -564,11 +565,18 @@ static bool has_file_fixtures(const weir_test *t)
     return false;
 }
 
+/* Under $TMPDIR; else in memory (/dev/shm, a tmpfs on Linux) when it is
+ * there and writable: a test's storage is thrown away, and there its
+ * commits and checkpoints cost no disk writes and no fsync; else /tmp. */
 static char *make_sandbox(void)
 {
     const char *tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp)
+        tmp = weir__fs_is_dir("/dev/shm") && access("/dev/shm", W_OK | X_OK) == 0
+                  ? "/dev/shm"
+                  : "/tmp";
     weir_buf b = WEIR_BUF_INIT;
-    weir__buf_printf(&b, "%s/weir-test-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    weir__buf_printf(&b, "%s/weir-test-XXXXXX", tmp);
     char *path = weir__buf_detach(&b);
     if (path && !mkdtemp(path)) {
         free(path);
@@ -579,8 +587,8 @@ static char *make_sandbox(void)
 
 static void run_test(const weir_test_suite *suite, size_t i,
                      weir_session *session, const weir_load_options *load,
-                     const volatile int *cancel, weir_test_result *res,
-                     weir_arena *a)
+                     const weir_pipeline *defs, const volatile int *cancel,
+                     weir_test_result *res, weir_arena *a)
 {
     const weir_test *t = &suite->tests[i];
     int64_t t0 = weir__monotonic_us();
@@ -591,15 +599,19 @@ static void run_test(const weir_test_suite *suite, size_t i,
     res->line = t->line;
     res->column = t->column;
     res->status = WEIR_TEST_PASSED;
-    test_run r = { suite, t, res, a, 0, NULL, suite->spec_dir, NULL, cancel };
+    test_run r = { suite, t, res, a, 0, NULL, suite->spec_dir, NULL, NULL,
+                   cancel };
     char *sandbox = make_sandbox();
     char *storage = sandbox ? weir__path_join(sandbox, "storage") : NULL;
     char *root = sandbox ? weir__path_join(sandbox, "root") : NULL;
+    char *sinks = sandbox ? weir__path_join(sandbox, "sinks") : NULL;
+    r.sinks = sinks;
     weir_error err;
     memset(&err, 0, sizeof err);
-    if (!sandbox || !storage || !root) {
+    if (!sandbox || !storage || !root || !sinks) {
         fail(&r, "SANDBOX_FAILED", NULL, NULL,
-             "cannot create a temporary folder under $TMPDIR or /tmp");
+             "cannot create a temporary folder under $TMPDIR, /dev/shm "
+             "or /tmp");
         goto out;
     }
     if (has_file_fixtures(t)) {
@@ -627,6 +639,7 @@ static void run_test(const weir_test_suite *suite, size_t i,
     lo.n_conf = n_conf + 1;
     lo.storage = storage;
     lo.root_dir = r.root;
+    lo.keep_storage_open = true; /* one DuckDB instance per test */
     int rc = weir_pipeline_load_with(&r.p, session, suite->spec_path, &lo, &err);
     free(conf);
     if (rc) {
@@ -646,10 +659,23 @@ static void run_test(const weir_test_suite *suite, size_t i,
                  "the pipeline did not load, so the later steps cannot run");
         goto out;
     }
-    if (weir_pipeline_python_files(r.p, NULL) > 0) {
-        fail(&r, "UNSUPPORTED", NULL, NULL,
-             "the pipeline has Python definition files, which weir test "
-             "does not import yet");
+    if (defs) {
+        rc = weir_pipeline_copy_definitions(r.p, defs, &err);
+        if (rc) {
+            step_log l;
+            memset(&l, 0, sizeof l);
+            l.a = a;
+            log_call_errors(&l, r.p, &err);
+            res->steps_run = 1;
+            check_step(&r, &t->steps[0], &l, true);
+            step_log_free(&l);
+            goto out;
+        }
+    } else if (weir_pipeline_python_files(r.p, NULL) > 0) {
+        fail(&r, "PYTHON_NOT_IMPORTED", NULL, NULL,
+             "the pipeline has Python definition files, and no pipeline "
+             "with their definitions was given "
+             "(weir_test_run_options.definitions)");
         goto out;
     }
     for (r.step = 0; r.step < t->n_steps && res->status != WEIR_TEST_FAILED &&
@@ -667,6 +693,7 @@ out:
     free(sandbox);
     free(storage);
     free(root);
+    free(sinks);
     res->seconds = (double)(weir__monotonic_us() - t0) / 1e6;
 }
 
@@ -676,6 +703,7 @@ typedef struct pool {
     weir_test_suite *suite;
     weir_session *session;
     const weir_load_options *load;
+    const weir_pipeline *defs;
     const volatile int *cancel;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -696,7 +724,7 @@ static void *worker(void *arg)
         if (pl->cancel && *pl->cancel)
             memset(&pl->suite->results[i], 0, sizeof(weir_test_result));
         else
-            run_test(pl->suite, i, pl->session, pl->load, pl->cancel,
+            run_test(pl->suite, i, pl->session, pl->load, pl->defs, pl->cancel,
                      &pl->suite->results[i], &pl->suite->result_arenas[i]);
         pthread_mutex_lock(&pl->mu);
         pl->finished[pl->n_finished++] = i;
@@ -724,7 +752,7 @@ int weir_test_suite_run(weir_test_suite *s, weir_session *session,
         *n_failed = 0;
     if (!s || !session)
         return WEIR_ERR(err, WEIR_EINVAL, NULL, "suite and session are required");
-    if (opts && opts->version != WEIR_TEST_RUN_OPTIONS_VERSION)
+    if (opts && (opts->version < 1 || opts->version > WEIR_TEST_RUN_OPTIONS_VERSION))
         return WEIR_ERR(err, WEIR_EINVAL, NULL,
                         "unknown weir_test_run_options version %u",
                         opts->version);
@@ -742,6 +770,7 @@ int weir_test_suite_run(weir_test_suite *s, weir_session *session,
     s->result_arenas = calloc(s->n_tests, sizeof(*s->result_arenas));
     s->ran = calloc(s->n_tests, sizeof(*s->ran));
     pool pl = { s, session, opts ? opts->load : NULL,
+                opts && opts->version >= 2 ? opts->definitions : NULL,
                 opts ? opts->cancel : NULL, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0,
                 calloc(s->n_tests, sizeof(size_t)), 0 };
     if (!s->results || !s->result_arenas || !s->ran || !pl.finished) {

@@ -48,7 +48,8 @@ typedef enum weir_fixture_source {
     WEIR_FSRC_ROWS, /* rows given inline */
     WEIR_FSRC_CSV,  /* a CSV file beside the test (with a header) */
     WEIR_FSRC_JSON, /* a JSON-lines file beside the test */
-    WEIR_FSRC_SQL   /* a query (VALUES ... or SELECT ...), tables only */
+    WEIR_FSRC_SQL   /* a query (VALUES ... or SELECT ...) run in the
+                       test's storage */
 } weir_fixture_source;
 
 typedef struct weir_fixture {

@@ -742,6 +742,145 @@ static void put_file(const char *dir, const char *rel, const char *text)
     fclose(f);
 }
 
+/* weir_pipeline_copy_definitions: what C calls defined in one pipeline
+ * (datasets with their options, flows, SQL text) is defined again in
+ * another, in order; nothing else of the source comes along. */
+TEST(test_copy_definitions)
+{
+    scratch sc, sc2;
+    scratch_init(&sc);
+    scratch_init(&sc2);
+    weir_error err;
+    weir_session *s;
+    CHECK_INT(weir_session_open(&s, NULL, &err), 0);
+    weir_pipeline *src = pipeline_at(s, &sc), *dst = pipeline_at(s, &sc2);
+    weir_expectation ex[] = { { "positive", "x > 0", WEIR_EXPECT_DROP } };
+    weir_dataset_options d = WEIR_DATASET_OPTIONS_INIT;
+    d.name = "base";
+    d.query = "SELECT * FROM VALUES (1), (-2), (3) AS v(x)";
+    d.expectations = ex;
+    d.n_expectations = 1;
+    d.comment = "copied";
+    CHECK_INT(weir_pipeline_create_materialized_view(src, &d, NULL, &err), 0);
+    weir_dataset_options t = WEIR_DATASET_OPTIONS_INIT;
+    t.name = "sums";
+    t.schema = "total BIGINT";
+    CHECK_INT(weir_pipeline_create_table(src, &t, NULL, &err), 0);
+    weir_flow_options f = WEIR_FLOW_OPTIONS_INIT;
+    f.name = "add_once";
+    f.target = "sums";
+    f.query = "SELECT sum(x) AS total FROM base";
+    f.once = true;
+    CHECK_INT(weir_pipeline_define_flow(src, &f, &err), 0);
+    /* An AUTO CDC flow (options version 4) is copied with its clauses. */
+    weir_dataset_options l = WEIR_DATASET_OPTIONS_INIT;
+    l.name = "latest";
+    CHECK_INT(weir_pipeline_create_table(src, &l, NULL, &err), 0);
+    weir_flow_options cdc = WEIR_FLOW_OPTIONS_INIT;
+    cdc.name = "apply";
+    cdc.target = "latest";
+    cdc.auto_cdc = "FROM STREAM(base) KEYS (x) SEQUENCE BY x";
+    CHECK_INT(weir_pipeline_define_flow(src, &cdc, &err), 0);
+    CHECK_INT(weir_pipeline_define_sql(src, "CREATE MATERIALIZED VIEW twice AS "
+                                            "SELECT total * 2 AS t FROM sums;",
+                                       "extra.sql", &err),
+              0);
+    /* A failed call is not copied. */
+    weir_dataset_options bad = WEIR_DATASET_OPTIONS_INIT;
+    bad.name = "bad";
+    bad.query = "SELEC nothing";
+    CHECK(weir_pipeline_create_materialized_view(src, &bad, NULL, &err) != 0);
+
+    CHECK_INT(weir_pipeline_copy_definitions(NULL, src, &err), WEIR_EINVAL);
+    CHECK_INT(weir_pipeline_copy_definitions(src, src, &err), WEIR_EINVAL);
+    CHECK_INT(weir_pipeline_copy_definitions(dst, src, &err), 0);
+    weir_run_result r;
+    CHECK_INT(weir_pipeline_start_run(dst, NULL, &r, &err), 0);
+    CHECK_INT(r.state, WEIR_RUN_COMPLETED);
+    char buf[64];
+    CHECK_STR(scalar(dst, "SELECT t FROM twice", buf, sizeof(buf)), "8");
+    CHECK_STR(scalar(dst, "SELECT count(*) FROM base", buf, sizeof(buf)), "2");
+    CHECK_STR(scalar(dst, "SELECT sum(x) FROM latest", buf, sizeof(buf)), "4");
+    /* The source was only read: it runs on its own storage as before. */
+    CHECK_INT(weir_pipeline_start_run(src, NULL, &r, &err), 0);
+    CHECK_INT(r.state, WEIR_RUN_COMPLETED);
+    CHECK_STR(scalar(src, "SELECT t FROM twice", buf, sizeof(buf)), "8");
+    weir_pipeline_drop(src);
+    weir_pipeline_drop(dst);
+    weir_session_close(s);
+    scratch_free(&sc);
+    scratch_free(&sc2);
+}
+
+/* Load options version 4, keep_storage_open: queries and updates share one
+ * open storage, which stays open (and locked) after an update; weir's own
+ * state stays read-only to the queries after it. */
+TEST(test_keep_storage_open)
+{
+    scratch sc;
+    scratch_init(&sc);
+    put_file(sc.dir, "spark-pipeline.yml",
+             "name: kept\nstorage: storage\nlibraries:\n"
+             "  - glob:\n      include: transformations/**\n");
+    put_file(sc.dir, "transformations/t.sql",
+             "CREATE MATERIALIZED VIEW t AS SELECT sum(x) * 2 AS y FROM src;\n");
+    char path[256], buf[64];
+    snprintf(path, sizeof(path), "%s/spark-pipeline.yml", sc.dir);
+    weir_error err;
+    weir_session *s;
+    CHECK_INT(weir_session_open(&s, NULL, &err), 0);
+    weir_load_options lo = WEIR_LOAD_OPTIONS_INIT;
+    lo.keep_storage_open = true;
+    weir_pipeline *p = NULL, *other = NULL;
+    CHECK_INT(weir_pipeline_load_with(&p, s, path, &lo, &err), 0);
+    CHECK_STR(scalar(p, "CREATE TABLE src AS SELECT 1 AS x; SELECT count(*) "
+                        "FROM src", buf, sizeof(buf)), "1");
+    weir_run_result r;
+    CHECK_INT(weir_pipeline_start_run(p, NULL, &r, &err), 0);
+    CHECK_INT(r.state, WEIR_RUN_COMPLETED);
+    /* Still held after the update: another pipeline cannot open it. */
+    CHECK_INT(weir_pipeline_load(&other, s, path, &err), 0);
+    weir_result *res = NULL;
+    CHECK_INT(weir_pipeline_query(other, "SELECT 1", &res, &err), WEIR_EBUSY);
+    CHECK_STR(scalar(p, "SELECT y FROM t", buf, sizeof(buf)), "2");
+    CHECK_INT(weir_pipeline_query(p, "INSERT INTO weir.main.updates SELECT * "
+                                     "FROM weir.main.updates", &res, &err),
+              WEIR_ESQL);
+    CHECK_STR(err.error_class, "PIPELINE_STATE_READ_ONLY");
+    CHECK_STR(scalar(p, "INSERT INTO src VALUES (4); SELECT count(*) FROM src",
+                     buf, sizeof(buf)), "2");
+    CHECK_INT(weir_pipeline_start_run(p, NULL, &r, &err), 0);
+    CHECK_INT(r.state, WEIR_RUN_COMPLETED);
+    CHECK_STR(scalar(p, "SELECT y FROM t", buf, sizeof(buf)), "10");
+    CHECK_STR(scalar(p, "SELECT count(DISTINCT update_id) FROM event_log()",
+                     buf, sizeof(buf)), "2");
+    weir_pipeline_drop(p);
+    CHECK_STR(scalar(other, "SELECT y FROM t", buf, sizeof(buf)), "10");
+    weir_pipeline_drop(other);
+    other = NULL;
+
+    /* An update without a query before it opens the storage and keeps it. */
+    p = NULL;
+    CHECK_INT(weir_pipeline_load_with(&p, s, path, &lo, &err), 0);
+    CHECK_INT(weir_pipeline_start_run(p, NULL, &r, &err), 0);
+    CHECK_INT(weir_pipeline_load(&other, s, path, &err), 0);
+    CHECK_INT(weir_pipeline_query(other, "SELECT 1", &res, &err), WEIR_EBUSY);
+    CHECK_STR(scalar(p, "SELECT y FROM t", buf, sizeof(buf)), "10");
+    weir_pipeline_drop(p);
+    weir_pipeline_drop(other);
+
+    /* Version 3 does not read it: the update releases the storage. */
+    lo.version = 3;
+    CHECK_INT(weir_pipeline_load_with(&p, s, path, &lo, &err), 0);
+    CHECK_INT(weir_pipeline_start_run(p, NULL, &r, &err), 0);
+    CHECK_INT(weir_pipeline_load(&other, s, path, &err), 0);
+    CHECK_STR(scalar(other, "SELECT y FROM t", buf, sizeof(buf)), "10");
+    weir_pipeline_drop(other);
+    weir_pipeline_drop(p);
+    weir_session_close(s);
+    scratch_free(&sc);
+}
+
 /* weir_flow_options.import_checkpoint: the flow starts after the files a
  * Structured Streaming checkpoint lists (docs/import-checkpoint.md). */
 TEST(test_import_checkpoint)
@@ -858,4 +997,5 @@ TEST_MAIN(RUN(test_version); RUN(test_null_and_versions);
           RUN(test_names_and_references); RUN(test_sql_error_locations);
           RUN(test_full_definition); RUN(test_run_options);
           RUN(test_results_and_streams); RUN(test_load_spec);
-          RUN(test_import_checkpoint); RUN(test_auto_cdc);)
+          RUN(test_import_checkpoint); RUN(test_auto_cdc);
+          RUN(test_keep_storage_open); RUN(test_copy_definitions);)

@@ -30,6 +30,15 @@ expect_query "SELECT id, label FROM testdb.nums ORDER BY id" "id,label
 run_weir dry-run --env test
 expect_exit 0
 expect_stdout_contains "materialized view spark_catalog.testdb.nums"
+# weir events reads the environment's event log: the test storage had one
+# update, the spec's and dev's none with this label.
+run_weir events --env test --update all --format csv
+expect_exit 0
+expect_stdout_contains "spark_catalog.testdb.nums"
+expect_equal "updates in the test storage" "$(grep -c 'Run is COMPLETED' "$WEIR_STDOUT")" 1
+run_weir events --env prod
+expect_exit 2
+expect_stderr_contains "[UNKNOWN_ENVIRONMENT]"
 
 # Unknown environment: the names defined are listed.
 run_weir run --env prod

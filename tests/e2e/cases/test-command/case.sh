@@ -67,6 +67,71 @@ expect_stdout_contains "rows of customers_clean differ: 2 of them (expected 2 ro
        + unexpected: {name: bob}"
 rm tests/extra.yml
 
+# --- `sql:` for files: the rows of a query (which may read a table fixture
+# given before it) written as the step's file ---------------------------------
+cat >tests/extra.yml <<'YAML'
+files_from_sql:
+  given:
+    - table: customers
+      rows: [{id: 1, name: ann}, {id: 2, name: bob}]
+    - files: landing/orders
+      sql: >
+        SELECT id AS order_id, id AS customer_id, id * 2.5 AS amount,
+               'placed' AS status FROM customers
+    - files: landing/orders
+      sql: SELECT 3 AS order_id, 2 AS customer_id, NULL AS amount, 'shipped' AS status
+  expect:
+    - dataset: orders
+      rows: [{order_id: 1, amount: 2.5}, {order_id: 2, amount: 5}]
+    - dataset: orders_raw
+      rows:
+        - {order_id: 1, amount: 2.5}
+        - {order_id: 2, amount: 5.0}
+        - {order_id: 3, amount: null}
+    - expectation: valid_amount
+      passed: 2
+      failed: 1
+files_from_bad_sql:
+  given:
+    - files: landing/orders
+      sql: SELECT nope FROM nowhere
+  expect:
+    - query: SELECT 1 WHERE false
+YAML
+run_weir test files_from
+expect_exit 1
+expect_stdout_contains "PASS files_from_sql ("
+expect_stdout_contains "FAIL files_from_bad_sql ("
+expect_stdout_contains "[FIXTURE_FAILED] query:1:18: [TABLE_OR_VIEW_NOT_FOUND] fixture files landing/orders: The table or view \`nowhere\` cannot be found."
+expect_equal "storage after sql file fixtures" "$(storage_sum)" "$before"
+rm tests/extra.yml
+
+# --- Without $TMPDIR a test's folder is in memory (/dev/shm) when it can be:
+# one appears there while the tests run and is gone after (other weir test
+# runs may use /dev/shm meanwhile: only the folder seen is followed) --------
+shm_tests() { ls /dev/shm | grep '^weir-test-' | sort || true; }
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+    shm_before=$(shm_tests)
+    env -u TMPDIR "$WEIR" test pass >"$E2E_OUT/shm.out" 2>&1 &
+    pid=$!
+    seen=
+    for _ in $(seq 600); do
+        seen=$(comm -13 <(echo "$shm_before") <(shm_tests) | head -n 1)
+        [ -z "$seen" ] || break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    status=0
+    wait "$pid" || status=$?
+    expect_equal "weir test without TMPDIR" "$status" 0
+    [ -n "$seen" ] || e2e_fail "no test folder appeared in /dev/shm"
+    for _ in $(seq 200); do
+        [ -e "/dev/shm/$seen" ] || break
+        sleep 0.05
+    done
+    expect_no_file "/dev/shm/$seen"
+fi
+
 # --- Filters: globs and parts of names ---------------------------------------
 run_weir test 'totals_*' --jobs 1
 expect_exit 0
@@ -197,13 +262,15 @@ rm -r bad/tests
 run_weir test --spec bad/spark-pipeline.yml
 expect_exit 0
 expect_stdout_equals "0 tests: 0 passed, 0 failed (0.00 s)"
-# Python definition files are not imported by weir test (yet): a clear failure.
+# Python definition files are imported once, before any test runs
+# (e2e/test-python): without a Python that is a usage error, exit 2.
 mkdir bad/tests
 printf 'from pyspark import pipelines as dp\n' >bad/transformations/extra.py
 printf 't:\n  expect:\n    - query: SELECT 1 WHERE false\n' >bad/tests/t.yml
-run_weir test --spec bad/spark-pipeline.yml
-expect_exit 1
-expect_stdout_contains "[UNSUPPORTED] the pipeline has Python definition files"
+WEIR_PYTHON=/nonexistent/python run_weir test --spec bad/spark-pipeline.yml
+expect_exit 2
+expect_stderr_contains "the project has Python definition files, but no Python was found ('/nonexistent/python')"
+expect_stdout_not_contains "PASS"
 # An unknown environment is one error, before any test runs.
 run_weir test --env nope
 expect_exit 2
