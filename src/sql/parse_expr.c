@@ -150,7 +150,9 @@ static weir_sql_expr *parse_predicate(sql_parser *p);
 /* NOT binds looser than predicates but tighter than AND. */
 static weir_sql_expr *parse_not(sql_parser *p)
 {
-    if (weir__sql_is_kw(p, 0, "NOT") || weir__sql_is_op(p, 0, "!")) {
+    /* SELECT not FROM t reads a column named not. */
+    bool column = weir__sql_at_name(p, 0) && weir__sql_at_end_of_item(p, 1);
+    if ((weir__sql_is_kw(p, 0, "NOT") && !column) || weir__sql_is_op(p, 0, "!")) {
         const sql_token *t = &p->t[p->i++];
         if (!enter(p)) {
             p->depth--;
@@ -514,9 +516,7 @@ static bool parse_args(sql_parser *p, weir_sql_expr *e)
         weir__sql_accept_kw(p, "ALL");
     do {
         const char *name = NULL;
-        if ((weir__sql_peek(p, 0)->kind == TK_IDENT ||
-             weir__sql_peek(p, 0)->kind == TK_QIDENT) &&
-            weir__sql_is_op(p, 1, "=>")) {
+        if (weir__sql_at_name(p, 0) && weir__sql_is_op(p, 1, "=>")) {
             name = p->t[p->i].text;
             p->i += 2;
             named = true;
@@ -679,9 +679,7 @@ weir_sql_expr *weir__sql_postfix(sql_parser *p, weir_sql_expr *e)
             if (!(s->b = weir__sql_expr(p)) || weir__sql_expect_op(p, "]"))
                 return NULL;
             e = fin(p, s);
-        } else if (weir__sql_is_op(p, 0, ".") &&
-                   (weir__sql_peek(p, 1)->kind == TK_IDENT ||
-                    weir__sql_peek(p, 1)->kind == TK_QIDENT)) {
+        } else if (weir__sql_is_op(p, 0, ".") && weir__sql_at_name(p, 1)) {
             p->i++;
             if (e->kind == EX_COLUMN) {
                 /* Still a dotted path. */
@@ -781,6 +779,16 @@ static bool reserved_as_name(const sql_parser *p)
     return false;
 }
 
+/* Reserved in ANSI mode, Spark still parses these alone as functions
+ * (its currentLike expressions; weir handles CURRENT_DATE, .. itself):
+ * weir reads them as names, Spark's choice when such a column exists. */
+static bool niladic(const sql_token *t)
+{
+    return t->kind == TK_IDENT &&
+           (weir__str_ieq(t->text, "USER") || weir__str_ieq(t->text, "SESSION_USER") ||
+            weir__str_ieq(t->text, "CURRENT_TIME"));
+}
+
 static weir_sql_expr *parse_primary(sql_parser *p)
 {
     const sql_token *t = weir__sql_peek(p, 0);
@@ -840,13 +848,22 @@ static weir_sql_expr *parse_primary(sql_parser *p)
         break;
     case TK_IDENT:
     case TK_QIDENT: {
+        /* A keyword alone before the end of an item is a column, as in
+         * Spark (SELECT case FROM t, SELECT interval, ..) unless its own
+         * form is complete alone (NULL, CURRENT_DATE). */
+        bool alone = (weir__sql_at_name(p, 0) || niladic(t)) &&
+                     weir__sql_at_end_of_item(p, 1);
         if (t->kind == TK_IDENT) {
             bool handled = false;
+            size_t at = p->i;
+            int depth = p->depth;
             e = weir__sql_parse_special(p, t, &handled);
-            if (handled)
+            if (handled && (e || !alone))
                 break;
+            p->i = at;
+            p->depth = depth;
         }
-        if (!weir__sql_at_ident(p, 0) && !reserved_as_name(p)) {
+        if (!weir__sql_at_ident(p, 0) && !reserved_as_name(p) && !alone) {
             weir__sql_syntax_error(p);
             return NULL;
         }
@@ -858,7 +875,7 @@ static weir_sql_expr *parse_primary(sql_parser *p)
         parts[n++] = p->t[p->i++].text;
         while (weir__sql_is_op(p, 0, ".") && n < 64) {
             const sql_token *nt = weir__sql_peek(p, 1);
-            if (nt->kind == TK_IDENT || nt->kind == TK_QIDENT) {
+            if (weir__sql_at_name(p, 1)) {
                 p->i += 2;
                 parts[n++] = nt->text;
             } else if (weir__sql_is_op(p, 1, "*")) {

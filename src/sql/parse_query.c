@@ -47,12 +47,12 @@ static sql_rel *new_rel(sql_parser *p, sql_rel_kind k, const sql_token *at)
 static int rel_alias(sql_rel *r, sql_parser *p)
 {
     bool as = weir__sql_accept_kw(p, "AS");
-    if (!weir__sql_at_ident(p, 0)) {
+    /* Without AS a clause word starts the next clause. */
+    if (!weir__sql_at_table_alias(p, 0) || (!as && !weir__sql_at_ident(p, 0))) {
         if (as)
             return weir__sql_syntax_error(p);
         return 0;
     }
-    /* A table alias cannot be a join keyword or clause word. */
     r->alias = p->t[p->i++].text;
     if (weir__sql_is_op(p, 0, "(") &&
         (weir__sql_at_ident(p, 1) && (weir__sql_is_op(p, 2, ",") ||
@@ -122,9 +122,7 @@ static sql_rel *tvf_rel(sql_parser *p, const sql_token *at,
     if (!weir__sql_accept_op(p, ")")) {
         do {
             const char *an = NULL;
-            if ((weir__sql_peek(p, 0)->kind == TK_IDENT ||
-                 weir__sql_peek(p, 0)->kind == TK_QIDENT) &&
-                weir__sql_is_op(p, 1, "=>")) {
+            if (weir__sql_at_name(p, 0) && weir__sql_is_op(p, 1, "=>")) {
                 an = p->t[p->i].text;
                 p->i += 2;
             }
@@ -286,7 +284,7 @@ static sql_rel *relation_primary(sql_parser *p)
                 rel_alias(r, p))
                 r = NULL;
         }
-    } else if (weir__sql_is_kw(p, 0, "VALUES")) {
+    } else if (weir__sql_is_kw(p, 0, "VALUES") && !weir__sql_at_end_of_item(p, 1)) {
         r = values_rel(p, at);
     } else if (weir__sql_is_op(p, 0, "(")) {
         size_t k = 1;
@@ -494,7 +492,7 @@ static int select_items(sql_select *s, sql_parser *p)
             int rc = weir__sql_ident_list(&it->aliases, &it->n_aliases, p);
             if (rc)
                 return rc;
-        } else if (weir__sql_at_ident(p, 0)) {
+        } else if (as ? weir__sql_at_name(p, 0) : weir__sql_at_ident(p, 0)) {
             it->alias = p->t[p->i++].text;
         } else if (as && weir__sql_peek(p, 0)->kind == TK_STRING) {
             it->alias = p->t[p->i++].text;
@@ -581,10 +579,13 @@ static weir_sql_query *select_query(sql_parser *p)
         return OOMN(p);
     q->sel = s;
     s->pos = q->pos;
-    if (weir__sql_accept_kw(p, "DISTINCT"))
-        s->distinct = true;
-    else
-        weir__sql_accept_kw(p, "ALL");
+    /* SELECT distinct FROM t reads a column named distinct. */
+    if (!weir__sql_at_end_of_item(p, 1)) {
+        if (weir__sql_accept_kw(p, "DISTINCT"))
+            s->distinct = true;
+        else
+            weir__sql_accept_kw(p, "ALL");
+    }
     if (select_items(s, p))
         return NULL;
     if (weir__sql_accept_kw(p, "FROM") && !(s->from = from_clause(p)))
@@ -752,11 +753,12 @@ static weir_sql_query *query_body(sql_parser *p)
 
 static int ctes(weir_sql_query *q, sql_parser *p)
 {
-    q->recursive = weir__sql_accept_kw(p, "RECURSIVE");
+    /* WITH recursive AS (..) names a CTE recursive. */
+    q->recursive = !weir__sql_is_kw(p, 1, "AS") && weir__sql_accept_kw(p, "RECURSIVE");
     size_t cap = 0;
     do {
         const sql_token *at = weir__sql_peek(p, 0);
-        const char *name = weir__sql_ident(p);
+        const char *name = weir__sql_name_part(p);
         if (!name)
             return WEIR_ESQL;
         for (size_t i = 0; i < q->n_ctes; i++)
@@ -907,6 +909,8 @@ int weir__sql_parse_query(weir_sql_query **out, weir_arena *arena,
         return err && err->code ? err->code : WEIR_ESQL;
     if (weir__sql_peek(&p, 0)->kind != TK_EOF)
         return weir__sql_syntax_error(&p);
+    if ((rc = weir__sql_raise_deferred(&p)))
+        return rc;
     *out = q;
     return 0;
 }

@@ -14,7 +14,7 @@
 
 static weir_sql_source src_of(const char *text)
 {
-    weir_sql_source s = { "p.sql", text, strlen(text), NULL, 0, NULL, 0 };
+    weir_sql_source s = { "p.sql", text, strlen(text), NULL, 0, NULL, 0, false };
     return s;
 }
 
