@@ -132,6 +132,25 @@ weir_sql_expr *weir__sql_expr(sql_parser *p)
     return e;
 }
 
+/* The keyword operator kw at k (AND, IN, LIKE ..): not when the item ends
+ * right after it, where Spark reads it as an alias (SELECT 1 and). */
+static bool kw_op(const sql_parser *p, size_t k, const char *kw)
+{
+    return weir__sql_is_kw(p, k, kw) && !weir__sql_at_end_of_item(p, k + 1);
+}
+
+/* A binary operator at k: a keyword before one is a column (limit + 1). */
+static bool at_binary_op(const sql_parser *p, size_t k)
+{
+    static const char *const OPS[] = { "+", "-", "*", "/", "%", "=", "==",
+                                       "!=", "<>", "<", ">", "<=", ">=", "<=>",
+                                       "||", "&", "|", "^", "::", "[", NULL };
+    for (int i = 0; OPS[i]; i++)
+        if (weir__sql_is_op(p, k, OPS[i]))
+            return true;
+    return false;
+}
+
 static weir_sql_expr *binary(sql_parser *p, const sql_token *at, const char *op,
                              weir_sql_expr *a, weir_sql_expr *b)
 {
@@ -151,7 +170,10 @@ static weir_sql_expr *parse_predicate(sql_parser *p);
 static weir_sql_expr *parse_not(sql_parser *p)
 {
     /* SELECT not FROM t reads a column named not. */
-    bool column = weir__sql_at_name(p, 0) && weir__sql_at_end_of_item(p, 1);
+    bool column = weir__sql_at_name(p, 0) &&
+                  (weir__sql_at_end_of_item(p, 1) ||
+                   (at_binary_op(p, 1) && !weir__sql_is_op(p, 1, "+") &&
+                    !weir__sql_is_op(p, 1, "-")));
     if ((weir__sql_is_kw(p, 0, "NOT") && !column) || weir__sql_is_op(p, 0, "!")) {
         const sql_token *t = &p->t[p->i++];
         if (!enter(p)) {
@@ -175,7 +197,7 @@ static weir_sql_expr *parse_not(sql_parser *p)
 static weir_sql_expr *parse_and(sql_parser *p)
 {
     weir_sql_expr *l = parse_not(p);
-    while (l && weir__sql_is_kw(p, 0, "AND")) {
+    while (l && kw_op(p, 0, "AND")) {
         const sql_token *t = &p->t[p->i++];
         weir_sql_expr *r = parse_not(p);
         if (!r)
@@ -188,7 +210,7 @@ static weir_sql_expr *parse_and(sql_parser *p)
 static weir_sql_expr *parse_or(sql_parser *p)
 {
     weir_sql_expr *l = parse_and(p);
-    while (l && weir__sql_is_kw(p, 0, "OR")) {
+    while (l && kw_op(p, 0, "OR")) {
         const sql_token *t = &p->t[p->i++];
         weir_sql_expr *r = parse_and(p);
         if (!r)
@@ -250,11 +272,11 @@ static weir_sql_expr *parse_predicate(sql_parser *p)
         const sql_token *t = weir__sql_peek(p, 0);
         bool neg = false;
         size_t k = 0;
-        if (weir__sql_is_kw(p, 0, "NOT")) {
+        if (kw_op(p, 0, "NOT")) {
             neg = true;
             k = 1;
         }
-        if (weir__sql_is_kw(p, k, "BETWEEN")) {
+        if (kw_op(p, k, "BETWEEN")) {
             p->i += k + 1;
             weir_sql_expr *e = new_expr(p, EX_BETWEEN, t);
             if (!e)
@@ -266,15 +288,13 @@ static weir_sql_expr *parse_predicate(sql_parser *p)
                 !(e->c = parse_value(p, 0)))
                 return NULL;
             l = fin(p, e);
-        } else if (weir__sql_is_kw(p, k, "IN")) {
+        } else if (kw_op(p, k, "IN")) {
             p->i += k + 1;
             l = parse_in(p, l, neg, t);
             if (!l)
                 return NULL;
-        } else if (weir__sql_is_kw(p, k, "LIKE") ||
-                   weir__sql_is_kw(p, k, "ILIKE") ||
-                   weir__sql_is_kw(p, k, "RLIKE") ||
-                   weir__sql_is_kw(p, k, "REGEXP")) {
+        } else if (kw_op(p, k, "LIKE") || kw_op(p, k, "ILIKE") ||
+                   kw_op(p, k, "RLIKE") || kw_op(p, k, "REGEXP")) {
             const sql_token *opt = weir__sql_peek(p, k);
             p->i += k + 1;
             weir_sql_expr *e = new_expr(p, EX_LIKE, t);
@@ -317,7 +337,7 @@ static weir_sql_expr *parse_predicate(sql_parser *p)
                 }
             }
             l = fin(p, e);
-        } else if (!neg && weir__sql_is_kw(p, 0, "IS")) {
+        } else if (!neg && kw_op(p, 0, "IS")) {
             p->i++;
             weir_sql_expr *e = new_expr(p, EX_IS, t);
             if (!e)
@@ -355,7 +375,7 @@ static int binop_prec(const sql_parser *p, const char **op)
 {
     const sql_token *t = weir__sql_peek(p, 0);
     if (t->kind == TK_IDENT) {
-        if (weir__str_ieq(t->text, "DIV")) {
+        if (weir__str_ieq(t->text, "DIV") && !weir__sql_at_end_of_item(p, 1)) {
             *op = "div";
             return 7;
         }
@@ -510,10 +530,13 @@ static bool parse_args(sql_parser *p, weir_sql_expr *e)
     bool named = false;
     if (weir__sql_accept_op(p, ")"))
         return true;
-    if (weir__sql_accept_kw(p, "DISTINCT"))
-        e->distinct = true;
-    else
-        weir__sql_accept_kw(p, "ALL");
+    /* f(all) reads a column named all. */
+    if (!weir__sql_at_end_of_item(p, 1)) {
+        if (weir__sql_accept_kw(p, "DISTINCT"))
+            e->distinct = true;
+        else
+            weir__sql_accept_kw(p, "ALL");
+    }
     do {
         const char *name = NULL;
         if (weir__sql_at_name(p, 0) && weir__sql_is_op(p, 1, "=>")) {
@@ -848,11 +871,14 @@ static weir_sql_expr *parse_primary(sql_parser *p)
         break;
     case TK_IDENT:
     case TK_QIDENT: {
-        /* A keyword alone before the end of an item is a column, as in
-         * Spark (SELECT case FROM t, SELECT interval, ..) unless its own
-         * form is complete alone (NULL, CURRENT_DATE). */
+        /* A keyword before what can only follow an operand (the end of
+         * the item, a binary operator, a clause word) is a column, as in
+         * Spark (SELECT case FROM t, limit + left AS n), unless its own
+         * form parses (NULL, CURRENT_DATE, CASE WHEN ..). */
+        const sql_token *next = weir__sql_peek(p, 1);
         bool alone = (weir__sql_at_name(p, 0) || niladic(t)) &&
-                     weir__sql_at_end_of_item(p, 1);
+                     (weir__sql_at_end_of_item(p, 1) || at_binary_op(p, 1) ||
+                      (next->kind == TK_IDENT && weir__sql_clause_word(next->text)));
         if (t->kind == TK_IDENT) {
             bool handled = false;
             size_t at = p->i;

@@ -43,12 +43,33 @@ static sql_rel *new_rel(sql_parser *p, sql_rel_kind k, const sql_token *at)
     return r;
 }
 
+/* The token at k closes a list item: EOF, ',', ')' or ';'. */
+static bool at_item_close(const sql_parser *p, size_t k)
+{
+    return weir__sql_peek(p, k)->kind == TK_EOF || weir__sql_is_op(p, k, ",") ||
+           weir__sql_is_op(p, k, ")") || weir__sql_is_op(p, k, ";");
+}
+
+/* An alias without AS: a name, or a clause word when the item ends right
+ * after it (SELECT 1 limit, FROM t where: Spark's reading). */
+static bool implicit_alias(const sql_parser *p)
+{
+    return weir__sql_at_ident(p, 0) ||
+           (weir__sql_at_name(p, 0) && at_item_close(p, 1));
+}
+
+/* AS, unless it is the alias itself (SELECT 1 as). */
+static bool accept_as(sql_parser *p)
+{
+    return !at_item_close(p, 1) && weir__sql_accept_kw(p, "AS");
+}
+
 /* [AS] alias [(c1, c2)] */
 static int rel_alias(sql_rel *r, sql_parser *p)
 {
-    bool as = weir__sql_accept_kw(p, "AS");
+    bool as = accept_as(p);
     /* Without AS a clause word starts the next clause. */
-    if (!weir__sql_at_table_alias(p, 0) || (!as && !weir__sql_at_ident(p, 0))) {
+    if (!weir__sql_at_table_alias(p, 0) || (!as && !implicit_alias(p))) {
         if (as)
             return weir__sql_syntax_error(p);
         return 0;
@@ -184,8 +205,9 @@ static int check_name(sql_parser *p, const weir_sql_name *n, const sql_token *at
 
 static int watermark(sql_rel *r, sql_parser *p)
 {
-    if (!weir__sql_accept_kw(p, "WATERMARK"))
+    if (!weir__sql_is_kw(p, 0, "WATERMARK") || weir__sql_at_end_of_item(p, 1))
         return 0;
+    p->i++;
     if (!(r->wm_col = weir__sql_expr(p)))
         return WEIR_ESQL;
     if (weir__sql_accept_kw(p, "AS") && !weir__sql_ident(p))
@@ -321,7 +343,8 @@ static sql_rel *relation_primary(sql_parser *p)
                 if (r)
                     r->name = name;
             }
-            if (r && weir__sql_is_kw(p, 0, "TABLESAMPLE")) {
+            if (r && weir__sql_is_kw(p, 0, "TABLESAMPLE") &&
+                !weir__sql_at_end_of_item(p, 1)) {
                 weir__sql_error_tok(p, weir__sql_peek(p, 0), WEIR_ESQL,
                                     "UNSUPPORTED_SPARK_SQL",
                                     "TABLESAMPLE is not supported");
@@ -487,12 +510,12 @@ static int select_items(sql_select *s, sql_parser *p)
         memset(it, 0, sizeof(*it));
         it->e = e;
         it->pos = weir__sql_tok_pos(at);
-        bool as = weir__sql_accept_kw(p, "AS");
+        bool as = accept_as(p);
         if (as && weir__sql_is_op(p, 0, "(")) {
             int rc = weir__sql_ident_list(&it->aliases, &it->n_aliases, p);
             if (rc)
                 return rc;
-        } else if (as ? weir__sql_at_name(p, 0) : weir__sql_at_ident(p, 0)) {
+        } else if (as ? weir__sql_at_name(p, 0) : implicit_alias(p)) {
             it->alias = p->t[p->i++].text;
         } else if (as && weir__sql_peek(p, 0)->kind == TK_STRING) {
             it->alias = p->t[p->i++].text;

@@ -16,12 +16,14 @@ with `spark.sql.ansi.enforceReservedKeywords=true`.
                              # Spark tier: a Spark upgrade that changes the
                              # grammar shows up here)
     grammar.py --out F       # write Spark's answers to F
+    grammar.py --weir-test T # run weir's parser (T: the test_sql_grammar
+                             # binary) against Spark's live answers
 
 weir's side is the unit test tests/unit/test_sql_grammar.c, which parses
 every stored statement with weir's parser (parse only) and fails on any
 accept/reject or error-class disagreement; it runs in every ctest without
-Java. The Spark tier (run.sh) runs `--check` and then that test against the
-live answers.
+Java. The Spark tier (run.sh) runs `--check --weir-test` (both, against
+the live answers).
 """
 import argparse
 import os
@@ -39,11 +41,17 @@ KEYWORDS_INC = os.path.join(ROOT, "src", "sql", "keywords.inc")
 KEYWORD_TEMPLATES = [
     ("alias", "SELECT 1 AS {kw}"),
     ("column", "SELECT {kw} FROM t"),
+    ("column_expr", "SELECT {kw} + 1 FROM t"),
+    ("column_where", "SELECT a FROM t WHERE {kw} = 1"),
+    ("column_arg", "SELECT f({kw}) FROM t"),
+    ("column_order", "SELECT a FROM t ORDER BY {kw}"),
+    ("implicit_alias", "SELECT 1 {kw}"),
     ("qualified_column", "SELECT t.{kw} FROM t"),
     ("column_def", "CREATE MATERIALIZED VIEW mv ({kw} INT) AS SELECT 1"),
     ("table", "SELECT * FROM {kw}"),
     ("table_def", "CREATE MATERIALIZED VIEW {kw} AS SELECT 1"),
     ("table_alias", "SELECT * FROM t AS {kw}"),
+    ("implicit_table_alias", "SELECT * FROM t {kw}"),
     ("cte", "WITH {kw} AS (SELECT 1) SELECT * FROM {kw}"),
     ("struct_field", "SELECT s.{kw}.x FROM t"),
     ("struct_type", "SELECT CAST(NULL AS STRUCT<{kw}: INT>)"),
@@ -195,33 +203,49 @@ def main():
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--out")
+    ap.add_argument("--weir-test")
     a = ap.parse_args()
     version, keywords, rows = ask_spark()
     tsv = render_tsv(version, rows)
     inc = render_keywords(version, keywords, rows)
-    if a.out:
-        with open(a.out, "w") as f:
+    live = a.out
+    if a.weir_test and not live:
+        import tempfile
+        fd, live = tempfile.mkstemp(suffix=".tsv")
+        os.close(fd)
+    if live:
+        with open(live, "w") as f:
             f.write(tsv)
     if a.write:
         with open(EXPECTED, "w") as f:
             f.write(tsv)
         with open(KEYWORDS_INC, "w") as f:
             f.write(inc)
+    bad = 0
+    if a.weir_test:
+        import subprocess
+        r = subprocess.run([a.weir_test, "-f", live])
+        if r.returncode:
+            print("grammar.py: weir's parser disagrees with Spark %s (above)"
+                  % version)
+            bad = 1
+        if not a.out:
+            os.unlink(live)
     if a.check:
-        bad = 0
+        stale = 0
         for path, text in ((EXPECTED, tsv), (KEYWORDS_INC, inc)):
             with open(path) as f:
                 if f.read() != text:
                     print("grammar.py: %s differs from Spark %s's answers "
                           "(rerun with --write)" % (os.path.relpath(path, ROOT),
                                                      version))
-                    bad = 1
-        if bad:
+                    stale = 1
+        if stale:
             return 1
         n = sum(len(r[3]) if r[0] == "keyword" else 1 for r in rows)
         print("grammar.py: %d statements, %d keywords: Spark %s agrees with "
               "the stored answers" % (n, len(keywords), version))
-    return 0
+    return bad
 
 
 if __name__ == "__main__":
