@@ -305,6 +305,10 @@ typedef struct sql_parser {
      * so that a syntax error later in it wins as in Spark. */
     bool has_deferred;
     weir_error deferred;
+    /* Tokens where a keyword-led form failed to parse once (NULL until
+     * then): the word is then read as a name without parsing the form
+     * again, so that the retries stay linear (CASE WHEN CASE WHEN ..). */
+    unsigned char *special_failed;
 } sql_parser;
 
 int weir__sql_parser_init(sql_parser *p, weir_arena *arena,

@@ -879,13 +879,21 @@ static weir_sql_expr *parse_primary(sql_parser *p)
         bool alone = (weir__sql_at_name(p, 0) || niladic(t)) &&
                      (weir__sql_at_end_of_item(p, 1) || at_binary_op(p, 1) ||
                       (next->kind == TK_IDENT && weir__sql_clause_word(next->text)));
-        if (t->kind == TK_IDENT) {
+        size_t at = p->i;
+        bool failed_before = p->special_failed && p->special_failed[at];
+        if (t->kind == TK_IDENT && !(alone && failed_before)) {
             bool handled = false;
-            size_t at = p->i;
             int depth = p->depth;
             e = weir__sql_parse_special(p, t, &handled);
             if (handled && (e || !alone))
                 break;
+            if (handled) {
+                if (!p->special_failed)
+                    p->special_failed = weir__arena_array(p->arena, p->n + 1, 1);
+                if (!p->special_failed)
+                    return OOM(p);
+                p->special_failed[at] = 1;
+            }
             p->i = at;
             p->depth = depth;
         }
