@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(text, data, size);
     text[size] = '\0';
     weir_arena a = WEIR_ARENA_INIT;
-    weir_sql_source src = { "fuzz.sql", text, size, NULL, 0, NULL, 0 };
+    weir_sql_source src = { "fuzz.sql", text, size, NULL, 0, NULL, 0, false };
     weir_sql_query *q;
     weir_error err;
     weir_buf out = WEIR_BUF_INIT;

@@ -257,6 +257,26 @@ void weir__defined(weir_pipeline *p)
 
 /* ---- definitions from SQL ----------------------------------------------------- */
 
+/* A pipeline configuration value, or NULL. */
+static const char *conf_value(const weir_pipeline *p, const char *key)
+{
+    for (size_t i = 0; i < p->defs.n_conf; i++)
+        if (p->defs.conf[i].key && weir__str_ieq(p->defs.conf[i].key, key))
+            return p->defs.conf[i].value;
+    return NULL;
+}
+
+/* Spark's SQL_standard_keyword_behavior: ANSI's reserved keywords name
+ * nothing when enforceReservedKeywords is true and ANSI mode is on (the
+ * default of Spark 4). */
+static bool reserved_keywords(const weir_pipeline *p)
+{
+    const char *enforce = conf_value(p, "spark.sql.ansi.enforceReservedKeywords");
+    const char *ansi = conf_value(p, "spark.sql.ansi.enabled");
+    return enforce && weir__str_ieq(enforce, "true") &&
+           !(ansi && weir__str_ieq(ansi, "false"));
+}
+
 static int define_sql(weir_pipeline *p, const char *text, size_t len,
                       const char *file_name)
 {
@@ -266,6 +286,7 @@ static int define_sql(weir_pipeline *p, const char *text, size_t len,
     src->path = weir__arena_strdup(&p->arena, file_name ? file_name : "<sql>");
     src->text = weir__arena_strndup(&p->arena, text, len);
     src->len = len;
+    src->reserved_keywords = reserved_keywords(p);
     if (weir__arena_failed(&p->arena) || weir__sql_source_index(src, &p->arena))
         return WEIR_ENOMEM;
     weir_sql_stmt *stmts = NULL;

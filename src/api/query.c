@@ -399,7 +399,7 @@ static int run_all_but_last(weir_pipeline *p, const char *sql, weir_buf *last,
     if (rc)
         return rc;
     weir_arena a = WEIR_ARENA_INIT;
-    weir_sql_source src = { "query", sql, strlen(sql), NULL, 0, NULL, 0 };
+    weir_sql_source src = { "query", sql, strlen(sql), NULL, 0, NULL, 0, false };
     weir_sql_span *spans = NULL;
     size_t n = 0;
     rc = weir__sql_source_index(&src, &a)

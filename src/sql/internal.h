@@ -299,6 +299,16 @@ typedef struct sql_parser {
     size_t n, i;
     weir_error *err;
     int depth;
+    /* An error Spark raises after the statement parsed (its AST builder:
+     * INVALID_IDENTIFIER, DUPLICATE_KEY, a property without a value): the
+     * first one, reported once the statement is known to be well formed,
+     * so that a syntax error later in it wins as in Spark. */
+    bool has_deferred;
+    weir_error deferred;
+    /* Tokens where a keyword-led form failed to parse once (NULL until
+     * then): the word is then read as a name without parsing the form
+     * again, so that the retries stay linear (CASE WHEN CASE WHEN ..). */
+    unsigned char *special_failed;
 } sql_parser;
 
 int weir__sql_parser_init(sql_parser *p, weir_arena *arena,
@@ -324,11 +334,37 @@ int weir__sql_syntax_error(sql_parser *p); /* at the current token */
 int weir__sql_error_tok(sql_parser *p, const sql_token *t, int code,
                         const char *cls, const char *fmt, ...) WEIR_PRINTF(5, 6);
 weir_sql_pos weir__sql_tok_pos(const sql_token *t);
-/* An identifier (word or backticked; a reserved word is not one). NULL and a
- * syntax error if absent. */
-const char *weir__sql_ident(sql_parser *p);
+/*
+ * Identifiers. Spark's own keyword classes (keywords.inc, generated from
+ * the pinned pyspark) decide what a word may name: in Spark's default mode
+ * every keyword, except that the strict-non-reserved ones (JOIN, LEFT, ..)
+ * are no table alias; with reserved_keywords (ANSI) the reserved ones
+ * nothing. On top of that a recursive-descent parser must not read a word
+ * that starts the next clause (FROM, WHERE, JOIN ..) as an implicit alias
+ * or a bare column: weir__sql_clause_word.
+ *
+ * weir__sql_at_name: a name where the grammar wants one (after AS, a
+ * dataset, CTE, flow, column or field name, after a dot).
+ * weir__sql_at_ident: a name in an ambiguous position (implicit alias, the
+ * start of an expression): also not a clause word.
+ * weir__sql_at_table_alias: a table alias (Spark's strictIdentifier).
+ * weir__sql_at_end_of_item: the token ends an item (EOF, ',', ')', ';',
+ * FROM): a keyword before it is a name (SELECT from FROM t, FROM values).
+ */
+bool weir__sql_at_name(const sql_parser *p, size_t k);
+const char *weir__sql_name_part(sql_parser *p); /* NULL + syntax error */
+const char *weir__sql_ident(sql_parser *p);     /* NULL + syntax error */
 bool weir__sql_at_ident(const sql_parser *p, size_t k);
-bool weir__sql_reserved(const char *word);
+bool weir__sql_at_table_alias(const sql_parser *p, size_t k);
+bool weir__sql_at_end_of_item(const sql_parser *p, size_t k);
+bool weir__sql_clause_word(const char *word);
+/* word is one of Spark's keywords that the current mode reserves. */
+bool weir__sql_word_reserved(const sql_parser *p, const char *word);
+/* Record an error Spark raises after parsing (the first one wins), and
+ * raise the recorded one: 0 when none. */
+void weir__sql_defer_error(sql_parser *p, const sql_token *t, const char *cls,
+                           const char *fmt, ...) WEIR_PRINTF(4, 5);
+int weir__sql_raise_deferred(sql_parser *p);
 /* A dotted name (1+ parts). */
 int weir__sql_parse_name(weir_sql_name *out, sql_parser *p);
 /* Drop a leading LIVE part of a 2+ part name. */

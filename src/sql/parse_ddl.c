@@ -58,68 +58,167 @@ static int dataset_name(ddl *d, weir_sql_name *out)
     return rc;
 }
 
-/* key [=] value for TBLPROPERTIES and OPTIONS. */
-static int prop_part(ddl *d, const char **out, bool key)
+/*
+ * Property lists, as Spark's propertyList (TBLPROPERTIES, OPTIONS):
+ * key [= | ==] [value], key a string literal or a dotted name of words
+ * (any keyword, `quoted` parts), value a string (adjacent literals
+ * concatenate), an unsigned integer or decimal, TRUE or FALSE. What
+ * Spark's AST builder refuses once the statement parsed is deferred:
+ * a repeated key (DUPLICATE_KEY, keys compared as written) and a key
+ * without a value. A hyphenated key part (k-a) is INVALID_IDENTIFIER.
+ */
+static int prop_key(ddl *d, const char **out)
 {
     sql_parser *p = &d->p;
     const sql_token *t = weir__sql_peek(p, 0);
-    if (t->kind == TK_STRING && key) {
-        /* One literal, as Spark's propertyKey: in ('k' 'v') the value
-         * follows, it is not concatenated to the key. */
+    if (t->kind == TK_STRING) {
+        /* One literal: in ('k' 'v') the value follows. */
         p->i++;
         *out = t->text;
         return 0;
     }
+    weir_buf b = WEIR_BUF_INIT;
+    for (;;) {
+        const sql_token *w = weir__sql_peek(p, 0);
+        const char *part = weir__sql_name_part(p);
+        if (!part) {
+            weir__buf_free(&b);
+            return WEIR_ESQL;
+        }
+        weir__buf_puts(&b, part);
+        /* k-a: Spark parses it, then refuses the unquoted identifier as
+         * soon as the name ends (before a later syntax error). */
+        if (weir__sql_is_op(p, 0, "-")) {
+            while (weir__sql_accept_op(p, "-"))
+                if (!weir__sql_name_part(p)) {
+                    weir__buf_free(&b);
+                    return WEIR_ESQL;
+                }
+            weir__buf_free(&b);
+            int n = (int)(weir__sql_prev_end(p) - w->off);
+            return weir__sql_error_tok(
+                p, w, WEIR_ESQL, "INVALID_IDENTIFIER",
+                "The unquoted identifier %.*s is invalid and must be back "
+                "quoted as: `%.*s`. Unquoted identifiers can only contain "
+                "ASCII letters ('a' - 'z', 'A' - 'Z'), digits ('0' - '9'), "
+                "and underbar ('_'). Unquoted identifiers must also not start "
+                "with a digit. Different data sources and meta stores may "
+                "impose additional restrictions on unquoted identifiers.",
+                n, p->src->text + w->off, n, p->src->text + w->off);
+        }
+        if (!weir__sql_accept_op(p, "."))
+            break;
+        weir__buf_putc(&b, '.');
+    }
+    *out = weir__arena_strdup(p->arena, weir__buf_cstr(&b));
+    weir__buf_free(&b);
+    return *out ? 0 : oom(d);
+}
+
+/* An unsigned integer or decimal (Spark's INTEGER_VALUE, DECIMAL_VALUE). */
+static bool plain_number(const char *s)
+{
+    bool digit = false, dot = false;
+    for (; *s; s++) {
+        if (*s >= '0' && *s <= '9')
+            digit = true;
+        else if (*s == '.' && !dot)
+            dot = true;
+        else
+            return false;
+    }
+    return digit;
+}
+
+/* The value after a key; *out NULL when there is none. */
+static int prop_value(ddl *d, const char **out)
+{
+    sql_parser *p = &d->p;
+    const sql_token *t = weir__sql_peek(p, 0);
+    bool eq = weir__sql_accept_op(p, "=") || weir__sql_accept_op(p, "==");
+    t = weir__sql_peek(p, 0);
+    *out = NULL;
     if (t->kind == TK_STRING) {
         *out = weir__sql_string(p);
         return *out ? 0 : WEIR_ESQL;
     }
-    if (!key && (t->kind == TK_NUMBER || weir__sql_is_op(p, 0, "-"))) {
-        bool neg = weir__sql_accept_op(p, "-");
-        t = weir__sql_peek(p, 0);
-        if (t->kind != TK_NUMBER)
-            return weir__sql_syntax_error(p);
+    if (t->kind == TK_NUMBER && plain_number(t->text)) {
         p->i++;
-        *out = neg ? weir__arena_printf(p->arena, "-%s", t->text) : t->text;
-        return *out ? 0 : oom(d);
+        *out = t->text;
+        return 0;
     }
-    if (t->kind == TK_IDENT || t->kind == TK_QIDENT) {
-        if (!key && t->kind == TK_IDENT &&
-            (weir__str_ieq(t->text, "TRUE") || weir__str_ieq(t->text, "FALSE"))) {
-            p->i++;
-            *out = weir__str_ieq(t->text, "TRUE") ? "true" : "false";
-            return 0;
-        }
-        weir_buf b = WEIR_BUF_INIT;
-        for (;;) {
-            const sql_token *w = weir__sql_peek(p, 0);
-            if (w->kind != TK_IDENT && w->kind != TK_QIDENT) {
-                weir__buf_free(&b);
-                return weir__sql_syntax_error(p);
-            }
-            weir__buf_puts(&b, w->text);
-            p->i++;
-            if (!weir__sql_is_op(p, 0, "."))
-                break;
-            p->i++;
-            weir__buf_putc(&b, '.');
-        }
-        *out = weir__arena_strdup(p->arena, weir__buf_cstr(&b));
-        weir__buf_free(&b);
-        return *out ? 0 : oom(d);
+    if (weir__sql_is_kw(p, 0, "TRUE") || weir__sql_is_kw(p, 0, "FALSE")) {
+        p->i++;
+        *out = weir__str_ieq(t->text, "TRUE") ? "true" : "false";
+        return 0;
     }
+    if (!eq && (weir__sql_is_op(p, 0, ",") || weir__sql_is_op(p, 0, ")")))
+        return 0;
     return weir__sql_syntax_error(p);
 }
 
-static int prop_list(ddl *d, weir_sql_property **out, size_t *n)
+/* `a`.`b` for the key a.b, as Spark prints a duplicate key. */
+static void put_key_id(weir_buf *b, const char *key)
+{
+    weir__buf_putc(b, '`');
+    for (const char *k = key; *k; k++) {
+        if (*k == '.')
+            weir__buf_puts(b, "`.`");
+        else
+            weir__buf_putc(b, *k);
+    }
+    weir__buf_putc(b, '`');
+}
+
+/* Spark's checks after parsing a list: repeated keys, missing values. */
+static int prop_checks(ddl *d, const weir_sql_property *items, size_t n,
+                       const sql_token *at, bool tblproperties)
 {
     sql_parser *p = &d->p;
+    weir_buf b = WEIR_BUF_INIT;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(items[i].key, items[j].key) == 0) {
+                weir__buf_clear(&b);
+                put_key_id(&b, items[i].key);
+                weir__sql_defer_error(p, at, "DUPLICATE_KEY",
+                                      "Found duplicate keys %s.",
+                                      weir__buf_cstr(&b));
+                i = j = n;
+                break;
+            }
+    weir__buf_clear(&b);
+    size_t missing = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!items[i].value) {
+            weir__buf_puts(&b, missing++ ? ", " : "");
+            weir__buf_puts(&b, items[i].key);
+            if (!tblproperties)
+                break;
+        }
+    if (missing && tblproperties)
+        weir__sql_defer_error(p, at, "_LEGACY_ERROR_TEMP_0035",
+                              "Operation not allowed: Values must be "
+                              "specified for key(s): [%s].",
+                              weir__buf_cstr(&b));
+    else if (missing)
+        weir__sql_defer_error(p, at, "_LEGACY_ERROR_TEMP_0035",
+                              "Operation not allowed: A value must be "
+                              "specified for the key: %s.",
+                              weir__buf_cstr(&b));
+    weir__buf_free(&b);
+    return weir__arena_failed(p->arena) ? oom(d) : 0;
+}
+
+static int prop_list(ddl *d, weir_sql_property **out, size_t *n,
+                     bool tblproperties)
+{
+    sql_parser *p = &d->p;
+    const sql_token *at = weir__sql_peek(p, 0);
     int rc = weir__sql_expect_op(p, "(");
     if (rc)
         return rc;
     size_t cap = 0;
-    if (weir__sql_accept_op(p, ")"))
-        return 0;
     do {
         *out = weir__sql_grow(p->arena, *out, &cap, *n, sizeof(**out));
         if (!*out)
@@ -127,13 +226,12 @@ static int prop_list(ddl *d, weir_sql_property **out, size_t *n)
         weir_sql_property *pr = &(*out)[(*n)++];
         memset(pr, 0, sizeof(*pr));
         pr->pos = weir__sql_tok_pos(weir__sql_peek(p, 0));
-        if ((rc = prop_part(d, &pr->key, true)))
-            return rc;
-        weir__sql_accept_op(p, "=");
-        if ((rc = prop_part(d, &pr->value, false)))
+        if ((rc = prop_key(d, &pr->key)) || (rc = prop_value(d, &pr->value)))
             return rc;
     } while (weir__sql_accept_op(p, ","));
-    return weir__sql_expect_op(p, ")");
+    if ((rc = weir__sql_expect_op(p, ")")))
+        return rc;
+    return prop_checks(d, *out, *n, at, tblproperties);
 }
 
 static const char *const COLUMN_CONSTRAINTS[] = {
@@ -148,6 +246,16 @@ static bool at_column_constraint(const sql_parser *p)
     return false;
 }
 
+/* The token at k ends a column definition's type (constraint INT, ..). */
+static bool at_type_end(const sql_parser *p, size_t k)
+{
+    return weir__sql_is_op(p, k, ",") || weir__sql_is_op(p, k, ")") ||
+           (weir__sql_is_op(p, k, "(") && /* DECIMAL(10, 2) */
+            weir__sql_peek(p, k + 1)->kind == TK_NUMBER) ||
+           weir__sql_is_op(p, k, "<") ||
+           weir__sql_is_kw(p, k, "NOT") || weir__sql_is_kw(p, k, "COMMENT");
+}
+
 static const char *const CONSTRAINT_MSG =
     "Pipeline datasets do not currently support column constraints. Please "
     "remove any CHECK, UNIQUE, PK, and FK constraints specified on the "
@@ -157,7 +265,7 @@ static int expectation(ddl *d, const sql_token *at)
 {
     sql_parser *p = &d->p;
     weir_sql_stmt *s = d->s;
-    const char *name = weir__sql_ident(p);
+    const char *name = weir__sql_name_part(p);
     if (!name)
         return WEIR_ESQL;
     if (at_column_constraint(p))
@@ -214,7 +322,7 @@ static int column_def(ddl *d, bool typed)
     sql_parser *p = &d->p;
     weir_sql_stmt *s = d->s;
     const sql_token *at = weir__sql_peek(p, 0);
-    const char *name = weir__sql_ident(p);
+    const char *name = weir__sql_name_part(p);
     if (!name)
         return WEIR_ESQL;
     weir_sql_column *arr = weir__arena_array(p->arena, s->n_columns + 1,
@@ -272,9 +380,15 @@ static int column_list(ddl *d, bool typed)
         return rc;
     do {
         const sql_token *at = weir__sql_peek(p, 0);
-        if (weir__sql_accept_kw(p, "CONSTRAINT")) {
+        /* A keyword that names a column (constraint INT, check STRING)
+         * is a column: a constraint has its name and EXPECT or CHECK ..
+         * after CONSTRAINT, and ( or KEY after CHECK, PRIMARY, .. */
+        if (weir__sql_is_kw(p, 0, "CONSTRAINT") && weir__sql_at_name(p, 1) &&
+            !at_type_end(p, 2)) {
+            p->i++;
             rc = expectation(d, at);
-        } else if (at_column_constraint(p)) {
+        } else if (at_column_constraint(p) &&
+                   (weir__sql_is_op(p, 1, "(") || weir__sql_is_kw(p, 1, "KEY"))) {
             rc = not_allowed(d, at, CONSTRAINT_MSG);
         } else {
             rc = column_def(d, typed);
@@ -330,7 +444,7 @@ static int dataset_clauses(ddl *d, bool view)
             if (!(s->comment = weir__sql_string(p)))
                 return WEIR_ESQL;
         } else if (weir__sql_accept_kw(p, "TBLPROPERTIES")) {
-            if ((rc = prop_list(d, &s->properties, &s->n_properties)))
+            if ((rc = prop_list(d, &s->properties, &s->n_properties, true)))
                 return rc;
         } else if (!view && weir__sql_is_kw(p, 0, "DEFAULT") &&
                    weir__sql_is_kw(p, 1, "COLLATION")) {
@@ -349,7 +463,10 @@ static int dataset_clauses(ddl *d, bool view)
              * sink whatever defined them; a list that does not even parse
              * is rejected here, with the same words. */
             size_t back = p->i;
-            if (prop_list(d, &s->options, &s->n_options)) {
+            bool had = p->has_deferred;
+            int bad = prop_list(d, &s->options, &s->n_options, false);
+            if (bad || (p->has_deferred && !had)) {
+                p->has_deferred = had;
                 p->i = back;
                 snprintf(msg, sizeof(msg),
                          "Options are not supported for CREATE %s "
@@ -635,7 +752,7 @@ static int create_flow(ddl *d)
         } else if (!options_at && weir__sql_is_kw(p, 0, "OPTIONS")) {
             options_at = weir__sql_peek(p, 0);
             p->i++;
-            if ((rc = prop_list(d, &s->options, &s->n_options)))
+            if ((rc = prop_list(d, &s->options, &s->n_options, false)))
                 return rc;
         } else {
             break;
@@ -719,7 +836,7 @@ static int create_sink(ddl *d)
             s->format = t->text;
             p->i++;
         } else if (weir__sql_accept_kw(p, "OPTIONS")) {
-            if ((rc = prop_list(d, &s->options, &s->n_options)))
+            if ((rc = prop_list(d, &s->options, &s->n_options, false)))
                 return rc;
         } else if (weir__sql_accept_kw(p, "COMMENT")) {
             if (!(s->comment = weir__sql_string(p)))
@@ -1063,6 +1180,8 @@ int weir__sql_parse_file(weir_sql_stmt **out, size_t *n_out, weir_arena *arena,
                                    spans[i].len, &err);
         if (!rc)
             rc = parse_statement(&d);
+        if (!rc)
+            rc = weir__sql_raise_deferred(&d.p);
         if (rc == WEIR_ENOMEM || weir__arena_failed(arena))
             return WEIR_ENOMEM;
         if (rc) {

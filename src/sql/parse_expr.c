@@ -132,6 +132,25 @@ weir_sql_expr *weir__sql_expr(sql_parser *p)
     return e;
 }
 
+/* The keyword operator kw at k (AND, IN, LIKE ..): not when the item ends
+ * right after it, where Spark reads it as an alias (SELECT 1 and). */
+static bool kw_op(const sql_parser *p, size_t k, const char *kw)
+{
+    return weir__sql_is_kw(p, k, kw) && !weir__sql_at_end_of_item(p, k + 1);
+}
+
+/* A binary operator at k: a keyword before one is a column (limit + 1). */
+static bool at_binary_op(const sql_parser *p, size_t k)
+{
+    static const char *const OPS[] = { "+", "-", "*", "/", "%", "=", "==",
+                                       "!=", "<>", "<", ">", "<=", ">=", "<=>",
+                                       "||", "&", "|", "^", "::", "[", NULL };
+    for (int i = 0; OPS[i]; i++)
+        if (weir__sql_is_op(p, k, OPS[i]))
+            return true;
+    return false;
+}
+
 static weir_sql_expr *binary(sql_parser *p, const sql_token *at, const char *op,
                              weir_sql_expr *a, weir_sql_expr *b)
 {
@@ -150,7 +169,12 @@ static weir_sql_expr *parse_predicate(sql_parser *p);
 /* NOT binds looser than predicates but tighter than AND. */
 static weir_sql_expr *parse_not(sql_parser *p)
 {
-    if (weir__sql_is_kw(p, 0, "NOT") || weir__sql_is_op(p, 0, "!")) {
+    /* SELECT not FROM t reads a column named not. */
+    bool column = weir__sql_at_name(p, 0) &&
+                  (weir__sql_at_end_of_item(p, 1) ||
+                   (at_binary_op(p, 1) && !weir__sql_is_op(p, 1, "+") &&
+                    !weir__sql_is_op(p, 1, "-")));
+    if ((weir__sql_is_kw(p, 0, "NOT") && !column) || weir__sql_is_op(p, 0, "!")) {
         const sql_token *t = &p->t[p->i++];
         if (!enter(p)) {
             p->depth--;
@@ -173,7 +197,7 @@ static weir_sql_expr *parse_not(sql_parser *p)
 static weir_sql_expr *parse_and(sql_parser *p)
 {
     weir_sql_expr *l = parse_not(p);
-    while (l && weir__sql_is_kw(p, 0, "AND")) {
+    while (l && kw_op(p, 0, "AND")) {
         const sql_token *t = &p->t[p->i++];
         weir_sql_expr *r = parse_not(p);
         if (!r)
@@ -186,7 +210,7 @@ static weir_sql_expr *parse_and(sql_parser *p)
 static weir_sql_expr *parse_or(sql_parser *p)
 {
     weir_sql_expr *l = parse_and(p);
-    while (l && weir__sql_is_kw(p, 0, "OR")) {
+    while (l && kw_op(p, 0, "OR")) {
         const sql_token *t = &p->t[p->i++];
         weir_sql_expr *r = parse_and(p);
         if (!r)
@@ -248,11 +272,11 @@ static weir_sql_expr *parse_predicate(sql_parser *p)
         const sql_token *t = weir__sql_peek(p, 0);
         bool neg = false;
         size_t k = 0;
-        if (weir__sql_is_kw(p, 0, "NOT")) {
+        if (kw_op(p, 0, "NOT")) {
             neg = true;
             k = 1;
         }
-        if (weir__sql_is_kw(p, k, "BETWEEN")) {
+        if (kw_op(p, k, "BETWEEN")) {
             p->i += k + 1;
             weir_sql_expr *e = new_expr(p, EX_BETWEEN, t);
             if (!e)
@@ -264,15 +288,13 @@ static weir_sql_expr *parse_predicate(sql_parser *p)
                 !(e->c = parse_value(p, 0)))
                 return NULL;
             l = fin(p, e);
-        } else if (weir__sql_is_kw(p, k, "IN")) {
+        } else if (kw_op(p, k, "IN")) {
             p->i += k + 1;
             l = parse_in(p, l, neg, t);
             if (!l)
                 return NULL;
-        } else if (weir__sql_is_kw(p, k, "LIKE") ||
-                   weir__sql_is_kw(p, k, "ILIKE") ||
-                   weir__sql_is_kw(p, k, "RLIKE") ||
-                   weir__sql_is_kw(p, k, "REGEXP")) {
+        } else if (kw_op(p, k, "LIKE") || kw_op(p, k, "ILIKE") ||
+                   kw_op(p, k, "RLIKE") || kw_op(p, k, "REGEXP")) {
             const sql_token *opt = weir__sql_peek(p, k);
             p->i += k + 1;
             weir_sql_expr *e = new_expr(p, EX_LIKE, t);
@@ -315,7 +337,7 @@ static weir_sql_expr *parse_predicate(sql_parser *p)
                 }
             }
             l = fin(p, e);
-        } else if (!neg && weir__sql_is_kw(p, 0, "IS")) {
+        } else if (!neg && kw_op(p, 0, "IS")) {
             p->i++;
             weir_sql_expr *e = new_expr(p, EX_IS, t);
             if (!e)
@@ -353,7 +375,7 @@ static int binop_prec(const sql_parser *p, const char **op)
 {
     const sql_token *t = weir__sql_peek(p, 0);
     if (t->kind == TK_IDENT) {
-        if (weir__str_ieq(t->text, "DIV")) {
+        if (weir__str_ieq(t->text, "DIV") && !weir__sql_at_end_of_item(p, 1)) {
             *op = "div";
             return 7;
         }
@@ -508,15 +530,16 @@ static bool parse_args(sql_parser *p, weir_sql_expr *e)
     bool named = false;
     if (weir__sql_accept_op(p, ")"))
         return true;
-    if (weir__sql_accept_kw(p, "DISTINCT"))
-        e->distinct = true;
-    else
-        weir__sql_accept_kw(p, "ALL");
+    /* f(all) reads a column named all. */
+    if (!weir__sql_at_end_of_item(p, 1)) {
+        if (weir__sql_accept_kw(p, "DISTINCT"))
+            e->distinct = true;
+        else
+            weir__sql_accept_kw(p, "ALL");
+    }
     do {
         const char *name = NULL;
-        if ((weir__sql_peek(p, 0)->kind == TK_IDENT ||
-             weir__sql_peek(p, 0)->kind == TK_QIDENT) &&
-            weir__sql_is_op(p, 1, "=>")) {
+        if (weir__sql_at_name(p, 0) && weir__sql_is_op(p, 1, "=>")) {
             name = p->t[p->i].text;
             p->i += 2;
             named = true;
@@ -679,9 +702,7 @@ weir_sql_expr *weir__sql_postfix(sql_parser *p, weir_sql_expr *e)
             if (!(s->b = weir__sql_expr(p)) || weir__sql_expect_op(p, "]"))
                 return NULL;
             e = fin(p, s);
-        } else if (weir__sql_is_op(p, 0, ".") &&
-                   (weir__sql_peek(p, 1)->kind == TK_IDENT ||
-                    weir__sql_peek(p, 1)->kind == TK_QIDENT)) {
+        } else if (weir__sql_is_op(p, 0, ".") && weir__sql_at_name(p, 1)) {
             p->i++;
             if (e->kind == EX_COLUMN) {
                 /* Still a dotted path. */
@@ -781,6 +802,16 @@ static bool reserved_as_name(const sql_parser *p)
     return false;
 }
 
+/* Reserved in ANSI mode, Spark still parses these alone as functions
+ * (its currentLike expressions; weir handles CURRENT_DATE, .. itself):
+ * weir reads them as names, Spark's choice when such a column exists. */
+static bool niladic(const sql_token *t)
+{
+    return t->kind == TK_IDENT &&
+           (weir__str_ieq(t->text, "USER") || weir__str_ieq(t->text, "SESSION_USER") ||
+            weir__str_ieq(t->text, "CURRENT_TIME"));
+}
+
 static weir_sql_expr *parse_primary(sql_parser *p)
 {
     const sql_token *t = weir__sql_peek(p, 0);
@@ -840,13 +871,33 @@ static weir_sql_expr *parse_primary(sql_parser *p)
         break;
     case TK_IDENT:
     case TK_QIDENT: {
-        if (t->kind == TK_IDENT) {
+        /* A keyword before what can only follow an operand (the end of
+         * the item, a binary operator, a clause word) is a column, as in
+         * Spark (SELECT case FROM t, limit + left AS n), unless its own
+         * form parses (NULL, CURRENT_DATE, CASE WHEN ..). */
+        const sql_token *next = weir__sql_peek(p, 1);
+        bool alone = (weir__sql_at_name(p, 0) || niladic(t)) &&
+                     (weir__sql_at_end_of_item(p, 1) || at_binary_op(p, 1) ||
+                      (next->kind == TK_IDENT && weir__sql_clause_word(next->text)));
+        size_t at = p->i;
+        bool failed_before = p->special_failed && p->special_failed[at];
+        if (t->kind == TK_IDENT && !(alone && failed_before)) {
             bool handled = false;
+            int depth = p->depth;
             e = weir__sql_parse_special(p, t, &handled);
-            if (handled)
+            if (handled && (e || !alone))
                 break;
+            if (handled) {
+                if (!p->special_failed)
+                    p->special_failed = weir__arena_array(p->arena, p->n + 1, 1);
+                if (!p->special_failed)
+                    return OOM(p);
+                p->special_failed[at] = 1;
+            }
+            p->i = at;
+            p->depth = depth;
         }
-        if (!weir__sql_at_ident(p, 0) && !reserved_as_name(p)) {
+        if (!weir__sql_at_ident(p, 0) && !reserved_as_name(p) && !alone) {
             weir__sql_syntax_error(p);
             return NULL;
         }
@@ -858,7 +909,7 @@ static weir_sql_expr *parse_primary(sql_parser *p)
         parts[n++] = p->t[p->i++].text;
         while (weir__sql_is_op(p, 0, ".") && n < 64) {
             const sql_token *nt = weir__sql_peek(p, 1);
-            if (nt->kind == TK_IDENT || nt->kind == TK_QIDENT) {
+            if (weir__sql_at_name(p, 1)) {
                 p->i += 2;
                 parts[n++] = nt->text;
             } else if (weir__sql_is_op(p, 1, "*")) {

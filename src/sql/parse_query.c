@@ -43,16 +43,37 @@ static sql_rel *new_rel(sql_parser *p, sql_rel_kind k, const sql_token *at)
     return r;
 }
 
+/* The token at k closes a list item: EOF, ',', ')' or ';'. */
+static bool at_item_close(const sql_parser *p, size_t k)
+{
+    return weir__sql_peek(p, k)->kind == TK_EOF || weir__sql_is_op(p, k, ",") ||
+           weir__sql_is_op(p, k, ")") || weir__sql_is_op(p, k, ";");
+}
+
+/* An alias without AS: a name, or a clause word when the item ends right
+ * after it (SELECT 1 limit, FROM t where: Spark's reading). */
+static bool implicit_alias(const sql_parser *p)
+{
+    return weir__sql_at_ident(p, 0) ||
+           (weir__sql_at_name(p, 0) && at_item_close(p, 1));
+}
+
+/* AS, unless it is the alias itself (SELECT 1 as). */
+static bool accept_as(sql_parser *p)
+{
+    return !at_item_close(p, 1) && weir__sql_accept_kw(p, "AS");
+}
+
 /* [AS] alias [(c1, c2)] */
 static int rel_alias(sql_rel *r, sql_parser *p)
 {
-    bool as = weir__sql_accept_kw(p, "AS");
-    if (!weir__sql_at_ident(p, 0)) {
+    bool as = accept_as(p);
+    /* Without AS a clause word starts the next clause. */
+    if (!weir__sql_at_table_alias(p, 0) || (!as && !implicit_alias(p))) {
         if (as)
             return weir__sql_syntax_error(p);
         return 0;
     }
-    /* A table alias cannot be a join keyword or clause word. */
     r->alias = p->t[p->i++].text;
     if (weir__sql_is_op(p, 0, "(") &&
         (weir__sql_at_ident(p, 1) && (weir__sql_is_op(p, 2, ",") ||
@@ -122,9 +143,7 @@ static sql_rel *tvf_rel(sql_parser *p, const sql_token *at,
     if (!weir__sql_accept_op(p, ")")) {
         do {
             const char *an = NULL;
-            if ((weir__sql_peek(p, 0)->kind == TK_IDENT ||
-                 weir__sql_peek(p, 0)->kind == TK_QIDENT) &&
-                weir__sql_is_op(p, 1, "=>")) {
+            if (weir__sql_at_name(p, 0) && weir__sql_is_op(p, 1, "=>")) {
                 an = p->t[p->i].text;
                 p->i += 2;
             }
@@ -186,8 +205,9 @@ static int check_name(sql_parser *p, const weir_sql_name *n, const sql_token *at
 
 static int watermark(sql_rel *r, sql_parser *p)
 {
-    if (!weir__sql_accept_kw(p, "WATERMARK"))
+    if (!weir__sql_is_kw(p, 0, "WATERMARK") || weir__sql_at_end_of_item(p, 1))
         return 0;
+    p->i++;
     if (!(r->wm_col = weir__sql_expr(p)))
         return WEIR_ESQL;
     if (weir__sql_accept_kw(p, "AS") && !weir__sql_ident(p))
@@ -286,7 +306,7 @@ static sql_rel *relation_primary(sql_parser *p)
                 rel_alias(r, p))
                 r = NULL;
         }
-    } else if (weir__sql_is_kw(p, 0, "VALUES")) {
+    } else if (weir__sql_is_kw(p, 0, "VALUES") && !weir__sql_at_end_of_item(p, 1)) {
         r = values_rel(p, at);
     } else if (weir__sql_is_op(p, 0, "(")) {
         size_t k = 1;
@@ -323,7 +343,8 @@ static sql_rel *relation_primary(sql_parser *p)
                 if (r)
                     r->name = name;
             }
-            if (r && weir__sql_is_kw(p, 0, "TABLESAMPLE")) {
+            if (r && weir__sql_is_kw(p, 0, "TABLESAMPLE") &&
+                !weir__sql_at_end_of_item(p, 1)) {
                 weir__sql_error_tok(p, weir__sql_peek(p, 0), WEIR_ESQL,
                                     "UNSUPPORTED_SPARK_SQL",
                                     "TABLESAMPLE is not supported");
@@ -489,12 +510,12 @@ static int select_items(sql_select *s, sql_parser *p)
         memset(it, 0, sizeof(*it));
         it->e = e;
         it->pos = weir__sql_tok_pos(at);
-        bool as = weir__sql_accept_kw(p, "AS");
+        bool as = accept_as(p);
         if (as && weir__sql_is_op(p, 0, "(")) {
             int rc = weir__sql_ident_list(&it->aliases, &it->n_aliases, p);
             if (rc)
                 return rc;
-        } else if (weir__sql_at_ident(p, 0)) {
+        } else if (as ? weir__sql_at_name(p, 0) : implicit_alias(p)) {
             it->alias = p->t[p->i++].text;
         } else if (as && weir__sql_peek(p, 0)->kind == TK_STRING) {
             it->alias = p->t[p->i++].text;
@@ -581,10 +602,13 @@ static weir_sql_query *select_query(sql_parser *p)
         return OOMN(p);
     q->sel = s;
     s->pos = q->pos;
-    if (weir__sql_accept_kw(p, "DISTINCT"))
-        s->distinct = true;
-    else
-        weir__sql_accept_kw(p, "ALL");
+    /* SELECT distinct FROM t reads a column named distinct. */
+    if (!weir__sql_at_end_of_item(p, 1)) {
+        if (weir__sql_accept_kw(p, "DISTINCT"))
+            s->distinct = true;
+        else
+            weir__sql_accept_kw(p, "ALL");
+    }
     if (select_items(s, p))
         return NULL;
     if (weir__sql_accept_kw(p, "FROM") && !(s->from = from_clause(p)))
@@ -759,11 +783,12 @@ static weir_sql_query *query_body(sql_parser *p)
 
 static int ctes(weir_sql_query *q, sql_parser *p)
 {
-    q->recursive = weir__sql_accept_kw(p, "RECURSIVE");
+    /* WITH recursive AS (..) names a CTE recursive. */
+    q->recursive = !weir__sql_is_kw(p, 1, "AS") && weir__sql_accept_kw(p, "RECURSIVE");
     size_t cap = 0;
     do {
         const sql_token *at = weir__sql_peek(p, 0);
-        const char *name = weir__sql_ident(p);
+        const char *name = weir__sql_name_part(p);
         if (!name)
             return WEIR_ESQL;
         for (size_t i = 0; i < q->n_ctes; i++)
@@ -914,6 +939,8 @@ int weir__sql_parse_query(weir_sql_query **out, weir_arena *arena,
         return err && err->code ? err->code : WEIR_ESQL;
     if (weir__sql_peek(&p, 0)->kind != TK_EOF)
         return weir__sql_syntax_error(&p);
+    if ((rc = weir__sql_raise_deferred(&p)))
+        return rc;
     *out = q;
     return 0;
 }

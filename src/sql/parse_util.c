@@ -6,6 +6,7 @@
  */
 #include "internal.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -117,8 +118,56 @@ int weir__sql_expect_op(sql_parser *p, const char *op)
     return weir__sql_accept_op(p, op) ? 0 : weir__sql_syntax_error(p);
 }
 
-/* Words that cannot be a bare identifier or an implicit alias. */
-static const char *const RESERVED[] = {
+/* Spark's keywords, sorted (upper case): whether ANSI mode reserves them
+ * and whether they are strict-non-reserved. */
+typedef struct sql_keyword {
+    const char *word;
+    bool ansi_reserved, strict;
+} sql_keyword;
+
+static const sql_keyword KEYWORDS[] = {
+#define KW(w, reserved, strict) { w, reserved, strict },
+#include "keywords.inc"
+#undef KW
+};
+
+static int kw_cmp(const char *word, const char *kw)
+{
+    for (;; word++, kw++) {
+        int a = toupper((unsigned char)*word), b = (unsigned char)*kw;
+        if (a != b || !a)
+            return a - b;
+    }
+}
+
+static const sql_keyword *keyword(const char *word)
+{
+    size_t lo = 0, hi = sizeof(KEYWORDS) / sizeof(KEYWORDS[0]);
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = kw_cmp(word, KEYWORDS[mid].word);
+        if (c == 0)
+            return &KEYWORDS[mid];
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return NULL;
+}
+
+bool weir__sql_word_reserved(const sql_parser *p, const char *word)
+{
+    if (!p->src->reserved_keywords)
+        return false;
+    const sql_keyword *k = keyword(word);
+    return k && k->ansi_reserved;
+}
+
+/* Words that start a clause or continue an expression: weir's parser does
+ * not take them as an implicit alias or the start of a bare column (an
+ * item that ends right after one is still a name: weir__sql_at_end_of_item). */
+static const char *const CLAUSE_WORDS[] = {
     "ALL", "AND", "ANTI", "AS", "BETWEEN", "BY", "CASE", "CLUSTER", "CREATE",
     "CROSS", "DISTINCT", "DISTRIBUTE", "ELSE", "END", "EXCEPT", "FROM",
     "FULL", "GROUP", "HAVING", "ILIKE", "IN", "INNER", "INTERSECT", "INTO",
@@ -129,12 +178,20 @@ static const char *const RESERVED[] = {
     "WINDOW", "WITH", NULL
 };
 
-bool weir__sql_reserved(const char *word)
+bool weir__sql_clause_word(const char *word)
 {
-    for (int i = 0; RESERVED[i]; i++)
-        if (weir__str_ieq(word, RESERVED[i]))
+    for (int i = 0; CLAUSE_WORDS[i]; i++)
+        if (weir__str_ieq(word, CLAUSE_WORDS[i]))
             return true;
     return false;
+}
+
+bool weir__sql_at_name(const sql_parser *p, size_t k)
+{
+    const sql_token *t = weir__sql_peek(p, k);
+    if (t->kind == TK_QIDENT)
+        return true;
+    return t->kind == TK_IDENT && !weir__sql_word_reserved(p, t->text);
 }
 
 bool weir__sql_at_ident(const sql_parser *p, size_t k)
@@ -142,7 +199,35 @@ bool weir__sql_at_ident(const sql_parser *p, size_t k)
     const sql_token *t = weir__sql_peek(p, k);
     if (t->kind == TK_QIDENT)
         return true;
-    return t->kind == TK_IDENT && !weir__sql_reserved(t->text);
+    return weir__sql_at_name(p, k) && !weir__sql_clause_word(t->text);
+}
+
+bool weir__sql_at_table_alias(const sql_parser *p, size_t k)
+{
+    if (!weir__sql_at_name(p, k))
+        return false;
+    const sql_token *t = weir__sql_peek(p, k);
+    if (t->kind == TK_QIDENT || p->src->reserved_keywords)
+        return true;
+    const sql_keyword *kw = keyword(t->text);
+    return !kw || !kw->strict;
+}
+
+bool weir__sql_at_end_of_item(const sql_parser *p, size_t k)
+{
+    const sql_token *t = weir__sql_peek(p, k);
+    return t->kind == TK_EOF || weir__sql_is_op(p, k, ",") ||
+           weir__sql_is_op(p, k, ")") || weir__sql_is_op(p, k, ";") ||
+           weir__sql_is_kw(p, k, "FROM");
+}
+
+const char *weir__sql_name_part(sql_parser *p)
+{
+    if (!weir__sql_at_name(p, 0)) {
+        weir__sql_syntax_error(p);
+        return NULL;
+    }
+    return p->t[p->i++].text;
 }
 
 const char *weir__sql_ident(sql_parser *p)
@@ -154,6 +239,27 @@ const char *weir__sql_ident(sql_parser *p)
     return p->t[p->i++].text;
 }
 
+void weir__sql_defer_error(sql_parser *p, const sql_token *t, const char *cls,
+                           const char *fmt, ...)
+{
+    if (p->has_deferred)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    weir__error_vset(&p->deferred, WEIR_ESQL, cls, __FILE__, __LINE__, fmt, ap);
+    va_end(ap);
+    weir__sql_error_at(&p->deferred, p->src, weir__sql_tok_pos(t));
+    p->has_deferred = true;
+}
+
+int weir__sql_raise_deferred(sql_parser *p)
+{
+    if (!p->has_deferred)
+        return 0;
+    weir__error_copy(p->err, &p->deferred);
+    return WEIR_ESQL;
+}
+
 int weir__sql_parse_name(weir_sql_name *out, sql_parser *p)
 {
     memset(out, 0, sizeof(*out));
@@ -161,17 +267,9 @@ int weir__sql_parse_name(weir_sql_name *out, sql_parser *p)
     const char *parts[64];
     size_t n = 0;
     for (;;) {
-        /* Any word is allowed after a dot (db.order is fine). */
-        const sql_token *t = weir__sql_peek(p, 0);
-        const char *part;
-        if (n > 0 && t->kind == TK_IDENT) {
-            part = t->text;
-            p->i++;
-        } else {
-            part = weir__sql_ident(p);
-            if (!part)
-                return WEIR_ESQL;
-        }
+        const char *part = weir__sql_name_part(p);
+        if (!part)
+            return WEIR_ESQL;
         if (n == 64)
             return weir__sql_syntax_error(p);
         parts[n++] = part;
@@ -227,7 +325,7 @@ int weir__sql_ident_list(const char ***out, size_t *n, sql_parser *p)
     if (!items)
         return WEIR_ERR(p->err, WEIR_ENOMEM, NULL, "out of memory");
     do {
-        const char *id = weir__sql_ident(p);
+        const char *id = weir__sql_name_part(p);
         if (!id)
             return WEIR_ESQL;
         if (len == cap) {

@@ -34,6 +34,10 @@ typedef struct weir_sql_source {
     unsigned at_line;
     const size_t *line_starts; /* NULL, or n_lines offsets, ascending */
     size_t n_lines;
+    /* Spark's spark.sql.ansi.enforceReservedKeywords: the keywords that
+     * ANSI reserves (src/sql/keywords.inc) name nothing. false is Spark's
+     * default: every keyword can be an identifier. */
+    bool reserved_keywords;
 } weir_sql_source;
 
 /* Build src's line index in arena; 0 or WEIR_ENOMEM. */

@@ -71,7 +71,7 @@ int weir__sql_field_list(sql_field **out, size_t *n, sql_parser *p, bool colon)
     size_t len = 0, cap = 0;
     for (;;) {
         const sql_token *t = weir__sql_peek(p, 0);
-        if (t->kind != TK_IDENT && t->kind != TK_QIDENT && t->kind != TK_STRING)
+        if (!weir__sql_at_name(p, 0) && t->kind != TK_STRING)
             return weir__sql_syntax_error(p);
         items = weir__sql_grow(p->arena, items, &cap, len, sizeof(*items));
         if (!items)

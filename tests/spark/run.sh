@@ -2,12 +2,17 @@
 # The Spark differential tier: weir against real Apache Spark.
 #
 #   tests/spark/run.sh [--quick] [--only REGEX] [--no-pipelines] [--no-python]
+#                      [--no-grammar]
 #                      [--python-only] [--write-expected] [--no-fail]
 #                      [--no-checkpoint] [--checkpoint-only]
 #
 # Creates (once) a Python venv with pinned pyspark in build-spark-venv/,
 # uses the machine's Java 17, runs the SQL corpus (tests/spark/corpus/*.sql)
-# on Spark and on weir and compares them, then runs the example SQL
+# on Spark and on weir and compares them, checks weir's parser against
+# Spark's on keywords as identifiers and property lists
+# (tests/spark/grammar.py; not with --only; --no-grammar skips it; it uses
+# the test_sql_grammar binary next to WEIR in tests/, or GRAMMAR_TEST),
+# then runs the example SQL
 # pipelines (tests/spark/pipelines.py; not with --quick or --no-pipelines)
 # and the Python pipelines (tests/spark/python_pipelines.py; --quick: a
 # subset; --no-python skips them, --python-only runs only them,
@@ -25,7 +30,7 @@
 # Environment: WEIR (the weir binary; default build/weir, built with the
 # release preset when missing), KTOOL (default: the ktool next to WEIR),
 # JAVA_HOME (default: the Java 17 found here), SPARK_VENV, SPARK_OUT,
-# SPARK_KAFKA_JARS (default build-spark-kafka).
+# SPARK_KAFKA_JARS (default build-spark-kafka), GRAMMAR_TEST.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
@@ -34,19 +39,20 @@ VENV="${SPARK_VENV:-$ROOT/build-spark-venv}"
 OUT="${SPARK_OUT:-$ROOT/build-spark-out}"
 WEIR="${WEIR:-$ROOT/build/weir}"
 
-quick="" pipelines=1 python=1 corpus=1 checkpoint=1 pyargs=() args=()
+quick="" pipelines=1 python=1 corpus=1 checkpoint=1 grammar=1 pyargs=() args=()
 while [ $# -gt 0 ]; do
     case "$1" in
     --quick) quick=--quick; args+=(--quick) ;;
     --no-pipelines) pipelines=0 ;;
     --no-python) python=0 ;;
-    --python-only) corpus=0 pipelines=0 checkpoint=0 ;;
+    --python-only) corpus=0 pipelines=0 checkpoint=0 grammar=0 ;;
+    --no-grammar) grammar=0 ;;
     --no-checkpoint) checkpoint=0 ;;
-    --checkpoint-only) corpus=0 pipelines=0 python=0 checkpoint=1 ;;
+    --checkpoint-only) corpus=0 pipelines=0 python=0 grammar=0 checkpoint=1 ;;
     --write-expected) pyargs+=(--write-expected) ;;
-    --only) args+=(--only "$2"); pipelines=0; python=0; checkpoint=0; shift ;;
+    --only) args+=(--only "$2"); pipelines=0; python=0; checkpoint=0; grammar=0; shift ;;
     --no-fail) args+=(--no-fail) ;;
-    -h|--help) sed -n "2,28p" "$0"; exit 0 ;;
+    -h|--help) sed -n "2,33p" "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -90,6 +96,18 @@ export TZ=UTC PYSPARK_PYTHON="$VENV/bin/python" SPARK_LOCAL_IP=127.0.0.1
 rc=0
 if [ "$corpus" = 1 ]; then
     "$VENV/bin/python" "$HERE/difftest.py" --weir "$WEIR" --out "$OUT" "${args[@]}" || rc=$?
+fi
+# Keywords and property lists: Spark's parser now == the stored answers,
+# and weir's parser == Spark's live answers.
+if [ "$grammar" = 1 ]; then
+    GRAMMAR_TEST="${GRAMMAR_TEST:-$(dirname "$WEIR")/tests/test_sql_grammar}"
+    if [ ! -x "$GRAMMAR_TEST" ]; then
+        echo "run.sh: building $GRAMMAR_TEST" >&2
+        cmake --build "$(dirname "$WEIR")" --target test_sql_grammar >/dev/null
+    fi
+    mkdir -p "$OUT"
+    "$VENV/bin/python" "$HERE/grammar.py" --check --out "$OUT/grammar.tsv" \
+        --weir-test "$GRAMMAR_TEST" || rc=$?
 fi
 if [ "$pipelines" = 1 ]; then
     "$VENV/bin/python" "$HERE/pipelines.py" --weir "$WEIR" --out "$OUT/pipelines" $quick || rc=$?

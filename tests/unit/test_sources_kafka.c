@@ -16,7 +16,7 @@ static int opts_of(weir_kafka_opts *o, weir_arena *a, const char *args,
 {
     const char *text = weir__arena_printf(
         a, "SELECT * FROM STREAM read_kafka(%s)", args);
-    weir_sql_source s = { "p.sql", text, strlen(text), NULL, 0, NULL, 0 };
+    weir_sql_source s = { "p.sql", text, strlen(text), NULL, 0, NULL, 0, false };
     weir_sql_query *q = NULL;
     weir_sql_reads r;
     weir_error err;

@@ -14,7 +14,7 @@
 
 static weir_sql_source src_of(const char *text)
 {
-    weir_sql_source s = { "p.sql", text, strlen(text), NULL, 0, NULL, 0 };
+    weir_sql_source s = { "p.sql", text, strlen(text), NULL, 0, NULL, 0, false };
     return s;
 }
 
@@ -626,6 +626,31 @@ TEST(test_sql_lex__deep_nesting)
     weir__arena_free(&a);
 }
 
+/* A keyword whose form fails to parse is read as a column name (SELECT
+ * case FROM t); each token's form is tried once, so nested failing forms
+ * stay linear instead of doubling the work at each level (2^200 here). */
+TEST(test_sql_parse__keyword_retries_linear)
+{
+    static const char *const PATTERNS[] = { "CASE WHEN 1 THEN ",
+                                            "CASE WHEN x = CASE ",
+                                            "CASE WHEN 1 THEN 2 ELSE CASE " };
+    for (size_t k = 0; k < sizeof(PATTERNS) / sizeof(PATTERNS[0]); k++) {
+        weir_arena a = WEIR_ARENA_INIT;
+        weir_buf b = WEIR_BUF_INIT;
+        weir__buf_puts(&b, "SELECT ");
+        for (int i = 0; i < 200; i++)
+            weir__buf_puts(&b, PATTERNS[k]);
+        weir__buf_puts(&b, "x");
+        weir_sql_source s = src_of(weir__buf_cstr(&b));
+        weir_sql_query *q;
+        weir_error err;
+        CHECK_INT(weir__sql_parse_query(&q, &a, &s, 0, s.len, &err), WEIR_ESQL);
+        CHECK_STR(err.error_class, "PARSE_SYNTAX_ERROR");
+        weir__buf_free(&b);
+        weir__arena_free(&a);
+    }
+}
+
 /* ------------------------------------------------------------------------
  * Types
  * ------------------------------------------------------------------------ */
@@ -965,5 +990,6 @@ TEST_MAIN(RUN(test_sql_split__basics); RUN(test_sql_translate__resolver); RUN(te
           RUN(test_sql_reads__scoping); RUN(test_sql_reads__tvf_args);
           RUN(test_sql_reads__shape_and_text);
           RUN(test_sql_reads__unaliased_columns); RUN(test_sql_lex__edge_cases);
-          RUN(test_sql_lex__deep_nesting); RUN(test_sql_types__spark_and_duckdb);
+          RUN(test_sql_lex__deep_nesting);
+    RUN(test_sql_parse__keyword_retries_linear); RUN(test_sql_types__spark_and_duckdb);
           RUN(test_sql_stmt__weir_query); RUN(test_sql_read_files__render))

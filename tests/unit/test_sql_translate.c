@@ -88,7 +88,7 @@ static int probe_type(void *payload, const char *sql, weir_buf *out)
 static int translate(const char *spark, weir_buf *out, weir_error *err)
 {
     weir_arena a = WEIR_ARENA_INIT;
-    weir_sql_source src = { "q.sql", spark, strlen(spark), NULL, 0, NULL, 0 };
+    weir_sql_source src = { "q.sql", spark, strlen(spark), NULL, 0, NULL, 0, false };
     weir_sql_query *q = NULL;
     int rc = weir__sql_parse_query(&q, &a, &src, 0, src.len, err);
     weir_sql_resolver probe = { NULL, NULL, NULL, NULL, probe_type };
@@ -930,7 +930,7 @@ TEST(test_sql_translate__cte_not_resolved)
     };
     for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
         weir_arena a = WEIR_ARENA_INIT;
-        weir_sql_source src = { "q.sql", ok[i], strlen(ok[i]), NULL, 0, NULL, 0 };
+        weir_sql_source src = { "q.sql", ok[i], strlen(ok[i]), NULL, 0, NULL, 0, false };
         weir_sql_query *q = NULL;
         weir_error err;
         memset(&err, 0, sizeof(err));
@@ -949,7 +949,7 @@ TEST(test_sql_translate__cte_not_resolved)
     {
         const char *sql = "SELECT * FROM (WITH c AS (SELECT 1) SELECT * FROM c) x, c";
         weir_arena a = WEIR_ARENA_INIT;
-        weir_sql_source src = { "q.sql", sql, strlen(sql), NULL, 0, NULL, 0 };
+        weir_sql_source src = { "q.sql", sql, strlen(sql), NULL, 0, NULL, 0, false };
         weir_sql_query *q = NULL;
         weir_error err;
         memset(&err, 0, sizeof(err));

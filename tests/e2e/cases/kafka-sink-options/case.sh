@@ -34,7 +34,7 @@ refused "$ok, 'kafka.transactional.id' 'mine'" "s AS value" INVALID_SINK_OPTION 
 refused "$ok, 'kafka.acks' '1'" "s AS value" INVALID_SINK_OPTION "option 'kafka.acks' = '1' is not supported"
 refused "$ok, 'kafka.no.such.setting' 'x'" "s AS value" INVALID_KAFKA_OPTION "Kafka option 'kafka.no.such.setting' = 'x': not a setting of the Kafka client"
 refused "topic 'out'" "s AS value" INVALID_KAFKA_OPTION "Kafka needs the broker list: option 'kafka.bootstrap.servers'"
-refused "$ok, topic ''" "s AS value" INVALID_SINK_OPTION "option topic must name a Kafka topic"
+refused "'kafka.bootstrap.servers' '127.0.0.1:1', topic ''" "s AS value" INVALID_SINK_OPTION "option topic must name a Kafka topic"
 expect_no_file storage/sinks
 
 # Valid, but nothing answers at the address: a clear error within the
