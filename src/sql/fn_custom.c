@@ -84,23 +84,43 @@ int weir__fn_concat(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     return 0;
 }
 
+/* split(s, re [, limit]): a positive literal limit keeps the text after the
+ * (limit-1)th match whole as the last element: what remains once a regex
+ * of limit-1 lazily found matches is removed from the front. */
 int weir__fn_split(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
+    long limit = -1;
     if (e->n == 3) {
         const weir_sql_expr *l = e->list[2];
-        if (l->kind != EX_LIT || l->lit != LIT_INT ||
-            (strcmp(l->text, "-1") != 0 && strcmp(l->text, "0") != 0 &&
-             l->text[0] != '-'))
+        bool neg = l->kind == EX_UNARY && l->op && strcmp(l->op, "-") == 0;
+        const weir_sql_expr *v = neg ? l->a : l;
+        if (!v || v->kind != EX_LIT || v->lit != LIT_INT)
+            return weir__fn_need_literal(t, e, 2, "limit");
+        limit = neg ? -1 : strtol(v->text, NULL, 10);
+        if (limit > 1000)
             return weir__sql_tx_error(t, l->pos, e->src,
-                                      "split() with a positive limit is not "
+                                      "split() with a limit above 1000 is not "
                                       "supported");
     }
-    weir__buf_puts(out, "regexp_split_to_array(");
-    int rc = put_arg(t, out, e, 0);
-    weir__buf_puts(out, ", ");
+    weir_buf s = WEIR_BUF_INIT, re = WEIR_BUF_INIT;
+    int rc = put_arg(t, &s, e, 0);
     if (!rc)
-        rc = put_arg(t, out, e, 1);
-    weir__buf_putc(out, ')');
+        rc = put_arg(t, &re, e, 1);
+    if (!rc && limit <= 0)
+        weir__buf_printf(out, "regexp_split_to_array(%s, %s)", weir__buf_cstr(&s),
+                         weir__buf_cstr(&re));
+    else if (!rc)
+        weir__buf_printf(out,
+                         "CASE WHEN len(regexp_split_to_array(%s, %s)) <= %ld "
+                         "THEN regexp_split_to_array(%s, %s) ELSE list_concat("
+                         "regexp_split_to_array(%s, %s)[1:%ld], [regexp_replace("
+                         "%s, '(?s)^(?:.*?(?:' || (%s) || ')){%ld}', '')]) END",
+                         weir__buf_cstr(&s), weir__buf_cstr(&re), limit,
+                         weir__buf_cstr(&s), weir__buf_cstr(&re),
+                         weir__buf_cstr(&s), weir__buf_cstr(&re), limit - 1,
+                         weir__buf_cstr(&s), weir__buf_cstr(&re), limit - 1);
+    weir__buf_free(&s);
+    weir__buf_free(&re);
     return rc;
 }
 
@@ -136,15 +156,30 @@ int weir__fn_regexp_replace(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
             weir__buf_putc(&r, *p);
         }
     }
-    weir__buf_puts(out, "regexp_replace(");
-    int rc = put_arg(t, out, e, 0);
-    weir__buf_puts(out, ", ");
+    /* A position (4th argument) keeps the text before it as it is: Java's
+     * matcher region starts there, anchors included. */
+    weir_buf s = WEIR_BUF_INIT, pos = WEIR_BUF_INIT;
+    int rc = put_arg(t, &s, e, 0);
+    if (!rc && e->n == 4)
+        rc = put_arg(t, &pos, e, 3);
+    const char *src = weir__buf_cstr(&s), *at = weir__buf_cstr(&pos);
+    if (!rc && e->n == 4)
+        weir__buf_printf(out,
+                         "CASE WHEN (%s) < 1 THEN error('[INVALID_PARAMETER_VALUE."
+                         "REGEX_POSITION] regexp_replace(): the position must be "
+                         "positive') WHEN (%s) > length(%s) THEN %s ELSE "
+                         "substr(%s, 1, (%s) - 1) || regexp_replace(substr(%s, %s), ",
+                         at, at, src, src, src, at, src, at);
+    else
+        weir__buf_printf(out, "regexp_replace(%s, ", src);
     if (!rc)
         rc = put_arg(t, out, e, 1);
     weir__buf_puts(out, ", ");
     weir__buf_put_sql_string(out, weir__buf_cstr(&r));
-    weir__buf_puts(out, ", 'g')");
+    weir__buf_puts(out, e->n == 4 ? ", 'g') END" : ", 'g')");
     weir__buf_free(&r);
+    weir__buf_free(&s);
+    weir__buf_free(&pos);
     return rc;
 }
 
@@ -912,6 +947,10 @@ int weir__fn_string_agg(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
         rc = put_arg(t, out, e, 1);
     else
         weir__buf_puts(out, "''");
+    if (!rc && e->n_within) { /* WITHIN GROUP (ORDER BY ...) */
+        weir__buf_puts(out, " ORDER BY ");
+        rc = weir__sql_tx_order(t, out, e->within, e->n_within);
+    }
     weir__buf_putc(out, ')');
     if (!rc)
         rc = weir__fn_filter_clause(t, out, e, NULL);

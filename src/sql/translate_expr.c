@@ -375,6 +375,32 @@ static void put_binary(weir_buf *out, const weir_sql_expr *e, const char *a,
         weir__buf_printf(out, "(%s %s %s)", a, op, b);
 }
 
+/* Both operands are DATEs (their translations a and b over the current
+ * FROM, typed by the resolver). */
+static bool dates(sql_tx *t, const weir_buf *a, const weir_buf *b)
+{
+    const char *x[2] = { weir__buf_cstr(a), weir__buf_cstr(b) };
+    weir_buf types = WEIR_BUF_INIT;
+    weir_error saved = *t->err;
+    bool ok = weir__sql_tx_types(t, x, 2, &types) &&
+              strncmp(weir__buf_cstr(&types), "DATE\nDATE", 9) == 0 &&
+              strspn(weir__buf_cstr(&types) + 9, "\n") == types.len - 9;
+    *t->err = saved;
+    weir__buf_free(&types);
+    return ok;
+}
+
+/* The translation of an INT literal x as an INTEGER. */
+static void int_literal(weir_buf *sql, const weir_sql_expr *x)
+{
+    if (!is_lit(x, LIT_INT, LIT_INT) || sql->failed)
+        return;
+    weir_buf c = WEIR_BUF_INIT;
+    weir__buf_printf(&c, "CAST(%s AS INTEGER)", weir__buf_cstr(sql));
+    weir__buf_free(sql);
+    *sql = c;
+}
+
 /* Arithmetic with a decimal is cast to Spark's result type when the
  * operands' types are known (DuckDB's differ: DECIMAL(p1+p2,s1+s2) for *,
  * DOUBLE for /). */
@@ -397,7 +423,16 @@ static int tx_binary(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
         weir__buf_puts(out, "CAST(");
         put_binary(out, e, weir__buf_cstr(&a), weir__buf_cstr(&b));
         weir__buf_printf(out, " AS DECIMAL(%d,%d))", p, s);
+    } else if (!rc && strcmp(op, "-") == 0 && !is_lit(e->a, LIT_NULL, LIT_DECIMAL) &&
+               !is_lit(e->b, LIT_NULL, LIT_DECIMAL) && dates(t, &a, &b)) {
+        /* DATE - DATE is an INTERVAL DAY in Spark (DuckDB: a number) */
+        weir__buf_printf(out, "to_days(CAST((%s - %s) AS INTEGER))",
+                         weir__buf_cstr(&a), weir__buf_cstr(&b));
     } else if (!rc) {
+        /* an INT literal keeps its type: SMALLINT * 2 is an INT in Spark
+         * (DuckDB would type the literal SMALLINT, and overflow there) */
+        if (arith && strcmp(op, "%") != 0)
+            int_literal(&a, e->a), int_literal(&b, e->b);
         put_binary(out, e, weir__buf_cstr(&a), weir__buf_cstr(&b));
     }
     weir__buf_free(&a);
