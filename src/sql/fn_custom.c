@@ -473,29 +473,53 @@ int weir__fn_to_timestamp(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     return rc;
 }
 
+/* strftime of the timestamp SQL ts with pattern argument i of e; quarter
+ * letters (markers in the converted pattern, see datetime.c) are replaced
+ * after strftime. */
+static int format_ts(sql_tx *t, weir_buf *out, const char *ts,
+                     const weir_sql_expr *e, size_t i)
+{
+    weir_buf f = WEIR_BUF_INIT;
+    int rc = pattern(t, &f, e, i, false);
+    if (!rc && !strchr(weir__buf_cstr(&f), '\x01'))
+        weir__buf_printf(out, "strftime(%s, %s)", ts, weir__buf_cstr(&f));
+    else if (!rc)
+        weir__buf_printf(out,
+                         "list_transform([CAST(quarter(%s) AS VARCHAR)], lambda "
+                         "__q: replace(replace(replace(replace(strftime(%s, %s), "
+                         "chr(1) || '4', __q || CASE __q WHEN '1' THEN 'st' WHEN "
+                         "'2' THEN 'nd' WHEN '3' THEN 'rd' ELSE 'th' END || ' "
+                         "quarter'), chr(1) || '3', 'Q' || __q), chr(1) || '2', "
+                         "'0' || __q), chr(1) || '1', __q))[1]",
+                         ts, ts, weir__buf_cstr(&f));
+    weir__buf_free(&f);
+    return rc;
+}
+
 int weir__fn_date_format(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
-    weir__buf_puts(out, "strftime(CAST(");
-    int rc = put_arg(t, out, e, 0);
-    weir__buf_puts(out, " AS TIMESTAMP), ");
+    weir_buf ts = WEIR_BUF_INIT;
+    weir__buf_puts(&ts, "CAST(");
+    int rc = put_arg(t, &ts, e, 0);
+    weir__buf_puts(&ts, " AS TIMESTAMP)");
     if (!rc)
-        rc = pattern(t, out, e, 1, false);
-    weir__buf_putc(out, ')');
+        rc = format_ts(t, out, weir__buf_cstr(&ts), e, 1);
+    weir__buf_free(&ts);
     return rc;
 }
 
 int weir__fn_from_unixtime(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
-    weir__buf_puts(out, "strftime(make_timestamp(CAST(");
-    int rc = put_arg(t, out, e, 0);
-    weir__buf_puts(out, " AS BIGINT) * 1000000), ");
-    if (!rc) {
-        if (e->n == 2)
-            rc = pattern(t, out, e, 1, false);
-        else
-            weir__buf_puts(out, "'%Y-%m-%d %H:%M:%S'");
-    }
-    weir__buf_putc(out, ')');
+    weir_buf ts = WEIR_BUF_INIT;
+    weir__buf_puts(&ts, "make_timestamp(CAST(");
+    int rc = put_arg(t, &ts, e, 0);
+    weir__buf_puts(&ts, " AS BIGINT) * 1000000)");
+    if (!rc && e->n == 2)
+        rc = format_ts(t, out, weir__buf_cstr(&ts), e, 1);
+    else if (!rc)
+        weir__buf_printf(out, "strftime(%s, '%%Y-%%m-%%d %%H:%%M:%%S')",
+                         weir__buf_cstr(&ts));
+    weir__buf_free(&ts);
     return rc;
 }
 

@@ -89,6 +89,7 @@ static const fn_def FUNCS[] = {
       "CASE WHEN ($1) BETWEEN 0 AND 20 THEN CAST(factorial(CAST($1 AS INTEGER)) "
       "AS BIGINT) END", NULL },
     { "hash", 1, -1, 0, "CAST(hash($*) % 2147483648 AS INTEGER)", NULL },
+    { "conv", 3, 3, 0, "weir_conv(trim(CAST($1 AS VARCHAR)), $2, $3)", NULL },
     { "hex", 1, 1, 0, "hex($1)", NULL },
     { "unhex", 1, 1, 0, "from_hex($1)", NULL },
     /* ---- strings ---- */
@@ -754,6 +755,46 @@ static int spark_rounding(sql_tx *t, weir_buf *out, const char *name,
     return 1;
 }
 
+/* avg() of a DECIMAL(p,s) as Spark computes it: the exact sum divided by
+ * the count, rounded HALF_UP to scale s+4 (DuckDB's avg goes through a
+ * DOUBLE, wrong past 15 digits), in HUGEINT arithmetic on the unscaled
+ * sum: up to p = 23, where twice the unscaled sum times 10^4 still fits.
+ * Returns 1 when it wrote the call. */
+static int exact_avg(sql_tx *t, weir_buf *out, const char *name,
+                     const weir_sql_expr *e)
+{
+    int p, s;
+    if ((strcmp(name, "avg") != 0 && strcmp(name, "mean") != 0) || e->n != 1)
+        return 0;
+    weir_buf x = WEIR_BUF_INIT, fo = WEIR_BUF_INIT, u = WEIR_BUF_INIT,
+             n = WEIR_BUF_INIT;
+    int done = 0;
+    if (!decimal_arg(t, e, &x, &p, &s) || p > 23)
+        goto out;
+    if (weir__fn_filter_clause(t, &fo, e, NULL) || weir__fn_over_clause(t, &fo, e))
+        goto out;
+    const char *d = e->distinct ? "DISTINCT " : "";
+    weir__buf_printf(&u, "CAST(sum(%s%s)%s * ", d, weir__buf_cstr(&x),
+                     weir__buf_cstr(&fo));
+    pow10_literal(&u, s);
+    weir__buf_puts(&u, " AS HUGEINT)");
+    weir__buf_printf(&n, "count(%s%s)%s", d, weir__buf_cstr(&x), weir__buf_cstr(&fo));
+    const char *us = weir__buf_cstr(&u), *ns = weir__buf_cstr(&n);
+    weir__buf_printf(out,
+                     "CAST(CAST(CASE WHEN %s = 0 THEN NULL ELSE sign(%s) * "
+                     "((abs(%s) * 20000 + %s) // (2 * %s)) END AS DECIMAL(38,0)) * ",
+                     ns, us, us, ns, ns);
+    pow10_literal(out, -(s + 4));
+    weir__buf_printf(out, " AS DECIMAL(%d,%d))", p + 4, s + 4);
+    done = 1;
+out:
+    weir__buf_free(&x);
+    weir__buf_free(&fo);
+    weir__buf_free(&u);
+    weir__buf_free(&n);
+    return done;
+}
+
 /* Functions whose second argument is a Java regular expression. */
 static bool regex_function(const char *name)
 {
@@ -866,7 +907,7 @@ int weir__sql_tx_func(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
                                   "IGNORE NULLS is not supported for %s()", name);
     if (regex_function(name) && !(e = weir__sql_tx_regex_arg(t, e, 1)))
         return WEIR_ESQL;
-    if (spark_rounding(t, out, name, e))
+    if (spark_rounding(t, out, name, e) || exact_avg(t, out, name, e))
         return 0;
     int prec, scale;
     if (spark_decimal_result(t, name, e, &prec, &scale)) {

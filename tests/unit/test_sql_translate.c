@@ -998,7 +998,8 @@ TEST(test_sql_translate__unsupported)
 {
     QERR("SELECT no_such_function(1)", "no_such_function");
     QERR("SELECT date_format(ts, name) FROM t", "literal");
-    QERR("SELECT date_format(ts, 'yyyy QQQ') FROM t", "QQQ");
+    QERR("SELECT date_format(ts, 'yyyy GGGGG') FROM t", "GGGGG");
+    QERR("SELECT to_date('2024 1', 'yyyy Q')", "'Q'");
     QERR("SELECT explode(tags) + 1 FROM t", "explode");
     QERR("SELECT sha2('a', 512)", "sha2");
     QERR("SELECT row_number() FROM t", "OVER");
@@ -1064,6 +1065,23 @@ TEST(test_sql_translate__spark_round2)
       "[{'tags': a, '1': 1}, {'tags': b, '1': NULL}]");
     QERR("SELECT arrays_zip(tags, tags) FROM t", "same name");
     Q("SELECT shuffle(array(7)), shuffle(CAST(NULL AS ARRAY<INT>))", "[7]|NULL");
+    Q("SELECT date_format(DATE '2024-03-05', 'Q'), date_format(ts, 'yyyy QQ QQQ QQQQ'), "
+      "from_unixtime(86400 * 40, 'yyyy q') FROM t WHERE id = 2",
+      "1|2024 01 Q1 1st quarter|1970 1");
+    Q("SELECT conv('100', 2, 10), conv('-10', 10, 16), conv('12a', 10, 16), "
+      "conv('-ff', 16, -10), conv('', 10, 16), conv(255, 10, 2), conv('-1', 10, 10)",
+      "4|FFFFFFFFFFFFFFF6|C|-255|NULL|11111111|18446744073709551615");
+    QRUNERR("SELECT conv('FFFFFFFFFFFFFFFFFF', 16, 10)", "ARITHMETIC_OVERFLOW");
+    /* avg of a decimal and decimal quotients are exact (no DOUBLE) */
+    Q("SELECT avg(x) FROM VALUES (CAST(12345678901234567.123 AS DECIMAL(20,3))), "
+      "(CAST(0.001 AS DECIMAL(20,3))) AS v(x)",
+      "6172839450617283.5620000");
+    Q("SELECT avg(x), avg(x) FILTER (WHERE x > 0) FROM VALUES (CAST(-1.25 AS DECIMAL(3,2))), "
+      "(CAST(0 AS DECIMAL(3,2))), (NULL) AS v(x)",
+      "-0.625000|NULL");
+    Q("SELECT CAST(12345678901234567890 AS DECIMAL(20,0)) / 7, 2.5 / -0.5",
+      "1763668414462081127.142857|-5.000000");
+    QRUNERR("SELECT 1.0 / 0", "DIVIDE_BY_ZERO");
     Q("SELECT listagg(name, ',') WITHIN GROUP (ORDER BY name DESC) FROM t",
       "bob,alice");
     /* zip_with binds its arrays once: nesting grows the text linearly, and
