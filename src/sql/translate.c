@@ -1151,13 +1151,7 @@ static int tx_with(sql_tx *t, weir_buf *out, const weir_sql_query *q)
     size_t made = 0;
     for (size_t i = 0; !rc && i < n; i++, made++) {
         sql_cte_scope *f = &frames[i];
-        f->name = q->ctes[i].name;
-        f->up = t->ctes;
-        f->with = q;
-        f->cte = &q->ctes[i];
-        weir__buf_init(&f->text);
-        if (q->recursive)
-            t->ctes = f;
+        t->ctes = weir__sql_cte_enter(f, q, i, t->ctes);
         rc = weir__sql_tx_query(t, &f->text, f->cte->q);
         if (!rc && f->text.failed)
             rc = WEIR_ERR(t->err, WEIR_ENOMEM, NULL, "out of memory");
