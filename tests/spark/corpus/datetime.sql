@@ -95,7 +95,6 @@ SELECT to_date(ts) AS r FROM VALUES (TIMESTAMP '2024-03-05 23:59:59') AS t(ts);
 SELECT d, date_format(d, 'MM') AS m FROM VALUES (DATE '2024-01-15'), (DATE '2024-11-02') AS t(d) ORDER BY d;
 SELECT make_date(2024, 1, 31) + 1 AS r;
 SELECT TIMESTAMP '2024-03-02 00:00:00' - TIMESTAMP '2024-03-01 12:00:00' AS r;
--- known: DATE - DATE is the number of days (BIGINT) in weir, an INTERVAL DAY in Spark
 SELECT DATE '2024-03-02' - DATE '2024-03-01' AS r;
 SELECT window(TIMESTAMP '2024-03-05 10:07:00', '5 minutes').start AS r;
 SELECT to_timestamp('2024-03-15 10:20:30', 'yyyy-MM-dd HH:mm:ss') AS r;
