@@ -218,7 +218,7 @@ static const fn_def FUNCS[] = {
     { "transform_keys", 2, 2, 0, NULL, weir__fn_transform_keys },
     { "zip_with", 3, 3, 0, NULL, weir__fn_zip_with },
     { "typeof", 1, 1, 0, "weir_typeof($1)", NULL },
-    { "quote", 1, 1, 0, "('''' || replace($1, '''', '\\''') || '''')", NULL },
+    { "quote", 1, 1, 0, "CAST(('''' || replace(CAST($1 AS VARCHAR), '''', '\\''') || '''') AS VARCHAR)", NULL },
     { "collate", 2, 2, 0, NULL, weir__fn_collate },
     { "mask", 1, 5, 0, NULL, weir__fn_mask },
     { "luhn_check", 1, 1, 0,

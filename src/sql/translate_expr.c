@@ -473,7 +473,8 @@ static int tx_binary(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     } else if (!rc) {
         /* an INT literal keeps its type: SMALLINT * 2 is an INT in Spark
          * (DuckDB would type the literal SMALLINT, and overflow there) */
-        if (arith && strcmp(op, "%") != 0)
+        if (arith && strcmp(op, "%") != 0 &&
+            !(is_lit(e->a, LIT_INT, LIT_INT) && is_lit(e->b, LIT_INT, LIT_INT)))
             int_literal(&a, e->a), int_literal(&b, e->b);
         put_binary(out, e, weir__buf_cstr(&a), weir__buf_cstr(&b));
     }

@@ -1033,6 +1033,7 @@ TEST(test_sql_translate__spark_round2)
     Q("SELECT DATE '2024-03-02' - DATE '2024-03-01', d - d FROM t WHERE id = 1",
       "1 day|00:00:00");
     Q("SELECT quote('a\\\\b''c'), quote(NULL)", "'a\\b\\'c'|NULL");
+    QT("SELECT quote(NULL)", "VARCHAR");
     Q("SELECT mask('AbCD123-@$#'), mask('AbCD123-@$#', 'a'), "
       "mask('AbCD123-@$#', NULL, NULL, NULL, '*')",
       "XxXXnnn-@$#|axaannn-@$#|AbCD123****");

@@ -140,3 +140,4 @@ SELECT TIMESTAMP '2024-03-10 12:00:00' + INTERVAL 1 DAY AS r;
 SELECT CAST('2024-03-05 10:11:12.123456789' AS TIMESTAMP) AS r;
 SELECT date_format(TIMESTAMP '2024-03-05 07:08:09', 'yyyy-MM-dd HH:mm:ss Z') AS a, date_format(TIMESTAMP '2024-03-05 07:08:09', 'xxx z') AS b;
 SELECT unix_timestamp(TIMESTAMP '2024-03-05 10:11:12', 'yyyy-MM-dd HH:mm:ss') AS a, to_unix_timestamp(DATE '2024-03-05', 'dd/MM/yyyy') AS b;
+SELECT date_format(TIMESTAMP '2024-11-05 01:02:03', 'QQQ yyyy QQQQ') AS a, from_unixtime(86400 * 40, 'yyyy q') AS b;

@@ -52,3 +52,6 @@ SELECT try_divide(10, 4) AS r;
 SELECT try_add(2147483647, 1) AS r;
 SELECT try_mod(5, 0) AS r;
 SELECT uniform(1, 1, 7) AS r;
+SELECT conv('-10', 10, 16) AS a, conv('12a', 10, 16) AS b, conv('-ff', 16, -10) AS c, conv('', 10, 16) AS d, conv(' 12', 10, 16) AS e;
+SELECT bround(2.45, 1) AS a, bround(-2.5) AS b, bround(CAST(12.345 AS DECIMAL(5,3)), 2) AS c, round(CAST(12.345 AS DECIMAL(5,3)), 1) AS d;
+SELECT width_bucket(-1, 0, 10, 5) AS a, width_bucket(10, 0, 10, 5) AS b, width_bucket(5, 10, 0, 5) AS c, width_bucket(5, 0, 10, 0) AS d;
