@@ -432,6 +432,8 @@ static bool dates(sql_tx *t, const weir_buf *a, const weir_buf *b)
 /* The translation of an INT literal x as an INTEGER. */
 static void int_literal(weir_buf *sql, const weir_sql_expr *x)
 {
+    if (x && x->kind == EX_UNARY && strcmp(x->op, "-") == 0)
+        x = x->a; /* -2 too */
     if (!is_lit(x, LIT_INT, LIT_INT) || sql->failed)
         return;
     weir_buf c = WEIR_BUF_INIT;

@@ -1027,7 +1027,8 @@ TEST(test_sql_translate__spark_round2)
       "bround(1245.0, -1)",
       "2|4|2.4|-2|1240");
     /* an INT literal keeps INT: no SMALLINT/TINYINT overflow */
-    QT("SELECT CAST(5 AS SMALLINT) * 2, 2 * CAST(5 AS SMALLINT)", "INTEGER|INTEGER");
+    QT("SELECT CAST(5 AS SMALLINT) * 2, 2 * CAST(5 AS SMALLINT), CAST(5 AS TINYINT) * -2",
+       "INTEGER|INTEGER|INTEGER");
     Q("SELECT CAST(100 AS TINYINT) + 100", "200");
     /* DATE - DATE is an INTERVAL DAY */
     Q("SELECT DATE '2024-03-02' - DATE '2024-03-01', d - d FROM t WHERE id = 1",
