@@ -241,11 +241,19 @@ static int on_relation(void *payload, const weir_sql_relref *ref, weir_buf *out,
     weir_pipeline *p = ((query_ctx *)payload)->p;
     const weir_sql_name *n = &ref->name;
     size_t start = out->len;
-    if (n->n == 2 && direct_path(p, n->parts[0], n->parts[1]))
-        return weir__str_ieq(n->parts[0], "delta")
-                   ? delta_read(p, n->parts[1], out, err)
-                   : weir__sql_render_path_read(out, n->parts[0], n->parts[1],
-                                                n->pos, p->root_dir, err);
+    if (n->n == 2 && direct_path(p, n->parts[0], n->parts[1])) {
+        if (weir__str_ieq(n->parts[0], "delta"))
+            return delta_read(p, n->parts[1], out, err);
+        weir_buf rel = WEIR_BUF_INIT;
+        int rc = weir__sql_render_path_read(&rel, n->parts[0], n->parts[1],
+                                            n->pos, p->root_dir, err);
+        /* Spark orders the columns it infers from JSON by name */
+        if (!rc && weir__str_ieq(n->parts[0], "json"))
+            rc = weir__conn_sort_columns(p->qstore->conn, &rel, err);
+        weir__buf_puts(out, weir__buf_cstr(&rel));
+        weir__buf_free(&rel);
+        return rc;
+    }
     for (size_t i = 0; i < n->n; i++) {
         if (i)
             weir__buf_putc(out, '.');

@@ -126,8 +126,13 @@ static int path_read(weir_buf *out, const level *lv, const weir_sql_relref *ref,
         rc = weir__delta_render_scan(out, abs ? abs : path, err);
         free(abs);
     } else {
-        rc = weir__sql_render_path_read(out, fmt, path, ref->name.pos,
+        weir_buf rel = WEIR_BUF_INIT;
+        rc = weir__sql_render_path_read(&rel, fmt, path, ref->name.pos,
                                         lv->ctx->root_dir, err);
+        if (!rc && weir__str_ieq(fmt, "json") && lv->ctx->probe)
+            rc = weir__conn_sort_columns(lv->ctx->probe, &rel, err);
+        weir__buf_puts(out, weir__buf_cstr(&rel));
+        weir__buf_free(&rel);
     }
     if (rc)
         weir__sql_error_at(err, lv->flow->origin.src, ref->name.pos);

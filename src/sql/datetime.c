@@ -37,6 +37,13 @@ static const letter_map LETTERS[] = {
     { 'z', 1, 3, "UTC", "%Z" },    { 'Z', 1, 3, "+0000", "%z" },
     { 'X', 1, 3, "Z", "%z" },      { 'x', 1, 1, "+00", "%z" },
     { 'x', 2, 2, "+0000", "%z" },  { 'x', 3, 3, "+00:00", "%z" },
+    /* Quarters have no strftime letter: a marker (\x01 and the run
+     * length) that date_format replaces with the quarter; parsing has no
+     * equivalent (empty parse format). */
+    { 'Q', 1, 1, "\x01" "1", "" }, { 'Q', 2, 2, "\x01" "2", "" },
+    { 'Q', 3, 3, "\x01" "3", "" }, { 'Q', 4, 4, "\x01" "4", "" },
+    { 'q', 1, 1, "\x01" "1", "" }, { 'q', 2, 2, "\x01" "2", "" },
+    { 'q', 3, 3, "\x01" "3", "" }, { 'q', 4, 4, "\x01" "4", "" },
     { 0, 0, 0, NULL, NULL }
 };
 
@@ -57,6 +64,10 @@ static bool convert(weir_buf *out, const char *pattern, bool parse, char *bad,
                     size_t bad_size)
 {
     const char *s = pattern;
+    if (strchr(pattern, '\x01')) { /* the quarter marker: never text */
+        snprintf(bad, bad_size, "\\x01");
+        return false;
+    }
     while (*s) {
         char c = *s;
         if (c == '\'') {
@@ -101,7 +112,7 @@ static bool convert(weir_buf *out, const char *pattern, bool parse, char *bad,
             if (LETTERS[i].letter == c && run >= LETTERS[i].min &&
                 run <= LETTERS[i].max)
                 m = &LETTERS[i];
-        if (!m) {
+        if (!m || (parse && m->parse && !*m->parse)) {
             snprintf(bad, bad_size, "%.*s", run < 16 ? run : 16, s);
             return false;
         }

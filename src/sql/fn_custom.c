@@ -84,23 +84,43 @@ int weir__fn_concat(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     return 0;
 }
 
+/* split(s, re [, limit]): a positive literal limit keeps the text after the
+ * (limit-1)th match whole as the last element: what remains once a regex
+ * of limit-1 lazily found matches is removed from the front. */
 int weir__fn_split(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
+    long limit = -1;
     if (e->n == 3) {
         const weir_sql_expr *l = e->list[2];
-        if (l->kind != EX_LIT || l->lit != LIT_INT ||
-            (strcmp(l->text, "-1") != 0 && strcmp(l->text, "0") != 0 &&
-             l->text[0] != '-'))
+        bool neg = l->kind == EX_UNARY && l->op && strcmp(l->op, "-") == 0;
+        const weir_sql_expr *v = neg ? l->a : l;
+        if (!v || v->kind != EX_LIT || v->lit != LIT_INT)
+            return weir__fn_need_literal(t, e, 2, "limit");
+        limit = neg ? -1 : strtol(v->text, NULL, 10);
+        if (limit > 1000)
             return weir__sql_tx_error(t, l->pos, e->src,
-                                      "split() with a positive limit is not "
+                                      "split() with a limit above 1000 is not "
                                       "supported");
     }
-    weir__buf_puts(out, "regexp_split_to_array(");
-    int rc = put_arg(t, out, e, 0);
-    weir__buf_puts(out, ", ");
+    weir_buf s = WEIR_BUF_INIT, re = WEIR_BUF_INIT;
+    int rc = put_arg(t, &s, e, 0);
     if (!rc)
-        rc = put_arg(t, out, e, 1);
-    weir__buf_putc(out, ')');
+        rc = put_arg(t, &re, e, 1);
+    if (!rc && limit <= 0)
+        weir__buf_printf(out, "regexp_split_to_array(%s, %s)", weir__buf_cstr(&s),
+                         weir__buf_cstr(&re));
+    else if (!rc)
+        weir__buf_printf(out,
+                         "CASE WHEN len(regexp_split_to_array(%s, %s)) <= %ld "
+                         "THEN regexp_split_to_array(%s, %s) ELSE list_concat("
+                         "regexp_split_to_array(%s, %s)[1:%ld], [regexp_replace("
+                         "%s, '(?s)^(?:.*?(?:' || (%s) || ')){%ld}', '')]) END",
+                         weir__buf_cstr(&s), weir__buf_cstr(&re), limit,
+                         weir__buf_cstr(&s), weir__buf_cstr(&re),
+                         weir__buf_cstr(&s), weir__buf_cstr(&re), limit - 1,
+                         weir__buf_cstr(&s), weir__buf_cstr(&re), limit - 1);
+    weir__buf_free(&s);
+    weir__buf_free(&re);
     return rc;
 }
 
@@ -136,15 +156,30 @@ int weir__fn_regexp_replace(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
             weir__buf_putc(&r, *p);
         }
     }
-    weir__buf_puts(out, "regexp_replace(");
-    int rc = put_arg(t, out, e, 0);
-    weir__buf_puts(out, ", ");
+    /* A position (4th argument) keeps the text before it as it is: Java's
+     * matcher region starts there, anchors included. */
+    weir_buf s = WEIR_BUF_INIT, pos = WEIR_BUF_INIT;
+    int rc = put_arg(t, &s, e, 0);
+    if (!rc && e->n == 4)
+        rc = put_arg(t, &pos, e, 3);
+    const char *src = weir__buf_cstr(&s), *at = weir__buf_cstr(&pos);
+    if (!rc && e->n == 4)
+        weir__buf_printf(out,
+                         "CASE WHEN (%s) < 1 THEN error('[INVALID_PARAMETER_VALUE."
+                         "REGEX_POSITION] regexp_replace(): the position must be "
+                         "positive') WHEN (%s) > length(%s) THEN %s ELSE "
+                         "substr(%s, 1, (%s) - 1) || regexp_replace(substr(%s, %s), ",
+                         at, at, src, src, src, at, src, at);
+    else
+        weir__buf_printf(out, "regexp_replace(%s, ", src);
     if (!rc)
         rc = put_arg(t, out, e, 1);
     weir__buf_puts(out, ", ");
     weir__buf_put_sql_string(out, weir__buf_cstr(&r));
-    weir__buf_puts(out, ", 'g')");
+    weir__buf_puts(out, e->n == 4 ? ", 'g') END" : ", 'g')");
     weir__buf_free(&r);
+    weir__buf_free(&s);
+    weir__buf_free(&pos);
     return rc;
 }
 
@@ -438,29 +473,53 @@ int weir__fn_to_timestamp(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     return rc;
 }
 
+/* strftime of the timestamp SQL ts with pattern argument i of e; quarter
+ * letters (markers in the converted pattern, see datetime.c) are replaced
+ * after strftime. */
+static int format_ts(sql_tx *t, weir_buf *out, const char *ts,
+                     const weir_sql_expr *e, size_t i)
+{
+    weir_buf f = WEIR_BUF_INIT;
+    int rc = pattern(t, &f, e, i, false);
+    if (!rc && !strchr(weir__buf_cstr(&f), '\x01'))
+        weir__buf_printf(out, "strftime(%s, %s)", ts, weir__buf_cstr(&f));
+    else if (!rc)
+        weir__buf_printf(out,
+                         "list_transform([CAST(quarter(%s) AS VARCHAR)], lambda "
+                         "__q: replace(replace(replace(replace(strftime(%s, %s), "
+                         "chr(1) || '4', __q || CASE __q WHEN '1' THEN 'st' WHEN "
+                         "'2' THEN 'nd' WHEN '3' THEN 'rd' ELSE 'th' END || ' "
+                         "quarter'), chr(1) || '3', 'Q' || __q), chr(1) || '2', "
+                         "'0' || __q), chr(1) || '1', __q))[1]",
+                         ts, ts, weir__buf_cstr(&f));
+    weir__buf_free(&f);
+    return rc;
+}
+
 int weir__fn_date_format(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
-    weir__buf_puts(out, "strftime(CAST(");
-    int rc = put_arg(t, out, e, 0);
-    weir__buf_puts(out, " AS TIMESTAMP), ");
+    weir_buf ts = WEIR_BUF_INIT;
+    weir__buf_puts(&ts, "CAST(");
+    int rc = put_arg(t, &ts, e, 0);
+    weir__buf_puts(&ts, " AS TIMESTAMP)");
     if (!rc)
-        rc = pattern(t, out, e, 1, false);
-    weir__buf_putc(out, ')');
+        rc = format_ts(t, out, weir__buf_cstr(&ts), e, 1);
+    weir__buf_free(&ts);
     return rc;
 }
 
 int weir__fn_from_unixtime(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
-    weir__buf_puts(out, "strftime(make_timestamp(CAST(");
-    int rc = put_arg(t, out, e, 0);
-    weir__buf_puts(out, " AS BIGINT) * 1000000), ");
-    if (!rc) {
-        if (e->n == 2)
-            rc = pattern(t, out, e, 1, false);
-        else
-            weir__buf_puts(out, "'%Y-%m-%d %H:%M:%S'");
-    }
-    weir__buf_putc(out, ')');
+    weir_buf ts = WEIR_BUF_INIT;
+    weir__buf_puts(&ts, "make_timestamp(CAST(");
+    int rc = put_arg(t, &ts, e, 0);
+    weir__buf_puts(&ts, " AS BIGINT) * 1000000)");
+    if (!rc && e->n == 2)
+        rc = format_ts(t, out, weir__buf_cstr(&ts), e, 1);
+    else if (!rc)
+        weir__buf_printf(out, "strftime(%s, '%%Y-%%m-%%d %%H:%%M:%%S')",
+                         weir__buf_cstr(&ts));
+    weir__buf_free(&ts);
     return rc;
 }
 
@@ -912,6 +971,10 @@ int weir__fn_string_agg(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
         rc = put_arg(t, out, e, 1);
     else
         weir__buf_puts(out, "''");
+    if (!rc && e->n_within) { /* WITHIN GROUP (ORDER BY ...) */
+        weir__buf_puts(out, " ORDER BY ");
+        rc = weir__sql_tx_order(t, out, e->within, e->n_within);
+    }
     weir__buf_putc(out, ')');
     if (!rc)
         rc = weir__fn_filter_clause(t, out, e, NULL);

@@ -142,30 +142,33 @@ int weir__fn_transform_keys(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     return map_lambda(t, out, e, 2);
 }
 
+/* zip_with(a, b, (x, y) -> f): the arrays are bound once, through a
+ * one-element list and a lambda over it, so each argument's text appears
+ * once and nested calls grow linearly; the names carry the lambda depth so
+ * an inner call's do not shadow an outer one's. NULL when either array is
+ * NULL; the shorter array is padded with NULLs, as in Spark. */
 int weir__fn_zip_with(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
-    weir_buf a = WEIR_BUF_INIT, b = WEIR_BUF_INIT, x = WEIR_BUF_INIT,
-             y = WEIR_BUF_INIT, body = WEIR_BUF_INIT;
-    int rc = weir__fn_arg(t, &a, e, 0);
+    size_t depth = 0;
+    for (const sql_lambda_scope *sc = t->lambdas; sc; sc = sc->up)
+        depth++;
+    char z[32], x[64], y[64];
+    snprintf(z, sizeof(z), "\"__zw%zu\"", depth);
+    snprintf(x, sizeof(x), "%s.a[\"__zi%zu\"]", z, depth);
+    snprintf(y, sizeof(y), "%s.b[\"__zi%zu\"]", z, depth);
+    const char *subst[2] = { x, y };
+    weir__buf_puts(out, "list_transform([struct_pack(a := ");
+    int rc = weir__fn_arg(t, out, e, 0);
+    weir__buf_puts(out, ", b := ");
     if (!rc)
-        rc = weir__fn_arg(t, &b, e, 1);
-    if (!rc) {
-        weir__buf_printf(&x, "(%s)[\"__i\"]", weir__buf_cstr(&a));
-        weir__buf_printf(&y, "(%s)[\"__i\"]", weir__buf_cstr(&b));
-        const char *subst[2] = { weir__buf_cstr(&x), weir__buf_cstr(&y) };
-        rc = weir__sql_tx_lambda_body(t, &body, e->list[2], subst, 2);
-    }
+        rc = weir__fn_arg(t, out, e, 1);
+    weir__buf_printf(out,
+                     ")], lambda %s: CASE WHEN %s.a IS NULL OR %s.b IS NULL "
+                     "THEN NULL ELSE list_transform(generate_series(1, "
+                     "greatest(len(%s.a), len(%s.b))), lambda \"__zi%zu\": ",
+                     z, z, z, z, z, depth);
     if (!rc)
-        weir__buf_printf(out,
-                         "CASE WHEN (%s) IS NULL OR (%s) IS NULL THEN NULL ELSE "
-                         "list_transform(generate_series(1, greatest(len(%s), "
-                         "len(%s))), lambda \"__i\": %s) END",
-                         weir__buf_cstr(&a), weir__buf_cstr(&b), weir__buf_cstr(&a),
-                         weir__buf_cstr(&b), weir__buf_cstr(&body));
-    weir__buf_free(&a);
-    weir__buf_free(&b);
-    weir__buf_free(&x);
-    weir__buf_free(&y);
-    weir__buf_free(&body);
+        rc = weir__sql_tx_lambda_body(t, out, e->list[2], subst, 2);
+    weir__buf_puts(out, ") END)[1]");
     return rc;
 }

@@ -89,6 +89,7 @@ static const fn_def FUNCS[] = {
       "CASE WHEN ($1) BETWEEN 0 AND 20 THEN CAST(factorial(CAST($1 AS INTEGER)) "
       "AS BIGINT) END", NULL },
     { "hash", 1, -1, 0, "CAST(hash($*) % 2147483648 AS INTEGER)", NULL },
+    { "conv", 3, 3, 0, "weir_conv(trim(CAST($1 AS VARCHAR)), $2, $3)", NULL },
     { "hex", 1, 1, 0, "hex($1)", NULL },
     { "unhex", 1, 1, 0, "from_hex($1)", NULL },
     /* ---- strings ---- */
@@ -153,7 +154,7 @@ static const fn_def FUNCS[] = {
     { "printf", 1, -1, 0, "printf($*)", NULL },
     { "regexp_extract", 2, 3, 0, NULL, weir__fn_regexp_extract },
     { "regexp_extract_all", 2, 3, 0, NULL, weir__fn_regexp_extract },
-    { "regexp_replace", 3, 3, 0, NULL, weir__fn_regexp_replace },
+    { "regexp_replace", 3, 4, 0, NULL, weir__fn_regexp_replace },
     { "rlike", 2, 2, 0, "regexp_matches($1, $2)", NULL },
     { "regexp", 2, 2, 0, "regexp_matches($1, $2)", NULL },
     { "regexp_like", 2, 2, 0, "regexp_matches($1, $2)", NULL },
@@ -217,6 +218,36 @@ static const fn_def FUNCS[] = {
     { "transform_keys", 2, 2, 0, NULL, weir__fn_transform_keys },
     { "zip_with", 3, 3, 0, NULL, weir__fn_zip_with },
     { "typeof", 1, 1, 0, "weir_typeof($1)", NULL },
+    { "quote", 1, 1, 0, "CAST(('''' || replace(CAST($1 AS VARCHAR), '''', '\\''') || '''') AS VARCHAR)", NULL },
+    { "collate", 2, 2, 0, NULL, weir__fn_collate },
+    { "mask", 1, 5, 0, NULL, weir__fn_mask },
+    { "luhn_check", 1, 1, 0,
+      "CASE WHEN NOT regexp_full_match($1, '[0-9]+') THEN false ELSE "
+      "list_sum(list_transform(generate_series(1, length($1)), lambda __i: "
+      "CASE WHEN __i % 2 = 1 THEN CAST(substr(reverse($1), __i, 1) AS INTEGER) "
+      "WHEN CAST(substr(reverse($1), __i, 1) AS INTEGER) > 4 THEN "
+      "2 * CAST(substr(reverse($1), __i, 1) AS INTEGER) - 9 ELSE "
+      "2 * CAST(substr(reverse($1), __i, 1) AS INTEGER) END)) % 10 = 0 END",
+      NULL },
+    { "regexp_instr", 2, 3, 0, NULL, weir__fn_regexp_instr },
+    { "arrays_zip", 1, -1, 0, NULL, weir__fn_arrays_zip },
+    { "array_insert", 3, 3, 0, NULL, weir__fn_array_insert },
+    { "shuffle", 1, 1, 0,
+      "list_transform(list_sort(list_transform($1, lambda __x: struct_pack("
+      "k := random(), v := __x))), lambda __s: __s.v)", NULL },
+    /* Spark's WidthBucket: NULL for a bad bucket count or range */
+    { "width_bucket", 4, 4, 0,
+      "CAST(CASE WHEN ($1) IS NULL OR ($2) IS NULL OR ($3) IS NULL OR ($4) IS "
+      "NULL OR ($4) <= 0 OR isnan(CAST($1 AS DOUBLE)) OR isnan(CAST($2 AS "
+      "DOUBLE)) OR isnan(CAST($3 AS DOUBLE)) OR isinf(CAST($2 AS DOUBLE)) OR "
+      "isinf(CAST($3 AS DOUBLE)) OR ($2) = ($3) THEN NULL "
+      "WHEN ($2) < ($3) THEN CASE WHEN ($1) < ($2) THEN 0 WHEN ($1) >= ($3) "
+      "THEN ($4) + 1 ELSE trunc(CAST($4 AS DOUBLE) * (CAST($1 AS DOUBLE) - "
+      "CAST($2 AS DOUBLE)) / (CAST($3 AS DOUBLE) - CAST($2 AS DOUBLE))) + 1 END "
+      "ELSE CASE WHEN ($1) > ($2) THEN 0 WHEN ($1) <= ($3) THEN ($4) + 1 ELSE "
+      "trunc(CAST($4 AS DOUBLE) * (CAST($2 AS DOUBLE) - CAST($1 AS DOUBLE)) / "
+      "(CAST($2 AS DOUBLE) - CAST($3 AS DOUBLE))) + 1 END END AS BIGINT)",
+      NULL },
     /* ---- casts as functions ---- */
     { "string", 1, 1, 0, "weir_to_str($1)", NULL },
     { "int", 1, 1, 0, "CAST(weir_trunc_for_int($1) AS INTEGER)", NULL },
@@ -612,6 +643,158 @@ static bool spark_decimal_result(sql_tx *t, const char *name,
     return true;
 }
 
+/* The DECIMAL(p,s) type of e's first argument, when the resolver can tell
+ * and it is a DECIMAL (not an integral type); its DuckDB text into x. */
+static bool decimal_arg(sql_tx *t, const weir_sql_expr *e, weir_buf *x, int *p,
+                        int *s)
+{
+    if (e->n < 1 || !t->resolver || !t->resolver->expr_type)
+        return false;
+    weir_error saved = *t->err;
+    bool integral;
+    const char *arg = NULL;
+    bool ok = weir__sql_tx_expr(t, x, e->list[0]) == 0 && !x->failed &&
+              (arg = weir__buf_cstr(x)) &&
+              weir__sql_tx_decimal_of(t, &arg, 1, p, s, &integral) && *p > 0 &&
+              !integral;
+    *t->err = saved;
+    return ok;
+}
+
+/* The integer literal of argument i (0 when absent), false when it is
+ * something else. */
+static bool int_literal_arg(const weir_sql_expr *e, size_t i, int *out)
+{
+    if (i >= e->n) {
+        *out = 0;
+        return true;
+    }
+    const weir_sql_expr *a = e->list[i];
+    bool neg = false;
+    if (a->kind == EX_UNARY && a->op && strcmp(a->op, "-") == 0 && a->a) {
+        neg = true;
+        a = a->a;
+    }
+    if (a->kind != EX_LIT || a->lit != LIT_INT || !a->text)
+        return false;
+    long v = strtol(a->text, NULL, 10);
+    if (v > 38 || v < -38)
+        return false;
+    *out = neg ? -(int)v : (int)v;
+    return true;
+}
+
+/* 10^k as an exact DuckDB decimal literal (1000, 0.001). */
+static void pow10_literal(weir_buf *out, int k)
+{
+    if (k >= 0) {
+        weir__buf_putc(out, '1');
+        for (int i = 0; i < k; i++)
+            weir__buf_putc(out, '0');
+        return;
+    }
+    weir__buf_puts(out, "0.");
+    for (int i = 1; i < -k; i++)
+        weir__buf_putc(out, '0');
+    weir__buf_putc(out, '1');
+}
+
+/* floor, ceil, round and bround of a DECIMAL(p,s) with Spark's result
+ * types (RoundBase, Floor/Ceil in Catalyst): DECIMAL(p-s+1,0) for floor
+ * and ceil, DECIMAL(p-s+max(d,0)+1, min(s,max(d,0))) for round(x, d) and
+ * bround(x, d). DuckDB's round is exact HALF_UP; HALF_EVEN is computed on
+ * the exact decimal too (DuckDB's round_even goes through a DOUBLE).
+ * Returns 1 when it wrote the call, 0 when the argument is no DECIMAL. */
+static int spark_rounding(sql_tx *t, weir_buf *out, const char *name,
+                          const weir_sql_expr *e)
+{
+    bool fl = strcmp(name, "floor") == 0,
+         ce = strcmp(name, "ceil") == 0 || strcmp(name, "ceiling") == 0,
+         ro = strcmp(name, "round") == 0, br = strcmp(name, "bround") == 0;
+    int d, p, s;
+    if (!fl && !ce && !ro && !br)
+        return 0;
+    if ((fl || ce) && e->n != 1)
+        return 0;
+    if (!int_literal_arg(e, 1, &d))
+        return 0;
+    weir_buf x = WEIR_BUF_INIT;
+    if (!decimal_arg(t, e, &x, &p, &s)) {
+        weir__buf_free(&x);
+        return 0;
+    }
+    int ds = d > 0 ? d : 0;
+    int scale = fl || ce ? 0 : (s < ds ? s : ds);
+    int prec = p - s + scale + 1;
+    if (prec > 38)
+        prec = 38;
+    const char *xs = weir__buf_cstr(&x);
+    weir__buf_puts(out, "CAST(");
+    if (fl || ce) {
+        weir__buf_printf(out, "%s(%s)", fl ? "floor" : "ceil", xs);
+    } else if (ro) {
+        weir__buf_printf(out, "round(%s, %d)", xs, d);
+    } else {
+        /* y = x * 10^d exactly; ties to the even neighbour of trunc(y). */
+        weir_buf y = WEIR_BUF_INIT, back = WEIR_BUF_INIT;
+        weir__buf_printf(&y, "((%s) * ", xs);
+        pow10_literal(&y, d);
+        weir__buf_putc(&y, ')');
+        pow10_literal(&back, -d);
+        const char *ys = weir__buf_cstr(&y);
+        weir__buf_printf(out,
+                         "(CASE WHEN abs(%s - trunc(%s)) = 0.5 AND "
+                         "trunc(%s) %% 2 = 0 THEN trunc(%s) ELSE round(%s) END "
+                         "* %s)",
+                         ys, ys, ys, ys, ys, weir__buf_cstr(&back));
+        weir__buf_free(&y);
+        weir__buf_free(&back);
+    }
+    weir__buf_printf(out, " AS DECIMAL(%d,%d))", prec, scale);
+    weir__buf_free(&x);
+    return 1;
+}
+
+/* avg() of a DECIMAL(p,s) as Spark computes it: the exact sum divided by
+ * the count, rounded HALF_UP to scale s+4 (DuckDB's avg goes through a
+ * DOUBLE, wrong past 15 digits), in HUGEINT arithmetic on the unscaled
+ * sum: up to p = 23, where twice the unscaled sum times 10^4 still fits.
+ * Returns 1 when it wrote the call. */
+static int exact_avg(sql_tx *t, weir_buf *out, const char *name,
+                     const weir_sql_expr *e)
+{
+    int p, s;
+    if ((strcmp(name, "avg") != 0 && strcmp(name, "mean") != 0) || e->n != 1)
+        return 0;
+    weir_buf x = WEIR_BUF_INIT, fo = WEIR_BUF_INIT, u = WEIR_BUF_INIT,
+             n = WEIR_BUF_INIT;
+    int done = 0;
+    if (!decimal_arg(t, e, &x, &p, &s) || p > 23)
+        goto out;
+    if (weir__fn_filter_clause(t, &fo, e, NULL) || weir__fn_over_clause(t, &fo, e))
+        goto out;
+    const char *d = e->distinct ? "DISTINCT " : "";
+    weir__buf_printf(&u, "CAST(sum(%s%s)%s * ", d, weir__buf_cstr(&x),
+                     weir__buf_cstr(&fo));
+    pow10_literal(&u, s);
+    weir__buf_puts(&u, " AS HUGEINT)");
+    weir__buf_printf(&n, "count(%s%s)%s", d, weir__buf_cstr(&x), weir__buf_cstr(&fo));
+    const char *us = weir__buf_cstr(&u), *ns = weir__buf_cstr(&n);
+    weir__buf_printf(out,
+                     "CAST(CAST(CASE WHEN %s = 0 THEN NULL ELSE sign(%s) * "
+                     "((abs(%s) * 20000 + %s) // (2 * %s)) END AS DECIMAL(38,0)) * ",
+                     ns, us, us, ns, ns);
+    pow10_literal(out, -(s + 4));
+    weir__buf_printf(out, " AS DECIMAL(%d,%d))", p + 4, s + 4);
+    done = 1;
+out:
+    weir__buf_free(&x);
+    weir__buf_free(&fo);
+    weir__buf_free(&u);
+    weir__buf_free(&n);
+    return done;
+}
+
 /* Functions whose second argument is a Java regular expression. */
 static bool regex_function(const char *name)
 {
@@ -715,7 +898,7 @@ int weir__sql_tx_func(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
         return weir__sql_tx_error(t, e->pos, e->src,
                                   "Window function %s() requires an OVER clause",
                                   name);
-    if (e->n_within)
+    if (e->n_within && d->handler != weir__fn_string_agg)
         return weir__sql_tx_error(t, e->pos, e->src,
                                   "WITHIN GROUP is not supported for %s()", name);
     if (e->ignore_nulls == 1 && !strstr(d->tmpl ? d->tmpl : "$I", "$I") &&
@@ -724,6 +907,8 @@ int weir__sql_tx_func(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
                                   "IGNORE NULLS is not supported for %s()", name);
     if (regex_function(name) && !(e = weir__sql_tx_regex_arg(t, e, 1)))
         return WEIR_ESQL;
+    if (spark_rounding(t, out, name, e) || exact_avg(t, out, name, e))
+        return 0;
     int prec, scale;
     if (spark_decimal_result(t, name, e, &prec, &scale)) {
         weir__buf_puts(out, "CAST(");

@@ -77,5 +77,10 @@ int weir__fn_map_filter(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
 int weir__fn_transform_values(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
 int weir__fn_transform_keys(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
 int weir__fn_zip_with(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
+int weir__fn_collate(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
+int weir__fn_mask(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
+int weir__fn_regexp_instr(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
+int weir__fn_arrays_zip(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
+int weir__fn_array_insert(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
 
 #endif

@@ -425,7 +425,7 @@ typedef struct sql_lambda_scope {
  * before it: a one-part table reference to a name in scope reads that CTE,
  * not a table. Each CTE sees the ones before it (and itself when the WITH
  * is RECURSIVE). reads.c and the translator share these rules through
- * weir__sql_cte_lookup; the remaining fields serve the translator, which
+ * weir__sql_cte_enter and weir__sql_cte_lookup; the remaining fields serve the translator, which
  * inlines a CTE read once as a subquery (DuckDB binds a long WITH list in
  * quadratic time and memory, and nested subqueries in linear). */
 typedef struct sql_cte_scope {
@@ -440,6 +440,11 @@ typedef struct sql_cte_scope {
 
 /* The innermost frame named name, or NULL. *crossed (may be NULL) tells
  * whether the search passed frames of another WITH first. */
+/* Frame f for CTE i of q's WITH, below up (the frames of the CTEs before
+ * it, then the outer scope); f is cleared first. Returns the scope CTE i's
+ * own query is read in: f when the WITH is RECURSIVE, else up. */
+const sql_cte_scope *weir__sql_cte_enter(sql_cte_scope *f, const weir_sql_query *q,
+                                         size_t i, const sql_cte_scope *up);
 const sql_cte_scope *weir__sql_cte_lookup(const sql_cte_scope *s,
                                           const char *name, bool *crossed);
 

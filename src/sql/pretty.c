@@ -296,7 +296,10 @@ static void pretty(weir_buf *out, const weir_sql_expr *e, int depth)
         weir__buf_puts(out, " END");
         break;
     case EX_CAST:
-        if (e->a->kind == EX_COLUMN && !e->flag) {
+        /* a select item that is a cast of a column is named after the
+         * column (Spark's ResolveAliases); inside an expression the cast
+         * shows (count(CAST(x AS STRING))) */
+        if (depth == 1 && e->a->kind == EX_COLUMN && !e->flag) {
             weir__buf_puts(out, e->a->names[e->a->n_names - 1]);
             break;
         }

@@ -29,6 +29,17 @@ typedef struct walker {
     int open; /* as sql_tx's: outer columns in reach of a reference */
 } walker;
 
+const sql_cte_scope *weir__sql_cte_enter(sql_cte_scope *f, const weir_sql_query *q,
+                                         size_t i, const sql_cte_scope *up)
+{
+    memset(f, 0, sizeof(*f));
+    f->name = q->ctes[i].name;
+    f->up = up;
+    f->with = q;
+    f->cte = &q->ctes[i];
+    return q->recursive ? f : up;
+}
+
 const sql_cte_scope *weir__sql_cte_lookup(const sql_cte_scope *s,
                                           const char *name, bool *crossed)
 {
@@ -182,11 +193,7 @@ static void walk_query(walker *w, const weir_sql_query *q, const scope *sc)
     }
     const scope *cur = sc;
     for (size_t i = 0; i < q->n_ctes; i++) {
-        frames[i].name = q->ctes[i].name;
-        frames[i].up = cur;
-        frames[i].with = q;
-        frames[i].cte = &q->ctes[i];
-        walk_query(w, q->ctes[i].q, q->recursive ? &frames[i] : cur);
+        walk_query(w, q->ctes[i].q, weir__sql_cte_enter(&frames[i], q, i, cur));
         cur = &frames[i];
     }
     walk_body(w, q, cur);

@@ -16,6 +16,7 @@ set(WEIR_SQL_SOURCES
   src/sql/fn_custom.c
   src/sql/fn_generators.c
   src/sql/fn_lambda.c
+  src/sql/fn_strings.c
   src/sql/datetime.c
   src/sql/session.c
   src/sql/read_files.c

@@ -912,6 +912,38 @@ static void put_spark_type(weir_buf *out, const char *duck, size_t len)
     weir__buf_free(&s);
 }
 
+static bool null_column(const weir_sql_query *q, size_t col);
+
+/* Whether select item col is an untyped NULL: the literal, or a column of
+ * (or `*` over) a lone subquery or VALUES in FROM whose column is one
+ * (`SELECT d FROM VALUES (NULL) AS t(d)`). */
+static bool null_item(const sql_select *sel, size_t col)
+{
+    const sql_rel *r = sel->from;
+    const weir_sql_expr *e = NULL;
+    if (sel->n_items == 1 && sel->items[0].e->kind == EX_STAR &&
+        !sel->items[0].e->n) {
+        e = sel->items[0].e;
+    } else {
+        if (col >= sel->n_items)
+            return false;
+        e = sel->items[col].e;
+    }
+    if (e->kind == EX_LIT)
+        return e->lit == LIT_NULL;
+    if (!r || r->kind != R_SUBQUERY || !r->query)
+        return false;
+    if (e->kind == EX_STAR)
+        return null_column(r->query, col);
+    if (e->kind != EX_COLUMN || !e->n_names || e->n_names > 2)
+        return false;
+    const char *name = e->names[e->n_names - 1];
+    for (size_t i = 0; i < r->n_col_aliases; i++)
+        if (weir__str_ieq(r->col_aliases[i], name))
+            return null_column(r->query, i);
+    return false;
+}
+
 /* Whether column col of q is an untyped NULL (weir types it INTEGER,
  * Spark void: it takes the other input's type). */
 static bool null_column(const weir_sql_query *q, size_t col)
@@ -920,8 +952,7 @@ static bool null_column(const weir_sql_query *q, size_t col)
         return false;
     switch (q->kind) {
     case Q_SELECT:
-        return col < q->sel->n_items && q->sel->items[col].e->kind == EX_LIT &&
-               q->sel->items[col].e->lit == LIT_NULL;
+        return null_item(q->sel, col);
     case Q_VALUES:
         for (size_t i = 0; i < q->n_rows; i++)
             if (col < q->rows[i].n && q->rows[i].v[col]->kind == EX_LIT &&
@@ -1120,13 +1151,7 @@ static int tx_with(sql_tx *t, weir_buf *out, const weir_sql_query *q)
     size_t made = 0;
     for (size_t i = 0; !rc && i < n; i++, made++) {
         sql_cte_scope *f = &frames[i];
-        f->name = q->ctes[i].name;
-        f->up = t->ctes;
-        f->with = q;
-        f->cte = &q->ctes[i];
-        weir__buf_init(&f->text);
-        if (q->recursive)
-            t->ctes = f;
+        t->ctes = weir__sql_cte_enter(f, q, i, t->ctes);
         rc = weir__sql_tx_query(t, &f->text, f->cte->q);
         if (!rc && f->text.failed)
             rc = WEIR_ERR(t->err, WEIR_ENOMEM, NULL, "out of memory");

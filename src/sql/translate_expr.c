@@ -314,7 +314,7 @@ static void literal_digits(const weir_sql_expr *x, int *p, int *s)
  * DECIMAL or integral (DecimalPrecision, spark.sql.decimalOperations.
  * allowPrecisionLoss on): false when the operands are not both known. */
 static bool decimal_result(sql_tx *t, const weir_sql_expr *e, const char *a,
-                           const char *b, int *p, int *s)
+                           const char *b, int *p, int *s, int operands[4])
 {
     const char *op = e->op;
     if (is_lit(e->a, LIT_DOUBLE, LIT_FLOAT) || is_lit(e->b, LIT_DOUBLE, LIT_FLOAT) ||
@@ -330,6 +330,7 @@ static bool decimal_result(sql_tx *t, const weir_sql_expr *e, const char *a,
     literal_digits(e->a, &pp[0], &ss[0]);
     literal_digits(e->b, &pp[1], &ss[1]);
     int p1 = pp[0], s1 = ss[0], p2 = pp[1], s2 = ss[1];
+    operands[0] = p1, operands[1] = s1, operands[2] = p2, operands[3] = s2;
     int smax = s1 > s2 ? s1 : s2;
     int i1 = p1 - s1, i2 = p2 - s2;
     if (strcmp(op, "+") == 0 || strcmp(op, "-") == 0) {
@@ -375,6 +376,72 @@ static void put_binary(weir_buf *out, const weir_sql_expr *e, const char *a,
         weir__buf_printf(out, "(%s %s %s)", a, op, b);
 }
 
+/* 10^k (k >= 0) or 10^-k as a DuckDB literal: HUGEINT or exact decimal. */
+static void put_pow10(weir_buf *out, int k, bool hugeint)
+{
+    if (hugeint)
+        weir__buf_puts(out, "CAST(");
+    if (k < 0)
+        weir__buf_puts(out, "0.");
+    for (int i = 1; i < (k < 0 ? -k : 0); i++)
+        weir__buf_putc(out, '0');
+    weir__buf_putc(out, '1');
+    for (int i = 0; i < k; i++)
+        weir__buf_putc(out, '0');
+    if (hugeint)
+        weir__buf_puts(out, " AS HUGEINT)");
+}
+
+/* a / b with decimal (or integral) operands of precision and scale ops
+ * (p1, s1, p2, s2) and Spark's result DECIMAL(p,s), computed exactly on the
+ * unscaled values in HUGEINT arithmetic (DuckDB divides decimals as
+ * DOUBLEs), when the scaled dividend fits: false otherwise. */
+static bool exact_quotient(weir_buf *out, const char *a, const char *b,
+                           const int ops[4], int p, int s)
+{
+    int k = ops[3] + s - ops[1]; /* result unscaled = A * 10^k / B */
+    if (k < 0 || ops[0] + k > 38)
+        return false;
+    weir__buf_printf(out, "CAST(CAST(weir_decimal_divide(CAST((%s) * ", a);
+    put_pow10(out, ops[1], false);
+    weir__buf_printf(out, " AS HUGEINT), CAST((%s) * ", b);
+    put_pow10(out, ops[3], false);
+    weir__buf_puts(out, " AS HUGEINT), ");
+    put_pow10(out, k, true);
+    weir__buf_puts(out, ") AS DECIMAL(38,0)) * ");
+    put_pow10(out, -s, false);
+    weir__buf_printf(out, " AS DECIMAL(%d,%d))", p, s);
+    return true;
+}
+
+/* Both operands are DATEs (their translations a and b over the current
+ * FROM, typed by the resolver). */
+static bool dates(sql_tx *t, const weir_buf *a, const weir_buf *b)
+{
+    const char *x[2] = { weir__buf_cstr(a), weir__buf_cstr(b) };
+    weir_buf types = WEIR_BUF_INIT;
+    weir_error saved = *t->err;
+    bool ok = weir__sql_tx_types(t, x, 2, &types) &&
+              strncmp(weir__buf_cstr(&types), "DATE\nDATE", 9) == 0 &&
+              strspn(weir__buf_cstr(&types) + 9, "\n") == types.len - 9;
+    *t->err = saved;
+    weir__buf_free(&types);
+    return ok;
+}
+
+/* The translation of an INT literal x as an INTEGER. */
+static void int_literal(weir_buf *sql, const weir_sql_expr *x)
+{
+    if (x && x->kind == EX_UNARY && strcmp(x->op, "-") == 0)
+        x = x->a; /* -2 too */
+    if (!is_lit(x, LIT_INT, LIT_INT) || sql->failed)
+        return;
+    weir_buf c = WEIR_BUF_INIT;
+    weir__buf_printf(&c, "CAST(%s AS INTEGER)", weir__buf_cstr(sql));
+    weir__buf_free(sql);
+    *sql = c;
+}
+
 /* Arithmetic with a decimal is cast to Spark's result type when the
  * operands' types are known (DuckDB's differ: DECIMAL(p1+p2,s1+s2) for *,
  * DOUBLE for /). */
@@ -389,15 +456,28 @@ static int tx_binary(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     int rc = plain ? sub(t, &a, e->a) : operand(t, &a, e->a, e->b, arith);
     if (!rc)
         rc = plain ? sub(t, &b, e->b) : operand(t, &b, e->b, e->a, arith);
-    int p, s;
+    int p, s, ops[4];
     if (!rc && a.failed + b.failed)
         rc = WEIR_ENOMEM;
     if (!rc && arith && !day_interval(e->b) &&
-        decimal_result(t, e, weir__buf_cstr(&a), weir__buf_cstr(&b), &p, &s)) {
-        weir__buf_puts(out, "CAST(");
-        put_binary(out, e, weir__buf_cstr(&a), weir__buf_cstr(&b));
-        weir__buf_printf(out, " AS DECIMAL(%d,%d))", p, s);
+        decimal_result(t, e, weir__buf_cstr(&a), weir__buf_cstr(&b), &p, &s, ops)) {
+        if (strcmp(op, "/") != 0 ||
+            !exact_quotient(out, weir__buf_cstr(&a), weir__buf_cstr(&b), ops, p, s)) {
+            weir__buf_puts(out, "CAST(");
+            put_binary(out, e, weir__buf_cstr(&a), weir__buf_cstr(&b));
+            weir__buf_printf(out, " AS DECIMAL(%d,%d))", p, s);
+        }
+    } else if (!rc && strcmp(op, "-") == 0 && !is_lit(e->a, LIT_NULL, LIT_DECIMAL) &&
+               !is_lit(e->b, LIT_NULL, LIT_DECIMAL) && dates(t, &a, &b)) {
+        /* DATE - DATE is an INTERVAL DAY in Spark (DuckDB: a number) */
+        weir__buf_printf(out, "to_days(CAST((%s - %s) AS INTEGER))",
+                         weir__buf_cstr(&a), weir__buf_cstr(&b));
     } else if (!rc) {
+        /* an INT literal keeps its type: SMALLINT * 2 is an INT in Spark
+         * (DuckDB would type the literal SMALLINT, and overflow there) */
+        if (arith && strcmp(op, "%") != 0 &&
+            !(is_lit(e->a, LIT_INT, LIT_INT) && is_lit(e->b, LIT_INT, LIT_INT)))
+            int_literal(&a, e->a), int_literal(&b, e->b);
         put_binary(out, e, weir__buf_cstr(&a), weir__buf_cstr(&b));
     }
     weir__buf_free(&a);

@@ -564,6 +564,45 @@ int weir__conn_describe(weir_conn *c, const char *sql, weir_db_column **out,
     return 0;
 }
 
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const weir_db_column *)a)->name,
+                  ((const weir_db_column *)b)->name);
+}
+
+int weir__conn_sort_columns(weir_conn *c, weir_buf *rel, weir_error *err)
+{
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_buf q = WEIR_BUF_INIT;
+    weir_db_column *cols = NULL;
+    size_t n = 0;
+    weir_error ignore;
+    weir__buf_printf(&q, "SELECT * FROM %s", weir__buf_cstr(rel));
+    int rc = 0;
+    if (!q.failed && weir__conn_describe(c, weir__buf_cstr(&q), &cols, &n, &a,
+                                         &ignore) == 0 && n > 1) {
+        qsort(cols, n, sizeof(*cols), by_name);
+        weir__buf_clear(&q);
+        weir__buf_puts(&q, "(SELECT ");
+        for (size_t i = 0; i < n; i++) {
+            if (i)
+                weir__buf_puts(&q, ", ");
+            weir__buf_put_sql_ident(&q, cols[i].name);
+        }
+        weir__buf_printf(&q, " FROM %s)", weir__buf_cstr(rel));
+        if (q.failed) {
+            rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        } else {
+            weir__buf_free(rel);
+            *rel = q;
+            q = (weir_buf)WEIR_BUF_INIT;
+        }
+    }
+    weir__buf_free(&q);
+    weir__arena_free(&a);
+    return rc;
+}
+
 int weir__conn_begin(weir_conn *c, weir_error *err)
 {
     return weir__conn_exec(c, "BEGIN TRANSACTION", NULL, err);

@@ -84,6 +84,12 @@ typedef struct weir_db_column {
 int weir__conn_describe(weir_conn *c, const char *sql, weir_db_column **out,
                         size_t *n_out, weir_arena *arena, weir_error *err);
 
+/* Rewrite *rel (a relation in DuckDB SQL, e.g. a read_json call) as a
+ * SELECT of its columns sorted by name, the order Spark gives a schema it
+ * infers from JSON. A relation that does not bind is left as it is (its
+ * error shows when it runs); nonzero only when out of memory. */
+int weir__conn_sort_columns(weir_conn *c, weir_buf *rel, weir_error *err);
+
 /* Appending rows to a table through DuckDB's appender (no SQL to parse):
  * values in column order, NULL text for SQL NULL; errors are remembered
  * and reported by weir__appender_close, which flushes (one autocommit

@@ -300,6 +300,23 @@ def spark_type(t):
 
 # --- engines ----------------------------------------------------------------
 
+def pipelines_env(env):
+    """env for a `spark-pipelines run`: its local Spark Connect server binds
+    port 15002, which another engineer's Spark may hold on a shared machine;
+    then SPARK_TESTING=1 makes pyspark bind an ephemeral port and connect to
+    it (pyspark's own test mode, SPARK-42272). SPARK_CONNECT_EPHEMERAL=1
+    asks for that always, =0 never."""
+    import socket
+    want = os.environ.get("SPARK_CONNECT_EPHEMERAL")
+    if want is None:
+        with socket.socket() as s:
+            s.settimeout(1)
+            want = "1" if s.connect_ex(("127.0.0.1", 15002)) == 0 else "0"
+    if want == "1":
+        env = dict(env, SPARK_TESTING="1")
+    return env
+
+
 def first_line(text):
     for line in text.splitlines():
         if line.strip():

@@ -77,6 +77,27 @@ def sql_md_table():
     print("wrote %s (%d rows)" % (path, len(rows)))
 
 
+def differing(entries):
+    """The section listing every corpus query whose answer is not Spark's:
+    the documented differences (`-- known:`) with their reasons and the
+    refused constructs with weir's message."""
+    rows = [e for e in entries if e["outcome"] != "match"]
+    out = ["", "## Queries that differ", "",
+           "Every corpus query whose result is not identical to Spark's, with",
+           "the reason (the entry's `-- known:` note) or weir's refusal.", "",
+           "| query | outcome | SQL | why |", "|---|---|---|---|"]
+    for e in sorted(rows, key=lambda e: (RANK.get(e["outcome"], 4), e["id"])):
+        why = e.get("known") or (e["weir"].get("error") or e.get("detail") or "")
+        sql = e["sql"].replace("\n", " ")
+        sql = sql if len(sql) <= 100 else sql[:97] + "..."
+        out.append("| %s | %s | `%s` | %s |" % (
+            e["id"], e["outcome"], sql.replace("|", "\\|").replace("`", "'"),
+            why.replace("|", "\\|").replace("\n", " ")[:200]))
+    if not rows:
+        out.append("| (none) | | | |")
+    return out
+
+
 def main():
     if sys.argv[1:] == ["--sql-md"]:
         return sql_md_table()
@@ -140,6 +161,7 @@ def main():
         note = note.replace("|", "\\|").replace("\n", " ")
         lines.append("| `%s` | %s | %s | %s |" % (f, status, cq, note))
     lines[7:7] = ["Functions: " + ", ".join("%s %d" % kv for kv in sorted(summary.items())) + ".", ""]
+    lines += differing(entries)
     with open(out_path, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
     print("wrote %s (%d functions)" % (out_path, len(spark)))

@@ -231,7 +231,7 @@ def arrow_type(t):
 
 
 def spark_tables(project, names):
-    env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
+    env = difftest.pipelines_env(dict(os.environ, PYSPARK_PYTHON=sys.executable))
     run = subprocess.run([os.path.join(VENV_BIN, "spark-pipelines"), "run"],
                          cwd=project, capture_output=True, text=True, env=env)
     if run.returncode != 0:

@@ -134,10 +134,11 @@ def spark_tables(project):
                PYTHONPATH=os.pathsep.join(filter(None, [SHIM, os.environ.get("PYTHONPATH")])))
     for attempt in range(3):
         run = subprocess.run([os.path.join(os.path.dirname(sys.executable), "spark-pipelines"),
-                              "run"], cwd=project, capture_output=True, text=True, env=env,
-                             timeout=1200)
-        # spark-pipelines' Connect server binds port 15002: another Spark
-        # still holding it (one shutting down) is worth a wait and a retry.
+                              "run"], cwd=project, capture_output=True, text=True,
+                             env=difftest.pipelines_env(env), timeout=1200)
+        # spark-pipelines' Connect server binds port 15002 (an ephemeral one
+        # when it is taken, see pipelines_env): another Spark taking it
+        # meanwhile (or one shutting down) is worth a wait and a retry.
         if run.returncode == 0 or "SparkConnectService" not in run.stderr or \
                 "port" not in run.stderr:
             break

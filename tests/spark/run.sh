@@ -30,7 +30,10 @@
 # Environment: WEIR (the weir binary; default build/weir, built with the
 # release preset when missing), KTOOL (default: the ktool next to WEIR),
 # JAVA_HOME (default: the Java 17 found here), SPARK_VENV, SPARK_OUT,
-# SPARK_KAFKA_JARS (default build-spark-kafka), GRAMMAR_TEST.
+# SPARK_KAFKA_JARS (default build-spark-kafka), GRAMMAR_TEST,
+# SPARK_CONNECT_EPHEMERAL (spark-pipelines' Connect server: 1 an ephemeral
+# port, 0 port 15002; default: ephemeral when 15002 is taken, e.g. by
+# another engineer's Spark).
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
@@ -52,7 +55,7 @@ while [ $# -gt 0 ]; do
     --write-expected) pyargs+=(--write-expected) ;;
     --only) args+=(--only "$2"); pipelines=0; python=0; checkpoint=0; grammar=0; shift ;;
     --no-fail) args+=(--no-fail) ;;
-    -h|--help) sed -n "2,33p" "$0"; exit 0 ;;
+    -h|--help) sed -n "2,36p" "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift

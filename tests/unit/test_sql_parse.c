@@ -789,7 +789,7 @@ TEST(test_sql_stmt__weir_query)
          "INSERT INTO \"t\" BY NAME SELECT 1 AS \"a\"");
     STMT("DELETE FROM t WHERE a = 1", "DELETE FROM \"t\" WHERE (\"a\" = 1)");
     STMT("UPDATE t SET a = a + 1, b = 'x' WHERE a > 0",
-         "UPDATE \"t\" SET \"a\" = (\"a\" + 1), \"b\" = 'x' WHERE (\"a\" > 0)");
+         "UPDATE \"t\" SET \"a\" = (\"a\" + CAST(1 AS INTEGER)), \"b\" = 'x' WHERE (\"a\" > 0)");
     STMT("TRUNCATE TABLE t", "DELETE FROM \"t\"");
     STMT("DROP TABLE IF EXISTS t", "DROP TABLE IF EXISTS \"t\"");
     STMT("DROP VIEW v", "DROP VIEW \"v\"");

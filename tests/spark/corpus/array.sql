@@ -71,3 +71,6 @@ SELECT array(1, 2, 3)[2] AS r;
 SELECT element_at(map('a', 1), 'z') AS r;
 SELECT transform(array('a', 'b'), (x, i) -> concat(x, i)) AS r;
 SELECT concat_ws('-', array('a', 'b'), NULL, 'c') AS r;
+SELECT array_insert(array(1, 2, 3), -1, 9) AS a, array_insert(array(1, 2, 3), -5, 9) AS b, array_insert(array(1, 2, 3), 5, 9) AS c;
+SELECT arrays_zip(x, y) AS r FROM VALUES (array(1, 2), array('a')) AS t(x, y);
+SELECT zip_with(array(4, 6), array(array(1), array(2, 3)), (x, y) -> zip_with(y, array(x, x), (p, q) -> p * q + x)) AS r;

@@ -95,7 +95,6 @@ SELECT to_date(ts) AS r FROM VALUES (TIMESTAMP '2024-03-05 23:59:59') AS t(ts);
 SELECT d, date_format(d, 'MM') AS m FROM VALUES (DATE '2024-01-15'), (DATE '2024-11-02') AS t(d) ORDER BY d;
 SELECT make_date(2024, 1, 31) + 1 AS r;
 SELECT TIMESTAMP '2024-03-02 00:00:00' - TIMESTAMP '2024-03-01 12:00:00' AS r;
--- known: DATE - DATE is the number of days (BIGINT) in weir, an INTERVAL DAY in Spark
 SELECT DATE '2024-03-02' - DATE '2024-03-01' AS r;
 SELECT window(TIMESTAMP '2024-03-05 10:07:00', '5 minutes').start AS r;
 SELECT to_timestamp('2024-03-15 10:20:30', 'yyyy-MM-dd HH:mm:ss') AS r;
@@ -141,3 +140,4 @@ SELECT TIMESTAMP '2024-03-10 12:00:00' + INTERVAL 1 DAY AS r;
 SELECT CAST('2024-03-05 10:11:12.123456789' AS TIMESTAMP) AS r;
 SELECT date_format(TIMESTAMP '2024-03-05 07:08:09', 'yyyy-MM-dd HH:mm:ss Z') AS a, date_format(TIMESTAMP '2024-03-05 07:08:09', 'xxx z') AS b;
 SELECT unix_timestamp(TIMESTAMP '2024-03-05 10:11:12', 'yyyy-MM-dd HH:mm:ss') AS a, to_unix_timestamp(DATE '2024-03-05', 'dd/MM/yyyy') AS b;
+SELECT date_format(TIMESTAMP '2024-11-05 01:02:03', 'QQQ yyyy QQQQ') AS a, from_unixtime(86400 * 40, 'yyyy q') AS b;

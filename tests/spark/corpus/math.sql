@@ -10,18 +10,12 @@ SELECT log2(8) AS r;
 SELECT log(2, 8) AS r;
 SELECT ln(0) AS r;
 SELECT pow(2, 10) AS a, power(2.5, 2) AS b;
--- known: decimal result precision/scale follow DuckDB's rules (same value)
 SELECT round(2.5) AS a, round(-2.5) AS b, round(3.14159, 2) AS c;
 SELECT round(2.5D) AS r;
--- known: decimal result precision/scale follow DuckDB's rules (same value)
 SELECT round(1234.5678, -2) AS r;
--- known: bround returns DOUBLE in weir (Spark: DECIMAL for a DECIMAL input)
 SELECT bround(2.5) AS a, bround(3.5) AS b;
--- known: bround returns DOUBLE in weir (Spark: DECIMAL for a DECIMAL input)
 SELECT bround(2.25, 1) AS r;
--- known: floor/ceil of a DECIMAL return BIGINT in weir (Spark: DECIMAL(p,0))
 SELECT floor(3.7) AS a, floor(-3.7) AS b;
--- known: floor/ceil of a DECIMAL return BIGINT in weir (Spark: DECIMAL(p,0))
 SELECT ceil(3.2) AS a, ceiling(-3.2) AS b;
 SELECT floor(3.7D) AS a, ceil(3.2D) AS b;
 SELECT sign(-3) AS a, signum(0) AS b, sign(2.5) AS c;
@@ -58,3 +52,6 @@ SELECT try_divide(10, 4) AS r;
 SELECT try_add(2147483647, 1) AS r;
 SELECT try_mod(5, 0) AS r;
 SELECT uniform(1, 1, 7) AS r;
+SELECT conv('-10', 10, 16) AS a, conv('12a', 10, 16) AS b, conv('-ff', 16, -10) AS c, conv('', 10, 16) AS d, conv(' 12', 10, 16) AS e;
+SELECT bround(2.45, 1) AS a, bround(-2.5) AS b, bround(CAST(12.345 AS DECIMAL(5,3)), 2) AS c, round(CAST(12.345 AS DECIMAL(5,3)), 1) AS d;
+SELECT width_bucket(-1, 0, 10, 5) AS a, width_bucket(10, 0, 10, 5) AS b, width_bucket(5, 10, 0, 5) AS c, width_bucket(5, 0, 10, 0) AS d;

@@ -28,3 +28,4 @@ SELECT regexp_replace(s, '\\s+', ' ') AS r FROM VALUES ('a   b\tc') AS t(s);
 SELECT split('a1b2c3', '\\d') AS r;
 SELECT regexp_extract('2024-05-06', '^(\\d{4})-(\\d{2})', 2) AS r;
 SELECT 'Ab' RLIKE '(?i)ab' AS r;
+SELECT regexp_instr('aXbX', 'X', 0) AS a, regexp_instr('', '') AS b, regexp_replace('aaa', '^a', 'b', 2) AS c;

@@ -107,3 +107,6 @@ SELECT concat_ws('', 'a', 'b') AS r;
 SELECT format_string('%05d|%-5s|%x', 42, 'ab', 255) AS r;
 SELECT ascii('é') AS r;
 SELECT char_length(s) AS r FROM VALUES ('ab'), (''), (NULL) AS t(s);
+SELECT split('a,b,c,', ',', 5) AS a, split(',a', ',', 2) AS b, split('a1b22c', '[0-9]+', 2) AS c;
+SELECT mask('AbCD123-@$#', 'a') AS a, mask('AbCD123-@$#', NULL, NULL, NULL, '*') AS b, mask('ÄÖü٣') AS c;
+SELECT luhn_check('1234') AS a, luhn_check('') AS b, luhn_check(' 79927398713') AS c, quote(NULL) AS d;
