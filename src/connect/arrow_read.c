@@ -118,6 +118,7 @@ static int check_messages(const uint8_t *data, size_t n)
         return ENOMEM;
     int rc = 0;
     size_t at = 0;
+    bool have_schema = false;
     while (at < n) {
         struct ArrowBufferView v;
         v.data.as_uint8 = data + at;
@@ -141,7 +142,14 @@ static int check_messages(const uint8_t *data, size_t n)
         if ((rc = ArrowIpcDecoderDecodeHeader(&dec, v, NULL)))
             break;
         const uint8_t *body = data + at + dec.header_size_bytes;
+        /* A stream has one schema, first (a second one that fails to set
+         * would also have nanoarrow free its field table twice). */
+        if ((dec.message_type == NANOARROW_IPC_MESSAGE_TYPE_SCHEMA) == have_schema) {
+            rc = EINVAL;
+            break;
+        }
         if (dec.message_type == NANOARROW_IPC_MESSAGE_TYPE_SCHEMA) {
+            have_schema = true;
             struct ArrowSchema schema;
             schema.release = NULL;
             rc = ArrowIpcDecoderDecodeSchema(&dec, &schema, NULL);
