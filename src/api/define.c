@@ -106,20 +106,14 @@ static int origin_of(weir_pipeline *p, const api_origin *at,
     return 0;
 }
 
-/* Parse a query given through the API. Its source is named "<what>" so
- * errors point into the query text (or at `at`, when given); *src_out is
- * that source. */
-static int parse_query(weir_pipeline *p, const char *text, const char *what,
-                       const api_origin *at, const weir_sql_query **out,
-                       const weir_sql_source **src_out, weir_error *err)
+/* The source of SQL text given through the API, named "<what>" so errors
+ * point into the text (or at `at`, when given); NULL when out of memory. */
+static weir_sql_source *api_source(weir_pipeline *p, const char *text,
+                                   const char *what, const api_origin *at)
 {
-    *out = NULL;
-    *src_out = NULL;
-    if (!text)
-        return 0;
     weir_sql_source *src = weir__arena_alloc(&p->arena, sizeof(*src));
     if (!src)
-        return oom(err);
+        return NULL;
     memset(src, 0, sizeof(*src));
     src->path = weir__arena_printf(&p->arena, "<%s>", what);
     src->text = weir__arena_strdup(&p->arena, text);
@@ -128,19 +122,42 @@ static int parse_query(weir_pipeline *p, const char *text, const char *what,
         src->at_path = weir__arena_strdup(&p->arena, at->path);
         src->at_line = at->line;
     }
-    if (weir__arena_failed(&p->arena))
-        return oom(err);
-    weir_error e;
-    weir_sql_query *q = NULL;
-    int rc = weir__sql_parse_query(&q, &p->arena, src, 0, src->len, &e);
+    return weir__arena_failed(&p->arena) ? NULL : src;
+}
+
+/* A parser's result rc for API text: its error e becomes a diagnostic. */
+static int parsed(weir_pipeline *p, int rc, weir_error *e, weir_error *err)
+{
     if (rc == WEIR_ENOMEM)
         return oom(err);
     if (rc) {
-        e.code = WEIR_ESQL;
-        weir__diags_add(&p->diags, &e);
-        weir__error_copy(err, &e);
+        e->code = WEIR_ESQL;
+        weir__diags_add(&p->diags, e);
+        weir__error_copy(err, e);
         return WEIR_ESQL;
     }
+    return 0;
+}
+
+/* Parse a query given through the API (api_source); *src_out is its
+ * source. */
+static int parse_query(weir_pipeline *p, const char *text, const char *what,
+                       const api_origin *at, const weir_sql_query **out,
+                       const weir_sql_source **src_out, weir_error *err)
+{
+    *out = NULL;
+    *src_out = NULL;
+    if (!text)
+        return 0;
+    weir_sql_source *src = api_source(p, text, what, at);
+    if (!src)
+        return oom(err);
+    weir_error e;
+    weir_sql_query *q = NULL;
+    int rc = parsed(p, weir__sql_parse_query(&q, &p->arena, src, 0, src->len, &e),
+                    &e, err);
+    if (rc)
+        return rc;
     *out = q;
     *src_out = src;
     return 0;
@@ -151,30 +168,15 @@ static int parse_cdc(weir_pipeline *p, const char *text, const char *what,
                      const api_origin *at, weir_def_flow *f,
                      const weir_sql_source **src_out, weir_error *err)
 {
-    weir_sql_source *src = weir__arena_alloc(&p->arena, sizeof(*src));
+    weir_sql_source *src = api_source(p, text, what, at);
     if (!src)
         return oom(err);
-    memset(src, 0, sizeof(*src));
-    src->path = weir__arena_printf(&p->arena, "<%s>", what);
-    src->text = weir__arena_strdup(&p->arena, text);
-    src->len = strlen(text);
-    if (at->path) {
-        src->at_path = weir__arena_strdup(&p->arena, at->path);
-        src->at_line = at->line;
-    }
-    if (weir__arena_failed(&p->arena))
-        return oom(err);
     weir_error e;
-    int rc = weir__sql_parse_cdc(&f->cdc, &f->query, &p->arena, src, 0,
-                                 src->len, &e);
-    if (rc == WEIR_ENOMEM)
-        return oom(err);
-    if (rc) {
-        e.code = WEIR_ESQL;
-        weir__diags_add(&p->diags, &e);
-        weir__error_copy(err, &e);
-        return WEIR_ESQL;
-    }
+    int rc = parsed(p, weir__sql_parse_cdc(&f->cdc, &f->query, &p->arena, src,
+                                           0, src->len, &e),
+                    &e, err);
+    if (rc)
+        return rc;
     *src_out = src;
     return 0;
 }

@@ -508,17 +508,26 @@ static int add_missing_columns(weir_flow_exec *x, const weir_gdataset *t,
     return rc;
 }
 
+/* Flow x's query as DuckDB SQL for this execution, appended to sql:
+ * reading batches (NULL, 0 for a batch flow), file sources read carefully
+ * (rescuing what does not fit) when careful and the update asks for it. */
+static int flow_sql(weir_flow_exec *x, const weir_source_batch *batches,
+                    size_t n_batches, bool careful, weir_buf *sql)
+{
+    weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
+                             batches, n_batches, careful && x->careful_files,
+                             x->infer, x->sample_rows, x->conn };
+    int rc = weir__resolve_flow_sql(sql, &ctx, x->f, &x->err);
+    if (!rc && sql->failed)
+        rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    return rc;
+}
+
 static int insert_rows(weir_flow_exec *x, const weir_gdataset *t,
                        const weir_source_batch *batches, size_t n_batches)
 {
-    weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
-                             batches, n_batches, false, x->infer,
-                             x->sample_rows, x->conn };
-    ctx.careful_files = x->careful_files;
     weir_buf sql = WEIR_BUF_INIT;
-    int rc = weir__resolve_flow_sql(&sql, &ctx, x->f, &x->err);
-    if (!rc && sql.failed)
-        rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    int rc = flow_sql(x, batches, n_batches, true, &sql);
     if (!rc && t->kind == WEIR_STREAMING_TABLE)
         rc = add_new_columns(x, t, weir__buf_cstr(&sql));
     if (!rc)
@@ -532,14 +541,8 @@ static int insert_rows(weir_flow_exec *x, const weir_gdataset *t,
 static int apply_changes(weir_flow_exec *x, const weir_gdataset *t,
                          const batch_plan *p)
 {
-    weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
-                             p->sources.items, p->sources.len, false, x->infer,
-                             x->sample_rows, x->conn };
-    ctx.careful_files = x->careful_files;
     weir_buf sql = WEIR_BUF_INIT;
-    int rc = weir__resolve_flow_sql(&sql, &ctx, x->f, &x->err);
-    if (!rc && sql.failed)
-        rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    int rc = flow_sql(x, p->sources.items, p->sources.len, true, &sql);
     /* The batch's columns decide the target's: a file source may have
      * gained some since the update's analysis. */
     weir_arena a = WEIR_ARENA_INIT;
@@ -712,14 +715,8 @@ static int sink_stage(weir_flow_exec *x, const weir_gdataset *t,
     /* Half-written files a killed writer left there: nobody else writes
      * in a flow's stage folder while this update holds the storage. */
     weir__fs_remove_atomic_temps(stage);
-    weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
-                             p->sources.items, p->sources.len, false, x->infer,
-                             x->sample_rows, x->conn };
-    ctx.careful_files = x->careful_files;
     weir_buf sql = WEIR_BUF_INIT;
-    int rc = weir__resolve_flow_sql(&sql, &ctx, x->f, &x->err);
-    if (!rc && sql.failed)
-        rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    int rc = flow_sql(x, p->sources.items, p->sources.len, true, &sql);
     if (!rc) {
         rc = weir__fs_mkdirs(stage, &x->err);
         if (!rc)
@@ -868,13 +865,8 @@ static int exec_once(weir_flow_exec *x, const weir_gdataset *t)
 
 static int exec_mv(weir_flow_exec *x, const weir_gdataset *t)
 {
-    weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
-                             NULL, 0, false, x->infer,
-                             x->sample_rows, x->conn };
     weir_buf sql = WEIR_BUF_INIT;
-    int rc = weir__resolve_flow_sql(&sql, &ctx, x->f, &x->err);
-    if (!rc && sql.failed)
-        rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    int rc = flow_sql(x, NULL, 0, false, &sql);
     if (!rc && t->def->n_columns) {
         /* A declared schema: recreate the table with it, then append. */
         weir_buf ddl = WEIR_BUF_INIT;
