@@ -225,6 +225,16 @@ int weir__plan_local_relation(plan_ctx *c, const Spark__Connect__LocalRelation *
                                "IPC stream.");
     }
     int64_t n_cols = schema.n_children;
+    if (n_cols == 0) {
+        /* No SQL relation has no columns; a batch of such rows could also
+         * claim any length without a byte behind it. (A statement's empty
+         * result sent back is answered before planning: server.c.) */
+        schema.release(&schema);
+        stream.release(&stream);
+        return weir__plan_fail(c, PLAN_E_UNSUPPORTED,
+                               "createDataFrame: local data without columns "
+                               "cannot be queried.");
+    }
     struct ArrowSchemaView *views = calloc((size_t)n_cols + 1, sizeof *views);
     char (*types)[48] = calloc((size_t)n_cols + 1, sizeof *types);
     const char **tnames = calloc((size_t)n_cols + 1, sizeof *tnames);
