@@ -35,7 +35,7 @@ static const char broken_sql[] =
     "CREATE MATERIALIZED VIEW ok AS SELECT 1 AS x;\n"
     "\n"
     "CREATE MATERIALIZED VIEW broken AS\n"
-    "SELECT FROM FROM events;\n";
+    "SELECT ) FROM events;\n";
 
 /* Parses, but reads a table that does not exist (line 2, column 15). */
 static const char unknown_sql[] =
@@ -67,7 +67,7 @@ static void check_error_locations(weir_session *session, const char *dir)
                        err.line == 4 && err.column == 8,
                    "located at transformations/broken.sql:4:8, got %s:%u:%u",
                    err.path, err.line, err.column);
-    example_expect(strcmp(err.line_text, "SELECT FROM FROM events;") == 0,
+    example_expect(strcmp(err.line_text, "SELECT ) FROM events;") == 0,
                    "line text: %s", err.line_text);
     const weir_error *diags;
     size_t n = weir_pipeline_diagnostics(p, &diags);
