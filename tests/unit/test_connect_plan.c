@@ -30,6 +30,17 @@ static char *sql_of(const Rel *r, weir__plan_error *err)
     return s;
 }
 
+/* A local relation of these Arrow IPC bytes is refused, saying why. */
+static void local_refused(const Rel *local, const uint8_t *data, size_t n,
+                          const char *why)
+{
+    weir__plan_error err;
+    local->local_relation->data.data = (uint8_t *)data;
+    local->local_relation->data.len = n;
+    CHECK(sql_of(local, &err) == NULL);
+    CHECK_CONTAINS(err.message, why);
+}
+
 /* ---- builders (stack objects, wired by the caller) ---- */
 
 #define REL(name) Spark__Connect__Relation name = SPARK__CONNECT__RELATION__INIT
@@ -258,10 +269,7 @@ TEST(malformed_plans_fail_cleanly)
         0x06, 0x00, 0x00, 0x00, 0x78, 0x79, 0x79, 0x7a, 0x7a, 0x7a, 0x00, 0x00,
         0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00,
     };
-    lr.data.data = (uint8_t *)misaligned;
-    lr.data.len = sizeof misaligned;
-    CHECK(sql_of(&local, &err) == NULL);
-    CHECK_CONTAINS(err.message, "not an Arrow IPC stream");
+    local_refused(&local, misaligned, sizeof misaligned, "not an Arrow IPC stream");
     /* A decimal with a negative scale (pyarrow writes DECIMAL(5, -3)):
      * not a Spark type, refused rather than padded with zeros. */
     static const uint8_t neg_scale[] = {
@@ -291,10 +299,7 @@ TEST(malformed_plans_fail_cleanly)
         0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
         0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00,
     };
-    lr.data.data = (uint8_t *)neg_scale;
-    lr.data.len = sizeof neg_scale;
-    CHECK(sql_of(&local, &err) == NULL);
-    CHECK_CONTAINS(err.message, "decimals other than");
+    local_refused(&local, neg_scale, sizeof neg_scale, "decimals other than");
     /* Three rows of no columns (pyarrow): no query has no columns. */
     static const uint8_t no_cols[] = {
         0xff, 0xff, 0xff, 0xff, 0x30, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00,
@@ -310,10 +315,7 @@ TEST(malformed_plans_fail_cleanly)
         0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
         0x00, 0x00, 0x00, 0x00,
     };
-    lr.data.data = (uint8_t *)no_cols;
-    lr.data.len = sizeof no_cols;
-    CHECK(sql_of(&local, &err) == NULL);
-    CHECK_CONTAINS(err.message, "without columns");
+    local_refused(&local, no_cols, sizeof no_cols, "without columns");
     /* No rows, a schema: typed and empty. */
     lr._data_case = 0;
     lr._schema_case = SPARK__CONNECT__LOCAL_RELATION___SCHEMA_SCHEMA;
