@@ -340,6 +340,16 @@ WEIR_API const char *weir_pipeline_spec_path(const weir_pipeline *pipeline);
 WEIR_API const char *weir_pipeline_storage(const weir_pipeline *pipeline);
 
 /**
+ * The default catalog and database that unqualified names resolve in (the
+ * spec's, environment's or creation options'; "spark_catalog" and
+ * "default" when none was given), NULL when pipeline is NULL.
+ * Ownership: borrowed; valid until the pipeline is dropped.
+ * Thread-safety: pipeline-serial.
+ */
+WEIR_API const char *weir_pipeline_catalog(const weir_pipeline *pipeline);
+WEIR_API const char *weir_pipeline_database(const weir_pipeline *pipeline);
+
+/**
  * Problems found by the last call that reported WEIR_ESPEC, WEIR_ESQL or
  * WEIR_EGRAPH: every independent error, in source order (the call's own
  * weir_error holds the first one). Returns their count and sets *out (may be
@@ -365,6 +375,19 @@ WEIR_API size_t weir_pipeline_diagnostics(const weir_pipeline *pipeline,
  */
 WEIR_API size_t weir_pipeline_python_files(const weir_pipeline *pipeline,
                                            const char *const **out);
+
+/**
+ * The SQL definition files the spec's libraries matched, registered by
+ * weir_pipeline_load: paths relative to the spec's folder, in registration
+ * order (as weir_pipeline_python_files), e.g. for a front end sending the
+ * project to another engine (`weir run --remote`). Returns their count (0
+ * for a NULL pipeline or one not loaded from a spec) and sets *out (may be
+ * NULL) to the array, NULL when there are none.
+ * Ownership: borrowed; valid until the pipeline is dropped.
+ * Thread-safety: pipeline-serial.
+ */
+WEIR_API size_t weir_pipeline_sql_files(const weir_pipeline *pipeline,
+                                        const char *const **out);
 
 /* --- Defining the graph -------------------------------------------------- */
 

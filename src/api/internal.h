@@ -54,6 +54,8 @@ struct weir_pipeline {
     const char **python_files; /* of the spec, relative to its folder, in
                                   registration order (arena) */
     size_t n_python_files;
+    const char **sql_files; /* likewise, the SQL files (arena) */
+    size_t n_sql_files;
     weir_arena arena; /* definitions: SQL texts, parsed statements, names */
     weir_defs defs;
     weir__diags diags;

@@ -216,6 +216,16 @@ const char *weir_pipeline_storage(const weir_pipeline *p)
     return p ? p->storage : NULL;
 }
 
+const char *weir_pipeline_catalog(const weir_pipeline *p)
+{
+    return p ? p->catalog : NULL;
+}
+
+const char *weir_pipeline_database(const weir_pipeline *p)
+{
+    return p ? p->database : NULL;
+}
+
 const char *weir_pipeline_conf_get(const weir_pipeline *p, const char *key)
 {
     const char *v = NULL;
@@ -352,6 +362,12 @@ static int register_files(weir_pipeline *p, weir_spec *spec, weir_error *err)
         if (!p->python_files)
             return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     }
+    if (n > n_py) {
+        p->sql_files = weir__arena_array(&p->arena, n - n_py,
+                                         sizeof(*p->sql_files));
+        if (!p->sql_files)
+            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
     weir__session_log(p->session, "Loading definitions. Root directory: '%s'.",
                       spec->dir);
     bool sql_errors = false;
@@ -366,6 +382,7 @@ static int register_files(weir_pipeline *p, weir_spec *spec, weir_error *err)
                 p->python_files[p->n_python_files++] = files[k].rel_path;
                 continue;
             }
+            p->sql_files[p->n_sql_files++] = files[k].rel_path;
             char *text = NULL;
             size_t len = 0;
             weir__session_log(p->session, "Registering SQL file %s...",
@@ -408,6 +425,13 @@ size_t weir_pipeline_python_files(const weir_pipeline *p,
     if (out)
         *out = p && p->n_python_files ? p->python_files : NULL;
     return p ? p->n_python_files : 0;
+}
+
+size_t weir_pipeline_sql_files(const weir_pipeline *p, const char *const **out)
+{
+    if (out)
+        *out = p && p->n_sql_files ? p->sql_files : NULL;
+    return p ? p->n_sql_files : 0;
 }
 
 int weir_pipeline_load(weir_pipeline **out, weir_session *session,

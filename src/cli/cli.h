@@ -271,6 +271,23 @@ void project_close(project *p);
  */
 int project_define_python(project *p, FILE *json_out);
 
+/* The same files defined on a remote Spark Connect server (`--remote`):
+ * the launcher joins the session of uri (weir_remote_client_uri) and
+ * defines into graph_id, which weir created there. */
+int project_define_python_remote(project *p, const char *uri,
+                                 const char *graph_id, FILE *json_out);
+
+/* --- remote.c: running on a Spark Connect server (--remote) ----------- */
+
+/* Is uri a Spark Connect URI weir can use? Prints why not. */
+bool remote_uri_check(const cli *c, const char *uri);
+
+/* Run (or, with ro->dry, dry-run) the loaded project on the Spark Connect
+ * server at uri, with ro's refresh options; events printed in mode. The
+ * exit code. */
+int run_remote(const cli *c, project *p, const char *uri, weir_run_options *ro,
+               event_mode mode);
+
 /* --- test_report.c: the reports of `weir test` ---------------------- */
 
 /* Seconds on a monotonic clock. */

@@ -293,9 +293,10 @@ int cmd_dry_run(const cli *c, int argc, char **argv)
 {
     static const opt_def defs[] = {
         { "spec", true }, { "json", false }, { "conf", true },
-        { "env", true }, { "target", true }, { NULL, false },
+        { "env", true }, { "target", true }, { "remote", true },
+        { NULL, false },
     };
-    const char *spec = NULL, *value = NULL;
+    const char *spec = NULL, *value = NULL, *remote = NULL;
     bool json = false, spark = false;
     load_args load;
     int code = -1;
@@ -325,8 +326,18 @@ int cmd_dry_run(const cli *c, int argc, char **argv)
                 code = EXIT_USAGE;
             }
             break;
+        case 5:
+            remote = value;
+            if (!remote_uri_check(c, value))
+                code = EXIT_USAGE;
+            break;
         default: break;
         }
+    }
+    if (code < 0 && remote && spark) {
+        print_error(c, "dry-run: --target spark checks the project here; "
+                       "it cannot be combined with --remote");
+        code = EXIT_USAGE;
     }
     if (code >= 0) {
         load_args_free(&load);
@@ -334,10 +345,16 @@ int cmd_dry_run(const cli *c, int argc, char **argv)
     }
     code = project_open_with(&p, c, spec, &load, json ? stderr : stdout,
                              json ? stdout : NULL);
-    if (code == EXIT_OK)
-        code = project_define_python(&p, json ? stdout : NULL);
-    if (code == EXIT_OK)
-        code = dry_run(c, &p, json, spark);
+    if (code == EXIT_OK && remote) {
+        weir_run_options ro = WEIR_RUN_OPTIONS_INIT;
+        ro.dry = true;
+        code = run_remote(c, &p, remote, &ro, json ? EVENTS_JSON : EVENTS_TEXT);
+    } else {
+        if (code == EXIT_OK)
+            code = project_define_python(&p, json ? stdout : NULL);
+        if (code == EXIT_OK)
+            code = dry_run(c, &p, json, spark);
+    }
     project_close(&p);
     load_args_free(&load);
     return code;

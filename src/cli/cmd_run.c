@@ -16,16 +16,18 @@ typedef struct run_args {
     strlist refresh, full_refresh;
     bool full_refresh_all, json, quiet;
     int64_t sample; /* --sample N; 0 = a normal run */
+    const char *remote; /* --remote sc://...; NULL = run here */
     load_args load;
 } run_args;
 
 enum { O_SPEC, O_REFRESH, O_FULL_REFRESH, O_FULL_REFRESH_ALL, O_JSON, O_QUIET,
-       O_CONF, O_ENV, O_SAMPLE };
+       O_CONF, O_ENV, O_SAMPLE, O_REMOTE };
 
 static const opt_def run_opts[] = {
     { "spec", true },   { "refresh", true }, { "full-refresh", true },
     { "full-refresh-all", false }, { "json", false }, { "quiet", false },
-    { "conf", true }, { "env", true }, { "sample", true }, { NULL, false },
+    { "conf", true }, { "env", true }, { "sample", true }, { "remote", true },
+    { NULL, false },
 };
 
 /* Parse argv into a; returns -1 to go on, or the exit code. */
@@ -49,6 +51,11 @@ static int parse(const cli *c, run_args *a, int argc, char **argv)
         case O_JSON: a->json = true; break;
         case O_QUIET: a->quiet = true; break;
         case O_ENV: a->load.env = value; break;
+        case O_REMOTE:
+            if (!remote_uri_check(c, value))
+                return EXIT_USAGE;
+            a->remote = value;
+            break;
         case O_SAMPLE: {
             char *end = NULL;
             long long n = strtoll(value, &end, 10);
@@ -73,6 +80,11 @@ static int parse(const cli *c, run_args *a, int argc, char **argv)
     if (!ok) {
         print_error(c, "out of memory");
         return EXIT_FAILED;
+    }
+    if (a->remote && a->sample > 0) {
+        print_error(c, "--sample runs here only; it cannot be combined with "
+                       "--remote");
+        return EXIT_USAGE;
     }
     return -1;
 }
@@ -106,6 +118,25 @@ static int check_conflicts(const cli *c, const run_args *a)
     return EXIT_USAGE;
 }
 
+/* The run options of a's refresh flags. */
+static void refresh_options(weir_run_options *ro, const run_args *a)
+{
+    ro->full_refresh_all = a->full_refresh_all;
+    ro->refresh = (const char *const *)a->refresh.items;
+    ro->n_refresh = a->refresh.len;
+    ro->full_refresh = (const char *const *)a->full_refresh.items;
+    ro->n_full_refresh = a->full_refresh.len;
+}
+
+static int start_remote(const cli *c, const run_args *a, project *p)
+{
+    weir_run_options ro = WEIR_RUN_OPTIONS_INIT;
+    refresh_options(&ro, a);
+    return run_remote(c, p, a->remote, &ro,
+                      a->json ? EVENTS_JSON : a->quiet ? EVENTS_QUIET
+                                                       : EVENTS_TEXT);
+}
+
 static int start(const cli *c, const run_args *a, project *p)
 {
     weir_run_options ro = WEIR_RUN_OPTIONS_INIT;
@@ -125,11 +156,7 @@ static int start(const cli *c, const run_args *a, project *p)
     event_printer_init(&ep, c,
                        a->json ? EVENTS_JSON : a->quiet ? EVENTS_QUIET
                                                         : EVENTS_TEXT);
-    ro.full_refresh_all = a->full_refresh_all;
-    ro.refresh = (const char *const *)a->refresh.items;
-    ro.n_refresh = a->refresh.len;
-    ro.full_refresh = (const char *const *)a->full_refresh.items;
-    ro.n_full_refresh = a->full_refresh.len;
+    refresh_options(&ro, a);
     ro.sample_rows = a->sample;
     event_printer_attach(&ep, &ro);
     interrupt_guard ig;
@@ -163,9 +190,11 @@ int cmd_run(const cli *c, int argc, char **argv)
         FILE *log = a.quiet ? NULL : a.json ? stderr : stdout;
         code = project_open_with(&p, c, a.spec, &a.load, log,
                                  a.json ? stdout : NULL);
-        if (code == EXIT_OK)
+        if (code == EXIT_OK && a.remote)
+            code = start_remote(c, &a, &p);
+        else if (code == EXIT_OK)
             code = project_define_python(&p, a.json ? stdout : NULL);
-        if (code == EXIT_OK)
+        if (code == EXIT_OK && !a.remote)
             code = start(c, &a, &p);
         project_close(&p);
     }

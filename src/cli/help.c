@@ -58,6 +58,7 @@ static const help_page pages[] = {
       "usage: weir run [--spec PATH] [--env NAME] [--conf KEY=VALUE]...\n"
       "                [--refresh LIST] [--full-refresh LIST]\n"
       "                [--full-refresh-all] [--sample N] [--json] [--quiet]\n"
+      "                [--remote sc://HOST:PORT]\n"
       "\n"
       "Run an update: materialize every dataset in dependency order, process\n"
       "new data of streaming tables once, recompute materialized views.\n"
@@ -82,8 +83,13 @@ static const help_page pages[] = {
       "                        query and per streaming batch; the update writes\n"
       "                        to the storage folder's path + \"-sample\", never\n"
       "                        to the real storage (docs/testing.md)\n"
+      "  --remote URI          run on the Spark Connect server at URI\n"
+      "                        (sc://HOST:PORT[/;token=...]) instead: the\n"
+      "                        graph, its SQL and Python files are sent\n"
+      "                        there, Spark's events printed (docs/spark.md)\n"
       "\n"
-      "Exit status: 0 when the run COMPLETED, 1 when it FAILED, 2 for usage,\n"
+      "Exit status: 0 when the run COMPLETED, 1 when it FAILED (or, with\n"
+      "--remote, Spark answered an error or cannot be reached), 2 for usage,\n"
       "spec, SQL and graph errors.\n" },
     { "test",
       "usage: weir test [--spec PATH] [--env NAME] [--conf KEY=VALUE]...\n"
@@ -111,7 +117,7 @@ static const help_page pages[] = {
       "environment errors.\n" },
     { "dry-run",
       "usage: weir dry-run [--spec PATH] [--env NAME] [--conf KEY=VALUE]...\n"
-      "                    [--target spark] [--json]\n"
+      "                    [--target spark | --remote sc://HOST:PORT] [--json]\n"
       "\n"
       "Load and resolve the pipeline without reading or writing data, report\n"
       "every error, and print the resolved graph: each dataset in dependency\n"
@@ -124,11 +130,13 @@ static const help_page pages[] = {
       "                  file:line:col with the portable spelling\n"
       "  --json          print events, then {\"graph\": ...} (with --target:\n"
       "                  {\"spark\": ...}), one JSON object per line\n"
+      "  --remote URI    resolve it on the Spark Connect server at URI\n"
+      "                  (sc://HOST:PORT[/;token=...]) and print its events\n"
       "  --env NAME      an environment of weir-environments.yml\n"
       "  --conf KEY=VALUE  set a configuration key (repeatable)\n"
       "\n"
       "Exit status: 0 when the pipeline is valid (with --target spark: and\n"
-      "portable), 2 otherwise.\n" },
+      "portable), 2 otherwise (1 when the --remote server cannot be reached).\n" },
     { "graph",
       "usage: weir graph [--spec PATH] [--env NAME] [--conf KEY=VALUE]...\n"
       "                  [--format text|dot|mermaid]\n"

@@ -361,13 +361,15 @@ static int run_launcher(const char *python, char *const *argv, char **env,
     return wait_bounded(pid, timeout_seconds());
 }
 
-int project_define_python(project *p, FILE *json_out)
+/* Find Python and run the launcher with SPARK_REMOTE=remote (and
+ * graph_env, "WEIR_GRAPH_ID=..." or NULL) in its environment, reporting
+ * what fails; server (may be NULL) is weir's endpoint the files define
+ * into, whose diagnostics say more than the launcher's report. */
+static int launch(project *p, const char *remote, const char *graph_env,
+                  weir_connect_server *server, FILE *json_out)
 {
     const char *const *files = NULL;
     size_t n_files = weir_pipeline_python_files(p->pipeline, &files);
-    if (n_files == 0)
-        return EXIT_OK;
-
     char shown[4096];
     char *python = find_python(shown, sizeof shown);
     if (!python) {
@@ -378,34 +380,10 @@ int project_define_python(project *p, FILE *json_out)
                     shown);
         return EXIT_USAGE;
     }
-    char token[RANDOM_TOKEN_SIZE];
-    if (!random_token(token)) {
-        print_error(p->cli, "cannot read /dev/urandom for the session token");
-        free(python);
-        return EXIT_FAILED;
-    }
-    weir_connect_options co;
-    memset(&co, 0, sizeof co);
-    co.host = "127.0.0.1";
-    co.token = token;
-    co.pipeline = p->pipeline;
-    weir_connect_server *server = NULL;
-    weir_error err;
-    memset(&err, 0, sizeof err);
-    int rc = weir_connect_start(&server, &co, &err);
-    if (rc) {
-        print_failure(p->cli, NULL, rc, &err);
-        free(python);
-        return exit_code_for(rc);
-    }
-
-    /* "localhost" exactly: with a token, pyspark uses plaintext only for
-     * that host name (any other means TLS). */
-    char remote[160], *settings = pipeline_conf_json(p->pipeline);
-    char *ours[3] = { remote, "PYTHONDONTWRITEBYTECODE=1", settings };
-    snprintf(remote, sizeof remote, "SPARK_REMOTE=sc://localhost:%u/;token=%s",
-             weir_connect_port(server), token);
-    char **env = settings ? child_env(ours, 3) : NULL;
+    char *settings = pipeline_conf_json(p->pipeline);
+    char *ours[4] = { (char *)remote, "PYTHONDONTWRITEBYTECODE=1", settings,
+                      (char *)graph_env };
+    char **env = settings ? child_env(ours, graph_env ? 4 : 3) : NULL;
     char **argv = calloc(n_files + 6, sizeof *argv);
     char *dir = spec_dir(p->pipeline);
     const char *tmpdir = getenv("TMPDIR");
@@ -443,7 +421,8 @@ int project_define_python(project *p, FILE *json_out)
         } else if (status != 0) {
             char *out = slurp(err_fd);
             code = report_child(p->cli, status, shown, out ? out : (char *)"",
-                                dir, weir_connect_diagnostics(server, NULL) > 0,
+                                dir,
+                                server && weir_connect_diagnostics(server, NULL) > 0,
                                 json_out);
             free(out);
         }
@@ -451,7 +430,7 @@ int project_define_python(project *p, FILE *json_out)
     /* Problems the endpoint found in what the files defined, named like
      * SQL errors: path relative to the spec's folder, the source line. */
     const weir_error *diags = NULL;
-    size_t n_diags = weir_connect_diagnostics(server, &diags);
+    size_t n_diags = server ? weir_connect_diagnostics(server, &diags) : 0;
     size_t dir_len = dir ? strlen(dir) : 0;
     for (size_t i = 0; i < n_diags; i++) {
         weir_error e = diags[i];
@@ -466,7 +445,6 @@ int project_define_python(project *p, FILE *json_out)
     }
     if (n_diags && code == EXIT_OK)
         code = EXIT_USAGE;
-    weir_connect_stop(server);
     if (err_fd >= 0)
         close(err_fd);
     free(dir);
@@ -474,5 +452,57 @@ int project_define_python(project *p, FILE *json_out)
     free(env);
     free(settings);
     free(python);
+    return code;
+}
+
+int project_define_python(project *p, FILE *json_out)
+{
+    if (weir_pipeline_python_files(p->pipeline, NULL) == 0)
+        return EXIT_OK;
+    char token[RANDOM_TOKEN_SIZE];
+    if (!random_token(token)) {
+        print_error(p->cli, "cannot read /dev/urandom for the session token");
+        return EXIT_FAILED;
+    }
+    weir_connect_options co;
+    memset(&co, 0, sizeof co);
+    co.host = "127.0.0.1";
+    co.token = token;
+    co.pipeline = p->pipeline;
+    weir_connect_server *server = NULL;
+    weir_error err;
+    memset(&err, 0, sizeof err);
+    int rc = weir_connect_start(&server, &co, &err);
+    if (rc) {
+        print_failure(p->cli, NULL, rc, &err);
+        return exit_code_for(rc);
+    }
+    /* "localhost" exactly: with a token, pyspark uses plaintext only for
+     * that host name (any other means TLS). */
+    char remote[160];
+    snprintf(remote, sizeof remote, "SPARK_REMOTE=sc://localhost:%u/;token=%s",
+             weir_connect_port(server), token);
+    int code = launch(p, remote, NULL, server, json_out);
+    weir_connect_stop(server);
+    return code;
+}
+
+int project_define_python_remote(project *p, const char *uri,
+                                 const char *graph_id, FILE *json_out)
+{
+    if (weir_pipeline_python_files(p->pipeline, NULL) == 0)
+        return EXIT_OK;
+    char *remote = NULL, *graph = NULL;
+    size_t n1 = strlen(uri) + 16, n2 = strlen(graph_id) + 16;
+    int code = EXIT_FAILED;
+    if ((remote = malloc(n1)) && (graph = malloc(n2))) {
+        snprintf(remote, n1, "SPARK_REMOTE=%s", uri);
+        snprintf(graph, n2, "WEIR_GRAPH_ID=%s", graph_id);
+        code = launch(p, remote, graph, NULL, json_out);
+    } else {
+        print_error(p->cli, "out of memory");
+    }
+    free(remote);
+    free(graph);
     return code;
 }

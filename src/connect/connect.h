@@ -1,6 +1,7 @@
 /*
  * weir's Spark Connect endpoint: a gRPC (HTTP/2) server speaking the Spark
- * Connect protocol, built on the public API only.
+ * Connect protocol, built on the public API only; and, at the end, weir as
+ * a client of another Spark Connect server (`weir run --remote`).
  *
  * Two uses share it:
  *  - registration (issue 13): `weir run` on a project with Python files
@@ -33,6 +34,7 @@
 #ifndef WEIR_CONNECT_H
 #define WEIR_CONNECT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "weir.h"
@@ -91,5 +93,95 @@ size_t weir_connect_diagnostics(weir_connect_server *server,
  * is closed, the threads are joined and the server freed. NULL is a
  * no-op. */
 void weir_connect_stop(weir_connect_server *server);
+
+/* --- Client of a remote Spark Connect server (remote.c, remote_uri.c) --
+ *
+ * weir as the client of a remote Spark Connect server with Spark
+ * Declarative Pipelines (`weir run --remote sc://...`, docs/spark.md): the
+ * sc:// connection string, and the pipeline commands a run sends, each one
+ * ExecutePlan call on the transport of grpc.h: CreateDataflowGraph (the
+ * pipeline's catalog, database and configuration), one
+ * DefineSqlGraphElements per SQL file, then StartRun, whose streamed
+ * PipelineEvents come back as weir_events. Python files are defined by the
+ * stock pyspark client joining the same session and graph
+ * (weir_remote_client_uri, weir_remote_graph_id).
+ *
+ * Errors the server answers (a non-OK gRPC status) become a weir_error
+ * with Spark's error class and message, decoded from
+ * grpc-status-details-bin (google.rpc.Status, ErrorInfo): WEIR_EENGINE.
+ * A server that cannot be reached is WEIR_EIO within the connect bound; a
+ * bad connection string WEIR_EINVAL.
+ *
+ * Threads: a weir_remote is used by one thread at a time. Owns: its
+ * session id, graph id and the copies of the connection string's parts.
+ */
+
+#define WEIR_REMOTE_DEFAULT_PORT 15002
+
+/* The parts of `sc://HOST[:PORT][/;key=value;...]` weir uses. */
+typedef struct weir_remote_uri {
+    char host[256];     /* without the brackets of an IPv6 address */
+    unsigned port;      /* WEIR_REMOTE_DEFAULT_PORT when not given */
+    char token[512];    /* "" when none */
+    char user_id[128];  /* "" when none */
+    char session_id[40]; /* "" when none */
+} weir_remote_uri;
+
+/*
+ * Parse a Spark Connect connection string. Parameters: token, user_id,
+ * session_id, user_agent (accepted, not used) and use_ssl=false;
+ * use_ssl=true, a token for a host other than loopback (Spark's client
+ * sends tokens only over TLS, which weir's client does not have), an
+ * unknown parameter, a missing host, a bad port are WEIR_EINVAL with the
+ * error class INVALID_REMOTE_URI and a message naming the part.
+ */
+int weir_remote_parse_uri(weir_remote_uri *out, const char *uri,
+                          weir_error *err);
+
+typedef struct weir_remote weir_remote;
+
+/* Parse uri and prepare a client with a fresh session id (or the URI's).
+ * Nothing is sent yet. connect_ms bounds each connection (0 = 10 s);
+ * *cancel (may be NULL), when it becomes nonzero, stops the call in
+ * progress within a second (WEIR_ECANCELED). *out is the caller's, freed
+ * by weir_remote_close. Errors: WEIR_EINVAL, WEIR_ENOMEM. */
+int weir_remote_open(weir_remote **out, const char *uri, unsigned connect_ms,
+                     const volatile int *cancel, weir_error *err);
+
+/* The connection string a pyspark client uses to join this client's
+ * session on the server: host, port, token, user_id and session_id.
+ * Borrowed from r. */
+const char *weir_remote_client_uri(const weir_remote *r);
+
+/* The graph id of weir_remote_define ("" before it). Borrowed from r. */
+const char *weir_remote_graph_id(const weir_remote *r);
+
+/*
+ * Create the dataflow graph (the pipeline's default catalog and database,
+ * its configuration as SQL confs) and send every SQL file of the pipeline
+ * (weir_pipeline_sql_files, read from the spec's folder, unsubstituted:
+ * Spark substitutes `${key}` itself), each with its path relative to that
+ * folder. An error about a file names it in err->path.
+ */
+int weir_remote_define(weir_remote *r, const weir_pipeline *pipeline,
+                       weir_error *err);
+
+/*
+ * StartRun on the defined graph with opts' dry, full_refresh_all, refresh
+ * and full_refresh, and storage (opts->storage, else the pipeline's, sent
+ * as a file:// URI); every PipelineEvent goes to opts->on_event as a
+ * weir_event (timestamp and message from Spark; level, event type and flow
+ * name read from the message; update_id the one in out). Blocks until the
+ * server ends the run. Returns 0 when the run ended, out->state saying how
+ * (from Spark's `Run is ...` event); a Spark error (the run could not
+ * start, or ended with an error status) is WEIR_EENGINE.
+ */
+int weir_remote_start_run(weir_remote *r, const weir_pipeline *pipeline,
+                          const weir_run_options *opts, weir_run_result *out,
+                          weir_error *err);
+
+/* Release the session on the server (best effort, bounded) and free r.
+ * NULL is a no-op. */
+void weir_remote_close(weir_remote *r);
 
 #endif

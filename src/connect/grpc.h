@@ -120,7 +120,23 @@ typedef struct weir__grpc_target {
     unsigned port;
     const char *token;       /* bearer token, or NULL */
     unsigned connect_ms;     /* connecting gives up after this; 0 = 10 s */
+    /* When *cancel becomes nonzero (a signal handler may set it), the call
+     * stops within a second: WEIR_ECANCELED. NULL = not cancellable. */
+    const volatile int *cancel;
 } weir__grpc_target;
+
+/* How a call ended: its trailers. */
+typedef struct weir__grpc_status {
+    int code;          /* grpc-status */
+    char message[512]; /* grpc-message, percent-decoded, truncated */
+    /* grpc-status-details-bin, base64-decoded (a serialized
+     * google.rpc.Status), malloc'ed, NULL when absent or undecodable;
+     * freed by weir__grpc_status_clear. */
+    uint8_t *details;
+    size_t details_len;
+} weir__grpc_status;
+
+void weir__grpc_status_clear(weir__grpc_status *status);
 
 /* Called for each response message in order; nonzero cancels the call. */
 typedef int (*weir__grpc_message_fn)(void *payload, const uint8_t *msg,
@@ -130,17 +146,21 @@ typedef int (*weir__grpc_message_fn)(void *payload, const uint8_t *msg,
  * Send one request message to method (e.g.
  * "/spark.connect.SparkConnectService/ExecutePlan") and deliver every
  * response message to on_message until the server ends the call. *status
- * gets the call's grpc-status and message (size bytes, may be 0) its
- * grpc-message. Returns 0 when the call ended with a status (whatever it
- * is), WEIR_EIO when the server cannot be reached within connect_ms or
- * the connection fails (err says which), WEIR_ECANCELED when on_message
- * cancelled, WEIR_ENOMEM. Blocking; one connection per call.
+ * gets the call's trailers (release with weir__grpc_status_clear, also
+ * after a failed call). Returns 0 when the call ended with a status
+ * (whatever it is), WEIR_EIO when the server cannot be reached within
+ * connect_ms or the connection fails (err says which), WEIR_ECANCELED when
+ * on_message or target->cancel cancelled, WEIR_ENOMEM. Blocking; one
+ * connection per call.
  */
 int weir__grpc_client_call(const weir__grpc_target *target, const char *method,
                            const void *request, size_t len,
                            weir__grpc_message_fn on_message, void *payload,
-                           int *status, char *message, size_t size,
-                           weir_error *err);
+                           weir__grpc_status *status, weir_error *err);
+
+/* Standard base64 (padding optional, as gRPC sends binary headers)
+ * decoded into a malloc'ed buffer; NULL on bad input or no memory. */
+uint8_t *weir__grpc_unbase64(const char *text, size_t len, size_t *out_len);
 
 /* --- Encoding helpers (exposed for tests) -------------------------------- */
 

@@ -33,6 +33,8 @@ typedef struct client {
     bool closed, cancelled, oom;
     int status; /* -1 until grpc-status is read */
     char message[512];
+    uint8_t *details; /* grpc-status-details-bin, decoded */
+    size_t details_len;
 } client;
 
 /* Connect within ms milliseconds; the socket stays non-blocking. */
@@ -179,8 +181,66 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *frame,
             }
         }
         c->message[o] = '\0';
+    } else if (namelen == 23 &&
+               memcmp(name, "grpc-status-details-bin", 23) == 0) {
+        free(c->details);
+        c->details = weir__grpc_unbase64((const char *)value, valuelen,
+                                         &c->details_len);
     }
     return 0;
+}
+
+static int sextet(uint8_t ch)
+{
+    if (ch >= 'A' && ch <= 'Z')
+        return ch - 'A';
+    if (ch >= 'a' && ch <= 'z')
+        return ch - 'a' + 26;
+    if (ch >= '0' && ch <= '9')
+        return ch - '0' + 52;
+    if (ch == '+')
+        return 62;
+    if (ch == '/')
+        return 63;
+    return -1;
+}
+
+uint8_t *weir__grpc_unbase64(const char *text, size_t len, size_t *out_len)
+{
+    while (len && text[len - 1] == '=')
+        len--;
+    if (len % 4 == 1)
+        return NULL;
+    uint8_t *out = malloc(len / 4 * 3 + 3);
+    if (!out)
+        return NULL;
+    size_t o = 0;
+    uint32_t acc = 0;
+    unsigned bits = 0;
+    for (size_t i = 0; i < len; i++) {
+        int v = sextet((uint8_t)text[i]);
+        if (v < 0) {
+            free(out);
+            return NULL;
+        }
+        acc = (acc << 6) | (uint32_t)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out[o++] = (uint8_t)(acc >> bits);
+        }
+    }
+    *out_len = o;
+    return out;
+}
+
+void weir__grpc_status_clear(weir__grpc_status *status)
+{
+    if (!status)
+        return;
+    free(status->details);
+    status->details = NULL;
+    status->details_len = 0;
 }
 
 static int on_close(nghttp2_session *s, int32_t stream, uint32_t code,
@@ -222,6 +282,10 @@ static int run(nghttp2_session *s, client *c, const weir__grpc_target *t,
                weir_error *err)
 {
     while (!c->closed && !c->cancelled) {
+        if (t->cancel && *t->cancel) {
+            c->cancelled = true;
+            break;
+        }
         if (!flush_out(s, c))
             return WEIR_ERR(err, WEIR_EIO, "CONNECTION_LOST",
                             "the connection to %s:%u failed", t->host, t->port);
@@ -254,17 +318,15 @@ static int run(nghttp2_session *s, client *c, const weir__grpc_target *t,
 int weir__grpc_client_call(const weir__grpc_target *t, const char *method,
                            const void *request, size_t len,
                            weir__grpc_message_fn on_message, void *payload,
-                           int *status, char *message, size_t size,
-                           weir_error *err)
+                           weir__grpc_status *status, weir_error *err)
 {
     client c;
     memset(&c, 0, sizeof c);
     c.status = -1;
     c.on_message = on_message;
     c.payload = payload;
-    *status = WEIR_GRPC_UNKNOWN;
-    if (size)
-        message[0] = '\0';
+    memset(status, 0, sizeof *status);
+    status->code = WEIR_GRPC_UNKNOWN;
     uint8_t *req = malloc(len + WEIR_GRPC_PREFIX);
     if (!req)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
@@ -313,14 +375,17 @@ int weir__grpc_client_call(const weir__grpc_target *t, const char *method,
     close(c.fd);
     free(req);
     weir__buf_free(&c.in);
-    if (rc)
+    if (!rc && c.status < 0)
+        rc = WEIR_ERR(err, WEIR_EIO, "CONNECTION_LOST",
+                      "the call to %s:%u ended without a gRPC status",
+                      t->host, t->port);
+    if (rc) {
+        free(c.details);
         return rc;
-    if (c.status < 0)
-        return WEIR_ERR(err, WEIR_EIO, "CONNECTION_LOST",
-                        "the call to %s:%u ended without a gRPC status",
-                        t->host, t->port);
-    *status = c.status;
-    if (size)
-        snprintf(message, size, "%s", c.message);
+    }
+    status->code = c.status;
+    snprintf(status->message, sizeof status->message, "%s", c.message);
+    status->details = c.details;
+    status->details_len = c.details_len;
     return 0;
 }

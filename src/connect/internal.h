@@ -243,4 +243,11 @@ void weir__shim_exps_free(weir_expectation *items, size_t n);
 /* A random RFC 4122 version-4 UUID (37 bytes with the NUL). */
 void weir__connect_uuid(char out[37]);
 
+/* remote_uri.c: a google.rpc.Status (grpc-status-details-bin) as a weir_error: Spark's
+ * error class (ErrorInfo metadata errorClass, else the message's "[CLASS]"
+ * prefix) and message; fallback the grpc-message. */
+void weir__remote_status_error(weir_error *err, int code,
+                               const char *grpc_message,
+                               const uint8_t *details, size_t details_len);
+
 #endif

@@ -17,6 +17,8 @@ set(WEIR_CONNECT_SOURCES
   src/connect/plan_text.c
   src/connect/plan_types.c
   src/connect/query.c
+  src/connect/remote.c
+  src/connect/remote_uri.c
   src/connect/serve.c
   src/connect/server.c
   src/connect/shim.c

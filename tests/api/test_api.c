@@ -677,6 +677,15 @@ TEST(test_load_spec)
         CHECK_STR(py[0], "transformations/p.py");
     CHECK_INT(weir_pipeline_python_files(NULL, &py), 0);
     CHECK(py == NULL);
+    const char *const *sql = NULL;
+    CHECK_INT(weir_pipeline_sql_files(p, &sql), 1);
+    if (sql)
+        CHECK_STR(sql[0], "transformations/t.sql");
+    CHECK_INT(weir_pipeline_sql_files(NULL, &sql), 0);
+    CHECK_STR(weir_pipeline_catalog(p), "spark_catalog");
+    CHECK_STR(weir_pipeline_database(p), "default");
+    CHECK(weir_pipeline_catalog(NULL) == NULL);
+    CHECK(sql == NULL);
     weir_run_result r;
     CHECK_INT(weir_pipeline_start_run(p, NULL, &r, &err), 0);
     char buf[32];

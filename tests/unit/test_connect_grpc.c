@@ -55,34 +55,33 @@ TEST(test_grpc_client__calls)
     CHECK_INT(weir__grpc_start(&srv, &cfg, &err), 0);
     if (!srv)
         return;
-    weir__grpc_target t = { "127.0.0.1", weir__grpc_port(srv), "s3cret", 0 };
-    int status = -1;
-    char msg[128];
+    weir__grpc_target t = { "127.0.0.1", weir__grpc_port(srv), "s3cret", 0, NULL };
+    weir__grpc_status st;
     got g = { "", 0 };
     CHECK_INT(weir__grpc_client_call(&t, "/t/echo", "hello", 5, collect, &g,
-                                     &status, msg, sizeof msg, &err),
+                                     &st, &err),
               0);
-    CHECK_INT(status, WEIR_GRPC_OK);
+    CHECK_INT(st.code, WEIR_GRPC_OK);
     CHECK_INT(g.n, 2);
     CHECK_STR(g.text, "[hello][hello]");
 
     /* An empty request message is one message too. */
     memset(&g, 0, sizeof g);
     CHECK_INT(weir__grpc_client_call(&t, "/t/echo", NULL, 0, collect, &g,
-                                     &status, msg, sizeof msg, &err),
+                                     &st, &err),
               0);
     CHECK_INT(g.n, 2);
 
     CHECK_INT(weir__grpc_client_call(&t, "/t/other", "x", 1, collect, &g,
-                                     &status, msg, sizeof msg, &err),
+                                     &st, &err),
               0);
-    CHECK_INT(status, WEIR_GRPC_FAILED_PRECONDITION);
-    CHECK_STR(msg, "no such\nmethod: 100% é"); /* percent-decoded */
+    CHECK_INT(st.code, WEIR_GRPC_FAILED_PRECONDITION);
+    CHECK_STR(st.message, "no such\nmethod: 100% é"); /* percent-decoded */
 
     /* The receiver can stop a call. */
     memset(&g, 0, sizeof g);
     CHECK_INT(weir__grpc_client_call(&t, "/t/echo", "a", 1, stop_at_first, &g,
-                                     &status, msg, sizeof msg, &err),
+                                     &st, &err),
               WEIR_ECANCELED);
     CHECK_INT(g.n, 1);
 
@@ -90,16 +89,16 @@ TEST(test_grpc_client__calls)
     weir__grpc_target bad = t;
     bad.token = "wrong";
     CHECK_INT(weir__grpc_client_call(&bad, "/t/echo", "a", 1, collect, &g,
-                                     &status, msg, sizeof msg, &err),
+                                     &st, &err),
               0);
-    CHECK_INT(status, WEIR_GRPC_UNAUTHENTICATED);
+    CHECK_INT(st.code, WEIR_GRPC_UNAUTHENTICATED);
     unsigned port = weir__grpc_port(srv);
     weir__grpc_stop(srv);
 
     /* Nobody listens there any more: a clear error, at once. */
-    weir__grpc_target gone = { "127.0.0.1", port, NULL, 2000 };
+    weir__grpc_target gone = { "127.0.0.1", port, NULL, 2000, NULL };
     CHECK_INT(weir__grpc_client_call(&gone, "/t/echo", "a", 1, collect, &g,
-                                     &status, msg, sizeof msg, &err),
+                                     &st, &err),
               WEIR_EIO);
     CHECK_STR(err.error_class, "CONNECT_FAILED");
     CHECK_CONTAINS(err.message, "cannot connect to 127.0.0.1:");

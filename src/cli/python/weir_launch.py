@@ -7,6 +7,9 @@
 # spec's folder. FILEs are relative to that folder, in weir's order; SQL
 # files are not among them (weir registers those itself). The graph is
 # only defined here: weir validates and runs it, so there is no start_run.
+# With WEIR_GRAPH_ID set (`weir run --remote`), SPARK_REMOTE is a Spark
+# Connect server's session weir opened and the files define into that
+# graph, which weir created and runs.
 #
 # Exit status: 0 done; 3 pyspark-client (or pyspark.pipelines) cannot be
 # imported; 4 a definition file failed; 5 the session or graph could not
@@ -221,9 +224,14 @@ def main(argv):
         client = getattr(spark, "client", None)
         if hasattr(client, "disable_reattachable_execute"):
             client.disable_reattachable_execute()
-        graph_id = create_dataflow_graph(spark, default_catalog=catalog,
-                                         default_database=database,
-                                         sql_conf=conf)
+        # `weir run --remote`: weir created the graph on the remote server
+        # (and sent the SQL files) in this same session; it runs it after.
+        graph_id = os.environ.get("WEIR_GRAPH_ID")
+        remote = graph_id is not None
+        if not remote:
+            graph_id = create_dataflow_graph(spark, default_catalog=catalog,
+                                             default_database=database,
+                                             sql_conf=conf)
         registry = shim.DeferringRegistry(
             SparkConnectGraphElementRegistry(spark, graph_id),
             analysis_blocker())
@@ -246,7 +254,9 @@ def main(argv):
                         module_spec.loader.exec_module(module)
                         registry.flush()
         current = None
-        spark.stop()
+        if not remote:
+            # Stopping releases the session, and with it a remote graph.
+            spark.stop()
     except BaseException as e:
         if isinstance(e, KeyboardInterrupt):
             raise
