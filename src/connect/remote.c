@@ -246,9 +246,19 @@ static int define_sql(weir_remote *r, const char *dir, const char *rel,
         SPARK__CONNECT__PIPELINE_COMMAND__COMMAND_TYPE_DEFINE_SQL_GRAPH_ELEMENTS;
     pc.define_sql_graph_elements = &d;
     rc = execute(r, &pc, NULL, NULL, err);
+    if (rc == WEIR_EENGINE && err) {
+        /* The file, and the line Spark's parser names, shown with a caret. */
+        unsigned line = err->line, column = err->column;
+        weir__error_at(err, rel, line, column);
+        const char *p = text;
+        for (unsigned i = 1; p && i < line; i++)
+            if ((p = strchr(p, '\n')))
+                p++;
+        if (line && p)
+            snprintf(err->line_text, sizeof err->line_text, "%.*s",
+                     (int)strcspn(p, "\r\n"), p);
+    }
     free(text);
-    if (rc == WEIR_EENGINE)
-        weir__error_at(err, rel, 0, 0);
     return rc;
 }
 

@@ -202,6 +202,8 @@ void weir__remote_status_error(weir_error *err, int code,
     }
     const char *text = st && st->message && st->message[0] ? st->message
                                                            : grpc_message;
+    while (text && (*text == '\n' || *text == '\r' || *text == ' '))
+        text++;
     if (text && text[0]) {
         /* "[CLASS] message": the class once, in error_class. */
         const char *close = text[0] == '[' ? strchr(text, ']') : NULL;
@@ -228,6 +230,19 @@ void weir__remote_status_error(weir_error *err, int code,
         google__rpc__status__free_unpacked(st, NULL);
     /* One line: Spark's messages carry the query plan on later lines. */
     msg[strcspn(msg, "\r\n")] = '\0';
+    /* A parser error ends with " (line N, pos M)", M counted from 0. */
+    unsigned line = 0, pos = 0;
+    char *at = strstr(msg, " (line ");
+    int used = 0;
+    if (at && sscanf(at, " (line %u, pos %u)%n", &line, &pos, &used) == 2 &&
+        used > 0 && at[used] == '\0' && line > 0)
+        *at = '\0';
+    else
+        line = 0;
     WEIR_ERR(err, WEIR_EENGINE, cls[0] ? cls : "SPARK_CONNECT_ERROR", "%s",
              msg);
+    if (line && err) {
+        err->line = line;
+        err->column = pos + 1;
+    }
 }
