@@ -29,9 +29,10 @@ UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 
 # The quick subset of the differential tier against real Apache Spark
 # (pyspark from PyPI, the machine's Java 17): every 5th SQL corpus entry,
-# two Python pipeline projects and the import of a file and a Kafka
-# Structured Streaming checkpoint (about 4 minutes); WEIR_SKIP_SPARK=1
-# skips it.
+# two Python pipeline projects, the import of a file and a Kafka
+# Structured Streaming checkpoint, and three projects run through `weir run
+# --remote` on a Spark Connect server (about 4 minutes, and 3 for the
+# remote runs); WEIR_SKIP_SPARK=1 skips it.
 if [ -z "${WEIR_SKIP_SPARK:-}" ]; then
     WEIR="$root/build-asan/weir" ASAN_OPTIONS=detect_leaks=1 \
         tests/spark/run.sh --quick --no-pipelines

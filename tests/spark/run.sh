@@ -4,7 +4,7 @@
 #   tests/spark/run.sh [--quick] [--only REGEX] [--no-pipelines] [--no-python]
 #                      [--no-grammar]
 #                      [--python-only] [--write-expected] [--no-fail]
-#                      [--no-checkpoint] [--checkpoint-only]
+#                      [--no-checkpoint] [--checkpoint-only] [--no-remote]
 #
 # Creates (once) a Python venv with pinned pyspark in build-spark-venv/,
 # uses the machine's Java 17, runs the SQL corpus (tests/spark/corpus/*.sql)
@@ -22,8 +22,12 @@
 # not with --only, --python-only or --no-checkpoint; --checkpoint-only runs
 # only it; for it, run.sh fetches Spark's Kafka connector into
 # build-spark-kafka/ with tests/spark/kafka-jars.sh and the test broker
-# with scripts/kafka.sh). Results go to build-spark-out/
-# (report.md, results.json, pipelines/, python/, import_checkpoint.txt);
+# with scripts/kafka.sh), then runs projects through `weir run --remote` on
+# a Spark Connect server it starts and compares their tables with local
+# runs (tests/spark/remote.py; not with --only, --python-only,
+# --checkpoint-only or --no-remote). Results go to build-spark-out/
+# (report.md, results.json, pipelines/, python/, import_checkpoint.txt,
+# remote/);
 # regenerate docs/sql-functions.md with
 # tests/spark/gen_docs.py build-spark-out/results.json.
 #
@@ -42,20 +46,21 @@ VENV="${SPARK_VENV:-$ROOT/build-spark-venv}"
 OUT="${SPARK_OUT:-$ROOT/build-spark-out}"
 WEIR="${WEIR:-$ROOT/build/weir}"
 
-quick="" pipelines=1 python=1 corpus=1 checkpoint=1 grammar=1 pyargs=() args=()
+quick="" pipelines=1 python=1 corpus=1 checkpoint=1 grammar=1 remote=1 pyargs=() args=()
 while [ $# -gt 0 ]; do
     case "$1" in
     --quick) quick=--quick; args+=(--quick) ;;
     --no-pipelines) pipelines=0 ;;
     --no-python) python=0 ;;
-    --python-only) corpus=0 pipelines=0 checkpoint=0 grammar=0 ;;
+    --python-only) corpus=0 pipelines=0 checkpoint=0 grammar=0 remote=0 ;;
     --no-grammar) grammar=0 ;;
     --no-checkpoint) checkpoint=0 ;;
-    --checkpoint-only) corpus=0 pipelines=0 python=0 grammar=0 checkpoint=1 ;;
+    --checkpoint-only) corpus=0 pipelines=0 python=0 grammar=0 remote=0 checkpoint=1 ;;
+    --no-remote) remote=0 ;;
     --write-expected) pyargs+=(--write-expected) ;;
-    --only) args+=(--only "$2"); pipelines=0; python=0; checkpoint=0; grammar=0; shift ;;
+    --only) args+=(--only "$2"); pipelines=0; python=0; checkpoint=0; grammar=0; remote=0; shift ;;
     --no-fail) args+=(--no-fail) ;;
-    -h|--help) sed -n "2,36p" "$0"; exit 0 ;;
+    -h|--help) sed -n "2,40p" "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -125,5 +130,9 @@ fi
 if [ "$checkpoint" = 1 ]; then
     "$VENV/bin/python" "$HERE/import_checkpoint.py" --weir "$WEIR" --out "$OUT" \
         --ktool "${KTOOL:-$(dirname "$WEIR")/ktool}" --kafka-jars "$KAFKA_JARS" || rc=$?
+fi
+# weir as the client of a Spark Connect server (`weir run --remote`).
+if [ "$remote" = 1 ]; then
+    "$VENV/bin/python" "$HERE/remote.py" --weir "$WEIR" --out "$OUT/remote" || rc=$?
 fi
 exit $rc
