@@ -750,6 +750,27 @@ WEIR_API int weir_pipeline_start_run(weir_pipeline *pipeline,
                                      const weir_run_options *opts,
                                      weir_run_result *out, weir_error *err);
 
+/**
+ * Record an update that ran elsewhere (on a Spark Connect server: `weir
+ * run --remote`) in the event log of storage (a folder or file:// URI,
+ * relative to the pipeline's root; NULL = the pipeline's storage), so
+ * that event_log() and `weir events` on that storage show it like a local
+ * update. The n events are stored in order with their timestamp, level,
+ * event type, message, flow and dataset names, details and source; their
+ * id, update_id and sequence are the log's own: one new update id for
+ * all, written to update_id (40 bytes; may be NULL). Nothing else of the
+ * storage changes. events and the strings in them are read during the
+ * call only.
+ * Errors: WEIR_EINVAL (no pipeline, events NULL with n > 0, no storage),
+ * WEIR_EBUSY (another process holds the storage, or a result or Arrow
+ * stream of this pipeline is open), WEIR_EIO, WEIR_ENOMEM.
+ * Thread-safety: pipeline-serial.
+ */
+WEIR_API int weir_pipeline_record_update(weir_pipeline *pipeline,
+                                         const char *storage,
+                                         const weir_event *events, size_t n,
+                                         char *update_id, weir_error *err);
+
 /* --- Describing the resolved graph --------------------------------------- */
 
 typedef struct weir_column_info {

@@ -808,3 +808,37 @@ int weir_pipeline_start_run(weir_pipeline *p, const weir_run_options *opts,
     p->resolved = rc == 0;
     return rc;
 }
+
+int weir_pipeline_record_update(weir_pipeline *p, const char *storage,
+                                const weir_event *events, size_t n,
+                                char *update_id, weir_error *err)
+{
+    if (!p || (n && !events))
+        return WEIR_ERR(err, WEIR_EINVAL, NULL,
+                        "pipeline and events are required");
+    if (!storage && !p->storage)
+        return WEIR_ERR(err, WEIR_EINVAL, "PIPELINE_STORAGE_ROOT_INVALID",
+                        "Storage must be specified to record an update.");
+    if (p->open_results)
+        return WEIR_ERR(err, WEIR_EBUSY, NULL,
+                        "free every query result and release every Arrow "
+                        "stream of this pipeline before recording an update");
+    char *own = NULL;
+    if (storage) {
+        int rc = storage_path(&own, storage, p->root_dir, err);
+        if (rc)
+            return rc;
+    }
+    weir__query_close(p);
+    weir_db_config db;
+    memset(&db, 0, sizeof(db));
+    db.threads = p->session->threads;
+    db.memory_limit = p->session->memory_limit;
+    char id[40];
+    int rc = weir__engine_record(own ? own : p->storage, &db, events, n, id,
+                                 err);
+    if (!rc && update_id)
+        memcpy(update_id, id, sizeof(id));
+    free(own);
+    return rc;
+}

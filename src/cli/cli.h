@@ -282,6 +282,13 @@ int project_define_python_remote(project *p, const char *uri,
 /* Is uri a Spark Connect URI weir can use? Prints why not. */
 bool remote_uri_check(const cli *c, const char *uri);
 
+/* The local folder (a weir storage holding only an event log) where the
+ * updates of pipeline p run on the server of uri are recorded:
+ * $XDG_CACHE_HOME/weir/remote/HOST-PORT/NAME-HASH (else ~/.cache/...),
+ * HASH of the spec's path. False when it cannot be named. */
+bool remote_state_dir(char *buf, size_t size, const char *uri,
+                      const weir_pipeline *p);
+
 /* Run (or, with ro->dry, dry-run) the loaded project on the Spark Connect
  * server at uri, with ro's refresh options; events printed in mode. The
  * exit code. */

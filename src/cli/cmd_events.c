@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -235,6 +236,7 @@ static int show_quality(const cli *c, project *p, const char *id,
 
 typedef struct events_args {
     const char *spec, *update;
+    const char *remote; /* --remote sc://...: the updates run there */
     out_format fmt;
     bool quality;
     load_args load; /* --env, --conf (the environment's storage) */
@@ -246,7 +248,7 @@ static int parse(const cli *c, events_args *a, int argc, char **argv)
     static const opt_def defs[] = {
         { "spec", true },  { "update", true }, { "format", true },
         { "quality", false }, { "env", true }, { "conf", true },
-        { NULL, false },
+        { "remote", true }, { NULL, false },
     };
     const char *value = NULL;
     opt_iter it;
@@ -275,6 +277,11 @@ static int parse(const cli *c, events_args *a, int argc, char **argv)
                 return code;
             break;
         }
+        case 6:
+            if (!remote_uri_check(c, value))
+                return EXIT_USAGE;
+            a->remote = value;
+            break;
         default: break;
         }
     }
@@ -326,6 +333,24 @@ int cmd_events(const cli *c, int argc, char **argv)
     /* The event log stays readable while a definition file has errors. */
     a.load.storage_only = true;
     code = project_open_with(&p, c, a.spec, &a.load, NULL, NULL);
+    char dir[4096];
+    if (code == EXIT_OK && a.remote) {
+        /* The updates run with --remote are in a local folder of their
+         * own: the project reopened on that storage. */
+        bool named = remote_state_dir(dir, sizeof dir, a.remote, p.pipeline);
+        project_close(&p);
+        struct stat st;
+        if (!named || stat(dir, &st) != 0) {
+            if (a.fmt == FORMAT_TABLE)
+                fprintf(stderr, "No events recorded yet for %s: run the "
+                                "pipeline with --remote first.\n",
+                        a.remote);
+            load_args_free(&a.load);
+            return EXIT_OK;
+        }
+        a.load.storage = dir;
+        code = project_open_with(&p, c, a.spec, &a.load, NULL, NULL);
+    }
     if (code == EXIT_OK)
         code = show(c, &p, &a);
     project_close(&p);

@@ -171,6 +171,7 @@ static const help_page pages[] = {
       "usage: weir events [--spec PATH] [--update latest|all|ID]\n"
       "                   [--format table|csv|json] [--quality]\n"
       "                   [--env NAME] [--conf KEY=VALUE]...\n"
+      "                   [--remote sc://HOST:PORT]\n"
       "\n"
       "Show the event log (weir.event_log) of an update, in order.\n"
       "\n"
@@ -183,7 +184,10 @@ static const help_page pages[] = {
       "                    failed records per dataset and expectation\n"
       "  --env NAME        an environment of weir-environments.yml (its\n"
       "                    storage's event log)\n"
-      "  --conf KEY=VALUE  set a configuration key (repeatable)\n" },
+      "  --conf KEY=VALUE  set a configuration key (repeatable)\n"
+      "  --remote URI      the updates run on that Spark Connect server with\n"
+      "                    weir run --remote (recorded under\n"
+      "                    ~/.cache/weir/remote/, docs/spark.md)\n" },
     { "serve",
       "usage: weir serve [--spec PATH] [--port N] [--host ADDR]\n"
       "                  [--token T | --token-file FILE]\n"

@@ -40,4 +40,13 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
                      const weir_run_options *run, weir_run_result *out,
                      weir__diags *diags, weir_error *err);
 
+/*
+ * Store n events of an update that ran elsewhere in the event log of
+ * storage (absolute folder), under a new update id (written to
+ * update_id), with their own timestamps (record.c).
+ */
+int weir__engine_record(const char *storage, const weir_db_config *db,
+                        const weir_event *events, size_t n,
+                        char update_id[40], weir_error *err);
+
 #endif

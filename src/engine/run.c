@@ -85,7 +85,7 @@ static void flow_event(run_state *rs, const weir_gflow *f, weir_level level,
 {
     weir_event_spec spec = { level, "flow_progress", f->display,
                              rs->g->datasets[f->target].display, details,
-                             error, NULL, 0 };
+                             error, NULL, 0, 0 };
     if (f->origin.src) {
         spec.source_path = f->origin.src->path;
         spec.source_line = f->origin.pos.line;
@@ -118,7 +118,7 @@ static void run_event(run_state *rs, weir_level level, const char *event_type,
                       const char *msg)
 {
     weir_event_spec spec = { level, event_type, NULL, NULL, details, error,
-                             NULL, 0 };
+                             NULL, 0, 0 };
     weir__eventlog_emit(rs->log, &spec, "%s", msg);
 }
 

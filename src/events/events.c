@@ -143,7 +143,7 @@ void weir__eventlog_emit(weir_eventlog *log, const weir_event_spec *spec,
     queued e;
     memset(&e, 0, sizeof(e));
     weir__uuid(e.id);
-    e.ts = weir__now_us();
+    e.ts = spec->timestamp_us ? spec->timestamp_us : weir__now_us();
     e.level = spec->level;
     weir_buf msg = WEIR_BUF_INIT;
     va_list ap;

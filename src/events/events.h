@@ -38,6 +38,8 @@ typedef struct weir_event_spec {
     const weir_error *error;  /* NULL when none */
     const char *source_path;
     unsigned source_line;
+    int64_t timestamp_us;     /* 0 = now (an event recorded from elsewhere
+                                 keeps its own) */
 } weir_event_spec;
 
 /* Queue an event with a printf-style message. Thread-safe. */
