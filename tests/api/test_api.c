@@ -890,6 +890,60 @@ TEST(test_keep_storage_open)
     scratch_free(&sc);
 }
 
+/* weir_pipeline_record_update: an update that ran elsewhere (weir run
+ * --remote) lands in a storage's event log with its own timestamps. */
+TEST(test_record_update)
+{
+    scratch sc;
+    scratch_init(&sc);
+    weir_error err;
+    weir_session *s;
+    CHECK_INT(weir_session_open(&s, NULL, &err), 0);
+    weir_pipeline_options po = WEIR_PIPELINE_OPTIONS_INIT;
+    po.storage = sc.storage;
+    weir_pipeline *p = NULL;
+    CHECK_INT(weir_pipeline_create(&p, s, &po, &err), 0);
+    weir_event ev[2];
+    memset(ev, 0, sizeof(ev));
+    ev[0].timestamp_us = 1767225600000000LL; /* 2026-01-01 00:00:00 UTC */
+    ev[0].event_type = "flow_progress";
+    ev[0].flow_name = "spark_catalog.default.t";
+    ev[0].message = "Flow spark_catalog.default.t has COMPLETED.";
+    ev[1].timestamp_us = ev[0].timestamp_us + 1000000;
+    ev[1].level = WEIR_LEVEL_ERROR;
+    ev[1].message = "Run is FAILED.";
+    char id[40] = "";
+    CHECK_INT(weir_pipeline_record_update(p, NULL, ev, 2, id, &err), 0);
+    CHECK_INT(strlen(id), 36);
+    char sql[320], buf[256];
+    static const char *const want[] = {
+        "INFO flow_progress spark_catalog.default.t 2026-01-01 00:00:00",
+        "ERROR spark_event - 2026-01-01 00:00:01",
+    };
+    for (int i = 0; i < 2; i++) {
+        snprintf(sql, sizeof(sql),
+                 "SELECT concat(level, ' ', event_type, ' ', "
+                 "coalesce(flow_name, '-'), ' ', CAST(`timestamp` AS STRING)) "
+                 "FROM event_log() WHERE update_id = '%s' AND sequence = %d",
+                 id, i);
+        CHECK_STR(scalar(p, sql, buf, sizeof(buf)), want[i]);
+    }
+    /* Another storage, relative to the root; errors. */
+    CHECK_INT(weir_pipeline_record_update(p, "elsewhere", ev, 1, NULL, &err), 0);
+    CHECK_INT(weir_pipeline_record_update(p, NULL, NULL, 1, NULL, &err),
+              WEIR_EINVAL);
+    CHECK_INT(weir_pipeline_record_update(NULL, NULL, ev, 1, NULL, &err),
+              WEIR_EINVAL);
+    weir_pipeline *none = NULL;
+    CHECK_INT(weir_pipeline_create(&none, s, NULL, &err), 0);
+    CHECK_INT(weir_pipeline_record_update(none, NULL, ev, 1, NULL, &err),
+              WEIR_EINVAL);
+    weir_pipeline_drop(none);
+    weir_pipeline_drop(p);
+    weir_session_close(s);
+    scratch_free(&sc);
+}
+
 /* weir_flow_options.import_checkpoint: the flow starts after the files a
  * Structured Streaming checkpoint lists (docs/import-checkpoint.md). */
 TEST(test_import_checkpoint)
@@ -1007,4 +1061,5 @@ TEST_MAIN(RUN(test_version); RUN(test_null_and_versions);
           RUN(test_full_definition); RUN(test_run_options);
           RUN(test_results_and_streams); RUN(test_load_spec);
           RUN(test_import_checkpoint); RUN(test_auto_cdc);
-          RUN(test_keep_storage_open); RUN(test_copy_definitions);)
+          RUN(test_keep_storage_open); RUN(test_copy_definitions);
+          RUN(test_record_update);)
