@@ -127,12 +127,15 @@ static void record(project *p, const char *uri, recorder *r, int rc,
         weir_event last;
         memset(&last, 0, sizeof last);
         last.timestamp_us = r->items[r->n - 1].timestamp_us;
-        last.level = WEIR_LEVEL_ERROR;
+        last.level = rc == WEIR_ECANCELED ? WEIR_LEVEL_WARN : WEIR_LEVEL_ERROR;
         last.event_type = "update_progress";
         char text[2048];
-        snprintf(text, sizeof text, "Run is FAILED: %s%s%s%s",
-                 err->error_class[0] ? "[" : "", err->error_class,
-                 err->error_class[0] ? "] " : "", err->message);
+        if (rc == WEIR_ECANCELED)
+            snprintf(text, sizeof text, "Run is CANCELED.");
+        else
+            snprintf(text, sizeof text, "Run is FAILED: %s%s%s%s",
+                     err->error_class[0] ? "[" : "", err->error_class,
+                     err->error_class[0] ? "] " : "", err->message);
         keep_event(r, &last, text);
     }
     char dir[4096];

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <nghttp2/nghttp2.h>
@@ -278,19 +279,36 @@ static bool flush_out(nghttp2_session *s, client *c)
     }
 }
 
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static int run(nghttp2_session *s, client *c, const weir__grpc_target *t,
                weir_error *err)
 {
+    /* An HTTP/2 server sends its SETTINGS at once: silence means it is
+     * not one (or is wedged), found within the connect bound. */
+    int64_t ms = t->connect_ms ? t->connect_ms : 10000;
+    int64_t deadline = now_ms() + ms;
+    bool heard = false;
     while (!c->closed && !c->cancelled) {
         if (t->cancel && *t->cancel) {
             c->cancelled = true;
             break;
         }
+        if (!heard && now_ms() > deadline)
+            return WEIR_ERR(err, WEIR_EIO, "CONNECT_FAILED",
+                            "%s:%u accepted the connection but sent nothing "
+                            "in %lld ms (is it a Spark Connect server?)",
+                            t->host, t->port, (long long)ms);
         if (!flush_out(s, c))
             return WEIR_ERR(err, WEIR_EIO, "CONNECTION_LOST",
                             "the connection to %s:%u failed", t->host, t->port);
         struct pollfd p = { c->fd, POLLIN, 0 };
-        int r = poll(&p, 1, 1000);
+        int r = poll(&p, 1, heard ? 1000 : 100);
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
@@ -299,6 +317,8 @@ static int run(nghttp2_session *s, client *c, const weir__grpc_target *t,
         ssize_t n = recv(c->fd, buf, sizeof buf, 0);
         if (n < 0 && (errno == EAGAIN || errno == EINTR))
             continue;
+        if (n > 0)
+            heard = true;
         if (n <= 0 || nghttp2_session_mem_recv(s, buf, (size_t)n) < 0) {
             if (c->oom)
                 return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");

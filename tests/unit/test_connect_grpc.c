@@ -7,6 +7,11 @@
 
 #include "connect/grpc.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 /* /t/echo: the request twice, then OK; anything else: FAILED_PRECONDITION. */
 static void handler(weir__grpc_call *call, void *payload)
 {
@@ -104,4 +109,70 @@ TEST(test_grpc_client__calls)
     CHECK_CONTAINS(err.message, "cannot connect to 127.0.0.1:");
 }
 
-TEST_MAIN(RUN(test_grpc_client__calls))
+/* A server that accepts the connection (the kernel does, from the
+ * backlog) and never answers: an error within the connect bound. */
+TEST(test_grpc_client__silent_server)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+          listen(fd, 4) == 0 && getsockname(fd, (struct sockaddr *)&a, &len) == 0);
+    weir__grpc_target t = { "127.0.0.1", ntohs(a.sin_port), NULL, 300, NULL };
+    weir__grpc_status st;
+    weir_error err;
+    got g = { "", 0 };
+    CHECK_INT(weir__grpc_client_call(&t, "/t/echo", "a", 1, collect, &g, &st,
+                                     &err),
+              WEIR_EIO);
+    CHECK_STR(err.error_class, "CONNECT_FAILED");
+    CHECK_CONTAINS(err.message, "sent nothing in 300 ms");
+    close(fd);
+}
+
+/* *cancel stops a call that is waiting for the server. */
+TEST(test_grpc_client__cancel)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+          listen(fd, 4) == 0 && getsockname(fd, (struct sockaddr *)&a, &len) == 0);
+    volatile int stop = 1;
+    weir__grpc_target t = { "127.0.0.1", ntohs(a.sin_port), NULL, 60000, &stop };
+    weir__grpc_status st;
+    weir_error err;
+    got g = { "", 0 };
+    CHECK_INT(weir__grpc_client_call(&t, "/t/echo", "a", 1, collect, &g, &st,
+                                     &err),
+              WEIR_ECANCELED);
+    close(fd);
+}
+
+/* grpc-status-details-bin is base64 with or without padding. */
+TEST(test_grpc_client__unbase64)
+{
+    size_t n = 0;
+    uint8_t *d = weir__grpc_unbase64("aGVsbG8", 7, &n);
+    CHECK(d != NULL && n == 5 && memcmp(d, "hello", 5) == 0);
+    free(d);
+    d = weir__grpc_unbase64("aGVsbG8=", 8, &n);
+    CHECK(d != NULL && n == 5 && memcmp(d, "hello", 5) == 0);
+    free(d);
+    char *enc = weir__grpc_base64("\x00\xff\x10", 3);
+    d = enc ? weir__grpc_unbase64(enc, strlen(enc), &n) : NULL;
+    CHECK(d != NULL && n == 3 && memcmp(d, "\x00\xff\x10", 3) == 0);
+    free(d);
+    free(enc);
+    CHECK(weir__grpc_unbase64("a", 1, &n) == NULL);
+    CHECK(weir__grpc_unbase64("ab!d", 4, &n) == NULL);
+}
+
+TEST_MAIN(RUN(test_grpc_client__calls); RUN(test_grpc_client__silent_server);
+          RUN(test_grpc_client__cancel); RUN(test_grpc_client__unbase64))
