@@ -757,9 +757,10 @@ WEIR_API int weir_pipeline_start_run(weir_pipeline *pipeline,
  * that event_log() and `weir events` on that storage show it like a local
  * update. The n events are stored in order with their timestamp, level,
  * event type, message, flow and dataset names, details and source; their
- * id, update_id and sequence are the log's own: one new update id for
- * all, written to update_id (40 bytes; may be NULL). Nothing else of the
- * storage changes. events and the strings in them are read during the
+ * id and sequence are the log's own. They are recorded under the
+ * update_id of the first event when it is a UUID (the id they were
+ * delivered with), else under a new one; that id is written to update_id
+ * (40 bytes; may be NULL). Nothing else of the storage changes. events and the strings in them are read during the
  * call only.
  * Errors: WEIR_EINVAL (no pipeline, events NULL with n > 0, no storage),
  * WEIR_EBUSY (another process holds the storage, or a result or Arrow

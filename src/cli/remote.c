@@ -91,6 +91,7 @@ static void keep_event(recorder *r, const weir_event *ev, const char *message)
     }
     weir_event *e = &r->items[r->n++];
     memset(e, 0, sizeof *e);
+    e->update_id = dup_or_null(ev->update_id);
     e->timestamp_us = ev->timestamp_us;
     e->level = ev->level;
     e->event_type = dup_or_null(ev->event_type);
@@ -110,6 +111,7 @@ static void on_event(const weir_event *ev, void *payload)
 static void recorder_free(recorder *r)
 {
     for (size_t i = 0; i < r->n; i++) {
+        free((char *)r->items[i].update_id);
         free((char *)r->items[i].event_type);
         free((char *)r->items[i].message);
         free((char *)r->items[i].flow_name);
@@ -127,6 +129,7 @@ static void record(project *p, const char *uri, recorder *r, int rc,
         weir_event last;
         memset(&last, 0, sizeof last);
         last.timestamp_us = r->items[r->n - 1].timestamp_us;
+        last.update_id = r->items[r->n - 1].update_id;
         last.level = rc == WEIR_ECANCELED ? WEIR_LEVEL_WARN : WEIR_LEVEL_ERROR;
         last.event_type = "update_progress";
         char text[2048];

@@ -19,7 +19,14 @@ int weir__engine_record(const char *storage, const weir_db_config *db,
 {
     weir_storage *st = NULL;
     weir_eventlog *log = NULL;
-    weir__uuid(update_id);
+    /* The id the events were delivered with (a UUID: letters, digits and
+     * '-'), else a new one. */
+    const char *given = n ? events[0].update_id : NULL;
+    if (given && given[0] && strlen(given) < 40 &&
+        strspn(given, "0123456789abcdefABCDEF-") == strlen(given))
+        memcpy(update_id, given, strlen(given) + 1);
+    else
+        weir__uuid(update_id);
     int rc = weir__storage_open(&st, storage, WEIR_STORAGE_RUN, db, err);
     if (!rc)
         rc = weir__eventlog_open(&log, st->conn, update_id, NULL, NULL, err);

@@ -915,6 +915,16 @@ TEST(test_record_update)
     char id[40] = "";
     CHECK_INT(weir_pipeline_record_update(p, NULL, ev, 2, id, &err), 0);
     CHECK_INT(strlen(id), 36);
+    /* The id the events came with is kept. */
+    char again[40] = "";
+    ev[0].update_id = "0b8d3a3e-8f0e-4a51-9a27-5b0e8f1c2d3e";
+    CHECK_INT(weir_pipeline_record_update(p, NULL, ev, 1, again, &err), 0);
+    CHECK_STR(again, "0b8d3a3e-8f0e-4a51-9a27-5b0e8f1c2d3e");
+    ev[0].update_id = "x'; DROP TABLE t; --";
+    CHECK_INT(weir_pipeline_record_update(p, NULL, ev, 1, again, &err), 0);
+    CHECK(strcmp(again, "0b8d3a3e-8f0e-4a51-9a27-5b0e8f1c2d3e") != 0);
+    CHECK_INT(strlen(again), 36);
+    ev[0].update_id = NULL;
     char sql[320], buf[256];
     static const char *const want[] = {
         "INFO flow_progress spark_catalog.default.t 2026-01-01 00:00:00",

@@ -22,6 +22,7 @@ exits 1 when one fails.
 """
 import argparse
 import glob
+import json
 import os
 import shutil
 import signal
@@ -109,8 +110,11 @@ def fill(project, data):
 
 def weir(args, cwd, timeout=600):
     t0 = time.time()
+    # The local event logs of remote runs go under the test's folder.
+    env = dict(os.environ, WEIR_PYTHON=sys.executable,
+               XDG_CACHE_HOME=os.path.join(WORK, "cache"))
     p = subprocess.run([WEIR] + args, cwd=cwd, capture_output=True, text=True,
-                       timeout=timeout, env=dict(os.environ, WEIR_PYTHON=sys.executable))
+                       timeout=timeout, env=env)
     return p.returncode, p.stdout, p.stderr, time.time() - t0
 
 
@@ -167,6 +171,15 @@ def run_and_compare(spark, uri, name, remote, local):
     check(rc == 0, "%s: weir run --remote exits 0 (%.0f s)" % (name, secs),
           (so + se)[-2500:])
     check("Run is COMPLETED." in so, "%s: Spark's events printed" % name, so[-1500:])
+    rc, ev, se, _ = weir(["events", "--remote", uri, "--format", "json"], remote)
+    recorded = [json.loads(line) for line in ev.splitlines() if line.strip()]
+    printed = [line.split(": ", 1)[1] for line in so.splitlines()
+               if line.endswith("has COMPLETED.")]
+    messages = [e["message"] for e in recorded]
+    check(rc == 0 and printed and messages[-1:] == ["Run is COMPLETED."] and
+          all(m in messages for m in printed),
+          "%s: weir events --remote shows the update (%d events)" % (name, len(recorded)),
+          (ev + se)[-1500:])
     rc, so2, se2, _ = weir(["run"], local)
     check(rc == 0, "%s: local weir run exits 0" % name, (so2 + se2)[-2500:])
     if rc != 0:
@@ -197,8 +210,9 @@ def main():
     ap.add_argument("--weir", required=True)
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
+    global WORK
     WEIR = os.path.abspath(a.weir)
-    work = os.path.abspath(a.out)
+    work = WORK = os.path.abspath(a.out)
     shutil.rmtree(work, ignore_errors=True)
     for side in ("remote", "local"):
         os.makedirs(os.path.join(work, side))
@@ -230,6 +244,9 @@ def main():
         rc, so, se, _ = weir(["run", "--remote", uri], os.path.join(work, "remote", "failing"))
         check(rc == 1 and "CAST_INVALID_INPUT" in se and "has FAILED" in so,
               "a failing flow: exit 1 with Spark's message", (so + se)[-1500:])
+        rc, ev, se, _ = weir(["events", "--remote", uri], os.path.join(work, "remote", "failing"))
+        check(rc == 0 and "Run is FAILED: [CAST_INVALID_INPUT]" in ev,
+              "a failing flow: recorded with Spark's error", (ev + se)[-1500:])
         rc, so, se, _ = weir(["run", "--remote", uri], os.path.join(work, "remote", "spark-refuses"))
         check(rc == 1 and "transformations/live.sql:1:11: error: [PARSE_SYNTAX_ERROR]" in se,
               "SQL Spark refuses: exit 1, Spark's error at file:line:col", se[-800:])

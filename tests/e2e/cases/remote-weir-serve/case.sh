@@ -30,6 +30,13 @@ expect_stdout_contains "orders_silver"
 run_weir events --remote "$url" --format json
 expect_exit 0
 expect_stdout_contains '"event_type":"flow_progress"'
+# --json prints the events with the update id they are recorded under.
+run_weir run --remote "$url" --json
+expect_exit 0
+id=$(grep -m1 -o '"update_id":"[0-9a-f-]*"' "$WEIR_STDOUT")
+[ -n "$id" ] || e2e_fail "no update_id in the JSON events"
+run_weir events --remote "$url" --format json
+expect_stdout_contains "$id"
 run_weir dry-run --remote "$url"
 expect_exit 0
 expect_stdout_contains "Run is COMPLETED."
