@@ -22,6 +22,7 @@
 
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/str.h"
 
 typedef struct client {
     int fd;
@@ -140,17 +141,6 @@ static int on_data(nghttp2_session *s, uint8_t flags, int32_t stream,
     return 0;
 }
 
-static int hex(uint8_t ch)
-{
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    if (ch >= 'a' && ch <= 'f')
-        return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F')
-        return ch - 'A' + 10;
-    return -1;
-}
-
 static int on_header(nghttp2_session *s, const nghttp2_frame *frame,
                      const uint8_t *name, size_t namelen, const uint8_t *value,
                      size_t valuelen, uint8_t flags, void *user)
@@ -171,8 +161,8 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *frame,
         for (size_t i = 0; i < valuelen && o + 1 < sizeof c->message; i++) {
             int hi = -1, lo = -1;
             if (value[i] == '%' && i + 2 < valuelen) {
-                hi = hex(value[i + 1]);
-                lo = hi < 0 ? -1 : hex(value[i + 2]);
+                hi = weir__str_hex_value((char)value[i + 1]);
+                lo = hi < 0 ? -1 : weir__str_hex_value((char)value[i + 2]);
             }
             if (hi >= 0 && lo >= 0) {
                 c->message[o++] = (char)(hi * 16 + lo);

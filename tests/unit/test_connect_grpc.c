@@ -109,9 +109,9 @@ TEST(test_grpc_client__calls)
     CHECK_CONTAINS(err.message, "cannot connect to 127.0.0.1:");
 }
 
-/* A server that accepts the connection (the kernel does, from the
- * backlog) and never answers: an error within the connect bound. */
-TEST(test_grpc_client__silent_server)
+/* A loopback socket that listens and never answers: connections are
+ * accepted by the kernel (from the backlog). Returns it, *port its port. */
+static int silent_listener(unsigned *port)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in a;
@@ -121,7 +121,17 @@ TEST(test_grpc_client__silent_server)
     socklen_t len = sizeof a;
     CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
           listen(fd, 4) == 0 && getsockname(fd, (struct sockaddr *)&a, &len) == 0);
-    weir__grpc_target t = { "127.0.0.1", ntohs(a.sin_port), NULL, 300, NULL };
+    *port = ntohs(a.sin_port);
+    return fd;
+}
+
+/* A server that accepts the connection and never answers: an error within
+ * the connect bound. */
+TEST(test_grpc_client__silent_server)
+{
+    unsigned port = 0;
+    int fd = silent_listener(&port);
+    weir__grpc_target t = { "127.0.0.1", port, NULL, 300, NULL };
     weir__grpc_status st;
     weir_error err;
     got g = { "", 0 };
@@ -136,16 +146,10 @@ TEST(test_grpc_client__silent_server)
 /* *cancel stops a call that is waiting for the server. */
 TEST(test_grpc_client__cancel)
 {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
-          listen(fd, 4) == 0 && getsockname(fd, (struct sockaddr *)&a, &len) == 0);
+    unsigned port = 0;
+    int fd = silent_listener(&port);
     volatile int stop = 1;
-    weir__grpc_target t = { "127.0.0.1", ntohs(a.sin_port), NULL, 60000, &stop };
+    weir__grpc_target t = { "127.0.0.1", port, NULL, 60000, &stop };
     weir__grpc_status st;
     weir_error err;
     got g = { "", 0 };
