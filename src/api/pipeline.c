@@ -772,6 +772,7 @@ int weir_pipeline_start_run(weir_pipeline *p, const weir_run_options *opts,
         }
     }
     eo.sink_root = sink_root;
+    eo.local_kafka = opts->version >= 4 && opts->local_kafka;
     rc = keep ? weir__query_storage_for_run(p, &eo.held, err) : 0;
     if (!rc)
         rc = weir__engine_run(p->graph, &eo, opts, out, &p->diags, err);

@@ -204,6 +204,7 @@ static void plan_init(weir_flow_exec *x, batch_plan *p, const weir_gdataset *t)
     c->conn = x->conn;
     c->cp = &p->cp;
     c->root_dir = x->root_dir;
+    c->local_topics = x->local_kafka ? x->g->default_catalog : NULL;
     c->update_id = x->update_id;
     c->arena = &p->arena;
     c->infer = x->infer;
@@ -627,6 +628,7 @@ static int sink_batch(weir_flow_exec *x, const weir_gdataset *t, int64_t gen,
     b->n_options = t->def->n_options;
     b->root_dir = x->root_dir;
     b->redirect_root = x->sink_root;
+    b->local_topics = x->local_kafka ? x->g->default_catalog : NULL;
     /* A staging folder per flow, named after the sink, the flow and a hash
      * of the flow's name; the names are encoded so that none reaches
      * outside <storage>/sinks. */

@@ -22,6 +22,7 @@
 #include "engine/select.h"
 #include "events/events.h"
 #include "sinks/sink.h"
+#include "store/topics.h"
 #include "util/clock.h"
 #include "util/str.h"
 
@@ -310,6 +311,7 @@ static void start_slot(run_state *rs, slot *s)
     s->exec.st = rs->st;
     s->exec.root_dir = rs->opts->root_dir;
     s->exec.sink_root = rs->opts->sink_root;
+    s->exec.local_kafka = rs->opts->local_kafka;
     s->exec.update_id = rs->update_id;
     s->exec.infer = rs->infer;
     s->exec.sample_rows = rs->opts->sample_rows;
@@ -849,6 +851,8 @@ static int open_catalogs(run_state *rs, weir_error *err)
     if (!rs->run->dry)
         rc = weir__storage_use_catalog(rs->st, g->default_catalog,
                                        g->default_database, err);
+    if (!rc && !rs->run->dry && rs->opts->local_kafka)
+        rc = weir__topics_create(rs->st->conn, g->default_catalog, err);
     for (size_t i = 0; !rc && i < g->n_datasets; i++) {
         const weir_gdataset *d = &g->datasets[i];
         if (d->catalog)

@@ -64,6 +64,9 @@ typedef struct weir_source_ctx {
     weir_conn *conn;            /* the flow's, in its open transaction */
     const weir_checkpoint *cp;  /* the flow's checkpoints */
     const char *root_dir;
+    const char *local_topics;   /* Kafka: the catalog of the local topics
+                                   to read instead of brokers
+                                   (weir_run_options.local_kafka), or NULL */
     const char *update_id;
     int64_t gen, batch_id;
     weir_arena *arena;          /* lives as long as the batch */
