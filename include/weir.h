@@ -340,6 +340,16 @@ WEIR_API const char *weir_pipeline_spec_path(const weir_pipeline *pipeline);
 WEIR_API const char *weir_pipeline_storage(const weir_pipeline *pipeline);
 
 /**
+ * The default catalog and database of the pipeline's datasets: the
+ * spec's or the environment's, or those given at creation; else Spark's
+ * defaults, spark_catalog and default. NULL when pipeline is NULL.
+ * Ownership: borrowed; valid until the pipeline is dropped.
+ * Thread-safety: pipeline-serial.
+ */
+WEIR_API const char *weir_pipeline_catalog(const weir_pipeline *pipeline);
+WEIR_API const char *weir_pipeline_database(const weir_pipeline *pipeline);
+
+/**
  * Problems found by the last call that reported WEIR_ESPEC, WEIR_ESQL or
  * WEIR_EGRAPH: every independent error, in source order (the call's own
  * weir_error holds the first one). Returns their count and sets *out (may be

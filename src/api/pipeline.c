@@ -216,6 +216,16 @@ const char *weir_pipeline_storage(const weir_pipeline *p)
     return p ? p->storage : NULL;
 }
 
+const char *weir_pipeline_catalog(const weir_pipeline *p)
+{
+    return p ? p->catalog : NULL;
+}
+
+const char *weir_pipeline_database(const weir_pipeline *p)
+{
+    return p ? p->database : NULL;
+}
+
 const char *weir_pipeline_conf_get(const weir_pipeline *p, const char *key)
 {
     const char *v = NULL;

@@ -178,7 +178,8 @@ static const help_page pages[] = {
       "  --conf KEY=VALUE  set a configuration key (repeatable)\n" },
     { "serve",
       "usage: weir serve [--spec PATH] [--port N] [--host ADDR]\n"
-      "                  [--token T | --token-file FILE]\n"
+      "                  [--token T | --token-file FILE] [--env NAME]\n"
+      "                  [--conf KEY=VALUE]...\n"
       "\n"
       "Serve Spark Connect until SIGINT/SIGTERM, so that the stock pipelines\n"
       "CLI runs on weir: SPARK_REMOTE=URL python -m pyspark.pipelines.cli run\n"
@@ -197,9 +198,14 @@ static const help_page pages[] = {
       "  --token T          the bearer token clients must send (default: a\n"
       "                     random one, printed in the URL)\n"
       "  --token-file FILE  read the token from the first line of FILE\n"
+      "  --env NAME         an environment of weir-environments.yml beside\n"
+      "                     --spec: runs use its storage, catalog, database\n"
+      "                     and configuration instead of the client's\n"
+      "  --conf KEY=VALUE   set a configuration key over the client's\n"
+      "                     (repeatable; needs --spec)\n"
       "\n"
       "Exit status: 0 after a clean stop, 1 when the port cannot be bound, 2\n"
-      "for usage and spec errors.\n" },
+      "for usage, spec and environment errors.\n" },
     { "ui",
       "usage: weir ui [--spec PATH] [--port N] [--host ADDR]\n"
       "               [--token T | --token-file FILE] [--env NAME]\n"

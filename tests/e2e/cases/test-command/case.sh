@@ -245,7 +245,7 @@ run_weir test --spec bad/spark-pipeline.yml
 expect_exit 2
 expect_stdout_empty
 expect_stderr_contains "bad/tests/bad.yml:1:1: error: [TEST_DEFINITION_INVALID] Test \`no_checks\` checks nothing: give it an \`expect\` list."
-expect_stderr_contains "bad/tests/bad.yml:7:7: error: [TEST_DEFINITION_INVALID] A fixture names either a \`table\` or \`files\` (a path the SQL reads), not both."
+expect_stderr_contains "bad/tests/bad.yml:7:7: error: [TEST_DEFINITION_INVALID] A fixture names one of \`table\`, \`files\` (a path the SQL reads) or \`topic\` (a Kafka topic), not several."
 expect_stderr_contains "bad/tests/bad.yml:15:19: error: [TEST_DEFINITION_INVALID] A value in \`rows\` should be a scalar (a string, number, boolean or null), got list."
 expect_stderr_contains "bad/tests/bad.yml:16:7: error: [TEST_DEFINITION_INVALID] An expectation needs one of"
 expect_stderr_contains "bad/tests/bad.yml:17:3: error: [TEST_DEFINITION_INVALID] Unexpected key"
