@@ -689,7 +689,7 @@ typedef struct weir_run_options {
      * topic; not range()) reads at most this many rows per query and per
      * streaming batch, and the update writes into the storage's path with
      * "-sample" appended (of storage above when set), never into the real
-     * storage. 0 = a normal run; negative is WEIR_EINVAL. */
+     * storage, whose external tables it reads (attached read-only). 0 = a normal run; negative is WEIR_EINVAL. */
     int64_t sample_rows;
     /* Version 3: */
     /* A folder the sinks with a `path` (files, Delta) write below instead

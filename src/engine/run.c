@@ -312,6 +312,7 @@ static void start_slot(run_state *rs, slot *s)
     s->exec.root_dir = rs->opts->root_dir;
     s->exec.sink_root = rs->opts->sink_root;
     s->exec.local_kafka = rs->opts->local_kafka;
+    s->exec.input_tables = rs->opts->input_storage != NULL;
     s->exec.update_id = rs->update_id;
     s->exec.infer = rs->infer;
     s->exec.sample_rows = rs->opts->sample_rows;
@@ -882,7 +883,10 @@ static int open_catalogs(run_state *rs, weir_error *err)
                 continue;
             const char *cat = in->ref->name.n == 3 ? in->ref->name.parts[0]
                                                    : fl->ctx_catalog;
-            if (cat)
+            if (cat && rs->opts->input_storage && !rs->run->dry)
+                rc = weir__storage_attach_input(rs->st, rs->opts->input_storage,
+                                                cat, err);
+            else if (cat)
                 rc = weir__storage_use_catalog(rs->st, cat, NULL, err);
         }
     }
@@ -1004,7 +1008,9 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
         }
     }
     rs.infer = weir__infer_cache_new();
-    rc = rs.infer ? weir__analyze(g, rs.st, opts->root_dir, rs.infer, diags, err)
+    rc = rs.infer ? weir__analyze(g, rs.st, opts->root_dir,
+                                   opts->input_storage && !run->dry, rs.infer,
+                                   diags, err)
                   : WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     if (rc) {
         if (!run->dry && rc == WEIR_EGRAPH) {
