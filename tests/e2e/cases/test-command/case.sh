@@ -190,6 +190,12 @@ assert fail.get("type") == "ROWS_DIFFER", fail.attrib
 assert "~ changed:    {name: bob, orders: 1} total: expected 6, got 5.00" in fail.text
 PY
 e2e_pass
+# ... and valid against the schema CI tools validate reports with
+# (tests/e2e/junit.xsd: Jenkins xUnit's junit-10 structure, with the file
+# and line of a test case that GitLab and GitHub reporters read).
+python3 "$E2E_LIB/xsd-check.py" "$E2E_LIB/junit.xsd" pass.xml all.xml \
+    2>"$E2E_OUT/xsd.err" || e2e_fail "JUnit XML is not valid: $(cat "$E2E_OUT/xsd.err")"
+e2e_pass
 
 # --- --json: one document ----------------------------------------------------
 python3 - all.json <<'PY' || e2e_fail "--json output"
