@@ -63,3 +63,13 @@ YML
 run_weir test bad_headers
 expect_exit 1
 expect_stdout_contains "[FIXTURE_FAILED] fixture topic orders, row 1: \`headers\` should be a JSON object of header names and string values"
+
+# The same from Python (spark.readStream.format("kafka"), dp.create_sink
+# "kafka"), with the real pyspark-client.
+WEIR_PYTHON=$("$E2E_LIB/../../scripts/pyclient.sh" 4.2.0)
+export WEIR_PYTHON
+cd python
+run_weir test
+expect_exit 0
+expect_stdout_contains "PASS python_kafka_round_trip ("
+expect_no_file storage
