@@ -132,18 +132,23 @@ static int want_int(const char *text, const char *col, const char *topic,
     return 0;
 }
 
-/* Next offset of each partition of the topic, as the table holds it. */
+/* The next offset of each partition the fixture writes: after the last
+ * one the table holds (res: partition, max(offset) of the topic). */
+#define MAX_PARTITIONS 64
 typedef struct next_offsets {
-    long long partition[64], next[64];
+    long long partition[MAX_PARTITIONS], next[MAX_PARTITIONS];
     size_t n;
     weir_result *res;
 } next_offsets;
 
+/* The offset of the partition's next message; -1 past MAX_PARTITIONS. */
 static long long take_offset(next_offsets *o, long long partition)
 {
     for (size_t i = 0; i < o->n; i++)
         if (o->partition[i] == partition)
             return o->next[i]++;
+    if (o->n == MAX_PARTITIONS)
+        return -1;
     const weir_result *r = o->res;
     long long next = 0;
     for (size_t i = 0; r && i < weir_result_row_count(r); i++) {
@@ -151,10 +156,8 @@ static long long take_offset(next_offsets *o, long long partition)
         if (p && atoll(p) == partition)
             next = atoll(weir_result_value(r, 1, i)) + 1;
     }
-    if (o->n < 64) {
-        o->partition[o->n] = partition;
-        o->next[o->n++] = next + 1;
-    }
+    o->partition[o->n] = partition;
+    o->next[o->n++] = next + 1;
     return next;
 }
 
@@ -167,14 +170,11 @@ static int put_row(weir_buf *q, const topic_rows *r, size_t i,
     if (!rc)
         rc = want_int(cell(r, i, T_TIMESTAMP_TYPE), "timestampType", topic, i,
                       0, &type, err);
-    if (!rc && o->n == 64 && partition >= 0) {
-        bool known = false;
-        for (size_t k = 0; k < o->n; k++)
-            known |= o->partition[k] == partition;
-        if (!known)
-            rc = WEIR_ERR(err, WEIR_EINVAL, NULL,
-                          "fixture topic %s: at most 64 partitions", topic);
-    }
+    long long offset = rc ? 0 : take_offset(o, partition);
+    if (!rc && offset < 0)
+        rc = WEIR_ERR(err, WEIR_EINVAL, NULL,
+                      "fixture topic %s: at most %d partitions per fixture",
+                      topic, MAX_PARTITIONS);
     if (rc)
         return rc;
     weir__buf_puts(q, i ? ", (" : " VALUES (");
@@ -183,7 +183,7 @@ static int put_row(weir_buf *q, const topic_rows *r, size_t i,
     put_bytes(q, cell(r, i, T_VALUE));
     weir__buf_puts(q, ", ");
     put_string(q, topic);
-    weir__buf_printf(q, ", %lld, %lld, ", partition, take_offset(o, partition));
+    weir__buf_printf(q, ", %lld, %lld, ", partition, offset);
     const char *ts = cell(r, i, T_TIMESTAMP);
     if (ts) {
         weir__buf_puts(q, "CAST(");
