@@ -702,21 +702,31 @@ typedef struct weir_run_options {
      * topic; not range()) reads at most this many rows per query and per
      * streaming batch, and the update writes into the storage's path with
      * "-sample" appended (of storage above when set), never into the real
-     * storage. 0 = a normal run; negative is WEIR_EINVAL. */
+     * storage, whose external tables it reads (attached read-only). 0 = a normal run; negative is WEIR_EINVAL. */
     int64_t sample_rows;
     /* Version 3: */
     /* A folder the sinks with a `path` (files, Delta) write below instead
      * of their destination: the path's parts, relative or absolute (a
      * file:// URI's too; `..` parts kept inside), under this folder, so a
      * test never writes a real destination (weir test gives each test's
-     * folder). Kafka sinks are not redirected. NULL = as written. */
+     * folder). Kafka sinks: see local_kafka. NULL = as written. */
     const char *sink_root;
+    /* Version 4: */
+    /* true: no Kafka broker is contacted. Kafka sources read, and Kafka
+     * sinks append to, the local topics of the storage: the table
+     * weir_kafka.messages of the default catalog, with the Kafka source's
+     * columns (key, value, topic, partition, offset, timestamp,
+     * timestampType, headers), offsets numbered from 0 per topic and
+     * partition. A topic without rows there does not exist yet. weir test
+     * sets it: topic fixtures are written there, and sink output is
+     * checked there (docs/testing.md). */
+    bool local_kafka;
 } weir_run_options;
 
-#define WEIR_RUN_OPTIONS_VERSION 3
+#define WEIR_RUN_OPTIONS_VERSION 4
 #define WEIR_RUN_OPTIONS_INIT                                                 \
     { WEIR_RUN_OPTIONS_VERSION, false, false, NULL, 0, NULL, 0, NULL, NULL,   \
-      NULL, NULL, NULL, NULL, 0, NULL }
+      NULL, NULL, NULL, NULL, 0, NULL, false }
 
 /** The outcome of a run. */
 typedef struct weir_run_result {

@@ -768,13 +768,16 @@ int weir_pipeline_start_run(weir_pipeline *p, const weir_run_options *opts,
                         "got %lld",
                         (long long)sample);
     }
+    char *real = NULL; /* a sample run's real storage, when given */
     if (sample > 0) {
         /* Never the real storage: the sample has a folder of its own. */
         const char *base = storage ? storage : p->storage;
         char *moved = base ? sample_storage(base) : NULL;
-        free(storage);
-        if (base && !moved)
+        real = storage;
+        if (base && !moved) {
+            free(real);
             return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        }
         storage = moved;
     }
     weir_engine_opts eo;
@@ -787,15 +790,19 @@ int weir_pipeline_start_run(weir_pipeline *p, const weir_run_options *opts,
     eo.on_log = p->session->on_log;
     eo.log_payload = p->session->log_payload;
     eo.sample_rows = sample;
+    /* A sample run reads the real storage's external tables (read-only). */
+    eo.input_storage = sample > 0 ? (opts->storage ? real : p->storage) : NULL;
     char *sink_root = NULL;
     if (opts->version >= 3 && opts->sink_root) {
         sink_root = weir__path_absolute(opts->sink_root, p->root_dir);
         if (!sink_root) {
+            free(real);
             free(storage);
             return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
         }
     }
     eo.sink_root = sink_root;
+    eo.local_kafka = opts->version >= 4 && opts->local_kafka;
     rc = keep ? weir__query_storage_for_run(p, &eo.held, err) : 0;
     if (!rc)
         rc = weir__engine_run(p->graph, &eo, opts, out, &p->diags, err);
@@ -803,6 +810,7 @@ int weir_pipeline_start_run(weir_pipeline *p, const weir_run_options *opts,
         weir__query_after_run(p);
     free(sink_root);
     free(storage);
+    free(real);
     if (rc == WEIR_EGRAPH)
         return weir__first_diag(p, err, WEIR_EGRAPH);
     p->resolved = rc == 0;

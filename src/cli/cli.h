@@ -251,6 +251,10 @@ typedef struct load_args {
  * value without `=` or with an empty key is a usage error). */
 int load_args_conf(const cli *c, load_args *l, const char *value);
 void load_args_free(load_args *l);
+/* The `--conf` values as key-value pairs (l may be NULL: none); NULL on
+ * OOM. Free with load_args_kv_free(kv, l->conf.len). */
+weir_kv *load_args_kv(const load_args *l);
+void load_args_kv_free(weir_kv *kv, size_t n);
 
 /* project_open with an environment and overrides (load may be NULL). */
 int project_open_with(project *p, const cli *c, const char *spec,

@@ -28,16 +28,18 @@
 
 typedef struct serve_args {
     const char *spec, *host, *port, *token, *token_file;
+    load_args load; /* --env, --conf: the served project's */
 } serve_args;
 
-enum { O_SPEC, O_HOST, O_PORT, O_TOKEN, O_TOKEN_FILE };
+enum { O_SPEC, O_HOST, O_PORT, O_TOKEN, O_TOKEN_FILE, O_ENV, O_CONF };
 
 static const opt_def serve_opts[] = {
-    { "spec", true },  { "host", true },       { "port", true },
-    { "token", true }, { "token-file", true }, { NULL, false },
+    { "spec", true },       { "host", true }, { "port", true },
+    { "token", true },      { "token-file", true },
+    { "env", true },        { "conf", true }, { NULL, false },
 };
 
-static int parse(serve_args *a, int argc, char **argv)
+static int parse(const cli *c, serve_args *a, int argc, char **argv)
 {
     opt_iter it;
     const char *value = NULL;
@@ -54,6 +56,13 @@ static int parse(serve_args *a, int argc, char **argv)
         case O_PORT: a->port = value; break;
         case O_TOKEN: a->token = value; break;
         case O_TOKEN_FILE: a->token_file = value; break;
+        case O_ENV: a->load.env = value; break;
+        case O_CONF: {
+            int code = load_args_conf(c, &a->load, value);
+            if (code >= 0)
+                return code;
+            break;
+        }
         default: break;
         }
     }
@@ -130,7 +139,7 @@ static int serve(const cli *c, const serve_args *a, const char *token,
     if (a->spec) {
         /* The project served: its folder is the base of relative paths,
          * its name is recorded with the updates. */
-        code = project_open(&p, c, a->spec, NULL, NULL);
+        code = project_open_with(&p, c, a->spec, &a->load, NULL, NULL);
         if (code != EXIT_OK) {
             project_close(&p);
             return code;
@@ -168,9 +177,18 @@ static int serve(const cli *c, const serve_args *a, const char *token,
     co.root_dir = root;
     co.name = name;
     co.spec_path = a->spec ? weir_pipeline_spec_path(p.pipeline) : NULL;
+    co.environment = a->load.env;
+    weir_kv *conf = load_args_kv(&a->load);
+    co.conf = conf;
+    co.n_conf = conf ? a->load.conf.len : 0;
     co.on_log = on_log;
     weir_connect_server *server = NULL;
-    int rc = weir_connect_start(&server, &co, &err);
+    int rc = WEIR_ENOMEM;
+    if (conf)
+        rc = weir_connect_start(&server, &co, &err);
+    else
+        snprintf(err.message, sizeof err.message, "out of memory");
+    load_args_kv_free(conf, a->load.conf.len);
     if (rc) {
         pthread_sigmask(SIG_SETMASK, &old_set, NULL);
         print_failure(c, NULL, rc, &err);
@@ -185,6 +203,16 @@ static int serve(const cli *c, const serve_args *a, const char *token,
              "paths resolve against %s", co.host, weir_connect_port(server),
              root);
     on_log(line, NULL);
+    if (a->load.env || a->load.conf.len) {
+        snprintf(line, sizeof line, "Runs use %s%s%s's storage %s, catalog %s, "
+                 "database %s and configuration over what clients send",
+                 a->load.env ? "environment " : "the project",
+                 a->load.env ? a->load.env : "",
+                 a->load.env ? "" : "", weir_pipeline_storage(p.pipeline),
+                 weir_pipeline_catalog(p.pipeline),
+                 weir_pipeline_database(p.pipeline));
+        on_log(line, NULL);
+    }
     flockfile(stdout);
     printf("sc://%s:%u/;token=%s\n", host, weir_connect_port(server), token);
     funlockfile(stdout);
@@ -216,13 +244,29 @@ static int serve(const cli *c, const serve_args *a, const char *token,
     return code;
 }
 
+static int serve_main(const cli *c, serve_args *a);
+
 int cmd_serve(const cli *c, int argc, char **argv)
 {
     serve_args a;
     memset(&a, 0, sizeof a);
-    int code = parse(&a, argc, argv);
-    if (code >= 0)
-        return code;
+    int code = parse(c, &a, argc, argv);
+    if (code < 0)
+        code = serve_main(c, &a);
+    load_args_free(&a.load);
+    return code;
+}
+
+/* After the options: check them, then serve. */
+static int serve_main(const cli *c, serve_args *a_in)
+{
+    const serve_args a = *a_in;
+    int code;
+    if ((a.load.env || a.load.conf.len) && !a.spec) {
+        print_error(c, "--env and --conf apply to the served project: give "
+                       "its --spec too");
+        return EXIT_USAGE;
+    }
 
     unsigned port = DEFAULT_PORT;
     if (a.port) {

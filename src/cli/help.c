@@ -97,10 +97,12 @@ static const help_page pages[] = {
       "\n"
       "Run the tests in tests/*.yml beside the spec (docs/testing.md): each\n"
       "test loads the pipeline into a temporary storage of its own, puts its\n"
-      "fixture inputs in place of the pipeline's external tables and files,\n"
-      "runs one update per step and checks the step's expectations. The\n"
-      "project's own storage is never opened. Prints one line per test and a\n"
-      "summary; a failed comparison of rows prints a diff.\n"
+      "fixture inputs in place of the pipeline's external tables, files and\n"
+      "Kafka topics, runs one update per step and checks the step's\n"
+      "expectations. The project's own storage is never opened and no Kafka\n"
+      "broker is contacted (Kafka sinks write to the test's storage). Prints\n"
+      "one line per test and a summary; a failed comparison of rows prints a\n"
+      "diff.\n"
       "\n"
       "Options:\n"
       "  NAME...            run only the tests whose name matches (a glob or a\n"
@@ -190,7 +192,8 @@ static const help_page pages[] = {
       "                    ~/.cache/weir/remote/, docs/spark.md)\n" },
     { "serve",
       "usage: weir serve [--spec PATH] [--port N] [--host ADDR]\n"
-      "                  [--token T | --token-file FILE]\n"
+      "                  [--token T | --token-file FILE] [--env NAME]\n"
+      "                  [--conf KEY=VALUE]...\n"
       "\n"
       "Serve Spark Connect until SIGINT/SIGTERM, so that the stock pipelines\n"
       "CLI runs on weir: SPARK_REMOTE=URL python -m pyspark.pipelines.cli run\n"
@@ -209,9 +212,14 @@ static const help_page pages[] = {
       "  --token T          the bearer token clients must send (default: a\n"
       "                     random one, printed in the URL)\n"
       "  --token-file FILE  read the token from the first line of FILE\n"
+      "  --env NAME         an environment of weir-environments.yml beside\n"
+      "                     --spec: runs use its storage, catalog, database\n"
+      "                     and configuration instead of the client's\n"
+      "  --conf KEY=VALUE   set a configuration key over the client's\n"
+      "                     (repeatable; needs --spec)\n"
       "\n"
       "Exit status: 0 after a clean stop, 1 when the port cannot be bound, 2\n"
-      "for usage and spec errors.\n" },
+      "for usage, spec and environment errors.\n" },
     { "ui",
       "usage: weir ui [--spec PATH] [--port N] [--host ADDR]\n"
       "               [--token T | --token-file FILE] [--env NAME]\n"

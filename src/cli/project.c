@@ -128,13 +128,37 @@ int project_open(project *p, const cli *c, const char *spec, FILE *log,
     return project_open_with(p, c, spec, NULL, log, json_out);
 }
 
+weir_kv *load_args_kv(const load_args *l)
+{
+    size_t n = l ? l->conf.len : 0;
+    weir_kv *kv = calloc(n + 1, sizeof *kv);
+    for (size_t i = 0; kv && i < n; i++) {
+        const char *item = l->conf.items[i];
+        size_t klen = (size_t)(strchr(item, '=') - item);
+        char *key = strndup(item, klen);
+        kv[i].key = key;
+        kv[i].value = item + klen + 1;
+        if (!key) {
+            load_args_kv_free(kv, i);
+            return NULL;
+        }
+    }
+    return kv;
+}
+
+void load_args_kv_free(weir_kv *kv, size_t n)
+{
+    for (size_t i = 0; kv && i < n; i++)
+        free((char *)kv[i].key);
+    free(kv);
+}
+
 int project_open_with(project *p, const cli *c, const char *spec,
                       const load_args *load, FILE *log, FILE *json_out)
 {
     weir_load_options lo = WEIR_LOAD_OPTIONS_INIT;
     size_t n_conf = load ? load->conf.len : 0;
-    weir_kv *kv = calloc(n_conf + 1, sizeof *kv);
-    char **keys = calloc(n_conf + 1, sizeof *keys);
+    weir_kv *kv = load_args_kv(load);
     weir_session_options so = WEIR_SESSION_OPTIONS_INIT;
     weir_error err;
     char *path = spec ? absolute(spec) : discover_spec();
@@ -150,19 +174,8 @@ int project_open_with(project *p, const cli *c, const char *spec,
     so.on_log = on_log;
     so.log_payload = p;
     rc = weir_session_open(&p->session, &so, &err);
-    if (rc == 0 && (!kv || !keys))
+    if (rc == 0 && !kv)
         rc = oom(&err);
-    for (size_t i = 0; rc == 0 && i < n_conf; i++) {
-        const char *item = load->conf.items[i];
-        size_t klen = (size_t)(strchr(item, '=') - item);
-        keys[i] = strndup(item, klen);
-        if (!keys[i]) {
-            rc = oom(&err);
-            break;
-        }
-        kv[i].key = keys[i];
-        kv[i].value = item + klen + 1;
-    }
     lo.environment = load ? load->env : NULL;
     lo.conf = kv;
     lo.n_conf = n_conf;
@@ -171,10 +184,7 @@ int project_open_with(project *p, const cli *c, const char *spec,
     if (rc == 0)
         rc = weir_pipeline_load_with(&p->pipeline, p->session,
                                      spec ? spec : path, &lo, &err);
-    for (size_t i = 0; keys && i < n_conf; i++)
-        free(keys[i]);
-    free(keys);
-    free(kv);
+    load_args_kv_free(kv, n_conf);
     free(path);
     return rc ? fail(p, json_out, rc, &err) : EXIT_OK;
 }

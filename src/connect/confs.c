@@ -1,7 +1,8 @@
 /*
  * Spark Connect confs (the Config RPC): the confs each client session set
  * (Spark keeps them per session; a session's go with its ReleaseSession)
- * over, in registration mode, the pipeline's configuration, over the
+ * over, in registration mode, the pipeline's configuration (in serving
+ * mode, the served project's with weir serve --env/--conf), over the
  * answers weir gives to the confs the client reads before it uses a
  * feature. Bounded: at most MAX_CONFS entries of MAX_CONF_BYTES.
  *

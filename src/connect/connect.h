@@ -61,6 +61,14 @@ typedef struct weir_connect_options {
                               queries (spark.sql, spark.read.table,
                               collect, toPandas, ...) read and write;
                               NULL = queries are refused */
+    /* The environment and overrides of the served project (weir serve
+     * --env/--conf; spec_path required): interactive queries load the
+     * project with them, and every graph and run takes the project's
+     * resolved storage, default catalog and database and configuration
+     * over what the client sends. NULL and 0 = the client's. Copied. */
+    const char *environment;
+    const weir_kv *conf;
+    size_t n_conf;
     weir_log_fn on_log;    /* a line when a run starts and ends, and at
                               shutdown; called from the server's threads;
                               NULL = silent */

@@ -130,10 +130,19 @@ typedef struct weir__cserve_config {
     const char *name;      /* pipeline name for updates; NULL = "pipeline" */
     weir_log_fn on_log;    /* one line per run start and end; may be NULL */
     void *log_payload;
+    const char *environment; /* weir_connect_options' */
+    const weir_kv *conf;
+    size_t n_conf;
 } weir__cserve_config;
 
-/* NULL on OOM. The config's strings are copied. */
-weir__cserve *weir__cserve_new(const weir__cserve_config *cfg);
+/* The config's strings are copied. Errors: WEIR_ENOMEM, and those of
+ * weir_pipeline_load_with when the project does not load with the
+ * config's environment and overrides. */
+int weir__cserve_new(weir__cserve **out, const weir__cserve_config *cfg,
+                     weir_error *err);
+/* The served project as --env/--conf load it (its configuration is what
+ * clients' confs fall back on), or NULL without them. */
+weir_pipeline *weir__cserve_project(weir__cserve *s);
 /* Drop every graph. No command may be running. NULL is a no-op. */
 void weir__cserve_free(weir__cserve *s);
 
@@ -188,8 +197,11 @@ int weir__arrow_spark_schema(weir_arena *a, const struct ArrowSchema *s,
                              Spark__Connect__DataType **out, weir__cstatus *st);
 
 /* The served project's queries. spec_path NULL: every query is refused
- * with a clear error. NULL on OOM. */
-weir__cquery *weir__cquery_new(weir_session *session, const char *spec_path);
+ * with a clear error. load (may be NULL; borrowed, outlives the queries):
+ * how the project is loaded (its environment and overrides). NULL on
+ * OOM. */
+weir__cquery *weir__cquery_new(weir_session *session, const char *spec_path,
+                               const weir_load_options *load);
 void weir__cquery_free(weir__cquery *q);
 /* Close the project's storage (before a run that needs it). */
 void weir__cquery_release(weir__cquery *q);

@@ -26,16 +26,19 @@
 struct weir__cquery {
     weir_session *session;
     char *spec;              /* NULL: queries are refused */
+    const weir_load_options *load; /* borrowed; may be NULL */
     weir_pipeline *pipeline; /* loaded on first use */
     pthread_mutex_t lock;
 };
 
-weir__cquery *weir__cquery_new(weir_session *session, const char *spec_path)
+weir__cquery *weir__cquery_new(weir_session *session, const char *spec_path,
+                               const weir_load_options *load)
 {
     weir__cquery *q = calloc(1, sizeof *q);
     if (!q)
         return NULL;
     q->session = session;
+    q->load = load;
     if (spec_path && !(q->spec = strdup(spec_path))) {
         free(q);
         return NULL;
@@ -99,7 +102,7 @@ static weir_pipeline *pipeline(weir__cquery *q, weir__cstatus *st)
     weir_error e;
     memset(&e, 0, sizeof e);
     weir_pipeline *p = NULL;
-    int rc = weir_pipeline_load(&p, q->session, q->spec, &e);
+    int rc = weir_pipeline_load_with(&p, q->session, q->spec, q->load, &e);
     if (rc) {
         weir_pipeline_drop(p);
         from_weir(st, rc, &e);

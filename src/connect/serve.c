@@ -62,6 +62,13 @@ typedef struct cgraph {
 struct weir__cserve {
     weir_session *session;
     char *root, *name;
+    /* weir serve --env/--conf: how the project loads (copied into arena),
+     * and the project so loaded (its definition files not read), whose
+     * storage, catalog, database and configuration every graph and run
+     * takes over the client's; NULL = the client's. */
+    weir_arena arena;
+    weir_load_options load;
+    weir_pipeline *project;
     weir__cquery *query;  /* interactive queries of the served project */
     weir_log_fn on_log;
     void *log_payload;
@@ -102,24 +109,59 @@ static void graph_free(cgraph *g)
     free(g);
 }
 
-weir__cserve *weir__cserve_new(const weir__cserve_config *cfg)
+/* Copy the environment and overrides of cfg into s->load. */
+static bool copy_load(weir__cserve *s, const weir__cserve_config *cfg)
 {
+    weir_load_options lo = WEIR_LOAD_OPTIONS_INIT;
+    s->load = lo;
+    s->load.environment = cfg->environment
+                              ? weir__arena_strdup(&s->arena, cfg->environment)
+                              : NULL;
+    weir_kv *conf = weir__arena_array(&s->arena, cfg->n_conf + 1, sizeof(*conf));
+    for (size_t i = 0; conf && i < cfg->n_conf; i++) {
+        conf[i].key = weir__arena_strdup(&s->arena, cfg->conf[i].key);
+        conf[i].value = weir__arena_strdup(&s->arena, cfg->conf[i].value);
+    }
+    s->load.conf = conf;
+    s->load.n_conf = cfg->n_conf;
+    return !weir__arena_failed(&s->arena);
+}
+
+int weir__cserve_new(weir__cserve **out, const weir__cserve_config *cfg,
+                     weir_error *err)
+{
+    *out = NULL;
     weir__cserve *s = calloc(1, sizeof *s);
     if (!s)
-        return NULL;
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     s->session = cfg->session;
     s->root = cfg->root_dir ? strdup(cfg->root_dir) : NULL;
     s->name = cfg->name ? strdup(cfg->name) : NULL;
     s->on_log = cfg->on_log;
     s->log_payload = cfg->log_payload;
-    s->query = weir__cquery_new(cfg->session, cfg->spec_path);
+    bool overrides = cfg->spec_path && (cfg->environment || cfg->n_conf);
+    bool ok = !overrides || copy_load(s, cfg);
+    s->query = weir__cquery_new(cfg->session, cfg->spec_path,
+                                overrides ? &s->load : NULL);
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->changed, NULL);
-    if ((cfg->root_dir && !s->root) || (cfg->name && !s->name) || !s->query) {
+    if (!ok || (cfg->root_dir && !s->root) || (cfg->name && !s->name) ||
+        !s->query) {
         weir__cserve_free(s);
-        return NULL;
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     }
-    return s;
+    if (overrides) {
+        weir_load_options lo = s->load;
+        lo.storage_only = true;
+        int rc = weir_pipeline_load_with(&s->project, s->session,
+                                         cfg->spec_path, &lo, err);
+        if (rc) {
+            weir__cserve_free(s);
+            return rc;
+        }
+    }
+    *out = s;
+    return 0;
 }
 
 void weir__cserve_free(weir__cserve *s)
@@ -130,11 +172,18 @@ void weir__cserve_free(weir__cserve *s)
         graph_free(s->graphs.items[i]);
     WEIR_VEC_FREE(&s->graphs);
     weir__cquery_free(s->query);
+    weir_pipeline_drop(s->project);
+    weir__arena_free(&s->arena);
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->changed);
     free(s->root);
     free(s->name);
     free(s);
+}
+
+weir_pipeline *weir__cserve_project(weir__cserve *s)
+{
+    return s->project;
 }
 
 weir__cquery *weir__cserve_query(weir__cserve *s)
@@ -209,22 +258,35 @@ static int create_graph(weir__cserve *s, const char *session,
     if (c->n_sql_conf > MAX_CONF)
         return weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
                                  "too many confs in the dataflow graph");
-    weir_kv *conf = calloc(c->n_sql_conf ? c->n_sql_conf : 1, sizeof *conf);
+    /* The client's confs, then the served project's over them. */
+    size_t n_project = weir_pipeline_conf_at(s->project, 0, NULL, NULL);
+    weir_kv *conf = calloc(c->n_sql_conf + n_project + 1, sizeof *conf);
     if (!conf)
         return weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
                                  "out of memory");
+    size_t n_conf = 0;
     for (size_t i = 0; i < c->n_sql_conf; i++) {
-        conf[i].key = c->sql_conf[i]->key;
-        conf[i].value = c->sql_conf[i]->value;
+        const char *key = c->sql_conf[i]->key;
+        if (s->project && key && weir_pipeline_conf_get(s->project, key))
+            continue;
+        conf[n_conf].key = key;
+        conf[n_conf++].value = c->sql_conf[i]->value;
     }
+    for (size_t i = 0; i < n_project; i++, n_conf++)
+        weir_pipeline_conf_at(s->project, i, &conf[n_conf].key,
+                              &conf[n_conf].value);
     weir_pipeline_options po = WEIR_PIPELINE_OPTIONS_INIT;
     po.name = s->name;
     if (c->_default_catalog_case && c->default_catalog && *c->default_catalog)
         po.catalog = c->default_catalog;
     if (c->_default_database_case && c->default_database && *c->default_database)
         po.database = c->default_database;
+    if (s->project) {
+        po.catalog = weir_pipeline_catalog(s->project);
+        po.database = weir_pipeline_database(s->project);
+    }
     po.configuration = conf;
-    po.n_configuration = c->n_sql_conf;
+    po.n_configuration = n_conf;
     po.root_dir = s->root;
     cgraph *g = calloc(1, sizeof *g);
     weir_error e;
@@ -497,6 +559,8 @@ static int start_run(weir__cserve *s, const char *session,
     if (!g)
         return -1;
     const char *storage = r->_storage_case ? r->storage : NULL;
+    if (s->project && weir_pipeline_storage(s->project))
+        storage = weir_pipeline_storage(s->project); /* --env's */
     if (!storage || !*storage) {
         release(s, g);
         return weir__cstatus_set(st, WEIR_GRPC_INVALID_ARGUMENT,

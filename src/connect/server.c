@@ -1115,15 +1115,26 @@ int weir_connect_start(weir_connect_server **out,
     const char *timing = getenv("WEIR_CONNECT_TIMING");
     srv->timing = timing && *timing && strcmp(timing, "0") != 0;
     weir__connect_uuid(srv->ssid);
-    srv->confs = weir__cconfs_new(opts->pipeline);
     if (opts->pipeline) {
         srv->reg = weir__creg_new(opts->pipeline);
     } else {
-        weir__cserve_config sc = { opts->session, opts->spec_path,
-                                   opts->root_dir, opts->name,
-                                   opts->on_log, opts->log_payload };
-        srv->serve = weir__cserve_new(&sc);
+        weir__cserve_config sc = { opts->session,     opts->spec_path,
+                                   opts->root_dir,    opts->name,
+                                   opts->on_log,      opts->log_payload,
+                                   opts->environment, opts->conf,
+                                   opts->n_conf };
+        int rc = weir__cserve_new(&srv->serve, &sc, err);
+        if (rc && rc != WEIR_ENOMEM) {
+            weir_connect_stop(srv);
+            return rc;
+        }
     }
+    /* Confs over the registered pipeline's configuration, or the served
+     * project's as --env/--conf made it (so spark.conf.get in a client's
+     * Python files sees them). */
+    srv->confs = weir__cconfs_new(
+        opts->pipeline ? opts->pipeline
+                       : srv->serve ? weir__cserve_project(srv->serve) : NULL);
     if ((!srv->reg && !srv->serve) || !srv->confs) {
         weir_connect_stop(srv);
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");

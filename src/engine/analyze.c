@@ -551,8 +551,8 @@ static int analyze_levels(analysis *an, helper *helpers, size_t n_helpers)
 }
 
 int weir__analyze(weir_graph *g, weir_storage *st, const char *root_dir,
-                  struct weir_infer_cache *infer, weir__diags *diags,
-                  weir_error *err)
+                  bool input_tables, struct weir_infer_cache *infer,
+                  weir__diags *diags, weir_error *err)
 {
     analysis an;
     memset(&an, 0, sizeof(an));
@@ -564,6 +564,7 @@ int weir__analyze(weir_graph *g, weir_storage *st, const char *root_dir,
     an.rctx.st = st;
     an.rctx.root_dir = root_dir;
     an.rctx.infer = infer;
+    an.rctx.input_tables = input_tables;
     an.rctx.probe = st ? st->conn : NULL;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     size_t n_helpers = cpus > 1 ? (size_t)(cpus > 8 ? 7 : cpus - 1) : 0;

@@ -16,9 +16,10 @@
 struct weir_infer_cache;
 
 /* Fills flow and dataset schemas in g. Returns 0 or WEIR_EGRAPH (diags).
- * File schemas inferred go to infer (may be NULL) for the run to reuse. */
+ * File schemas inferred go to infer (may be NULL) for the run to reuse.
+ * input_tables: external tables are the real storage's (sample runs). */
 int weir__analyze(weir_graph *g, weir_storage *st, const char *root_dir,
-                  struct weir_infer_cache *infer, weir__diags *diags,
-                  weir_error *err);
+                  bool input_tables, struct weir_infer_cache *infer,
+                  weir__diags *diags, weir_error *err);
 
 #endif

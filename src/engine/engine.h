@@ -24,6 +24,10 @@ typedef struct weir_engine_opts {
                             many rows (weir_run_options.sample_rows) */
     const char *sink_root; /* weir_run_options.sink_root (absolute), or
                               NULL */
+    bool local_kafka;    /* weir_run_options.local_kafka */
+    const char *input_storage; /* sample runs: the real storage (absolute),
+                                  whose external tables the flows read
+                                  (read-only); NULL = this storage's */
     weir_storage *held;  /* an open storage of `storage` in RUN mode to run
                             on instead of opening one (borrowed: it stays
                             open); NULL = open and close one. Not for dry

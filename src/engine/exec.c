@@ -204,6 +204,8 @@ static void plan_init(weir_flow_exec *x, batch_plan *p, const weir_gdataset *t)
     c->conn = x->conn;
     c->cp = &p->cp;
     c->root_dir = x->root_dir;
+    c->local_topics = x->local_kafka ? x->g->default_catalog : NULL;
+    c->input_tables = x->input_tables;
     c->update_id = x->update_id;
     c->arena = &p->arena;
     c->infer = x->infer;
@@ -516,7 +518,8 @@ static int flow_sql(weir_flow_exec *x, const weir_source_batch *batches,
 {
     weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
                              batches, n_batches, careful && x->careful_files,
-                             x->infer, x->sample_rows, x->conn };
+                             x->infer, x->sample_rows, x->input_tables,
+                             x->conn };
     int rc = weir__resolve_flow_sql(sql, &ctx, x->f, &x->err);
     if (!rc && sql->failed)
         rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
@@ -627,6 +630,7 @@ static int sink_batch(weir_flow_exec *x, const weir_gdataset *t, int64_t gen,
     b->n_options = t->def->n_options;
     b->root_dir = x->root_dir;
     b->redirect_root = x->sink_root;
+    b->local_topics = x->local_kafka ? x->g->default_catalog : NULL;
     /* A staging folder per flow, named after the sink, the flow and a hash
      * of the flow's name; the names are encoded so that none reaches
      * outside <storage>/sinks. */

@@ -76,7 +76,7 @@ static int render_batch(weir_buf *out, const level *lv, const weir_input *in,
     if (rc)
         return rc;
     weir_source_read r = { ctx->g, lv->flow, in, ctx->root_dir,
-                           ctx->careful_files, false };
+                           ctx->careful_files, false, ctx->input_tables };
     if (in->tvf)
         r.with_metadata = weir__query_uses_metadata(lv->flow->query);
     return b->kind->render(out, &r, b, err);
@@ -89,10 +89,17 @@ static int table_exists(const weir_resolve_ctx *ctx, const char *catalog,
                         bool *view, weir_error *err)
 {
     *out = *view = false;
-    if (!ctx->st || !weir__storage_has_catalog(ctx->st, catalog))
-        return 0;
     char alias[300];
     weir__storage_catalog_alias(alias, sizeof(alias), catalog);
+    if (ctx->input_tables && ctx->st) {
+        /* Sample runs: the real storage's, when it has the catalog. */
+        size_t n = strlen(alias);
+        snprintf(alias + n, sizeof(alias) - n, "%s", WEIR_INPUT_ALIAS_SUFFIX);
+        if (!weir__map_has(&ctx->st->inputs, alias))
+            return 0;
+    } else if (!ctx->st || !weir__storage_has_catalog(ctx->st, catalog)) {
+        return 0;
+    }
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, "SELECT coalesce(max(CASE WHEN v THEN 2 ELSE 1 END), 0) FROM "
                        "(SELECT database_name d, schema_name s, table_name t, "
@@ -173,6 +180,8 @@ static int external_relation(weir_buf *out, const level *lv,
         rc = path_read(out, lv, ref, err);
     else if (ref->streaming && ctx->mode == WEIR_RESOLVE_EXECUTE)
         rc = render_batch(out, lv, in, err);
+    else if (ctx->input_tables)
+        weir__storage_input_table_ref(out, cat, db, name);
     else
         weir__storage_table_ref(out, cat, db, name);
     sample_close(out, ctx, true);

@@ -36,6 +36,9 @@ typedef struct weir_resolve_ctx {
     struct weir_infer_cache *infer; /* file schemas inferred (may be NULL) */
     int64_t sample_rows; /* execution: > 0 reads at most this many rows of
                             each external input (weir run --sample) */
+    bool input_tables;   /* external tables are the real storage's, attached
+                            read-only (weir__storage_attach_input: sample
+                            runs) */
     /* The connection the translator may describe expressions on (the
      * caller's own; NULL: none): the types of decimal results, fields of
      * arrays and set operations depend on it. */

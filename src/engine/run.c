@@ -22,6 +22,7 @@
 #include "engine/select.h"
 #include "events/events.h"
 #include "sinks/sink.h"
+#include "store/topics.h"
 #include "util/clock.h"
 #include "util/str.h"
 
@@ -310,6 +311,8 @@ static void start_slot(run_state *rs, slot *s)
     s->exec.st = rs->st;
     s->exec.root_dir = rs->opts->root_dir;
     s->exec.sink_root = rs->opts->sink_root;
+    s->exec.local_kafka = rs->opts->local_kafka;
+    s->exec.input_tables = rs->opts->input_storage != NULL;
     s->exec.update_id = rs->update_id;
     s->exec.infer = rs->infer;
     s->exec.sample_rows = rs->opts->sample_rows;
@@ -839,6 +842,22 @@ static int interrupted_updates(run_state *rs, weir_error *err)
                            NULL, err);
 }
 
+/* Does the graph read or write Kafka (local topics needed)? */
+static bool uses_kafka(const weir_graph *g)
+{
+    for (size_t i = 0; i < g->n_datasets; i++) {
+        const weir_gdataset *d = &g->datasets[i];
+        if (d->kind == WEIR_SINK && d->def && d->def->format &&
+            weir__str_ieq(d->def->format, "kafka"))
+            return true;
+    }
+    for (size_t f = 0; f < g->n_flows; f++)
+        for (size_t i = 0; i < g->flows[f].n_inputs; i++)
+            if (g->flows[f].inputs[i].source == WEIR_INPUT_KAFKA)
+                return true;
+    return false;
+}
+
 /* Attach the catalogs the graph uses: its datasets' (created when missing
  * in a run) and those of the external tables it reads. */
 static int open_catalogs(run_state *rs, weir_error *err)
@@ -849,6 +868,8 @@ static int open_catalogs(run_state *rs, weir_error *err)
     if (!rs->run->dry)
         rc = weir__storage_use_catalog(rs->st, g->default_catalog,
                                        g->default_database, err);
+    if (!rc && !rs->run->dry && rs->opts->local_kafka && uses_kafka(g))
+        rc = weir__topics_create(rs->st->conn, g->default_catalog, err);
     for (size_t i = 0; !rc && i < g->n_datasets; i++) {
         const weir_gdataset *d = &g->datasets[i];
         if (d->catalog)
@@ -862,7 +883,10 @@ static int open_catalogs(run_state *rs, weir_error *err)
                 continue;
             const char *cat = in->ref->name.n == 3 ? in->ref->name.parts[0]
                                                    : fl->ctx_catalog;
-            if (cat)
+            if (cat && rs->opts->input_storage && !rs->run->dry)
+                rc = weir__storage_attach_input(rs->st, rs->opts->input_storage,
+                                                cat, err);
+            else if (cat)
                 rc = weir__storage_use_catalog(rs->st, cat, NULL, err);
         }
     }
@@ -984,7 +1008,9 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
         }
     }
     rs.infer = weir__infer_cache_new();
-    rc = rs.infer ? weir__analyze(g, rs.st, opts->root_dir, rs.infer, diags, err)
+    rc = rs.infer ? weir__analyze(g, rs.st, opts->root_dir,
+                                   opts->input_storage && !run->dry, rs.infer,
+                                   diags, err)
                   : WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     if (rc) {
         if (!run->dry && rc == WEIR_EGRAPH) {

@@ -19,6 +19,10 @@
  * init_transactions() fences and aborts what a killed publisher left
  * open, and a marker at or past the batch means Kafka has it already:
  * nothing is sent again. discard() removes the staged file.
+ *
+ * With local topics (weir_run_options.local_kafka: weir test), stage()
+ * appends the batch to the storage's table of messages instead, in the
+ * flow's transaction, and nothing is staged or published.
  */
 #include "sinks/internal.h"
 
@@ -30,6 +34,8 @@
 #include <unistd.h>
 
 #include "kafka/kafka.h"
+#include "store/meta.h"
+#include "store/topics.h"
 #include "util/fs.h"
 #include "util/str.h"
 
@@ -465,6 +471,89 @@ static int write_records(stage_writer *w, weir_db_cursor *k, const char *file,
     }
 }
 
+/* A key or value column as the BLOB the local topics hold. */
+static void put_bytes(weir_buf *q, const weir_db_column *cols, int i,
+                      col_kind k)
+{
+    if (i < 0) {
+        weir__buf_puts(q, "CAST(NULL AS BLOB)");
+        return;
+    }
+    weir__buf_puts(q, k == K_STRING ? "encode(" : "(");
+    put_col(q, cols, i);
+    weir__buf_puts(q, ")");
+}
+
+/* The batch appended to the local topics: offsets follow each topic's and
+ * partition's last one, in the batch's row order; a row without a
+ * partition goes to partition 0, one without a timestamp gets the time
+ * of the write (CreateTime). */
+static int stage_local(weir_conn *conn, const weir_sink_batch *b,
+                       const char *sql, const weir_db_column *cols,
+                       const int found[C_N], const col_kind kinds[C_N],
+                       int64_t *rows, weir_error *err)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "INSERT INTO ");
+    weir__topics_ref(&q, b->local_topics);
+    weir__buf_puts(&q, " SELECT m.\"key\", m.\"value\", m.\"topic\", "
+                       "m.\"partition\", coalesce(o.\"next\", 0) + "
+                       "row_number() OVER (PARTITION BY m.\"topic\", "
+                       "m.\"partition\" ORDER BY m.\"seq\") - 1, "
+                       "m.\"timestamp\", 0, m.\"headers\" FROM (SELECT ");
+    const char *topic = weir__sink_option(b->options, b->n_options, "topic");
+    if (topic)
+        weir__buf_put_sql_string(&q, topic);
+    else
+        put_col(&q, cols, found[C_TOPIC]);
+    weir__buf_puts(&q, " AS \"topic\", ");
+    if (found[C_PARTITION] >= 0) {
+        weir__buf_puts(&q, "coalesce(");
+        put_col(&q, cols, found[C_PARTITION]);
+        weir__buf_puts(&q, ", 0)");
+    } else {
+        weir__buf_puts(&q, "0");
+    }
+    weir__buf_puts(&q, " AS \"partition\", ");
+    put_bytes(&q, cols, found[C_KEY], kinds[C_KEY]);
+    weir__buf_puts(&q, " AS \"key\", ");
+    put_bytes(&q, cols, found[C_VALUE], kinds[C_VALUE]);
+    weir__buf_puts(&q, " AS \"value\", ");
+    if (found[C_HEADERS] >= 0) {
+        weir__buf_puts(&q, "CASE WHEN len(");
+        put_col(&q, cols, found[C_HEADERS]);
+        weir__buf_puts(&q, ") > 0 THEN ");
+        put_col(&q, cols, found[C_HEADERS]);
+        weir__buf_puts(&q, " END");
+    } else {
+        weir__buf_puts(&q, "NULL");
+    }
+    weir__buf_puts(&q, " AS \"headers\", coalesce(");
+    if (found[C_TIMESTAMP] >= 0 && kinds[C_TIMESTAMP] == K_DOUBLE) {
+        weir__buf_puts(&q, "make_timestamp(CAST(round(");
+        put_col(&q, cols, found[C_TIMESTAMP]);
+        weir__buf_puts(&q, " * 1000000) AS BIGINT))");
+    } else if (found[C_TIMESTAMP] >= 0) {
+        weir__buf_puts(&q, "CAST(");
+        put_col(&q, cols, found[C_TIMESTAMP]);
+        weir__buf_puts(&q, " AS TIMESTAMP)");
+    } else {
+        weir__buf_puts(&q, "NULL");
+    }
+    weir__buf_printf(&q, ", make_timestamp(epoch_us(now()))) AS \"timestamp\", "
+                         "row_number() OVER () AS \"seq\" FROM (%s) AS "
+                         "weir_batch) AS m LEFT JOIN (SELECT \"topic\", "
+                         "\"partition\", max(\"offset\") + 1 AS \"next\" "
+                         "FROM ", sql);
+    weir__topics_ref(&q, b->local_topics);
+    weir__buf_puts(&q, " GROUP BY ALL) AS o ON o.\"topic\" = m.\"topic\" AND "
+                       "o.\"partition\" = m.\"partition\"");
+    int rc = q.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                      : weir__conn_exec(conn, weir__buf_cstr(&q), rows, err);
+    weir__buf_free(&q);
+    return rc;
+}
+
 static int stage(weir_conn *conn, const weir_sink_batch *b, const char *sql,
                  int64_t *rows, weir_error *err)
 {
@@ -490,6 +579,11 @@ static int stage(weir_conn *conn, const weir_sink_batch *b, const char *sql,
     if (!rc)
         rc = find_columns(found, kinds, b->options, b->n_options, cols, n_dc, err);
     free(cols);
+    if (!rc && b->local_topics) {
+        rc = stage_local(conn, b, sql, dc, found, kinds, rows, err);
+        weir__arena_free(&a);
+        return rc;
+    }
     weir_buf q = WEIR_BUF_INIT;
     if (!rc) {
         stage_sql(&q, sql, b->options, b->n_options, dc, found, kinds);

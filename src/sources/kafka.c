@@ -9,7 +9,8 @@
  * batch's transaction through the checkpoint store (_weir.kafka_offsets);
  * the checkpoint row's position is their running total. Offsets that no
  * longer exist fail the flow (KAFKA_DATA_LOSS) unless failOnDataLoss is
- * false.
+ * false. With local topics (weir test), the same plan runs on the
+ * storage's table of messages instead of brokers.
  */
 #define _GNU_SOURCE
 #include "sources/source.h"
@@ -21,6 +22,8 @@
 
 #include "kafka/kafka.h"
 #include "sources/kafka.h"
+#include "store/meta.h"
+#include "store/topics.h"
 #include "util/str.h"
 
 /* One partition of a batch. */
@@ -43,6 +46,13 @@ typedef struct kafka_batch {
     int64_t rows;
     weir_appender *msgs, *hdrs;
 } kafka_batch;
+
+/* Where a batch's partitions and messages come from: the brokers, or the
+ * storage's local topics (weir_run_options.local_kafka, store/topics.h). */
+typedef struct broker {
+    weir_kafka_consumer *kc;
+    weir_rows *local; /* (topic, partition, low, high) of the local topics */
+} broker;
 
 static bool accepts(const weir_input *in)
 {
@@ -100,10 +110,45 @@ static int64_t cell_i64(const weir_rows *r, size_t row, size_t col)
     return v ? strtoll(v, NULL, 10) : 0;
 }
 
+/* The partitions of the cluster (or of the local topics). */
+static int cluster(const weir_source_ctx *c, const broker *bk,
+                   const weir_kafka_partition **out, size_t *n_out)
+{
+    if (!bk->local)
+        return weir__kafka_partitions(bk->kc, out, n_out, c->err);
+    size_t n = bk->local->n_rows;
+    weir_kafka_partition *all = weir__arena_array(c->arena, n + 1, sizeof(*all));
+    if (!all)
+        return WEIR_ERR(c->err, WEIR_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        all[i].topic = weir__rows_get(bk->local, i, 0);
+        all[i].partition = (int32_t)cell_i64(bk->local, i, 1);
+    }
+    *out = all;
+    *n_out = n;
+    return 0;
+}
+
+static int watermarks(const weir_source_ctx *c, const broker *bk,
+                      const kpart *p, int64_t *low, int64_t *high)
+{
+    if (!bk->local)
+        return weir__kafka_watermarks(bk->kc, p->topic, p->partition, low,
+                                      high, c->err);
+    *low = *high = 0;
+    for (size_t i = 0; i < bk->local->n_rows; i++)
+        if (cell_i64(bk->local, i, 1) == p->partition &&
+            !strcmp(weir__rows_get(bk->local, i, 0), p->topic)) {
+            *low = cell_i64(bk->local, i, 2);
+            *high = cell_i64(bk->local, i, 3);
+        }
+    return 0;
+}
+
 /* The batch's partitions: those subscribed now, and those recorded by the
  * last batch (stored rows: topic, partition, end_offset). */
 static int discover(const weir_source_ctx *c, kafka_batch *kb,
-                    weir_kafka_consumer *kc, const weir_rows *stored)
+                    const broker *bk, const weir_rows *stored)
 {
     const weir_kafka_opts *o = &kb->opts;
     regex_t re;
@@ -117,7 +162,7 @@ static int discover(const weir_source_ctx *c, kafka_batch *kb,
     }
     const weir_kafka_partition *all;
     size_t n_all;
-    int rc = weir__kafka_partitions(kc, &all, &n_all, c->err);
+    int rc = cluster(c, bk, &all, &n_all);
     size_t n_stored = stored ? stored->n_rows : 0;
     kb->parts = rc ? NULL
                    : weir__arena_array(c->arena, n_all + n_stored + 1,
@@ -226,8 +271,8 @@ static int64_t starting_offset(const kafka_batch *kb, const kpart *p,
 }
 
 /* Each partition's range [from, end) from its position and watermarks. */
-static int place(const weir_source_ctx *c, kafka_batch *kb,
-                 weir_kafka_consumer *kc, bool first)
+static int place(const weir_source_ctx *c, kafka_batch *kb, const broker *bk,
+                 bool first)
 {
     int rc = 0;
     for (size_t i = 0; !rc && i < kb->n_parts; i++) {
@@ -240,8 +285,7 @@ static int place(const weir_source_ctx *c, kafka_batch *kb,
             rc = data_loss(c, kb, p, what);
             continue;
         }
-        rc = weir__kafka_watermarks(kc, p->topic, p->partition, &p->low,
-                                    &p->high, c->err);
+        rc = watermarks(c, bk, p, &p->low, &p->high);
         if (rc)
             break;
         p->end = p->high;
@@ -325,8 +369,54 @@ static int on_message(void *payload, const weir_kafka_message *m,
     return 0;
 }
 
+/* The batch's messages from the local topics, numbered in offset order
+ * per partition like a fetch: one INSERT of the messages, one of their
+ * headers. */
+static int fetch_local(const weir_source_ctx *c, kafka_batch *kb)
+{
+    weir_buf sel = WEIR_BUF_INIT;
+    weir__buf_puts(&sel, "SELECT *, row_number() OVER (ORDER BY \"topic\", "
+                         "\"partition\", \"offset\") - 1 AS \"seq\" FROM ");
+    weir__topics_ref(&sel, c->local_topics);
+    weir__buf_puts(&sel, " WHERE false");
+    for (size_t i = 0; i < kb->n_parts; i++) {
+        const kpart *p = &kb->parts[i];
+        if (p->vanished || p->end <= p->from)
+            continue;
+        weir__buf_puts(&sel, " OR (\"topic\" = ");
+        weir__buf_put_sql_string(&sel, p->topic);
+        weir__buf_printf(&sel, " AND \"partition\" = %d AND \"offset\" >= %lld "
+                               "AND \"offset\" < %lld)",
+                         (int)p->partition, (long long)p->from,
+                         (long long)p->end);
+    }
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_printf(&q, "INSERT INTO temp.main.\"%s\" SELECT \"key\", "
+                         "\"value\", \"topic\", \"partition\", \"offset\", "
+                         "\"timestamp\", \"timestampType\", \"seq\" FROM (%s)",
+                     kb->table, weir__buf_cstr(&sel));
+    int64_t rows = 0;
+    int rc = q.failed || sel.failed
+                 ? WEIR_ERR(c->err, WEIR_ENOMEM, NULL, "out of memory")
+                 : weir__conn_exec(c->conn, weir__buf_cstr(&q), &rows, c->err);
+    weir__buf_free(&q);
+    if (!rc && kb->opts.include_headers) {
+        weir__buf_printf(&q, "INSERT INTO temp.main.\"%s_h\" SELECT \"seq\", "
+                             "\"idx\", \"h\".\"key\", \"h\".\"value\" FROM "
+                             "(SELECT \"seq\", unnest(range(len(\"headers\"))) "
+                             "AS \"idx\", unnest(\"headers\") AS \"h\" FROM "
+                             "(%s) WHERE \"headers\" IS NOT NULL)",
+                         kb->table, weir__buf_cstr(&sel));
+        rc = weir__exec_buf(c->conn, &q, c->err);
+        weir__buf_free(&q);
+    }
+    weir__buf_free(&sel);
+    kb->rows = rows;
+    return rc;
+}
+
 static int fetch(const weir_source_ctx *c, kafka_batch *kb, const char *key,
-                 weir_kafka_consumer *kc)
+                 const broker *bk)
 {
     /* Named after the flow and the source: one per source of a flow. */
     unsigned long h = 5381;
@@ -348,6 +438,11 @@ static int fetch(const weir_source_ctx *c, kafka_batch *kb, const char *key,
                      kb->table, kb->table);
     int rc = weir__exec_buf(c->conn, &q, c->err);
     weir__buf_free(&q);
+    if (!rc && bk->local) {
+        rc = fetch_local(c, kb);
+        kb->fetched = !rc;
+        return rc;
+    }
     if (!rc)
         rc = weir__appender_open(&kb->msgs, c->conn, "temp", "main", kb->table,
                                  c->err);
@@ -373,7 +468,7 @@ static int fetch(const weir_source_ctx *c, kafka_batch *kb, const char *key,
     }
     kb->rows = 0;
     if (!rc)
-        rc = weir__kafka_fetch(kc, ranges, n, kb->opts.include_headers,
+        rc = weir__kafka_fetch(bk->kc, ranges, n, kb->opts.include_headers,
                                on_message, kb, c->err);
     /* A range may end early (an open transaction under read_committed). */
     for (size_t i = 0, k = 0; !rc && i < kb->n_parts && k < n; i++) {
@@ -438,15 +533,19 @@ static int plan(const weir_source_ctx *c, const weir_input *in,
                       "duplicate data, so the flow stops. Restore the storage "
                       "folder from a backup, or full refresh %s.",
                       c->f->display, c->t->display);
-    weir_kafka_consumer *kc = NULL;
+    broker bk = { NULL, NULL };
+    if (!rc && c->local_topics)
+        rc = weir__topics_partitions(c->conn, c->local_topics, &bk.local,
+                                     c->err);
+    else if (!rc)
+        rc = weir__kafka_consumer_open(&bk.kc, kb->opts.client,
+                                       kb->opts.n_client, kb->opts.bootstrap,
+                                       c->err);
     if (!rc)
-        rc = weir__kafka_consumer_open(&kc, kb->opts.client, kb->opts.n_client,
-                                       kb->opts.bootstrap, c->err);
-    if (!rc)
-        rc = discover(c, kb, kc, stored);
+        rc = discover(c, kb, &bk, stored);
     weir__rows_free(stored);
     if (!rc)
-        rc = place(c, kb, kc, none);
+        rc = place(c, kb, &bk, none);
     bool more = false;
     if (!rc)
         cap(kb, &more);
@@ -456,8 +555,9 @@ static int plan(const weir_source_ctx *c, const weir_input *in,
      * recorded even when no message is read. */
     int64_t moved = 0;
     if (!rc && position(kb, none, &moved) && moved)
-        rc = fetch(c, kb, b->key, kc);
-    weir__kafka_consumer_close(kc);
+        rc = fetch(c, kb, b->key, &bk);
+    weir__kafka_consumer_close(bk.kc);
+    weir__rows_free(bk.local);
     if (!rc)
         b->end = b->start + position(kb, none, &moved);
     return rc;

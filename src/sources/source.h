@@ -64,6 +64,12 @@ typedef struct weir_source_ctx {
     weir_conn *conn;            /* the flow's, in its open transaction */
     const weir_checkpoint *cp;  /* the flow's checkpoints */
     const char *root_dir;
+    bool input_tables;          /* external tables are the real storage's
+                                   (weir__storage_input_table_ref: sample
+                                   runs) */
+    const char *local_topics;   /* Kafka: the catalog of the local topics
+                                   to read instead of brokers
+                                   (weir_run_options.local_kafka), or NULL */
     const char *update_id;
     int64_t gen, batch_id;
     weir_arena *arena;          /* lives as long as the batch */
@@ -86,6 +92,7 @@ typedef struct weir_source_read {
     const char *root_dir;
     bool careful;               /* rescue what does not fit (files) */
     bool with_metadata;         /* the query uses _metadata (files) */
+    bool input_tables;          /* as weir_source_ctx's */
 } weir_source_read;
 
 /* Describing an input's schema for analysis (dry runs too). */

@@ -59,9 +59,10 @@ static int table_epoch(weir_conn *c, const weir_gdataset *d, int64_t *out,
 }
 
 /* The stored table the input names; an external name is qualified with
- * the catalog and database of flow f. */
+ * the catalog and database of flow f (a table of the real storage when
+ * input: sample runs). */
 static void relation(weir_buf *out, const weir_graph *g, const weir_gflow *f,
-                     const weir_input *in)
+                     const weir_input *in, bool input)
 {
     if (in->dataset >= 0) {
         const weir_gdataset *d = &g->datasets[in->dataset];
@@ -71,7 +72,10 @@ static void relation(weir_buf *out, const weir_graph *g, const weir_gflow *f,
     const weir_sql_name *n = &in->ref->name;
     const char *cat = n->n >= 3 ? n->parts[n->n - 3] : f->ctx_catalog;
     const char *db = n->n >= 2 ? n->parts[n->n - 2] : f->ctx_database;
-    weir__storage_table_ref(out, cat, db, n->parts[n->n - 1]);
+    if (input)
+        weir__storage_input_table_ref(out, cat, db, n->parts[n->n - 1]);
+    else
+        weir__storage_table_ref(out, cat, db, n->parts[n->n - 1]);
 }
 
 /* How a batch reads the table. */
@@ -301,7 +305,7 @@ static int plan(const weir_source_ctx *c, const weir_input *in,
                                               : NULL;
     weir_buf rel = WEIR_BUF_INIT;
     /* External names resolve in the streaming flow's own context. */
-    relation(&rel, c->g, c->f, in);
+    relation(&rel, c->g, c->f, in, c->input_tables);
     t->rel = weir__arena_strdup(c->arena, weir__buf_cstr(&rel));
     weir__buf_free(&rel);
     if (!t->rel)
@@ -440,7 +444,7 @@ static int render(weir_buf *out, const weir_source_read *r,
     (void)err;
     const table_batch *t = b->impl;
     weir__buf_puts(out, "(SELECT * FROM ");
-    relation(out, r->g, r->flow, r->in);
+    relation(out, r->g, r->flow, r->in, r->input_tables);
     weir__buf_puts(out, " WHERE ");
     put_filter(out, b, t);
     weir__buf_putc(out, ')');

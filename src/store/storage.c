@@ -127,6 +127,20 @@ static int attach(weir_storage *s, const char *file, const char *alias,
     return rc;
 }
 
+void weir__storage_input_table_ref(weir_buf *out, const char *catalog,
+                                   const char *database, const char *name)
+{
+    char alias[300];
+    weir__storage_catalog_alias(alias, sizeof(alias), catalog);
+    weir__buf_puts(out, "\"");
+    for (const char *c = alias; *c; c++)
+        weir__buf_puts(out, *c == '"' ? "\"\"" : (char[2]){ *c, 0 });
+    weir__buf_puts(out, WEIR_INPUT_ALIAS_SUFFIX "\".");
+    weir__buf_put_sql_ident(out, database);
+    weir__buf_putc(out, '.');
+    weir__buf_put_sql_ident(out, name);
+}
+
 static bool storage_locked_elsewhere(const char *root, char *holder,
                                      size_t size)
 {
@@ -156,6 +170,7 @@ int weir__storage_open(weir_storage **out, const char *root,
     s->mode = mode;
     pthread_mutex_init(&s->commit_mu, NULL);
     weir__map_init(&s->attached, true);
+    weir__map_init(&s->inputs, true);
     s->root = strdup(root);
     int rc = s->root ? 0 : WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     bool exists = weir__fs_is_dir(root);
@@ -229,6 +244,9 @@ void weir__storage_close(weir_storage *s)
         free(v);
     /* Each key is its own value (one malloc'd alias), freed above. */
     weir__map_free(&s->attached);
+    for (it = 0; weir__map_next(&s->inputs, &it, NULL, &v);)
+        free(v);
+    weir__map_free(&s->inputs);
     free(s->root);
     pthread_mutex_destroy(&s->commit_mu);
     free(s);
@@ -399,6 +417,49 @@ int weir__storage_use_catalog(weir_storage *s, const char *catalog,
     weir__buf_put_sql_ident(&sql, database);
     rc = weir__conn_exec(s->conn, weir__buf_cstr(&sql), NULL, err);
     weir__buf_free(&sql);
+    return rc;
+}
+
+int weir__storage_attach_input(weir_storage *s, const char *input_root,
+                               const char *catalog, weir_error *err)
+{
+    char alias[300];
+    weir__storage_catalog_alias(alias, sizeof(alias), catalog);
+    weir_buf key = WEIR_BUF_INIT, fb = WEIR_BUF_INIT;
+    weir__buf_printf(&key, "%s" WEIR_INPUT_ALIAS_SUFFIX, alias);
+    catalog_file(&fb, alias);
+    char *path = key.failed || fb.failed
+                     ? NULL
+                     : weir__path_join(input_root, weir__buf_cstr(&fb));
+    int rc = 0;
+    if (!path) {
+        rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    } else if (!weir__map_has(&s->inputs, weir__buf_cstr(&key)) &&
+               weir__fs_is_file(path)) {
+        weir_buf sql = WEIR_BUF_INIT;
+        weir__buf_puts(&sql, "ATTACH ");
+        weir__buf_put_sql_string(&sql, path);
+        weir__buf_puts(&sql, " AS ");
+        weir__buf_put_sql_ident(&sql, weir__buf_cstr(&key));
+        weir__buf_puts(&sql, " (READ_ONLY)");
+        rc = sql.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                        : weir__conn_exec(s->conn, weir__buf_cstr(&sql), NULL,
+                                          err);
+        weir__buf_free(&sql);
+        if (rc)
+            weir__error_prefix(err, "cannot read the external tables of "
+                                    "%s (is a run of that storage going "
+                                    "on?): ",
+                               path);
+        char *k = rc ? NULL : strdup(weir__buf_cstr(&key));
+        if (!rc && (!k || weir__map_put(&s->inputs, k, k) != 0)) {
+            free(k);
+            rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        }
+    }
+    free(path);
+    weir__buf_free(&key);
+    weir__buf_free(&fb);
     return rc;
 }
 

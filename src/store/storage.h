@@ -29,6 +29,8 @@ typedef struct weir_storage {
     weir_conn *conn; /* the control connection */
     int lock_fd;
     weir_map attached; /* catalog (lower case) -> alias (malloc'd) */
+    weir_map inputs;   /* sample runs: input aliases attached (each key
+                          its own malloc'd value) */
     bool system_attached;  /* weir.duckdb attached read-write */
     bool system_read_only; /* weir.duckdb attached read-only (QUERY) */
     bool busy; /* DRY: another process holds the storage */
@@ -91,6 +93,17 @@ void weir__storage_catalog_alias(char *out, size_t size, const char *catalog);
 /* Append the quoted DuckDB name of a table: "alias"."db"."name". */
 void weir__storage_table_ref(weir_buf *out, const char *catalog,
                              const char *database, const char *name);
+
+/* Sample runs (weir run --sample) read external tables from the real
+ * storage: its file of `catalog`, when there is one, attached read-only
+ * under the catalog's alias plus WEIR_INPUT_ALIAS_SUFFIX (once; a file
+ * another process holds is an error naming it). */
+#define WEIR_INPUT_ALIAS_SUFFIX "__input"
+int weir__storage_attach_input(weir_storage *s, const char *input_root,
+                               const char *catalog, weir_error *err);
+/* Append "alias__input"."db"."name", a table of the real storage. */
+void weir__storage_input_table_ref(weir_buf *out, const char *catalog,
+                                   const char *database, const char *name);
 
 /* Rewrite open.sql, the script that attaches every file for stock DuckDB. */
 int weir__storage_write_open_script(weir_storage *s, weir_error *err);

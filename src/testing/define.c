@@ -37,7 +37,10 @@ static const char *const table_keys[] = { "table", "schema", "replace", "rows",
                                           "csv", "json", "sql", NULL };
 static const char *const files_keys[] = { "files", "format", "rows", "csv",
                                           "json", "sql", NULL };
-static const char *const rows_keys[] = { "dataset", "rows", "ordered", NULL };
+static const char *const topic_keys[] = { "topic", "rows", "csv", "json",
+                                          "sql", NULL };
+static const char *const rows_keys[] = { "dataset", "topic", "rows", "ordered",
+                                         NULL };
 static const char *const query_keys[] = { "query", NULL };
 static const char *const metrics_keys[] = { "expectation", "dataset", "passed",
                                             "failed", "dropped", NULL };
@@ -229,6 +232,27 @@ static bool load_source(loader *ld, const ynode *v, weir_fixture *f)
     return false;
 }
 
+/* A column of a topic fixture's inline rows must be a message's. */
+static bool topic_column(loader *ld, const ynode *rows, const char *col)
+{
+    for (size_t i = 0; weir__topic_columns[i]; i++)
+        if (!strcmp(weir__topic_columns[i], col))
+            return true;
+    const ynode *first = rows && rows->n ? rows->items[0] : NULL;
+    const ynode *at = NULL;
+    for (size_t i = 0; first && i + 1 < first->n; i += 2)
+        if (!strcmp(first->items[i]->text, col))
+            at = first->items[i];
+    SPEC_REPORT(ld->r, BAD_TEST, at ? at->pos : rows->pos,
+                "`%.*s` is not a column of a topic fixture: its rows have a "
+                "Kafka message's `key`, `value`, `partition`, `timestamp`, "
+                "`timestampType` and `headers` (a JSON object of header "
+                "names and values); the topic and the offsets are given by "
+                "the fixture.",
+                CLIP(col));
+    return false;
+}
+
 /* A relative path below the project folder: no `..` part, not the
  * folder itself. */
 static bool fixture_path_ok(const char *p)
@@ -253,15 +277,25 @@ static bool load_fixture(loader *ld, const ynode *v, weir_fixture *f)
         return false;
     const ynode *table = weir__spec_get(v, "table");
     const ynode *files = weir__spec_get(v, "files");
-    if (!table == !files) {
+    const ynode *topic = weir__spec_get(v, "topic");
+    if ((table != NULL) + (files != NULL) + (topic != NULL) != 1) {
         SPEC_REPORT(ld->r, BAD_TEST, v->pos,
-                    "A fixture names either a `table` or `files` (a path "
-                    "the SQL reads)%s.",
-                    table ? ", not both" : "");
+                    "A fixture names one of `table`, `files` (a path the SQL "
+                    "reads) or `topic` (a Kafka topic)%s.",
+                    table || files ? ", not several" : "");
         return false;
     }
     memset(f, 0, sizeof(*f));
     bool ok;
+    if (topic) {
+        f->kind = WEIR_FIXTURE_TOPIC;
+        weir__spec_extra_keys(ld->r, v, topic_keys, BAD_TEST, "a topic fixture");
+        ok = (f->target = want_str(ld, topic, "topic")) != NULL;
+        ok &= load_source(ld, v, f);
+        for (size_t c = 0; ok && c < f->rows.n_cols; c++)
+            ok &= topic_column(ld, weir__spec_get(v, "rows"), f->rows.cols[c]);
+        return ok;
+    }
     if (table) {
         f->kind = WEIR_FIXTURE_TABLE;
         weir__spec_extra_keys(ld->r, v, table_keys, BAD_TEST, "a table fixture");
@@ -378,12 +412,16 @@ static bool load_check(loader *ld, const ynode *v, weir_check *c)
         weir__spec_extra_keys(ld->r, v, rows_keys, BAD_TEST,
                               "a rows expectation");
         const ynode *d = weir__spec_get(v, "dataset");
-        if (!d) {
+        const ynode *t = weir__spec_get(v, "topic");
+        if (!d == !t) {
             SPEC_REPORT(ld->r, BAD_TEST, v->pos,
-                        "A `rows` expectation needs the `dataset` it checks.");
+                        "A `rows` expectation needs the `dataset` it checks, "
+                        "or the Kafka `topic`%s.",
+                        d ? ", not both" : "");
             return false;
         }
-        bool ok = (c->dataset = want_str(ld, d, "dataset")) != NULL;
+        bool ok = d ? (c->dataset = want_str(ld, d, "dataset")) != NULL
+                    : (c->topic = want_str(ld, t, "topic")) != NULL;
         ok &= want_bool(ld, weir__spec_get(v, "ordered"), "ordered",
                         &c->ordered);
         ok &= load_rows(ld, n, &c->rows);
@@ -426,7 +464,8 @@ static bool load_check(loader *ld, const ynode *v, weir_check *c)
         return ok;
     }
     SPEC_REPORT(ld->r, BAD_TEST, v->pos,
-                "An expectation needs one of `rows` (with `dataset`), "
+                "An expectation needs one of `rows` (with `dataset` or "
+                "`topic`), "
                 "`query`, `expectation` or `error`.");
     return false;
 }

@@ -7,6 +7,7 @@
  * links so that the SQL's relative paths find the fixtures instead of the
  * project's data and everything else as it is. Each step of a test adds a file to a folder
  * fixture (what a streaming read picks up next) or rewrites a file one.
+ * Kafka topics are topic.c's.
  */
 #include "testing/testing.h"
 
@@ -351,8 +352,7 @@ static void put_values(weir_buf *q, const weir_trows *r)
     }
 }
 
-/* The query giving a fixture's rows, for CREATE TABLE ... AS and INSERT. */
-static void put_source_query(weir_buf *q, const weir_fixture *f)
+void weir__fixture_source_query(weir_buf *q, const weir_fixture *f)
 {
     if (f->source == WEIR_FSRC_SQL) {
         weir__buf_puts(q, f->sql);
@@ -397,10 +397,10 @@ static int apply_table(weir_pipeline *p, const weir_fixture *f, bool first,
     }
     if (create) {
         weir__buf_printf(&q, "CREATE TABLE %s AS ", f->target);
-        put_source_query(&q, f);
+        weir__fixture_source_query(&q, f);
     } else if (!rows) {
         weir__buf_printf(&q, "INSERT INTO %s ", f->target);
-        put_source_query(&q, f);
+        weir__fixture_source_query(&q, f);
     } else if (f->rows.n_rows > 0) {
         weir__buf_printf(&q, "INSERT INTO %s", f->target);
         put_values(&q, &f->rows);
@@ -423,7 +423,10 @@ int weir__fixture_apply(weir_pipeline *p, const char *root,
                         const weir_fixture *f, size_t step, size_t index,
                         bool first, weir_error *err)
 {
-    return f->kind == WEIR_FIXTURE_TABLE
-               ? apply_table(p, f, first, err)
-               : apply_files(p, root, f, step, index, err);
+    switch (f->kind) {
+    case WEIR_FIXTURE_TABLE: return apply_table(p, f, first, err);
+    case WEIR_FIXTURE_FILES: return apply_files(p, root, f, step, index, err);
+    case WEIR_FIXTURE_TOPIC: return weir__fixture_topic(p, f, err);
+    }
+    return 0;
 }

@@ -302,7 +302,11 @@ static void check_rows(test_run *r, const weir_check *c)
     }
     if (c->rows.n_cols == 0)
         weir__buf_puts(&q, "*");
-    weir__buf_printf(&q, " FROM %s", c->dataset);
+    weir__buf_puts(&q, " FROM ");
+    if (c->topic)
+        weir__topic_relation(&q, c->topic);
+    else
+        weir__buf_puts(&q, c->dataset);
     weir_result *res = NULL;
     weir_error err;
     memset(&err, 0, sizeof err);
@@ -311,8 +315,9 @@ static void check_rows(test_run *r, const weir_check *c)
     if (rc) {
         weir_buf b = WEIR_BUF_INIT;
         put_error_line(&b, &err);
-        fail(r, "CHECK_QUERY_FAILED", c, NULL, "cannot read %s: %s",
-             c->dataset, weir__buf_cstr(&b));
+        fail(r, "CHECK_QUERY_FAILED", c, NULL, "cannot read %s%s: %s",
+             c->topic ? "topic " : "", c->topic ? c->topic : c->dataset,
+             weir__buf_cstr(&b));
         weir__buf_free(&b);
         return;
     }
@@ -339,8 +344,8 @@ static void check_rows(test_run *r, const weir_check *c)
     }
     if (diffs)
         fail(r, "ROWS_DIFFER", c, weir__buf_cstr(&diff),
-             "rows of %s differ%s: %zu of them (expected %zu row%s, got %zu)",
-             c->dataset, c->ordered ? " (in order)" : "", diffs,
+             "rows of %s%s differ%s: %zu of them (expected %zu row%s, got %zu)",
+             c->topic ? "topic " : "", c->topic ? c->topic : c->dataset, c->ordered ? " (in order)" : "", diffs,
              c->rows.n_rows, c->rows.n_rows == 1 ? "" : "s", n);
     weir__buf_free(&diff);
     free(cells);
@@ -547,6 +552,7 @@ static void run_step(test_run *r, const weir_step *s)
     ro.event_payload = &l;
     ro.cancel = r->cancel;
     ro.sink_root = r->sinks; /* never a real destination */
+    ro.local_kafka = true;   /* nor a real broker */
     weir_run_result out;
     memset(&out, 0, sizeof out);
     int rc = weir_pipeline_start_run(r->p, &ro, &out, &err);

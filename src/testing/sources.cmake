@@ -5,5 +5,6 @@ set(WEIR_TESTING_SOURCES
   src/testing/define.c
   src/testing/fixture.c
   src/testing/run.c
+  src/testing/topic.c
 )
 set(WEIR_TESTING_DEPS util spec api)

@@ -41,7 +41,8 @@ typedef struct weir_trows {
 
 typedef enum weir_fixture_kind {
     WEIR_FIXTURE_TABLE, /* an external table, created in the storage */
-    WEIR_FIXTURE_FILES  /* a path the SQL reads (read_files, path reads) */
+    WEIR_FIXTURE_FILES, /* a path the SQL reads (read_files, path reads) */
+    WEIR_FIXTURE_TOPIC  /* a Kafka topic, written to the local topics */
 } weir_fixture_kind;
 
 typedef enum weir_fixture_source {
@@ -54,7 +55,8 @@ typedef enum weir_fixture_source {
 
 typedef struct weir_fixture {
     weir_fixture_kind kind;
-    const char *target;   /* table name as in the SQL, or relative path */
+    const char *target;   /* table name as in the SQL, relative path, or
+                             topic */
     const char *schema;   /* tables: Spark DDL column list, or NULL */
     const char *format;   /* files: "json" or "csv" */
     bool replace;         /* tables: replace the rows of earlier steps */
@@ -75,6 +77,7 @@ typedef struct weir_check {
     weir_check_kind kind;
     unsigned line;         /* where it is defined, for messages */
     const char *dataset;   /* ROWS; METRICS (NULL = any dataset) */
+    const char *topic;     /* ROWS of a Kafka topic (dataset NULL) */
     weir_trows rows;       /* ROWS */
     bool ordered;          /* ROWS: order matters */
     const char *sql;       /* EMPTY_QUERY */
@@ -125,6 +128,18 @@ int weir__fixture_overlay(const char *root, const char *project_dir,
 int weir__fixture_apply(weir_pipeline *p, const char *root,
                         const weir_fixture *f, size_t step, size_t index,
                         bool first, weir_error *err);
+/* The columns a topic fixture's rows may have (NULL-terminated), and a
+ * topic's messages as a Spark SQL relation (key and value as strings),
+ * for expectations. */
+extern const char *const weir__topic_columns[];
+void weir__topic_relation(weir_buf *b, const char *topic);
+/* The query giving the rows of a fixture read from a CSV or JSON file or
+ * a query (source CSV, JSON or SQL). */
+void weir__fixture_source_query(weir_buf *q, const weir_fixture *f);
+/* topic.c. Append a topic fixture's rows to the test storage's local
+ * topics (weir_run_options.local_kafka), offsets after the topic's last. */
+int weir__fixture_topic(weir_pipeline *p, const weir_fixture *f,
+                        weir_error *err);
 /* A value as a Spark SQL literal. */
 void weir__tvalue_put_sql(weir_buf *b, const weir_tvalue *v);
 

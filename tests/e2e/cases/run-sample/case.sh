@@ -21,8 +21,9 @@ expect_exit 0
 storage_sum() { find storage -type f | LC_ALL=C sort | xargs md5sum; }
 before=$(storage_sum)
 
-# External tables are read from the sample storage: put one there.
-run_weir query --spec inspect.yml "$customers"
+# External tables are read from the real storage (read-only), not from
+# the sample storage: a table of the same name there is not used.
+run_weir query --spec inspect.yml "CREATE TABLE customers (id BIGINT, name STRING); INSERT INTO customers SELECT i, 'wrong' FROM range(101, 131) t(i)"
 expect_exit 0
 
 run_weir run --sample 5
@@ -36,6 +37,10 @@ expect_query "$counts" "events,big,path,copy,stream,counted
 # The first rows of each input.
 expect_query "SELECT min(id) AS lo, max(id) AS hi FROM events_raw" "lo,hi
 1,5" --spec inspect.yml
+expect_query "SELECT min(id) AS lo, max(id) AS hi, min(name) AS name FROM customers_copy" "lo,hi,name
+1,5,c1" --spec inspect.yml
+expect_query "SELECT max(id) AS hi FROM customers_stream" "hi
+5" --spec inspect.yml
 expect_equal "real storage after a sample run" "$(storage_sum)" "$before"
 
 # New input: the stream advances, taking the first 5 rows of the new batch.

@@ -190,6 +190,12 @@ assert fail.get("type") == "ROWS_DIFFER", fail.attrib
 assert "~ changed:    {name: bob, orders: 1} total: expected 6, got 5.00" in fail.text
 PY
 e2e_pass
+# ... and valid against the schema CI tools validate reports with
+# (tests/e2e/junit.xsd: Jenkins xUnit's junit-10 structure, with the file
+# and line of a test case that GitLab and GitHub reporters read).
+python3 "$E2E_LIB/xsd-check.py" "$E2E_LIB/junit.xsd" pass.xml all.xml \
+    2>"$E2E_OUT/xsd.err" || e2e_fail "JUnit XML is not valid: $(cat "$E2E_OUT/xsd.err")"
+e2e_pass
 
 # --- --json: one document ----------------------------------------------------
 python3 - all.json <<'PY' || e2e_fail "--json output"
@@ -245,7 +251,7 @@ run_weir test --spec bad/spark-pipeline.yml
 expect_exit 2
 expect_stdout_empty
 expect_stderr_contains "bad/tests/bad.yml:1:1: error: [TEST_DEFINITION_INVALID] Test \`no_checks\` checks nothing: give it an \`expect\` list."
-expect_stderr_contains "bad/tests/bad.yml:7:7: error: [TEST_DEFINITION_INVALID] A fixture names either a \`table\` or \`files\` (a path the SQL reads), not both."
+expect_stderr_contains "bad/tests/bad.yml:7:7: error: [TEST_DEFINITION_INVALID] A fixture names one of \`table\`, \`files\` (a path the SQL reads) or \`topic\` (a Kafka topic), not several."
 expect_stderr_contains "bad/tests/bad.yml:15:19: error: [TEST_DEFINITION_INVALID] A value in \`rows\` should be a scalar (a string, number, boolean or null), got list."
 expect_stderr_contains "bad/tests/bad.yml:16:7: error: [TEST_DEFINITION_INVALID] An expectation needs one of"
 expect_stderr_contains "bad/tests/bad.yml:17:3: error: [TEST_DEFINITION_INVALID] Unexpected key"
