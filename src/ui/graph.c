@@ -65,6 +65,13 @@ static void lower(char *dst, size_t size, const char *s)
     dst[i] = '\0';
 }
 
+/* A flow of the update holding the storage, not done yet. */
+static bool in_progress(const char *state)
+{
+    return !strcmp(state, "QUEUED") || !strcmp(state, "PLANNING") ||
+           !strcmp(state, "STARTING") || !strcmp(state, "RUNNING");
+}
+
 static void dataset_link(weir_buf *b, const ui_snapshot *s, size_t i,
                          const ui_update *u, ui_mode mode)
 {
@@ -117,6 +124,8 @@ static void node(weir_buf *b, const ui_snapshot *s, size_t i,
                            !strcmp(run.state, "EXCLUDED")))
         weir__buf_puts(b, ", style=\"dashed,filled\", fillcolor=\"#e5e7eb\", "
                           "fontcolor=\"#374151\"");
+    else if (run.state && in_progress(run.state))
+        weir__buf_puts(b, ", color=\"#1d4ed8\", penwidth=3");
     weir__buf_puts(b, ", URL=\"");
     dataset_link(b, s, i, u, mode);
     weir__buf_puts(b, "\"];\n");
