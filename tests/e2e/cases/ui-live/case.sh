@@ -89,6 +89,8 @@ grep -q '^quality spark_catalog.default.orders_silver valid_amount .* drop 28 1 
 running=$(state running)
 [ "$running" != null ] || e2e_fail "/api/state names no running update"
 expect_equal "updates while running" "$(state updates)" 1
+python3 "$E2E_CASE/../ui/a11y.py" "$E2E_OUT/live.html" >"$E2E_OUT/live.a11y" ||
+    e2e_fail "the live page is not accessible: $(cat "$E2E_OUT/live.a11y")"
 head -1 pipeline-storage/weir.progress.jsonl | grep -q "\"update_id\": \"$running\", \"pid\": $run_pid" ||
     e2e_fail "the progress file's header: $(head -1 pipeline-storage/weir.progress.jsonl)"
 # The dataset page of the running flow says what it does now.

@@ -2,7 +2,9 @@
 # the one reading it is SKIPPED) and its expectation dropping a row; then
 # `weir report --html` and the pages of `weir ui`, loaded in headless
 # Chromium, must show the graph, the states, the row counts and the quality
-# numbers. Screenshots are kept in <build>/ui-artefacts/. The server: token
+# numbers, and be keyboard and screen-reader friendly (a11y.py); the
+# same in headless Firefox (firefox.py). Screenshots are kept in
+# <build>/ui-artefacts/. The server: token
 # required, unknown routes and path escapes are 404, non-loopback binds
 # refused without a token, 100 concurrent requests x 20 rounds without an
 # error, and the page follows a second run made while it serves.
@@ -100,6 +102,13 @@ quality spark_catalog.default.orders_silver valid_amount valid_amount drop 28 1 
 update current
 EOF2
 mask_durations() { sed -E 's/ [0-9]+\.[0-9]{2} s$/ DURATION/' "$1"; }
+# Keyboard and screen-reader basics (a11y.py says which are checked).
+accessible() { # DOM_FILE
+    python3 "$E2E_CASE/a11y.py" "$1" >"$1.a11y" ||
+        e2e_fail "$(basename "$1") is not accessible: $(cat "$1.a11y")"
+    e2e_pass
+}
+accessible "$E2E_OUT/report.dom"
 mask_durations "$E2E_OUT/report.dom.summary" >"$E2E_OUT/report.actual"
 compare_files "report DOM" "$E2E_OUT/report.expected" "$E2E_OUT/report.actual"
 
@@ -139,6 +148,32 @@ grep -v '^dataset-page\|^body' "$E2E_OUT/report.expected" \
     | sort >"$E2E_OUT/ui.expected.sorted"
 mask_durations "$E2E_OUT/ui.dom.summary" | sort >"$E2E_OUT/ui.actual"
 compare_files "ui DOM" "$E2E_OUT/ui.expected.sorted" "$E2E_OUT/ui.actual"
+accessible "$E2E_OUT/ui.dom"
+
+# The same report and served page in Firefox (firefox.py drives it through
+# its WebDriver BiDi endpoint), compared the same way.
+firefox=$(command -v firefox-esr || command -v firefox || true)
+if [ -z "$firefox" ] || ! /usr/bin/python3 -c 'import websocket' 2>/dev/null; then
+    [ -z "${CI:-}" ] ||
+        e2e_fail "firefox-esr or python3-websocket is not installed: CI must run scripts/bootstrap.sh"
+    echo "e2e/$E2E_NAME: firefox-esr or python3-websocket is not installed; Firefox skipped" >&2
+else
+    mkdir -p "$E2E_ROOT/firefox"
+    timeout 300 /usr/bin/python3 "$E2E_CASE/firefox.py" "$firefox" "$E2E_ROOT/firefox" \
+        "file://$E2E_WORK/report.html" "$E2E_OUT/report.ff.dom" \
+        "$url" "$E2E_OUT/ui.ff.dom" 2>"$E2E_OUT/firefox.err" ||
+        e2e_fail "Firefox could not load the pages: $(tail -5 "$E2E_OUT/firefox.err")"
+    cp "$E2E_OUT/report.ff.dom.png" "$artefacts/ui-report-firefox.png"
+    cp "$E2E_OUT/ui.ff.dom.png" "$artefacts/ui-server-firefox.png"
+    python3 "$E2E_CASE/dom.py" "$E2E_OUT/report.ff.dom" >"$E2E_OUT/report.ff.summary"
+    mask_durations "$E2E_OUT/report.ff.summary" >"$E2E_OUT/report.ff.actual"
+    compare_files "report DOM in Firefox" "$E2E_OUT/report.expected" "$E2E_OUT/report.ff.actual"
+    python3 "$E2E_CASE/dom.py" "$E2E_OUT/ui.ff.dom" >"$E2E_OUT/ui.ff.summary"
+    mask_durations "$E2E_OUT/ui.ff.summary" | sort >"$E2E_OUT/ui.ff.actual"
+    compare_files "ui DOM in Firefox" "$E2E_OUT/ui.expected.sorted" "$E2E_OUT/ui.ff.actual"
+    accessible "$E2E_OUT/report.ff.dom"
+    accessible "$E2E_OUT/ui.ff.dom"
+fi
 
 # A dataset page: schema, defining query with its file:line, lineage.
 curl -sf -H "Authorization: Bearer $token" \
@@ -146,6 +181,7 @@ curl -sf -H "Authorization: Bearer $token" \
 expect_file_contains "$E2E_OUT/broken.html" "transformations/broken.sql:4"
 expect_file_contains "$E2E_OUT/broken.html" "CAST(concat(status, &#39;x&#39;) AS INT) AS n FROM orders_silver;"
 expect_file_contains "$E2E_OUT/broken.html" "<h3>Upstream</h3><ul class=\"upstream\"><li><a href=\"/dataset?name=spark_catalog.default.orders_silver"
+accessible "$E2E_OUT/broken.html"
 
 # The token: none or a wrong one is 401; the URL's sets a cookie.
 expect_equal "no token" "$(status "$base/")" 401
