@@ -111,6 +111,14 @@ accessible() { # DOM_FILE
 accessible "$E2E_OUT/report.dom"
 mask_durations "$E2E_OUT/report.dom.summary" >"$E2E_OUT/report.actual"
 compare_files "report DOM" "$E2E_OUT/report.expected" "$E2E_OUT/report.actual"
+# The update's row: duration, state, rows written, refresh selection.
+grep -qE '<td class="num">[0-9]+\.[0-9]{2} s</td><td><span class="state state-failed">failed</span></td><td class="num">61</td><td class="selection">all</td>' \
+    "$E2E_OUT/report.dom" || e2e_fail "the update's row lacks its duration, state, rows or selection"
+# The timeline: every flow queued, the three that ran with a running bar,
+# the failed one with a failed bar.
+expect_equal "queued bars" "$(grep -o 'class="p-queued"' "$E2E_OUT/report.dom" | wc -l)" 5
+expect_equal "running bars" "$(grep -o 'class="p-running"' "$E2E_OUT/report.dom" | wc -l)" 3
+expect_equal "failed bars" "$(grep -o 'class="p-failed"' "$E2E_OUT/report.dom" | wc -l)" 1
 
 # --- weir ui ------------------------------------------------------------------
 # Refused: a non-loopback bind without a token; bad ports.
@@ -189,6 +197,8 @@ expect_equal "wrong token" "$(status -H "Authorization: Bearer x$token" "$base/"
 expect_equal "token in the URL" "$(status "$url")" 200
 curl -s -D "$E2E_OUT/headers" -o /dev/null "$url"
 expect_file_contains "$E2E_OUT/headers" "Set-Cookie: weir_ui=$token; Path=/; HttpOnly; SameSite=Strict"
+# Nothing is fetched from elsewhere: scripts only from the server itself.
+expect_file_contains "$E2E_OUT/headers" "Content-Security-Policy: default-src 'none'; script-src 'self';"
 expect_equal "cookie" "$(status -b "weir_ui=$token" "$base/")" 200
 # Routes: nothing outside them, no path reaches a file, read-only.
 auth=(-H "Authorization: Bearer $token")
@@ -222,6 +232,11 @@ now=$(curl -sf "${auth[@]}" "$base/api/state" | python3 -c 'import json,sys; pri
 e2e_pass
 browse "$url" "$E2E_OUT/ui2.dom"
 expect_equal "update rows" "$(grep -c '^update ' "$E2E_OUT/ui2.dom.summary")" 2
+# Outside the refresh selection: excluded, greyed in the graph.
+grep -q '^flow spark_catalog.default.orders_bronze EXCLUDED$' "$E2E_OUT/ui2.dom.summary" ||
+    e2e_fail "no EXCLUDED flow after a selective refresh: $(grep '^flow' "$E2E_OUT/ui2.dom.summary")"
+grep -q '^graph-node ds node st state-excluded$' "$E2E_OUT/ui2.dom.summary" ||
+    e2e_fail "no excluded graph node after a selective refresh"
 # The refresh selection is recorded with the update and shown.
 expect_query "SELECT options FROM weir.updates ORDER BY started_at DESC LIMIT 1" 'options
 "{""refresh"": [""broken""]}"'
