@@ -19,26 +19,10 @@ cat >transformations/slow.sql <<'SQL'
 CREATE MATERIALIZED VIEW slow AS SELECT sum(hash(id)) AS h FROM range(40000000000);
 SQL
 
-ui_pid= run_pid=
-cleanup() {
-    [ -z "$run_pid" ] || kill -KILL "$run_pid" 2>/dev/null || true
-    [ -z "$ui_pid" ] || kill -KILL "$ui_pid" 2>/dev/null || true
-}
-e2e_at_exit cleanup
-timeout --foreground -s KILL 600 "$WEIR" ui --port 0 --poll-ms 100 \
-    >"$E2E_OUT/ui.out" 2>"$E2E_OUT/ui.err" &
-ui_pid=$!
-url=
-for _ in $(seq 1 600); do
-    url=$(grep -m1 -o '^http://127\.0\.0\.1:[0-9]*/?token=[0-9a-f]*$' "$E2E_OUT/ui.out" || true)
-    [ -n "$url" ] && break
-    kill -0 "$ui_pid" 2>/dev/null || break
-    sleep 0.1
-done
-[ -n "$url" ] || e2e_fail "weir ui did not start: $(cat "$E2E_OUT/ui.err")"
-token=${url##*token=}
-base=${url%%/\?*}
-auth=(-H "Authorization: Bearer $token")
+run_pid=
+run_cleanup() { [ -z "$run_pid" ] || kill -KILL "$run_pid" 2>/dev/null || true; }
+e2e_at_exit run_cleanup
+start_ui --poll-ms 100
 state() { # FIELD of /api/state
     curl -sf "${auth[@]}" "$base/api/state" |
         python3 -c 'import json,sys; v=json.load(sys.stdin)[sys.argv[1]]; print("null" if v is None else v)' "$1"
@@ -143,14 +127,7 @@ for _ in $(seq 1 300); do
 done
 expect_equal "a killed run is not shown as running" "$(state running)" null
 
-kill -TERM "$ui_pid"
-rc=0
-wait "$ui_pid" || rc=$?
-ui_pid=
-expect_equal "weir ui exit status" "$rc" 0
-if grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$E2E_OUT/ui.err"; then
-    e2e_fail "sanitizer report from weir ui: $(head -40 "$E2E_OUT/ui.err")"
-fi
+stop_ui
 
 # --- A progress file that cannot be written costs a WARN, nothing else ---------
 rm transformations/slow.sql

@@ -20,22 +20,7 @@ run_weir run
 expect_exit 0
 rm -f "$E2E_WORK/imports"
 
-ui_pid=
-cleanup() { [ -z "$ui_pid" ] || kill -KILL "$ui_pid" 2>/dev/null || true; }
-e2e_at_exit cleanup
-timeout --foreground -s KILL 600 "$WEIR" ui --port 0 --poll-ms 100 \
-    >"$E2E_OUT/ui.out" 2>"$E2E_OUT/ui.err" &
-ui_pid=$!
-url=
-for _ in $(seq 1 900); do
-    url=$(grep -m1 -o '^http://127\.0\.0\.1:[0-9]*/?token=[0-9a-f]*$' "$E2E_OUT/ui.out" || true)
-    [ -n "$url" ] && break
-    kill -0 "$ui_pid" 2>/dev/null || break
-    sleep 0.1
-done
-[ -n "$url" ] || e2e_fail "weir ui did not start: $(cat "$E2E_OUT/ui.err")"
-base=${url%%/\?*}
-auth=(-H "Authorization: Bearer ${url##*token=}")
+start_ui --poll-ms 100
 generation() {
     curl -sf "${auth[@]}" "$base/api/state" |
         python3 -c 'import json,sys; print(json.load(sys.stdin)["generation"])'
@@ -75,11 +60,4 @@ expect_file_contains "$E2E_OUT/page2.html" 'data-dataset="spark_catalog.default.
 reload
 expect_equal "imports after another refresh" "$(imports)" 2
 
-kill -TERM "$ui_pid"
-rc=0
-wait "$ui_pid" || rc=$?
-ui_pid=
-expect_equal "weir ui exit status" "$rc" 0
-if grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$E2E_OUT/ui.err"; then
-    e2e_fail "sanitizer report from weir ui: $(head -40 "$E2E_OUT/ui.err")"
-fi
+stop_ui

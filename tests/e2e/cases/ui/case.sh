@@ -128,24 +128,8 @@ expect_stderr_contains "is not a loopback address"
 run_weir ui --port 70000
 expect_exit 2
 
-ui_pid=
-ui_cleanup() { [ -z "$ui_pid" ] || kill -KILL "$ui_pid" 2>/dev/null || true; }
-e2e_at_exit ui_cleanup
-timeout --foreground -s KILL 600 "$WEIR" ui --port 0 --poll-ms 200 \
-    >"$E2E_OUT/ui.out" 2>"$E2E_OUT/ui.err" &
-ui_pid=$!
-url=
-for _ in $(seq 1 600); do
-    url=$(grep -m1 -o '^http://127\.0\.0\.1:[0-9]*/?token=[0-9a-f]*$' "$E2E_OUT/ui.out" || true)
-    [ -n "$url" ] && break
-    kill -0 "$ui_pid" 2>/dev/null || break
-    sleep 0.1
-done
-[ -n "$url" ] || e2e_fail "weir ui did not start: $(cat "$E2E_OUT/ui.err")"
-token=${url##*token=}
-port=${url#http://127.0.0.1:}
-port=${port%%/*}
-base="http://127.0.0.1:$port"
+start_ui --poll-ms 200
+port=${base##*:}
 status() { curl -s --path-as-is -o /dev/null -w '%{http_code}' "$@"; }
 
 browse "$url" "$E2E_OUT/ui.dom" "$artefacts/ui-server.png"
@@ -201,7 +185,6 @@ expect_file_contains "$E2E_OUT/headers" "Set-Cookie: weir_ui=$token; Path=/; Htt
 expect_file_contains "$E2E_OUT/headers" "Content-Security-Policy: default-src 'none'; script-src 'self';"
 expect_equal "cookie" "$(status -b "weir_ui=$token" "$base/")" 200
 # Routes: nothing outside them, no path reaches a file, read-only.
-auth=(-H "Authorization: Bearer $token")
 for path in "/../../etc/passwd" "/%2e%2e/%2e%2e/etc/passwd" "/ui.js/.." "/dataset/x" \
     "/index.html" "/dataset?name=../../etc/passwd" "/dataset" \
     "/dataset?name=spark_catalog.default.missing" "/?update=nope" "//etc/passwd" \
@@ -267,15 +250,7 @@ for _ in $(seq 1 300); do [ "$(api_busy)" = free ] && break; sleep 0.1; done
 expect_equal "state after the lock is released" "$(api_busy)" free
 
 # A clean stop on SIGTERM, without sanitizer reports.
-kill -TERM "$ui_pid"
-rc=0
-wait "$ui_pid" || rc=$?
-ui_pid=
-expect_equal "weir ui exit status" "$rc" 0
-if grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$E2E_OUT/ui.err"; then
-    e2e_fail "sanitizer report from weir ui: $(head -40 "$E2E_OUT/ui.err")"
-fi
-expect_file_contains "$E2E_OUT/ui.out" "Stopped."
+stop_ui
 
 # A definition error: the graph is left out, the updates are still shown.
 echo "CREATE MATERIALIZED VIEW bad AS SELECT * FROM nowhere;" >transformations/bad.sql
