@@ -127,6 +127,27 @@ expect_exit 2
 expect_stderr_contains "is not a loopback address"
 run_weir ui --port 70000
 expect_exit 2
+# Asked for, with an explicit token, it binds: served (here checked over
+# loopback, which 0.0.0.0 includes) only to requests with that token, and
+# stopped at once.
+any_token=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+timeout --foreground -s KILL 120 "$WEIR" ui --host 0.0.0.0 --port 0 --token "$any_token" \
+    >"$E2E_OUT/any.out" 2>"$E2E_OUT/any.err" &
+any_pid=$!
+any_port=
+for _ in $(seq 1 900); do
+    any_port=$(grep -m1 -o '^http://0\.0\.0\.0:[0-9]*/' "$E2E_OUT/any.out" | grep -o '[0-9]*/$' | tr -d / || true)
+    [ -n "$any_port" ] && break
+    kill -0 "$any_pid" 2>/dev/null || break
+    sleep 0.1
+done
+any_code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $any_token" "http://127.0.0.1:${any_port:-1}/")
+any_none=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${any_port:-1}/")
+kill -TERM "$any_pid" 2>/dev/null || true
+wait "$any_pid" || true
+[ -n "$any_port" ] || e2e_fail "weir ui --host 0.0.0.0 --token did not start: $(cat "$E2E_OUT/any.err")"
+expect_equal "a non-loopback bind with its token" "$any_code" 200
+expect_equal "a non-loopback bind without the token" "$any_none" 401
 
 start_ui --poll-ms 200
 port=${base##*:}
