@@ -423,7 +423,11 @@ ktool() { "$WEIR_KTOOL" -b "$KAFKA" "$@"; }
 # 10 minutes; sets ui_pid, url (with its token), token, base and auth (curl
 # arguments presenting the token). stop_ui: SIGTERM, then a clean exit 0
 # without a sanitizer report.
-ui_cleanup() { [ -z "${ui_pid:-}" ] || kill -KILL "$ui_pid" 2>/dev/null || true; }
+ui_cleanup() { # weir runs under timeout(1): its child too
+    [ -n "${ui_pid:-}" ] || return 0
+    pkill -KILL -P "$ui_pid" 2>/dev/null || true
+    kill -KILL "$ui_pid" 2>/dev/null || true
+}
 start_ui() {
     e2e_at_exit ui_cleanup
     timeout --foreground -s KILL 600 "$WEIR" ui --port 0 "$@" \

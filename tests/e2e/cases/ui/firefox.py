@@ -13,6 +13,7 @@ Exit status 0 when every page was written; 1 with a message otherwise.
 import base64
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -51,6 +52,8 @@ class Bidi:
 
 
 def main():
+    # A timeout's SIGTERM still stops Firefox (through the finally below).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     firefox, profile = sys.argv[1], sys.argv[2]
     pages = list(zip(sys.argv[3::2], sys.argv[4::2]))
     port = free_port()
