@@ -6,7 +6,11 @@
 #   - the overview from `weir ui`: the first request of a state (the graph is
 #     laid out) and a cached one, with curl;
 #   - the same page in headless Chromium: navigation start to the load event
-#     (data-load-ms, set by the page's script), first and cached.
+#     (data-load-ms, set by the page's script), first and cached;
+#   - the cost of the live progress file to a run of that pipeline: runs
+#     with the file against runs where it cannot be written (a directory in
+#     its way: the floor, with only the one WARN event), alternated, wall
+#     and CPU (user + system) time.
 #   bench/ui.sh [RUNS]              (builds the release binary)
 #   WEIR=path/to/weir bench/ui.sh   (use that binary, build nothing)
 set -euo pipefail
@@ -62,6 +66,21 @@ for _ in $(seq "$runs"); do
     browser_ms "$url" >>"$work/chrome-warm"
     kill -TERM "$pid" && wait "$pid" || true
 done
+# The live progress file (docs/ui.md): with it and without, side by side.
+progress="storage/weir.progress.jsonl"
+: >"$work/with" && : >"$work/without"
+for _ in $(seq "$runs"); do
+    rmdir "$progress" 2>/dev/null || true
+    /usr/bin/time -o "$work/t" -f '%e %U %S' "$weir" run --quiet >/dev/null 2>&1
+    cat "$work/t" >>"$work/with"
+    mkdir "$progress"
+    /usr/bin/time -o "$work/t" -f '%e %U %S' "$weir" run --quiet >/dev/null 2>&1
+    cat "$work/t" >>"$work/without"
+done
+rmdir "$progress"
+wall() { awk '{print $1}' "$1" | median; }
+cpu() { awk '{print $2 + $3}' "$1" | median; }
+
 secs_to_ms() { awk '{printf "%d\n", $1 * 1000}'; }
 bytes=$(wc -c <"$work/report.html")
 echo "weir ui benchmark: 200 datasets, $(grep -c '<g id="node' "$work/report.html") graph nodes, report $((bytes / 1024)) KB, median of $runs"
@@ -70,3 +89,6 @@ echo "  ui page, first request (curl) $(secs_to_ms <"$work/curl-cold" | median) 
 echo "  ui page, cached (curl)        $(secs_to_ms <"$work/curl-warm" | median) ms"
 echo "  ui page in Chromium, first    $(median <"$work/chrome-cold") ms (navigation start to load)"
 echo "  ui page in Chromium, cached   $(median <"$work/chrome-warm") ms"
+echo "  run with the progress file    $(wall "$work/with") s wall, $(cpu "$work/with") s CPU"
+echo "  run without it (floor)        $(wall "$work/without") s wall, $(cpu "$work/without") s CPU"
+echo "  ratio (wall, CPU)             $(awk -v a="$(wall "$work/with")" -v b="$(wall "$work/without")" 'BEGIN {printf "%.3f", a / b}')x, $(awk -v a="$(cpu "$work/with")" -v b="$(cpu "$work/without")" 'BEGIN {printf "%.3f", a / b}')x"

@@ -640,6 +640,20 @@ typedef struct weir_event {
     unsigned source_line;
 } weir_event;
 
+/**
+ * The live progress of the update running on a storage: the file of this
+ * name in the storage folder (weir_pipeline_storage), written by that
+ * update alone while it runs and removed once its record is stored, so a
+ * reader can follow it while the update holds the database. One JSON object
+ * per line: a header {"weir_progress": 1, "update_id", "pid",
+ * "started_at_us"}, then each event as it is stored, with the columns of
+ * weir.event_log ("sequence", "timestamp_us", "level", "event_type",
+ * "message", "flow_name", "dataset_name", "details", "error", "origin").
+ * A last line without its newline is still being written. Trust it only
+ * while the process of "pid" holds the storage's lock (docs/ui.md).
+ */
+#define WEIR_PROGRESS_FILE "weir.progress.jsonl"
+
 /** Receives each event of a run, in order, on the thread running it. */
 typedef void (*weir_event_fn)(const weir_event *event, void *payload);
 

@@ -13,13 +13,16 @@ duck="$deps/duckdb"
 # jq, bc and time are used by tests and benchmarks; Java 17 by the Spark
 # differential tier. libgraphviz-dev (the graph layout) and
 # libmicrohttpd-dev (the HTTP server) build the pipeline UI (src/ui);
-# chromium loads its pages in the e2e/ui browser test; libxml2 validates
+# chromium and firefox-esr load its pages in the e2e/ui browser test
+# (Firefox driven through its WebDriver BiDi endpoint by the system
+# Python's websocket client, python3-websocket); libxml2 validates
 # weir test's JUnit reports against a schema (e2e/test-command).
 pkgs=(cmake ninja-build gcc g++ pkg-config libyaml-dev clang-14 llvm-14
       libclang-rt-14-dev curl ca-certificates python3 python3-venv graphviz
       jq bc time openjdk-17-jre-headless
       protobuf-compiler protobuf-c-compiler libprotobuf-c-dev libnghttp2-dev
-      librdkafka-dev maven libgraphviz-dev libmicrohttpd-dev chromium libxml2)
+      librdkafka-dev maven libgraphviz-dev libmicrohttpd-dev chromium
+      firefox-esr python3-websocket libxml2)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \

@@ -312,12 +312,29 @@ void test_report_json(FILE *out, const weir_test_suite *s, double seconds);
 /* --- ui_load.c: the snapshot of weir report and weir ui ------------- */
 
 struct ui_snapshot;
+
+/* The Python definitions a `weir ui` imported last, kept between loads:
+ * a refresh runs the project's Python again only when a Python file under
+ * the spec's folder (or a definition file elsewhere) or the spec itself
+ * changed; otherwise the definitions are copied from defs
+ * (weir_pipeline_copy_definitions). Zero-initialize; the owner frees it
+ * with ui_python_cache_clear. */
+typedef struct ui_python_cache {
+    project defs; /* the pipeline the imports were made in */
+    bool open;    /* defs holds a project */
+    bool valid;   /* its imports succeeded */
+    uint64_t key; /* the signature of the files they were made from */
+} ui_python_cache;
+void ui_python_cache_clear(ui_python_cache *cache);
+
 /* Load the project (spec NULL = search upward), resolve its graph with a
  * silent dry run and read its last updates into *out (caller frees with
  * ui_snapshot_free), releasing the storage again. Definition errors leave
- * the graph out with a note. Returns 0 or an exit code (errors printed). */
+ * the graph out with a note. cache: the Python imports to reuse and
+ * update, or NULL to import afresh. Returns 0 or an exit code (errors
+ * printed). */
 int ui_load_snapshot(const cli *c, const char *spec, const load_args *load,
-                     struct ui_snapshot **out);
+                     ui_python_cache *cache, struct ui_snapshot **out);
 
 /* --- token.c: Spark Connect session tokens --------------------------- */
 

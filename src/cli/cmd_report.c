@@ -76,7 +76,7 @@ int cmd_report(const cli *c, int argc, char **argv)
         return code;
     }
     ui_snapshot *snap = NULL;
-    code = ui_load_snapshot(c, spec, &load, &snap);
+    code = ui_load_snapshot(c, spec, &load, NULL, &snap);
     if (code == EXIT_OK) {
         weir_buf page = WEIR_BUF_INIT;
         ui_page_report(&page, snap);

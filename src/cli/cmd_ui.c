@@ -30,12 +30,14 @@ enum { O_SPEC, O_HOST, O_PORT, O_TOKEN, O_TOKEN_FILE, O_CONF, O_ENV, O_POLL };
 typedef struct loader {
     const cli *cli;
     const ui_args *args;
+    ui_python_cache python; /* used by the server's refresh thread only */
 } loader;
 
 static int load(void *payload, ui_snapshot **out)
 {
-    const loader *l = payload;
-    return ui_load_snapshot(l->cli, l->args->spec, &l->args->load, out);
+    loader *l = payload;
+    return ui_load_snapshot(l->cli, l->args->spec, &l->args->load, &l->python,
+                            out);
 }
 
 static int parse(const cli *c, ui_args *a, int argc, char **argv)
@@ -120,12 +122,17 @@ static int serve(const cli *c, const ui_args *a, const char *token,
                  unsigned port, unsigned poll_ms)
 {
     ui_snapshot *first = NULL;
-    int code = ui_load_snapshot(c, a->spec, &a->load, &first);
-    if (code != EXIT_OK)
+    loader l;
+    memset(&l, 0, sizeof l);
+    l.cli = c;
+    l.args = a;
+    int code = ui_load_snapshot(c, a->spec, &a->load, &l.python, &first);
+    if (code != EXIT_OK) {
+        ui_python_cache_clear(&l.python);
         return code;
+    }
     const char *host = !a->host || !strcmp(a->host, "localhost") ? "127.0.0.1"
                                                                  : a->host;
-    loader l = { c, a };
     ui_server_options so;
     memset(&so, 0, sizeof so);
     so.host = host;
@@ -154,6 +161,7 @@ static int serve(const cli *c, const ui_args *a, const char *token,
     if (rc) {
         pthread_sigmask(SIG_SETMASK, &old_set, NULL);
         print_failure(c, NULL, rc, &err);
+        ui_python_cache_clear(&l.python);
         free(watch);
         free(name);
         return rc == WEIR_EINVAL ? EXIT_USAGE : EXIT_FAILED;
@@ -174,6 +182,7 @@ static int serve(const cli *c, const ui_args *a, const char *token,
     signal(SIGTERM, SIG_DFL);
     pthread_sigmask(SIG_SETMASK, &old_set, NULL);
     ui_server_stop(server);
+    ui_python_cache_clear(&l.python);
     print_logline(stdout, "Stopped.");
     free(watch);
     free(name);

@@ -24,6 +24,7 @@
 #include "sinks/sink.h"
 #include "store/topics.h"
 #include "util/clock.h"
+#include "util/fs.h"
 #include "util/str.h"
 
 typedef enum slot_state {
@@ -980,12 +981,17 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
     }
     if (!rc)
         rc = open_catalogs(&rs, err);
+    char *progress = NULL;
+    if (!rc && !run->dry && rs.st->system_attached &&
+        !(progress = weir__path_join(rs.st->root, WEIR_PROGRESS_FILE)))
+        rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     if (!rc)
         rc = weir__eventlog_open(&rs.log,
                                  run->dry || !rs.st->system_attached ? NULL
                                                                      : rs.st->conn,
-                                 rs.update_id, run->on_event,
+                                 rs.update_id, progress, run->on_event,
                                  run->event_payload, err);
+    free(progress);
     if (rc) {
         free_state(&rs);
         return rc;

@@ -1,12 +1,16 @@
 /*
- * Event queue, persistence and delivery (see events.h).
+ * Event queue, persistence and delivery (see events.h), and the live
+ * progress file that mirrors a running update's events for `weir ui`.
  */
 #include "events.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/clock.h"
 #include "util/vec.h"
@@ -32,6 +36,8 @@ struct weir_eventlog {
     int64_t saved_at;         /* monotonic time of the last store */
     bool lost;                /* a store failed: some events are missing */
     weir_error lost_err;
+    char *progress_path; /* the live progress file, or NULL */
+    int progress_fd;     /* -1 when not written (any more) */
 };
 
 static const char *level_name(weir_level l)
@@ -44,9 +50,119 @@ static const char *level_name(weir_level l)
     }
 }
 
+/* --- The live progress file (docs/ui.md, "Following a run") -------------
+ * One JSON object per line: a header naming the update and the process,
+ * then each event as it is stored. Written by the update only, with one
+ * write per batch of events, and removed when the log closes (after the
+ * update's record is written). Best effort: when it cannot be written, it
+ * is removed and a WARN event says so; the update goes on. */
+
+static void progress_stop(weir_eventlog *log, const char *what, int errnum)
+{
+    if (log->progress_fd >= 0) {
+        close(log->progress_fd);
+        unlink(log->progress_path);
+    }
+    log->progress_fd = -1;
+    if (!what)
+        return;
+    weir_event_spec spec = { WEIR_LEVEL_WARN, "user_action", NULL, NULL, NULL,
+                             NULL, NULL, 0 };
+    weir__eventlog_emit(log, &spec,
+                        "The live progress of this update for `weir ui` "
+                        "cannot be %s %s: %s. The update goes on without it.",
+                        what, log->progress_path, strerror(errnum));
+}
+
+static void progress_write(weir_eventlog *log, const weir_buf *b)
+{
+    if (b->failed) {
+        progress_stop(log, "written to", ENOMEM);
+        return;
+    }
+    const char *at = b->ptr;
+    size_t left = b->len;
+    while (left) {
+        ssize_t n = write(log->progress_fd, at, left);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            progress_stop(log, "written to", n < 0 ? errno : ENOSPC);
+            return;
+        }
+        at += n;
+        left -= (size_t)n;
+    }
+}
+
+static void progress_start(weir_eventlog *log, const char *path)
+{
+    log->progress_fd = -1;
+    if (!path)
+        return;
+    log->progress_path = strdup(path);
+    if (!log->progress_path)
+        return;
+    log->progress_fd =
+        open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (log->progress_fd < 0) {
+        progress_stop(log, "created at", errno);
+        return;
+    }
+    weir_buf b = WEIR_BUF_INIT;
+    weir__buf_puts(&b, "{\"weir_progress\": 1, \"update_id\": ");
+    weir__buf_put_json_string(&b, log->update_id);
+    weir__buf_printf(&b, ", \"pid\": %ld, \"started_at_us\": %lld}\n",
+                     (long)getpid(), (long long)weir__now_us());
+    progress_write(log, &b);
+    weir__buf_free(&b);
+}
+
+static void put_json_or_null(weir_buf *b, const char *json)
+{
+    weir__buf_puts(b, json ? json : "null");
+}
+
+/* Append items to the progress file, one line each. */
+static void progress_append(weir_eventlog *log, const queued *items, size_t n)
+{
+    if (log->progress_fd < 0 || !n)
+        return;
+    weir_buf b = WEIR_BUF_INIT;
+    for (size_t i = 0; i < n; i++) {
+        const queued *e = &items[i];
+        weir__buf_printf(&b, "{\"sequence\": %lld, \"timestamp_us\": %lld, "
+                             "\"level\": \"%s\", \"event_type\": ",
+                         (long long)e->sequence, (long long)e->ts,
+                         level_name(e->level));
+        weir__buf_put_json_string(&b, e->event_type);
+        weir__buf_puts(&b, ", \"message\": ");
+        weir__buf_put_json_string(&b, e->message);
+        weir__buf_puts(&b, ", \"flow_name\": ");
+        weir__buf_put_json_string(&b, e->flow);
+        weir__buf_puts(&b, ", \"dataset_name\": ");
+        weir__buf_put_json_string(&b, e->dataset);
+        weir__buf_puts(&b, ", \"details\": ");
+        put_json_or_null(&b, e->details);
+        weir__buf_puts(&b, ", \"error\": ");
+        put_json_or_null(&b, e->error);
+        weir__buf_puts(&b, ", \"origin\": ");
+        if (e->path) {
+            weir__buf_puts(&b, "{\"path\": ");
+            weir__buf_put_json_string(&b, e->path);
+            weir__buf_printf(&b, ", \"line\": %u}", e->line);
+        } else {
+            weir__buf_puts(&b, "null");
+        }
+        weir__buf_puts(&b, "}\n");
+    }
+    progress_write(log, &b);
+    weir__buf_free(&b);
+}
+
 int weir__eventlog_open(weir_eventlog **out, weir_conn *conn,
-                        const char *update_id, weir_event_fn cb,
-                        void *payload, weir_error *err)
+                        const char *update_id, const char *progress_path,
+                        weir_event_fn cb, void *payload, weir_error *err)
 {
     *out = NULL;
     weir_eventlog *log = calloc(1, sizeof(*log));
@@ -56,6 +172,7 @@ int weir__eventlog_open(weir_eventlog **out, weir_conn *conn,
     snprintf(log->update_id, sizeof(log->update_id), "%s", update_id);
     log->cb = cb;
     log->payload = payload;
+    log->progress_fd = -1;
     pthread_mutex_init(&log->lock, NULL);
     if (conn) {
         int64_t max = 0;
@@ -69,6 +186,7 @@ int weir__eventlog_open(weir_eventlog **out, weir_conn *conn,
         }
         log->next_sequence = null ? 0 : max + 1;
     }
+    progress_start(log, progress_path);
     *out = log;
     return 0;
 }
@@ -92,6 +210,7 @@ static int persist(weir_eventlog *log, const queued *items, size_t n,
 static int save(weir_eventlog *log)
 {
     int rc = 0;
+    progress_append(log, log->unsaved.items, log->unsaved.len);
     if (log->conn && log->unsaved.len) {
         rc = persist(log, log->unsaved.items, log->unsaved.len, &log->lost_err);
         log->lost |= rc != 0;
@@ -109,6 +228,8 @@ void weir__eventlog_close(weir_eventlog *log)
         return;
     weir__eventlog_flush(log, NULL);
     save(log);
+    progress_stop(log, NULL, 0);
+    free(log->progress_path);
     WEIR_VEC_FREE(&log->unsaved);
     for (size_t i = 0; i < log->q.len; i++)
         free_queued(&log->q.items[i]);

@@ -22,10 +22,14 @@ typedef struct weir_eventlog weir_eventlog;
 /*
  * conn: a connection to the system database (NULL = do not persist, as in
  * a dry run). Events are numbered after the highest stored sequence.
+ * progress_path: where to mirror the update's events as JSON lines while it
+ * runs, for `weir ui` (docs/ui.md), or NULL. The file is truncated here,
+ * appended as events are stored and removed by weir__eventlog_close; when it
+ * cannot be written, a WARN event says so and the log goes on without it.
  */
 int weir__eventlog_open(weir_eventlog **out, weir_conn *conn,
-                        const char *update_id, weir_event_fn cb,
-                        void *payload, weir_error *err);
+                        const char *update_id, const char *progress_path,
+                        weir_event_fn cb, void *payload, weir_error *err);
 void weir__eventlog_close(weir_eventlog *log);
 
 /* The pieces of one event. Strings are copied. */

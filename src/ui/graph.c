@@ -65,6 +65,13 @@ static void lower(char *dst, size_t size, const char *s)
     dst[i] = '\0';
 }
 
+/* A flow of the update holding the storage, not done yet. */
+static bool in_progress(const char *state)
+{
+    return !strcmp(state, "QUEUED") || !strcmp(state, "PLANNING") ||
+           !strcmp(state, "STARTING") || !strcmp(state, "RUNNING");
+}
+
 static void dataset_link(weir_buf *b, const ui_snapshot *s, size_t i,
                          const ui_update *u, ui_mode mode)
 {
@@ -93,21 +100,30 @@ static void node(weir_buf *b, const ui_snapshot *s, size_t i,
 
     ui_dataset_run_of(u, d->name, &run);
     lower(state, sizeof state, run.state ? run.state : (d->kind ? "idle" : ""));
-    weir__buf_printf(b, "  n%zu [id=\"node-%zu\", class=\"ds %s%s%s\", label=\"",
-                     i, i, st->cls, state[0] ? " state-" : "", state);
-    dot_escaped(b, ui_short(s, d->name));
-    weir__buf_puts(b, "\\n");
-    weir__buf_puts(b, d->kind ? ui_kind_name(d->kind) : "external");
-    if (run.state) {
-        weir__buf_puts(b, "\\n");
-        if (run.rows >= 0)
-            weir__buf_printf(b, "%lld rows · ", (long long)run.rows);
-        weir__buf_puts(b, state);
-        if (run.duration_ms >= 0)
-            weir__buf_printf(b, " · %.2f s", (double)run.duration_ms / 1000.0);
-    }
-    weir__buf_puts(b, "\", tooltip=\"");
+    /* Named by the dataset, so the SVG's node titles (what assistive
+     * technology reads for the group) are its name, not an id. */
+    weir__buf_putc(b, '"');
     dot_escaped(b, d->name);
+    weir__buf_printf(b, "\" [id=\"node-%zu\", class=\"ds %s%s%s\", label=\"",
+                     i, st->cls, state[0] ? " state-" : "", state);
+    /* The label's lines, then the same words as the link's title. */
+    for (int as_title = 0; as_title < 2; as_title++) {
+        const char *sep = as_title ? ", " : "\\n";
+        if (as_title)
+            weir__buf_puts(b, "\", tooltip=\"");
+        dot_escaped(b, as_title ? d->name : ui_short(s, d->name));
+        weir__buf_puts(b, sep);
+        weir__buf_puts(b, d->kind ? ui_kind_name(d->kind) : "external");
+        if (run.state) {
+            weir__buf_puts(b, sep);
+            if (run.rows >= 0)
+                weir__buf_printf(b, "%lld rows · ", (long long)run.rows);
+            weir__buf_puts(b, state);
+            if (run.duration_ms >= 0)
+                weir__buf_printf(b, " · %.2f s",
+                                 (double)run.duration_ms / 1000.0);
+        }
+    }
     weir__buf_printf(b, "\", shape=%s, style=\"%s\", fillcolor=\"%s\", "
                         "color=\"%s\"",
                      st->shape, st->style, st->fill, st->line);
@@ -117,6 +133,8 @@ static void node(weir_buf *b, const ui_snapshot *s, size_t i,
                            !strcmp(run.state, "EXCLUDED")))
         weir__buf_puts(b, ", style=\"dashed,filled\", fillcolor=\"#e5e7eb\", "
                           "fontcolor=\"#374151\"");
+    else if (run.state && in_progress(run.state))
+        weir__buf_puts(b, ", color=\"#1d4ed8\", penwidth=3");
     weir__buf_puts(b, ", URL=\"");
     dataset_link(b, s, i, u, mode);
     weir__buf_puts(b, "\"];\n");
@@ -134,7 +152,11 @@ void ui_graph_dot(weir_buf *b, const ui_snapshot *s, const ui_update *u,
         node(b, s, i, u, mode);
     for (size_t i = 0; i < s->n_edges; i++) {
         const ui_edge *e = &s->edges[i];
-        weir__buf_printf(b, "  n%zu -> n%zu [class=\"%s\"", e->from, e->to,
+        weir__buf_puts(b, "  \"");
+        dot_escaped(b, s->datasets[e->from].name);
+        weir__buf_puts(b, "\" -> \"");
+        dot_escaped(b, s->datasets[e->to].name);
+        weir__buf_printf(b, "\" [class=\"%s\"",
                          e->streaming ? "streaming" : "batch");
         if (e->streaming)
             weir__buf_puts(b, ", style=dashed");

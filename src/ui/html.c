@@ -48,7 +48,8 @@ static const char css[] =
     ".k-external{background:var(--ext)}"
     ".state{font-weight:600}.state-failed{color:#b91c1c}"
     ".state-skipped,.state-excluded,.state-idle{color:#6b7280}"
-    ".state-completed{color:#15803d}"
+    ".state-completed{color:#15803d}.state-queued,.state-planning,"
+    ".state-starting,.state-running{color:#1d4ed8}"
     ".bars{position:relative;height:1rem;background:#f9fafb;"
     "border:1px solid var(--line);min-width:12rem}"
     ".bars span{position:absolute;top:0;bottom:0}"
@@ -245,8 +246,7 @@ static void head(weir_buf *b, const ui_snapshot *s, const char *title,
         weir__buf_puts(b, " · <a href=\"/\">Overview</a>");
     weir__buf_puts(b, "</p></header><div id=\"live\" role=\"status\" "
                       "aria-live=\"polite\">");
-    if (s->busy)
-        ui_html_text(b, s->busy);
+    ui_html_text(b, ui_snapshot_busy_note(s));
     weir__buf_puts(b, "</div><main id=\"main\">");
 }
 
@@ -438,8 +438,11 @@ static void flows_section(weir_buf *b, const ui_snapshot *s, const ui_update *u,
         int64_t first = f->queued_us ? f->queued_us : f->starting_us;
         if (first && (!t0 || first < t0))
             t0 = first;
-        if (f->end_us > t1)
-            t1 = f->end_us;
+        /* A running update has no end yet: up to its latest event. */
+        int64_t last[] = { f->end_us, f->starting_us, f->planning_us, first };
+        for (size_t k = 0; k < sizeof last / sizeof last[0]; k++)
+            if (last[k] > t1)
+                t1 = last[k];
     }
     int64_t span = t1 > t0 ? t1 - t0 : 1;
     weir__buf_puts(b, "<ul class=\"legend\" aria-label=\"Timeline legend\">"

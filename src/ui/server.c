@@ -61,6 +61,7 @@ struct ui_server {
     unsigned poll_ms;
     unsigned port;
     signature sig;
+    long long progress_sig[2]; /* mtime and size of the live progress file */
     cache_slot cache[CACHE_SLOTS];
     size_t cache_next;
 };
@@ -108,6 +109,28 @@ static void cache_clear(ui_server *s)
     }
 }
 
+/* While an update holds the storage, follow its live progress file
+ * (mutex held): read it again when it changed (or when forced). */
+static void follow(ui_server *s, bool force)
+{
+    char path[4096];
+    struct stat st;
+    long long sig[2] = { 0, 0 };
+    snprintf(path, sizeof path, "%s/" WEIR_PROGRESS_FILE,
+             s->watch ? s->watch : ".");
+    if (stat(path, &st) == 0) {
+        sig[0] = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+        sig[1] = (long long)st.st_size;
+    }
+    if (!force && !memcmp(sig, s->progress_sig, sizeof sig))
+        return;
+    memcpy(s->progress_sig, sig, sizeof sig);
+    if (ui_snapshot_follow(s->snap)) {
+        s->generation++;
+        cache_clear(s);
+    }
+}
+
 /* Take a new snapshot (mutex held; released while loading). */
 static void refresh(ui_server *s)
 {
@@ -128,6 +151,7 @@ static void refresh(ui_server *s)
             s->generation++;
             cache_clear(s);
         }
+        follow(s, true);
         return;
     }
     ui_snapshot_free(s->snap);
@@ -158,6 +182,8 @@ static void *refresher(void *arg)
         bool changed = memcmp(&now, &s->sig, sizeof now) != 0;
         if (s->snap->busy ? !still_busy(s->watch) : changed)
             refresh(s);
+        else if (s->snap->busy)
+            follow(s, false);
     }
     pthread_mutex_unlock(&s->mu);
     return NULL;
@@ -340,10 +366,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
         weir_buf b = WEIR_BUF_INIT;
         weir__buf_printf(&b, "{\"generation\": %" PRIu64 ", \"busy\": ",
                          s->generation);
-        if (s->snap->busy)
-            weir__buf_put_json_string(&b, s->snap->busy);
-        else
-            weir__buf_puts(&b, "null");
+        weir__buf_put_json_string(&b, ui_snapshot_busy_note(s->snap));
+        weir__buf_puts(&b, ", \"running\": ");
+        weir__buf_put_json_string(&b, s->snap->live ? s->snap->updates[0].id
+                                                    : NULL);
         weir__buf_printf(&b, ", \"updates\": %zu}\n", s->snap->n_updates);
         len = b.len;
         body = weir__buf_detach(&b);

@@ -256,7 +256,7 @@ typedef struct folding {
     error_vec errors;
 } folding;
 
-static ui_flow_run *flow_run(ui_snapshot *s, flow_vec *v, const char *flow,
+static ui_flow_run *flow_run(weir_arena *a, flow_vec *v, const char *flow,
                              const char *dataset)
 {
     for (size_t i = 0; i < v->len; i++)
@@ -264,8 +264,8 @@ static ui_flow_run *flow_run(ui_snapshot *s, flow_vec *v, const char *flow,
             return &v->items[i];
     ui_flow_run fr;
     memset(&fr, 0, sizeof fr);
-    fr.flow = dup(s, flow);
-    fr.dataset = dup(s, dataset ? dataset : flow);
+    fr.flow = weir__arena_strdup(a, flow);
+    fr.dataset = weir__arena_strdup(a, dataset ? dataset : flow);
     fr.state = "QUEUED";
     fr.rows = fr.duration_ms = -1;
     if (!fr.flow || WEIR_VEC_PUSH(v, fr))
@@ -273,7 +273,7 @@ static ui_flow_run *flow_run(ui_snapshot *s, flow_vec *v, const char *flow,
     return &v->items[v->len - 1];
 }
 
-static bool add_expectation(ui_snapshot *s, quality_vec *v, const weir_json *e)
+static bool add_expectation(weir_arena *a, quality_vec *v, const weir_json *e)
 {
     const char *dataset = weir__json_get_str(e, "dataset");
     const char *name = weir__json_get_str(e, "name");
@@ -285,8 +285,8 @@ static bool add_expectation(ui_snapshot *s, quality_vec *v, const weir_json *e)
         if (!strcmp(v->items[i].dataset, dataset) && !strcmp(v->items[i].name, name))
             x = &v->items[i];
     if (!x) {
-        ui_expectation ne = { dup(s, dataset), dup(s, name),
-                              dup(s, action ? action : "warn"), 0, 0 };
+        ui_expectation ne = { weir__arena_strdup(a, dataset), weir__arena_strdup(a, name),
+                              weir__arena_strdup(a, action ? action : "warn"), 0, 0 };
         if (WEIR_VEC_PUSH(v, ne))
             return false;
         x = &v->items[v->len - 1];
@@ -306,13 +306,13 @@ static bool is_end(const char *status)
     return false;
 }
 
-static bool fold_progress(ui_snapshot *s, folding *f, const weir_json *fp,
+static bool fold_progress(weir_arena *a, folding *f, const weir_json *fp,
                           const char *flow, const char *dataset, int64_t ts)
 {
     const char *status = weir__json_get_str(fp, "status");
     if (!flow || !status)
         return true;
-    ui_flow_run *fr = flow_run(s, &f->flows, flow, dataset);
+    ui_flow_run *fr = flow_run(a, &f->flows, flow, dataset);
     if (!fr)
         return false;
     if (!strcmp(status, "QUEUED") && !fr->queued_us)
@@ -326,7 +326,7 @@ static bool fold_progress(ui_snapshot *s, folding *f, const weir_json *fp,
         fr->end_us = ts;
     if (!strcmp(status, "FAILED"))
         fr->failures++;
-    fr->state = dup(s, status);
+    fr->state = weir__arena_strdup(a, status);
     const weir_json *rows =
         weir__json_get(weir__json_get(fp, "metrics"), "num_output_rows");
     if (rows)
@@ -339,73 +339,71 @@ static bool fold_progress(ui_snapshot *s, folding *f, const weir_json *fp,
     fr->dropped += json_i64(weir__json_get(dq, "dropped_records"));
     const weir_json *list = weir__json_get(dq, "expectations");
     for (size_t i = 0; list && list->type == WEIR_JSON_ARRAY && i < list->len; i++)
-        if (!add_expectation(s, &f->quality, list->items[i]))
+        if (!add_expectation(a, &f->quality, list->items[i]))
             return false;
     return true;
 }
 
-static bool fold_error(ui_snapshot *s, folding *f, weir_arena *scratch,
-                       const char *text, const char *origin, const char *level,
-                       const char *flow, const char *message, int64_t ts)
+/* An event as the log stores it, from a row of weir.event_log or a line of
+ * the live progress file: details, error and origin parsed (NULL when
+ * absent); everything borrowed. */
+typedef struct event_row {
+    int64_t ts;
+    const char *level, *type, *message, *flow, *dataset;
+    const weir_json *details, *error, *origin;
+} event_row;
+
+static bool fold_error(weir_arena *a, folding *f, const event_row *ev)
 {
     ui_error e;
-    weir_json *j = NULL;
+    const weir_json *j = ev->error, *origin = ev->origin;
     memset(&e, 0, sizeof e);
-    e.ts_us = ts;
-    e.level = dup(s, level ? level : "ERROR");
-    e.flow = dup(s, flow);
-    e.message = dup(s, message);
-    if (weir__json_parse(&j, scratch, text, strlen(text), NULL) == 0 && j) {
-        e.cls = dup(s, weir__json_get_str(j, "class"));
-        e.text = dup(s, weir__json_get_str(j, "message"));
-        e.path = dup(s, weir__json_get_str(j, "path"));
+    e.ts_us = ev->ts;
+    e.level = weir__arena_strdup(a, ev->level ? ev->level : "ERROR");
+    e.flow = weir__arena_strdup(a, ev->flow);
+    e.message = weir__arena_strdup(a, ev->message);
+    if (j && j->type == WEIR_JSON_OBJECT) {
+        e.cls = weir__arena_strdup(a, weir__json_get_str(j, "class"));
+        e.text = weir__arena_strdup(a, weir__json_get_str(j, "message"));
+        e.path = weir__arena_strdup(a, weir__json_get_str(j, "path"));
         e.line = (unsigned)json_i64(weir__json_get(j, "line"));
         e.column = (unsigned)json_i64(weir__json_get(j, "column"));
     }
     /* A failure at run time has no place in the SQL: point at the
      * definition of the flow instead. */
-    if (!e.path && origin &&
-        weir__json_parse(&j, scratch, origin, strlen(origin), NULL) == 0 && j) {
-        e.path = dup(s, weir__json_get_str(j, "path"));
-        e.line = (unsigned)json_i64(weir__json_get(j, "line"));
+    if (!e.path && origin && origin->type == WEIR_JSON_OBJECT) {
+        e.path = weir__arena_strdup(a, weir__json_get_str(origin, "path"));
+        e.line = (unsigned)json_i64(weir__json_get(origin, "line"));
         e.column = 0;
         e.at_definition = e.path != NULL;
     }
     return WEIR_VEC_PUSH(&f->errors, e) == 0;
 }
 
-/* Fold row i of the events result into its update. */
-static bool fold_event(ui_snapshot *s, folding *f, ui_update *u,
-                       const weir_result *res, size_t i)
+/* Fold one event into its update u; strings are copied into a. */
+static bool fold_event(weir_arena *a, folding *f, ui_update *u,
+                       const event_row *ev)
 {
-    int64_t ts = to_i64(weir_result_value(res, 1, i));
-    const char *level = weir_result_value(res, 2, i);
-    const char *type = weir_result_value(res, 3, i);
-    const char *message = weir_result_value(res, 4, i);
-    const char *flow = weir_result_value(res, 5, i);
-    const char *dataset = weir_result_value(res, 6, i);
-    const char *details = weir_result_value(res, 7, i);
-    const char *error = weir_result_value(res, 8, i);
-    const char *origin = weir_result_value(res, 9, i);
-    weir_arena scratch;
-    weir_json *j = NULL;
+    const char *type = ev->type;
     bool ok = true;
-
-    weir__arena_init(&scratch);
-    if (details && weir__json_parse(&j, &scratch, details, strlen(details),
-                                    NULL) != 0)
-        j = NULL;
-    if (j && type && !strcmp(type, "flow_progress"))
-        ok = fold_progress(s, f, weir__json_get(j, "flow_progress"), flow,
-                           dataset, ts);
-    else if (j && type && !strcmp(type, "update_summary"))
-        u->rows_written = json_i64(
-            weir__json_get(weir__json_get(j, "update_summary"), "rows_written"));
-    if (ok && error)
-        ok = fold_error(s, f, &scratch, error, origin, level, flow, message,
-                        ts);
-    weir__arena_free(&scratch);
+    if (ev->details && type && !strcmp(type, "flow_progress"))
+        ok = fold_progress(a, f, weir__json_get(ev->details, "flow_progress"),
+                           ev->flow, ev->dataset, ev->ts);
+    else if (ev->details && type && !strcmp(type, "update_summary"))
+        u->rows_written = json_i64(weir__json_get(
+            weir__json_get(ev->details, "update_summary"), "rows_written"));
+    if (ok && ev->error && ev->error->type != WEIR_JSON_NULL)
+        ok = fold_error(a, f, ev);
     return ok;
+}
+
+/* Parsed text, or NULL (absent or not JSON). */
+static const weir_json *parse(weir_arena *scratch, const char *text)
+{
+    weir_json *j = NULL;
+    if (!text || weir__json_parse(&j, scratch, text, strlen(text), NULL) != 0)
+        return NULL;
+    return j;
 }
 
 static void settle(ui_update *u, folding *f)
@@ -440,7 +438,21 @@ static int read_events(reader *r, size_t max_updates)
         const char *id = weir_result_value(res, 0, i);
         for (size_t k = 0; id && k < s->n_updates; k++)
             if (strcmp(s->updates[k].id, id) == 0) {
-                ok = fold_event(s, &fs[k], &s->updates[k], res, i);
+                weir_arena scratch;
+                weir__arena_init(&scratch);
+                event_row ev = {
+                    to_i64(weir_result_value(res, 1, i)),
+                    weir_result_value(res, 2, i),
+                    weir_result_value(res, 3, i),
+                    weir_result_value(res, 4, i),
+                    weir_result_value(res, 5, i),
+                    weir_result_value(res, 6, i),
+                    parse(&scratch, weir_result_value(res, 7, i)),
+                    parse(&scratch, weir_result_value(res, 8, i)),
+                    parse(&scratch, weir_result_value(res, 9, i)),
+                };
+                ok = fold_event(&s->arena, &fs[k], &s->updates[k], &ev);
+                weir__arena_free(&scratch);
                 break;
             }
     }
@@ -506,6 +518,7 @@ int ui_snapshot_build(ui_snapshot **out, weir_pipeline *p,
     if (!s)
         return oom(err);
     weir__arena_init(&s->arena);
+    weir__arena_init(&s->live_arena);
     s->prefix = "";
     s->pipeline = dup(s, weir_pipeline_name(p));
     s->storage = dup(s, weir_pipeline_storage(p));
@@ -534,10 +547,177 @@ int ui_snapshot_build(ui_snapshot **out, weir_pipeline *p,
     return 0;
 }
 
+/* --- The update holding the storage ----------------------------------------- */
+
+#define MAX_PROGRESS_BYTES (256u << 20)
+
+/* The pid the storage's lock file names, or 0. */
+static long lock_holder(const char *storage)
+{
+    char path[4096], text[32] = "";
+    snprintf(path, sizeof path, "%s/weir.lock", storage ? storage : ".");
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    if (!fgets(text, sizeof text, f))
+        text[0] = 0;
+    fclose(f);
+    return strtol(text, NULL, 10);
+}
+
+/* The progress file's text up to its last complete line, or NULL. */
+static char *read_progress(const char *storage, size_t *len)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/" WEIR_PROGRESS_FILE,
+             storage ? storage : ".");
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    weir_buf b = WEIR_BUF_INIT;
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && !b.failed &&
+           b.len < MAX_PROGRESS_BYTES)
+        weir__buf_put(&b, chunk, n);
+    fclose(f);
+    size_t whole = b.failed ? 0 : b.len;
+    while (whole && b.ptr[whole - 1] != '\n')
+        whole--; /* a line still being written */
+    if (!whole) {
+        weir__buf_free(&b);
+        return NULL;
+    }
+    *len = whole;
+    return weir__buf_detach(&b);
+}
+
+static void drop_live(ui_snapshot *s)
+{
+    if (!s->live)
+        return;
+    ui_update *u = &s->updates[0];
+    free(u->flows);
+    free(u->quality);
+    free(u->errors);
+    memmove(s->updates, s->updates + 1, (s->n_updates - 1) * sizeof *u);
+    s->n_updates--;
+    weir__arena_free(&s->live_arena);
+    s->live = false;
+}
+
+/* The header of the progress file, when it names the lock's holder and an
+ * update not recorded yet. */
+static bool trusted_header(const ui_snapshot *s, const weir_json *h)
+{
+    const char *id = weir__json_get_str(h, "update_id");
+    long pid = (long)json_i64(weir__json_get(h, "pid"));
+    if (!id || !*id || json_i64(weir__json_get(h, "weir_progress")) != 1 ||
+        pid <= 0 || pid != lock_holder(s->storage))
+        return false;
+    return ui_snapshot_update(s, id) == NULL;
+}
+
+/* Fold the events of text (one JSON object a line, after the header) into
+ * u, its strings in a. */
+static bool fold_lines(weir_arena *a, folding *f, ui_update *u,
+                       const char *text, const char *end)
+{
+    bool ok = true;
+    while (ok && text < end) {
+        const char *nl = memchr(text, '\n', (size_t)(end - text));
+        weir_arena scratch;
+        weir_json *j = NULL;
+        weir__arena_init(&scratch);
+        if (weir__json_parse(&j, &scratch, text, (size_t)(nl - text), NULL) == 0 &&
+            j && j->type == WEIR_JSON_OBJECT) {
+            event_row ev = {
+                json_i64(weir__json_get(j, "timestamp_us")),
+                weir__json_get_str(j, "level"),
+                weir__json_get_str(j, "event_type"),
+                weir__json_get_str(j, "message"),
+                weir__json_get_str(j, "flow_name"),
+                weir__json_get_str(j, "dataset_name"),
+                weir__json_get(j, "details"),
+                weir__json_get(j, "error"),
+                weir__json_get(j, "origin"),
+            };
+            ok = fold_event(a, f, u, &ev);
+        }
+        weir__arena_free(&scratch);
+        text = nl + 1;
+    }
+    return ok;
+}
+
+bool ui_snapshot_follow(ui_snapshot *s)
+{
+    bool had = s->live;
+    drop_live(s);
+    size_t len = 0;
+    char *text = read_progress(s->storage, &len);
+    if (!text)
+        return had;
+    const char *end = text + len, *nl = memchr(text, '\n', len);
+    weir_arena *a = &s->live_arena;
+    weir_arena scratch;
+    weir_json *h = NULL;
+    ui_update u;
+    folding f;
+    bool ok = false;
+    memset(&u, 0, sizeof u);
+    memset(&f, 0, sizeof f);
+    weir__arena_init(a);
+    weir__arena_init(&scratch);
+    if (weir__json_parse(&h, &scratch, text, (size_t)(nl - text), NULL) == 0 &&
+        h && trusted_header(s, h)) {
+        u.id = weir__arena_strdup(a, weir__json_get_str(h, "update_id"));
+        u.state = "RUNNING";
+        u.start_us = json_i64(weir__json_get(h, "started_at_us"));
+        u.rows_written = -1;
+        ok = fold_lines(a, &f, &u, nl + 1, end);
+        settle(&u, &f);
+        /* Rows as they land, until the update's summary says. */
+        int64_t rows = -1;
+        for (size_t i = 0; i < u.n_flows; i++)
+            if (u.flows[i].rows >= 0)
+                rows = (rows < 0 ? 0 : rows) + u.flows[i].rows;
+        if (u.rows_written < 0)
+            u.rows_written = rows;
+    }
+    weir__arena_free(&scratch);
+    free(text);
+    ui_update *grown = NULL;
+    if (ok && !weir__arena_failed(a))
+        grown = realloc(s->updates, (s->n_updates + 2) * sizeof *grown);
+    if (!grown) {
+        free(u.flows);
+        free(u.quality);
+        free(u.errors);
+        weir__arena_free(a);
+        return had;
+    }
+    memmove(grown + 1, grown, s->n_updates * sizeof *grown);
+    grown[0] = u;
+    s->updates = grown;
+    s->n_updates++;
+    s->live = true;
+    return true;
+}
+
+const char *ui_snapshot_busy_note(const ui_snapshot *s)
+{
+    if (s->busy && s->live)
+        return "An update is running: this page follows its progress and "
+               "shows its whole record when it ends.";
+    return s->busy;
+}
+
 void ui_snapshot_free(ui_snapshot *s)
 {
     if (!s)
         return;
+    weir__arena_free(&s->live_arena);
     for (size_t i = 0; i < s->n_updates; i++) {
         free(s->updates[i].flows);
         free(s->updates[i].quality);

@@ -100,6 +100,9 @@ typedef struct ui_snapshot {
     size_t n_updates;
     const char *busy; /* the storage could not be read (an update holds
                          it): the message, or NULL */
+    bool live;        /* updates[0] is the update holding the storage, read
+                         from its live progress file by ui_snapshot_follow */
+    weir_arena live_arena; /* owns the strings of that update */
 } ui_snapshot;
 
 /*
@@ -117,6 +120,20 @@ int ui_snapshot_build(ui_snapshot **out, weir_pipeline *p,
                       const weir_graph_info *graph, const char *graph_note,
                       size_t max_updates, weir_error *err);
 void ui_snapshot_free(ui_snapshot *s);
+
+/*
+ * Follow the update that holds s's storage: read its live progress file
+ * (WEIR_PROGRESS_FILE in the storage folder; docs/ui.md) and put it first
+ * in s->updates as a RUNNING update with its flows folded so far,
+ * replacing the one put there before. The file is trusted only when the
+ * process it names is the one whose pid the storage's lock file holds (the
+ * caller has seen the lock held), and not for an update already recorded.
+ * Returns true when s changed. Never writes anything.
+ */
+bool ui_snapshot_follow(ui_snapshot *s);
+
+/* What the pages say about an update holding the storage, or NULL. */
+const char *ui_snapshot_busy_note(const ui_snapshot *s);
 
 /* The update with this id, or NULL (id NULL: the newest). */
 const ui_update *ui_snapshot_update(const ui_snapshot *s, const char *id);

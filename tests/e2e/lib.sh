@@ -417,3 +417,42 @@ kafka_stop() { "$WEIR_KAFKA_SH" stop "$KAFKA_DIR"; }
 kafka_pause() { "$WEIR_KAFKA_SH" pause "$KAFKA_DIR"; }
 kafka_resume() { "$WEIR_KAFKA_SH" resume "$KAFKA_DIR"; }
 ktool() { "$WEIR_KTOOL" -b "$KAFKA" "$@"; }
+
+# --- weir ui (the pipeline UI cases) -------------------------------------------
+# start_ui [ARGS...]: `weir ui --port 0 ARGS` in the background, bounded to
+# 10 minutes; sets ui_pid, url (with its token), token, base and auth (curl
+# arguments presenting the token). stop_ui: SIGTERM, then a clean exit 0
+# without a sanitizer report.
+ui_cleanup() { # weir runs under timeout(1): its child too
+    [ -n "${ui_pid:-}" ] || return 0
+    pkill -KILL -P "$ui_pid" 2>/dev/null || true
+    kill -KILL "$ui_pid" 2>/dev/null || true
+}
+start_ui() {
+    e2e_at_exit ui_cleanup
+    timeout --foreground -s KILL 600 "$WEIR" ui --port 0 "$@" \
+        >"$E2E_OUT/ui.out" 2>"$E2E_OUT/ui.err" &
+    ui_pid=$!
+    url=
+    for _ in $(seq 1 900); do
+        url=$(grep -m1 -o '^http://127\.0\.0\.1:[0-9]*/?token=[0-9a-f]*$' "$E2E_OUT/ui.out" || true)
+        [ -n "$url" ] && break
+        kill -0 "$ui_pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    [ -n "$url" ] || e2e_fail "weir ui did not start: $(cat "$E2E_OUT/ui.err")"
+    token=${url##*token=}
+    base=${url%%/\?*}
+    auth=(-H "Authorization: Bearer $token")
+}
+stop_ui() {
+    kill -TERM "$ui_pid"
+    local rc=0
+    wait "$ui_pid" || rc=$?
+    ui_pid=
+    expect_equal "weir ui exit status" "$rc" 0
+    if grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$E2E_OUT/ui.err"; then
+        e2e_fail "sanitizer report from weir ui: $(head -40 "$E2E_OUT/ui.err")"
+    fi
+    expect_file_contains "$E2E_OUT/ui.out" "Stopped."
+}

@@ -102,7 +102,13 @@ TEST(test_ui_graph_dot_and_svg)
     CHECK_CONTAINS(weir__buf_cstr(&b), "class=\"ds mv state-failed\"");
     CHECK_CONTAINS(weir__buf_cstr(&b), "12 rows · completed · 0.01 s");
     CHECK_CONTAINS(weir__buf_cstr(&b), "URL=\"#ds-1\"");
-    CHECK_CONTAINS(weir__buf_cstr(&b), "n2 -> n0 [class=\"streaming\", style=dashed]");
+    CHECK_CONTAINS(weir__buf_cstr(&b),
+                   "\"files:/data\" -> \"cat.db.bronze\" [class=\"streaming\", style=dashed]");
+    /* Nodes are named by their dataset (the SVG titles assistive technology
+     * reads) and their links' titles say what the label says. */
+    CHECK_CONTAINS(weir__buf_cstr(&b), "\"cat.db.we\\\"ird<x>\" [id=\"node-1\"");
+    CHECK_CONTAINS(weir__buf_cstr(&b),
+                   "tooltip=\"cat.db.bronze, streaming table, 12 rows · completed · 0.01 s\"");
     CHECK_CONTAINS(weir__buf_cstr(&b), "label=\"backfill\"");
     weir__buf_clear(&b);
     ui_graph_dot(&b, &s, &updates[0], UI_SERVER);

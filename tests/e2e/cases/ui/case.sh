@@ -2,7 +2,9 @@
 # the one reading it is SKIPPED) and its expectation dropping a row; then
 # `weir report --html` and the pages of `weir ui`, loaded in headless
 # Chromium, must show the graph, the states, the row counts and the quality
-# numbers. Screenshots are kept in <build>/ui-artefacts/. The server: token
+# numbers, and be keyboard and screen-reader friendly (a11y.py); the
+# same in headless Firefox (firefox.py). Screenshots are kept in
+# <build>/ui-artefacts/. The server: token
 # required, unknown routes and path escapes are 404, non-loopback binds
 # refused without a token, 100 concurrent requests x 20 rounds without an
 # error, and the page follows a second run made while it serves.
@@ -100,8 +102,23 @@ quality spark_catalog.default.orders_silver valid_amount valid_amount drop 28 1 
 update current
 EOF2
 mask_durations() { sed -E 's/ [0-9]+\.[0-9]{2} s$/ DURATION/' "$1"; }
+# Keyboard and screen-reader basics (a11y.py says which are checked).
+accessible() { # DOM_FILE
+    python3 "$E2E_CASE/a11y.py" "$1" >"$1.a11y" ||
+        e2e_fail "$(basename "$1") is not accessible: $(cat "$1.a11y")"
+    e2e_pass
+}
+accessible "$E2E_OUT/report.dom"
 mask_durations "$E2E_OUT/report.dom.summary" >"$E2E_OUT/report.actual"
 compare_files "report DOM" "$E2E_OUT/report.expected" "$E2E_OUT/report.actual"
+# The update's row: duration, state, rows written, refresh selection.
+grep -qE '<td class="num">[0-9]+\.[0-9]{2} s</td><td><span class="state state-failed">failed</span></td><td class="num">61</td><td class="selection">all</td>' \
+    "$E2E_OUT/report.dom" || e2e_fail "the update's row lacks its duration, state, rows or selection"
+# The timeline: every flow queued, the three that ran with a running bar,
+# the failed one with a failed bar.
+expect_equal "queued bars" "$(grep -o 'class="p-queued"' "$E2E_OUT/report.dom" | wc -l)" 5
+expect_equal "running bars" "$(grep -o 'class="p-running"' "$E2E_OUT/report.dom" | wc -l)" 3
+expect_equal "failed bars" "$(grep -o 'class="p-failed"' "$E2E_OUT/report.dom" | wc -l)" 1
 
 # --- weir ui ------------------------------------------------------------------
 # Refused: a non-loopback bind without a token; bad ports.
@@ -110,25 +127,30 @@ expect_exit 2
 expect_stderr_contains "is not a loopback address"
 run_weir ui --port 70000
 expect_exit 2
-
-ui_pid=
-ui_cleanup() { [ -z "$ui_pid" ] || kill -KILL "$ui_pid" 2>/dev/null || true; }
-e2e_at_exit ui_cleanup
-timeout --foreground -s KILL 600 "$WEIR" ui --port 0 --poll-ms 200 \
-    >"$E2E_OUT/ui.out" 2>"$E2E_OUT/ui.err" &
-ui_pid=$!
-url=
-for _ in $(seq 1 600); do
-    url=$(grep -m1 -o '^http://127\.0\.0\.1:[0-9]*/?token=[0-9a-f]*$' "$E2E_OUT/ui.out" || true)
-    [ -n "$url" ] && break
-    kill -0 "$ui_pid" 2>/dev/null || break
+# Asked for, with an explicit token, it binds: served (here checked over
+# loopback, which 0.0.0.0 includes) only to requests with that token, and
+# stopped at once.
+any_token=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+timeout --foreground -s KILL 120 "$WEIR" ui --host 0.0.0.0 --port 0 --token "$any_token" \
+    >"$E2E_OUT/any.out" 2>"$E2E_OUT/any.err" &
+any_pid=$!
+any_port=
+for _ in $(seq 1 900); do
+    any_port=$(grep -m1 -o '^http://0\.0\.0\.0:[0-9]*/' "$E2E_OUT/any.out" | grep -o '[0-9]*/$' | tr -d / || true)
+    [ -n "$any_port" ] && break
+    kill -0 "$any_pid" 2>/dev/null || break
     sleep 0.1
 done
-[ -n "$url" ] || e2e_fail "weir ui did not start: $(cat "$E2E_OUT/ui.err")"
-token=${url##*token=}
-port=${url#http://127.0.0.1:}
-port=${port%%/*}
-base="http://127.0.0.1:$port"
+any_code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $any_token" "http://127.0.0.1:${any_port:-1}/")
+any_none=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${any_port:-1}/")
+kill -TERM "$any_pid" 2>/dev/null || true
+wait "$any_pid" || true
+[ -n "$any_port" ] || e2e_fail "weir ui --host 0.0.0.0 --token did not start: $(cat "$E2E_OUT/any.err")"
+expect_equal "a non-loopback bind with its token" "$any_code" 200
+expect_equal "a non-loopback bind without the token" "$any_none" 401
+
+start_ui --poll-ms 200
+port=${base##*:}
 status() { curl -s --path-as-is -o /dev/null -w '%{http_code}' "$@"; }
 
 browse "$url" "$E2E_OUT/ui.dom" "$artefacts/ui-server.png"
@@ -139,6 +161,32 @@ grep -v '^dataset-page\|^body' "$E2E_OUT/report.expected" \
     | sort >"$E2E_OUT/ui.expected.sorted"
 mask_durations "$E2E_OUT/ui.dom.summary" | sort >"$E2E_OUT/ui.actual"
 compare_files "ui DOM" "$E2E_OUT/ui.expected.sorted" "$E2E_OUT/ui.actual"
+accessible "$E2E_OUT/ui.dom"
+
+# The same report and served page in Firefox (firefox.py drives it through
+# its WebDriver BiDi endpoint), compared the same way.
+firefox=$(command -v firefox-esr || command -v firefox || true)
+if [ -z "$firefox" ] || ! /usr/bin/python3 -c 'import websocket' 2>/dev/null; then
+    [ -z "${CI:-}" ] ||
+        e2e_fail "firefox-esr or python3-websocket is not installed: CI must run scripts/bootstrap.sh"
+    echo "e2e/$E2E_NAME: firefox-esr or python3-websocket is not installed; Firefox skipped" >&2
+else
+    mkdir -p "$E2E_ROOT/firefox"
+    timeout 300 /usr/bin/python3 "$E2E_CASE/firefox.py" "$firefox" "$E2E_ROOT/firefox" \
+        "file://$E2E_WORK/report.html" "$E2E_OUT/report.ff.dom" \
+        "$url" "$E2E_OUT/ui.ff.dom" 2>"$E2E_OUT/firefox.err" ||
+        e2e_fail "Firefox could not load the pages: $(tail -5 "$E2E_OUT/firefox.err")"
+    cp "$E2E_OUT/report.ff.dom.png" "$artefacts/ui-report-firefox.png"
+    cp "$E2E_OUT/ui.ff.dom.png" "$artefacts/ui-server-firefox.png"
+    python3 "$E2E_CASE/dom.py" "$E2E_OUT/report.ff.dom" >"$E2E_OUT/report.ff.summary"
+    mask_durations "$E2E_OUT/report.ff.summary" >"$E2E_OUT/report.ff.actual"
+    compare_files "report DOM in Firefox" "$E2E_OUT/report.expected" "$E2E_OUT/report.ff.actual"
+    python3 "$E2E_CASE/dom.py" "$E2E_OUT/ui.ff.dom" >"$E2E_OUT/ui.ff.summary"
+    mask_durations "$E2E_OUT/ui.ff.summary" | sort >"$E2E_OUT/ui.ff.actual"
+    compare_files "ui DOM in Firefox" "$E2E_OUT/ui.expected.sorted" "$E2E_OUT/ui.ff.actual"
+    accessible "$E2E_OUT/report.ff.dom"
+    accessible "$E2E_OUT/ui.ff.dom"
+fi
 
 # A dataset page: schema, defining query with its file:line, lineage.
 curl -sf -H "Authorization: Bearer $token" \
@@ -146,6 +194,7 @@ curl -sf -H "Authorization: Bearer $token" \
 expect_file_contains "$E2E_OUT/broken.html" "transformations/broken.sql:4"
 expect_file_contains "$E2E_OUT/broken.html" "CAST(concat(status, &#39;x&#39;) AS INT) AS n FROM orders_silver;"
 expect_file_contains "$E2E_OUT/broken.html" "<h3>Upstream</h3><ul class=\"upstream\"><li><a href=\"/dataset?name=spark_catalog.default.orders_silver"
+accessible "$E2E_OUT/broken.html"
 
 # The token: none or a wrong one is 401; the URL's sets a cookie.
 expect_equal "no token" "$(status "$base/")" 401
@@ -153,9 +202,10 @@ expect_equal "wrong token" "$(status -H "Authorization: Bearer x$token" "$base/"
 expect_equal "token in the URL" "$(status "$url")" 200
 curl -s -D "$E2E_OUT/headers" -o /dev/null "$url"
 expect_file_contains "$E2E_OUT/headers" "Set-Cookie: weir_ui=$token; Path=/; HttpOnly; SameSite=Strict"
+# Nothing is fetched from elsewhere: scripts only from the server itself.
+expect_file_contains "$E2E_OUT/headers" "Content-Security-Policy: default-src 'none'; script-src 'self';"
 expect_equal "cookie" "$(status -b "weir_ui=$token" "$base/")" 200
 # Routes: nothing outside them, no path reaches a file, read-only.
-auth=(-H "Authorization: Bearer $token")
 for path in "/../../etc/passwd" "/%2e%2e/%2e%2e/etc/passwd" "/ui.js/.." "/dataset/x" \
     "/index.html" "/dataset?name=../../etc/passwd" "/dataset" \
     "/dataset?name=spark_catalog.default.missing" "/?update=nope" "//etc/passwd" \
@@ -186,6 +236,11 @@ now=$(curl -sf "${auth[@]}" "$base/api/state" | python3 -c 'import json,sys; pri
 e2e_pass
 browse "$url" "$E2E_OUT/ui2.dom"
 expect_equal "update rows" "$(grep -c '^update ' "$E2E_OUT/ui2.dom.summary")" 2
+# Outside the refresh selection: excluded, greyed in the graph.
+grep -q '^flow spark_catalog.default.orders_bronze EXCLUDED$' "$E2E_OUT/ui2.dom.summary" ||
+    e2e_fail "no EXCLUDED flow after a selective refresh: $(grep '^flow' "$E2E_OUT/ui2.dom.summary")"
+grep -q '^graph-node ds node st state-excluded$' "$E2E_OUT/ui2.dom.summary" ||
+    e2e_fail "no excluded graph node after a selective refresh"
 # The refresh selection is recorded with the update and shown.
 expect_query "SELECT options FROM weir.updates ORDER BY started_at DESC LIMIT 1" 'options
 "{""refresh"": [""broken""]}"'
@@ -216,15 +271,7 @@ for _ in $(seq 1 300); do [ "$(api_busy)" = free ] && break; sleep 0.1; done
 expect_equal "state after the lock is released" "$(api_busy)" free
 
 # A clean stop on SIGTERM, without sanitizer reports.
-kill -TERM "$ui_pid"
-rc=0
-wait "$ui_pid" || rc=$?
-ui_pid=
-expect_equal "weir ui exit status" "$rc" 0
-if grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$E2E_OUT/ui.err"; then
-    e2e_fail "sanitizer report from weir ui: $(head -40 "$E2E_OUT/ui.err")"
-fi
-expect_file_contains "$E2E_OUT/ui.out" "Stopped."
+stop_ui
 
 # A definition error: the graph is left out, the updates are still shown.
 echo "CREATE MATERIALIZED VIEW bad AS SELECT * FROM nowhere;" >transformations/bad.sql
