@@ -66,8 +66,8 @@ static void progress_stop(weir_eventlog *log, const char *what, int errnum)
     log->progress_fd = -1;
     if (!what)
         return;
-    weir_event_spec spec = { WEIR_LEVEL_WARN, "user_action", NULL, NULL, NULL,
-                             NULL, NULL, 0 };
+    weir_event_spec spec = { .level = WEIR_LEVEL_WARN,
+                             .event_type = "user_action" };
     weir__eventlog_emit(log, &spec,
                         "The live progress of this update for `weir ui` "
                         "cannot be %s %s: %s. The update goes on without it.",
