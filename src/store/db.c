@@ -12,10 +12,12 @@
 #include <duckdb.h>
 
 #include "sql/sql.h"
+#include "store/tally.h"
 #include "weir.h"
 
 struct weir_db {
     duckdb_database handle;
+    weir_tallies *tallies; /* of __weir_tally (tally.c) */
     char memory_limit[64]; /* as configured, or "" */
 };
 
@@ -62,8 +64,22 @@ static int global_setup(duckdb_connection c, const char *memory_limit,
 
 struct weir_conn {
     duckdb_connection handle;
+    weir_db *db;
+    uint64_t statements; /* SQL texts handed to DuckDB (weir__conn_statements) */
     const char *memory_limit; /* the instance's, or NULL */
 };
+
+/* c's DuckDB handle, for one more statement. */
+static duckdb_connection counted(weir_conn *c)
+{
+    c->statements++;
+    return c->handle;
+}
+
+uint64_t weir__conn_statements(const weir_conn *c)
+{
+    return c->statements;
+}
 
 /* DuckDB's errors go through weir__db_error (db_error.c); memory_limit
  * names the configured limit in out-of-memory messages. */
@@ -119,10 +135,16 @@ int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
     int rc = connected ? global_setup(c, db->memory_limit, err)
                        : WEIR_ERR(err, WEIR_EENGINE, NULL,
                                   "cannot connect to DuckDB");
+    if (!rc && weir__tallies_new(&db->tallies))
+        rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    if (!rc && weir__tallies_register(db->tallies, c))
+        rc = WEIR_ERR(err, WEIR_EENGINE, NULL,
+                      "cannot register weir's functions in DuckDB");
     if (connected)
         duckdb_disconnect(&c);
     if (rc) {
         duckdb_close(&db->handle);
+        weir__tallies_free(db->tallies);
         free(db);
         return rc;
     }
@@ -169,6 +191,7 @@ void weir__db_close(weir_db *db)
     if (!db)
         return;
     duckdb_close(&db->handle);
+    weir__tallies_free(db->tallies);
     free(db);
 }
 
@@ -183,7 +206,19 @@ int weir__db_connect(weir_conn **out, weir_db *db, weir_error *err)
         return WEIR_ERR(err, WEIR_EENGINE, NULL, "cannot connect to DuckDB");
     }
     c->memory_limit = db->memory_limit[0] ? db->memory_limit : NULL;
+    c->db = db;
     *out = c;
+    return 0;
+}
+
+int weir__conn_tally_open(weir_tally **out, weir_conn *c, size_t n_flags,
+                          weir_error *err)
+{
+    int rc = weir__tally_open(out, c->db->tallies, n_flags);
+    if (rc == WEIR_ENOMEM)
+        return WEIR_ERR(err, rc, NULL, "out of memory");
+    if (rc)
+        return WEIR_ERR(err, rc, NULL, "too many expectations (over 256)");
     return 0;
 }
 
@@ -199,7 +234,7 @@ int weir__conn_exec(weir_conn *c, const char *sql, int64_t *rows_changed,
                     weir_error *err)
 {
     duckdb_result r;
-    if (duckdb_query(c->handle, sql, &r) == DuckDBError) {
+    if (duckdb_query(counted(c), sql, &r) == DuckDBError) {
         int rc = engine_error(err, "", duckdb_result_error(&r),
                               c->memory_limit);
         duckdb_destroy_result(&r);
@@ -413,9 +448,9 @@ int weir__conn_query(weir_conn *c, const char *sql, weir_rows **out,
     *out = NULL;
     weir_arena types_arena = WEIR_ARENA_INIT;
     const char **nested_types = NULL;
-    char *wrapped = wrap_nested(c->handle, sql, &types_arena, &nested_types);
+    char *wrapped = wrap_nested(counted(c), sql, &types_arena, &nested_types);
     duckdb_result r;
-    duckdb_state qs = duckdb_query(c->handle, wrapped ? wrapped : sql, &r);
+    duckdb_state qs = duckdb_query(counted(c), wrapped ? wrapped : sql, &r);
     free(wrapped);
     if (qs == DuckDBError) {
         weir__arena_free(&types_arena);
@@ -493,7 +528,7 @@ int weir__conn_scalar_i64(weir_conn *c, const char *sql, int64_t *out,
     *out = 0;
     if (is_null)
         *is_null = true;
-    if (duckdb_query(c->handle, sql, &r) == DuckDBError) {
+    if (duckdb_query(counted(c), sql, &r) == DuckDBError) {
         int rc = engine_error(err, "", duckdb_result_error(&r),
                               c->memory_limit);
         duckdb_destroy_result(&r);
@@ -514,7 +549,7 @@ int weir__conn_scalar_text(weir_conn *c, const char *sql, char **out,
 {
     duckdb_result r;
     *out = NULL;
-    if (duckdb_query(c->handle, sql, &r) == DuckDBError) {
+    if (duckdb_query(counted(c), sql, &r) == DuckDBError) {
         int rc = engine_error(err, "", duckdb_result_error(&r),
                               c->memory_limit);
         duckdb_destroy_result(&r);
@@ -539,7 +574,7 @@ int weir__conn_describe(weir_conn *c, const char *sql, weir_db_column **out,
     *out = NULL;
     *n_out = 0;
     duckdb_prepared_statement st;
-    if (duckdb_prepare(c->handle, sql, &st) == DuckDBError) {
+    if (duckdb_prepare(counted(c), sql, &st) == DuckDBError) {
         int rc = engine_error(err, "", duckdb_prepare_error(st),
                               c->memory_limit);
         duckdb_destroy_prepare(&st);
@@ -783,7 +818,7 @@ int weir__appender_close(weir_appender *a, weir_error *err)
 void weir__conn_rollback(weir_conn *c)
 {
     duckdb_result r;
-    duckdb_query(c->handle, "ROLLBACK", &r);
+    duckdb_query(counted(c), "ROLLBACK", &r);
     duckdb_destroy_result(&r);
 }
 
@@ -816,7 +851,7 @@ int weir__conn_arrow(weir_conn *c, const char *sql, weir_arrow_stream **out,
     weir_arrow_stream *s = calloc(1, sizeof(*s));
     if (!s)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    if (duckdb_query(c->handle, sql, &s->result) == DuckDBError) {
+    if (duckdb_query(counted(c), sql, &s->result) == DuckDBError) {
         int rc = engine_error(err, "", duckdb_result_error(&s->result),
                               c->memory_limit);
         duckdb_destroy_result(&s->result);
@@ -912,7 +947,7 @@ int weir__conn_cursor(weir_conn *c, const char *sql, weir_db_cursor **out,
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     k->memory_limit = c->memory_limit;
     int rc = 0;
-    if (duckdb_prepare(c->handle, sql, &k->stmt) == DuckDBError) {
+    if (duckdb_prepare(counted(c), sql, &k->stmt) == DuckDBError) {
         rc = engine_error(err, "", duckdb_prepare_error(k->stmt), c->memory_limit);
     } else {
         if (duckdb_execute_prepared_streaming(k->stmt, &k->result) == DuckDBError)

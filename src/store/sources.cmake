@@ -3,5 +3,6 @@ set(WEIR_STORE_SOURCES
   src/store/db_error.c
   src/store/meta.c
   src/store/storage.c
+  src/store/tally.c
 )
 set(WEIR_STORE_DEPS util sql)
