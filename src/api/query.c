@@ -417,7 +417,8 @@ static int run_all_but_last(weir_pipeline *p, const char *sql, weir_buf *last,
         rc = WEIR_ERR(err, WEIR_ESQL, "PARSE_EMPTY_STATEMENT",
                       "Syntax error, unexpected empty statement.");
     query_ctx q = { p, false, false, &src };
-    weir_sql_resolver r = { on_relation, on_tvf, &q, on_target, on_expr_type };
+    weir_sql_resolver r = { on_relation, on_tvf, &q, on_target, on_expr_type,
+                            NULL };
     for (size_t i = 0; !rc && i < n; i++) {
         weir__buf_clear(last);
         q.writes = q.use = false;
