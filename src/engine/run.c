@@ -23,6 +23,7 @@
 #include "events/events.h"
 #include "sinks/sink.h"
 #include "util/clock.h"
+#include "util/map.h"
 #include "util/str.h"
 
 typedef enum slot_state {
@@ -849,11 +850,24 @@ static int open_catalogs(run_state *rs, weir_error *err)
     if (!rs->run->dry)
         rc = weir__storage_use_catalog(rs->st, g->default_catalog,
                                        g->default_database, err);
+    /* Each catalog and database once (a statement each), not per dataset. */
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_map seen = WEIR_MAP_INIT(true);
     for (size_t i = 0; !rc && i < g->n_datasets; i++) {
         const weir_gdataset *d = &g->datasets[i];
-        if (d->catalog)
+        if (!d->catalog)
+            continue;
+        const char *key = weir__arena_printf(&a, "%s\x1f%s", d->catalog,
+                                             d->database ? d->database : "");
+        if (key && weir__map_has(&seen, key))
+            continue;
+        if (!key || weir__map_put(&seen, key, NULL))
+            rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        else
             rc = weir__storage_use_catalog(rs->st, d->catalog, d->database, err);
     }
+    weir__map_free(&seen);
+    weir__arena_free(&a);
     for (size_t f = 0; !rc && f < g->n_flows; f++) {
         const weir_gflow *fl = &g->flows[f];
         for (size_t i = 0; !rc && i < fl->n_inputs; i++) {
