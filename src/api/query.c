@@ -101,7 +101,8 @@ static int open_mode(weir_pipeline *p, weir_storage_mode mode, weir_error *err)
     if (!p->storage)
         return WEIR_ERR(err, WEIR_EINVAL, "PIPELINE_STORAGE_ROOT_INVALID",
                         "the pipeline has no storage to query");
-    weir_db_config cfg = { p->session->threads, p->session->memory_limit, NULL };
+    weir_db_config cfg = { p->session->threads, p->session->memory_limit, NULL,
+                           false };
     return weir__storage_open(&p->qstore, p->storage, mode, &cfg, err);
 }
 

@@ -12,12 +12,14 @@
 #include <duckdb.h>
 
 #include "sql/sql.h"
+#include "store/macros.h"
 #include "store/tally.h"
 #include "weir.h"
 
 struct weir_db {
     duckdb_database handle;
     weir_tallies *tallies; /* of __weir_tally (tally.c) */
+    weir_macros *macros;   /* lazy_macros: those not created yet */
     char memory_limit[64]; /* as configured, or "" */
 };
 
@@ -28,7 +30,7 @@ static int engine_error(weir_error *err, const char *what, const char *msg,
                         const char *memory_limit);
 
 static int global_setup(duckdb_connection c, const char *memory_limit,
-                        weir_error *err)
+                        bool lazy_macros, weir_error *err)
 {
     weir_buf sql = WEIR_BUF_INIT;
     const char *p = weir__sql_session_setup();
@@ -39,6 +41,10 @@ static int global_setup(duckdb_connection c, const char *memory_limit,
             weir__buf_puts(&sql, "SET GLOBAL ");
             weir__buf_put(&sql, p + 4, len - 4);
         } else if (strncmp(p, "CREATE OR REPLACE TEMP MACRO ", 29) == 0) {
+            if (lazy_macros) {
+                p += len;
+                continue;
+            }
             weir__buf_puts(&sql, "CREATE OR REPLACE MACRO memory.main.");
             weir__buf_put(&sql, p + 29, len - 29);
         } else {
@@ -69,10 +75,12 @@ struct weir_conn {
     const char *memory_limit; /* the instance's, or NULL */
 };
 
-/* c's DuckDB handle, for one more statement. */
-static duckdb_connection counted(weir_conn *c)
+/* c's DuckDB handle, for one more statement, sql (with lazy macros, the
+ * macros it calls are created first). */
+static duckdb_connection counted(weir_conn *c, const char *sql)
 {
     c->statements++;
+    weir__macros_ensure(c->db->macros, sql);
     return c->handle;
 }
 
@@ -132,9 +140,15 @@ int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
     duckdb_destroy_config(&config);
     duckdb_connection c;
     bool connected = duckdb_connect(db->handle, &c) != DuckDBError;
-    int rc = connected ? global_setup(c, db->memory_limit, err)
+    bool lazy = cfg && cfg->lazy_macros;
+    int rc = connected ? global_setup(c, db->memory_limit, lazy, err)
                        : WEIR_ERR(err, WEIR_EENGINE, NULL,
                                   "cannot connect to DuckDB");
+    if (!rc && lazy) {
+        rc = weir__macros_new(&db->macros, db->handle, weir__sql_session_setup());
+        if (rc)
+            rc = WEIR_ERR(err, rc, NULL, "cannot prepare weir's macros");
+    }
     if (!rc && weir__tallies_new(&db->tallies))
         rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     if (!rc && weir__tallies_register(db->tallies, c))
@@ -143,6 +157,7 @@ int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
     if (connected)
         duckdb_disconnect(&c);
     if (rc) {
+        weir__macros_free(db->macros);
         duckdb_close(&db->handle);
         weir__tallies_free(db->tallies);
         free(db);
@@ -190,6 +205,7 @@ void weir__db_close(weir_db *db)
 {
     if (!db)
         return;
+    weir__macros_free(db->macros);
     duckdb_close(&db->handle);
     weir__tallies_free(db->tallies);
     free(db);
@@ -234,7 +250,7 @@ int weir__conn_exec(weir_conn *c, const char *sql, int64_t *rows_changed,
                     weir_error *err)
 {
     duckdb_result r;
-    if (duckdb_query(counted(c), sql, &r) == DuckDBError) {
+    if (duckdb_query(counted(c, sql), sql, &r) == DuckDBError) {
         int rc = engine_error(err, "", duckdb_result_error(&r),
                               c->memory_limit);
         duckdb_destroy_result(&r);
@@ -448,9 +464,10 @@ int weir__conn_query(weir_conn *c, const char *sql, weir_rows **out,
     *out = NULL;
     weir_arena types_arena = WEIR_ARENA_INIT;
     const char **nested_types = NULL;
-    char *wrapped = wrap_nested(counted(c), sql, &types_arena, &nested_types);
+    char *wrapped = wrap_nested(counted(c, sql), sql, &types_arena, &nested_types);
     duckdb_result r;
-    duckdb_state qs = duckdb_query(counted(c), wrapped ? wrapped : sql, &r);
+    const char *run = wrapped ? wrapped : sql;
+    duckdb_state qs = duckdb_query(counted(c, run), run, &r);
     free(wrapped);
     if (qs == DuckDBError) {
         weir__arena_free(&types_arena);
@@ -528,7 +545,7 @@ int weir__conn_scalar_i64(weir_conn *c, const char *sql, int64_t *out,
     *out = 0;
     if (is_null)
         *is_null = true;
-    if (duckdb_query(counted(c), sql, &r) == DuckDBError) {
+    if (duckdb_query(counted(c, sql), sql, &r) == DuckDBError) {
         int rc = engine_error(err, "", duckdb_result_error(&r),
                               c->memory_limit);
         duckdb_destroy_result(&r);
@@ -549,7 +566,7 @@ int weir__conn_scalar_text(weir_conn *c, const char *sql, char **out,
 {
     duckdb_result r;
     *out = NULL;
-    if (duckdb_query(counted(c), sql, &r) == DuckDBError) {
+    if (duckdb_query(counted(c, sql), sql, &r) == DuckDBError) {
         int rc = engine_error(err, "", duckdb_result_error(&r),
                               c->memory_limit);
         duckdb_destroy_result(&r);
@@ -574,7 +591,7 @@ int weir__conn_describe(weir_conn *c, const char *sql, weir_db_column **out,
     *out = NULL;
     *n_out = 0;
     duckdb_prepared_statement st;
-    if (duckdb_prepare(counted(c), sql, &st) == DuckDBError) {
+    if (duckdb_prepare(counted(c, sql), sql, &st) == DuckDBError) {
         int rc = engine_error(err, "", duckdb_prepare_error(st),
                               c->memory_limit);
         duckdb_destroy_prepare(&st);
@@ -818,7 +835,7 @@ int weir__appender_close(weir_appender *a, weir_error *err)
 void weir__conn_rollback(weir_conn *c)
 {
     duckdb_result r;
-    duckdb_query(counted(c), "ROLLBACK", &r);
+    duckdb_query(counted(c, "ROLLBACK"), "ROLLBACK", &r);
     duckdb_destroy_result(&r);
 }
 
@@ -851,7 +868,7 @@ int weir__conn_arrow(weir_conn *c, const char *sql, weir_arrow_stream **out,
     weir_arrow_stream *s = calloc(1, sizeof(*s));
     if (!s)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    if (duckdb_query(counted(c), sql, &s->result) == DuckDBError) {
+    if (duckdb_query(counted(c, sql), sql, &s->result) == DuckDBError) {
         int rc = engine_error(err, "", duckdb_result_error(&s->result),
                               c->memory_limit);
         duckdb_destroy_result(&s->result);
@@ -947,7 +964,7 @@ int weir__conn_cursor(weir_conn *c, const char *sql, weir_db_cursor **out,
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     k->memory_limit = c->memory_limit;
     int rc = 0;
-    if (duckdb_prepare(counted(c), sql, &k->stmt) == DuckDBError) {
+    if (duckdb_prepare(counted(c, sql), sql, &k->stmt) == DuckDBError) {
         rc = engine_error(err, "", duckdb_prepare_error(k->stmt), c->memory_limit);
     } else {
         if (duckdb_execute_prepared_streaming(k->stmt, &k->result) == DuckDBError)

@@ -268,5 +268,70 @@ TEST(test_engine_expectations__one_statement)
     teardown(&fx);
 }
 
+/* How many of weir's macros memory.main holds. */
+static long macros_made(weir_conn *c)
+{
+    weir_rows *rows = NULL;
+    weir_error e;
+    long n = -1;
+    if (weir__conn_query(c,
+                         "SELECT count(DISTINCT function_name) FROM "
+                         "duckdb_functions() WHERE database_name = 'memory' "
+                         "AND function_name LIKE 'weir\\_%' ESCAPE '\\'",
+                         &rows, &e) == 0)
+        n = strtol(weir__rows_get(rows, 0, 0), NULL, 10);
+    weir__rows_free(rows);
+    return n;
+}
+
+TEST(test_engine_dry__macros_on_first_use)
+{
+    /* A dry run's instance creates weir's Spark macros as statements call
+     * them, with the macros those use; a statement that may open a
+     * transaction gets all of them first. A run's instance has all from
+     * the start. */
+    char dir[64];
+    snprintf(dir, sizeof(dir), "/tmp/weir-test-engine-XXXXXX");
+    CHECK(mkdtemp(dir) != NULL);
+    char *root = weir__path_join(dir, "storage");
+    weir_storage *st = NULL, *run = NULL;
+    weir_error e;
+    CHECK_INT(weir__storage_open(&st, root, WEIR_STORAGE_DRY, NULL, &e), 0);
+    weir_conn *other = NULL;
+    CHECK_INT(weir__db_connect(&other, st->db, &e), 0);
+    CHECK_INT(macros_made(st->conn), 0);
+    weir_db_column *cols = NULL;
+    size_t n = 0;
+    weir_arena a = WEIR_ARENA_INIT;
+    /* weir_conv calls weir_conv_out, weir_conv_unsigned, ... */
+    CHECK_INT(weir__conn_describe(other, "SELECT weir_conv('ff', 16, 10) AS v",
+                                  &cols, &n, &a, &e),
+              0);
+    long some = macros_made(st->conn);
+    CHECK(some > 1);
+    weir_rows *rows = NULL;
+    CHECK_INT(weir__conn_query(st->conn, "SELECT weir_conv('ff', 16, 10) AS v",
+                               &rows, &e),
+              0);
+    CHECK_STR(rows ? weir__rows_get(rows, 0, 0) : NULL, "255");
+    weir__rows_free(rows);
+    CHECK_INT(weir__conn_begin(other, &e), 0);
+    long all = macros_made(st->conn);
+    CHECK(all > some);
+    CHECK_INT(weir__conn_exec(other, "SELECT weir_overlay('abc', 'X', 2, 1)",
+                              NULL, &e),
+              0);
+    weir__conn_rollback(other);
+    weir__conn_close(other);
+    weir__arena_free(&a);
+    weir__storage_close(st);
+    CHECK_INT(weir__storage_open(&run, root, WEIR_STORAGE_RUN, NULL, &e), 0);
+    CHECK_INT(macros_made(run->conn), all);
+    weir__storage_close(run);
+    free(root);
+    weir__fs_remove_tree(dir, NULL);
+}
+
 TEST_MAIN(RUN(test_engine_mv__readers_never_see_partial);
+          RUN(test_engine_dry__macros_on_first_use);
           RUN(test_engine_expectations__one_statement))
