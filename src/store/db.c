@@ -420,10 +420,13 @@ static bool nested_type(duckdb_type id)
  * maps). For a single SELECT with such columns, run it wrapped so those
  * columns come back cast to VARCHAR (by position, so duplicate names are
  * fine); *types receives the original type texts. Returns NULL when the
- * query needs no wrapping. */
+ * query needs no wrapping; then *ready is the statement prepared, to
+ * execute as it is (not parsed and planned a second time), or NULL when
+ * it does not prepare (several statements: run as text). */
 static char *wrap_nested(duckdb_connection c, const char *sql, weir_arena *a,
-                         const char ***types)
+                         const char ***types, duckdb_prepared_statement *ready)
 {
+    *ready = NULL;
     duckdb_prepared_statement st;
     if (duckdb_prepare(c, sql, &st) == DuckDBError) {
         duckdb_destroy_prepare(&st);
@@ -454,6 +457,10 @@ static char *wrap_nested(duckdb_connection c, const char *sql, weir_arena *a,
         wrapped = *types ? weir__buf_detach(&b) : NULL;
         weir__buf_free(&b);
     }
+    if (!nested) {
+        *ready = st;
+        return NULL;
+    }
     duckdb_destroy_prepare(&st);
     return wrapped;
 }
@@ -464,10 +471,18 @@ int weir__conn_query(weir_conn *c, const char *sql, weir_rows **out,
     *out = NULL;
     weir_arena types_arena = WEIR_ARENA_INIT;
     const char **nested_types = NULL;
-    char *wrapped = wrap_nested(counted(c, sql), sql, &types_arena, &nested_types);
+    duckdb_prepared_statement ready;
+    char *wrapped = wrap_nested(counted(c, sql), sql, &types_arena,
+                                &nested_types, &ready);
     duckdb_result r;
-    const char *run = wrapped ? wrapped : sql;
-    duckdb_state qs = duckdb_query(counted(c, run), run, &r);
+    duckdb_state qs;
+    if (ready) {
+        qs = duckdb_execute_prepared(ready, &r);
+        duckdb_destroy_prepare(&ready);
+    } else {
+        const char *run = wrapped ? wrapped : sql;
+        qs = duckdb_query(counted(c, run), run, &r);
+    }
     free(wrapped);
     if (qs == DuckDBError) {
         weir__arena_free(&types_arena);
