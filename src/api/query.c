@@ -101,7 +101,8 @@ static int open_mode(weir_pipeline *p, weir_storage_mode mode, weir_error *err)
     if (!p->storage)
         return WEIR_ERR(err, WEIR_EINVAL, "PIPELINE_STORAGE_ROOT_INVALID",
                         "the pipeline has no storage to query");
-    weir_db_config cfg = { p->session->threads, p->session->memory_limit, NULL };
+    weir_db_config cfg = { p->session->threads, p->session->memory_limit, NULL,
+                           false };
     return weir__storage_open(&p->qstore, p->storage, mode, &cfg, err);
 }
 
@@ -417,7 +418,8 @@ static int run_all_but_last(weir_pipeline *p, const char *sql, weir_buf *last,
         rc = WEIR_ERR(err, WEIR_ESQL, "PARSE_EMPTY_STATEMENT",
                       "Syntax error, unexpected empty statement.");
     query_ctx q = { p, false, false, &src };
-    weir_sql_resolver r = { on_relation, on_tvf, &q, on_target, on_expr_type };
+    weir_sql_resolver r = { on_relation, on_tvf, &q, on_target, on_expr_type,
+                            NULL };
     for (size_t i = 0; !rc && i < n; i++) {
         weir__buf_clear(last);
         q.writes = q.use = false;

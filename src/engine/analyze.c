@@ -550,6 +550,16 @@ static int analyze_levels(analysis *an, helper *helpers, size_t n_helpers)
     return rc;
 }
 
+/* Resolution asks DuckDB for types only, which binding fixes; its
+ * optimizer (a fifth of a dry run's instructions) is off meanwhile. */
+static int optimizer(weir_conn *c, bool on)
+{
+    weir_error ignore;
+    return weir__conn_exec(c, on ? "PRAGMA enable_optimizer"
+                                 : "PRAGMA disable_optimizer",
+                           NULL, &ignore);
+}
+
 int weir__analyze(weir_graph *g, weir_storage *st, const char *root_dir,
                   bool input_tables, struct weir_infer_cache *infer,
                   weir__diags *diags, weir_error *err)
@@ -573,10 +583,16 @@ int weir__analyze(weir_graph *g, weir_storage *st, const char *root_dir,
     for (size_t i = 0; i < n_helpers; i++) {
         weir__arena_init(&helpers[i].arena);
         weir_error ignore;
-        if (weir__db_connect(&helpers[i].conn, st->db, &ignore))
+        if (weir__db_connect(&helpers[i].conn, st->db, &ignore) ||
+            optimizer(helpers[i].conn, false)) {
+            weir__conn_close(helpers[i].conn);
             helpers[i].conn = NULL;
+        }
     }
+    bool unoptimized = st && !optimizer(st->conn, false);
     int rc = analyze_levels(&an, helpers, n_helpers);
+    if (unoptimized)
+        optimizer(st->conn, true);
     for (size_t i = 0; i < n_helpers; i++) {
         weir__conn_close(helpers[i].conn);
         weir__arena_free(&helpers[i].arena);

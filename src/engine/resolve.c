@@ -333,6 +333,25 @@ static int on_expr_type(void *payload, const char *sql, weir_buf *out)
     return rc;
 }
 
+/* At analysis a dataset of the graph is read as its resolved schema (see
+ * weir__resolve_table_name), so its types are known without DuckDB. */
+static int on_relation_types(void *payload, const weir_sql_relref *ref,
+                             weir_buf *out)
+{
+    const level *lv = payload;
+    if (lv->ctx->mode != WEIR_RESOLVE_ANALYZE)
+        return WEIR_ENOTFOUND;
+    const weir_input *in = find_input(lv->flow, ref->node, false);
+    if (!in || in->dataset < 0)
+        return WEIR_ENOTFOUND;
+    const weir_gdataset *d = &lv->ctx->g->datasets[in->dataset];
+    if (!d->resolved)
+        return WEIR_ENOTFOUND;
+    for (size_t i = 0; i < d->schema.n; i++)
+        weir__buf_printf(out, "%s%s", i ? "\n" : "", d->schema.cols[i].duck_type);
+    return 0;
+}
+
 static int translate_flow_at(weir_buf *out, const weir_resolve_ctx *ctx,
                              const weir_gflow *f, int depth, weir_error *err)
 {
@@ -341,7 +360,8 @@ static int translate_flow_at(weir_buf *out, const weir_resolve_ctx *ctx,
                         "views nest more than 64 levels deep at %s",
                         f->display);
     level lv = { ctx, f, depth };
-    weir_sql_resolver r = { on_relation, on_tvf, &lv, NULL, on_expr_type };
+    weir_sql_resolver r = { on_relation, on_tvf, &lv, NULL, on_expr_type,
+                            on_relation_types };
     return weir__sql_translate_query(out, f->query, &r, err);
 }
 

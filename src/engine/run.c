@@ -25,6 +25,7 @@
 #include "store/topics.h"
 #include "util/clock.h"
 #include "util/fs.h"
+#include "util/map.h"
 #include "util/str.h"
 
 typedef enum slot_state {
@@ -871,11 +872,24 @@ static int open_catalogs(run_state *rs, weir_error *err)
                                        g->default_database, err);
     if (!rc && !rs->run->dry && rs->opts->local_kafka && uses_kafka(g))
         rc = weir__topics_create(rs->st->conn, g->default_catalog, err);
+    /* Each catalog and database once (a statement each), not per dataset. */
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_map seen = WEIR_MAP_INIT(true);
     for (size_t i = 0; !rc && i < g->n_datasets; i++) {
         const weir_gdataset *d = &g->datasets[i];
-        if (d->catalog)
+        if (!d->catalog)
+            continue;
+        const char *key = weir__arena_printf(&a, "%s\x1f%s", d->catalog,
+                                             d->database ? d->database : "");
+        if (key && weir__map_has(&seen, key))
+            continue;
+        if (!key || weir__map_put(&seen, key, NULL))
+            rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        else
             rc = weir__storage_use_catalog(rs->st, d->catalog, d->database, err);
     }
+    weir__map_free(&seen);
+    weir__arena_free(&a);
     for (size_t f = 0; !rc && f < g->n_flows; f++) {
         const weir_gflow *fl = &g->flows[f];
         for (size_t i = 0; !rc && i < fl->n_inputs; i++) {

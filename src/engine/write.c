@@ -1,10 +1,12 @@
 /*
  * Writing a flow's batch into its target, enforcing the target's
  * expectations in the same pass: each condition is evaluated once per row
- * while the batch is produced (into a per-connection temporary table);
- * passing rows, dropped rows and quarantined rows are then split from it,
- * and the counts become the flow's data-quality metrics. A failing FAIL
- * UPDATE expectation aborts the flow's transaction with the offending
+ * in the statement that writes the batch, where a tally (store/db.h)
+ * counts every condition's failures and the dropped rows as the rows go
+ * by; the counts become the flow's data-quality metrics. A target with
+ * QUARANTINE expectations has two outputs, so its batch is produced once
+ * into a per-connection temporary table and split from there. A failing
+ * FAIL UPDATE expectation aborts the flow's transaction with the offending
  * record. See docs/expectations.md.
  */
 #include "engine/write.h"
@@ -112,19 +114,13 @@ static void pass_condition(weir_buf *b, const weir_gdataset *def,
         weir__buf_puts(b, "true");
 }
 
-/* One offending record of a FAIL UPDATE expectation, as JSON. */
-static void offending_record(weir_flow_exec *x, size_t n_exp, size_t i,
-                             weir_buf *json)
+/* Render the first row of `q`'s result as JSON into json (nothing when
+ * the query fails or finds no row: the message is built without it). */
+static void first_row_json(weir_flow_exec *x, weir_buf *q, weir_buf *json)
 {
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT ");
-    exclude_flags(&q, n_exp);
-    weir__buf_puts(&q, " FROM " BATCH " WHERE NOT ");
-    flag(&q, i);
-    weir__buf_puts(&q, " LIMIT 1");
     weir_rows *r = NULL;
     weir_error e;
-    if (!q.failed && weir__conn_query(x->conn, weir__buf_cstr(&q), &r, &e) == 0 &&
+    if (!q->failed && weir__conn_query(x->conn, weir__buf_cstr(q), &r, &e) == 0 &&
         r->n_rows) {
         weir__buf_putc(json, '{');
         for (size_t c = 0; c < r->n_cols; c++) {
@@ -142,11 +138,36 @@ static void offending_record(weir_flow_exec *x, size_t n_exp, size_t i,
         weir__buf_putc(json, '}');
     }
     weir__rows_free(r);
+}
+
+/* One offending record of FAIL UPDATE expectation i, as JSON: from the
+ * checked batch when it was kept (sql NULL), else from the batch's query
+ * again, in the same transaction (only on the way to failing the flow). */
+static void offending_record(weir_flow_exec *x, const weir_gdataset *def,
+                             const char *sql, size_t i, weir_buf *json)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    if (!sql) {
+        weir__buf_puts(&q, "SELECT ");
+        exclude_flags(&q, def->n_expectations);
+        weir__buf_puts(&q, " FROM " BATCH " WHERE NOT ");
+        flag(&q, i);
+    } else {
+        weir__buf_puts(&q, "SELECT * FROM (");
+        weir__buf_puts(&q, sql);
+        weir__buf_puts(&q, ") AS \"__weir_q\" WHERE NOT coalesce((");
+        weir_error e;
+        if (weir__sql_translate_expr(&q, def->expectations[i].condition, &e))
+            q.failed = true;
+        weir__buf_puts(&q, "), false)");
+    }
+    weir__buf_puts(&q, " LIMIT 1");
+    first_row_json(x, &q, json);
     weir__buf_free(&q);
 }
 
 static int check_failures(weir_flow_exec *x, const weir_gdataset *t,
-                          const int64_t *failed)
+                          const char *sql, const int64_t *failed)
 {
     const weir_gdataset *def = t;
     for (size_t i = 0; i < def->n_expectations; i++) {
@@ -154,7 +175,7 @@ static int check_failures(weir_flow_exec *x, const weir_gdataset *t,
         if (e->action != WEIR_SQL_VIOLATION_FAIL || failed[i] == 0)
             continue;
         weir_buf rec = WEIR_BUF_INIT;
-        offending_record(x, def->n_expectations, i, &rec);
+        offending_record(x, def, sql, i, &rec);
         WEIR_ERR(&x->err, WEIR_ERROR, "EXPECTATION_VIOLATION",
                  "Expectation '%s' of %s failed for %lld record(s) of flow "
                  "'%s' (ON VIOLATION FAIL UPDATE): %s. Offending record: %s",
@@ -236,28 +257,91 @@ static int split_batch(weir_flow_exec *x, const weir_gdataset *t, bool replace,
     return rc;
 }
 
-static int write_checked(weir_flow_exec *x, const weir_gdataset *t,
+/* The batch of `sql` with one flag column per expectation: appended to
+ * q, as SELECT *, coalesce((cond), false) AS flag... FROM (sql). */
+static int flagged(weir_flow_exec *x, const weir_gdataset *def,
+                   const char *sql, weir_buf *q)
+{
+    weir__buf_puts(q, "SELECT *");
+    for (size_t i = 0; i < def->n_expectations; i++) {
+        weir__buf_puts(q, ", coalesce((");
+        int rc = weir__sql_translate_expr(q, def->expectations[i].condition,
+                                          &x->err);
+        if (rc)
+            return rc;
+        weir__buf_puts(q, "), false) AS ");
+        flag(q, i);
+    }
+    weir__buf_puts(q, " FROM (");
+    weir__buf_puts(q, sql);
+    weir__buf_puts(q, ") AS \"__weir_q\"");
+    return 0;
+}
+
+/* The batch has a single output (no QUARANTINE): write it in one
+ * statement, flags computed per row and counted by a tally in a column
+ * the filter reads, so each condition runs once per row and nothing is
+ * materialised on the way. A FAIL UPDATE expectation is checked after the
+ * statement; failing, the caller rolls the write back with the batch. */
+static int write_tallied(weir_flow_exec *x, const weir_gdataset *t,
                          const char *sql, bool replace)
+{
+    size_t n = t->n_expectations;
+    weir_tally *tally = NULL;
+    int rc = weir__conn_tally_open(&tally, x->conn, n, &x->err);
+    if (rc)
+        return rc;
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, replace ? "CREATE OR REPLACE TABLE " : "INSERT INTO ");
+    phys(&q, t);
+    weir__buf_puts(&q, replace ? " AS " : " BY NAME ");
+    weir__buf_puts(&q, "SELECT * EXCLUDE (\"__weir_keep\") FROM (SELECT ");
+    exclude_flags(&q, n);
+    weir__buf_printf(&q, ", __weir_tally(%lld, ",
+                     (long long)weir__tally_token(tally));
+    pass_condition(&q, t, WEIR_SQL_VIOLATION_DROP, WEIR_SQL_VIOLATION_DROP);
+    for (size_t i = 0; i < n; i++) {
+        weir__buf_puts(&q, ", ");
+        flag(&q, i);
+    }
+    weir__buf_puts(&q, ") AS \"__weir_keep\" FROM (");
+    rc = flagged(x, t, sql, &q);
+    weir__buf_puts(&q, ") AS \"__weir_f\") AS \"__weir_t\" WHERE \"__weir_keep\"");
+    if (!rc)
+        rc = exec_write(x, &q, replace);
+    int64_t *failed = calloc(n + 1, sizeof(int64_t));
+    int64_t total = 0, dropped = 0;
+    if (!rc && !failed)
+        rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    if (!rc)
+        weir__tally_read(tally, &total, &dropped, failed);
+    weir__tally_close(tally);
+    if (!rc)
+        rc = check_failures(x, t, sql, failed);
+    if (!rc) {
+        metrics_json(x, t, total, failed, dropped);
+        weir__buf_puts(&x->details, ", \"quarantined_records\": 0");
+    }
+    free(failed);
+    weir__buf_free(&q);
+    return rc;
+}
+
+/* The batch goes to the target and to the quarantine table: produce it
+ * once, with its flags, into a temporary table, then split it. */
+static int write_quarantined(weir_flow_exec *x, const weir_gdataset *t,
+                             const char *sql, bool replace)
 {
     const weir_gdataset *def = t;
     size_t n = def->n_expectations;
     weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "CREATE OR REPLACE TEMP TABLE " BATCH " AS SELECT *");
-    for (size_t i = 0; i < n; i++) {
-        weir__buf_puts(&q, ", coalesce((");
-        int rc = weir__sql_translate_expr(&q, def->expectations[i].condition,
-                                          &x->err);
-        if (rc) {
-            weir__buf_free(&q);
-            return rc;
-        }
-        weir__buf_puts(&q, "), false) AS ");
-        flag(&q, i);
+    weir__buf_puts(&q, "CREATE OR REPLACE TEMP TABLE " BATCH " AS ");
+    int rc = flagged(x, def, sql, &q);
+    if (rc) {
+        weir__buf_free(&q);
+        return rc;
     }
-    weir__buf_puts(&q, " FROM (");
-    weir__buf_puts(&q, sql);
-    weir__buf_puts(&q, ") AS \"__weir_q\"");
-    int rc = exec_sql(x, &q, NULL);
+    rc = exec_sql(x, &q, NULL);
     /* Counts of the batch, one query over the checked rows. */
     int64_t *failed = calloc(n + 1, sizeof(int64_t));
     int64_t total = 0, dropped = 0, quarantined = 0;
@@ -286,7 +370,7 @@ static int write_checked(weir_flow_exec *x, const weir_gdataset *t,
     }
     weir__rows_free(r);
     if (!rc)
-        rc = check_failures(x, t, failed);
+        rc = check_failures(x, t, NULL, failed);
     if (!rc)
         rc = split_batch(x, t, replace, &quarantined);
     if (!rc) {
@@ -308,5 +392,7 @@ int weir__write_batch(weir_flow_exec *x, const weir_gdataset *t,
 {
     if (!t->n_expectations)
         return write_plain(x, t, sql, replace);
-    return write_checked(x, t, sql, replace);
+    if (weir__has_quarantine(t))
+        return write_quarantined(x, t, sql, replace);
+    return write_tallied(x, t, sql, replace);
 }

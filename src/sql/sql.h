@@ -236,6 +236,12 @@ typedef struct weir_sql_resolver {
      * operands of sum(), avg() and decimal arithmetic, whose result types
      * are Spark's only when the operands' precisions are known. */
     int (*expr_type)(void *payload, const char *sql, weir_buf *out);
+    /* Optional: the DuckDB types of the columns of a table reference, one
+     * a line, when the resolver knows them without asking DuckDB (a
+     * dataset of the graph already resolved); nonzero otherwise. Saves
+     * expr_type calls that only look for DECIMAL columns. */
+    int (*relation_types)(void *payload, const weir_sql_relref *ref,
+                          weir_buf *out);
 } weir_sql_resolver;
 
 /*

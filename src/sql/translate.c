@@ -733,9 +733,35 @@ static bool plain_operand(const char *x)
     return true;
 }
 
+/* Whether relation r has a DECIMAL column, from the types the resolver
+ * knows for its tables: 1 no, 2 yes, 0 unknown (a table the resolver
+ * cannot type, a CTE, a subquery, a table-valued function). */
+static int known_decimals(sql_tx *t, const sql_rel *r)
+{
+    if (!r || !t->resolver->relation_types)
+        return 0;
+    if (r->kind == R_JOIN) {
+        int a = known_decimals(t, r->left);
+        int b = a ? known_decimals(t, r->right) : 0;
+        return a && b ? (a == 2 || b == 2 ? 2 : 1) : 0;
+    }
+    if (r->kind != R_TABLE ||
+        (r->name.n == 1 && weir__sql_cte_lookup(t->ctes, r->name.parts[0], NULL)))
+        return 0;
+    weir_sql_relref ref = { r->name, r->streaming, r };
+    weir_buf types = WEIR_BUF_INIT;
+    int known = 0;
+    if (t->resolver->relation_types(t->resolver->payload, &ref, &types) == 0 &&
+        !types.failed)
+        known = has_word(weir__buf_cstr(&types), "DECIMAL") ? 2 : 1;
+    weir__buf_free(&types);
+    return known;
+}
+
 /* No operand can be a DECIMAL: they are plain and the FROM has no DECIMAL
- * column (one probe per SELECT), so the types DuckDB gives are Spark's and
- * the operator needs no probe of its own. */
+ * column (known from the resolver's types of its tables, else one probe
+ * per SELECT), so the types DuckDB gives are Spark's and the operator
+ * needs no probe of its own. */
 static bool no_decimals(sql_tx *t, const char *const *x_sql, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -743,6 +769,8 @@ static bool no_decimals(sql_tx *t, const char *const *x_sql, size_t n)
             return false;
     if (!t->from)
         return true;
+    if (!t->from_decimals && t->resolver && !t->lambdas)
+        t->from_decimals = known_decimals(t, t->from);
     if (!t->from_decimals) {
         weir_buf types = WEIR_BUF_INIT;
         const char *star = "*";

@@ -12,10 +12,14 @@
 #include <duckdb.h>
 
 #include "sql/sql.h"
+#include "store/macros.h"
+#include "store/tally.h"
 #include "weir.h"
 
 struct weir_db {
     duckdb_database handle;
+    weir_tallies *tallies; /* of __weir_tally (tally.c) */
+    weir_macros *macros;   /* lazy_macros: those not created yet */
     char memory_limit[64]; /* as configured, or "" */
 };
 
@@ -26,7 +30,7 @@ static int engine_error(weir_error *err, const char *what, const char *msg,
                         const char *memory_limit);
 
 static int global_setup(duckdb_connection c, const char *memory_limit,
-                        weir_error *err)
+                        bool lazy_macros, weir_error *err)
 {
     weir_buf sql = WEIR_BUF_INIT;
     const char *p = weir__sql_session_setup();
@@ -37,6 +41,10 @@ static int global_setup(duckdb_connection c, const char *memory_limit,
             weir__buf_puts(&sql, "SET GLOBAL ");
             weir__buf_put(&sql, p + 4, len - 4);
         } else if (strncmp(p, "CREATE OR REPLACE TEMP MACRO ", 29) == 0) {
+            if (lazy_macros) {
+                p += len;
+                continue;
+            }
             weir__buf_puts(&sql, "CREATE OR REPLACE MACRO memory.main.");
             weir__buf_put(&sql, p + 29, len - 29);
         } else {
@@ -62,8 +70,24 @@ static int global_setup(duckdb_connection c, const char *memory_limit,
 
 struct weir_conn {
     duckdb_connection handle;
+    weir_db *db;
+    uint64_t statements; /* SQL texts handed to DuckDB (weir__conn_statements) */
     const char *memory_limit; /* the instance's, or NULL */
 };
+
+/* c's DuckDB handle, for one more statement, sql (with lazy macros, the
+ * macros it calls are created first). */
+static duckdb_connection counted(weir_conn *c, const char *sql)
+{
+    c->statements++;
+    weir__macros_ensure(c->db->macros, sql);
+    return c->handle;
+}
+
+uint64_t weir__conn_statements(const weir_conn *c)
+{
+    return c->statements;
+}
 
 /* DuckDB's errors go through weir__db_error (db_error.c); memory_limit
  * names the configured limit in out-of-memory messages. */
@@ -116,13 +140,26 @@ int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
     duckdb_destroy_config(&config);
     duckdb_connection c;
     bool connected = duckdb_connect(db->handle, &c) != DuckDBError;
-    int rc = connected ? global_setup(c, db->memory_limit, err)
+    bool lazy = cfg && cfg->lazy_macros;
+    int rc = connected ? global_setup(c, db->memory_limit, lazy, err)
                        : WEIR_ERR(err, WEIR_EENGINE, NULL,
                                   "cannot connect to DuckDB");
+    if (!rc && lazy) {
+        rc = weir__macros_new(&db->macros, db->handle, weir__sql_session_setup());
+        if (rc)
+            rc = WEIR_ERR(err, rc, NULL, "cannot prepare weir's macros");
+    }
+    if (!rc && weir__tallies_new(&db->tallies))
+        rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    if (!rc && weir__tallies_register(db->tallies, c))
+        rc = WEIR_ERR(err, WEIR_EENGINE, NULL,
+                      "cannot register weir's functions in DuckDB");
     if (connected)
         duckdb_disconnect(&c);
     if (rc) {
+        weir__macros_free(db->macros);
         duckdb_close(&db->handle);
+        weir__tallies_free(db->tallies);
         free(db);
         return rc;
     }
@@ -168,7 +205,9 @@ void weir__db_close(weir_db *db)
 {
     if (!db)
         return;
+    weir__macros_free(db->macros);
     duckdb_close(&db->handle);
+    weir__tallies_free(db->tallies);
     free(db);
 }
 
@@ -183,7 +222,19 @@ int weir__db_connect(weir_conn **out, weir_db *db, weir_error *err)
         return WEIR_ERR(err, WEIR_EENGINE, NULL, "cannot connect to DuckDB");
     }
     c->memory_limit = db->memory_limit[0] ? db->memory_limit : NULL;
+    c->db = db;
     *out = c;
+    return 0;
+}
+
+int weir__conn_tally_open(weir_tally **out, weir_conn *c, size_t n_flags,
+                          weir_error *err)
+{
+    int rc = weir__tally_open(out, c->db->tallies, n_flags);
+    if (rc == WEIR_ENOMEM)
+        return WEIR_ERR(err, rc, NULL, "out of memory");
+    if (rc)
+        return WEIR_ERR(err, rc, NULL, "too many expectations (over 256)");
     return 0;
 }
 
@@ -199,7 +250,7 @@ int weir__conn_exec(weir_conn *c, const char *sql, int64_t *rows_changed,
                     weir_error *err)
 {
     duckdb_result r;
-    if (duckdb_query(c->handle, sql, &r) == DuckDBError) {
+    if (duckdb_query(counted(c, sql), sql, &r) == DuckDBError) {
         int rc = engine_error(err, "", duckdb_result_error(&r),
                               c->memory_limit);
         duckdb_destroy_result(&r);
@@ -369,10 +420,13 @@ static bool nested_type(duckdb_type id)
  * maps). For a single SELECT with such columns, run it wrapped so those
  * columns come back cast to VARCHAR (by position, so duplicate names are
  * fine); *types receives the original type texts. Returns NULL when the
- * query needs no wrapping. */
+ * query needs no wrapping; then *ready is the statement prepared, to
+ * execute as it is (not parsed and planned a second time), or NULL when
+ * it does not prepare (several statements: run as text). */
 static char *wrap_nested(duckdb_connection c, const char *sql, weir_arena *a,
-                         const char ***types)
+                         const char ***types, duckdb_prepared_statement *ready)
 {
+    *ready = NULL;
     duckdb_prepared_statement st;
     if (duckdb_prepare(c, sql, &st) == DuckDBError) {
         duckdb_destroy_prepare(&st);
@@ -403,6 +457,10 @@ static char *wrap_nested(duckdb_connection c, const char *sql, weir_arena *a,
         wrapped = *types ? weir__buf_detach(&b) : NULL;
         weir__buf_free(&b);
     }
+    if (!nested) {
+        *ready = st;
+        return NULL;
+    }
     duckdb_destroy_prepare(&st);
     return wrapped;
 }
@@ -413,9 +471,18 @@ int weir__conn_query(weir_conn *c, const char *sql, weir_rows **out,
     *out = NULL;
     weir_arena types_arena = WEIR_ARENA_INIT;
     const char **nested_types = NULL;
-    char *wrapped = wrap_nested(c->handle, sql, &types_arena, &nested_types);
+    duckdb_prepared_statement ready;
+    char *wrapped = wrap_nested(counted(c, sql), sql, &types_arena,
+                                &nested_types, &ready);
     duckdb_result r;
-    duckdb_state qs = duckdb_query(c->handle, wrapped ? wrapped : sql, &r);
+    duckdb_state qs;
+    if (ready) {
+        qs = duckdb_execute_prepared(ready, &r);
+        duckdb_destroy_prepare(&ready);
+    } else {
+        const char *run = wrapped ? wrapped : sql;
+        qs = duckdb_query(counted(c, run), run, &r);
+    }
     free(wrapped);
     if (qs == DuckDBError) {
         weir__arena_free(&types_arena);
@@ -493,7 +560,7 @@ int weir__conn_scalar_i64(weir_conn *c, const char *sql, int64_t *out,
     *out = 0;
     if (is_null)
         *is_null = true;
-    if (duckdb_query(c->handle, sql, &r) == DuckDBError) {
+    if (duckdb_query(counted(c, sql), sql, &r) == DuckDBError) {
         int rc = engine_error(err, "", duckdb_result_error(&r),
                               c->memory_limit);
         duckdb_destroy_result(&r);
@@ -514,7 +581,7 @@ int weir__conn_scalar_text(weir_conn *c, const char *sql, char **out,
 {
     duckdb_result r;
     *out = NULL;
-    if (duckdb_query(c->handle, sql, &r) == DuckDBError) {
+    if (duckdb_query(counted(c, sql), sql, &r) == DuckDBError) {
         int rc = engine_error(err, "", duckdb_result_error(&r),
                               c->memory_limit);
         duckdb_destroy_result(&r);
@@ -539,7 +606,7 @@ int weir__conn_describe(weir_conn *c, const char *sql, weir_db_column **out,
     *out = NULL;
     *n_out = 0;
     duckdb_prepared_statement st;
-    if (duckdb_prepare(c->handle, sql, &st) == DuckDBError) {
+    if (duckdb_prepare(counted(c, sql), sql, &st) == DuckDBError) {
         int rc = engine_error(err, "", duckdb_prepare_error(st),
                               c->memory_limit);
         duckdb_destroy_prepare(&st);
@@ -783,7 +850,7 @@ int weir__appender_close(weir_appender *a, weir_error *err)
 void weir__conn_rollback(weir_conn *c)
 {
     duckdb_result r;
-    duckdb_query(c->handle, "ROLLBACK", &r);
+    duckdb_query(counted(c, "ROLLBACK"), "ROLLBACK", &r);
     duckdb_destroy_result(&r);
 }
 
@@ -816,7 +883,7 @@ int weir__conn_arrow(weir_conn *c, const char *sql, weir_arrow_stream **out,
     weir_arrow_stream *s = calloc(1, sizeof(*s));
     if (!s)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    if (duckdb_query(c->handle, sql, &s->result) == DuckDBError) {
+    if (duckdb_query(counted(c, sql), sql, &s->result) == DuckDBError) {
         int rc = engine_error(err, "", duckdb_result_error(&s->result),
                               c->memory_limit);
         duckdb_destroy_result(&s->result);
@@ -912,7 +979,7 @@ int weir__conn_cursor(weir_conn *c, const char *sql, weir_db_cursor **out,
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     k->memory_limit = c->memory_limit;
     int rc = 0;
-    if (duckdb_prepare(c->handle, sql, &k->stmt) == DuckDBError) {
+    if (duckdb_prepare(counted(c, sql), sql, &k->stmt) == DuckDBError) {
         rc = engine_error(err, "", duckdb_prepare_error(k->stmt), c->memory_limit);
     } else {
         if (duckdb_execute_prepared_streaming(k->stmt, &k->result) == DuckDBError)

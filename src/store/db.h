@@ -23,6 +23,8 @@ typedef struct weir_db_config {
     unsigned threads;         /* 0 = DuckDB's default */
     const char *memory_limit; /* NULL = DuckDB's default */
     const char *temp_dir;     /* spill folder; NULL = DuckDB's default */
+    bool lazy_macros;         /* create weir's Spark macros on first use
+                                 (store/macros.c), for resolving only */
 } weir_db_config;
 
 /* An in-memory DuckDB instance; storage files are attached separately. */
@@ -38,6 +40,11 @@ int weir__db_configure(weir_db *db, const weir_db_config *cfg,
  * weir__db_open. One connection per thread. */
 int weir__db_connect(weir_conn **out, weir_db *db, weir_error *err);
 void weir__conn_close(weir_conn *c);
+
+/* How many SQL texts c has handed to DuckDB to parse and plan so far
+ * (queries, prepares, transactions); weir's fixed cost per flow is
+ * largely this count, which tests can hold steady. */
+uint64_t weir__conn_statements(const weir_conn *c);
 
 /* Run SQL (one or more statements) and discard results. rows_changed (may
  * be NULL) receives the count of the last statement. */
@@ -135,6 +142,23 @@ bool weir__cursor_i32(const weir_db_cursor *k, size_t col, size_t row,
 bool weir__cursor_i64(const weir_db_cursor *k, size_t col, size_t row,
                       int64_t *out);
 void weir__cursor_free(weir_db_cursor *k);
+
+/* Counting a statement's rows by boolean flags while it runs, in the
+ * statement itself: open a tally, call
+ *   __weir_tally(<token>, keep, flag_0, ..., flag_{n-1})
+ * once per row in the statement (it returns keep; write it where every row
+ * passes, e.g. a column of the SELECT, and filter on that column above
+ * it), then read the rows counted, the rows whose keep was false and each
+ * flag's false rows (failed: n_flags values). NULL counts as false. The
+ * caller owns the tally and closes it (NULL is fine); a statement that
+ * names a closed tally fails. */
+typedef struct weir_tally weir_tally;
+int weir__conn_tally_open(weir_tally **out, weir_conn *c, size_t n_flags,
+                          weir_error *err);
+int64_t weir__tally_token(const weir_tally *t);
+void weir__tally_read(weir_tally *t, int64_t *rows, int64_t *rejected,
+                      int64_t *failed);
+void weir__tally_close(weir_tally *t);
 
 /* Transactions (commits go through weir__storage_commit). */
 int weir__conn_begin(weir_conn *c, weir_error *err);

@@ -1,8 +1,10 @@
 set(WEIR_STORE_SOURCES
   src/store/db.c
   src/store/db_error.c
+  src/store/macros.c
   src/store/meta.c
   src/store/storage.c
   src/store/topics.c
+  src/store/tally.c
 )
 set(WEIR_STORE_DEPS util sql)

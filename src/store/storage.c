@@ -194,7 +194,7 @@ int weir__storage_open(weir_storage **out, const char *root,
                      holder[0] ? ")" : "");
         free(lock);
     }
-    weir_db_config dbcfg = { 0, NULL, NULL };
+    weir_db_config dbcfg = { 0, NULL, NULL, false };
     if (cfg)
         dbcfg = *cfg;
     char *tmp = NULL;
@@ -202,6 +202,8 @@ int weir__storage_open(weir_storage **out, const char *root,
         tmp = weir__path_join(root, "tmp");
         dbcfg.temp_dir = tmp;
     }
+    /* A dry run only resolves: weir's macros as its statements call them. */
+    dbcfg.lazy_macros = mode == WEIR_STORAGE_DRY;
     if (!rc)
         rc = weir__db_open(&s->db, &dbcfg, err);
     free(tmp);

@@ -1,7 +1,8 @@
 /*
  * Unit tests for src/engine that need to look inside an update: a reader
  * running while a materialized view is recomputed sees the old or the new
- * contents, never an empty or partial table.
+ * contents, never an empty or partial table; expectations are evaluated in
+ * the statement that writes, with exact counts.
  */
 #define _DEFAULT_SOURCE
 #include "harness.h"
@@ -71,8 +72,15 @@ static void teardown(fixture *fx)
     weir__fs_remove_tree(fx->dir, NULL);
 }
 
-/* Run every flow of the graph once (in order) on its own connection. */
-static int run_flows(fixture *fx)
+/* What a flow did, for run_flows' callers. */
+typedef struct flow_seen {
+    uint64_t statements; /* on the flow's connection */
+    char details[2048];  /* its flow_progress details */
+} flow_seen;
+
+/* Run every flow of the graph once (in order) on its own connection;
+ * seen (may be NULL) gets, by flow order, what each did. */
+static int run_flows_seen(fixture *fx, flow_seen *seen)
 {
     bool sel[16], reset[16] = { false };
     weir_error errs[16], e;
@@ -91,10 +99,20 @@ static int run_flows(fixture *fx)
         rc = weir__db_connect(&x.conn, fx->st->db, &e);
         if (!rc)
             rc = weir__flow_exec(&x);
+        if (seen && x.conn) {
+            seen[k].statements = weir__conn_statements(x.conn);
+            snprintf(seen[k].details, sizeof(seen[k].details), "%s",
+                     x.details.len ? weir__buf_cstr(&x.details) : "");
+        }
         weir__conn_close(x.conn);
         weir__buf_free(&x.details);
     }
     return rc;
+}
+
+static int run_flows(fixture *fx)
+{
+    return run_flows_seen(fx, NULL);
 }
 
 typedef struct recompute {
@@ -175,4 +193,145 @@ TEST(test_engine_mv__readers_never_see_partial)
     teardown(&fx);
 }
 
-TEST_MAIN(RUN(test_engine_mv__readers_never_see_partial))
+/* The flow order index of a dataset's flow. */
+static size_t order_of(const fixture *fx, const char *display)
+{
+    for (size_t k = 0; k < fx->g->n_flows; k++) {
+        const weir_gflow *f = &fx->g->flows[fx->g->flow_order[k]];
+        if (!strcmp(fx->g->datasets[f->target].display, display))
+            return k;
+    }
+    return 0;
+}
+
+TEST(test_engine_expectations__one_statement)
+{
+    /* The same view with and without expectations: the checked one writes
+     * in as many statements as the plain one (no copy of the batch, no
+     * second scan), and its counts are exact though its DROP condition
+     * reads the nullable side of a LEFT JOIN (a filter pushed into the
+     * join would drop or count other rows). */
+    fixture fx;
+    const char *q = "SELECT o.id, o.amount, c.country FROM "
+                    "spark_catalog.default.orders o LEFT JOIN "
+                    "spark_catalog.default.customers c ON o.cust = c.cust";
+    char sql[1024];
+    snprintf(sql, sizeof(sql),
+             "CREATE MATERIALIZED VIEW plain AS %s;\n"
+             "CREATE MATERIALIZED VIEW checked (\n"
+             "  CONSTRAINT has_amount EXPECT (amount IS NOT NULL),\n"
+             "  CONSTRAINT known EXPECT (country IS NOT NULL) ON VIOLATION "
+             "DROP ROW,\n"
+             "  CONSTRAINT has_id EXPECT (id IS NOT NULL) ON VIOLATION FAIL "
+             "UPDATE\n) AS %s;",
+             q, q);
+    CHECK_INT(setup(&fx,
+                    "CREATE TABLE spark_catalog.\"default\".customers AS "
+                    "SELECT * FROM (VALUES (1, 'fr'), (2, NULL)) t(cust, country);"
+                    "CREATE TABLE spark_catalog.\"default\".orders AS "
+                    "SELECT range AS id, range % 4 AS cust, "
+                    "CASE WHEN range % 5 = 0 THEN NULL ELSE range END AS amount "
+                    "FROM range(10000)",
+                    sql),
+              0);
+    flow_seen seen[16];
+    memset(seen, 0, sizeof(seen));
+    CHECK_INT(run_flows_seen(&fx, seen), 0);
+    const flow_seen *plain = &seen[order_of(&fx, "spark_catalog.default.plain")];
+    const flow_seen *checked =
+        &seen[order_of(&fx, "spark_catalog.default.checked")];
+    CHECK(plain->statements > 0);
+    CHECK_INT(checked->statements, plain->statements);
+    /* cust 1 of 0..3 has a country: 2,500 rows kept, 7,500 dropped; 2,000
+     * amounts are NULL. */
+    CHECK(strstr(checked->details, "\"dropped_records\": 7500") != NULL);
+    CHECK(strstr(checked->details, "\"name\": \"has_amount\", \"dataset\": "
+                                   "\"spark_catalog.default.checked\", "
+                                   "\"action\": \"warn\", \"passed_records\": "
+                                   "8000, \"failed_records\": 2000") != NULL);
+    CHECK(strstr(checked->details, "\"action\": \"fail\", \"passed_records\": "
+                                   "10000, \"failed_records\": 0") != NULL);
+    weir_rows *rows = NULL;
+    weir_error e;
+    CHECK_INT(weir__conn_query(fx.st->conn,
+                               "SELECT count(*), count(DISTINCT country) FROM "
+                               "spark_catalog.\"default\".checked",
+                               &rows, &e),
+              0);
+    CHECK_STR(weir__rows_get(rows, 0, 0), "2500");
+    CHECK_STR(weir__rows_get(rows, 0, 1), "1");
+    weir__rows_free(rows);
+    if (T_.failures)
+        printf("  plain: %llu statements; checked: %llu, %s\n",
+               (unsigned long long)plain->statements,
+               (unsigned long long)checked->statements, checked->details);
+    teardown(&fx);
+}
+
+/* How many of weir's macros memory.main holds. */
+static long macros_made(weir_conn *c)
+{
+    weir_rows *rows = NULL;
+    weir_error e;
+    long n = -1;
+    if (weir__conn_query(c,
+                         "SELECT count(DISTINCT function_name) FROM "
+                         "duckdb_functions() WHERE database_name = 'memory' "
+                         "AND function_name LIKE 'weir\\_%' ESCAPE '\\'",
+                         &rows, &e) == 0)
+        n = strtol(weir__rows_get(rows, 0, 0), NULL, 10);
+    weir__rows_free(rows);
+    return n;
+}
+
+TEST(test_engine_dry__macros_on_first_use)
+{
+    /* A dry run's instance creates weir's Spark macros as statements call
+     * them, with the macros those use; a statement that may open a
+     * transaction gets all of them first. A run's instance has all from
+     * the start. */
+    char dir[64];
+    snprintf(dir, sizeof(dir), "/tmp/weir-test-engine-XXXXXX");
+    CHECK(mkdtemp(dir) != NULL);
+    char *root = weir__path_join(dir, "storage");
+    weir_storage *st = NULL, *run = NULL;
+    weir_error e;
+    CHECK_INT(weir__storage_open(&st, root, WEIR_STORAGE_DRY, NULL, &e), 0);
+    weir_conn *other = NULL;
+    CHECK_INT(weir__db_connect(&other, st->db, &e), 0);
+    CHECK_INT(macros_made(st->conn), 0);
+    weir_db_column *cols = NULL;
+    size_t n = 0;
+    weir_arena a = WEIR_ARENA_INIT;
+    /* weir_conv calls weir_conv_out, weir_conv_unsigned, ... */
+    CHECK_INT(weir__conn_describe(other, "SELECT weir_conv('ff', 16, 10) AS v",
+                                  &cols, &n, &a, &e),
+              0);
+    long some = macros_made(st->conn);
+    CHECK(some > 1);
+    weir_rows *rows = NULL;
+    CHECK_INT(weir__conn_query(st->conn, "SELECT weir_conv('ff', 16, 10) AS v",
+                               &rows, &e),
+              0);
+    CHECK_STR(rows ? weir__rows_get(rows, 0, 0) : NULL, "255");
+    weir__rows_free(rows);
+    CHECK_INT(weir__conn_begin(other, &e), 0);
+    long all = macros_made(st->conn);
+    CHECK(all > some);
+    CHECK_INT(weir__conn_exec(other, "SELECT weir_overlay('abc', 'X', 2, 1)",
+                              NULL, &e),
+              0);
+    weir__conn_rollback(other);
+    weir__conn_close(other);
+    weir__arena_free(&a);
+    weir__storage_close(st);
+    CHECK_INT(weir__storage_open(&run, root, WEIR_STORAGE_RUN, NULL, &e), 0);
+    CHECK_INT(macros_made(run->conn), all);
+    weir__storage_close(run);
+    free(root);
+    weir__fs_remove_tree(dir, NULL);
+}
+
+TEST_MAIN(RUN(test_engine_mv__readers_never_see_partial);
+          RUN(test_engine_dry__macros_on_first_use);
+          RUN(test_engine_expectations__one_statement))

@@ -899,7 +899,7 @@ TEST(test_sql_translate__resolver)
                            "SELECT x.src, y.src FROM STREAM cat.db.x JOIN y ON true "
                            "CROSS JOIN range(2) r, read_files('f.json') j");
     int calls = 0;
-    weir_sql_resolver res = { rel_cb, tvf_cb, &calls, NULL, NULL };
+    weir_sql_resolver res = { rel_cb, tvf_cb, &calls, NULL, NULL, NULL };
     weir_buf b = WEIR_BUF_INIT;
     weir_error err;
     CHECK_INT(weir__sql_translate_query(&b, q, &res, &err), 0);

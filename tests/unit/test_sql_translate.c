@@ -91,7 +91,7 @@ static int translate(const char *spark, weir_buf *out, weir_error *err)
     weir_sql_source src = { "q.sql", spark, strlen(spark), NULL, 0, NULL, 0, false };
     weir_sql_query *q = NULL;
     int rc = weir__sql_parse_query(&q, &a, &src, 0, src.len, err);
-    weir_sql_resolver probe = { NULL, NULL, NULL, NULL, probe_type };
+    weir_sql_resolver probe = { NULL, NULL, NULL, NULL, probe_type, NULL };
     if (!rc)
         rc = weir__sql_translate_query(out, q, &probe, err);
     weir__arena_free(&a);
@@ -935,7 +935,7 @@ TEST(test_sql_translate__cte_not_resolved)
         weir_error err;
         memset(&err, 0, sizeof(err));
         weir_buf out = WEIR_BUF_INIT;
-        weir_sql_resolver r = { refuse_c, NULL, NULL, NULL, NULL };
+        weir_sql_resolver r = { refuse_c, NULL, NULL, NULL, NULL, NULL };
         int rc = weir__sql_parse_query(&q, &a, &src, 0, src.len, &err);
         if (!rc)
             rc = weir__sql_translate_query(&out, q, &r, &err);
@@ -954,7 +954,7 @@ TEST(test_sql_translate__cte_not_resolved)
         weir_error err;
         memset(&err, 0, sizeof(err));
         weir_buf out = WEIR_BUF_INIT;
-        weir_sql_resolver r = { refuse_c, NULL, NULL, NULL, NULL };
+        weir_sql_resolver r = { refuse_c, NULL, NULL, NULL, NULL, NULL };
         int rc = weir__sql_parse_query(&q, &a, &src, 0, src.len, &err);
         CHECK(rc == 0);
         CHECK(weir__sql_translate_query(&out, q, &r, &err) != 0);
@@ -1109,6 +1109,70 @@ TEST(test_sql_translate__spark_round2)
     weir__buf_free(&sql);
 }
 
+/* A resolver that knows the types of t, nums and sales itself (as the
+ * engine knows its datasets' resolved schemas) and counts the probes. */
+static int counted_probe(void *payload, const char *sql, weir_buf *out)
+{
+    ++*(int *)payload;
+    return probe_type(NULL, sql, out);
+}
+
+static int known_types(void *payload, const weir_sql_relref *ref, weir_buf *out)
+{
+    (void)payload;
+    const char *name = ref->name.parts[ref->name.n - 1];
+    if (!strcmp(name, "nums"))
+        weir__buf_puts(out, "INTEGER");
+    else if (!strcmp(name, "sales"))
+        weir__buf_puts(out, "VARCHAR\nVARCHAR\nINTEGER\nDECIMAL(10,2)");
+    else
+        return -1;
+    return 0;
+}
+
+static int translate_known(const char *spark, weir_buf *out, int *probes)
+{
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_sql_source src = { "q.sql", spark, strlen(spark), NULL, 0, NULL, 0, false };
+    weir_sql_query *q = NULL;
+    weir_error err;
+    int rc = weir__sql_parse_query(&q, &a, &src, 0, src.len, &err);
+    weir_sql_resolver r = { NULL, NULL, probes, NULL, counted_probe, known_types };
+    if (!rc)
+        rc = weir__sql_translate_query(out, q, &r, &err);
+    weir__arena_free(&a);
+    return rc;
+}
+
+TEST(test_sql_translate__known_relation_types)
+{
+    /* Arithmetic and sum() over tables the resolver can type need no
+     * probe of the FROM when none of their columns is a DECIMAL, and
+     * translate as with the probe; a DECIMAL column, or a table the
+     * resolver does not know, is still probed. */
+    static const char *const cases[][2] = {
+        { "SELECT x + 1 AS y, sum(x) AS s FROM nums GROUP BY x", "0" },
+        { "SELECT a.x * b.x AS y FROM nums a JOIN nums b ON a.x = b.x", "0" },
+        { "SELECT qty * price AS v FROM sales", "1" },
+        { "SELECT sum(qty) AS q FROM sales", "1" },
+        { "SELECT id + 1 AS y FROM t", "1" },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        weir_buf known = WEIR_BUF_INIT, probed = WEIR_BUF_INIT;
+        weir_error err;
+        int probes = 0;
+        CHECK_INT(translate_known(cases[i][0], &known, &probes), 0);
+        CHECK(translate(cases[i][0], &probed, &err) == 0);
+        CHECK_STR(weir__buf_cstr(&known), weir__buf_cstr(&probed));
+        if (cases[i][1][0] == '0')
+            CHECK_INT(probes, 0);
+        else
+            CHECK(probes > 0);
+        weir__buf_free(&known);
+        weir__buf_free(&probed);
+    }
+}
+
 TEST_MAIN(setup(); RUN(test_sql_translate__select_basics);
           RUN(test_sql_translate__with_and_setops);
           RUN(test_sql_translate__joins);
@@ -1125,5 +1189,6 @@ TEST_MAIN(setup(); RUN(test_sql_translate__select_basics);
           RUN(test_sql_translate__cte_not_resolved);
           RUN(test_sql_translate__cte_chain);
           RUN(test_sql_translate__unsupported);
-          RUN(test_sql_translate__spark_round2); teardown();
+          RUN(test_sql_translate__spark_round2);
+          RUN(test_sql_translate__known_relation_types); teardown();
           fprintf(stderr, "%d translation cases\n", n_cases))
