@@ -4,6 +4,7 @@ set(WEIR_ENGINE_SOURCES
   src/engine/common.c
   src/engine/exec.c
   src/engine/materialize.c
+  src/engine/mv.c
   src/engine/relocate.c
   src/engine/resolve.c
   src/engine/run.c

@@ -411,6 +411,7 @@ static int plan(const weir_source_ctx *c, const weir_input *in,
         return 0;
     }
     t->fp.complete = was.complete;
+    b->appended = t->mode == READ_NEW && was.found;
     return 0;
 }
 
