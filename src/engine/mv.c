@@ -61,12 +61,13 @@ static int oom(weir_flow_exec *x)
 
 /* ---- recomputation (as before incremental refresh) ------------------------ */
 
-static int flow_sql(weir_flow_exec *x, const refresh *r, weir_buf *sql)
+/* The view's query; with batches, each table input reads its batch. */
+static int flow_sql(weir_flow_exec *x, const weir_source_batch *batches,
+                    size_t n_batches, weir_buf *sql)
 {
     weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
-                             r ? r->batches : NULL, r ? r->n_batches : 0,
-                             false, x->infer, x->sample_rows, x->conn,
-                             r != NULL };
+                             batches, n_batches, false, x->infer,
+                             x->sample_rows, x->conn, batches != NULL };
     int rc = weir__resolve_flow_sql(sql, &ctx, x->f, &x->err);
     if (!rc && sql->failed)
         rc = oom(x);
@@ -90,7 +91,7 @@ static int bump_epoch(weir_flow_exec *x, const weir_gdataset *t)
 static int recompute(weir_flow_exec *x, const weir_gdataset *t)
 {
     weir_buf sql = WEIR_BUF_INIT;
-    int rc = flow_sql(x, NULL, &sql);
+    int rc = flow_sql(x, NULL, 0, &sql);
     if (!rc && t->def->n_columns) {
         /* A declared schema: recreate the table with it, then append. */
         weir_buf ddl = WEIR_BUF_INIT;
@@ -229,7 +230,7 @@ static int definition_key(refresh *r)
 {
     weir_flow_exec *x = r->x;
     weir_buf text = WEIR_BUF_INIT, q = WEIR_BUF_INIT;
-    int rc = flow_sql(x, NULL, &text);
+    int rc = flow_sql(x, NULL, 0, &text);
     weir__buf_printf(&text, "\x1e%d", (int)r->shape.kind);
     for (size_t i = 0; i < r->t->schema.n; i++)
         weir__buf_printf(&text, "\x1e%s\x1f%s", r->t->schema.cols[i].name,
@@ -288,6 +289,12 @@ static int plan_inputs(refresh *r, bool whole, const char **changed)
         bool dup = false;
         for (size_t k = 0; k < r->n_batches && !dup; k++)
             dup = !strcmp(r->batches[k].key, b.key);
+        if (dup && r->shape.join) {
+            /* Each term of the change reads one input's new rows. */
+            *changed = weir__arena_printf(&r->arena, "it joins %s with itself",
+                                          b.key);
+            return *changed ? 0 : oom(x);
+        }
         if (dup)
             continue;
         int rc = b.kind->plan(&r->ctx, in, &b);
@@ -306,6 +313,13 @@ static int plan_inputs(refresh *r, bool whole, const char **changed)
             *changed = weir__arena_printf(&r->arena,
                                           "%s was replaced or recomputed "
                                           "since the last refresh", b.key);
+        bool fixed = false;
+        for (size_t k = 0; k < r->shape.n_fixed && !fixed; k++)
+            fixed = in->ref && in->ref->node == r->shape.fixed[k];
+        if (fixed && !whole && !*changed && b.end > b.start)
+            *changed = weir__arena_printf(&r->arena,
+                                          "%s, on the outer side of an outer "
+                                          "join, has new rows", b.key);
         r->batches[r->n_batches++] = b;
     }
     return 0;
@@ -437,6 +451,31 @@ static int merge_groups(refresh *r, const char *delta)
     return rc;
 }
 
+/* The change of the query as terms whose rows add up to it: one term
+ * reading every input's new rows, or for joins one per input i with new
+ * rows, joining them with the inputs before i as they were and those
+ * after i as they are now. Term i's SQL into sql; *skip when it is
+ * empty. */
+static int delta_term(refresh *r, size_t i, weir_source_batch *view,
+                      bool *skip, weir_buf *sql)
+{
+    *skip = false;
+    for (size_t j = 0; j < r->n_batches; j++) {
+        view[j] = r->batches[j];
+        if (!r->shape.join)
+            continue;
+        if (j < i)
+            view[j].end = view[j].start;
+        if (j != i)
+            view[j].start = 0;
+    }
+    if (r->shape.join && r->batches[i].end <= r->batches[i].start) {
+        *skip = true;
+        return 0;
+    }
+    return flow_sql(r->x, view, r->n_batches, sql);
+}
+
 static int refresh_incremental(refresh *r)
 {
     weir_flow_exec *x = r->x;
@@ -448,21 +487,48 @@ static int refresh_incremental(refresh *r)
         x->no_new_data = true;
         return 0;
     }
-    weir_buf delta = WEIR_BUF_INIT;
-    int rc = flow_sql(x, r, &delta);
-    if (!rc && r->shape.kind == WEIR_SQL_INCR_APPEND) {
+    weir_source_batch *view = weir__arena_array(&r->arena, r->n_batches + 1,
+                                                sizeof(*view));
+    if (!view)
+        return oom(x);
+    size_t n_terms = r->shape.join ? r->n_batches : 1;
+    bool append = r->shape.kind == WEIR_SQL_INCR_APPEND;
+    if (append)
         why(x, "APPEND_ONLY", "its inputs only had rows appended; the query "
                               "over them is appended");
-        rc = weir__write_batch(x, r->t, weir__buf_cstr(&delta), false);
-    } else if (!rc) {
+    else
         why(x, "GROUP_AGGREGATE", "its inputs only had rows appended; their "
                                   "groups are merged into the view");
-        rc = merge_groups(r, weir__buf_cstr(&delta));
-        /* Rows changed in place: streaming readers start over. */
-        if (!rc)
-            rc = bump_epoch(x, r->t);
+    weir_buf all = WEIR_BUF_INIT, term = WEIR_BUF_INIT;
+    int64_t rows = 0;
+    int rc = 0;
+    for (size_t i = 0; !rc && i < n_terms; i++) {
+        bool skip;
+        weir__buf_clear(&term);
+        rc = delta_term(r, i, view, &skip, &term);
+        if (rc || skip)
+            continue;
+        if (append) {
+            weir__buf_printf(&all, "%sSELECT * FROM (%s)",
+                             all.len ? " UNION ALL " : "",
+                             weir__buf_cstr(&term));
+            continue;
+        }
+        /* Each term's groups merge on their own (a MERGE takes at most
+         * one source row per group). */
+        rc = merge_groups(r, weir__buf_cstr(&term));
+        rows += x->rows_written;
     }
-    weir__buf_free(&delta);
+    if (!rc && append)
+        rc = all.failed ? oom(x)
+                        : weir__write_batch(x, r->t, weir__buf_cstr(&all), false);
+    else if (!rc) {
+        x->rows_written = rows;
+        /* Rows changed in place: streaming readers start over. */
+        rc = bump_epoch(x, r->t);
+    }
+    weir__buf_free(&all);
+    weir__buf_free(&term);
     if (!rc)
         rc = record(r);
     return rc;

@@ -4,9 +4,11 @@
  * inputs alone (docs/engine.md, "Incremental refresh")? Two shapes are
  * maintainable:
  *
- *   - append: projections and filters over one relation (a table or a
- *     subquery of this shape), and UNION ALL of such queries. Each input
- *     row yields its output rows on its own, so the rows of the appended
+ *   - append: projections and filters over one relation (a table, a
+ *     subquery of this shape, or an inner join of such relations; a left
+ *     or right join whose outer side does not change), and UNION ALL of
+ *     such queries. Each input row (each combination of joined rows)
+ *     yields its output rows on its own, so the rows of the appended
  *     input rows are the rows to append.
  *   - aggregate: GROUP BY keys (or SELECT DISTINCT) with sum, count, min
  *     and max, each a whole output column, over such a relation. The
@@ -30,6 +32,7 @@
 typedef struct incr {
     weir_sql_incr *out;
     weir_arena *arena;
+    size_t cap_fixed;
 } incr;
 
 /* Refuse with a reason (the first one found wins). */
@@ -130,6 +133,70 @@ static bool row_expr(incr *s, const weir_sql_expr *e, bool allow_agg,
 }
 
 static bool append_query(incr *s, const weir_sql_query *q, int depth);
+static bool from_rel(incr *s, const sql_rel *r, int depth);
+
+/* The table references of r (its subqueries' too) may not change. */
+static bool fix_tables(incr *s, const sql_rel *r, const weir_sql_query *q,
+                       int depth)
+{
+    if (depth > SQL_MAX_DEPTH)
+        return refuse(s, r ? r->pos : q->pos, "the query nests too deeply");
+    if (q)
+        return q->kind == Q_SETOP
+                   ? fix_tables(s, NULL, q->left, depth + 1) &&
+                         fix_tables(s, NULL, q->right, depth + 1)
+                   : fix_tables(s, q->sel->from, NULL, depth + 1);
+    if (!r)
+        return true;
+    switch (r->kind) {
+    case R_TABLE: {
+        const void **v = weir__sql_grow(s->arena, (void *)s->out->fixed, &s->cap_fixed,
+                                        s->out->n_fixed, sizeof(*v));
+        if (!v)
+            return refuse(s, r->pos, "out of memory");
+        v[s->out->n_fixed++] = r;
+        s->out->fixed = v;
+        return true;
+    }
+    case R_SUBQUERY:
+        return fix_tables(s, NULL, r->query, depth + 1);
+    case R_JOIN:
+        return fix_tables(s, r->left, NULL, depth + 1) &&
+               fix_tables(s, r->right, NULL, depth + 1);
+    default:
+        return true;
+    }
+}
+
+/* Joins whose result changes only by the combinations with new rows:
+ * inner and cross joins; left and right joins, with their outer side
+ * fixed (new rows there could match rows that were NULL-extended). */
+static bool join_rel(incr *s, const sql_rel *r, int depth)
+{
+    if (r->natural)
+        return refuse(s, r->pos, "a NATURAL join");
+    size_t none = 0;
+    if (!row_expr(s, r->on, false, &none, 0))
+        return false;
+    switch (r->join) {
+    case J_INNER:
+    case J_CROSS:
+    case J_COMMA:
+        break;
+    case J_LEFT:
+        if (!fix_tables(s, r->right, NULL, depth + 1))
+            return false;
+        break;
+    case J_RIGHT:
+        if (!fix_tables(s, r->left, NULL, depth + 1))
+            return false;
+        break;
+    default:
+        return refuse(s, r->pos, "a FULL, SEMI or ANTI join");
+    }
+    s->out->join = true;
+    return from_rel(s, r->left, depth + 1) && from_rel(s, r->right, depth + 1);
+}
 
 /* The FROM of a maintainable SELECT: one table, or a subquery of the
  * append shape. */
@@ -146,7 +213,7 @@ static bool from_rel(incr *s, const sql_rel *r, int depth)
             return refuse(s, r->pos, "a LATERAL subquery");
         return append_query(s, r->query, depth + 1);
     case R_JOIN:
-        return refuse(s, r->pos, "a join");
+        return join_rel(s, r, depth);
     case R_LATERAL_VIEW:
         return refuse(s, r->pos, "LATERAL VIEW");
     default:
@@ -184,7 +251,7 @@ static bool is_aggregating(const sql_select *sel)
         return true;
     for (size_t i = 0; i < sel->n_items; i++) {
         size_t n = 0;
-        incr probe = { &(weir_sql_incr){ 0 }, NULL };
+        incr probe = { &(weir_sql_incr){ 0 }, NULL, 0 };
         row_expr(&probe, sel->items[i].e, true, &n, 0);
         if (n)
             return true;
@@ -345,7 +412,7 @@ int weir__sql_query_incremental(weir_sql_incr *out, weir_arena *arena,
                                 const weir_sql_query *q)
 {
     memset(out, 0, sizeof(*out));
-    incr s = { out, arena };
+    incr s = { out, arena, 0 };
     if (!q)
         return refuse(&s, (weir_sql_pos){ 0, 0, 0 }, "no query"), 0;
     if (q->kind == Q_SELECT && is_aggregating(q->sel)) {

@@ -210,6 +210,14 @@ typedef struct weir_sql_incr {
     weir_sql_pos pos;        /* NONE: where it is */
     weir_sql_incr_col *cols; /* AGGREGATE: per output column (arena) */
     size_t n_cols;
+    bool join;               /* the rows come from joins: the change is the
+                                sum over each input's new rows joined with
+                                the other inputs (before it: as they were,
+                                after it: as they are) */
+    const void **fixed;      /* table references (weir_sql_relref.node) on
+                                the outer side of an outer join: maintained
+                                only while they have no new rows (arena) */
+    size_t n_fixed;
 } weir_sql_incr;
 
 /* Analyse q (a pipeline query); 0, or WEIR_ENOMEM. */

@@ -72,6 +72,33 @@ TEST(test_sql_incremental__append)
     weir__arena_free(&s.arena);
 }
 
+TEST(test_sql_incremental__joins)
+{
+    shape s;
+    memset(&s, 0, sizeof(s));
+    weir__arena_init(&s.arena);
+    CHECK_INT(kind_of(&s, "SELECT t.a, u.b FROM t JOIN u ON t.k = u.k"),
+              WEIR_SQL_INCR_APPEND);
+    CHECK(s.incr.join);
+    CHECK_INT(s.incr.n_fixed, 0);
+    CHECK_INT(kind_of(&s, "SELECT a FROM t"), WEIR_SQL_INCR_APPEND);
+    CHECK(!s.incr.join);
+    /* The outer side of a left join (and of a right join) is fixed. */
+    CHECK_INT(kind_of(&s, "SELECT t.a, u.b FROM t LEFT JOIN u ON t.k = u.k "
+                          "JOIN w ON w.k = t.k"),
+              WEIR_SQL_INCR_APPEND);
+    CHECK_INT(s.incr.n_fixed, 1);
+    CHECK_INT(kind_of(&s, "SELECT t.a FROM (SELECT * FROM u, v) RIGHT JOIN t "
+                          "ON t.k = u.k"),
+              WEIR_SQL_INCR_APPEND);
+    CHECK_INT(s.incr.n_fixed, 2);
+    CHECK_INT(kind_of(&s, "SELECT u.b, count(*), sum(t.a) FROM t JOIN u ON "
+                          "t.k = u.k GROUP BY u.b"),
+              WEIR_SQL_INCR_AGGREGATE);
+    CHECK(s.incr.join);
+    weir__arena_free(&s.arena);
+}
+
 TEST(test_sql_incremental__aggregate)
 {
     shape s;
@@ -136,7 +163,10 @@ TEST(test_sql_incremental__refused)
                   "window function"));
     CHECK(refused(&s, "SELECT a FROM t ORDER BY a", "ORDER BY"));
     CHECK(refused(&s, "SELECT a FROM t LIMIT 3", "LIMIT"));
-    CHECK(refused(&s, "SELECT a FROM t JOIN u ON t.k = u.k", "a join"));
+    CHECK(refused(&s, "SELECT a FROM t FULL JOIN u ON t.k = u.k",
+                  "FULL, SEMI or ANTI join"));
+    CHECK(refused(&s, "SELECT a FROM t JOIN u ON t.k = u.k AND rand() > 0",
+                  "non-deterministic"));
     CHECK(refused(&s, "SELECT a FROM t WHERE a IN (SELECT b FROM u)",
                   "subquery"));
     CHECK(refused(&s, "SELECT a FROM t UNION SELECT b FROM u", "UNION"));
@@ -166,5 +196,6 @@ TEST(test_sql_incremental__refused)
 }
 
 TEST_MAIN(RUN(test_sql_incremental__append);
+          RUN(test_sql_incremental__joins);
           RUN(test_sql_incremental__aggregate);
           RUN(test_sql_incremental__refused))

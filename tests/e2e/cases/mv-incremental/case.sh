@@ -15,6 +15,8 @@ SQL
 $gen views >transformations/views.sql
 run_weir query "CREATE TABLE ext (k STRING, g INT, v INT, d DECIMAL(12,2), s STRING, ts TIMESTAMP)"
 expect_exit 0
+run_weir query "CREATE TABLE dim AS SELECT * FROM VALUES ('a', 'alpha'), ('b', 'beta'), ('c', 'gamma') AS t(k, label)"
+expect_exit 0
 
 add_rows() { # add_rows ROUND N
     run_weir query "$($gen rows "$1" "$2")"
@@ -41,19 +43,23 @@ expect_stdout_contains "Materialized view spark_catalog.default.agg_k is refresh
 expect_techniques full
 same_as_recomputed
 
-# Appends: maintained from the new rows.
+# Appends: maintained from the new rows; in round 2 the joined table
+# grows too (the LEFT JOIN's outer side: recomputed).
 for round in 1 2; do
     add_rows $round $((20 + 5 * round))
+    [ $round = 1 ] || run_weir query "INSERT INTO dim VALUES ('d', 'delta'), ('a', 'alpha2')"
     run_weir run
     expect_exit 0
 done
+expect_stdout_contains "Materialized view spark_catalog.default.j_left is refreshed as COMPLETE_RECOMPUTE: spark_catalog.default.dim, on the outer side of an outer join, has new rows"
+expect_stdout_contains "Materialized view spark_catalog.default.j_inner is refreshed as APPEND_ONLY"
 expect_stdout_contains "Materialized view spark_catalog.default.proj is refreshed as APPEND_ONLY: its inputs only had rows appended"
 expect_stdout_contains "Materialized view spark_catalog.default.agg_k is refreshed as GROUP_AGGREGATE"
-expect_stdout_contains "Materialized view spark_catalog.default.nondet is refreshed as COMPLETE_RECOMPUTE: the query has the non-deterministic function rand() (transformations/views.sql:17:"
+expect_stdout_contains "Materialized view spark_catalog.default.nondet is refreshed as COMPLETE_RECOMPUTE: the query has the non-deterministic function rand() (transformations/views.sql:20:46)"
 expect_stdout_contains "Materialized view spark_catalog.default.avg_k is refreshed as COMPLETE_RECOMPUTE: the query has the aggregate avg()"
 expect_stdout_contains "Materialized view spark_catalog.default.off is refreshed as COMPLETE_RECOMPUTE: incremental refresh is turned off: pipelines.incremental is false (a table property of the view)"
 expect_stdout_contains "Materialized view spark_catalog.default.on_agg is refreshed as COMPLETE_RECOMPUTE: spark_catalog.default.agg_k was replaced or recomputed since the last refresh"
-expect_techniques append
+expect_techniques append j_left=COMPLETE_RECOMPUTE
 same_as_recomputed
 # The details as Databricks shapes them.
 expect_query "SELECT get_json_object(details, '\$.planning_information.technique_information[0].maintenance_type') AS m

@@ -35,6 +35,11 @@ VIEWS = [
     ("filt", "SELECT g, count(*) FILTER (WHERE v > 0) AS pos, max(s) AS smax "
              "FROM st WHERE k IS NOT NULL GROUP BY g", None, "G"),
     ("ext_agg", "SELECT k, count(*) AS n, sum(d) AS sd FROM ext GROUP BY k", None, "G"),
+    ("j_inner", "SELECT st.k, st.v, dim.label FROM st JOIN dim ON st.k = dim.k", None, "A"),
+    ("j_agg", "SELECT dim.label, count(*) AS n, sum(st.d) AS sd, max(st.v) AS hi "
+              "FROM st JOIN dim ON st.k = dim.k GROUP BY dim.label", None, "G"),
+    ("j_left", "SELECT st.k, st.g, dim.label FROM st LEFT JOIN dim ON st.k = dim.k "
+               "WHERE st.g IS NOT NULL", None, "A"),
     ("on_proj", "SELECT k, v2 + 1 AS v3 FROM proj", None, "A"),
     ("agg_on_proj", "SELECT k, sum(v2) AS s, count(*) AS n FROM proj GROUP BY k", None, "G"),
     ("on_agg", "SELECT k, n FROM agg_k WHERE n > 3", None, "R"),
