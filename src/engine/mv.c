@@ -283,6 +283,7 @@ static int plan_inputs(refresh *r, bool whole, const char **changed)
         weir_source_batch b;
         memset(&b, 0, sizeof(b));
         b.kind = &weir__source_table;
+        b.no_sample = true; /* any change recomputes: no need to tell */
         b.key = b.kind->key(&r->arena, x->g, in, x->root_dir);
         if (!b.key)
             return oom(x);
@@ -356,9 +357,9 @@ static int record(refresh *r)
     return rc;
 }
 
-/* Recompute a followed view and restart its checkpoint from what the
- * recomputation read: a new generation, every input read whole. */
-static int recompute_followed(refresh *r)
+/* A new generation for the view's checkpoint (in the refresh's
+ * transaction). */
+static int restart_checkpoint(refresh *r)
 {
     weir_flow_exec *x = r->x;
     weir_buf q = WEIR_BUF_INIT;
@@ -371,6 +372,23 @@ static int recompute_followed(refresh *r)
     weir__buf_free(&q);
     if (!rc)
         rc = weir__checkpoint_position(&r->cp, &r->gen, &r->next_batch);
+    return rc;
+}
+
+/* A recomputation that is not followed: what an earlier refresh recorded
+ * no longer describes the view, so a later refresh must not build on it. */
+static int forget(refresh *r)
+{
+    int rc = weir__checkpoint_position(&r->cp, &r->gen, &r->next_batch);
+    return rc || r->next_batch == 0 ? rc : restart_checkpoint(r);
+}
+
+/* Recompute a followed view and restart its checkpoint from what the
+ * recomputation read: a new generation, every input read whole. */
+static int recompute_followed(refresh *r)
+{
+    weir_flow_exec *x = r->x;
+    int rc = restart_checkpoint(r);
     r->ctx.gen = r->gen;
     const char *changed = NULL;
     if (!rc)
@@ -534,6 +552,62 @@ static int refresh_incremental(refresh *r)
     return rc;
 }
 
+/* A small aggregate over large inputs (one pass, no join) is recomputed:
+ * proving that its inputs only grew hashes every input row, which costs
+ * about what the aggregation does, and the recomputation writes few rows.
+ * Below CHEAP_MIN_INPUT_ROWS fixed costs dominate either way. */
+#define CHEAP_MIN_INPUT_ROWS 100000
+#define CHEAP_VIEW_SHARE 20 /* view rows x this < input rows */
+
+static int cheaper_to_recompute(refresh *r, bool *out)
+{
+    weir_flow_exec *x = r->x;
+    const weir_gflow *f = x->f;
+    *out = false;
+    if (r->shape.kind != WEIR_SQL_INCR_AGGREGATE || r->shape.join)
+        return 0;
+    /* The view's rows, and its inputs' (each reference counted). */
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT (SELECT count(*) FROM ");
+    weir__phys(&q, r->t);
+    weir__buf_puts(&q, "), 0");
+    for (size_t i = 0; i < f->n_inputs; i++) {
+        const weir_input *in = &f->inputs[i];
+        weir__buf_puts(&q, " + (SELECT count(*) FROM ");
+        if (in->dataset >= 0) {
+            weir__phys(&q, &x->g->datasets[in->dataset]);
+        } else {
+            const weir_sql_name *n = &in->ref->name;
+            weir__storage_table_ref(
+                &q, n->n >= 3 ? n->parts[n->n - 3] : f->ctx_catalog,
+                n->n >= 2 ? n->parts[n->n - 2] : f->ctx_database,
+                n->parts[n->n - 1]);
+        }
+        weir__buf_putc(&q, ')');
+    }
+    weir_rows *rows = NULL;
+    int rc = q.failed ? oom(x) : weir__query_buf(x->conn, &q, &rows, &x->err);
+    weir__buf_free(&q);
+    int64_t view = 0, inputs = 0;
+    if (!rc && rows->n_rows == 1) {
+        const char *v = weir__rows_get(rows, 0, 0);
+        view = v ? strtoll(v, NULL, 10) : 0;
+        v = weir__rows_get(rows, 0, 1);
+        inputs = v ? strtoll(v, NULL, 10) : 0;
+    }
+    weir__rows_free(rows);
+    if (!rc && inputs >= CHEAP_MIN_INPUT_ROWS &&
+        view < inputs / CHEAP_VIEW_SHARE) {
+        *out = true;
+        why(x, "COMPLETE_RECOMPUTE",
+            "recomputing costs less: the view holds %lld row(s) for %lld "
+            "input row(s), and a refresh from the new rows would hash every "
+            "input row to prove they only grew",
+            (long long)view, (long long)inputs);
+    }
+    return rc;
+}
+
 /* Why the last refresh cannot be built on, or NULL. */
 static int stale(refresh *r, const char **reason)
 {
@@ -598,10 +672,15 @@ int weir__mv_refresh(weir_flow_exec *x, const weir_gdataset *t)
     x->technique[0] = x->technique_reason[0] = '\0';
     int rc = 0;
     const char *reason = NULL;
-    if (untracked(&r, &rc)) {
+    bool full = untracked(&r, &rc);
+    if (!rc && !full)
+        rc = cheaper_to_recompute(&r, &full);
+    if (!rc && full) {
+        rc = forget(&r);
         if (!rc)
             rc = recompute(x, t);
-    } else if (!(rc = definition_key(&r)) && !(rc = stale(&r, &reason))) {
+    } else if (!rc && !(rc = definition_key(&r)) &&
+               !(rc = stale(&r, &reason))) {
         if (reason) {
             why(x, "COMPLETE_RECOMPUTE", "%s", reason);
             rc = recompute_followed(&r);

@@ -741,7 +741,9 @@ static void finalize(run_state *rs, weir_run_result *res)
         switch (s->state) {
         case S_COMPLETED:
             r.flows_completed++;
-            up_to_date += s->exec.no_new_data;
+            /* Streaming flows (a materialized view with nothing new to
+             * refresh is no streaming flow). */
+            up_to_date += s->exec.no_new_data && !s->exec.technique[0];
             break;
         case S_FAILED: r.flows_failed++; break;
         case S_SKIPPED: r.flows_skipped++; break;

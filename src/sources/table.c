@@ -463,7 +463,9 @@ static int commit(const weir_source_ctx *c, const weir_source_batch *b)
     int rc = q.failed ? oom(c)
                       : weir__checkpoint_table_add(c->cp, c->gen, c->batch_id,
                                                    b->key, &t->fp, t->rebase,
-                                                   weir__buf_cstr(&q));
+                                                   b->no_sample
+                                                       ? NULL
+                                                       : weir__buf_cstr(&q));
     weir__buf_free(&q);
     return rc;
 }

@@ -15,6 +15,9 @@ SQL
 $gen views >transformations/views.sql
 run_weir query "CREATE TABLE ext (k STRING, g INT, v INT, d DECIMAL(12,2), s STRING, ts TIMESTAMP)"
 expect_exit 0
+# A small aggregate over 100,000 rows: recomputing it costs less.
+run_weir query "CREATE TABLE big AS SELECT id % 7 AS k, id FROM range(100000)"
+expect_exit 0
 run_weir query "CREATE TABLE dim AS SELECT * FROM VALUES ('a', 'alpha'), ('b', 'beta'), ('c', 'gamma') AS t(k, label)"
 expect_exit 0
 
@@ -58,6 +61,7 @@ expect_stdout_contains "Materialized view spark_catalog.default.agg_k is refresh
 expect_stdout_contains "Materialized view spark_catalog.default.nondet is refreshed as COMPLETE_RECOMPUTE: the query has the non-deterministic function rand() (transformations/views.sql:20:46)"
 expect_stdout_contains "Materialized view spark_catalog.default.avg_k is refreshed as COMPLETE_RECOMPUTE: the query has the aggregate avg()"
 expect_stdout_contains "Materialized view spark_catalog.default.off is refreshed as COMPLETE_RECOMPUTE: incremental refresh is turned off: pipelines.incremental is false (a table property of the view)"
+expect_stdout_contains "Materialized view spark_catalog.default.cheap is refreshed as COMPLETE_RECOMPUTE: recomputing costs less: the view holds 7 row(s) for 100000 input row(s)"
 expect_stdout_contains "Materialized view spark_catalog.default.on_agg is refreshed as COMPLETE_RECOMPUTE: spark_catalog.default.agg_k was replaced or recomputed since the last refresh"
 expect_techniques append j_left=COMPLETE_RECOMPUTE
 same_as_recomputed
@@ -120,4 +124,19 @@ run_weir run
 expect_exit 0
 expect_stdout_contains "Materialized view spark_catalog.default.agg_k is refreshed as COMPLETE_RECOMPUTE: incremental refresh is turned off: pipelines.incremental is false (set in the pipeline configuration or for the flow)"
 expect_techniques full
+same_as_recomputed
+
+# Turned on again: what the views recorded before the recomputations that
+# were not followed is not built on.
+sed -i '/pipelines.incremental: "false"/d' spark-pipeline.yml
+add_rows 9 10
+run_weir run
+expect_exit 0
+expect_stdout_contains "Materialized view spark_catalog.default.agg_k is refreshed as COMPLETE_RECOMPUTE: there is no earlier refresh to build on"
+expect_techniques full
+same_as_recomputed
+add_rows 10 15
+run_weir run
+expect_exit 0
+expect_techniques append
 same_as_recomputed

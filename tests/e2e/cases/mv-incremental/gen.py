@@ -45,6 +45,7 @@ VIEWS = [
     ("on_agg", "SELECT k, n FROM agg_k WHERE n > 3", None, "R"),
     ("nondet", "SELECT k, rand() < 2 AS r FROM st", None, "C"),
     ("avg_k", "SELECT k, avg(v) AS a FROM st GROUP BY k", None, "C"),
+    ("cheap", "SELECT k, count(*) AS n, sum(id) AS s FROM big GROUP BY k", None, "C"),
     ("off", "SELECT k, count(*) AS n FROM st GROUP BY k",
      "'pipelines.incremental' = 'false'", "C"),
 ]
