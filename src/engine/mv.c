@@ -411,60 +411,95 @@ static void put_col(weir_buf *b, const char *table, const char *col)
     weir__buf_put_sql_ident(b, col);
 }
 
-/* MERGE the query's rows over the new input rows into the view by key. */
+/* The groups of the view that the partial rows match (by every key, NULL
+ * matching NULL), as a condition over "__weir_mv" and "__weir_delta". */
+static void put_match(weir_buf *q, const refresh *r)
+{
+    bool any = false;
+    for (size_t i = 0; i < r->shape.n_cols; i++) {
+        if (r->shape.cols[i] != WEIR_SQL_INCR_KEY)
+            continue;
+        weir__buf_puts(q, any ? " AND " : "");
+        put_col(q, "__weir_mv", r->t->schema.cols[i].name);
+        weir__buf_puts(q, " IS NOT DISTINCT FROM ");
+        put_col(q, "__weir_delta", r->t->schema.cols[i].name);
+        any = true;
+    }
+    if (!any)
+        weir__buf_puts(q, "true"); /* a global aggregate: its one row */
+}
+
+/* Column i of a merged group: the key, or the view's value combined with
+ * the partial one (a NULL sum is a group without values yet). */
+static void put_merged(weir_buf *q, const refresh *r, size_t i)
+{
+    weir_sql_incr_col c = r->shape.cols[i];
+    const char *name = r->t->schema.cols[i].name;
+    weir_buf m = WEIR_BUF_INIT, d = WEIR_BUF_INIT;
+    put_col(&m, "__weir_mv", name);
+    put_col(&d, "__weir_delta", name);
+    const char *ms = weir__buf_cstr(&m), *ds = weir__buf_cstr(&d);
+    if (c == WEIR_SQL_INCR_KEY)
+        weir__buf_puts(q, ds);
+    else if (c == WEIR_SQL_INCR_SUM)
+        weir__buf_printf(q, "CAST(CASE WHEN %s IS NULL THEN %s WHEN %s IS NULL "
+                            "THEN %s ELSE %s + %s END",
+                         ms, ds, ds, ms, ms, ds);
+    else if (c == WEIR_SQL_INCR_COUNT)
+        weir__buf_printf(q, "CAST(coalesce(%s, 0) + coalesce(%s, 0)", ms, ds);
+    else
+        weir__buf_printf(q, "CAST(%s(%s, %s)",
+                         c == WEIR_SQL_INCR_MIN ? "least" : "greatest", ms, ds);
+    if (c != WEIR_SQL_INCR_KEY)
+        weir__buf_printf(q, " AS %s)", r->t->schema.cols[i].duck_type);
+    weir__buf_puts(q, " AS ");
+    weir__buf_put_sql_ident(q, name);
+    weir__buf_free(&m);
+    weir__buf_free(&d);
+}
+
+/* Merge the query's partial rows over the new input rows into the view by
+ * key: the merged groups are computed, the old ones deleted and the
+ * merged ones inserted (DuckDB 1.4 updates several columns of rows spread
+ * over a persisted table several times slower than it deletes and
+ * inserts them; MERGE too). */
 static int merge_groups(refresh *r, const char *delta)
 {
     weir_flow_exec *x = r->x;
     const weir_gdataset *t = r->t;
     weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "MERGE INTO ");
+    weir__buf_printf(&q, "CREATE OR REPLACE TEMP TABLE \"__weir_delta\" AS %s"
+                         "; CREATE OR REPLACE TEMP TABLE \"__weir_merged\" AS "
+                         "SELECT ",
+                     delta);
+    for (size_t i = 0; i < r->shape.n_cols; i++) {
+        weir__buf_puts(&q, i ? ", " : "");
+        put_merged(&q, r, i);
+    }
+    weir__buf_puts(&q, " FROM \"__weir_delta\" AS \"__weir_delta\" LEFT JOIN ");
     weir__phys(&q, t);
-    weir__buf_puts(&q, " AS \"__weir_mv\" USING (");
-    weir__buf_puts(&q, delta);
-    weir__buf_puts(&q, ") AS \"__weir_delta\" ON (");
-    bool any = false;
-    for (size_t i = 0; i < r->shape.n_cols; i++) {
-        if (r->shape.cols[i] != WEIR_SQL_INCR_KEY)
-            continue;
-        weir__buf_puts(&q, any ? " AND " : "");
-        put_col(&q, "__weir_mv", t->schema.cols[i].name);
-        weir__buf_puts(&q, " IS NOT DISTINCT FROM ");
-        put_col(&q, "__weir_delta", t->schema.cols[i].name);
-        any = true;
-    }
-    weir__buf_puts(&q, any ? ")" : "true)");
-    bool set = false;
-    for (size_t i = 0; i < r->shape.n_cols; i++) {
-        weir_sql_incr_col c = r->shape.cols[i];
-        if (c == WEIR_SQL_INCR_KEY)
-            continue;
-        const char *name = t->schema.cols[i].name;
-        weir__buf_puts(&q, set ? ", " : " WHEN MATCHED THEN UPDATE SET ");
-        set = true;
-        weir__buf_put_sql_ident(&q, name);
-        weir__buf_puts(&q, " = CAST(");
-        weir_buf m = WEIR_BUF_INIT, d = WEIR_BUF_INIT;
-        put_col(&m, "__weir_mv", name);
-        put_col(&d, "__weir_delta", name);
-        const char *ms = weir__buf_cstr(&m), *ds = weir__buf_cstr(&d);
-        if (c == WEIR_SQL_INCR_SUM)
-            weir__buf_printf(&q, "CASE WHEN %s IS NULL THEN %s WHEN %s IS NULL "
-                                 "THEN %s ELSE %s + %s END",
-                             ms, ds, ds, ms, ms, ds);
-        else if (c == WEIR_SQL_INCR_COUNT)
-            weir__buf_printf(&q, "coalesce(%s, 0) + coalesce(%s, 0)", ms, ds);
-        else
-            weir__buf_printf(&q, "%s(%s, %s)",
-                             c == WEIR_SQL_INCR_MIN ? "least" : "greatest", ms,
-                             ds);
-        weir__buf_free(&m);
-        weir__buf_free(&d);
-        weir__buf_printf(&q, " AS %s)", t->schema.cols[i].duck_type);
-    }
-    weir__buf_puts(&q, " WHEN NOT MATCHED THEN INSERT BY NAME");
+    weir__buf_puts(&q, " AS \"__weir_mv\" ON ");
+    put_match(&q, r);
+    weir__buf_puts(&q, "; DELETE FROM ");
+    weir__phys(&q, t);
+    weir__buf_puts(&q, " AS \"__weir_mv\" USING \"__weir_delta\" AS "
+                       "\"__weir_delta\" WHERE ");
+    put_match(&q, r);
     int rc = q.failed ? oom(x)
+                      : weir__conn_exec(x->conn, weir__buf_cstr(&q), NULL,
+                                        &x->err);
+    weir__buf_clear(&q);
+    weir__buf_puts(&q, "INSERT INTO ");
+    weir__phys(&q, t);
+    weir__buf_puts(&q, " BY NAME SELECT * FROM \"__weir_merged\"");
+    if (!rc)
+        rc = q.failed ? oom(x)
                       : weir__conn_exec(x->conn, weir__buf_cstr(&q),
                                         &x->rows_written, &x->err);
+    if (!rc)
+        rc = weir__conn_exec(x->conn, "DROP TABLE \"__weir_delta\"; DROP TABLE "
+                                      "\"__weir_merged\"",
+                             NULL, &x->err);
     weir__buf_free(&q);
     return rc;
 }
@@ -532,8 +567,8 @@ static int refresh_incremental(refresh *r)
                              weir__buf_cstr(&term));
             continue;
         }
-        /* Each term's groups merge on their own (a MERGE takes at most
-         * one source row per group). */
+        /* Each term's groups merge on their own (a term has one partial
+         * row per group). */
         rc = merge_groups(r, weir__buf_cstr(&term));
         rows += x->rows_written;
     }
