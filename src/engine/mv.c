@@ -587,20 +587,27 @@ static int refresh_incremental(refresh *r)
     return rc;
 }
 
-/* A small aggregate over large inputs (one pass, no join) is recomputed:
- * proving that its inputs only grew hashes every input row, which costs
- * about what the aggregation does, and the recomputation writes few rows.
- * Below CHEAP_MIN_INPUT_ROWS fixed costs dominate either way. */
-#define CHEAP_MIN_INPUT_ROWS 100000
-#define CHEAP_VIEW_SHARE 20 /* view rows x this < input rows */
+/* Following a view costs a few statements and a scan of its inputs per
+ * refresh: below a size of its inputs (WEIR_MV_MIN_ROWS_KEY, default
+ * 100,000 rows) recomputing it costs less, and so does a small aggregate
+ * over large inputs (CHEAP_MIN_INPUT_ROWS or more) without joins (fewer
+ * rows than a CHEAP_VIEW_SHARE-th of its inputs': the fingerprint costs
+ * what its GROUP BY does). */
+#define CHEAP_VIEW_SHARE 20
+#define CHEAP_MIN_INPUT_ROWS 100000 /* the share rule's least input */
 
 static int cheaper_to_recompute(refresh *r, bool *out)
 {
     weir_flow_exec *x = r->x;
     const weir_gflow *f = x->f;
     *out = false;
-    if (r->shape.kind != WEIR_SQL_INCR_AGGREGATE || r->shape.join)
-        return 0;
+    const char *v = weir__flow_conf(f, WEIR_MV_MIN_ROWS_KEY, "100000");
+    char *end = NULL;
+    long long min_rows = strtoll(v, &end, 10);
+    if (!*v || *end || min_rows < 0)
+        return WEIR_ERR(&x->err, WEIR_EINVAL, "INVALID_CONF_VALUE",
+                        "%s must be a whole number of rows, not '%s'",
+                        WEIR_MV_MIN_ROWS_KEY, v);
     /* The view's rows, and its inputs' (each reference counted). */
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, "SELECT (SELECT count(*) FROM ");
@@ -625,14 +632,21 @@ static int cheaper_to_recompute(refresh *r, bool *out)
     weir__buf_free(&q);
     int64_t view = 0, inputs = 0;
     if (!rc && rows->n_rows == 1) {
-        const char *v = weir__rows_get(rows, 0, 0);
-        view = v ? strtoll(v, NULL, 10) : 0;
-        v = weir__rows_get(rows, 0, 1);
-        inputs = v ? strtoll(v, NULL, 10) : 0;
+        const char *cell = weir__rows_get(rows, 0, 0);
+        view = cell ? strtoll(cell, NULL, 10) : 0;
+        cell = weir__rows_get(rows, 0, 1);
+        inputs = cell ? strtoll(cell, NULL, 10) : 0;
     }
     weir__rows_free(rows);
-    if (!rc && inputs >= CHEAP_MIN_INPUT_ROWS &&
-        view < inputs / CHEAP_VIEW_SHARE) {
+    if (!rc && inputs < min_rows) {
+        *out = true;
+        why(x, "COMPLETE_RECOMPUTE",
+            "recomputing costs less: its inputs hold %lld row(s), fewer than "
+            "%s (%lld)",
+            (long long)inputs, WEIR_MV_MIN_ROWS_KEY, min_rows);
+    } else if (!rc && r->shape.kind == WEIR_SQL_INCR_AGGREGATE &&
+               !r->shape.join && inputs >= CHEAP_MIN_INPUT_ROWS &&
+               view < inputs / CHEAP_VIEW_SHARE) {
         *out = true;
         why(x, "COMPLETE_RECOMPUTE",
             "recomputing costs less: the view holds %lld row(s) for %lld "

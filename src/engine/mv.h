@@ -12,6 +12,9 @@
 /* The table property and conf key that turn incremental refresh off for
  * a view (property, SET) or the pipeline (configuration). */
 #define WEIR_MV_INCREMENTAL_KEY "pipelines.incremental"
+/* The conf key (pipeline configuration or SET) of the input size below
+ * which a view is recomputed rather than followed. */
+#define WEIR_MV_MIN_ROWS_KEY "pipelines.incremental.minInputRows"
 
 /* Refresh t, the target of x->f. Sets x->technique and
  * x->technique_reason, x->rows_written (rows the refresh wrote) and

@@ -8,6 +8,9 @@
 # per-view property and the pipeline setting all force a recomputation.
 gen="python3 $E2E_WORK/gen.py"
 write_spec incremental
+# Views are followed whatever the size of their inputs (by default those
+# over fewer than 100,000 rows are recomputed: it costs less).
+sed -i 's/^configuration:/configuration:\n  pipelines.incremental.minInputRows: "0"/' spark-pipeline.yml
 cat >transformations/st.sql <<'SQL'
 CREATE STREAMING TABLE st TBLPROPERTIES ('pipelines.skipChangeCommits' = 'true')
 AS SELECT * FROM STREAM ext;
@@ -139,4 +142,13 @@ add_rows 10 15
 run_weir run
 expect_exit 0
 expect_techniques append
+same_as_recomputed
+
+# By default, views over fewer than 100,000 input rows are recomputed.
+sed -i '/pipelines.incremental.minInputRows/d' spark-pipeline.yml
+add_rows 11 5
+run_weir run
+expect_exit 0
+expect_stdout_contains "Materialized view spark_catalog.default.proj is refreshed as COMPLETE_RECOMPUTE: recomputing costs less: its inputs hold"
+expect_techniques full
 same_as_recomputed
