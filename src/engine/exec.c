@@ -10,6 +10,7 @@
 
 #include "engine/cdc.h"
 #include "engine/common.h"
+#include "engine/mv.h"
 #include "engine/resolve.h"
 #include "engine/write.h"
 #include "sources/files.h"
@@ -528,7 +529,7 @@ static int flow_sql(weir_flow_exec *x, const weir_source_batch *batches,
     weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
                              batches, n_batches, careful && x->careful_files,
                              x->infer, x->sample_rows, x->input_tables,
-                             x->conn };
+                             x->conn, false };
     int rc = weir__resolve_flow_sql(sql, &ctx, x->f, &x->err);
     if (!rc && sql->failed)
         rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
@@ -876,44 +877,6 @@ static int exec_once(weir_flow_exec *x, const weir_gdataset *t)
     return rc;
 }
 
-static int exec_mv(weir_flow_exec *x, const weir_gdataset *t)
-{
-    weir_buf sql = WEIR_BUF_INIT;
-    int rc = flow_sql(x, NULL, 0, false, &sql);
-    if (!rc && t->def->n_columns) {
-        /* A declared schema: recreate the table with it, then append. */
-        weir_buf ddl = WEIR_BUF_INIT;
-        weir__buf_puts(&ddl, "CREATE OR REPLACE TABLE ");
-        weir__phys(&ddl, t);
-        weir__buf_putc(&ddl, ' ');
-        weir__column_defs(&ddl, &t->schema);
-        rc = weir__exec_buf(x->conn, &ddl, &x->err);
-        weir__buf_free(&ddl);
-        if (!rc)
-            rc = weir__write_batch(x, t, weir__buf_cstr(&sql), false);
-    } else if (!rc) {
-        rc = weir__write_batch(x, t, weir__buf_cstr(&sql), true);
-    }
-    weir__buf_clear(&sql);
-    weir__comments(&sql, t);
-    if (!rc && sql.len > 2) {
-        /* weir__comments() starts with "; " */
-        rc = weir__conn_exec(x->conn, weir__buf_cstr(&sql) + 2, NULL, &x->err);
-    }
-    /* A new epoch for each recomputation, with its rows: streaming
-     * readers of the view read them as new data (sources/table.c). */
-    weir__buf_clear(&sql);
-    weir__buf_puts(&sql, "UPDATE ");
-    weir__meta_table(&sql, t->catalog, "tables");
-    weir__buf_puts(&sql, " SET epoch = epoch + 1 WHERE name = ");
-    weir__buf_put_sql_string(&sql, t->display);
-    if (!rc)
-        rc = weir__exec_buf(x->conn, &sql, &x->err);
-    /* rows_written: the CREATE TABLE's count, or the INSERT's rows. */
-    weir__buf_free(&sql);
-    return rc;
-}
-
 static int run_once(weir_flow_exec *x, const weir_gdataset *t);
 static int run_stable(weir_flow_exec *x, const weir_gdataset *t);
 
@@ -1055,7 +1018,7 @@ static int run_once(weir_flow_exec *x, const weir_gdataset *t)
     if (x->f->once)
         rc = exec_once(x, t);
     else if (t->kind == WEIR_MATERIALIZED_VIEW)
-        rc = exec_mv(x, t);
+        rc = weir__mv_refresh(x, t);
     else if (t->kind == WEIR_STREAMING_TABLE || t->kind == WEIR_SINK)
         rc = exec_streaming(x, t);
     else

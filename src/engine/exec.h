@@ -59,6 +59,10 @@ typedef struct weir_flow_exec {
     struct {
         int64_t upserted, deleted, ignored;
     } cdc;
+    /* Materialized views: how the refresh was done (engine/mv.c) and why,
+     * for the planning_information event; "" for other flows. */
+    char technique[48];
+    char technique_reason[768];
 } weir_flow_exec;
 
 /* Run the flow. Returns 0 or the code in x->err; on failure nothing of the

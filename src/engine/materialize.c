@@ -563,7 +563,7 @@ int weir__view_publish(weir_storage *st, const weir_graph *g,
     if (unaliased_column(f, d, err))
         return err ? err->code : WEIR_ESQL;
     weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, g, st, root_dir, NULL, 0,
-                             false, NULL, 0, false, st->conn };
+                             false, NULL, 0, false, st->conn, false };
     weir_buf sql = WEIR_BUF_INIT;
     persist_macros(&sql, d);
     weir__buf_puts(&sql, "CREATE OR REPLACE VIEW ");

@@ -178,7 +178,8 @@ static int external_relation(weir_buf *out, const level *lv,
     sample_open(out, ctx, true);
     if (!name)
         rc = path_read(out, lv, ref, err);
-    else if (ref->streaming && ctx->mode == WEIR_RESOLVE_EXECUTE)
+    else if ((ref->streaming || ctx->batch_tables) &&
+             ctx->mode == WEIR_RESOLVE_EXECUTE)
         rc = render_batch(out, lv, in, err);
     else if (ctx->input_tables)
         weir__storage_input_table_ref(out, cat, db, name);
@@ -213,7 +214,8 @@ static int on_relation(void *payload, const weir_sql_relref *ref,
         if (ctx->mode == WEIR_RESOLVE_ANALYZE && !d->resolved)
             return WEIR_ERR(err, WEIR_EGRAPH, WEIR_UPSTREAM_FAILURE,
                             "dataset %s could not be resolved", d->display);
-        if (ref->streaming && ctx->mode == WEIR_RESOLVE_EXECUTE)
+        if ((ref->streaming || ctx->batch_tables) &&
+            ctx->mode == WEIR_RESOLVE_EXECUTE)
             return render_batch(out, lv, in, err);
         weir__resolve_table_name(out, ctx, d);
         return 0;

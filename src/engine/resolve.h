@@ -43,6 +43,10 @@ typedef struct weir_resolve_ctx {
      * caller's own; NULL: none): the types of decimal results, fields of
      * arrays and set operations depend on it. */
     weir_conn *probe;
+    /* Execution: table inputs with a batch in batches read it though the
+     * query does not stream them (incremental refresh of a materialized
+     * view reads its inputs' new rows). */
+    bool batch_tables;
 } weir_resolve_ctx;
 
 /* Translate flow f's query to DuckDB SQL appended to out. */

@@ -116,6 +116,37 @@ static void emit_status(run_state *rs, const weir_gflow *f, const char *status,
     status_event(rs, f, level, status, msg);
 }
 
+/* How a materialized view was refreshed and why (engine/mv.c), with the
+ * shape Databricks gives its planner's choice. */
+static void planning_event(run_state *rs, const weir_gflow *f,
+                           const weir_flow_exec *x)
+{
+    weir_buf d = WEIR_BUF_INIT;
+    weir__buf_puts(&d, "{\"planning_information\": {\"technique\": ");
+    weir__buf_put_json_string(&d, x->technique);
+    weir__buf_puts(&d, ", \"reason\": ");
+    weir__buf_put_json_string(&d, x->technique_reason);
+    weir__buf_printf(&d, ", \"technique_information\": [{\"maintenance_type\": "
+                         "\"MAINTENANCE_TYPE_%s\", \"is_chosen\": true}]}}",
+                     x->technique);
+    const weir_gdataset *t = &rs->g->datasets[f->target];
+    weir_buf msg = WEIR_BUF_INIT;
+    weir__buf_printf(&msg, "Materialized view %s is refreshed as %s: %s.",
+                     t->display, x->technique, x->technique_reason);
+    weir_event_spec spec = { .level = WEIR_LEVEL_INFO,
+                             .event_type = "planning_information",
+                             .flow_name = f->display,
+                             .dataset_name = t->display,
+                             .details_json = weir__buf_cstr(&d) };
+    if (f->origin.src) {
+        spec.source_path = f->origin.src->path;
+        spec.source_line = f->origin.pos.line;
+    }
+    weir__eventlog_emit(rs->log, &spec, "%s", weir__buf_cstr(&msg));
+    weir__buf_free(&d);
+    weir__buf_free(&msg);
+}
+
 static void run_event(run_state *rs, weir_level level, const char *event_type,
                       const char *details, const weir_error *error,
                       const char *msg)
@@ -401,6 +432,8 @@ static void finish_slot(run_state *rs, size_t idx)
                          x->no_new_data ? "true" : "false");
         weir__buf_puts(&d, weir__buf_cstr(&x->details));
         weir__buf_puts(&d, "}}");
+        if (x->technique[0])
+            planning_event(rs, f, x);
         if (x->note[0])
             flow_event(rs, f, WEIR_LEVEL_INFO, NULL, NULL, x->note);
         if (x->warning[0])
@@ -715,7 +748,9 @@ static void finalize(run_state *rs, weir_run_result *res)
         switch (s->state) {
         case S_COMPLETED:
             r.flows_completed++;
-            up_to_date += s->exec.no_new_data;
+            /* Streaming flows (a materialized view with nothing new to
+             * refresh is no streaming flow). */
+            up_to_date += s->exec.no_new_data && !s->exec.technique[0];
             break;
         case S_FAILED: r.flows_failed++; break;
         case S_SKIPPED: r.flows_skipped++; break;

@@ -5,6 +5,7 @@ set(WEIR_ENGINE_SOURCES
   src/engine/exec.c
   src/engine/materialize.c
   src/engine/record.c
+  src/engine/mv.c
   src/engine/relocate.c
   src/engine/resolve.c
   src/engine/run.c

@@ -238,6 +238,15 @@ static int add_datasets(builder *b)
                       "'pipelines.skipChangeCommits'",
                       sv);
         }
+        /* engine/mv.c: incremental refresh of a materialized view. */
+        const char *iv = weir__dataset_property(d, "pipelines.incremental");
+        bool incremental;
+        if (iv && !weir__str_parse_bool(iv, &incremental)) {
+            weir__graph_report(b, &def->origin, NULL, "",
+                      "Could not parse value '%s' for table property "
+                      "'pipelines.incremental'",
+                      iv);
+        }
         if (weir__map_put(&g->dataset_by_name, d->display,
                           (void *)(intptr_t)(g->n_datasets + 1)) ||
             weir__graph_dataset_expectations(b, d))

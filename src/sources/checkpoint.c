@@ -370,6 +370,30 @@ void weir__checkpoint_put_sample(weir_buf *q, const weir_checkpoint *cp,
     weir__buf_putc(q, ')');
 }
 
+/* The table_reads row of a batch. */
+static int put_table_read(const weir_checkpoint *cp, int64_t gen,
+                          int64_t batch_id, const char *source,
+                          const weir_checkpoint_table_read *r, bool complete)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "INSERT INTO ");
+    weir__meta_table(&q, cp->catalog, "table_reads");
+    weir__buf_puts(&q, " VALUES (");
+    weir__buf_put_sql_string(&q, cp->flow);
+    weir__buf_printf(&q, ", %lld, ", (long long)gen);
+    weir__buf_put_sql_string(&q, source);
+    weir__buf_printf(&q, ", %lld, ", (long long)batch_id);
+    weir__buf_put_sql_string(&q, r->columns);
+    weir__buf_printf(&q, ", %lld, CAST(", (long long)r->rows);
+    weir__buf_put_sql_string(&q, r->hash);
+    weir__buf_printf(&q, " AS HUGEINT), %s, ", complete ? "true" : "false");
+    weir__buf_put_sql_string(&q, cp->update_id);
+    weir__buf_putc(&q, ')');
+    int rc = weir__exec_buf(cp->conn, &q, cp->err);
+    weir__buf_free(&q);
+    return rc;
+}
+
 int weir__checkpoint_table_add(const weir_checkpoint *cp, int64_t gen,
                                int64_t batch_id, const char *source,
                                const weir_checkpoint_table_read *r,
@@ -377,15 +401,23 @@ int weir__checkpoint_table_add(const weir_checkpoint *cp, int64_t gen,
 {
     weir_buf q = WEIR_BUF_INIT, key = WEIR_BUF_INIT;
     where_read(&key, cp, gen, source);
-    if (rebase) {
+    if (rebase || !hashes_sql) {
         weir__buf_puts(&q, "DELETE FROM ");
         weir__meta_table(&q, cp->catalog, "table_sample");
         weir__buf_puts(&q, " WHERE flow = ");
         weir__buf_put_sql_string(&q, cp->flow);
         weir__buf_puts(&q, " AND source = ");
         weir__buf_put_sql_string(&q, source);
-        weir__buf_puts(&q, "; ");
     }
+    if (!hashes_sql) {
+        /* No sample: an incomplete one, empty. */
+        int rc = weir__exec_buf(cp->conn, &q, cp->err);
+        weir__buf_free(&q);
+        weir__buf_free(&key);
+        return rc ? rc : put_table_read(cp, gen, batch_id, source, r, false);
+    }
+    if (q.len)
+        weir__buf_puts(&q, "; ");
     /* The batch's distinct hashes not in the sample yet, at most as many
      * as it keeps; then the sample trimmed to its smallest. */
     weir__buf_puts(&q, "INSERT INTO ");
@@ -413,25 +445,9 @@ int weir__checkpoint_table_add(const weir_checkpoint *cp, int64_t gen,
                       : weir__conn_exec(cp->conn, weir__buf_cstr(&q), &trimmed,
                                         cp->err);
     bool complete = (rebase || r->complete) && trimmed == 0;
-    weir__buf_clear(&q);
-    weir__buf_puts(&q, "INSERT INTO ");
-    weir__meta_table(&q, cp->catalog, "table_reads");
-    weir__buf_puts(&q, " VALUES (");
-    weir__buf_put_sql_string(&q, cp->flow);
-    weir__buf_printf(&q, ", %lld, ", (long long)gen);
-    weir__buf_put_sql_string(&q, source);
-    weir__buf_printf(&q, ", %lld, ", (long long)batch_id);
-    weir__buf_put_sql_string(&q, r->columns);
-    weir__buf_printf(&q, ", %lld, CAST(", (long long)r->rows);
-    weir__buf_put_sql_string(&q, r->hash);
-    weir__buf_printf(&q, " AS HUGEINT), %s, ", complete ? "true" : "false");
-    weir__buf_put_sql_string(&q, cp->update_id);
-    weir__buf_putc(&q, ')');
-    if (!rc)
-        rc = weir__exec_buf(cp->conn, &q, cp->err);
     weir__buf_free(&q);
     weir__buf_free(&key);
-    return rc;
+    return rc ? rc : put_table_read(cp, gen, batch_id, source, r, complete);
 }
 
 int weir__checkpoint_batch_sources(const weir_checkpoint *cp, int64_t gen,

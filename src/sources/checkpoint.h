@@ -152,7 +152,9 @@ void weir__checkpoint_put_sample(weir_buf *q, const weir_checkpoint *cp,
  * hashes `hashes_sql` selects (one UBIGINT column) added to the sample;
  * `rebase` empties the sample first (the flow's earlier generations
  * too), else r->complete is the sample's state before the batch.
- * The recorded `complete` is whether the sample kept every hash. */
+ * The recorded `complete` is whether the sample kept every hash.
+ * hashes_sql NULL keeps no sample (an incomplete, empty one): a reader
+ * that recomputes on any change needs only the fingerprint. */
 int weir__checkpoint_table_add(const weir_checkpoint *cp, int64_t gen,
                                int64_t batch_id, const char *source,
                                const weir_checkpoint_table_read *r,

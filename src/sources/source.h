@@ -46,6 +46,12 @@ typedef struct weir_source_batch {
     bool more;            /* the source had more than this batch takes (a
                              cap like maxOffsetsPerTrigger): the engine
                              runs another batch in the same update */
+    bool appended;        /* tables: every row read before is there
+                             unchanged; the batch reads the rows appended
+                             since (incremental refresh relies on it) */
+    bool no_sample;       /* tables, set by the caller: commit keeps the
+                             fingerprint but no sample of row hashes (the
+                             reader recomputes on any change) */
     void *impl;           /* the kind's own batch state, in the arena */
 } weir_source_batch;
 

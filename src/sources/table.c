@@ -415,6 +415,7 @@ static int plan(const weir_source_ctx *c, const weir_input *in,
         return 0;
     }
     t->fp.complete = was.complete;
+    b->appended = t->mode == READ_NEW && was.found;
     return 0;
 }
 
@@ -466,7 +467,9 @@ static int commit(const weir_source_ctx *c, const weir_source_batch *b)
     int rc = q.failed ? oom(c)
                       : weir__checkpoint_table_add(c->cp, c->gen, c->batch_id,
                                                    b->key, &t->fp, t->rebase,
-                                                   weir__buf_cstr(&q));
+                                                   b->no_sample
+                                                       ? NULL
+                                                       : weir__buf_cstr(&q));
     weir__buf_free(&q);
     return rc;
 }

@@ -9,6 +9,7 @@ set(WEIR_SQL_SOURCES
   src/sql/parse_ddl.c
   src/sql/types.c
   src/sql/reads.c
+  src/sql/incremental.c
   src/sql/translate.c
   src/sql/translate_expr.c
   src/sql/pretty.c

@@ -185,6 +185,45 @@ typedef struct weir_sql_shape {
 
 void weir__sql_query_shape(weir_sql_shape *out, const weir_sql_query *q);
 void weir__sql_expr_shape(weir_sql_shape *out, const weir_sql_expr *e);
+/* How a materialized view's query can be brought up to date from the rows
+ * appended to its inputs (incremental.c; docs/engine.md). */
+typedef enum weir_sql_incr_kind {
+    WEIR_SQL_INCR_NONE = 0,  /* recompute it: reason and pos say why */
+    WEIR_SQL_INCR_APPEND,    /* the query over the new rows gives the rows
+                                to append (projections, filters, UNION ALL) */
+    WEIR_SQL_INCR_AGGREGATE  /* one row per group: the query over the new
+                                rows gives partial rows, merged by key */
+} weir_sql_incr_kind;
+
+/* What an output column of an aggregate query is. */
+typedef enum weir_sql_incr_col {
+    WEIR_SQL_INCR_KEY = 1, /* a GROUP BY key (all of them with DISTINCT) */
+    WEIR_SQL_INCR_SUM,
+    WEIR_SQL_INCR_COUNT,
+    WEIR_SQL_INCR_MIN,
+    WEIR_SQL_INCR_MAX
+} weir_sql_incr_col;
+
+typedef struct weir_sql_incr {
+    weir_sql_incr_kind kind;
+    char reason[256];        /* NONE: the construct, e.g. "a join" */
+    weir_sql_pos pos;        /* NONE: where it is */
+    weir_sql_incr_col *cols; /* AGGREGATE: per output column (arena) */
+    size_t n_cols;
+    bool join;               /* the rows come from joins: the change is the
+                                sum over each input's new rows joined with
+                                the other inputs (before it: as they were,
+                                after it: as they are) */
+    const void **fixed;      /* table references (weir_sql_relref.node) on
+                                the outer side of an outer join: maintained
+                                only while they have no new rows (arena) */
+    size_t n_fixed;
+} weir_sql_incr;
+
+/* Analyse q (a pipeline query); 0, or WEIR_ENOMEM. */
+int weir__sql_query_incremental(weir_sql_incr *out, weir_arena *arena,
+                                const weir_sql_query *q);
+
 /* Where an expression starts in its source. */
 weir_sql_pos weir__sql_expr_pos(const weir_sql_expr *e);
 /* Column names an expression references (unqualified last parts). */

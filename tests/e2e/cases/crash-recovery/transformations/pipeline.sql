@@ -14,3 +14,12 @@ FROM STREAM(manual);
 
 CREATE MATERIALIZED VIEW gold AS
 SELECT status, count(*) AS n, sum(amount) AS revenue FROM silver GROUP BY status;
+
+-- Refreshed incrementally (GROUP_AGGREGATE, APPEND_ONLY): a kill during
+-- the merge or the append must leave them equal to a recomputation.
+CREATE MATERIALIZED VIEW gold_ids AS
+SELECT status, count(*) AS n, min(order_id) AS lo, max(order_id) AS hi
+FROM silver GROUP BY status;
+
+CREATE MATERIALIZED VIEW big_orders AS
+SELECT order_id, amount FROM silver WHERE amount > 100;

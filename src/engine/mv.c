@@ -1,0 +1,746 @@
+/*
+ * Materialized view refresh (see mv.h). A view whose query has a
+ * maintainable shape (sql/incremental.c) and reads only tables is
+ * followed like a streaming flow: its checkpoint records, with each
+ * refresh, how far it read each input and a fingerprint of the rows read
+ * (the table source of sources/table.c), plus a row naming its definition
+ * and how many rows the view held then. The next refresh is incremental
+ * when the definition and the view are unchanged and every input only had
+ * rows appended: the query over the appended rows is appended to the view
+ * (APPEND_ONLY) or merged into it by group key (GROUP_AGGREGATE), in the
+ * transaction that records the new positions. Otherwise the view is
+ * recomputed (COMPLETE_RECOMPUTE) and, when it is followed, its
+ * checkpoint restarts in a new generation from what the recomputation
+ * read. Each refresh says which technique it got and why.
+ */
+#include "engine/mv.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/common.h"
+#include "engine/resolve.h"
+#include "engine/write.h"
+#include "sources/source.h"
+#include "util/str.h"
+
+#define DEFINITION_PREFIX "weir:definition:"
+
+typedef struct refresh {
+    weir_flow_exec *x;
+    const weir_gdataset *t;
+    weir_sql_incr shape;
+    weir_arena arena;
+    weir_checkpoint cp;
+    weir_source_ctx ctx;
+    char note[512], warning[1024]; /* what planning the inputs says:
+                                      not the view's business */
+    weir_source_batch *batches;
+    size_t n_batches;
+    const char *definition; /* DEFINITION_PREFIX + md5 */
+    int64_t gen, next_batch;
+} refresh;
+
+static void why(weir_flow_exec *x, const char *technique, const char *fmt, ...)
+    WEIR_PRINTF(3, 4);
+static void why(weir_flow_exec *x, const char *technique, const char *fmt, ...)
+{
+    weir__str_copy(x->technique, sizeof(x->technique), technique);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(x->technique_reason, sizeof(x->technique_reason), fmt, ap);
+    va_end(ap);
+}
+
+static int oom(weir_flow_exec *x)
+{
+    return WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+}
+
+/* ---- recomputation (as before incremental refresh) ------------------------ */
+
+/* The view's query; with batches, each table input reads its batch. */
+static int flow_sql(weir_flow_exec *x, const weir_source_batch *batches,
+                    size_t n_batches, weir_buf *sql)
+{
+    weir_resolve_ctx ctx = {
+        .mode = WEIR_RESOLVE_EXECUTE, .g = x->g, .st = x->st,
+        .root_dir = x->root_dir, .batches = batches, .n_batches = n_batches,
+        .infer = x->infer, .sample_rows = x->sample_rows,
+        .input_tables = x->input_tables, .probe = x->conn,
+        .batch_tables = batches != NULL
+    };
+    int rc = weir__resolve_flow_sql(sql, &ctx, x->f, &x->err);
+    if (!rc && sql->failed)
+        rc = oom(x);
+    return rc;
+}
+
+/* A new epoch: streaming readers of the view read all of it as new data
+ * (sources/table.c), as after any change that is not an append. */
+static int bump_epoch(weir_flow_exec *x, const weir_gdataset *t)
+{
+    weir_buf sql = WEIR_BUF_INIT;
+    weir__buf_puts(&sql, "UPDATE ");
+    weir__meta_table(&sql, t->catalog, "tables");
+    weir__buf_puts(&sql, " SET epoch = epoch + 1 WHERE name = ");
+    weir__buf_put_sql_string(&sql, t->display);
+    int rc = weir__exec_buf(x->conn, &sql, &x->err);
+    weir__buf_free(&sql);
+    return rc;
+}
+
+static int recompute(weir_flow_exec *x, const weir_gdataset *t)
+{
+    weir_buf sql = WEIR_BUF_INIT;
+    int rc = flow_sql(x, NULL, 0, &sql);
+    if (!rc && t->def->n_columns) {
+        /* A declared schema: recreate the table with it, then append. */
+        weir_buf ddl = WEIR_BUF_INIT;
+        weir__buf_puts(&ddl, "CREATE OR REPLACE TABLE ");
+        weir__phys(&ddl, t);
+        weir__buf_putc(&ddl, ' ');
+        weir__column_defs(&ddl, &t->schema);
+        rc = weir__exec_buf(x->conn, &ddl, &x->err);
+        weir__buf_free(&ddl);
+        if (!rc)
+            rc = weir__write_batch(x, t, weir__buf_cstr(&sql), false);
+    } else if (!rc) {
+        rc = weir__write_batch(x, t, weir__buf_cstr(&sql), true);
+    }
+    weir__buf_clear(&sql);
+    weir__comments(&sql, t);
+    if (!rc && sql.len > 2) {
+        /* weir__comments() starts with "; " */
+        rc = weir__conn_exec(x->conn, weir__buf_cstr(&sql) + 2, NULL, &x->err);
+    }
+    weir__buf_free(&sql);
+    /* rows_written: the CREATE TABLE's count, or the INSERT's rows. */
+    return rc ? rc : bump_epoch(x, t);
+}
+
+/* ---- can the view be followed? ---------------------------------------------- */
+
+/* pipelines.incremental = false on the view, or for its flow / the
+ * pipeline: the reason, else NULL. */
+static const char *turned_off(weir_flow_exec *x, const weir_gdataset *t,
+                              int *rc)
+{
+    const char *v = weir__dataset_property(t, WEIR_MV_INCREMENTAL_KEY);
+    const char *where = "a table property of the view";
+    if (!v) {
+        v = weir__flow_conf(x->f, WEIR_MV_INCREMENTAL_KEY, NULL);
+        where = "set in the pipeline configuration or for the flow";
+    }
+    bool on = true;
+    if (v && !weir__str_parse_bool(v, &on)) {
+        *rc = WEIR_ERR(&x->err, WEIR_EINVAL, "INVALID_CONF_VALUE",
+                       "%s must be true or false, not '%s' (%s)",
+                       WEIR_MV_INCREMENTAL_KEY, v, where);
+        return NULL;
+    }
+    return on ? NULL : where;
+}
+
+/* Why the view cannot be followed incrementally at all (its shape, its
+ * inputs), in x->technique_reason; false when it can. */
+static bool untracked(refresh *r, int *rc)
+{
+    weir_flow_exec *x = r->x;
+    const weir_gdataset *t = r->t;
+    const weir_gflow *f = x->f;
+    const char *off = turned_off(x, t, rc);
+    if (*rc)
+        return true;
+    if (off) {
+        why(x, "COMPLETE_RECOMPUTE",
+            "incremental refresh is turned off: " WEIR_MV_INCREMENTAL_KEY
+            " is false (%s)",
+            off);
+        return true;
+    }
+    if (x->sample_rows > 0) {
+        why(x, "COMPLETE_RECOMPUTE", "the update reads samples of its "
+                                     "inputs (--sample)");
+        return true;
+    }
+    if (weir__sql_query_incremental(&r->shape, &r->arena, f->query)) {
+        *rc = oom(x);
+        return true;
+    }
+    if (r->shape.kind == WEIR_SQL_INCR_NONE) {
+        const weir_sql_source *src = weir__sql_query_source(f->query);
+        char at[600] = "";
+        if (src && src->path && src->path[0] && !src->at_path)
+            snprintf(at, sizeof(at), " (%s:%u:%u)", src->path,
+                     r->shape.pos.line, r->shape.pos.column);
+        why(x, "COMPLETE_RECOMPUTE", "the query has %s%s, which is not "
+                                     "maintained incrementally",
+            r->shape.reason, at);
+        return true;
+    }
+    if (!f->n_inputs) {
+        why(x, "COMPLETE_RECOMPUTE", "the query reads no table");
+        return true;
+    }
+    for (size_t i = 0; i < f->n_inputs; i++) {
+        const weir_input *in = &f->inputs[i];
+        const weir_gdataset *d = in->dataset >= 0 ? &x->g->datasets[in->dataset]
+                                                   : NULL;
+        if (d && (d->kind == WEIR_TEMPORARY_VIEW ||
+                  d->kind == WEIR_PERSISTED_VIEW)) {
+            why(x, "COMPLETE_RECOMPUTE", "it reads the view %s (views are "
+                                         "not followed yet)", d->display);
+            return true;
+        }
+        if (in->source != WEIR_INPUT_TABLE || !in->ref || in->streaming ||
+            (!d && (!in->external || strchr(in->external, '`')))) {
+            why(x, "COMPLETE_RECOMPUTE", "it reads %s, which is not a table "
+                                         "weir follows between updates",
+                d ? d->display : in->external ? in->external : "a source");
+            return true;
+        }
+    }
+    if (r->shape.kind == WEIR_SQL_INCR_AGGREGATE && t->n_expectations) {
+        why(x, "COMPLETE_RECOMPUTE", "it aggregates and has expectations "
+                                     "(they judge whole groups)");
+        return true;
+    }
+    if (r->shape.kind == WEIR_SQL_INCR_AGGREGATE &&
+        r->shape.n_cols != t->schema.n) {
+        why(x, "COMPLETE_RECOMPUTE", "its columns differ from its query's");
+        return true;
+    }
+    for (size_t i = 0; r->shape.kind == WEIR_SQL_INCR_AGGREGATE &&
+                       i < r->shape.n_cols; i++) {
+        const char *ty = t->schema.cols[i].duck_type;
+        if (r->shape.cols[i] == WEIR_SQL_INCR_SUM &&
+            (weir__str_ieq(ty, "DOUBLE") || weir__str_ieq(ty, "FLOAT") ||
+             weir__str_ieq(ty, "REAL"))) {
+            why(x, "COMPLETE_RECOMPUTE", "the floating-point sum %s depends "
+                                         "on the order rows are added in",
+                t->schema.cols[i].name);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The definition's key: the query as it runs, the view's columns and the
+ * shape, hashed. */
+static int definition_key(refresh *r)
+{
+    weir_flow_exec *x = r->x;
+    weir_buf text = WEIR_BUF_INIT, q = WEIR_BUF_INIT;
+    int rc = flow_sql(x, NULL, 0, &text);
+    weir__buf_printf(&text, "\x1e%d", (int)r->shape.kind);
+    for (size_t i = 0; i < r->t->schema.n; i++)
+        weir__buf_printf(&text, "\x1e%s\x1f%s", r->t->schema.cols[i].name,
+                         r->t->schema.cols[i].duck_type);
+    weir__buf_puts(&q, "SELECT md5(");
+    weir__buf_put_sql_string(&q, weir__buf_cstr(&text));
+    weir__buf_putc(&q, ')');
+    weir_rows *rows = NULL;
+    if (!rc)
+        rc = q.failed ? oom(x) : weir__query_buf(x->conn, &q, &rows, &x->err);
+    if (!rc) {
+        const char *md5 = rows->n_rows ? weir__rows_get(rows, 0, 0) : NULL;
+        r->definition = weir__arena_printf(&r->arena, DEFINITION_PREFIX "%s",
+                                           md5 ? md5 : "");
+        if (!r->definition)
+            rc = oom(x);
+    }
+    weir__rows_free(rows);
+    weir__buf_free(&text);
+    weir__buf_free(&q);
+    return rc;
+}
+
+static int view_rows(refresh *r, int64_t *out)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT count(*) FROM ");
+    weir__phys(&q, r->t);
+    int rc = weir__scalar_buf(r->x->conn, &q, out, NULL, &r->x->err);
+    weir__buf_free(&q);
+    return rc;
+}
+
+/* Plan a batch of every table input (each once): the rows appended
+ * since the view's last refresh (whole: every row, after a checkpoint
+ * reset). *changed gets why one cannot be read that way (its rows
+ * changed, it was reset or replaced). */
+static int plan_inputs(refresh *r, bool whole, const char **changed)
+{
+    weir_flow_exec *x = r->x;
+    const weir_gflow *f = x->f;
+    *changed = NULL;
+    r->batches = weir__arena_array(&r->arena, f->n_inputs + 1,
+                                   sizeof(*r->batches));
+    if (!r->batches)
+        return oom(x);
+    r->n_batches = 0;
+    for (size_t i = 0; i < f->n_inputs && !*changed; i++) {
+        const weir_input *in = &f->inputs[i];
+        weir_source_batch b;
+        memset(&b, 0, sizeof(b));
+        b.kind = &weir__source_table;
+        b.no_sample = true; /* any change recomputes: no need to tell */
+        b.key = b.kind->key(&r->arena, x->g, in, x->root_dir);
+        if (!b.key)
+            return oom(x);
+        bool dup = false;
+        for (size_t k = 0; k < r->n_batches && !dup; k++)
+            dup = !strcmp(r->batches[k].key, b.key);
+        if (dup && r->shape.join) {
+            /* Each term of the change reads one input's new rows. */
+            *changed = weir__arena_printf(&r->arena, "it joins %s with itself",
+                                          b.key);
+            return *changed ? 0 : oom(x);
+        }
+        if (dup)
+            continue;
+        int rc = b.kind->plan(&r->ctx, in, &b);
+        if (rc && (!strcmp(x->err.error_class, "STREAMING_SOURCE_CHANGED") ||
+                   !strcmp(x->err.error_class, "STREAMING_SOURCE_RESET"))) {
+            bool reset = !strcmp(x->err.error_class, "STREAMING_SOURCE_RESET");
+            *changed = weir__arena_printf(
+                &r->arena, "%s %s since the last refresh", b.key,
+                reset ? "was fully refreshed" : "had rows updated or deleted");
+            weir__error_clear(&x->err);
+            return *changed ? 0 : oom(x);
+        }
+        if (rc)
+            return rc;
+        if (!b.appended && !whole)
+            *changed = weir__arena_printf(&r->arena,
+                                          "%s was replaced or recomputed "
+                                          "since the last refresh", b.key);
+        bool fixed = false;
+        for (size_t k = 0; k < r->shape.n_fixed && !fixed; k++)
+            fixed = in->ref && in->ref->node == r->shape.fixed[k];
+        if (fixed && !whole && !*changed && b.end > b.start)
+            *changed = weir__arena_printf(&r->arena,
+                                          "%s, on the outer side of an outer "
+                                          "join, has new rows", b.key);
+        r->batches[r->n_batches++] = b;
+    }
+    return 0;
+}
+
+/* In the refresh's transaction: the positions of the inputs, their
+ * fingerprints, and the definition with the view's row count. */
+static int record(refresh *r)
+{
+    weir_flow_exec *x = r->x;
+    int64_t rows = 0;
+    int rc = view_rows(r, &rows);
+    weir_checkpoint_row *cr = rc ? NULL
+                                 : weir__arena_array(&r->arena, r->n_batches + 1,
+                                                     sizeof(*cr));
+    if (!rc && !cr)
+        rc = oom(x);
+    for (size_t i = 0; !rc && i < r->n_batches; i++) {
+        cr[i].source = r->batches[i].key;
+        cr[i].epoch = r->batches[i].epoch;
+        cr[i].end = r->batches[i].end;
+    }
+    if (!rc) {
+        cr[r->n_batches].source = r->definition;
+        cr[r->n_batches].epoch = 0;
+        cr[r->n_batches].end = rows;
+        rc = weir__checkpoint_add_batch(&r->cp, r->gen, r->next_batch, cr,
+                                        r->n_batches + 1, x->rows_written);
+    }
+    r->ctx.gen = r->gen;
+    r->ctx.batch_id = r->next_batch;
+    for (size_t i = 0; !rc && i < r->n_batches; i++)
+        rc = r->batches[i].kind->commit(&r->ctx, &r->batches[i]);
+    return rc;
+}
+
+/* A new generation for the view's checkpoint (in the refresh's
+ * transaction). */
+static int restart_checkpoint(refresh *r)
+{
+    weir_flow_exec *x = r->x;
+    weir_buf q = WEIR_BUF_INIT;
+    const char *flow = x->f->display;
+    weir__checkpoint_put_reset(&q, r->cp.catalog, r->t->display, &flow, 1,
+                               x->update_id);
+    int rc = q.failed ? oom(x)
+                      : weir__conn_exec(x->conn, weir__buf_cstr(&q) + 2, NULL,
+                                        &x->err);
+    weir__buf_free(&q);
+    if (!rc)
+        rc = weir__checkpoint_position(&r->cp, &r->gen, &r->next_batch);
+    return rc;
+}
+
+/* A recomputation that is not followed: what an earlier refresh recorded
+ * no longer describes the view, so a later refresh must not build on it. */
+static int forget(refresh *r)
+{
+    int rc = weir__checkpoint_position(&r->cp, &r->gen, &r->next_batch);
+    return rc || r->next_batch == 0 ? rc : restart_checkpoint(r);
+}
+
+/* Recompute a followed view and restart its checkpoint from what the
+ * recomputation read: a new generation, every input read whole. */
+static int recompute_followed(refresh *r)
+{
+    weir_flow_exec *x = r->x;
+    int rc = restart_checkpoint(r);
+    r->ctx.gen = r->gen;
+    const char *changed = NULL;
+    if (!rc)
+        rc = plan_inputs(r, true, &changed);
+    if (!rc && changed) /* a new generation reads every input whole */
+        rc = WEIR_ERR(&x->err, WEIR_ERROR, NULL,
+                      "internal error: %s after a checkpoint reset", changed);
+    if (!rc)
+        rc = recompute(x, r->t);
+    if (!rc)
+        rc = record(r);
+    return rc;
+}
+
+/* ---- incremental refresh ------------------------------------------------------ */
+
+static void put_col(weir_buf *b, const char *table, const char *col)
+{
+    weir__buf_printf(b, "\"%s\".", table);
+    weir__buf_put_sql_ident(b, col);
+}
+
+/* The groups of the view that the partial rows match (by every key, NULL
+ * matching NULL), as a condition over "__weir_mv" and "__weir_delta". */
+static void put_match(weir_buf *q, const refresh *r)
+{
+    bool any = false;
+    for (size_t i = 0; i < r->shape.n_cols; i++) {
+        if (r->shape.cols[i] != WEIR_SQL_INCR_KEY)
+            continue;
+        weir__buf_puts(q, any ? " AND " : "");
+        put_col(q, "__weir_mv", r->t->schema.cols[i].name);
+        weir__buf_puts(q, " IS NOT DISTINCT FROM ");
+        put_col(q, "__weir_delta", r->t->schema.cols[i].name);
+        any = true;
+    }
+    if (!any)
+        weir__buf_puts(q, "true"); /* a global aggregate: its one row */
+}
+
+/* Column i of a merged group: the key, or the view's value combined with
+ * the partial one (a NULL sum is a group without values yet). */
+static void put_merged(weir_buf *q, const refresh *r, size_t i)
+{
+    weir_sql_incr_col c = r->shape.cols[i];
+    const char *name = r->t->schema.cols[i].name;
+    weir_buf m = WEIR_BUF_INIT, d = WEIR_BUF_INIT;
+    put_col(&m, "__weir_mv", name);
+    put_col(&d, "__weir_delta", name);
+    const char *ms = weir__buf_cstr(&m), *ds = weir__buf_cstr(&d);
+    if (c == WEIR_SQL_INCR_KEY)
+        weir__buf_puts(q, ds);
+    else if (c == WEIR_SQL_INCR_SUM)
+        weir__buf_printf(q, "CAST(CASE WHEN %s IS NULL THEN %s WHEN %s IS NULL "
+                            "THEN %s ELSE %s + %s END",
+                         ms, ds, ds, ms, ms, ds);
+    else if (c == WEIR_SQL_INCR_COUNT)
+        weir__buf_printf(q, "CAST(coalesce(%s, 0) + coalesce(%s, 0)", ms, ds);
+    else
+        weir__buf_printf(q, "CAST(%s(%s, %s)",
+                         c == WEIR_SQL_INCR_MIN ? "least" : "greatest", ms, ds);
+    if (c != WEIR_SQL_INCR_KEY)
+        weir__buf_printf(q, " AS %s)", r->t->schema.cols[i].duck_type);
+    weir__buf_puts(q, " AS ");
+    weir__buf_put_sql_ident(q, name);
+    weir__buf_free(&m);
+    weir__buf_free(&d);
+}
+
+/* Merge the query's partial rows over the new input rows into the view by
+ * key: the merged groups are computed, the old ones deleted and the
+ * merged ones inserted (DuckDB 1.4 updates several columns of rows spread
+ * over a persisted table several times slower than it deletes and
+ * inserts them; MERGE too). */
+static int merge_groups(refresh *r, const char *delta)
+{
+    weir_flow_exec *x = r->x;
+    const weir_gdataset *t = r->t;
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_printf(&q, "CREATE OR REPLACE TEMP TABLE \"__weir_delta\" AS %s"
+                         "; CREATE OR REPLACE TEMP TABLE \"__weir_merged\" AS "
+                         "SELECT ",
+                     delta);
+    for (size_t i = 0; i < r->shape.n_cols; i++) {
+        weir__buf_puts(&q, i ? ", " : "");
+        put_merged(&q, r, i);
+    }
+    weir__buf_puts(&q, " FROM \"__weir_delta\" AS \"__weir_delta\" LEFT JOIN ");
+    weir__phys(&q, t);
+    weir__buf_puts(&q, " AS \"__weir_mv\" ON ");
+    put_match(&q, r);
+    weir__buf_puts(&q, "; DELETE FROM ");
+    weir__phys(&q, t);
+    weir__buf_puts(&q, " AS \"__weir_mv\" USING \"__weir_delta\" AS "
+                       "\"__weir_delta\" WHERE ");
+    put_match(&q, r);
+    int rc = q.failed ? oom(x)
+                      : weir__conn_exec(x->conn, weir__buf_cstr(&q), NULL,
+                                        &x->err);
+    weir__buf_clear(&q);
+    weir__buf_puts(&q, "INSERT INTO ");
+    weir__phys(&q, t);
+    weir__buf_puts(&q, " BY NAME SELECT * FROM \"__weir_merged\"");
+    if (!rc)
+        rc = q.failed ? oom(x)
+                      : weir__conn_exec(x->conn, weir__buf_cstr(&q),
+                                        &x->rows_written, &x->err);
+    if (!rc)
+        rc = weir__conn_exec(x->conn, "DROP TABLE \"__weir_delta\"; DROP TABLE "
+                                      "\"__weir_merged\"",
+                             NULL, &x->err);
+    weir__buf_free(&q);
+    return rc;
+}
+
+/* The change of the query as terms whose rows add up to it: one term
+ * reading every input's new rows, or for joins one per input i with new
+ * rows, joining them with the inputs before i as they were and those
+ * after i as they are now. Term i's SQL into sql; *skip when it is
+ * empty. */
+static int delta_term(refresh *r, size_t i, weir_source_batch *view,
+                      bool *skip, weir_buf *sql)
+{
+    *skip = false;
+    for (size_t j = 0; j < r->n_batches; j++) {
+        view[j] = r->batches[j];
+        if (!r->shape.join)
+            continue;
+        if (j < i)
+            view[j].end = view[j].start;
+        if (j != i)
+            view[j].start = 0;
+    }
+    if (r->shape.join && r->batches[i].end <= r->batches[i].start) {
+        *skip = true;
+        return 0;
+    }
+    return flow_sql(r->x, view, r->n_batches, sql);
+}
+
+static int refresh_incremental(refresh *r)
+{
+    weir_flow_exec *x = r->x;
+    bool news = false;
+    for (size_t i = 0; i < r->n_batches; i++)
+        news |= r->batches[i].end > r->batches[i].start;
+    if (!news) {
+        why(x, "NO_OP", "its inputs have no new rows since the last refresh");
+        x->no_new_data = true;
+        return 0;
+    }
+    weir_source_batch *view = weir__arena_array(&r->arena, r->n_batches + 1,
+                                                sizeof(*view));
+    if (!view)
+        return oom(x);
+    size_t n_terms = r->shape.join ? r->n_batches : 1;
+    bool append = r->shape.kind == WEIR_SQL_INCR_APPEND;
+    if (append)
+        why(x, "APPEND_ONLY", "its inputs only had rows appended; the query "
+                              "over them is appended");
+    else
+        why(x, "GROUP_AGGREGATE", "its inputs only had rows appended; their "
+                                  "groups are merged into the view");
+    weir_buf all = WEIR_BUF_INIT, term = WEIR_BUF_INIT;
+    int64_t rows = 0;
+    int rc = 0;
+    for (size_t i = 0; !rc && i < n_terms; i++) {
+        bool skip;
+        weir__buf_clear(&term);
+        rc = delta_term(r, i, view, &skip, &term);
+        if (rc || skip)
+            continue;
+        if (append) {
+            weir__buf_printf(&all, "%sSELECT * FROM (%s)",
+                             all.len ? " UNION ALL " : "",
+                             weir__buf_cstr(&term));
+            continue;
+        }
+        /* Each term's groups merge on their own (a term has one partial
+         * row per group). */
+        rc = merge_groups(r, weir__buf_cstr(&term));
+        rows += x->rows_written;
+    }
+    if (!rc && append)
+        rc = all.failed ? oom(x)
+                        : weir__write_batch(x, r->t, weir__buf_cstr(&all), false);
+    else if (!rc) {
+        x->rows_written = rows;
+        /* Rows changed in place: streaming readers start over. */
+        rc = bump_epoch(x, r->t);
+    }
+    weir__buf_free(&all);
+    weir__buf_free(&term);
+    if (!rc)
+        rc = record(r);
+    return rc;
+}
+
+/* Following a view costs a few statements and a scan of its inputs per
+ * refresh: below a size of its inputs (WEIR_MV_MIN_ROWS_KEY, default
+ * 100,000 rows) recomputing it costs less, and so does a small aggregate
+ * over large inputs (CHEAP_MIN_INPUT_ROWS or more) without joins (fewer
+ * rows than a CHEAP_VIEW_SHARE-th of its inputs': the fingerprint costs
+ * what its GROUP BY does). */
+#define CHEAP_VIEW_SHARE 20
+#define CHEAP_MIN_INPUT_ROWS 100000 /* the share rule's least input */
+
+static int cheaper_to_recompute(refresh *r, bool *out)
+{
+    weir_flow_exec *x = r->x;
+    const weir_gflow *f = x->f;
+    *out = false;
+    const char *v = weir__flow_conf(f, WEIR_MV_MIN_ROWS_KEY, "100000");
+    char *end = NULL;
+    long long min_rows = strtoll(v, &end, 10);
+    if (!*v || *end || min_rows < 0)
+        return WEIR_ERR(&x->err, WEIR_EINVAL, "INVALID_CONF_VALUE",
+                        "%s must be a whole number of rows, not '%s'",
+                        WEIR_MV_MIN_ROWS_KEY, v);
+    /* The view's rows, and its inputs' (each reference counted). */
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT (SELECT count(*) FROM ");
+    weir__phys(&q, r->t);
+    weir__buf_puts(&q, "), 0");
+    for (size_t i = 0; i < f->n_inputs; i++) {
+        const weir_input *in = &f->inputs[i];
+        weir__buf_puts(&q, " + (SELECT count(*) FROM ");
+        if (in->dataset >= 0) {
+            weir__phys(&q, &x->g->datasets[in->dataset]);
+        } else {
+            const weir_sql_name *n = &in->ref->name;
+            weir__storage_table_ref(
+                &q, n->n >= 3 ? n->parts[n->n - 3] : f->ctx_catalog,
+                n->n >= 2 ? n->parts[n->n - 2] : f->ctx_database,
+                n->parts[n->n - 1]);
+        }
+        weir__buf_putc(&q, ')');
+    }
+    weir_rows *rows = NULL;
+    int rc = q.failed ? oom(x) : weir__query_buf(x->conn, &q, &rows, &x->err);
+    weir__buf_free(&q);
+    int64_t view = 0, inputs = 0;
+    if (!rc && rows->n_rows == 1) {
+        const char *cell = weir__rows_get(rows, 0, 0);
+        view = cell ? strtoll(cell, NULL, 10) : 0;
+        cell = weir__rows_get(rows, 0, 1);
+        inputs = cell ? strtoll(cell, NULL, 10) : 0;
+    }
+    weir__rows_free(rows);
+    if (!rc && inputs < min_rows) {
+        *out = true;
+        why(x, "COMPLETE_RECOMPUTE",
+            "recomputing costs less: its inputs hold %lld row(s), fewer than "
+            "%s (%lld)",
+            (long long)inputs, WEIR_MV_MIN_ROWS_KEY, min_rows);
+    } else if (!rc && r->shape.kind == WEIR_SQL_INCR_AGGREGATE &&
+               !r->shape.join && inputs >= CHEAP_MIN_INPUT_ROWS &&
+               view < inputs / CHEAP_VIEW_SHARE) {
+        *out = true;
+        why(x, "COMPLETE_RECOMPUTE",
+            "recomputing costs less: the view holds %lld row(s) for %lld "
+            "input row(s), and a refresh from the new rows would hash every "
+            "input row to prove they only grew",
+            (long long)view, (long long)inputs);
+    }
+    return rc;
+}
+
+/* Why the last refresh cannot be built on, or NULL. */
+static int stale(refresh *r, const char **reason)
+{
+    weir_flow_exec *x = r->x;
+    *reason = NULL;
+    int rc = weir__checkpoint_position(&r->cp, &r->gen, &r->next_batch);
+    r->ctx.gen = r->gen;
+    r->ctx.batch_id = r->next_batch;
+    if (!rc && r->next_batch == 0) {
+        *reason = "there is no earlier refresh to build on (first refresh, "
+                  "or after a full refresh)";
+        return 0;
+    }
+    int64_t kept = 0, epoch = 0, now = 0;
+    bool none = true;
+    if (!rc)
+        rc = weir__checkpoint_source_end(&r->cp, r->gen, r->definition, &kept,
+                                         &epoch, &none);
+    if (!rc && none) {
+        *reason = "its definition changed since the last refresh";
+        return 0;
+    }
+    if (!rc)
+        rc = view_rows(r, &now);
+    if (!rc && now != kept) {
+        *reason = weir__arena_printf(&r->arena,
+                                     "its table holds %lld row(s), the last "
+                                     "refresh left %lld (changed outside the "
+                                     "pipeline?)",
+                                     (long long)now, (long long)kept);
+        return *reason ? 0 : oom(x);
+    }
+    return rc ? rc : plan_inputs(r, false, reason);
+}
+
+int weir__mv_refresh(weir_flow_exec *x, const weir_gdataset *t)
+{
+    refresh r;
+    memset(&r, 0, sizeof(r));
+    r.x = x;
+    r.t = t;
+    weir__arena_init(&r.arena);
+    weir_checkpoint cp = { x->conn, weir__state_catalog(x->g, t), x->f->display,
+                           t->display, x->update_id, &x->err };
+    r.cp = cp;
+    weir_source_ctx *c = &r.ctx;
+    c->g = x->g;
+    c->f = x->f;
+    c->t = t;
+    c->conn = x->conn;
+    c->cp = &r.cp;
+    c->root_dir = x->root_dir;
+    c->update_id = x->update_id;
+    c->arena = &r.arena;
+    c->infer = x->infer;
+    c->unstable = &x->unstable;
+    c->warning = r.warning;
+    c->warning_size = sizeof(r.warning);
+    c->note = r.note;
+    c->note_size = sizeof(r.note);
+    c->err = &x->err;
+    x->technique[0] = x->technique_reason[0] = '\0';
+    int rc = 0;
+    const char *reason = NULL;
+    bool full = untracked(&r, &rc);
+    if (!rc && !full)
+        rc = cheaper_to_recompute(&r, &full);
+    if (!rc && full) {
+        rc = forget(&r);
+        if (!rc)
+            rc = recompute(x, t);
+    } else if (!rc && !(rc = definition_key(&r)) &&
+               !(rc = stale(&r, &reason))) {
+        if (reason) {
+            why(x, "COMPLETE_RECOMPUTE", "%s", reason);
+            rc = recompute_followed(&r);
+        } else {
+            rc = refresh_incremental(&r);
+        }
+    }
+    weir__arena_free(&r.arena);
+    return rc;
+}
