@@ -12,11 +12,13 @@
 #include <duckdb.h>
 
 #include "sql/sql.h"
+#include "store/scan.h"
 #include "weir.h"
 
 struct weir_db {
     duckdb_database handle;
     char memory_limit[64]; /* as configured, or "" */
+    weir_scans *scans;     /* owned by DuckDB (scan.h) */
 };
 
 /* weir's session setup made instance-wide: settings become SET GLOBAL and
@@ -63,7 +65,13 @@ static int global_setup(duckdb_connection c, const char *memory_limit,
 struct weir_conn {
     duckdb_connection handle;
     const char *memory_limit; /* the instance's, or NULL */
+    weir_scans *scans;        /* the instance's */
 };
+
+weir_scans *weir__conn_scans(weir_conn *c)
+{
+    return c->scans;
+}
 
 /* DuckDB's errors go through weir__db_error (db_error.c); memory_limit
  * names the configured limit in out-of-memory messages. */
@@ -71,6 +79,15 @@ static int engine_error(weir_error *err, const char *what, const char *msg,
                         const char *memory_limit)
 {
     return weir__db_error(err, what, msg, memory_limit);
+}
+
+/* A query of c failed: the error of a scan's reader that failed it (with
+ * its class), else DuckDB's. */
+static int query_error(weir_conn *c, weir_error *err, const char *msg)
+{
+    if (weir__scans_take_error(c->scans, c, err))
+        return err->code;
+    return engine_error(err, "", msg, c->memory_limit);
 }
 
 const char *weir__db_version(void)
@@ -119,6 +136,8 @@ int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
     int rc = connected ? global_setup(c, db->memory_limit, err)
                        : WEIR_ERR(err, WEIR_EENGINE, NULL,
                                   "cannot connect to DuckDB");
+    if (!rc)
+        rc = weir__scans_install(c, &db->scans, err);
     if (connected)
         duckdb_disconnect(&c);
     if (rc) {
@@ -183,6 +202,7 @@ int weir__db_connect(weir_conn **out, weir_db *db, weir_error *err)
         return WEIR_ERR(err, WEIR_EENGINE, NULL, "cannot connect to DuckDB");
     }
     c->memory_limit = db->memory_limit[0] ? db->memory_limit : NULL;
+    c->scans = db->scans;
     *out = c;
     return 0;
 }
@@ -200,8 +220,7 @@ int weir__conn_exec(weir_conn *c, const char *sql, int64_t *rows_changed,
 {
     duckdb_result r;
     if (duckdb_query(c->handle, sql, &r) == DuckDBError) {
-        int rc = engine_error(err, "", duckdb_result_error(&r),
-                              c->memory_limit);
+        int rc = query_error(c, err, duckdb_result_error(&r));
         duckdb_destroy_result(&r);
         return rc;
     }
@@ -419,8 +438,7 @@ int weir__conn_query(weir_conn *c, const char *sql, weir_rows **out,
     free(wrapped);
     if (qs == DuckDBError) {
         weir__arena_free(&types_arena);
-        int rc = engine_error(err, "", duckdb_result_error(&r),
-                              c->memory_limit);
+        int rc = query_error(c, err, duckdb_result_error(&r));
         duckdb_destroy_result(&r);
         return rc;
     }
@@ -494,8 +512,7 @@ int weir__conn_scalar_i64(weir_conn *c, const char *sql, int64_t *out,
     if (is_null)
         *is_null = true;
     if (duckdb_query(c->handle, sql, &r) == DuckDBError) {
-        int rc = engine_error(err, "", duckdb_result_error(&r),
-                              c->memory_limit);
+        int rc = query_error(c, err, duckdb_result_error(&r));
         duckdb_destroy_result(&r);
         return rc;
     }
@@ -515,8 +532,7 @@ int weir__conn_scalar_text(weir_conn *c, const char *sql, char **out,
     duckdb_result r;
     *out = NULL;
     if (duckdb_query(c->handle, sql, &r) == DuckDBError) {
-        int rc = engine_error(err, "", duckdb_result_error(&r),
-                              c->memory_limit);
+        int rc = query_error(c, err, duckdb_result_error(&r));
         duckdb_destroy_result(&r);
         return rc;
     }
@@ -817,8 +833,7 @@ int weir__conn_arrow(weir_conn *c, const char *sql, weir_arrow_stream **out,
     if (!s)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     if (duckdb_query(c->handle, sql, &s->result) == DuckDBError) {
-        int rc = engine_error(err, "", duckdb_result_error(&s->result),
-                              c->memory_limit);
+        int rc = query_error(c, err, duckdb_result_error(&s->result));
         duckdb_destroy_result(&s->result);
         free(s);
         return rc;
@@ -916,8 +931,7 @@ int weir__conn_cursor(weir_conn *c, const char *sql, weir_db_cursor **out,
         rc = engine_error(err, "", duckdb_prepare_error(k->stmt), c->memory_limit);
     } else {
         if (duckdb_execute_prepared_streaming(k->stmt, &k->result) == DuckDBError)
-            rc = engine_error(err, "", duckdb_result_error(&k->result),
-                              c->memory_limit);
+            rc = query_error(c, err, duckdb_result_error(&k->result));
         k->have_result = true;
     }
     if (!rc) {

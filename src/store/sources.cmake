@@ -2,6 +2,7 @@ set(WEIR_STORE_SOURCES
   src/store/db.c
   src/store/db_error.c
   src/store/meta.c
+  src/store/scan.c
   src/store/storage.c
 )
 set(WEIR_STORE_DEPS util sql)
