@@ -81,17 +81,20 @@ static const weir_scan_ops OPS = { c_open, c_fill, c_close };
 typedef struct fixture {
     weir_db *db;
     weir_conn *conn;
+    int64_t id; /* a scan of the counter */
 } fixture;
 
-static void fx_open(fixture *fx)
+static void fx_open(fixture *fx, counter *c)
 {
     weir_error e;
     CHECK_INT(weir__db_open(&fx->db, NULL, &e), 0);
     CHECK_INT(weir__db_connect(&fx->conn, fx->db, &e), 0);
+    CHECK_INT(weir__scan_add(fx->conn, COLS, 5, &OPS, c, &fx->id, &e), 0);
 }
 
 static void fx_close(fixture *fx)
 {
+    weir__scan_remove(fx->conn, fx->id);
     weir__conn_close(fx->conn);
     weir__db_close(fx->db);
 }
@@ -112,12 +115,10 @@ static char sql_[512];
 
 TEST(scan_rows_chunks_and_types)
 {
-    fixture fx;
-    fx_open(&fx);
     counter c = { 5000, -1, 700, 0, 0 };
-    int64_t id = 0;
-    weir_error e;
-    CHECK_INT(weir__scan_add(fx.conn, COLS, 5, &OPS, &c, &id, &e), 0);
+    fixture fx;
+    fx_open(&fx, &c);
+    int64_t id = fx.id;
     char *v = SCALAR(fx.conn, "SELECT count(*) || ' ' || sum(n) || ' ' || count(b) || ' ' "
                      "|| max(s) || ' ' || sum(i) || ' ' || max(t) FROM "
                      "__weir_scan(%lld)", (long long)id);
@@ -146,18 +147,16 @@ TEST(scan_rows_chunks_and_types)
     CHECK_STR(v, "3");
     free(v);
     CHECK_INT(c.closed, c.opened);
-    weir__scan_remove(fx.conn, id);
     fx_close(&fx);
 }
 
 TEST(scan_into_a_table_in_a_transaction)
 {
-    fixture fx;
-    fx_open(&fx);
     counter c = { 3000, -1, 3000, 0, 0 };
-    int64_t id = 0;
+    fixture fx;
+    fx_open(&fx, &c);
+    int64_t id = fx.id;
     weir_error e;
-    CHECK_INT(weir__scan_add(fx.conn, COLS, 5, &OPS, &c, &id, &e), 0);
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, "BEGIN; CREATE TABLE t AS SELECT n, s FROM ");
     weir__scan_sql(&q, id);
@@ -169,18 +168,16 @@ TEST(scan_into_a_table_in_a_transaction)
     char *v = SCALAR(fx.conn, "SELECT count(*) + 0 * %lld FROM t", (long long)id);
     CHECK_STR(v, "3000");
     free(v);
-    weir__scan_remove(fx.conn, id);
     fx_close(&fx);
 }
 
 TEST(scan_reader_error_keeps_its_class)
 {
-    fixture fx;
-    fx_open(&fx);
     counter c = { 5000, 4321, 5000, 0, 0 };
-    int64_t id = 0;
+    fixture fx;
+    fx_open(&fx, &c);
+    int64_t id = fx.id;
     weir_error e;
-    CHECK_INT(weir__scan_add(fx.conn, COLS, 5, &OPS, &c, &id, &e), 0);
     char sql[128];
     snprintf(sql, sizeof(sql), "CREATE TABLE t AS SELECT * FROM __weir_scan(%lld)",
              (long long)id);
@@ -193,18 +190,16 @@ TEST(scan_reader_error_keeps_its_class)
     memset(&e, 0, sizeof(e));
     CHECK(weir__conn_exec(fx.conn, "SELECT * FROM no_such_table", NULL, &e) != 0);
     CHECK(strcmp(e.error_class, "KAFKA_BROKER_UNREACHABLE") != 0);
-    weir__scan_remove(fx.conn, id);
     fx_close(&fx);
 }
 
 TEST(scan_unknown_or_removed_is_an_error)
 {
-    fixture fx;
-    fx_open(&fx);
     counter c = { 10, -1, 10, 0, 0 };
-    int64_t id = 0;
+    fixture fx;
+    fx_open(&fx, &c);
+    int64_t id = fx.id;
     weir_error e;
-    CHECK_INT(weir__scan_add(fx.conn, COLS, 5, &OPS, &c, &id, &e), 0);
     weir__scan_remove(fx.conn, id);
     char *v = SCALAR(fx.conn, "SELECT count(*) FROM __weir_scan(%lld)", (long long)id);
     CHECK_CONTAINS(v, "no such scan");
