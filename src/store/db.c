@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <duckdb.h>
 
@@ -215,11 +216,54 @@ void weir__conn_close(weir_conn *c)
     free(c);
 }
 
+/* A query that reads a scan (scan.h) runs a task at a time: its reader
+ * waits on a DuckDB worker for what it fetches, and duckdb_query()'s
+ * client thread would spin all that while for a task to take, a core
+ * taken from the reader and the broker. Here the client thread sleeps a
+ * little when no task is ready. A statement that does not prepare alone
+ * (several statements) is left to duckdb_query(). Returns DuckDBError
+ * with *r set as duckdb_query() does. */
+static duckdb_state query_patient(weir_conn *c, const char *sql,
+                                  duckdb_result *r)
+{
+    duckdb_prepared_statement st = NULL;
+    if (duckdb_prepare(c->handle, sql, &st) == DuckDBError) {
+        duckdb_destroy_prepare(&st);
+        return duckdb_query(c->handle, sql, r);
+    }
+    duckdb_pending_result pending = NULL;
+    if (duckdb_pending_prepared(st, &pending) == DuckDBError) {
+        duckdb_destroy_pending(&pending);
+        duckdb_destroy_prepare(&st);
+        return duckdb_query(c->handle, sql, r);
+    }
+    for (bool done = false; !done;) {
+        switch (duckdb_pending_execute_task(pending)) {
+        case DUCKDB_PENDING_NO_TASKS_AVAILABLE: {
+            struct timespec nap = { 0, 200000 };
+            nanosleep(&nap, NULL);
+            break;
+        }
+        case DUCKDB_PENDING_RESULT_NOT_READY:
+            break;
+        default: /* ready, or an error that execute_pending reports */
+            done = true;
+        }
+    }
+    duckdb_state state = duckdb_execute_pending(pending, r);
+    duckdb_destroy_pending(&pending);
+    duckdb_destroy_prepare(&st);
+    return state;
+}
+
 int weir__conn_exec(weir_conn *c, const char *sql, int64_t *rows_changed,
                     weir_error *err)
 {
     duckdb_result r;
-    if (duckdb_query(c->handle, sql, &r) == DuckDBError) {
+    duckdb_state state = weir__scans_live(c->scans, c)
+                             ? query_patient(c, sql, &r)
+                             : duckdb_query(c->handle, sql, &r);
+    if (state == DuckDBError) {
         int rc = query_error(c, err, duckdb_result_error(&r));
         duckdb_destroy_result(&r);
         return rc;

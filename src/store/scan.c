@@ -361,3 +361,15 @@ bool weir__scans_take_error(weir_scans *s, const weir_conn *c, weir_error *err)
     pthread_mutex_unlock(&s->lock);
     return found;
 }
+
+bool weir__scans_live(weir_scans *s, const weir_conn *c)
+{
+    if (!s)
+        return false;
+    bool found = false;
+    pthread_mutex_lock(&s->lock);
+    for (scan_entry *e = s->live; e && !found; e = e->next)
+        found = e->conn == c;
+    pthread_mutex_unlock(&s->lock);
+    return found;
+}

@@ -75,5 +75,7 @@ weir_scans *weir__conn_scans(weir_conn *c);
  * error (with its class) replaces err's and true is returned. */
 bool weir__scans_take_error(weir_scans *s, const weir_conn *c,
                             weir_error *err);
+/* Has c a scan now (its queries may read one)? */
+bool weir__scans_live(weir_scans *s, const weir_conn *c);
 
 #endif

@@ -165,8 +165,18 @@ TEST(scan_into_a_table_in_a_transaction)
     weir__buf_puts(&q, "; COMMIT");
     CHECK_INT(weir__conn_exec(fx.conn, weir__buf_cstr(&q), NULL, &e), 0);
     weir__buf_free(&q);
+    /* One statement: run a task at a time (the client thread waits
+     * without spinning while the reader works). */
+    weir__scan_sql(&q, id);
+    char sql[128];
+    snprintf(sql, sizeof(sql), "INSERT INTO t SELECT * FROM %s",
+             weir__buf_cstr(&q));
+    weir__buf_free(&q);
+    int64_t changed = 0;
+    CHECK_INT(weir__conn_exec(fx.conn, sql, &changed, &e), 0);
+    CHECK_INT(changed, 3000);
     char *v = SCALAR(fx.conn, "SELECT count(*) + 0 * %lld FROM t", (long long)id);
-    CHECK_STR(v, "3000");
+    CHECK_STR(v, "6000");
     free(v);
     fx_close(&fx);
 }
