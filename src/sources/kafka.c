@@ -439,14 +439,14 @@ static void reader_close(void *reader)
     /* A read of the messages to their end fixes where the batch ends (a
      * range may end early: an open transaction under read_committed). */
     if (!r->headers && r->finished) {
-        for (size_t i = 0, k = 0; i < kb->n_parts && k < r->n; i++) {
-            kpart *p = &kb->parts[i];
-            if (p->vanished || p->end <= p->from)
-                continue;
-            if (r->ranges[k].end < p->end)
-                p->end = r->ranges[k].end;
-            k++;
-        }
+        for (size_t k = 0; k < r->n; k++)
+            for (size_t i = 0; i < kb->n_parts; i++) {
+                kpart *p = &kb->parts[i];
+                if (!p->vanished && p->partition == r->ranges[k].partition &&
+                    !strcmp(p->topic, r->ranges[k].topic) &&
+                    r->ranges[k].end < p->end)
+                    p->end = r->ranges[k].end;
+            }
         kb->rows = r->rows;
         kb->read = true;
     }
