@@ -21,8 +21,8 @@ pkgs=(cmake ninja-build gcc g++ pkg-config libyaml-dev clang-14 llvm-14
       libclang-rt-14-dev curl ca-certificates python3 python3-venv graphviz
       jq bc time openjdk-17-jre-headless
       protobuf-compiler protobuf-c-compiler libprotobuf-c-dev libnghttp2-dev
-      librdkafka-dev maven libgraphviz-dev libmicrohttpd-dev chromium
-      firefox-esr python3-websocket libxml2)
+      librdkafka-dev zlib1g-dev maven libgraphviz-dev libmicrohttpd-dev
+      chromium firefox-esr python3-websocket libxml2)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \

@@ -233,7 +233,7 @@ static int check_files_stable(weir_flow_exec *x, const batch_plan *p)
 {
     size_t n_new = 0;
     for (size_t i = 0; i < p->sources.len; i++) {
-        const weir_source_batch *b = &p->sources.items[i];
+        weir_source_batch *b = &p->sources.items[i];
         if (b->kind->check_read && b->kind->check_read(&p->ctx, b, &n_new))
             return x->err.code;
     }
@@ -843,6 +843,9 @@ static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
     }
     if (!rc)
         plan_details(x, &p);
+    for (size_t i = 0; i < p.sources.len; i++)
+        if (p.sources.items[i].kind->release)
+            p.sources.items[i].kind->release(&p.ctx, &p.sources.items[i]);
     WEIR_VEC_FREE(&p.sources);
     weir__arena_free(&p.arena);
     return rc;

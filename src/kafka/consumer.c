@@ -6,6 +6,7 @@
  */
 #include "kafka/internal.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,13 @@ struct weir_kafka_consumer {
     size_t n_parts;
     weir_kafka_header *headers;
     size_t cap_headers;
+    /* The ranges being read (weir__kafka_fetch_begin ... _end). */
+    weir_kafka_partition *ranges; /* borrowed */
+    size_t n_ranges, n_done;
+    bool *done;
+    bool with_headers, assigned;
+    rd_kafka_queue_t *queue;
+    int64_t deadline;
 };
 
 static int unreachable(weir_kafka_consumer *c, rd_kafka_resp_err_t e,
@@ -103,6 +111,7 @@ void weir__kafka_consumer_close(weir_kafka_consumer *c)
 {
     if (!c)
         return;
+    weir__kafka_fetch_end(c);
     if (c->md)
         rd_kafka_metadata_destroy(c->md);
     free(c->parts);
@@ -223,7 +232,7 @@ static int collect_headers(weir_kafka_consumer *c, rd_kafka_message_t *m,
 static int on_one(weir_kafka_consumer *c, rd_kafka_message_t *m,
                   weir_kafka_partition *parts, size_t n, bool *done,
                   size_t *n_done, bool with_headers, weir_kafka_on_message cb,
-                  void *payload, weir_error *err)
+                  void *payload, bool *passed, weir_error *err)
 {
     const char *topic = rd_kafka_topic_name(m->rkt);
     size_t i = find(parts, n, topic, m->partition);
@@ -273,6 +282,7 @@ static int on_one(weir_kafka_consumer *c, rd_kafka_message_t *m,
             rc = cb(payload, &km, err);
         if (rc)
             return rc;
+        *passed = true;
     }
     if (m->offset + 1 >= parts[i].end) {
         done[i] = true;
@@ -281,25 +291,40 @@ static int on_one(weir_kafka_consumer *c, rd_kafka_message_t *m,
     return 0;
 }
 
-int weir__kafka_fetch(weir_kafka_consumer *c, weir_kafka_partition *parts,
-                      size_t n, bool with_headers,
-                      weir_kafka_on_message on_message, void *payload,
-                      weir_error *err)
+/* Stop reading: unassign, forget the ranges. */
+void weir__kafka_fetch_end(weir_kafka_consumer *c)
 {
-    bool *done = calloc(n + 1, sizeof(bool));
+    if (c->assigned)
+        rd_kafka_assign(c->rk, NULL);
+    c->assigned = false;
+    if (c->queue)
+        rd_kafka_queue_destroy(c->queue);
+    c->queue = NULL;
+    free(c->done);
+    c->done = NULL;
+    c->ranges = NULL;
+    c->n_ranges = c->n_done = 0;
+}
+
+int weir__kafka_fetch_begin(weir_kafka_consumer *c, weir_kafka_partition *parts,
+                            size_t n, bool with_headers, weir_error *err)
+{
+    weir__kafka_fetch_end(c);
+    c->done = calloc(n + 1, sizeof(bool));
     rd_kafka_topic_partition_list_t *list =
         rd_kafka_topic_partition_list_new((int)n + 1);
-    if (!done || !list) {
-        free(done);
+    if (!c->done || !list) {
         if (list)
             rd_kafka_topic_partition_list_destroy(list);
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     }
-    size_t n_done = 0;
+    c->ranges = parts;
+    c->n_ranges = n;
+    c->with_headers = with_headers;
     for (size_t i = 0; i < n; i++) {
         if (parts[i].end <= parts[i].start) {
-            done[i] = true;
-            n_done++;
+            c->done[i] = true;
+            c->n_done++;
             continue;
         }
         rd_kafka_topic_partition_list_add(list, parts[i].topic,
@@ -307,34 +332,72 @@ int weir__kafka_fetch(weir_kafka_consumer *c, weir_kafka_partition *parts,
             ->offset = parts[i].start;
     }
     int rc = 0;
-    rd_kafka_resp_err_t e = list->cnt ? rd_kafka_assign(c->rk, list)
-                                      : RD_KAFKA_RESP_ERR_NO_ERROR;
-    if (e)
-        rc = WEIR_ERR(err, WEIR_EIO, "KAFKA_ERROR", "Kafka at %s: assign: %s",
-                      c->servers, rd_kafka_err2str(e));
-    /* Bounded: no message and no end of partition for the timeout fails. */
-    int64_t deadline = now_ms() + c->timeout_ms;
-    while (!rc && n_done < n) {
-        rd_kafka_message_t *m = rd_kafka_consumer_poll(c->rk, 100);
-        if (!m) {
-            if (now_ms() > deadline)
+    if (list->cnt) {
+        rd_kafka_resp_err_t e = rd_kafka_assign(c->rk, list);
+        if (e)
+            rc = WEIR_ERR(err, WEIR_EIO, "KAFKA_ERROR",
+                          "Kafka at %s: assign: %s", c->servers,
+                          rd_kafka_err2str(e));
+        c->assigned = !e;
+        if (!rc && !(c->queue = rd_kafka_queue_get_consumer(c->rk)))
+            rc = WEIR_ERR(err, WEIR_ERROR, "KAFKA_ERROR",
+                          "Kafka at %s: no consumer queue", c->servers);
+    }
+    rd_kafka_topic_partition_list_destroy(list);
+    c->deadline = now_ms() + c->timeout_ms;
+    return rc;
+}
+
+/* Messages taken from the consumer's queue at once. */
+#define FETCH_BATCH 1024
+
+int weir__kafka_fetch_next(weir_kafka_consumer *c, size_t max,
+                           weir_kafka_on_message on_message, void *payload,
+                           size_t *delivered, bool *finished, weir_error *err)
+{
+    *delivered = 0;
+    rd_kafka_message_t *msgs[FETCH_BATCH];
+    int rc = 0;
+    while (!rc && c->n_done < c->n_ranges && *delivered < max) {
+        size_t want = max - *delivered;
+        /* Each message yields at most one row: never more than asked. */
+        ssize_t got = rd_kafka_consume_batch_queue(
+            c->queue, 10, msgs, want < FETCH_BATCH ? want : FETCH_BATCH);
+        if (got < 0) {
+            rc = WEIR_ERR(err, WEIR_EIO, "KAFKA_ERROR", "Kafka at %s: %s",
+                          c->servers,
+                          rd_kafka_err2str(rd_kafka_last_error()));
+            break;
+        }
+        if (got == 0) {
+            /* Bounded: no message and no end of partition for the timeout
+             * fails. */
+            if (now_ms() > c->deadline)
                 rc = unreachable(c, RD_KAFKA_RESP_ERR__TIMED_OUT, err);
             continue;
         }
-        deadline = now_ms() + c->timeout_ms;
-        if (m->rkt)
-            rc = on_one(c, m, parts, n, done, &n_done, with_headers,
-                        on_message, payload, err);
-        else if (m->err && m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF &&
-                 m->err != RD_KAFKA_RESP_ERR__TRANSPORT &&
-                 m->err != RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN)
-            rc = WEIR_ERR(err, WEIR_EIO, "KAFKA_ERROR", "Kafka at %s: %s",
-                          c->servers, rd_kafka_message_errstr(m));
-        rd_kafka_message_destroy(m);
+        c->deadline = now_ms() + c->timeout_ms;
+        /* Every message taken is destroyed, also after an error. */
+        for (ssize_t k = 0; k < got; k++) {
+            rd_kafka_message_t *m = msgs[k];
+            if (rc) {
+                rd_kafka_message_destroy(m);
+                continue;
+            }
+            if (m->rkt) {
+                bool passed = false;
+                rc = on_one(c, m, c->ranges, c->n_ranges, c->done, &c->n_done,
+                            c->with_headers, on_message, payload, &passed,
+                            err);
+                *delivered += passed;
+            } else if (m->err && m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF &&
+                       m->err != RD_KAFKA_RESP_ERR__TRANSPORT &&
+                       m->err != RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN)
+                rc = WEIR_ERR(err, WEIR_EIO, "KAFKA_ERROR", "Kafka at %s: %s",
+                              c->servers, rd_kafka_message_errstr(m));
+            rd_kafka_message_destroy(m);
+        }
     }
-    if (list->cnt)
-        rd_kafka_assign(c->rk, NULL);
-    rd_kafka_topic_partition_list_destroy(list);
-    free(done);
+    *finished = !rc && c->n_done >= c->n_ranges;
     return rc;
 }

@@ -57,7 +57,7 @@ typedef struct weir_kafka_partition {
     const char *topic; /* borrowed (consumer: valid until the next call or
                           close; callers: their own) */
     int32_t partition;  /* -1: the topic's metadata is in error */
-    int64_t start, end; /* weir__kafka_fetch: the range [start, end) */
+    int64_t start, end; /* fetching: the range [start, end) */
     const char *error;  /* partition -1: why (e.g. no leader yet) */
 } weir_kafka_partition;
 
@@ -98,19 +98,27 @@ typedef int (*weir_kafka_on_message)(void *payload,
                                      const weir_kafka_message *m,
                                      weir_error *err);
 
-/* Read every message of the ranges [start, end) of parts and pass each to
- * on_message, in offset order per partition. A partition is done when the
- * consumer's position reaches end, not by counting messages (transaction
- * markers and aborted messages leave gaps under read_committed). No answer
- * A range whose end is not readable (under read_committed, past the last
- * stable offset while a transaction is open) ends where the partition's
- * readable messages end: parts[i].end is lowered to it. No answer
- * for the timeout is KAFKA_BROKER_UNREACHABLE; an offset that no longer
- * exists is KAFKA_OFFSET_OUT_OF_RANGE (the source plans again). */
-int weir__kafka_fetch(weir_kafka_consumer *c, weir_kafka_partition *parts,
-                      size_t n, bool with_headers,
-                      weir_kafka_on_message on_message, void *payload,
-                      weir_error *err);
+/* Reading the messages of the ranges [start, end) of parts, pulled a few
+ * at a time (the source's scan reads them while the flow's query runs):
+ * begin assigns the ranges (parts stays borrowed until end); next passes
+ * at most max messages to on_message, in offset order per partition
+ * (*delivered of them), and sets *finished once every range is read; end
+ * unassigns (close does too).
+ *
+ * A partition is done when the consumer's position reaches end, not by
+ * counting messages (transaction markers and aborted messages leave gaps
+ * under read_committed). A range whose end is not readable (under
+ * read_committed, past the last stable offset while a transaction is
+ * open) ends where the partition's readable messages end: parts[i].end is
+ * lowered to it. No answer for the timeout is KAFKA_BROKER_UNREACHABLE;
+ * an offset that no longer exists is KAFKA_OFFSET_OUT_OF_RANGE (the
+ * source plans again). */
+int weir__kafka_fetch_begin(weir_kafka_consumer *c, weir_kafka_partition *parts,
+                            size_t n, bool with_headers, weir_error *err);
+int weir__kafka_fetch_next(weir_kafka_consumer *c, size_t max,
+                           weir_kafka_on_message on_message, void *payload,
+                           size_t *delivered, bool *finished, weir_error *err);
+void weir__kafka_fetch_end(weir_kafka_consumer *c);
 
 /* ---- transactional producer (producer.c): the Kafka sink ---------------- */
 

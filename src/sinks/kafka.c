@@ -33,6 +33,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
 #include "kafka/kafka.h"
 #include "store/meta.h"
 #include "store/topics.h"
@@ -249,28 +251,17 @@ static const char MAGIC[8] = { 'W', 'E', 'I', 'R', 'K', 'F', 'K', '1' };
 #define FRAME_END 0xFFFFFFFFu
 #define BODY_FIXED (4 + 8 + 4 * 4)
 
-typedef struct crc_table {
-    uint32_t t[256];
-} crc_table;
-
-static void crc_init(crc_table *c)
-{
-    for (uint32_t i = 0; i < 256; i++) {
-        uint32_t x = i;
-        for (int k = 0; k < 8; k++)
-            x = (x >> 1) ^ (0xEDB88320u & (0u - (x & 1u)));
-        c->t[i] = x;
-    }
-}
-
-/* CRC-32 (IEEE) of p continuing from crc (0 to start). */
-static uint32_t crc_add(const crc_table *c, uint32_t crc, const void *p, size_t n)
+/* CRC-32 (IEEE, zlib's) of p continuing from crc (0 to start). */
+static uint32_t crc_add(uint32_t crc, const void *p, size_t n)
 {
     const unsigned char *b = p;
-    crc = ~crc;
-    for (size_t i = 0; i < n; i++)
-        crc = c->t[(crc ^ b[i]) & 0xFF] ^ (crc >> 8);
-    return ~crc;
+    while (n) { /* zlib counts in uInt */
+        uInt k = n > (1u << 30) ? (1u << 30) : (uInt)n;
+        crc = (uint32_t)crc32(crc, b, k);
+        b += k;
+        n -= k;
+    }
+    return crc;
 }
 
 static void le32(unsigned char *o, uint32_t v)
@@ -367,7 +358,6 @@ typedef struct stage_writer {
     int fd;
     unsigned char *buf;
     size_t len;
-    crc_table crc;
     uint32_t sum; /* of the frame being written */
     bool failed;
 } stage_writer;
@@ -404,7 +394,7 @@ static void w_raw(stage_writer *w, const void *p, size_t n)
 
 static void w_put(stage_writer *w, const void *p, size_t n)
 {
-    w->sum = crc_add(&w->crc, w->sum, p, n);
+    w->sum = crc_add(w->sum, p, n);
     w_raw(w, p, n);
 }
 
@@ -597,7 +587,6 @@ static int stage(weir_conn *conn, const weir_sink_batch *b, const char *sql,
     if (!rc && !(w = calloc(1, sizeof *w)))
         rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     if (!rc) {
-        crc_init(&w->crc);
         w->fd = -1;
         if (!(w->buf = malloc(STAGE_BUF)))
             rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
@@ -616,7 +605,7 @@ static int stage(weir_conn *conn, const weir_sink_batch *b, const char *sql,
         unsigned char end[4 + 8 + 4];
         le32(end, FRAME_END);
         le64(end + 4, (uint64_t)*rows);
-        le32(end + 12, crc_add(&w->crc, 0, end + 4, 8));
+        le32(end + 12, crc_add(0, end + 4, 8));
         w_raw(w, end, sizeof end);
     }
     if (w && w->fd >= 0) {
@@ -752,7 +741,6 @@ static bool headers_field(record_buf *rb, char *f)
 typedef struct stage_reader {
     FILE *f;
     const char *file;
-    crc_table crc;
     unsigned char *body; /* the current record's, NUL after it */
     size_t cap;
     char *topic; /* the current record's, NUL-terminated */
@@ -806,7 +794,7 @@ static int read_record(stage_reader *r, bool *got, weir_error *err)
     if (len == FRAME_END) {
         unsigned char end[12];
         if (!r_read(r, end, sizeof end) ||
-            crc_add(&r->crc, 0, end, 8) != get32(end + 8) ||
+            crc_add(0, end, 8) != get32(end + 8) ||
             (int64_t)get64(end) != r->n || fgetc(r->f) != EOF)
             return damaged(r, err);
         return 0;
@@ -822,7 +810,7 @@ static int read_record(stage_reader *r, bool *got, weir_error *err)
     }
     unsigned char c[4];
     if (!r_read(r, r->body, len) || !r_read(r, c, 4) ||
-        crc_add(&r->crc, 0, r->body, len) != get32(c))
+        crc_add(0, r->body, len) != get32(c))
         return damaged(r, err);
     r->body[len] = '\0';
     weir_kafka_record *rec = &r->rb.rec;
@@ -899,7 +887,6 @@ static int publish(const weir_sink_batch *b, weir_error *err)
     if (!r)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     r->file = file;
-    crc_init(&r->crc);
     r->f = fopen(file, "rb");
     if (!r->f) {
         int e = errno;

@@ -11,3 +11,4 @@ set(WEIR_SINKS_SOURCES
   src/sinks/sink.c
 )
 set(WEIR_SINKS_DEPS util sql graph store kafka)
+set(WEIR_SINKS_LIBS PkgConfig::ZLIB)

@@ -222,7 +222,7 @@ static int render(weir_buf *out, const weir_source_read *r,
  * longer what the listing saw was being written while read, so the batch
  * may hold part of it. It is remembered, and the engine reads the batch
  * again without it (a later update ingests it once it is stable). */
-static int check_read(const weir_source_ctx *c, const weir_source_batch *b,
+static int check_read(const weir_source_ctx *c, weir_source_batch *b,
                       size_t *changed)
 {
     const file_source *fs = b->impl;
@@ -298,5 +298,6 @@ static int analyze(weir_buf *out, const weir_source_analysis *a,
 }
 
 const weir_source_kind weir__source_files = {
-    "files", accepts, key, plan, render, check_read, commit, progress, analyze
+    "files", accepts, key, plan, render, check_read, commit, progress, analyze,
+    NULL
 };

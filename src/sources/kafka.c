@@ -10,11 +10,13 @@
  * the checkpoint row's position is their running total. Offsets that no
  * longer exist fail the flow (KAFKA_DATA_LOSS) unless failOnDataLoss is
  * false. With local topics (weir test), the same plan runs on the
- * storage's table of messages instead of brokers.
+ * storage's table of messages instead of brokers, and the query reads the
+ * batch's rows from that table.
  */
 #define _GNU_SOURCE
 #include "sources/source.h"
 
+#include <pthread.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +24,7 @@
 
 #include "kafka/kafka.h"
 #include "sources/kafka.h"
-#include "store/meta.h"
+#include "store/scan.h"
 #include "store/topics.h"
 #include "util/str.h"
 
@@ -41,10 +43,20 @@ typedef struct kafka_batch {
     weir_kafka_opts opts;
     kpart *parts;
     size_t n_parts;
-    char table[48];     /* the temporary table with the batch's messages */
-    bool fetched;
-    int64_t rows;
-    weir_appender *msgs, *hdrs;
+    bool first;         /* the flow's first batch in its generation */
+    /* What the flow's query reads (add_scans): */
+    weir_kafka_partition *ranges; /* the partitions with messages to read */
+    size_t n_ranges;
+    weir_conn *conn;
+    int64_t scan, hscan; /* the messages' and headers' scans, or 0 */
+    weir_kafka_consumer *kc; /* the planning consumer, for the first read */
+    /* Set by reads, under lock: */
+    pthread_mutex_t lock;
+    bool lock_init;
+    bool kc_busy;
+    bool read;          /* the messages were read to their end */
+    int64_t rows;       /* how many */
+    const char *local;  /* local topics: their catalog (render reads them) */
 } kafka_batch;
 
 /* Where a batch's partitions and messages come from: the brokers, or the
@@ -337,153 +349,284 @@ static void cap(kafka_batch *kb, bool *more)
     }
 }
 
-/* ---- reading the batch into a temporary table ----------------------------- */
+/* ---- reading the batch while the flow's query runs ----------------------- */
 
-static int on_message(void *payload, const weir_kafka_message *m,
-                      weir_error *err)
+/* The batch's messages are not stored first: the flow's query reads a
+ * scan (store/scan.h) whose reader fetches the planned ranges from Kafka
+ * a chunk at a time, so DuckDB writes the rows while librdkafka fetches
+ * the next ones. With includeHeaders a second scan reads the headers,
+ * joined to the messages by topic, partition and offset. */
+
+static const weir_db_column MSG_COLS[] = {
+    { "key", "BLOB" },       { "value", "BLOB" },      { "topic", "VARCHAR" },
+    { "partition", "INTEGER" }, { "offset", "BIGINT" }, { "timestamp", "TIMESTAMP" },
+    { "timestampType", "INTEGER" },
+};
+static const weir_db_column HDR_COLS[] = {
+    { "topic", "VARCHAR" }, { "partition", "INTEGER" }, { "offset", "BIGINT" },
+    { "idx", "INTEGER" },   { "key", "VARCHAR" },       { "value", "BLOB" },
+};
+
+/* One read of the messages (or headers) of a batch. */
+typedef struct kreader {
+    kafka_batch *kb;
+    bool headers;              /* the headers scan */
+    weir_kafka_consumer *kc;
+    bool own_kc;               /* opened for this read (else kb's) */
+    weir_kafka_partition *ranges; /* a copy: the read may lower ends */
+    size_t n;
+    weir_scan_chunk *ch;       /* during fill */
+    int64_t rows;
+    bool finished;
+    /* Headers of a message that did not fit in the chunk (copies). */
+    struct {
+        char *topic;
+        int32_t partition;
+        int64_t offset;
+        size_t base;   /* the index of h[0] among the message's headers */
+        size_t next, n;
+        weir_kafka_header *h;
+    } rest;
+} kreader;
+
+static void rest_free(kreader *r)
 {
-    (void)err;
-    kafka_batch *kb = payload;
-    weir_appender *a = kb->msgs;
-    weir__appender_col_bytes(a, 0, m->key, m->key_len);
-    weir__appender_col_bytes(a, 1, m->value, m->value_len);
-    weir__appender_col_bytes(a, 2, m->topic, strlen(m->topic));
-    weir__appender_col_i32(a, 3, m->partition);
-    weir__appender_col_i64(a, 4, m->offset);
-    if (m->timestamp_ms >= 0)
-        weir__appender_col_i64(a, 5, m->timestamp_ms * 1000);
-    else
-        weir__appender_col_null(a, 5);
-    weir__appender_col_i32(a, 6, m->timestamp_type);
-    weir__appender_col_i64(a, 7, kb->rows);
-    weir__appender_col_end_row(a);
-    for (size_t i = 0; kb->hdrs && i < m->n_headers; i++) {
-        const weir_kafka_header *h = &m->headers[i];
-        weir__appender_col_i64(kb->hdrs, 0, kb->rows);
-        weir__appender_col_i32(kb->hdrs, 1, (int32_t)i);
-        weir__appender_col_bytes(kb->hdrs, 2, h->key, strlen(h->key));
-        weir__appender_col_bytes(kb->hdrs, 3, h->value, h->value_len);
-        weir__appender_col_end_row(kb->hdrs);
+    for (size_t i = 0; i < r->rest.n; i++) {
+        free((void *)r->rest.h[i].key);
+        free((void *)r->rest.h[i].value);
     }
-    kb->rows++;
+    free(r->rest.h);
+    free(r->rest.topic);
+    memset(&r->rest, 0, sizeof(r->rest));
+}
+
+/* Header rows of headers [i, n) of a message (h[i] is its header
+ * base + i), as many as fit; the index after the last one written. */
+static size_t put_headers(weir_scan_chunk *ch, const char *topic,
+                          int32_t partition, int64_t offset,
+                          const weir_kafka_header *h, size_t base, size_t i,
+                          size_t n)
+{
+    for (; i < n && weir__scan_room(ch) > 0; i++) {
+        weir__scan_col_bytes(ch, 0, topic, strlen(topic));
+        weir__scan_col_i32(ch, 1, partition);
+        weir__scan_col_i64(ch, 2, offset);
+        weir__scan_col_i32(ch, 3, (int32_t)(base + i));
+        weir__scan_col_bytes(ch, 4, h[i].key, strlen(h[i].key));
+        weir__scan_col_bytes(ch, 5, h[i].value, h[i].value_len);
+        weir__scan_end_row(ch);
+    }
+    return i;
+}
+
+/* Keep headers [from, n) of m for the next chunk. */
+static int keep_rest(kreader *r, const weir_kafka_message *m, size_t from,
+                     weir_error *err)
+{
+    size_t n = m->n_headers - from;
+    r->rest.h = calloc(n, sizeof(*r->rest.h));
+    r->rest.topic = strdup(m->topic);
+    bool ok = r->rest.h && r->rest.topic;
+    for (size_t i = 0; ok && i < n; i++) {
+        const weir_kafka_header *h = &m->headers[from + i];
+        char *k = strdup(h->key);
+        void *v = h->value ? malloc(h->value_len + 1) : NULL;
+        if (v)
+            memcpy(v, h->value, h->value_len);
+        r->rest.h[i].key = k;
+        r->rest.h[i].value = v;
+        r->rest.h[i].value_len = h->value_len;
+        r->rest.n = i + 1;
+        ok = k && (v || !h->value);
+    }
+    r->rest.partition = m->partition;
+    r->rest.offset = m->offset;
+    r->rest.base = from;
+    r->rest.next = 0;
+    if (!ok) {
+        rest_free(r);
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
     return 0;
 }
 
-/* The batch's messages from the local topics, numbered in offset order
- * per partition like a fetch: one INSERT of the messages, one of their
- * headers. */
-static int fetch_local(const weir_source_ctx *c, kafka_batch *kb)
+static int put_message(void *payload, const weir_kafka_message *m,
+                       weir_error *err)
 {
-    weir_buf sel = WEIR_BUF_INIT;
-    weir__buf_puts(&sel, "SELECT *, row_number() OVER (ORDER BY \"topic\", "
-                         "\"partition\", \"offset\") - 1 AS \"seq\" FROM ");
-    weir__topics_ref(&sel, c->local_topics);
-    weir__buf_puts(&sel, " WHERE false");
+    kreader *r = payload;
+    weir_scan_chunk *ch = r->ch;
+    if (r->headers) {
+        size_t done = put_headers(ch, m->topic, m->partition, m->offset,
+                                  m->headers, 0, 0, m->n_headers);
+        r->rows++;
+        return done < m->n_headers ? keep_rest(r, m, done, err) : 0;
+    }
+    weir__scan_col_bytes(ch, 0, m->key, m->key_len);
+    weir__scan_col_bytes(ch, 1, m->value, m->value_len);
+    weir__scan_col_bytes(ch, 2, m->topic, strlen(m->topic));
+    weir__scan_col_i32(ch, 3, m->partition);
+    weir__scan_col_i64(ch, 4, m->offset);
+    if (m->timestamp_ms >= 0)
+        weir__scan_col_i64(ch, 5, m->timestamp_ms * 1000);
+    else
+        weir__scan_col_null(ch, 5);
+    weir__scan_col_i32(ch, 6, m->timestamp_type);
+    weir__scan_end_row(ch);
+    r->rows++;
+    return 0;
+}
+
+static void reader_close(void *reader)
+{
+    kreader *r = reader;
+    kafka_batch *kb = r->kb;
+    pthread_mutex_lock(&kb->lock);
+    /* A read of the messages to their end fixes where the batch ends (a
+     * range may end early: an open transaction under read_committed). */
+    if (!r->headers && r->finished) {
+        for (size_t k = 0; k < r->n; k++)
+            for (size_t i = 0; i < kb->n_parts; i++) {
+                kpart *p = &kb->parts[i];
+                if (!p->vanished && p->partition == r->ranges[k].partition &&
+                    !strcmp(p->topic, r->ranges[k].topic) &&
+                    r->ranges[k].end < p->end)
+                    p->end = r->ranges[k].end;
+            }
+        kb->rows = r->rows;
+        kb->read = true;
+    }
+    if (!r->own_kc)
+        kb->kc_busy = false;
+    pthread_mutex_unlock(&kb->lock);
+    weir__kafka_fetch_end(r->kc);
+    if (r->own_kc)
+        weir__kafka_consumer_close(r->kc);
+    rest_free(r);
+    free(r->ranges);
+    free(r);
+}
+
+static int reader_open(void *payload, void **out, bool headers,
+                       weir_error *err)
+{
+    kafka_batch *kb = payload;
+    kreader *r = calloc(1, sizeof(*r));
+    if (!r || !(r->ranges = calloc(kb->n_ranges + 1, sizeof(*r->ranges)))) {
+        free(r);
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    r->kb = kb;
+    r->headers = headers;
+    r->n = kb->n_ranges;
+    memcpy(r->ranges, kb->ranges, kb->n_ranges * sizeof(*r->ranges));
+    /* The planning consumer reads first; a second read opens its own. */
+    pthread_mutex_lock(&kb->lock);
+    if (kb->kc && !kb->kc_busy) {
+        kb->kc_busy = true;
+        r->kc = kb->kc;
+    }
+    pthread_mutex_unlock(&kb->lock);
+    int rc = 0;
+    if (!r->kc) {
+        r->own_kc = true;
+        rc = weir__kafka_consumer_open(&r->kc, kb->opts.client,
+                                       kb->opts.n_client, kb->opts.bootstrap,
+                                       err);
+    }
+    if (!rc)
+        rc = weir__kafka_fetch_begin(r->kc, r->ranges, r->n, headers, err);
+    if (rc) {
+        if (r->kc)
+            reader_close(r);
+        else {
+            free(r->ranges);
+            free(r);
+        }
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
+
+static int open_messages(void *payload, void **out, weir_error *err)
+{
+    return reader_open(payload, out, false, err);
+}
+
+static int open_headers(void *payload, void **out, weir_error *err)
+{
+    return reader_open(payload, out, true, err);
+}
+
+static int reader_fill(void *reader, weir_scan_chunk *ch, bool *done,
+                       weir_error *err)
+{
+    kreader *r = reader;
+    r->ch = ch;
+    int rc = 0;
+    if (!r->headers) {
+        /* One row per message. */
+        size_t got;
+        rc = weir__kafka_fetch_next(r->kc, weir__scan_room(ch), put_message,
+                                    r, &got, &r->finished, err);
+    } else {
+        /* A row per header: a message at a time, what does not fit is
+         * kept for the next chunk. */
+        while (!rc && weir__scan_room(ch) > 0) {
+            if (r->rest.h) {
+                r->rest.next = put_headers(ch, r->rest.topic, r->rest.partition,
+                                           r->rest.offset, r->rest.h,
+                                           r->rest.base, r->rest.next,
+                                           r->rest.n);
+                if (r->rest.next == r->rest.n)
+                    rest_free(r);
+                continue;
+            }
+            if (r->finished)
+                break;
+            size_t got;
+            rc = weir__kafka_fetch_next(r->kc, 1, put_message, r, &got,
+                                        &r->finished, err);
+            if (!got && !r->finished)
+                break; /* nothing yet: DuckDB asks again */
+        }
+    }
+    r->ch = NULL;
+    *done = r->finished && !r->rest.h;
+    return rc;
+}
+
+static const weir_scan_ops MSG_OPS = { open_messages, reader_fill,
+                                       reader_close };
+static const weir_scan_ops HDR_OPS = { open_headers, reader_fill,
+                                       reader_close };
+
+/* The batch's scans, read by the flow's query (render()). */
+static int add_scans(const weir_source_ctx *c, kafka_batch *kb)
+{
+    kb->ranges = weir__arena_array(c->arena, kb->n_parts + 1,
+                                   sizeof(*kb->ranges));
+    if (!kb->ranges)
+        return WEIR_ERR(c->err, WEIR_ENOMEM, NULL, "out of memory");
+    kb->n_ranges = 0;
     for (size_t i = 0; i < kb->n_parts; i++) {
         const kpart *p = &kb->parts[i];
         if (p->vanished || p->end <= p->from)
             continue;
-        weir__buf_puts(&sel, " OR (\"topic\" = ");
-        weir__buf_put_sql_string(&sel, p->topic);
-        weir__buf_printf(&sel, " AND \"partition\" = %d AND \"offset\" >= %lld "
-                               "AND \"offset\" < %lld)",
-                         (int)p->partition, (long long)p->from,
-                         (long long)p->end);
+        weir_kafka_partition *k = &kb->ranges[kb->n_ranges++];
+        k->topic = p->topic;
+        k->partition = p->partition;
+        k->start = p->from;
+        k->end = p->end;
     }
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_printf(&q, "INSERT INTO temp.main.\"%s\" SELECT \"key\", "
-                         "\"value\", \"topic\", \"partition\", \"offset\", "
-                         "\"timestamp\", \"timestampType\", \"seq\" FROM (%s)",
-                     kb->table, weir__buf_cstr(&sel));
-    int64_t rows = 0;
-    int rc = q.failed || sel.failed
-                 ? WEIR_ERR(c->err, WEIR_ENOMEM, NULL, "out of memory")
-                 : weir__conn_exec(c->conn, weir__buf_cstr(&q), &rows, c->err);
-    weir__buf_free(&q);
-    if (!rc && kb->opts.include_headers) {
-        weir__buf_printf(&q, "INSERT INTO temp.main.\"%s_h\" SELECT \"seq\", "
-                             "\"idx\", \"h\".\"key\", \"h\".\"value\" FROM "
-                             "(SELECT \"seq\", unnest(range(len(\"headers\"))) "
-                             "AS \"idx\", unnest(\"headers\") AS \"h\" FROM "
-                             "(%s) WHERE \"headers\" IS NOT NULL)",
-                         kb->table, weir__buf_cstr(&sel));
-        rc = weir__exec_buf(c->conn, &q, c->err);
-        weir__buf_free(&q);
-    }
-    weir__buf_free(&sel);
-    kb->rows = rows;
-    return rc;
-}
-
-static int fetch(const weir_source_ctx *c, kafka_batch *kb, const char *key,
-                 const broker *bk)
-{
-    /* Named after the flow and the source: one per source of a flow. */
-    unsigned long h = 5381;
-    for (const char *s = c->f->display; *s; s++)
-        h = h * 33 + (unsigned char)*s;
-    for (const char *s = key; *s; s++)
-        h = h * 33 + (unsigned char)*s;
-    snprintf(kb->table, sizeof(kb->table), "__weir_kafka_%08lx",
-             h & 0xffffffffUL);
-    /* CREATE OR REPLACE: a batch planned again starts afresh. */
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_printf(&q, "CREATE OR REPLACE TEMP TABLE \"%s\" (\"key\" BLOB, "
-                         "\"value\" BLOB, \"topic\" VARCHAR, \"partition\" "
-                         "INTEGER, \"offset\" BIGINT, \"timestamp\" TIMESTAMP, "
-                         "\"timestampType\" INTEGER, \"seq\" BIGINT); "
-                         "CREATE OR REPLACE TEMP TABLE \"%s_h\" (\"seq\" "
-                         "BIGINT, \"idx\" INTEGER, \"key\" VARCHAR, \"value\" "
-                         "BLOB)",
-                     kb->table, kb->table);
-    int rc = weir__exec_buf(c->conn, &q, c->err);
-    weir__buf_free(&q);
-    if (!rc && bk->local) {
-        rc = fetch_local(c, kb);
-        kb->fetched = !rc;
-        return rc;
-    }
-    if (!rc)
-        rc = weir__appender_open(&kb->msgs, c->conn, "temp", "main", kb->table,
-                                 c->err);
-    char hname[64];
-    snprintf(hname, sizeof(hname), "%s_h", kb->table);
+    pthread_mutex_init(&kb->lock, NULL);
+    kb->lock_init = true;
+    int rc = weir__scan_add(c->conn, MSG_COLS, 7, &MSG_OPS, kb, &kb->scan,
+                            c->err);
     if (!rc && kb->opts.include_headers)
-        rc = weir__appender_open(&kb->hdrs, c->conn, "temp", "main", hname,
-                                 c->err);
-    weir_kafka_partition *ranges =
-        rc ? NULL : weir__arena_array(c->arena, kb->n_parts + 1, sizeof(*ranges));
-    if (!rc && !ranges)
-        rc = WEIR_ERR(c->err, WEIR_ENOMEM, NULL, "out of memory");
-    size_t n = 0;
-    for (size_t i = 0; !rc && i < kb->n_parts; i++) {
-        const kpart *p = &kb->parts[i];
-        if (p->vanished || p->end <= p->from)
-            continue;
-        ranges[n].topic = p->topic;
-        ranges[n].partition = p->partition;
-        ranges[n].start = p->from;
-        ranges[n].end = p->end;
-        n++;
-    }
-    kb->rows = 0;
-    if (!rc)
-        rc = weir__kafka_fetch(bk->kc, ranges, n, kb->opts.include_headers,
-                               on_message, kb, c->err);
-    /* A range may end early (an open transaction under read_committed). */
-    for (size_t i = 0, k = 0; !rc && i < kb->n_parts && k < n; i++) {
-        kpart *p = &kb->parts[i];
-        if (p->vanished || p->end <= p->from)
-            continue;
-        p->end = ranges[k++].end;
-    }
-    weir_error ignore;
-    int crc = weir__appender_close(kb->msgs, rc ? &ignore : c->err);
-    int hrc = weir__appender_close(kb->hdrs, rc || crc ? &ignore : c->err);
-    kb->msgs = kb->hdrs = NULL;
-    if (!rc)
-        rc = crc ? crc : hrc;
-    kb->fetched = !rc;
+        rc = weir__scan_add(c->conn, HDR_COLS, 6, &HDR_OPS, kb, &kb->hscan,
+                            c->err);
+    kb->conn = c->conn;
     return rc;
 }
 
@@ -554,8 +697,18 @@ static int plan(const weir_source_ctx *c, const weir_input *in,
      * first batch, new or vanished partitions and skipped offsets are
      * recorded even when no message is read. */
     int64_t moved = 0;
-    if (!rc && position(kb, none, &moved) && moved)
-        rc = fetch(c, kb, b->key, &bk);
+    kb->first = none;
+    if (!rc && position(kb, none, &moved) && moved && bk.local) {
+        /* Local offsets are dense: the batch reads every one it moves
+         * over, from the table render names. */
+        kb->local = c->local_topics;
+        kb->read = true;
+        kb->rows = moved;
+    } else if (!rc && moved) {
+        rc = add_scans(c, kb);
+        kb->kc = bk.kc; /* the first read's consumer; release() closes it */
+        bk.kc = NULL;
+    }
     weir__kafka_consumer_close(bk.kc);
     weir__rows_free(bk.local);
     if (!rc)
@@ -586,30 +739,96 @@ static void empty_relation(weir_buf *out, bool headers)
     weir__buf_puts(out, " WHERE false)");
 }
 
+/* The batch's messages in the local topics: its ranges of the table. */
+static void render_local(weir_buf *out, const kafka_batch *kb)
+{
+    weir__buf_puts(out, "(SELECT ");
+    put_columns(out, "");
+    if (kb->opts.include_headers)
+        weir__buf_puts(out, ", \"headers\"");
+    weir__buf_puts(out, " FROM ");
+    weir__topics_ref(out, kb->local);
+    weir__buf_puts(out, " WHERE false");
+    for (size_t i = 0; i < kb->n_parts; i++) {
+        const kpart *p = &kb->parts[i];
+        if (p->vanished || p->end <= p->from)
+            continue;
+        weir__buf_puts(out, " OR (\"topic\" = ");
+        weir__buf_put_sql_string(out, p->topic);
+        weir__buf_printf(out, " AND \"partition\" = %d AND \"offset\" >= %lld "
+                              "AND \"offset\" < %lld)",
+                         (int)p->partition, (long long)p->from,
+                         (long long)p->end);
+    }
+    weir__buf_putc(out, ')');
+}
+
 static int render(weir_buf *out, const weir_source_read *r,
                   const weir_source_batch *b, weir_error *err)
 {
     (void)r;
     (void)err;
     const kafka_batch *kb = b->impl;
-    if (!kb || !kb->fetched) {
+    if (kb && kb->local) {
+        render_local(out, kb);
+        return 0;
+    }
+    if (!kb || !kb->scan) {
         empty_relation(out, kb && kb->opts.include_headers);
         return 0;
     }
     weir__buf_puts(out, "(SELECT ");
     if (!kb->opts.include_headers) {
         put_columns(out, "");
-        weir__buf_printf(out, " FROM temp.main.\"%s\")", kb->table);
+        weir__buf_puts(out, " FROM ");
+        weir__scan_sql(out, kb->scan);
+        weir__buf_putc(out, ')');
         return 0;
     }
     put_columns(out, "m.");
-    weir__buf_printf(out, ", h.\"headers\" FROM temp.main.\"%s\" AS m LEFT "
-                          "JOIN (SELECT \"seq\", list({'key': \"key\", "
-                          "'value': \"value\"} ORDER BY \"idx\") AS "
-                          "\"headers\" FROM temp.main.\"%s_h\" GROUP BY "
-                          "\"seq\") AS h ON h.\"seq\" = m.\"seq\")",
-                     kb->table, kb->table);
+    weir__buf_puts(out, ", h.\"headers\" FROM ");
+    weir__scan_sql(out, kb->scan);
+    weir__buf_puts(out, " AS m LEFT JOIN (SELECT \"topic\", \"partition\", "
+                        "\"offset\", list({'key': \"key\", 'value': "
+                        "\"value\"} ORDER BY \"idx\") AS \"headers\" FROM ");
+    weir__scan_sql(out, kb->hscan);
+    weir__buf_puts(out, " GROUP BY ALL) AS h ON h.\"topic\" = m.\"topic\" AND "
+                        "h.\"partition\" = m.\"partition\" AND h.\"offset\" = "
+                        "m.\"offset\")");
     return 0;
+}
+
+/* After the query: where the read ended is the batch's end (a range may
+ * have ended early). */
+static int check_read(const weir_source_ctx *c, weir_source_batch *b,
+                      size_t *changed)
+{
+    (void)c;
+    (void)changed;
+    kafka_batch *kb = b->impl;
+    int64_t moved;
+    if (kb && kb->scan)
+        b->end = b->start + position(kb, kb->first, &moved);
+    return 0;
+}
+
+/* The batch is over: its scans go, and the planning consumer. */
+static void release(const weir_source_ctx *c, weir_source_batch *b)
+{
+    (void)c;
+    kafka_batch *kb = b->impl;
+    if (!kb)
+        return;
+    if (kb->conn) {
+        weir__scan_remove(kb->conn, kb->scan);
+        weir__scan_remove(kb->conn, kb->hscan);
+    }
+    kb->scan = kb->hscan = 0;
+    weir__kafka_consumer_close(kb->kc);
+    kb->kc = NULL;
+    if (kb->lock_init)
+        pthread_mutex_destroy(&kb->lock);
+    kb->lock_init = false;
 }
 
 /* Every partition's offsets after the batch, in its transaction, and a
@@ -678,7 +897,7 @@ static void progress(const weir_source_ctx *c, const weir_source_batch *b,
     weir__buf_printf(d, ", \"start_offset\": %lld, \"end_offset\": %lld, "
                         "\"numInputRows\": %lld, \"startOffset\": ",
                      (long long)b->start, (long long)b->end,
-                     (long long)(kb->fetched ? kb->rows : 0));
+                     (long long)(kb->read ? kb->rows : 0));
     put_offsets(d, kb, false);
     weir__buf_puts(d, ", \"endOffset\": ");
     put_offsets(d, kb, true);
@@ -701,5 +920,6 @@ static int analyze(weir_buf *out, const weir_source_analysis *a,
 }
 
 const weir_source_kind weir__source_kafka = {
-    "kafka", accepts, key, plan, render, NULL, commit, progress, analyze
+    "kafka", accepts, key,      plan,    render, check_read,
+    commit,  progress, analyze, release
 };

@@ -89,5 +89,5 @@ static int render(weir_buf *out, const weir_source_read *r,
 
 const weir_source_kind weir__source_range = {
     "range", accepts, key, plan, render, NULL, NULL,
-    weir__source_progress_offsets, NULL
+    weir__source_progress_offsets, NULL, NULL
 };

@@ -10,11 +10,14 @@
  *                   batch's bounds [start, end).
  *   2. render():    the batch as a DuckDB relation in the flow's query.
  *   3. check_read() after the query ran (optional): is what was read
- *                   still what was planned?
+ *                   still what was planned? (It may lower the batch's
+ *                   end: a Kafka range that ended early.)
  *   4. commit():    in the batch's transaction, what the kind records
  *                   besides the checkpoint row (which the engine writes
  *                   with `end` as the source's new position).
  *   analyze():      the source's schema for resolution and dry runs.
+ *   release():      (optional) the batch is over, committed or not: free
+ *                   what plan() holds beyond the arena.
  *
  * A full refresh needs nothing from a kind: it opens a new generation in
  * the checkpoint store, and every position is read per generation.
@@ -129,7 +132,7 @@ typedef struct weir_source_kind {
                   const weir_source_batch *b, weir_error *err);
     /* After the batch was read: files that changed are added to
      * c->unstable and counted in *changed. NULL = nothing to check. */
-    int (*check_read)(const weir_source_ctx *c, const weir_source_batch *b,
+    int (*check_read)(const weir_source_ctx *c, weir_source_batch *b,
                       size_t *changed);
     /* Records besides the checkpoint row. NULL = none. */
     int (*commit)(const weir_source_ctx *c, const weir_source_batch *b);
@@ -141,6 +144,9 @@ typedef struct weir_source_kind {
      * WEIR_ENOTFOUND = the query's default translation. */
     int (*analyze)(weir_buf *out, const weir_source_analysis *a,
                    weir_error *err);
+    /* Every planned batch, after its query and commit or failure. NULL =
+     * nothing to free. */
+    void (*release)(const weir_source_ctx *c, weir_source_batch *b);
 } weir_source_kind;
 
 /* The kind of a streaming input (never NULL: tables are the default). */

@@ -8,12 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <duckdb.h>
 
 #include "sql/sql.h"
 #include "store/macros.h"
 #include "store/tally.h"
+#include "store/scan.h"
 #include "weir.h"
 
 struct weir_db {
@@ -21,6 +23,7 @@ struct weir_db {
     weir_tallies *tallies; /* of __weir_tally (tally.c) */
     weir_macros *macros;   /* lazy_macros: those not created yet */
     char memory_limit[64]; /* as configured, or "" */
+    weir_scans *scans;     /* owned by DuckDB (scan.h) */
 };
 
 /* weir's session setup made instance-wide: settings become SET GLOBAL and
@@ -73,6 +76,7 @@ struct weir_conn {
     weir_db *db;
     uint64_t statements; /* SQL texts handed to DuckDB (weir__conn_statements) */
     const char *memory_limit; /* the instance's, or NULL */
+    weir_scans *scans;        /* the instance's */
 };
 
 /* c's DuckDB handle, for one more statement, sql (with lazy macros, the
@@ -89,12 +93,26 @@ uint64_t weir__conn_statements(const weir_conn *c)
     return c->statements;
 }
 
+weir_scans *weir__conn_scans(weir_conn *c)
+{
+    return c->scans;
+}
+
 /* DuckDB's errors go through weir__db_error (db_error.c); memory_limit
  * names the configured limit in out-of-memory messages. */
 static int engine_error(weir_error *err, const char *what, const char *msg,
                         const char *memory_limit)
 {
     return weir__db_error(err, what, msg, memory_limit);
+}
+
+/* A query of c failed: the error of a scan's reader that failed it (with
+ * its class), else DuckDB's. */
+static int query_error(weir_conn *c, weir_error *err, const char *msg)
+{
+    if (weir__scans_take_error(c->scans, c, err))
+        return err->code;
+    return engine_error(err, "", msg, c->memory_limit);
 }
 
 const char *weir__db_version(void)
@@ -154,6 +172,8 @@ int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
     if (!rc && weir__tallies_register(db->tallies, c))
         rc = WEIR_ERR(err, WEIR_EENGINE, NULL,
                       "cannot register weir's functions in DuckDB");
+    if (!rc)
+        rc = weir__scans_install(c, &db->scans, err);
     if (connected)
         duckdb_disconnect(&c);
     if (rc) {
@@ -223,6 +243,7 @@ int weir__db_connect(weir_conn **out, weir_db *db, weir_error *err)
     }
     c->memory_limit = db->memory_limit[0] ? db->memory_limit : NULL;
     c->db = db;
+    c->scans = db->scans;
     *out = c;
     return 0;
 }
@@ -246,13 +267,55 @@ void weir__conn_close(weir_conn *c)
     free(c);
 }
 
+/* A query that reads a scan (scan.h) runs a task at a time: its reader
+ * waits on a DuckDB worker for what it fetches, and duckdb_query()'s
+ * client thread would spin all that while for a task to take, a core
+ * taken from the reader and the broker. Here the client thread sleeps a
+ * little when no task is ready. A statement that does not prepare alone
+ * (several statements) is left to duckdb_query(). Returns DuckDBError
+ * with *r set as duckdb_query() does. */
+static duckdb_state query_patient(duckdb_connection h, const char *sql,
+                                  duckdb_result *r)
+{
+    duckdb_prepared_statement st = NULL;
+    if (duckdb_prepare(h, sql, &st) == DuckDBError) {
+        duckdb_destroy_prepare(&st);
+        return duckdb_query(h, sql, r);
+    }
+    duckdb_pending_result pending = NULL;
+    if (duckdb_pending_prepared(st, &pending) == DuckDBError) {
+        duckdb_destroy_pending(&pending);
+        duckdb_destroy_prepare(&st);
+        return duckdb_query(h, sql, r);
+    }
+    for (bool done = false; !done;) {
+        switch (duckdb_pending_execute_task(pending)) {
+        case DUCKDB_PENDING_NO_TASKS_AVAILABLE: {
+            struct timespec nap = { 0, 200000 };
+            nanosleep(&nap, NULL);
+            break;
+        }
+        case DUCKDB_PENDING_RESULT_NOT_READY:
+            break;
+        default: /* ready, or an error that execute_pending reports */
+            done = true;
+        }
+    }
+    duckdb_state state = duckdb_execute_pending(pending, r);
+    duckdb_destroy_pending(&pending);
+    duckdb_destroy_prepare(&st);
+    return state;
+}
+
 int weir__conn_exec(weir_conn *c, const char *sql, int64_t *rows_changed,
                     weir_error *err)
 {
     duckdb_result r;
-    if (duckdb_query(counted(c, sql), sql, &r) == DuckDBError) {
-        int rc = engine_error(err, "", duckdb_result_error(&r),
-                              c->memory_limit);
+    duckdb_state state = weir__scans_live(c->scans, c)
+                             ? query_patient(counted(c, sql), sql, &r)
+                             : duckdb_query(counted(c, sql), sql, &r);
+    if (state == DuckDBError) {
+        int rc = query_error(c, err, duckdb_result_error(&r));
         duckdb_destroy_result(&r);
         return rc;
     }
@@ -486,8 +549,7 @@ int weir__conn_query(weir_conn *c, const char *sql, weir_rows **out,
     free(wrapped);
     if (qs == DuckDBError) {
         weir__arena_free(&types_arena);
-        int rc = engine_error(err, "", duckdb_result_error(&r),
-                              c->memory_limit);
+        int rc = query_error(c, err, duckdb_result_error(&r));
         duckdb_destroy_result(&r);
         return rc;
     }
@@ -561,8 +623,7 @@ int weir__conn_scalar_i64(weir_conn *c, const char *sql, int64_t *out,
     if (is_null)
         *is_null = true;
     if (duckdb_query(counted(c, sql), sql, &r) == DuckDBError) {
-        int rc = engine_error(err, "", duckdb_result_error(&r),
-                              c->memory_limit);
+        int rc = query_error(c, err, duckdb_result_error(&r));
         duckdb_destroy_result(&r);
         return rc;
     }
@@ -582,8 +643,7 @@ int weir__conn_scalar_text(weir_conn *c, const char *sql, char **out,
     duckdb_result r;
     *out = NULL;
     if (duckdb_query(counted(c, sql), sql, &r) == DuckDBError) {
-        int rc = engine_error(err, "", duckdb_result_error(&r),
-                              c->memory_limit);
+        int rc = query_error(c, err, duckdb_result_error(&r));
         duckdb_destroy_result(&r);
         return rc;
     }
@@ -884,8 +944,7 @@ int weir__conn_arrow(weir_conn *c, const char *sql, weir_arrow_stream **out,
     if (!s)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     if (duckdb_query(counted(c, sql), sql, &s->result) == DuckDBError) {
-        int rc = engine_error(err, "", duckdb_result_error(&s->result),
-                              c->memory_limit);
+        int rc = query_error(c, err, duckdb_result_error(&s->result));
         duckdb_destroy_result(&s->result);
         free(s);
         return rc;
@@ -983,8 +1042,7 @@ int weir__conn_cursor(weir_conn *c, const char *sql, weir_db_cursor **out,
         rc = engine_error(err, "", duckdb_prepare_error(k->stmt), c->memory_limit);
     } else {
         if (duckdb_execute_prepared_streaming(k->stmt, &k->result) == DuckDBError)
-            rc = engine_error(err, "", duckdb_result_error(&k->result),
-                              c->memory_limit);
+            rc = query_error(c, err, duckdb_result_error(&k->result));
         k->have_result = true;
     }
     if (!rc) {

@@ -3,6 +3,7 @@ set(WEIR_STORE_SOURCES
   src/store/db_error.c
   src/store/macros.c
   src/store/meta.c
+  src/store/scan.c
   src/store/storage.c
   src/store/topics.c
   src/store/tally.c

@@ -10,9 +10,11 @@
  *   ktool -b ADDR produce TOPIC [-p P] [-H name=value]...
  *         one message per stdin line: "key<TAB>value", or a value alone
  *         (no key); -p: that partition, else the default partitioner
- *   ktool -b ADDR produce-n TOPIC N [-s BYTES] [-p P]
+ *   ktool -b ADDR produce-n TOPIC N [-s BYTES] [-p P] [-x]
  *         N messages key "k<i>", value "v<i>" padded to BYTES; prints
- *         "rows<TAB>seconds" (the producer floor of bench/kafka.sh)
+ *         "rows<TAB>seconds" (the producer floor of bench/kafka.sh); -x:
+ *         in one transaction of a transactional (idempotent) producer, as
+ *         weir's Kafka sink publishes a batch
  *   ktool -b ADDR produce-txn TOPIC N [-p P] [-a] [-w SECONDS]
  *         N messages key "t<i>", value "x<i>" in one transaction, committed
  *         (-a: aborted); -w: held open SECONDS after sending ("open" is
@@ -234,7 +236,8 @@ static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaqu
     }
 }
 
-static rd_kafka_t *producer(int *failed)
+/* txn_id: a transactional producer of that id (NULL: a plain one). */
+static rd_kafka_t *producer(int *failed, const char *txn_id)
 {
     static const char *const extra[] = { "linger.ms", "5", "acks", "all",
                                          "batch.size", "1000000", NULL };
@@ -243,6 +246,8 @@ static rd_kafka_t *producer(int *failed)
     rd_kafka_conf_set(conf, "bootstrap.servers", broker, err, sizeof err);
     for (size_t i = 0; extra[i]; i += 2)
         rd_kafka_conf_set(conf, extra[i], extra[i + 1], err, sizeof err);
+    if (txn_id)
+        rd_kafka_conf_set(conf, "transactional.id", txn_id, err, sizeof err);
     rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
     rd_kafka_conf_set_opaque(conf, failed);
     rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
@@ -289,7 +294,7 @@ static int finish(rd_kafka_t *rk, int *failed)
 static int cmd_produce(const char *topic, int part, rd_kafka_headers_t *hdrs)
 {
     int failed = 0;
-    rd_kafka_t *rk = producer(&failed);
+    rd_kafka_t *rk = producer(&failed, NULL);
     char *line = NULL;
     size_t cap = 0;
     ssize_t n;
@@ -308,13 +313,25 @@ static int cmd_produce(const char *topic, int part, rd_kafka_headers_t *hdrs)
     return finish(rk, &failed);
 }
 
-static int cmd_produce_n(const char *topic, long long count, size_t size, int part)
+static int cmd_produce_n(const char *topic, long long count, size_t size, int part,
+                         int txn)
 {
     int failed = 0;
-    rd_kafka_t *rk = producer(&failed);
+    char id[64];
+    snprintf(id, sizeof id, "ktool-n-%ld", (long)getpid());
+    double t0 = now();
+    rd_kafka_t *rk = producer(&failed, txn ? id : NULL);
+    rd_kafka_error_t *e = NULL;
+    if (txn && !(e = rd_kafka_init_transactions(rk, TIMEOUT_MS)))
+        e = rd_kafka_begin_transaction(rk);
+    if (e) {
+        int rc = fail("transaction", rd_kafka_error_string(e));
+        rd_kafka_error_destroy(e);
+        rd_kafka_destroy(rk);
+        return rc;
+    }
     char key[32];
     char *val = malloc(size + 32);
-    double t0 = now();
     for (long long i = 0; i < count; i++) {
         int kl = snprintf(key, sizeof key, "k%lld", i);
         int vl = snprintf(val, size + 32, "v%lld", i);
@@ -326,6 +343,10 @@ static int cmd_produce_n(const char *topic, long long count, size_t size, int pa
         produce_one(rk, topic, part, key, (size_t)kl, val, len, NULL);
         if ((i & 1023) == 0)
             rd_kafka_poll(rk, 0);
+    }
+    if (txn && (e = rd_kafka_commit_transaction(rk, TIMEOUT_MS * 4))) {
+        failed = fail("commit", rd_kafka_error_string(e));
+        rd_kafka_error_destroy(e);
     }
     int rc = finish(rk, &failed);
     printf("%lld\t%.3f\n", count, now() - t0);
@@ -519,16 +540,18 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "produce-n") && n >= 2) {
         size_t size = 16;
-        int part = -1;
+        int part = -1, txn = 0;
         for (int i = 2; i < n; i++) {
             if (!strcmp(a[i], "-s") && i + 1 < n)
                 size = (size_t)atol(a[++i]);
             else if (!strcmp(a[i], "-p") && i + 1 < n)
                 part = atoi(a[++i]);
+            else if (!strcmp(a[i], "-x"))
+                txn = 1;
             else
                 return usage();
         }
-        return cmd_produce_n(a[0], atoll(a[1]), size, part);
+        return cmd_produce_n(a[0], atoll(a[1]), size, part, txn);
     }
     if (!strcmp(cmd, "produce-txn") && n >= 2) {
         int part = -1, abort_it = 0, wait_s = 0;

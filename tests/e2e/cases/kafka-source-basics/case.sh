@@ -120,3 +120,19 @@ v10"
 expect_query "SELECT count(*) AS n FROM bronze" "n
 12"
 
+
+# A message with more headers than a DuckDB data chunk has rows (2048): the
+# headers scan carries the rest into the next chunk, in order; a message
+# without headers has none (NULL).
+hdrs=()
+for i in $(seq 0 2099); do hdrs+=(-H "h$i=v$i"); done
+printf 'r1\tmany\n' | ktool produce refunds "${hdrs[@]}"
+printf 'r2\tnone\n' | ktool produce refunds
+run_weir run
+expect_exit 0
+expect_query "SELECT CAST(value AS STRING) AS v, size(headers) AS n, headers[0].key AS k0, CAST(try_element_at(headers, 2100).value AS STRING) AS last FROM bronze WHERE topic = 'refunds' ORDER BY \`offset\`" "v,n,k0,last
+back,2,src,
+many,2100,h0,v2099
+none,,,"
+expect_query "SELECT count(*) AS n FROM (SELECT posexplode(headers) FROM bronze WHERE CAST(value AS STRING) = 'many') WHERE col.key <> concat('h', pos)" "n
+0"
