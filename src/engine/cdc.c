@@ -31,7 +31,6 @@
 
 #define RESERVED_PREFIX "__spark_autocdc_"
 #define BATCH "__weir_cdc_batch"
-#define CAND "__weir_cdc_cand"
 #define APPLY "__weir_cdc_apply"
 #define NEW "__weir_cdc_new"
 #define WIN "__weir_cdc_win"
@@ -387,12 +386,13 @@ static int key_cols(cdc_run *r, weir_buf *out)
     return out->failed ? oom(r->err) : 0;
 }
 
-static int truncate_scd1(cdc_run *r, weir_cdc_metrics *m)
+/* The batch's truncates (*n of them): their latest sequence is recorded,
+ * and the rows and state of keys whose last change is not newer go. */
+static int truncate_scd1(cdc_run *r, int64_t *n, weir_cdc_metrics *m)
 {
-    int64_t n = 0;
     weir__buf_puts(&r->q, "SELECT count(*) FROM " BATCH " WHERE __weir_trunc");
-    int rc = scalar_q(r, &n);
-    if (rc || !n)
+    int rc = scalar_q(r, n);
+    if (rc || !*n)
         return rc;
     weir__buf_puts(&r->q, "INSERT INTO ");
     hidden(r, "truncate");
@@ -442,14 +442,11 @@ static int state_merge(cdc_run *r, const char *src)
     return run_q(r, NULL);
 }
 
-/* The changes newer than the key's state and the last truncate, then one
- * row per key: the newest change, or with IGNORE NULL UPDATES each
- * column's newest non-NULL value since the key's last delete. */
-static int scd1_apply_rows(cdc_run *r, int64_t *n_cand)
+/* FROM and WHERE of the candidates: the changes newer than the key's
+ * state and the last truncate. */
+static void scd1_candidates(cdc_run *r)
 {
-    weir__buf_puts(&r->q, "CREATE OR REPLACE TEMP TABLE " CAND
-                          " AS SELECT __weir_b.* FROM " BATCH
-                          " AS __weir_b LEFT JOIN ");
+    weir__buf_puts(&r->q, " FROM " BATCH " AS __weir_b LEFT JOIN ");
     hidden(r, "state");
     weir__buf_puts(&r->q, " AS __weir_s ON ");
     keys_equal(r, "__weir_b", "__weir_s");
@@ -459,24 +456,33 @@ static int scd1_apply_rows(cdc_run *r, int64_t *n_cand)
                           "__weir_b.__weir_seq <= (SELECT max(__weir_seq) FROM ");
     hidden(r, "truncate");
     weir__buf_puts(&r->q, "), false)");
-    int rc = run_q(r, NULL);
-    if (rc)
-        return rc;
-    weir__buf_puts(&r->q, "SELECT count(*) FROM " CAND);
-    if ((rc = scalar_q(r, n_cand)))
-        return rc;
+}
+
+/* One row per key with candidates: the newest, or with IGNORE NULL
+ * UPDATES each column's newest non-NULL value since the key's last
+ * delete; __weir_n counts the key's candidates. */
+static int scd1_apply_rows(cdc_run *r)
+{
     weir__buf_puts(&r->q, "CREATE OR REPLACE TEMP TABLE " APPLY " AS ");
     if (!r->c->ignore_null_updates) {
-        weir__buf_puts(&r->q, "SELECT *, false AS __weir_fresh FROM " CAND
-                              " QUALIFY row_number() OVER (PARTITION BY ");
-        list(r, NULL, r->keys, r->n_keys);
-        weir__buf_puts(&r->q, " ORDER BY __weir_seq DESC, __weir_del DESC) = 1");
+        weir__buf_puts(&r->q, "SELECT __weir_b.*, false AS __weir_fresh, "
+                              "count(*) OVER (PARTITION BY ");
+        list(r, "__weir_b", r->keys, r->n_keys);
+        weir__buf_puts(&r->q, ") AS __weir_n");
+        scd1_candidates(r);
+        weir__buf_puts(&r->q, " QUALIFY row_number() OVER (PARTITION BY ");
+        list(r, "__weir_b", r->keys, r->n_keys);
+        weir__buf_puts(&r->q, " ORDER BY __weir_b.__weir_seq DESC, "
+                              "__weir_b.__weir_del DESC) = 1");
         return run_q(r, NULL);
     }
-    weir__buf_puts(&r->q, "WITH __weir_c AS (SELECT *, max(CASE WHEN __weir_del "
-                          "THEN __weir_seq END) OVER (PARTITION BY ");
-    list(r, NULL, r->keys, r->n_keys);
-    weir__buf_puts(&r->q, ") AS __weir_lastdel FROM " CAND ") SELECT ");
+    weir__buf_puts(&r->q, "WITH __weir_c AS (SELECT __weir_b.*, max(CASE WHEN "
+                          "__weir_b.__weir_del THEN __weir_b.__weir_seq END) OVER "
+                          "(PARTITION BY ");
+    list(r, "__weir_b", r->keys, r->n_keys);
+    weir__buf_puts(&r->q, ") AS __weir_lastdel");
+    scd1_candidates(r);
+    weir__buf_puts(&r->q, ") SELECT ");
     list(r, NULL, r->keys, r->n_keys);
     for (size_t i = 0; i < r->n_data; i++) {
         if (is_key(r, r->data[i]))
@@ -492,7 +498,8 @@ static int scd1_apply_rows(cdc_run *r, int64_t *n_cand)
     weir__buf_puts(&r->q, ", max(__weir_seq) AS __weir_seq, "
                           "coalesce(max(__weir_lastdel) >= max(__weir_seq), false) "
                           "AS __weir_del, max(__weir_lastdel) IS NOT NULL AS "
-                          "__weir_fresh FROM __weir_c GROUP BY ");
+                          "__weir_fresh, count(*) AS __weir_n FROM __weir_c "
+                          "GROUP BY ");
     list(r, NULL, r->keys, r->n_keys);
     return run_q(r, NULL);
 }
@@ -507,33 +514,23 @@ static int scd1(cdc_run *r, bool fresh, int64_t n_changes,
         rc = kc.failed ? oom(r->err)
                        : hidden_table(r, "state", weir__buf_cstr(&kc), fresh);
     weir__buf_free(&kc);
+    int64_t n_trunc = 0, n_cand = 0, ups = 0, changed = 0;
     if (!rc)
         rc = hidden_table(r, "truncate", "__weir_seq", fresh);
     if (!rc)
-        rc = truncate_scd1(r, m);
-    int64_t n_trunc = 0, n_cand = 0;
-    if (!rc) {
-        weir__buf_puts(&r->q, "SELECT count(*) FROM " BATCH " WHERE __weir_trunc");
-        rc = scalar_q(r, &n_trunc);
-    }
+        rc = truncate_scd1(r, &n_trunc, m);
     if (!rc)
-        rc = scd1_apply_rows(r, &n_cand);
+        rc = scd1_apply_rows(r);
     if (rc)
         return rc;
-    m->ignored += n_changes - n_trunc - n_cand;
-    int64_t ups = 0, dels = 0;
+    weir__buf_puts(&r->q, "SELECT sum(__weir_n) FROM " APPLY);
+    if ((rc = scalar_q(r, &n_cand)))
+        return rc;
     weir__buf_puts(&r->q, "SELECT count(*) FILTER (WHERE NOT __weir_del) FROM " APPLY);
     if ((rc = scalar_q(r, &ups)))
         return rc;
-    weir__buf_puts(&r->q, "SELECT count(*) FROM " APPLY " AS __weir_a JOIN ");
-    weir__phys(&r->q, r->t);
-    weir__buf_puts(&r->q, " AS __weir_t ON ");
-    keys_equal(r, "__weir_t", "__weir_a");
-    weir__buf_puts(&r->q, " WHERE __weir_a.__weir_del");
-    if ((rc = scalar_q(r, &dels)))
-        return rc;
+    m->ignored += n_changes - n_trunc - n_cand;
     m->upserted += ups;
-    m->deleted += dels;
     /* The target. */
     weir__buf_puts(&r->q, "MERGE INTO ");
     weir__phys(&r->q, r->t);
@@ -572,8 +569,10 @@ static int scd1(cdc_run *r, bool fresh, int64_t n_changes,
     weir__buf_puts(&r->q, ") VALUES (");
     list(r, "__weir_a", r->data, r->n_data);
     weir__buf_puts(&r->q, ")");
-    if ((rc = run_q(r, NULL)))
+    /* Each upsert inserts or updates one row: the rest are deletions. */
+    if ((rc = run_q(r, &changed)))
         return rc;
+    m->deleted += changed - ups;
     /* The keys' state: tombstones included. */
     return state_merge(r, APPLY);
 }
@@ -865,6 +864,70 @@ static int scd2(cdc_run *r, bool fresh, int64_t n_changes, weir_cdc_metrics *m)
     return rc;
 }
 
+/* The keys (sorted, lower case) and the SEQUENCE BY type the state table
+ * was made for, "k1, k2 | TYPE", in *old (NULL: no state yet), and the
+ * flow's own in *now. */
+static int state_shape(cdc_run *r, char **old, char **now)
+{
+    char name[900];
+    snprintf(name, sizeof(name), "autocdc_state:%s", r->t->display);
+    weir__buf_puts(&r->q, "SELECT string_agg(lower(column_name), ', ' ORDER BY "
+                          "lower(column_name)) FILTER (WHERE column_name NOT IN "
+                          "('__weir_seq', '__weir_del')) || ' | ' || any_value("
+                          "data_type) FILTER (WHERE column_name = '__weir_seq') "
+                          "FROM duckdb_columns() WHERE database_name = ");
+    weir__buf_put_sql_string(&r->q, r->cat);
+    weir__buf_puts(&r->q, " AND schema_name = '_weir' AND table_name = ");
+    weir__buf_put_sql_string(&r->q, name);
+    int rc = r->q.failed ? oom(r->err)
+                         : weir__conn_scalar_text(r->conn, weir__buf_cstr(&r->q),
+                                                  old, r->err);
+    weir__buf_clear(&r->q);
+    if (rc || !*old)
+        return rc;
+    weir__buf_puts(&r->q, "SELECT string_agg(lower(k), ', ' ORDER BY lower(k)) "
+                          "|| ' | ' || (SELECT data_type FROM duckdb_columns() "
+                          "WHERE database_name = 'temp' AND table_name = '"
+                          BATCH "' AND column_name = '__weir_seq') FROM (VALUES ");
+    for (size_t i = 0; i < r->n_keys; i++) {
+        weir__buf_puts(&r->q, i ? ", (" : "(");
+        weir__buf_put_sql_string(&r->q, r->keys[i]);
+        weir__buf_puts(&r->q, ")");
+    }
+    weir__buf_puts(&r->q, ") AS __weir_k(k)");
+    rc = r->q.failed ? oom(r->err)
+                     : weir__conn_scalar_text(r->conn, weir__buf_cstr(&r->q),
+                                              now, r->err);
+    weir__buf_clear(&r->q);
+    return rc;
+}
+
+/* The state orders changes by the keys and SEQUENCE BY it was made for:
+ * when the flow's differ, only a full refresh can rebuild it. */
+static int check_state(cdc_run *r)
+{
+    char *old = NULL, *now = NULL;
+    int rc = state_shape(r, &old, &now);
+    if (!rc && old && now && strcmp(old, now) != 0) {
+        weir_buf m = WEIR_BUF_INIT;
+        weir__buf_printf(&m, "AUTO CDC flow '%s': its keys or the type of its "
+                             "SEQUENCE BY changed since %s was last updated "
+                             "(KEYS | SEQUENCE BY type: now %s, before %s). The "
+                             "state that orders the target's changes was built "
+                             "for the old ones; run a full refresh of the "
+                             "target (weir run --full-refresh %s) to rebuild "
+                             "it from the whole feed.",
+                         r->f->display, r->t->display, now, old, r->t->display);
+        rc = m.failed ? oom(r->err)
+                      : error_at(r->err, r->f, r->c->pos, WEIR_ERROR,
+                                 "AUTOCDC_INVALID_STATE", weir__buf_cstr(&m));
+        weir__buf_free(&m);
+    }
+    free(old);
+    free(now);
+    return rc;
+}
+
 int weir__cdc_apply(weir_conn *conn, const weir_graph *g, const weir_gflow *f,
                     const weir_gdataset *t, const weir_schema *schema,
                     const char *src_sql, bool fresh, weir_cdc_metrics *m,
@@ -909,14 +972,15 @@ int weir__cdc_apply(weir_conn *conn, const weir_graph *g, const weir_gflow *f,
     int64_t n_changes = 0;
     if (!rc)
         rc = stage(&r, src_sql, &n_changes);
+    if (!rc && !fresh)
+        rc = check_state(&r);
     if (!rc)
         rc = r.c->scd_type == 2 ? scd2(&r, fresh, n_changes, m)
                                 : scd1(&r, fresh, n_changes, m);
     weir__buf_clear(&r.q);
     weir__buf_puts(&r.q, "DROP TABLE IF EXISTS " BATCH "; DROP TABLE IF EXISTS "
-                         CAND "; DROP TABLE IF EXISTS " APPLY "; DROP TABLE IF "
-                         "EXISTS " NEW "; DROP TABLE IF EXISTS " WIN "; DROP "
-                         "TABLE IF EXISTS " OPEN);
+                         APPLY "; DROP TABLE IF EXISTS " NEW "; DROP TABLE IF "
+                         "EXISTS " WIN "; DROP TABLE IF EXISTS " OPEN);
     if (!rc)
         rc = run_q(&r, NULL);
     weir__buf_free(&r.q);
