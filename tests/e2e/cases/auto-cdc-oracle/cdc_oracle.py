@@ -12,6 +12,10 @@
                                         expected SCD 2 table, CSV; TRACKED
                                         is a comma list (default: name,v);
                                         inu: IGNORE NULL UPDATES
+  cdc_oracle.py all STATE [once]        the six tables of the case's
+                                        pipeline in one CSV, each row led by
+                                        its table (columns tbl, id, seq,
+                                        name, v, start_at, end_at)
 
 Changes have columns id, seq, op ('UPSERT' / 'DELETE' / 'TRUNCATE'), name,
 v. The stream is out of order (sequence values jitter around a rising base,
@@ -29,6 +33,8 @@ sorted by sequence. SCD 1 with IGNORE NULL UPDATES depends on arrival (a
 late change is ignored, even where it has a value the newer one lacks), so
 scd1-inu replays the updates as marked. Both are independent of weir.
 """
+import contextlib
+import io
 import json
 import os
 import random
@@ -176,6 +182,35 @@ def scd2(log, tracked, inu=False):
                                   csv(end)))
 
 
+def rows_of(fn, *args):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        fn(*args)
+    return out.getvalue().splitlines()[1:]
+
+
+def all_tables(state, once):
+    log, entries = load(state), load_all(state)
+    if once:
+        entries = log + [{"mark": True}]
+    tables = {
+        "latest": rows_of(scd1, log),
+        "latest_inu": rows_of(scd1_inu, entries),
+        "history": rows_of(scd2, log, ["name", "v"]),
+        "names": rows_of(scd2, log, ["name"]),
+        "history_inu": rows_of(scd2, log, ["name", "v"], True),
+        "names_inu": rows_of(scd2, log, ["name"], True),
+    }
+    print("tbl,id,seq,name,v,start_at,end_at")
+    for t in sorted(tables):
+        for line in tables[t]:
+            c = line.split(",")
+            if t.startswith("latest"):  # id,seq,name,v
+                print(",".join([t] + c + ["", ""]))
+            else:  # id,name,v,start,end
+                print(",".join([t, c[0], ""] + c[1:]))
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "gen":
@@ -190,6 +225,8 @@ def main():
         if sys.argv[3:] == ["once"]:
             entries = [e for e in entries if "mark" not in e] + [{"mark": True}]
         scd1_inu(entries)
+    elif cmd == "all":
+        all_tables(sys.argv[2], sys.argv[3:] == ["once"])
     elif cmd == "scd2":
         tracked = sys.argv[3].split(",") if len(sys.argv) > 3 else ["name", "v"]
         scd2(load(sys.argv[2]), tracked, sys.argv[4:] == ["inu"])
