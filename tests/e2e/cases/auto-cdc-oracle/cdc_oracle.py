@@ -59,7 +59,7 @@ def gen(state, folder, batch, n):
     log = load(state)
     rng = random.Random(1000 + batch)
     used = {(e["id"], e["seq"]) for e in log}
-    base = 10 * batch
+    base = 100 * batch
     out = []
     for _ in range(n):
         if log and rng.random() < 0.07:
@@ -68,7 +68,7 @@ def gen(state, folder, batch, n):
         key = rng.randint(1, KEYS)
         in_order = key <= KEYS // 2
         while True:
-            seq = base + (rng.randint(0, 9) if in_order else rng.randint(-25, 12))
+            seq = base + (rng.randint(0, 99) if in_order else rng.randint(-250, 120))
             if (key, seq) not in used:
                 break
         used.add((key, seq))

@@ -1,7 +1,6 @@
--- One change feed, six targets: the latest row per key, the full history,
--- a history that tracks only `name` (v changes in place), and the same
--- three with IGNORE NULL UPDATES (the latest row also applying truncates).
--- Truncates reach only that one: the others read the feed without them.
+-- One change feed, three targets: the latest row per key, the full
+-- history, and a history that tracks only `name` (v changes in place).
+-- They read the feed without its truncates (cdc_inu.sql applies them).
 CREATE STREAMING TABLE changes AS
 SELECT id, seq, op, name, v FROM STREAM read_files('landing', format => 'json');
 
@@ -25,18 +24,3 @@ CREATE STREAMING TABLE names;
 APPLY CHANGES INTO names FROM STREAM(updates) KEYS (id)
 APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq
 COLUMNS * EXCEPT (op, seq) STORED AS SCD TYPE 2 TRACK HISTORY ON (name);
-
-CREATE STREAMING TABLE latest_inu
-FLOW AUTO CDC FROM STREAM(changes) KEYS (id) IGNORE NULL UPDATES
-APPLY AS DELETE WHEN op = 'DELETE' APPLY AS TRUNCATE WHEN op = 'TRUNCATE'
-SEQUENCE BY seq COLUMNS * EXCEPT (op);
-
-CREATE STREAMING TABLE history_inu
-FLOW AUTO CDC FROM STREAM(updates) KEYS (id) IGNORE NULL UPDATES
-APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq
-COLUMNS * EXCEPT (op, seq) STORED AS SCD TYPE 2;
-
-CREATE STREAMING TABLE names_inu
-FLOW AUTO CDC FROM STREAM(updates) KEYS (id) IGNORE NULL UPDATES
-APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq
-COLUMNS * EXCEPT (op, seq) STORED AS SCD TYPE 2 TRACK HISTORY ON * EXCEPT (v);
