@@ -9,11 +9,13 @@
  * sequence in _weir."autocdc_truncate:<target>": a change not newer than
  * both is late and ignored, the newest change per key of the batch is
  * MERGEd into the target. SCD 2 keeps the change log in
- * _weir."autocdc_log:<target>" and rewrites from it the history of the
- * keys a batch touches, from the version holding each key's oldest new
- * change on, so that a late change lands in its place in the history
- * whatever the order of arrival (and in-order changes rewrite only the
- * current version).
+ * _weir."autocdc_log:<target>" and each key's last change in the state
+ * table too. A key whose new changes are all newer than its last one (the
+ * in-order case) continues from its current version: the versions of its
+ * new changes are appended after it, with no look at the log. Another
+ * key's history is rewritten from the log, from the version holding its
+ * oldest new change on, so that a late change lands in its place in the
+ * history whatever the order of arrival.
  */
 #include "engine/cdc.h"
 
@@ -29,10 +31,10 @@
 
 #define RESERVED_PREFIX "__spark_autocdc_"
 #define BATCH "__weir_cdc_batch"
-#define CAND "__weir_cdc_cand"
 #define APPLY "__weir_cdc_apply"
 #define NEW "__weir_cdc_new"
 #define WIN "__weir_cdc_win"
+#define OPEN "__weir_cdc_open"
 
 static int oom(weir_error *err)
 {
@@ -384,12 +386,13 @@ static int key_cols(cdc_run *r, weir_buf *out)
     return out->failed ? oom(r->err) : 0;
 }
 
-static int truncate_scd1(cdc_run *r, weir_cdc_metrics *m)
+/* The batch's truncates (*n of them): their latest sequence is recorded,
+ * and the rows and state of keys whose last change is not newer go. */
+static int truncate_scd1(cdc_run *r, int64_t *n, weir_cdc_metrics *m)
 {
-    int64_t n = 0;
     weir__buf_puts(&r->q, "SELECT count(*) FROM " BATCH " WHERE __weir_trunc");
-    int rc = scalar_q(r, &n);
-    if (rc || !n)
+    int rc = scalar_q(r, n);
+    if (rc || !*n)
         return rc;
     weir__buf_puts(&r->q, "INSERT INTO ");
     hidden(r, "truncate");
@@ -420,14 +423,30 @@ static int truncate_scd1(cdc_run *r, weir_cdc_metrics *m)
     return run_q(r, NULL);
 }
 
-/* The changes newer than the key's state and the last truncate, then one
- * row per key: the newest change, or with IGNORE NULL UPDATES each
- * column's newest non-NULL value since the key's last delete. */
-static int scd1_apply_rows(cdc_run *r, int64_t *n_cand)
+/* Each key's latest change (src: the keys, __weir_seq and __weir_del, one
+ * row per key) into the state table, where it is newer. */
+static int state_merge(cdc_run *r, const char *src)
 {
-    weir__buf_puts(&r->q, "CREATE OR REPLACE TEMP TABLE " CAND
-                          " AS SELECT __weir_b.* FROM " BATCH
-                          " AS __weir_b LEFT JOIN ");
+    weir__buf_puts(&r->q, "MERGE INTO ");
+    hidden(r, "state");
+    weir__buf_printf(&r->q, " AS __weir_s USING %s AS __weir_a ON (", src);
+    keys_equal(r, "__weir_s", "__weir_a");
+    weir__buf_puts(&r->q, ") WHEN MATCHED AND __weir_a.__weir_seq > "
+                          "__weir_s.__weir_seq THEN UPDATE SET __weir_seq = "
+                          "__weir_a.__weir_seq, __weir_del = __weir_a.__weir_del "
+                          "WHEN NOT MATCHED THEN INSERT (");
+    list(r, NULL, r->keys, r->n_keys);
+    weir__buf_puts(&r->q, ", __weir_seq, __weir_del) VALUES (");
+    list(r, "__weir_a", r->keys, r->n_keys);
+    weir__buf_puts(&r->q, ", __weir_a.__weir_seq, __weir_a.__weir_del)");
+    return run_q(r, NULL);
+}
+
+/* FROM and WHERE of the candidates: the changes newer than the key's
+ * state and the last truncate. */
+static void scd1_candidates(cdc_run *r)
+{
+    weir__buf_puts(&r->q, " FROM " BATCH " AS __weir_b LEFT JOIN ");
     hidden(r, "state");
     weir__buf_puts(&r->q, " AS __weir_s ON ");
     keys_equal(r, "__weir_b", "__weir_s");
@@ -437,24 +456,33 @@ static int scd1_apply_rows(cdc_run *r, int64_t *n_cand)
                           "__weir_b.__weir_seq <= (SELECT max(__weir_seq) FROM ");
     hidden(r, "truncate");
     weir__buf_puts(&r->q, "), false)");
-    int rc = run_q(r, NULL);
-    if (rc)
-        return rc;
-    weir__buf_puts(&r->q, "SELECT count(*) FROM " CAND);
-    if ((rc = scalar_q(r, n_cand)))
-        return rc;
+}
+
+/* One row per key with candidates: the newest, or with IGNORE NULL
+ * UPDATES each column's newest non-NULL value since the key's last
+ * delete; __weir_n counts the key's candidates. */
+static int scd1_apply_rows(cdc_run *r)
+{
     weir__buf_puts(&r->q, "CREATE OR REPLACE TEMP TABLE " APPLY " AS ");
     if (!r->c->ignore_null_updates) {
-        weir__buf_puts(&r->q, "SELECT *, false AS __weir_fresh FROM " CAND
-                              " QUALIFY row_number() OVER (PARTITION BY ");
-        list(r, NULL, r->keys, r->n_keys);
-        weir__buf_puts(&r->q, " ORDER BY __weir_seq DESC, __weir_del DESC) = 1");
+        weir__buf_puts(&r->q, "SELECT __weir_b.*, false AS __weir_fresh, "
+                              "count(*) OVER (PARTITION BY ");
+        list(r, "__weir_b", r->keys, r->n_keys);
+        weir__buf_puts(&r->q, ") AS __weir_n");
+        scd1_candidates(r);
+        weir__buf_puts(&r->q, " QUALIFY row_number() OVER (PARTITION BY ");
+        list(r, "__weir_b", r->keys, r->n_keys);
+        weir__buf_puts(&r->q, " ORDER BY __weir_b.__weir_seq DESC, "
+                              "__weir_b.__weir_del DESC) = 1");
         return run_q(r, NULL);
     }
-    weir__buf_puts(&r->q, "WITH __weir_c AS (SELECT *, max(CASE WHEN __weir_del "
-                          "THEN __weir_seq END) OVER (PARTITION BY ");
-    list(r, NULL, r->keys, r->n_keys);
-    weir__buf_puts(&r->q, ") AS __weir_lastdel FROM " CAND ") SELECT ");
+    weir__buf_puts(&r->q, "WITH __weir_c AS (SELECT __weir_b.*, max(CASE WHEN "
+                          "__weir_b.__weir_del THEN __weir_b.__weir_seq END) OVER "
+                          "(PARTITION BY ");
+    list(r, "__weir_b", r->keys, r->n_keys);
+    weir__buf_puts(&r->q, ") AS __weir_lastdel");
+    scd1_candidates(r);
+    weir__buf_puts(&r->q, ") SELECT ");
     list(r, NULL, r->keys, r->n_keys);
     for (size_t i = 0; i < r->n_data; i++) {
         if (is_key(r, r->data[i]))
@@ -470,7 +498,8 @@ static int scd1_apply_rows(cdc_run *r, int64_t *n_cand)
     weir__buf_puts(&r->q, ", max(__weir_seq) AS __weir_seq, "
                           "coalesce(max(__weir_lastdel) >= max(__weir_seq), false) "
                           "AS __weir_del, max(__weir_lastdel) IS NOT NULL AS "
-                          "__weir_fresh FROM __weir_c GROUP BY ");
+                          "__weir_fresh, count(*) AS __weir_n FROM __weir_c "
+                          "GROUP BY ");
     list(r, NULL, r->keys, r->n_keys);
     return run_q(r, NULL);
 }
@@ -485,33 +514,23 @@ static int scd1(cdc_run *r, bool fresh, int64_t n_changes,
         rc = kc.failed ? oom(r->err)
                        : hidden_table(r, "state", weir__buf_cstr(&kc), fresh);
     weir__buf_free(&kc);
+    int64_t n_trunc = 0, n_cand = 0, ups = 0, changed = 0;
     if (!rc)
         rc = hidden_table(r, "truncate", "__weir_seq", fresh);
     if (!rc)
-        rc = truncate_scd1(r, m);
-    int64_t n_trunc = 0, n_cand = 0;
-    if (!rc) {
-        weir__buf_puts(&r->q, "SELECT count(*) FROM " BATCH " WHERE __weir_trunc");
-        rc = scalar_q(r, &n_trunc);
-    }
+        rc = truncate_scd1(r, &n_trunc, m);
     if (!rc)
-        rc = scd1_apply_rows(r, &n_cand);
+        rc = scd1_apply_rows(r);
     if (rc)
         return rc;
-    m->ignored += n_changes - n_trunc - n_cand;
-    int64_t ups = 0, dels = 0;
+    weir__buf_puts(&r->q, "SELECT sum(__weir_n) FROM " APPLY);
+    if ((rc = scalar_q(r, &n_cand)))
+        return rc;
     weir__buf_puts(&r->q, "SELECT count(*) FILTER (WHERE NOT __weir_del) FROM " APPLY);
     if ((rc = scalar_q(r, &ups)))
         return rc;
-    weir__buf_puts(&r->q, "SELECT count(*) FROM " APPLY " AS __weir_a JOIN ");
-    weir__phys(&r->q, r->t);
-    weir__buf_puts(&r->q, " AS __weir_t ON ");
-    keys_equal(r, "__weir_t", "__weir_a");
-    weir__buf_puts(&r->q, " WHERE __weir_a.__weir_del");
-    if ((rc = scalar_q(r, &dels)))
-        return rc;
+    m->ignored += n_changes - n_trunc - n_cand;
     m->upserted += ups;
-    m->deleted += dels;
     /* The target. */
     weir__buf_puts(&r->q, "MERGE INTO ");
     weir__phys(&r->q, r->t);
@@ -550,21 +569,12 @@ static int scd1(cdc_run *r, bool fresh, int64_t n_changes,
     weir__buf_puts(&r->q, ") VALUES (");
     list(r, "__weir_a", r->data, r->n_data);
     weir__buf_puts(&r->q, ")");
-    if ((rc = run_q(r, NULL)))
+    /* Each upsert inserts or updates one row: the rest are deletions. */
+    if ((rc = run_q(r, &changed)))
         return rc;
+    m->deleted += changed - ups;
     /* The keys' state: tombstones included. */
-    weir__buf_puts(&r->q, "MERGE INTO ");
-    hidden(r, "state");
-    weir__buf_puts(&r->q, " AS __weir_s USING " APPLY " AS __weir_a ON (");
-    keys_equal(r, "__weir_s", "__weir_a");
-    weir__buf_puts(&r->q, ") WHEN MATCHED THEN UPDATE SET __weir_seq = "
-                          "__weir_a.__weir_seq, __weir_del = __weir_a.__weir_del "
-                          "WHEN NOT MATCHED THEN INSERT (");
-    list(r, NULL, r->keys, r->n_keys);
-    weir__buf_puts(&r->q, ", __weir_seq, __weir_del) VALUES (");
-    list(r, "__weir_a", r->keys, r->n_keys);
-    weir__buf_puts(&r->q, ", __weir_a.__weir_seq, __weir_a.__weir_del)");
-    return run_q(r, NULL);
+    return state_merge(r, APPLY);
 }
 
 /* Columns whose change opens a new version. */
@@ -579,7 +589,10 @@ static bool tracked(const cdc_run *r, const char *name)
     return th->except ? !listed : listed;
 }
 
-static int scd2(cdc_run *r, bool fresh, int64_t n_changes, weir_cdc_metrics *m)
+/* The change log (with the columns the source gained since it was made:
+ * the target got them at materialization) and the keys' state, made from
+ * the log when the target predates it. */
+static int scd2_tables(cdc_run *r, bool fresh)
 {
     weir_buf cols = WEIR_BUF_INIT;
     for (size_t i = 0; i < r->n_data; i++) {
@@ -589,8 +602,7 @@ static int scd2(cdc_run *r, bool fresh, int64_t n_changes, weir_cdc_metrics *m)
     weir__buf_puts(&cols, "__weir_seq, __weir_del");
     int rc = cols.failed ? oom(r->err)
                          : hidden_table(r, "log", weir__buf_cstr(&cols), fresh);
-    /* Columns the source gained since the log was made (the target got
-     * them at materialization). */
+    weir__buf_free(&cols);
     for (size_t i = 0; !rc && !fresh && i < r->schema->n; i++) {
         const weir_column *c = &r->schema->cols[i];
         if (weir__str_ieq(c->name, WEIR_CDC_START_AT) ||
@@ -603,26 +615,150 @@ static int scd2(cdc_run *r, bool fresh, int64_t n_changes, weir_cdc_metrics *m)
         weir__buf_printf(&r->q, " %s", c->duck_type);
         rc = run_q(r, NULL);
     }
-    if (rc) {
-        weir__buf_free(&cols);
-        return rc;
+    if (!rc && fresh) {
+        weir__buf_puts(&r->q, "DROP TABLE IF EXISTS ");
+        hidden(r, "state");
+        rc = run_q(r, NULL);
     }
-    /* New changes: once per key and sequence, not logged before. */
-    weir__buf_printf(&r->q, "CREATE OR REPLACE TEMP TABLE " NEW " AS SELECT "
-                            "DISTINCT ON (");
+    if (rc)
+        return rc;
+    weir__buf_puts(&r->q, "CREATE TABLE IF NOT EXISTS ");
+    hidden(r, "state");
+    weir__buf_puts(&r->q, " AS SELECT ");
     list(r, NULL, r->keys, r->n_keys);
-    weir__buf_printf(&r->q, ", __weir_seq) %s FROM " BATCH " AS __weir_b WHERE "
-                            "NOT EXISTS (SELECT 1 FROM ",
-                     weir__buf_cstr(&cols));
-    weir__buf_free(&cols);
+    weir__buf_puts(&r->q, ", max(__weir_seq) AS __weir_seq, arg_max(__weir_del, "
+                          "__weir_seq) AS __weir_del FROM ");
     hidden(r, "log");
-    weir__buf_puts(&r->q, " AS __weir_l WHERE ");
-    keys_equal(r, "__weir_l", "__weir_b");
-    weir__buf_puts(&r->q, " AND __weir_l.__weir_seq = __weir_b.__weir_seq) "
-                          "ORDER BY ");
+    weir__buf_puts(&r->q, " GROUP BY ");
     list(r, NULL, r->keys, r->n_keys);
-    weir__buf_puts(&r->q, ", __weir_seq, __weir_del DESC");
+    return run_q(r, NULL);
+}
+
+/* New changes: once per key and sequence, not logged before, each with
+ * its key's last applied sequence (__weir_last; NULL for a new key). Only
+ * the changes not newer than that can be repeats, so only they are looked
+ * up in the log. */
+static int scd2_new(cdc_run *r)
+{
+    /* A change delivered twice in the batch is rare: dropping repeats
+     * (a delete wins a tie) costs a window only when there are some. */
+    int64_t twice = 0;
+    weir__buf_puts(&r->q, "SELECT count(*) FROM (SELECT 1 FROM " BATCH
+                          " GROUP BY ");
+    list(r, NULL, r->keys, r->n_keys);
+    weir__buf_puts(&r->q, ", __weir_seq HAVING count(*) > 1)");
+    int rc = scalar_q(r, &twice);
+    if (rc)
+        return rc;
+    weir__buf_puts(&r->q, "CREATE OR REPLACE TEMP TABLE " NEW " AS SELECT "
+                          "__weir_b.* EXCLUDE (__weir_trunc), __weir_s.__weir_seq "
+                          "AS __weir_last FROM " BATCH " AS __weir_b LEFT JOIN ");
+    hidden(r, "state");
+    weir__buf_puts(&r->q, " AS __weir_s ON ");
+    keys_equal(r, "__weir_b", "__weir_s");
+    if (twice) {
+        weir__buf_puts(&r->q, " QUALIFY row_number() OVER (PARTITION BY ");
+        list(r, "__weir_b", r->keys, r->n_keys);
+        weir__buf_puts(&r->q, ", __weir_b.__weir_seq ORDER BY "
+                              "__weir_b.__weir_del DESC) = 1");
+    }
     if ((rc = run_q(r, NULL)))
+        return rc;
+    weir__buf_puts(&r->q, "DELETE FROM " NEW " AS __weir_n USING (SELECT ");
+    list(r, "__weir_l", r->keys, r->n_keys);
+    weir__buf_puts(&r->q, ", __weir_l.__weir_seq FROM " NEW " AS __weir_x JOIN ");
+    hidden(r, "log");
+    weir__buf_puts(&r->q, " AS __weir_l ON ");
+    keys_equal(r, "__weir_l", "__weir_x");
+    weir__buf_puts(&r->q, " AND __weir_l.__weir_seq = __weir_x.__weir_seq WHERE "
+                          "__weir_x.__weir_seq <= __weir_x.__weir_last) AS "
+                          "__weir_r WHERE ");
+    keys_equal(r, "__weir_n", "__weir_r");
+    weir__buf_puts(&r->q, " AND __weir_n.__weir_seq = __weir_r.__weir_seq");
+    return run_q(r, NULL);
+}
+
+/* The touched keys and where their history is rebuilt from. A key whose
+ * new changes are all newer than its last applied one (__weir_fast, the
+ * in-order case) continues from its current version, if it has one.
+ * Another key is rebuilt from the log from the version that holds its
+ * oldest new change on (all of it when no version starts before that
+ * change, or with IGNORE NULL UPDATES, which carries values forward from
+ * the key's last delete on): versions before it cannot change. */
+static int scd2_window(cdc_run *r)
+{
+    weir__buf_puts(&r->q, "CREATE OR REPLACE TEMP TABLE " WIN " AS WITH "
+                          "__weir_k AS (SELECT ");
+    list(r, NULL, r->keys, r->n_keys);
+    weir__buf_puts(&r->q, ", min(__weir_seq) AS __weir_min, coalesce("
+                          "min(__weir_seq) > any_value(__weir_last), true) AS "
+                          "__weir_fast FROM " NEW " GROUP BY ALL) SELECT "
+                          "__weir_k.*, __weir_f.__weir_from FROM __weir_k LEFT "
+                          "JOIN (SELECT ");
+    list(r, "__weir_n", r->keys, r->n_keys);
+    weir__buf_printf(&r->q, ", max(__weir_t.\"" WEIR_CDC_START_AT "\")%s AS "
+                            "__weir_from FROM __weir_k AS __weir_n JOIN ",
+                     r->c->ignore_null_updates ? " FILTER (WHERE false)" : "");
+    weir__phys(&r->q, r->t);
+    weir__buf_puts(&r->q, " AS __weir_t ON ");
+    keys_equal(r, "__weir_t", "__weir_n");
+    weir__buf_puts(&r->q, " AND __weir_t.\"" WEIR_CDC_START_AT "\" <= "
+                          "__weir_n.__weir_min WHERE NOT __weir_n.__weir_fast "
+                          "GROUP BY ALL) AS __weir_f ON ");
+    keys_equal(r, "__weir_k", "__weir_f");
+    int rc = run_q(r, NULL);
+    if (rc)
+        return rc;
+    /* The in-order keys' current versions, which their changes continue. */
+    weir__buf_puts(&r->q, "CREATE OR REPLACE TEMP TABLE " OPEN " AS SELECT "
+                          "__weir_t.* FROM ");
+    weir__phys(&r->q, r->t);
+    weir__buf_puts(&r->q, " AS __weir_t JOIN " WIN " AS __weir_n ON ");
+    keys_equal(r, "__weir_t", "__weir_n");
+    weir__buf_puts(&r->q, " WHERE __weir_n.__weir_fast AND __weir_t.\""
+                          WEIR_CDC_END_AT "\" IS NULL");
+    if ((rc = run_q(r, NULL)))
+        return rc;
+    weir__buf_puts(&r->q, "DELETE FROM ");
+    weir__phys(&r->q, r->t);
+    weir__buf_puts(&r->q, " AS __weir_t USING " WIN " AS __weir_n WHERE ");
+    keys_equal(r, "__weir_t", "__weir_n");
+    weir__buf_puts(&r->q, " AND CASE WHEN __weir_n.__weir_fast THEN __weir_t.\""
+                          WEIR_CDC_END_AT "\" IS NULL ELSE __weir_n.__weir_from "
+                          "IS NULL OR __weir_t.\"" WEIR_CDC_START_AT "\" >= "
+                          "__weir_n.__weir_from END");
+    return run_q(r, NULL);
+}
+
+/* The changes the touched keys' history is rebuilt from, as a relation
+ * of log rows: the log from each other key's window on; the in-order
+ * keys' new changes after their current version, which stands for the
+ * changes that made it (its values are those of its last change, its
+ * start the sequence of its first). */
+static void scd2_changes(cdc_run *r)
+{
+    weir__buf_puts(&r->q, "(SELECT __weir_l.* FROM ");
+    hidden(r, "log");
+    weir__buf_puts(&r->q, " AS __weir_l JOIN " WIN " AS __weir_n ON ");
+    keys_equal(r, "__weir_l", "__weir_n");
+    weir__buf_puts(&r->q, " AND NOT __weir_n.__weir_fast AND (__weir_n.__weir_from "
+                          "IS NULL OR __weir_l.__weir_seq >= __weir_n.__weir_from) "
+                          "UNION ALL BY NAME SELECT * EXCLUDE (__weir_last) FROM "
+                          NEW " AS __weir_x SEMI JOIN (SELECT * FROM " WIN
+                          " WHERE __weir_fast) AS __weir_n ON ");
+    keys_equal(r, "__weir_x", "__weir_n");
+    weir__buf_puts(&r->q, " UNION ALL BY NAME SELECT * "
+                          "EXCLUDE (\"" WEIR_CDC_START_AT "\", \"" WEIR_CDC_END_AT
+                          "\"), \"" WEIR_CDC_START_AT "\" AS __weir_seq, false AS "
+                          "__weir_del FROM " OPEN ")");
+}
+
+static int scd2(cdc_run *r, bool fresh, int64_t n_changes, weir_cdc_metrics *m)
+{
+    int rc = scd2_tables(r, fresh);
+    if (!rc)
+        rc = scd2_new(r);
+    if (rc)
         return rc;
     int64_t ups = 0, dels = 0;
     weir__buf_puts(&r->q, "SELECT count(*) FILTER (WHERE NOT __weir_del) FROM " NEW);
@@ -636,37 +772,8 @@ static int scd2(cdc_run *r, bool fresh, int64_t n_changes, weir_cdc_metrics *m)
     m->ignored += n_changes - ups - dels;
     weir__buf_puts(&r->q, "INSERT INTO ");
     hidden(r, "log");
-    weir__buf_puts(&r->q, " BY NAME SELECT * FROM " NEW);
-    if ((rc = run_q(r, NULL)))
-        return rc;
-    /* The touched keys' history, rebuilt from the log from the version
-     * that holds the key's oldest new change on (all of it when no version
-     * starts before that change): versions before it cannot change. In
-     * order data rebuilds the current version and the new ones only. */
-    weir__buf_puts(&r->q, "CREATE OR REPLACE TEMP TABLE " WIN " AS SELECT ");
-    list(r, "__weir_n", r->keys, r->n_keys);
-    /* IGNORE NULL UPDATES carries values forward from the key's last
-     * delete on: its keys are rebuilt whole (__weir_from NULL). */
-    weir__buf_printf(&r->q, ", max(__weir_t.\"" WEIR_CDC_START_AT "\")%s AS "
-                            "__weir_from FROM (SELECT ",
-                     r->c->ignore_null_updates ? " FILTER (WHERE false)" : "");
-    list(r, NULL, r->keys, r->n_keys);
-    weir__buf_puts(&r->q, ", min(__weir_seq) AS __weir_min FROM " NEW
-                          " GROUP BY ALL) AS __weir_n LEFT JOIN ");
-    weir__phys(&r->q, r->t);
-    weir__buf_puts(&r->q, " AS __weir_t ON ");
-    keys_equal(r, "__weir_t", "__weir_n");
-    weir__buf_puts(&r->q, " AND __weir_t.\"" WEIR_CDC_START_AT "\" <= "
-                          "__weir_n.__weir_min GROUP BY ALL");
-    if ((rc = run_q(r, NULL)))
-        return rc;
-    weir__buf_puts(&r->q, "DELETE FROM ");
-    weir__phys(&r->q, r->t);
-    weir__buf_puts(&r->q, " AS __weir_t USING " WIN " AS __weir_n WHERE ");
-    keys_equal(r, "__weir_t", "__weir_n");
-    weir__buf_puts(&r->q, " AND (__weir_n.__weir_from IS NULL OR __weir_t.\""
-                          WEIR_CDC_START_AT "\" >= __weir_n.__weir_from)");
-    if ((rc = run_q(r, NULL)))
+    weir__buf_puts(&r->q, " BY NAME SELECT * EXCLUDE (__weir_last) FROM " NEW);
+    if ((rc = run_q(r, NULL)) || (rc = scd2_window(r)))
         return rc;
     weir__buf_puts(&r->q, "INSERT INTO ");
     weir__phys(&r->q, r->t);
@@ -705,16 +812,11 @@ static int scd2(cdc_run *r, bool fresh, int64_t n_changes, weir_cdc_metrics *m)
         list(r, NULL, r->keys, r->n_keys);
         weir__buf_puts(&r->q, " ORDER BY __weir_seq ROWS BETWEEN UNBOUNDED "
                               "PRECEDING AND CURRENT ROW) AS __weir_dg FROM ");
-        hidden(r, "log");
-        weir__buf_puts(&r->q, " AS __weir_k SEMI JOIN " WIN " AS __weir_n ON ");
-        keys_equal(r, "__weir_k", "__weir_n");
-        weir__buf_puts(&r->q, ") AS __weir_g) AS __weir_l");
+        scd2_changes(r);
+        weir__buf_puts(&r->q, " AS __weir_k) AS __weir_g) AS __weir_l");
     } else {
-        hidden(r, "log");
-        weir__buf_puts(&r->q, " AS __weir_l JOIN " WIN " AS __weir_n ON ");
-        keys_equal(r, "__weir_l", "__weir_n");
-        weir__buf_puts(&r->q, " AND (__weir_n.__weir_from IS NULL OR "
-                              "__weir_l.__weir_seq >= __weir_n.__weir_from)");
+        scd2_changes(r);
+        weir__buf_puts(&r->q, " AS __weir_l");
     }
     weir__buf_puts(&r->q, " WINDOW __weir_w AS (PARTITION BY ");
     list(r, "__weir_l", r->keys, r->n_keys);
@@ -748,7 +850,82 @@ static int scd2(cdc_run *r, bool fresh, int64_t n_changes, weir_cdc_metrics *m)
                           "GROUP BY ");
     list(r, NULL, r->keys, r->n_keys);
     weir__buf_puts(&r->q, ", __weir_vid");
-    return run_q(r, NULL);
+    if ((rc = run_q(r, NULL)))
+        return rc;
+    /* The keys' state, for the next batch's in-order test. */
+    weir_buf src = WEIR_BUF_INIT;
+    weir__buf_puts(&src, "(SELECT ");
+    rc = key_cols(r, &src);
+    weir__buf_puts(&src, ", max(__weir_seq) AS __weir_seq, arg_max(__weir_del, "
+                         "__weir_seq) AS __weir_del FROM " NEW " GROUP BY ALL)");
+    if (!rc)
+        rc = src.failed ? oom(r->err) : state_merge(r, weir__buf_cstr(&src));
+    weir__buf_free(&src);
+    return rc;
+}
+
+/* The keys (sorted, lower case) and the SEQUENCE BY type the state table
+ * was made for, "k1, k2 | TYPE", in *old (NULL: no state yet), and the
+ * flow's own in *now. */
+static int state_shape(cdc_run *r, char **old, char **now)
+{
+    char name[900];
+    snprintf(name, sizeof(name), "autocdc_state:%s", r->t->display);
+    weir__buf_puts(&r->q, "SELECT string_agg(lower(column_name), ', ' ORDER BY "
+                          "lower(column_name)) FILTER (WHERE column_name NOT IN "
+                          "('__weir_seq', '__weir_del')) || ' | ' || any_value("
+                          "data_type) FILTER (WHERE column_name = '__weir_seq') "
+                          "FROM duckdb_columns() WHERE database_name = ");
+    weir__buf_put_sql_string(&r->q, r->cat);
+    weir__buf_puts(&r->q, " AND schema_name = '_weir' AND table_name = ");
+    weir__buf_put_sql_string(&r->q, name);
+    int rc = r->q.failed ? oom(r->err)
+                         : weir__conn_scalar_text(r->conn, weir__buf_cstr(&r->q),
+                                                  old, r->err);
+    weir__buf_clear(&r->q);
+    if (rc || !*old)
+        return rc;
+    weir__buf_puts(&r->q, "SELECT string_agg(lower(k), ', ' ORDER BY lower(k)) "
+                          "|| ' | ' || (SELECT data_type FROM duckdb_columns() "
+                          "WHERE database_name = 'temp' AND table_name = '"
+                          BATCH "' AND column_name = '__weir_seq') FROM (VALUES ");
+    for (size_t i = 0; i < r->n_keys; i++) {
+        weir__buf_puts(&r->q, i ? ", (" : "(");
+        weir__buf_put_sql_string(&r->q, r->keys[i]);
+        weir__buf_puts(&r->q, ")");
+    }
+    weir__buf_puts(&r->q, ") AS __weir_k(k)");
+    rc = r->q.failed ? oom(r->err)
+                     : weir__conn_scalar_text(r->conn, weir__buf_cstr(&r->q),
+                                              now, r->err);
+    weir__buf_clear(&r->q);
+    return rc;
+}
+
+/* The state orders changes by the keys and SEQUENCE BY it was made for:
+ * when the flow's differ, only a full refresh can rebuild it. */
+static int check_state(cdc_run *r)
+{
+    char *old = NULL, *now = NULL;
+    int rc = state_shape(r, &old, &now);
+    if (!rc && old && now && strcmp(old, now) != 0) {
+        weir_buf m = WEIR_BUF_INIT;
+        weir__buf_printf(&m, "AUTO CDC flow '%s': its keys or the type of its "
+                             "SEQUENCE BY changed since %s was last updated "
+                             "(KEYS | SEQUENCE BY type: now %s, before %s). The "
+                             "state that orders the target's changes was built "
+                             "for the old ones; run a full refresh of the "
+                             "target (weir run --full-refresh %s) to rebuild "
+                             "it from the whole feed.",
+                         r->f->display, r->t->display, now, old, r->t->display);
+        rc = m.failed ? oom(r->err)
+                      : error_at(r->err, r->f, r->c->pos, WEIR_ERROR,
+                                 "AUTOCDC_INVALID_STATE", weir__buf_cstr(&m));
+        weir__buf_free(&m);
+    }
+    free(old);
+    free(now);
+    return rc;
 }
 
 int weir__cdc_apply(weir_conn *conn, const weir_graph *g, const weir_gflow *f,
@@ -795,13 +972,15 @@ int weir__cdc_apply(weir_conn *conn, const weir_graph *g, const weir_gflow *f,
     int64_t n_changes = 0;
     if (!rc)
         rc = stage(&r, src_sql, &n_changes);
+    if (!rc && !fresh)
+        rc = check_state(&r);
     if (!rc)
         rc = r.c->scd_type == 2 ? scd2(&r, fresh, n_changes, m)
                                 : scd1(&r, fresh, n_changes, m);
     weir__buf_clear(&r.q);
     weir__buf_puts(&r.q, "DROP TABLE IF EXISTS " BATCH "; DROP TABLE IF EXISTS "
-                         CAND "; DROP TABLE IF EXISTS " APPLY "; DROP TABLE IF "
-                         "EXISTS " NEW "; DROP TABLE IF EXISTS " WIN);
+                         APPLY "; DROP TABLE IF EXISTS " NEW "; DROP TABLE IF "
+                         "EXISTS " WIN "; DROP TABLE IF EXISTS " OPEN);
     if (!rc)
         rc = run_q(&r, NULL);
     weir__buf_free(&r.q);

@@ -5,7 +5,9 @@
 # whole change log: a batch's MERGE and its checkpoint commit together or
 # not at all. WEIR_CDC_KILLS (default 50) and WEIR_CDC_SEED (default 3).
 src="$E2E_LIB/cases/auto-cdc-oracle"
-cp -r "$src/spark-pipeline.yml" "$src/transformations" .
+mkdir transformations
+cp "$src/spark-pipeline.yml" .
+cp "$src/transformations/cdc.sql" transformations/
 oracle="python3 $src/cdc_oracle.py"
 kills=${WEIR_CDC_KILLS:-50}
 RANDOM=${WEIR_CDC_SEED:-3}
