@@ -735,12 +735,20 @@ typedef struct weir_run_options {
      * sets it: topic fixtures are written there, and sink output is
      * checked there (docs/testing.md). */
     bool local_kafka;
+    /* Version 5: */
+    /* true: the update also refreshes every table and sink the datasets of
+     * refresh and full_refresh read, directly or through views,
+     * transitively (a normal refresh, not a reset), so they are
+     * computed from the pipeline's inputs; refresh may then name views
+     * too (their inputs are refreshed). weir test's default: what a
+     * test's expectations read. false = refresh as Spark's. */
+    bool refresh_upstream;
 } weir_run_options;
 
-#define WEIR_RUN_OPTIONS_VERSION 4
+#define WEIR_RUN_OPTIONS_VERSION 5
 #define WEIR_RUN_OPTIONS_INIT                                                 \
     { WEIR_RUN_OPTIONS_VERSION, false, false, NULL, 0, NULL, 0, NULL, NULL,   \
-      NULL, NULL, NULL, NULL, 0, NULL, false }
+      NULL, NULL, NULL, NULL, 0, NULL, false, false }
 
 /** The outcome of a run. */
 typedef struct weir_run_result {

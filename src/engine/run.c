@@ -832,6 +832,8 @@ static void put_selection(weir_buf *q, const weir_run_options *run)
         weir__buf_puts(&json, ", ");
     if (run->n_full_refresh)
         put_names(&json, "full_refresh", run->full_refresh, run->n_full_refresh);
+    if (run->n_refresh && run->version >= 5 && run->refresh_upstream)
+        weir__buf_puts(&json, ", \"refresh_upstream\": true");
     weir__buf_putc(&json, '}');
     weir__buf_put_sql_string(q, weir__buf_cstr(&json));
     if (json.failed)

@@ -102,10 +102,14 @@ static bool is_output(weir_dataset_kind k)
 }
 
 static int mark(weir_selection *s, const weir_graph *g, const char *const *names,
-                size_t n, bool full, const char *flag)
+                size_t n, bool full, const char *flag, bool *needed)
 {
     for (size_t i = 0; i < n; i++) {
         int d = lookup(g, names[i]);
+        if (d >= 0 && needed && !is_output(g->datasets[d].kind)) {
+            needed[d] = true; /* a view: what it reads is refreshed */
+            continue;
+        }
         if (d < 0 || !is_output(g->datasets[d].kind)) {
             char msg[600];
             snprintf(msg, sizeof(msg),
@@ -131,6 +135,31 @@ static int mark(weir_selection *s, const weir_graph *g, const char *const *names
         s->reset[d] = true;
     }
     return 0;
+}
+
+/* Refresh, besides the datasets selected and the views named, every
+ * table and sink they read, directly or through views: walking the
+ * datasets from the last in dependency order to the first, each one
+ * needed makes the inputs of its flows needed. */
+static void select_upstream(weir_selection *s, const weir_graph *g,
+                            bool *needed)
+{
+    for (size_t d = 0; d < g->n_datasets; d++)
+        needed[d] |= s->dataset_selected[d];
+    for (size_t k = g->n_datasets; k-- > 0;) {
+        int di = g->dataset_order[k];
+        if (!needed[di])
+            continue;
+        const weir_gdataset *ds = &g->datasets[di];
+        for (size_t i = 0; i < ds->n_flows; i++) {
+            const weir_gflow *f = &g->flows[ds->flows[i]];
+            for (size_t j = 0; j < f->n_inputs; j++)
+                if (f->inputs[j].dataset >= 0)
+                    needed[f->inputs[j].dataset] = true;
+        }
+        if (is_output(ds->kind))
+            s->dataset_selected[di] = true;
+    }
 }
 
 int weir__selection_build(weir_selection *s, const weir_graph *g,
@@ -165,10 +194,17 @@ int weir__selection_build(weir_selection *s, const weir_graph *g,
                 return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
         }
     } else {
-        int rc = mark(s, g, run->refresh, run->n_refresh, false, "--refresh");
+        bool up = run->version >= 5 && run->refresh_upstream;
+        bool *needed = up ? calloc(g->n_datasets + 1, sizeof(bool)) : NULL;
+        int rc = up && !needed ? WEIR_ENOMEM
+                               : mark(s, g, run->refresh, run->n_refresh, false,
+                                      "--refresh", needed);
         if (!rc)
             rc = mark(s, g, run->full_refresh, run->n_full_refresh, true,
-                      "--full-refresh");
+                      "--full-refresh", NULL);
+        if (!rc && up)
+            select_upstream(s, g, needed);
+        free(needed);
         if (rc)
             return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
         weir_buf overlap = WEIR_BUF_INIT;

@@ -25,7 +25,8 @@ typedef struct weir_selection {
  * CONFLICTING_PIPELINE_REFRESH_OPTIONS. */
 int weir__selection_check(const weir_run_options *run, weir_error *err);
 
-/* Build the selection. WEIR_EINVAL when refresh and full refresh overlap. */
+/* Build the selection (with run->refresh_upstream, the upstream of the
+ * datasets named too). WEIR_EINVAL when refresh and full refresh overlap. */
 int weir__selection_build(weir_selection *out, const weir_graph *g,
                           const weir_run_options *run, weir_error *err);
 void weir__selection_free(weir_selection *s);

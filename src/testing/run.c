@@ -523,6 +523,29 @@ static bool seen_before(const weir_test *t, size_t step, size_t index)
     return false;
 }
 
+/* The datasets a step's update runs by default: those its expectations
+ * read (rows, expectation metrics of a dataset), into names (room for
+ * s->n_checks), with everything upstream of them (refresh_upstream).
+ * Returns false when the whole pipeline runs: the step has refresh
+ * options, expects an error, or checks a query, a topic or the metrics
+ * of any dataset, whose reads are not known here. */
+static bool expected_datasets(const weir_step *s, const char **names,
+                              size_t *n)
+{
+    *n = 0;
+    if (s->n_refresh || s->n_full_refresh || s->full_refresh_all)
+        return false;
+    for (size_t i = 0; i < s->n_checks; i++) {
+        const weir_check *c = &s->checks[i];
+        bool named = (c->kind == WEIR_CHECK_ROWS ||
+                      c->kind == WEIR_CHECK_METRICS) && c->dataset;
+        if (!named)
+            return false;
+        names[(*n)++] = c->dataset;
+    }
+    return *n > 0;
+}
+
 /* Fixtures, the update, the checks of step r->step. */
 static void run_step(test_run *r, const weir_step *s)
 {
@@ -548,6 +571,13 @@ static void run_step(test_run *r, const weir_step *s)
     ro.full_refresh = s->full_refresh;
     ro.n_full_refresh = s->n_full_refresh;
     ro.full_refresh_all = s->full_refresh_all;
+    const char **needed = calloc(s->n_checks + 1, sizeof(*needed));
+    size_t n_needed = 0;
+    if (needed && expected_datasets(s, needed, &n_needed)) {
+        ro.refresh = needed;
+        ro.n_refresh = n_needed;
+        ro.refresh_upstream = true;
+    }
     ro.on_event = on_event;
     ro.event_payload = &l;
     ro.cancel = r->cancel;
@@ -558,6 +588,7 @@ static void run_step(test_run *r, const weir_step *s)
     int rc = weir_pipeline_start_run(r->p, &ro, &out, &err);
     if (rc)
         log_call_errors(&l, r->p, &err);
+    free(needed);
     check_step(r, s, &l, rc != 0 || out.state != WEIR_RUN_COMPLETED);
     step_log_free(&l);
 }

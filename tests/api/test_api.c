@@ -146,7 +146,7 @@ TEST(test_null_and_versions)
     CHECK_INT(weir_pipeline_define_sql(p, NULL, "x.sql", &err), WEIR_EINVAL);
 
     weir_run_options ro = WEIR_RUN_OPTIONS_INIT;
-    ro.version = 5;
+    ro.version = WEIR_RUN_OPTIONS_VERSION + 1;
     CHECK_INT(weir_pipeline_start_run(p, &ro, NULL, &err), WEIR_EINVAL);
     CHECK_INT(weir_pipeline_start_run(NULL, NULL, NULL, &err), WEIR_EINVAL);
 
@@ -507,6 +507,60 @@ TEST(test_run_options)
     CHECK_INT(weir_pipeline_start_run(p, &sr, &r, &err), 0);
     CHECK_INT(r.state, WEIR_RUN_COMPLETED);
     CHECK_INT(access(sample_dir, F_OK) == 0, 1);
+    weir_pipeline_drop(p);
+    weir_session_close(s);
+    scratch_free(&sc);
+}
+
+/* refresh_upstream (version 5): the datasets of refresh and every table
+ * they read, through views too; the rest is EXCLUDED. */
+TEST(test_refresh_upstream)
+{
+    scratch sc;
+    scratch_init(&sc);
+    weir_error err;
+    weir_session *s;
+    CHECK_INT(weir_session_open(&s, NULL, &err), 0);
+    weir_pipeline *p = pipeline_at(s, &sc);
+    const char *defs[][2] = { { "a", "SELECT 1 AS x" },
+                              { "b", "SELECT x FROM v" },
+                              { "c", "SELECT 2 AS y" } };
+    for (size_t i = 0; i < 3; i++) {
+        weir_dataset_options d = WEIR_DATASET_OPTIONS_INIT;
+        d.name = defs[i][0];
+        d.query = defs[i][1];
+        CHECK_INT(weir_pipeline_create_materialized_view(p, &d, NULL, &err), 0);
+    }
+    weir_dataset_options v = WEIR_DATASET_OPTIONS_INIT;
+    v.name = "v";
+    v.query = "SELECT x FROM a";
+    CHECK_INT(weir_pipeline_create_temporary_view(p, &v, NULL, &err), 0);
+
+    const char *b[] = { "b" }, *view[] = { "v" };
+    weir_run_options ro = WEIR_RUN_OPTIONS_INIT;
+    ro.refresh = b;
+    ro.n_refresh = 1;
+    ro.refresh_upstream = true;
+    weir_run_result r;
+    CHECK_INT(weir_pipeline_start_run(p, &ro, &r, &err), 0);
+    CHECK_INT(r.state, WEIR_RUN_COMPLETED);
+    CHECK_INT(r.flows_completed, 2); /* a through v, and b */
+    CHECK_INT(r.flows_excluded, 1);  /* c */
+    /* A view named: what it reads. */
+    ro.refresh = view;
+    CHECK_INT(weir_pipeline_start_run(p, &ro, &r, &err), 0);
+    CHECK_INT(r.flows_completed, 1);
+    CHECK_INT(r.flows_excluded, 2);
+    /* Without it (or in a version 4 struct), Spark's selection. */
+    ro.refresh = b;
+    ro.version = 4;
+    CHECK_INT(weir_pipeline_start_run(p, &ro, &r, &err), 0);
+    CHECK_INT(r.flows_completed, 1);
+    CHECK_INT(r.flows_excluded, 2);
+    ro.version = WEIR_RUN_OPTIONS_VERSION;
+    ro.refresh_upstream = false;
+    CHECK_INT(weir_pipeline_start_run(p, &ro, &r, &err), 0);
+    CHECK_INT(r.flows_completed, 1);
     weir_pipeline_drop(p);
     weir_session_close(s);
     scratch_free(&sc);
@@ -1069,6 +1123,7 @@ TEST(test_auto_cdc)
 TEST_MAIN(RUN(test_version); RUN(test_null_and_versions);
           RUN(test_names_and_references); RUN(test_sql_error_locations);
           RUN(test_full_definition); RUN(test_run_options);
+          RUN(test_refresh_upstream);
           RUN(test_results_and_streams); RUN(test_load_spec);
           RUN(test_import_checkpoint); RUN(test_auto_cdc);
           RUN(test_keep_storage_open); RUN(test_copy_definitions);
