@@ -67,7 +67,8 @@ done
 run "$cc" "${flags[@]}" $(pkg-config --cflags weir) \
     "$prefix/programs/define_sql.c" "$libdir/libweir.a" \
     $(pkg-config --static --libs-only-L --libs-only-other weir) \
-    -lduckdb -lyaml -lrdkafka -lpthread -lm -o "$prefix/programs/define_sql_static"
+    $(pkg-config --static --libs-only-l weir | sed 's/-lweir //') \
+    -o "$prefix/programs/define_sql_static"
 if readelf -d "$prefix/programs/define_sql_static" | grep -q 'NEEDED.*\[libweir\.so'; then
     echo "the static build still loads libweir.so"
     exit 1
