@@ -576,15 +576,8 @@ static void spec_diag(weir_pipeline *p, const weir_spec_pos *pos,
     WEIR_ERR(&e, WEIR_EGRAPH, "PIPELINE_SPEC_INVALID_EXPECTATION", "%s", msg);
     if (p->spec && pos->line) {
         weir__error_at(&e, p->spec->path, pos->line, pos->column);
-        const char *t = p->spec->text;
-        unsigned line = 1;
-        size_t i = 0;
-        while (i < p->spec->text_len && line < pos->line)
-            line += t[i++] == '\n';
-        size_t end = i;
-        while (end < p->spec->text_len && t[end] != '\n')
-            end++;
-        weir__error_set_line_text(&e, t + i, end - i);
+        weir__error_set_line_of(&e, p->spec->text, p->spec->text_len,
+                                pos->line);
     }
     weir__diags_add(&p->diags, &e);
 }

@@ -248,15 +248,8 @@ static int define_sql(weir_remote *r, const char *dir, const char *rel,
     rc = execute(r, &pc, NULL, NULL, err);
     if (rc == WEIR_EENGINE && err) {
         /* The file, and the line Spark's parser names, shown with a caret. */
-        unsigned line = err->line, column = err->column;
-        weir__error_at(err, rel, line, column);
-        const char *p = text;
-        for (unsigned i = 1; p && i < line; i++)
-            if ((p = strchr(p, '\n')))
-                p++;
-        if (line && p)
-            snprintf(err->line_text, sizeof err->line_text, "%.*s",
-                     (int)strcspn(p, "\r\n"), p);
+        weir__error_at(err, rel, err->line, err->column);
+        weir__error_set_line_of(err, text, strlen(text), err->line);
     }
     free(text);
     return rc;

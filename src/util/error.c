@@ -72,6 +72,24 @@ void weir__error_set_line_text(weir_error *err, const char *line_start,
             *p = '\0';
 }
 
+void weir__error_set_line_of(weir_error *err, const char *text,
+                             size_t text_len, unsigned line)
+{
+    if (!err || !text || line == 0)
+        return;
+    size_t i = 0;
+    for (unsigned cur = 1; cur < line; cur++) {
+        const char *nl = memchr(text + i, '\n', text_len - i);
+        if (!nl)
+            return;
+        i = (size_t)(nl - text) + 1;
+    }
+    size_t end = i;
+    while (end < text_len && text[end] != '\n')
+        end++;
+    weir__error_set_line_text(err, text + i, end - i);
+}
+
 void weir__error_at_offset(weir_error *err, const char *path,
                            const char *text, size_t text_len, size_t offset)
 {

@@ -37,6 +37,10 @@ void weir__error_at(weir_error *err, const char *path, unsigned line,
                     unsigned column);
 void weir__error_set_line_text(weir_error *err, const char *line_start,
                                size_t len);
+/* The 1-based line `line` of text (lines end at '\n') as err's line_text;
+ * nothing changes when line is 0 or past the text's last line. */
+void weir__error_set_line_of(weir_error *err, const char *text,
+                             size_t text_len, unsigned line);
 /* Locate offset in text: fills line, column (1-based) and the line's text. */
 void weir__error_at_offset(weir_error *err, const char *path,
                            const char *text, size_t text_len, size_t offset);

@@ -155,6 +155,21 @@ TEST(test_util_error__location)
     weir__diags_free(&d);
 }
 
+TEST(test_util_error__line_of)
+{
+    weir_error e;
+    const char *text = "one\ntwo\r\nthree";
+    WEIR_ERR(&e, WEIR_ESQL, NULL, "x");
+    weir__error_set_line_of(&e, text, strlen(text), 2);
+    CHECK_STR(e.line_text, "two");
+    weir__error_set_line_of(&e, text, strlen(text), 3);
+    CHECK_STR(e.line_text, "three");
+    weir__error_set_line_of(&e, text, strlen(text), 4);
+    CHECK_STR(e.line_text, "three");
+    weir__error_set_line_of(&e, text, strlen(text), 0);
+    CHECK_STR(e.line_text, "three");
+}
+
 TEST(test_util_str__helpers)
 {
     CHECK(weir__str_ieq("ABC", "abc"));
@@ -194,5 +209,6 @@ TEST_MAIN(RUN(test_util_buf__append_and_quote); RUN(test_util_arena__many_allocs
           RUN(test_util_map__case_insensitive); RUN(test_util_vec__push);
           RUN(test_util_json__parse); RUN(test_util_path__absolute);
           RUN(test_util_path__names);
-          RUN(test_util_error__location); RUN(test_util_str__helpers);
+          RUN(test_util_error__location); RUN(test_util_error__line_of);
+          RUN(test_util_str__helpers);
           RUN(test_util_fs__file_names))
