@@ -252,9 +252,6 @@ int weir__shim_exps_append(weir_expectation **items, size_t *n,
                            const weir_expectation *add, size_t n_add);
 void weir__shim_exps_free(weir_expectation *items, size_t n);
 
-/* A random RFC 4122 version-4 UUID (37 bytes with the NUL). */
-void weir__connect_uuid(char out[37]);
-
 /* remote_uri.c: a google.rpc.Status (grpc-status-details-bin) as a weir_error: Spark's
  * error class (ErrorInfo metadata errorClass, else the message's "[CLASS]"
  * prefix) and message; fallback the grpc-message. */

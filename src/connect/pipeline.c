@@ -26,6 +26,7 @@
 #include "connect/grpc.h"
 #include "connect/plan.h"
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/str.h"
 #include "util/vec.h"
 
@@ -475,7 +476,7 @@ static int create_graph(weir__creg *reg,
     for (size_t i = 0; i < c->n_sql_conf; i++)
         if (kv_put(&reg->graph_conf, c->sql_conf[i]->key, c->sql_conf[i]->value))
             return oom(st);
-    weir__connect_uuid(reg->graph_id);
+    weir__uuid(reg->graph_id);
     reg->has_graph = true;
     snprintf(graph_id, 40, "%s", reg->graph_id);
     return 0;

@@ -15,6 +15,7 @@
 #include "connect/grpc.h"
 #include "connect/internal.h"
 #include "spark/connect/base.pb-c.h"
+#include "util/clock.h"
 #include "util/error.h"
 #include "util/fs.h"
 
@@ -43,7 +44,7 @@ int weir_remote_open(weir_remote **out, const char *uri, unsigned connect_ms,
         return rc;
     }
     if (!r->uri.session_id[0]) {
-        weir__connect_uuid(r->uri.session_id);
+        weir__uuid(r->uri.session_id);
         r->own_session = true;
     }
     if (!r->uri.user_id[0]) {
@@ -116,7 +117,7 @@ static int execute(weir_remote *r, Spark__Connect__PipelineCommand *pc,
     user.user_id = r->uri.user_id;
     user.user_name = r->uri.user_id;
     char op_id[37];
-    weir__connect_uuid(op_id);
+    weir__uuid(op_id);
     Spark__Connect__ExecutePlanRequest req =
         SPARK__CONNECT__EXECUTE_PLAN_REQUEST__INIT;
     req.session_id = r->uri.session_id;
@@ -311,7 +312,7 @@ static void on_event(run_ctx *x, const Spark__Connect__PipelineEvent *pe)
     weir_event ev;
     memset(&ev, 0, sizeof ev);
     char id[37], flow[512];
-    weir__connect_uuid(id);
+    weir__uuid(id);
     ev.id = id;
     ev.update_id = x->out->update_id;
     if (pe->timestamp)
@@ -362,7 +363,7 @@ int weir_remote_start_run(weir_remote *r, const weir_pipeline *p,
     if (!out)
         out = &local;
     memset(out, 0, sizeof *out);
-    weir__connect_uuid(out->update_id);
+    weir__uuid(out->update_id);
     out->state = WEIR_RUN_FAILED;
     const char *st = opts && opts->storage ? opts->storage
                                            : weir_pipeline_storage(p);

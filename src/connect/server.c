@@ -15,14 +15,12 @@
  */
 #include "connect/connect.h"
 
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "connect/grpc.h"
 #include "connect/internal.h"
@@ -31,6 +29,7 @@
 #include "google/rpc/status.pb-c.h"
 #include "spark/connect/base.pb-c.h"
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/str.h"
 #include "util/vec.h"
 
@@ -84,33 +83,6 @@ int weir__cstatus_set(weir__cstatus *st, int code, const char *error_class,
     va_end(ap);
     st->exception[0] = '\0';
     return -1;
-}
-
-void weir__connect_uuid(char out[37])
-{
-    unsigned char r[16];
-    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, r, sizeof r) : -1;
-    if (fd >= 0)
-        close(fd);
-    if (n != (ssize_t)sizeof r) {
-        /* No entropy source: ids need only be unique, not secret. */
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        unsigned long long x = (unsigned long long)ts.tv_nsec ^
-                               ((unsigned long long)ts.tv_sec << 20) ^
-                               (unsigned long long)(uintptr_t)out;
-        for (size_t i = 0; i < sizeof r; i++) {
-            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-            r[i] = (unsigned char)(x >> 56);
-        }
-    }
-    r[6] = (unsigned char)((r[6] & 0x0f) | 0x40);
-    r[8] = (unsigned char)((r[8] & 0x3f) | 0x80);
-    snprintf(out, 37,
-             "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-             r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10],
-             r[11], r[12], r[13], r[14], r[15]);
 }
 
 /* End a call with a Spark error: grpc-status-details-bin carries an
@@ -411,7 +383,7 @@ typedef struct exec_ctx {
 static int exec_send(exec_ctx *x, Spark__Connect__ExecutePlanResponse *r)
 {
     char rid[37];
-    weir__connect_uuid(rid);
+    weir__uuid(rid);
     r->session_id = (char *)x->session_id;
     r->server_side_session_id = x->srv->ssid;
     r->operation_id = (char *)x->op_id;
@@ -622,7 +594,7 @@ static void handle_execute(weir_connect_server *srv, weir__grpc_call *call)
     if (req->_operation_id_case && req->operation_id && *req->operation_id)
         snprintf(op_id, sizeof op_id, "%s", req->operation_id);
     else
-        weir__connect_uuid(op_id);
+        weir__uuid(op_id);
     exec_ctx x = { srv, call, req->session_id, op_id, 0 };
     int rc = op_begin(srv, op_id, &st);
     const Spark__Connect__Plan *plan = req->plan;
@@ -1114,7 +1086,7 @@ int weir_connect_start(weir_connect_server **out,
     srv->pipeline = opts->pipeline;
     const char *timing = getenv("WEIR_CONNECT_TIMING");
     srv->timing = timing && *timing && strcmp(timing, "0") != 0;
-    weir__connect_uuid(srv->ssid);
+    weir__uuid(srv->ssid);
     if (opts->pipeline) {
         srv->reg = weir__creg_new(opts->pipeline);
     } else {
