@@ -1,7 +1,8 @@
 /*
  * Shared between the files of the Spark Connect endpoint (server.c, the
- * RPC handlers; pipeline.c, the PipelineCommand handlers; wire.c): the
- * error status a handler answers with, and the registration state.
+ * RPC handlers; call.c, their answers; pipeline.c, the PipelineCommand
+ * handlers; wire.c): the error status a handler answers with, and the
+ * registration state.
  */
 #ifndef WEIR_CONNECT_INTERNAL_H
 #define WEIR_CONNECT_INTERNAL_H
@@ -10,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "connect/grpc.h"
 #include "spark/connect/base.pb-c.h"
 #include "spark/connect/pipelines.pb-c.h"
 #include "spark/connect/types.pb-c.h"
@@ -28,13 +30,24 @@ typedef struct weir__cstatus {
     char exception[64];   /* the JVM exception class the client maps to a
                              pyspark exception; "" = AnalysisException */
     bool class_in_text;   /* the client is not PySpark: the class goes in
-                             the message text only (see server.c fail()) */
+                             the message text only (see call.c) */
 } weir__cstatus;
 
 /* Fill st (code, class, SQLSTATE, message) and return -1. */
 int weir__cstatus_set(weir__cstatus *st, int code, const char *error_class,
                       const char *sql_state, const char *fmt, ...)
     WEIR_PRINTF(5, 6);
+
+/* call.c: answering a call (weir__grpc_call, grpc.h). */
+/* Decode the call's request as a d, refusing nesting the decoder would
+ * recurse into too deeply; NULL with *st filled on failure. */
+void *weir__ccall_decode(weir__grpc_call *call,
+                         const ProtobufCMessageDescriptor *d, weir__cstatus *st);
+/* Send m and end the call OK (RESOURCE_EXHAUSTED when m cannot be sent). */
+void weir__ccall_reply(weir__grpc_call *call, const ProtobufCMessage *m);
+/* End the call with st: a Spark error (an ErrorInfo the client maps to a
+ * pyspark exception) when st has an error class, else a plain gRPC one. */
+void weir__ccall_fail(weir__grpc_call *call, const weir__cstatus *st);
 
 /* Largest nesting of length-delimited fields accepted in a request: the
  * generated decoder recurses once per level. */

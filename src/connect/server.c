@@ -16,7 +16,6 @@
 #include "connect/connect.h"
 
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,137 +68,11 @@ struct weir_connect_server {
  * Small helpers
  * ------------------------------------------------------------------------ */
 
-int weir__cstatus_set(weir__cstatus *st, int code, const char *error_class,
-                      const char *sql_state, const char *fmt, ...)
-{
-    va_list ap;
-    st->code = code;
-    snprintf(st->error_class, sizeof st->error_class, "%s",
-             error_class ? error_class : "");
-    snprintf(st->sql_state, sizeof st->sql_state, "%s",
-             sql_state ? sql_state : "");
-    va_start(ap, fmt);
-    vsnprintf(st->message, sizeof st->message, fmt, ap);
-    va_end(ap);
-    st->exception[0] = '\0';
-    return -1;
-}
-
-/* End a call with a Spark error: grpc-status-details-bin carries an
- * ErrorInfo the client maps to a pyspark exception (AnalysisException). */
 /* Is the caller a client other than PySpark (client_type
  * "_SPARK_CONNECT_PYTHON ...")? */
 static bool not_pyspark(bool has, const char *client_type)
 {
     return has && client_type && !weir__str_starts(client_type, "_SPARK_CONNECT_PYTHON");
-}
-
-static void fail(weir__grpc_call *call, const weir__cstatus *st)
-{
-    if (!st->error_class[0]) {
-        weir__grpc_finish(call, st->code ? st->code : WEIR_GRPC_INTERNAL,
-                          st->message, NULL, 0);
-        return;
-    }
-    char text[1800];
-    if (st->sql_state[0])
-        snprintf(text, sizeof text, "[%s] %s SQLSTATE: %s", st->error_class,
-                 st->message, st->sql_state);
-    else
-        snprintf(text, sizeof text, "[%s] %s", st->error_class, st->message);
-    Google__Rpc__ErrorInfo__MetadataEntry md[4], *mdp[4];
-    const char *exception = st->exception[0]
-                                ? st->exception
-                                : "org.apache.spark.sql.AnalysisException";
-    char classes[128];
-    snprintf(classes, sizeof classes, "[\"%s\"]", exception);
-    /* A JVM client formats an errorClass from Spark's message template
-     * and the error's messageParameters, which weir does not have: it
-     * would show "Undefined error message parameter". Without the class
-     * it shows weir's message (which starts with the class). */
-    const char *keys[] = { "classes", "errorClass", "sqlState" };
-    const char *vals[] = { classes, st->class_in_text ? "" : st->error_class,
-                           st->class_in_text ? "" : st->sql_state };
-    size_t n_md = 0;
-    for (size_t i = 0; i < 3; i++) {
-        if (!*vals[i])
-            continue;
-        google__rpc__error_info__metadata_entry__init(&md[n_md]);
-        md[n_md].key = (char *)keys[i];
-        md[n_md].value = (char *)vals[i];
-        mdp[n_md] = &md[n_md];
-        n_md++;
-    }
-    Google__Rpc__ErrorInfo info = GOOGLE__RPC__ERROR_INFO__INIT;
-    info.reason = (char *)exception;
-    info.domain = (char *)"org.apache.spark";
-    info.n_metadata = n_md;
-    info.metadata = mdp;
-    size_t ilen = google__rpc__error_info__get_packed_size(&info);
-    uint8_t *ibuf = malloc(ilen ? ilen : 1);
-    Google__Protobuf__Any any = GOOGLE__PROTOBUF__ANY__INIT, *anyp = &any;
-    any.type_url = (char *)"type.googleapis.com/google.rpc.ErrorInfo";
-    Google__Rpc__Status status = GOOGLE__RPC__STATUS__INIT;
-    status.code = st->code ? st->code : WEIR_GRPC_INTERNAL;
-    status.message = text;
-    uint8_t *sbuf = NULL;
-    size_t slen = 0;
-    if (ibuf) {
-        google__rpc__error_info__pack(&info, ibuf);
-        any.value.data = ibuf;
-        any.value.len = ilen;
-        status.n_details = 1;
-        status.details = &anyp;
-        slen = google__rpc__status__get_packed_size(&status);
-        sbuf = malloc(slen ? slen : 1);
-        if (sbuf)
-            google__rpc__status__pack(&status, sbuf);
-    }
-    weir__grpc_finish(call, status.code, text, sbuf, sbuf ? slen : 0);
-    free(ibuf);
-    free(sbuf);
-}
-
-/* Pack a message and send it; 0 or -1. */
-static int send_message(weir__grpc_call *call, const ProtobufCMessage *m)
-{
-    size_t len = protobuf_c_message_get_packed_size(m);
-    uint8_t *buf = malloc(len ? len : 1);
-    if (!buf)
-        return -1;
-    protobuf_c_message_pack(m, buf);
-    int rc = weir__grpc_send(call, buf, len);
-    free(buf);
-    return rc;
-}
-
-static void reply(weir__grpc_call *call, const ProtobufCMessage *m)
-{
-    if (send_message(call, m) == 0)
-        weir__grpc_finish(call, WEIR_GRPC_OK, NULL, NULL, 0);
-    else
-        weir__grpc_finish(call, WEIR_GRPC_RESOURCE_EXHAUSTED,
-                          "cannot send the response", NULL, 0);
-}
-
-/* Decode a request, refusing nesting the decoder would recurse into too
- * deeply. NULL with *st filled on failure. */
-static void *decode(weir__grpc_call *call, const ProtobufCMessageDescriptor *d,
-                    weir__cstatus *st)
-{
-    size_t len;
-    const uint8_t *data = weir__grpc_request(call, &len);
-    if (weir__wire_too_deep(data, len, WEIR_CONNECT_MAX_WIRE_DEPTH)) {
-        weir__cstatus_set(st, WEIR_GRPC_INVALID_ARGUMENT, "", "",
-                          "the request is nested more than %d levels deep",
-                          WEIR_CONNECT_MAX_WIRE_DEPTH);
-        return NULL;
-    }
-    void *m = protobuf_c_message_unpack(d, NULL, len, data);
-    if (!m)
-        weir__cstatus_set(st, WEIR_GRPC_INVALID_ARGUMENT, "", "",
-                          "cannot decode the %s", d->short_name);
-    return m;
 }
 
 /* The PipelineAnalysisContext the client attaches while it registers
@@ -251,19 +124,19 @@ static void handle_config(weir_connect_server *srv, weir__grpc_call *call)
 {
     weir__cstatus st = { 0 };
     Spark__Connect__ConfigRequest *req =
-        decode(call, &spark__connect__config_request__descriptor, &st);
+        weir__ccall_decode(call, &spark__connect__config_request__descriptor, &st);
     if (!req) {
-        fail(call, &st);
+        weir__ccall_fail(call, &st);
         return;
     }
     Spark__Connect__ConfigResponse resp = SPARK__CONNECT__CONFIG_RESPONSE__INIT;
     weir__cconfs_answer mem;
     if (weir__cconfs_config(srv->confs, req, &resp, &mem, &st)) {
-        fail(call, &st);
+        weir__ccall_fail(call, &st);
     } else {
         resp.session_id = req->session_id;
         resp.server_side_session_id = srv->ssid;
-        reply(call, &resp.base);
+        weir__ccall_reply(call, &resp.base);
     }
     weir__cconfs_answer_free(&mem);
     spark__connect__config_request__free_unpacked(req, NULL);
@@ -584,9 +457,9 @@ static void handle_execute(weir_connect_server *srv, weir__grpc_call *call)
 {
     weir__cstatus st = { 0 };
     Spark__Connect__ExecutePlanRequest *req =
-        decode(call, &spark__connect__execute_plan_request__descriptor, &st);
+        weir__ccall_decode(call, &spark__connect__execute_plan_request__descriptor, &st);
     if (!req) {
-        fail(call, &st);
+        weir__ccall_fail(call, &st);
         return;
     }
     st.class_in_text = not_pyspark(req->_client_type_case, req->client_type);
@@ -604,7 +477,7 @@ static void handle_execute(weir_connect_server *srv, weir__grpc_call *call)
             : NULL;
     if (rc) {
         /* the id belongs to another operation: leave it alone */
-        fail(call, &st);
+        weir__ccall_fail(call, &st);
         spark__connect__execute_plan_request__free_unpacked(req, NULL);
         return;
     }
@@ -686,7 +559,7 @@ static void handle_execute(weir_connect_server *srv, weir__grpc_call *call)
     }
     op_end(srv, op_id, rc != 0);
     if (rc)
-        fail(call, &st);
+        weir__ccall_fail(call, &st);
     else
         weir__grpc_finish(call, WEIR_GRPC_OK, NULL, NULL, 0);
     spark__connect__execute_plan_request__free_unpacked(req, NULL);
@@ -697,9 +570,9 @@ static void handle_reattach(weir_connect_server *srv, weir__grpc_call *call)
 {
     weir__cstatus st = { 0 };
     Spark__Connect__ReattachExecuteRequest *req =
-        decode(call, &spark__connect__reattach_execute_request__descriptor, &st);
+        weir__ccall_decode(call, &spark__connect__reattach_execute_request__descriptor, &st);
     if (!req) {
-        fail(call, &st);
+        weir__ccall_fail(call, &st);
         return;
     }
     WEIR_VEC(stored_response) copy = WEIR_VEC_INIT;
@@ -741,7 +614,7 @@ static void handle_reattach(weir_connect_server *srv, weir__grpc_call *call)
         if (weir__grpc_send(call, copy.items[i].data, copy.items[i].len))
             rc = weir__cstatus_set(&st, WEIR_GRPC_CANCELLED, "", "", "client gone");
     if (rc)
-        fail(call, &st);
+        weir__ccall_fail(call, &st);
     else
         weir__grpc_finish(call, WEIR_GRPC_OK, NULL, NULL, 0);
     for (size_t i = 0; i < copy.len; i++)
@@ -755,9 +628,9 @@ static void handle_release_execute(weir_connect_server *srv,
 {
     weir__cstatus st = { 0 };
     Spark__Connect__ReleaseExecuteRequest *req =
-        decode(call, &spark__connect__release_execute_request__descriptor, &st);
+        weir__ccall_decode(call, &spark__connect__release_execute_request__descriptor, &st);
     if (!req) {
-        fail(call, &st);
+        weir__ccall_fail(call, &st);
         return;
     }
     pthread_mutex_lock(&srv->state);
@@ -788,7 +661,7 @@ static void handle_release_execute(weir_connect_server *srv,
     resp._operation_id_case =
         SPARK__CONNECT__RELEASE_EXECUTE_RESPONSE___OPERATION_ID_OPERATION_ID;
     resp.operation_id = req->operation_id;
-    reply(call, &resp.base);
+    weir__ccall_reply(call, &resp.base);
     spark__connect__release_execute_request__free_unpacked(req, NULL);
 }
 
@@ -797,9 +670,9 @@ static void handle_release_session(weir_connect_server *srv,
 {
     weir__cstatus st = { 0 };
     Spark__Connect__ReleaseSessionRequest *req =
-        decode(call, &spark__connect__release_session_request__descriptor, &st);
+        weir__ccall_decode(call, &spark__connect__release_session_request__descriptor, &st);
     if (!req) {
-        fail(call, &st);
+        weir__ccall_fail(call, &st);
         return;
     }
     weir__cconfs_drop_session(srv->confs, req->session_id);
@@ -817,7 +690,7 @@ static void handle_release_session(weir_connect_server *srv,
         SPARK__CONNECT__RELEASE_SESSION_RESPONSE__INIT;
     resp.session_id = req->session_id;
     resp.server_side_session_id = srv->ssid;
-    reply(call, &resp.base);
+    weir__ccall_reply(call, &resp.base);
     spark__connect__release_session_request__free_unpacked(req, NULL);
 }
 
@@ -825,9 +698,9 @@ static void handle_interrupt(weir_connect_server *srv, weir__grpc_call *call)
 {
     weir__cstatus st = { 0 };
     Spark__Connect__InterruptRequest *req =
-        decode(call, &spark__connect__interrupt_request__descriptor, &st);
+        weir__ccall_decode(call, &spark__connect__interrupt_request__descriptor, &st);
     if (!req) {
-        fail(call, &st);
+        weir__ccall_fail(call, &st);
         return;
     }
     /* Registration commands are short and not interruptible: nothing is
@@ -835,7 +708,7 @@ static void handle_interrupt(weir_connect_server *srv, weir__grpc_call *call)
     Spark__Connect__InterruptResponse resp = SPARK__CONNECT__INTERRUPT_RESPONSE__INIT;
     resp.session_id = req->session_id;
     resp.server_side_session_id = srv->ssid;
-    reply(call, &resp.base);
+    weir__ccall_reply(call, &resp.base);
     spark__connect__interrupt_request__free_unpacked(req, NULL);
 }
 
@@ -844,9 +717,9 @@ static void handle_fetch_error_details(weir_connect_server *srv,
 {
     weir__cstatus st = { 0 };
     Spark__Connect__FetchErrorDetailsRequest *req =
-        decode(call, &spark__connect__fetch_error_details_request__descriptor, &st);
+        weir__ccall_decode(call, &spark__connect__fetch_error_details_request__descriptor, &st);
     if (!req) {
-        fail(call, &st);
+        weir__ccall_fail(call, &st);
         return;
     }
     /* weir puts everything into the status itself and never hands out
@@ -856,7 +729,7 @@ static void handle_fetch_error_details(weir_connect_server *srv,
         SPARK__CONNECT__FETCH_ERROR_DETAILS_RESPONSE__INIT;
     resp.session_id = req->session_id;
     resp.server_side_session_id = srv->ssid;
-    reply(call, &resp.base);
+    weir__ccall_reply(call, &resp.base);
     spark__connect__fetch_error_details_request__free_unpacked(req, NULL);
 }
 
@@ -952,9 +825,9 @@ static void handle_analyze(weir_connect_server *srv, weir__grpc_call *call)
 {
     weir__cstatus st = { 0 };
     Spark__Connect__AnalyzePlanRequest *req =
-        decode(call, &spark__connect__analyze_plan_request__descriptor, &st);
+        weir__ccall_decode(call, &spark__connect__analyze_plan_request__descriptor, &st);
     if (!req) {
-        fail(call, &st);
+        weir__ccall_fail(call, &st);
         return;
     }
     st.class_in_text = not_pyspark(req->_client_type_case, req->client_type);
@@ -1010,9 +883,9 @@ static void handle_analyze(weir_connect_server *srv, weir__grpc_call *call)
         rc = analysis_refused(req, &st);
     }
     if (rc)
-        fail(call, &st);
+        weir__ccall_fail(call, &st);
     else
-        reply(call, &resp.base);
+        weir__ccall_reply(call, &resp.base);
     weir__arena_free(&arena);
     spark__connect__analyze_plan_request__free_unpacked(req, NULL);
 }

@@ -7,6 +7,7 @@
 set(WEIR_CONNECT_SOURCES
   src/connect/arrow.c
   src/connect/arrow_read.c
+  src/connect/call.c
   src/connect/confs.c
   src/connect/grpc.c
   src/connect/grpc_client.c
