@@ -15,12 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <nghttp2/nghttp2.h>
 
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/error.h"
 #include "util/str.h"
 
@@ -269,27 +269,20 @@ static bool flush_out(nghttp2_session *s, client *c)
     }
 }
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int run(nghttp2_session *s, client *c, const weir__grpc_target *t,
                weir_error *err)
 {
     /* An HTTP/2 server sends its SETTINGS at once: silence means it is
      * not one (or is wedged), found within the connect bound. */
     int64_t ms = t->connect_ms ? t->connect_ms : 10000;
-    int64_t deadline = now_ms() + ms;
+    int64_t deadline = weir__monotonic_us() / 1000 + ms;
     bool heard = false;
     while (!c->closed && !c->cancelled) {
         if (t->cancel && *t->cancel) {
             c->cancelled = true;
             break;
         }
-        if (!heard && now_ms() > deadline)
+        if (!heard && weir__monotonic_us() / 1000 > deadline)
             return WEIR_ERR(err, WEIR_EIO, "CONNECT_FAILED",
                             "%s:%u accepted the connection but sent nothing "
                             "in %lld ms (is it a Spark Connect server?)",
