@@ -204,11 +204,10 @@ static int serve(const cli *c, const serve_args *a, const char *token,
              root);
     on_log(line, NULL);
     if (a->load.env || a->load.conf.len) {
-        snprintf(line, sizeof line, "Runs use %s%s%s's storage %s, catalog %s, "
+        snprintf(line, sizeof line, "Runs use %s%s's storage %s, catalog %s, "
                  "database %s and configuration over what clients send",
                  a->load.env ? "environment " : "the project",
-                 a->load.env ? a->load.env : "",
-                 a->load.env ? "" : "", weir_pipeline_storage(p.pipeline),
+                 a->load.env ? a->load.env : "", weir_pipeline_storage(p.pipeline),
                  weir_pipeline_catalog(p.pipeline),
                  weir_pipeline_database(p.pipeline));
         on_log(line, NULL);
