@@ -128,13 +128,17 @@ static void refresh_options(weir_run_options *ro, const run_args *a)
     ro->n_full_refresh = a->full_refresh.len;
 }
 
+/* How a's events are printed: --json, --quiet, or as text. */
+static event_mode events_mode(const run_args *a)
+{
+    return a->json ? EVENTS_JSON : a->quiet ? EVENTS_QUIET : EVENTS_TEXT;
+}
+
 static int start_remote(const cli *c, const run_args *a, project *p)
 {
     weir_run_options ro = WEIR_RUN_OPTIONS_INIT;
     refresh_options(&ro, a);
-    return run_remote(c, p, a->remote, &ro,
-                      a->json ? EVENTS_JSON : a->quiet ? EVENTS_QUIET
-                                                       : EVENTS_TEXT);
+    return run_remote(c, p, a->remote, &ro, events_mode(a));
 }
 
 static int start(const cli *c, const run_args *a, project *p)
@@ -153,9 +157,7 @@ static int start(const cli *c, const run_args *a, project *p)
                       "written to %s-sample",
                       (long long)a->sample, st ? st : "(no storage)");
     }
-    event_printer_init(&ep, c,
-                       a->json ? EVENTS_JSON : a->quiet ? EVENTS_QUIET
-                                                        : EVENTS_TEXT);
+    event_printer_init(&ep, c, events_mode(a));
     refresh_options(&ro, a);
     ro.sample_rows = a->sample;
     event_printer_attach(&ep, &ro);
