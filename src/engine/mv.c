@@ -744,3 +744,18 @@ int weir__mv_refresh(weir_flow_exec *x, const weir_gdataset *t)
     weir__arena_free(&r.arena);
     return rc;
 }
+
+void weir__mv_planning(weir_buf *details, weir_buf *msg,
+                       const weir_flow_exec *x, const weir_gdataset *t)
+{
+    weir__buf_puts(details, "{\"planning_information\": {\"technique\": ");
+    weir__buf_put_json_string(details, x->technique);
+    weir__buf_puts(details, ", \"reason\": ");
+    weir__buf_put_json_string(details, x->technique_reason);
+    weir__buf_printf(details, ", \"technique_information\": [{"
+                              "\"maintenance_type\": \"MAINTENANCE_TYPE_%s\", "
+                              "\"is_chosen\": true}]}}",
+                     x->technique);
+    weir__buf_printf(msg, "Materialized view %s is refreshed as %s: %s.",
+                     t->display, x->technique, x->technique_reason);
+}
