@@ -871,22 +871,6 @@ static int interrupted_updates(run_state *rs, weir_error *err)
                            NULL, err);
 }
 
-/* Does the graph read or write Kafka (local topics needed)? */
-static bool uses_kafka(const weir_graph *g)
-{
-    for (size_t i = 0; i < g->n_datasets; i++) {
-        const weir_gdataset *d = &g->datasets[i];
-        if (d->kind == WEIR_SINK && d->def && d->def->format &&
-            weir__str_ieq(d->def->format, "kafka"))
-            return true;
-    }
-    for (size_t f = 0; f < g->n_flows; f++)
-        for (size_t i = 0; i < g->flows[f].n_inputs; i++)
-            if (g->flows[f].inputs[i].source == WEIR_INPUT_KAFKA)
-                return true;
-    return false;
-}
-
 /* Attach the catalogs the graph uses: its datasets' (created when missing
  * in a run) and those of the external tables it reads. */
 static int open_catalogs(run_state *rs, weir_error *err)
@@ -897,7 +881,8 @@ static int open_catalogs(run_state *rs, weir_error *err)
     if (!rs->run->dry)
         rc = weir__storage_use_catalog(rs->st, g->default_catalog,
                                        g->default_database, err);
-    if (!rc && !rs->run->dry && rs->opts->local_kafka && uses_kafka(g))
+    if (!rc && !rs->run->dry && rs->opts->local_kafka &&
+        weir__graph_uses_kafka(g))
         rc = weir__topics_create(rs->st->conn, g->default_catalog, err);
     /* Each catalog and database once (a statement each), not per dataset. */
     weir_arena a = WEIR_ARENA_INIT;
