@@ -202,22 +202,21 @@ typedef struct batch_plan {
     weir_source_ctx ctx;
 } batch_plan;
 
-static void plan_init(weir_flow_exec *x, batch_plan *p, const weir_gdataset *t)
+void weir__flow_source_ctx(weir_flow_exec *x, const weir_gdataset *t,
+                           weir_checkpoint *cp, weir_arena *arena,
+                           weir_source_ctx *c)
 {
-    memset(p, 0, sizeof(*p));
-    weir__arena_init(&p->arena);
-    p->cp = checkpoint_of(x, t);
-    weir_source_ctx *c = &p->ctx;
+    *cp = checkpoint_of(x, t);
     c->g = x->g;
     c->f = x->f;
     c->t = t;
     c->conn = x->conn;
-    c->cp = &p->cp;
+    c->cp = cp;
     c->root_dir = x->root_dir;
     c->local_topics = x->local_kafka ? x->g->default_catalog : NULL;
     c->input_tables = x->input_tables;
     c->update_id = x->update_id;
-    c->arena = &p->arena;
+    c->arena = arena;
     c->infer = x->infer;
     c->unstable = &x->unstable;
     c->warning = x->warning;
@@ -225,6 +224,13 @@ static void plan_init(weir_flow_exec *x, batch_plan *p, const weir_gdataset *t)
     c->note = x->note;
     c->note_size = sizeof(x->note);
     c->err = &x->err;
+}
+
+static void plan_init(weir_flow_exec *x, batch_plan *p, const weir_gdataset *t)
+{
+    memset(p, 0, sizeof(*p));
+    weir__arena_init(&p->arena);
+    weir__flow_source_ctx(x, t, &p->cp, &p->arena, &p->ctx);
 }
 
 /* After the batch was read: files that changed while it read them are
