@@ -41,6 +41,8 @@ typedef struct refresh {
     size_t n_batches;
     const char *definition; /* DEFINITION_PREFIX + md5 */
     int64_t gen, next_batch;
+    int64_t view_rows; /* the view's rows before the refresh (counted by
+                          cheaper_to_recompute) */
 } refresh;
 
 static void why(weir_flow_exec *x, const char *technique, const char *fmt, ...)
@@ -637,7 +639,7 @@ static int cheaper_to_recompute(refresh *r, bool *out)
     int64_t view = 0, inputs = 0;
     if (!rc && rows->n_rows == 1) {
         const char *cell = weir__rows_get(rows, 0, 0);
-        view = cell ? strtoll(cell, NULL, 10) : 0;
+        r->view_rows = view = cell ? strtoll(cell, NULL, 10) : 0;
         cell = weir__rows_get(rows, 0, 1);
         inputs = cell ? strtoll(cell, NULL, 10) : 0;
     }
@@ -661,7 +663,8 @@ static int cheaper_to_recompute(refresh *r, bool *out)
     return rc;
 }
 
-/* Why the last refresh cannot be built on, or NULL. */
+/* Why the last refresh cannot be built on, or NULL (after
+ * cheaper_to_recompute, which counted the view). */
 static int stale(refresh *r, const char **reason)
 {
     weir_flow_exec *x = r->x;
@@ -674,7 +677,7 @@ static int stale(refresh *r, const char **reason)
                   "or after a full refresh)";
         return 0;
     }
-    int64_t kept = 0, epoch = 0, now = 0;
+    int64_t kept = 0, epoch = 0, now = r->view_rows;
     bool none = true;
     if (!rc)
         rc = weir__checkpoint_source_end(&r->cp, r->gen, r->definition, &kept,
@@ -683,8 +686,6 @@ static int stale(refresh *r, const char **reason)
         *reason = "its definition changed since the last refresh";
         return 0;
     }
-    if (!rc)
-        rc = view_rows(r, &now);
     if (!rc && now != kept) {
         *reason = weir__arena_printf(&r->arena,
                                      "its table holds %lld row(s), the last "
