@@ -526,16 +526,14 @@ static int add_missing_columns(weir_flow_exec *x, const weir_gdataset *t,
     return rc;
 }
 
-/* Flow x's query as DuckDB SQL for this execution, appended to sql:
- * reading batches (NULL, 0 for a batch flow), file sources read carefully
- * (rescuing what does not fit) when careful and the update asks for it. */
-static int flow_sql(weir_flow_exec *x, const weir_source_batch *batches,
-                    size_t n_batches, bool careful, weir_buf *sql)
+int weir__flow_sql(weir_flow_exec *x, const weir_source_batch *batches,
+                   size_t n_batches, bool careful, bool batch_tables,
+                   weir_buf *sql)
 {
     weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
                              batches, n_batches, careful && x->careful_files,
                              x->infer, x->sample_rows, x->input_tables,
-                             x->conn, false };
+                             x->conn, batch_tables };
     int rc = weir__resolve_flow_sql(sql, &ctx, x->f, &x->err);
     if (!rc && sql->failed)
         rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
@@ -546,7 +544,7 @@ static int insert_rows(weir_flow_exec *x, const weir_gdataset *t,
                        const weir_source_batch *batches, size_t n_batches)
 {
     weir_buf sql = WEIR_BUF_INIT;
-    int rc = flow_sql(x, batches, n_batches, true, &sql);
+    int rc = weir__flow_sql(x, batches, n_batches, true, false, &sql);
     if (!rc && t->kind == WEIR_STREAMING_TABLE)
         rc = add_new_columns(x, t, weir__buf_cstr(&sql));
     if (!rc)
@@ -561,7 +559,8 @@ static int apply_changes(weir_flow_exec *x, const weir_gdataset *t,
                          const batch_plan *p)
 {
     weir_buf sql = WEIR_BUF_INIT;
-    int rc = flow_sql(x, p->sources.items, p->sources.len, true, &sql);
+    int rc = weir__flow_sql(x, p->sources.items, p->sources.len, true, false,
+                            &sql);
     /* The batch's columns decide the target's: a file source may have
      * gained some since the update's analysis. */
     weir_arena a = WEIR_ARENA_INIT;
@@ -736,7 +735,8 @@ static int sink_stage(weir_flow_exec *x, const weir_gdataset *t,
      * in a flow's stage folder while this update holds the storage. */
     weir__fs_remove_atomic_temps(stage);
     weir_buf sql = WEIR_BUF_INIT;
-    int rc = flow_sql(x, p->sources.items, p->sources.len, true, &sql);
+    int rc = weir__flow_sql(x, p->sources.items, p->sources.len, true, false,
+                            &sql);
     if (!rc) {
         rc = weir__fs_mkdirs(stage, &x->err);
         if (!rc)

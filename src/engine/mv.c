@@ -21,7 +21,6 @@
 #include <string.h>
 
 #include "engine/common.h"
-#include "engine/resolve.h"
 #include "engine/write.h"
 #include "sources/source.h"
 #include "util/str.h"
@@ -67,17 +66,7 @@ static int oom(weir_flow_exec *x)
 static int flow_sql(weir_flow_exec *x, const weir_source_batch *batches,
                     size_t n_batches, weir_buf *sql)
 {
-    weir_resolve_ctx ctx = {
-        .mode = WEIR_RESOLVE_EXECUTE, .g = x->g, .st = x->st,
-        .root_dir = x->root_dir, .batches = batches, .n_batches = n_batches,
-        .infer = x->infer, .sample_rows = x->sample_rows,
-        .input_tables = x->input_tables, .probe = x->conn,
-        .batch_tables = batches != NULL
-    };
-    int rc = weir__resolve_flow_sql(sql, &ctx, x->f, &x->err);
-    if (!rc && sql->failed)
-        rc = oom(x);
-    return rc;
+    return weir__flow_sql(x, batches, n_batches, false, batches != NULL, sql);
 }
 
 /* A new epoch: streaming readers of the view read all of it as new data
