@@ -442,14 +442,22 @@ static int state_merge(cdc_run *r, const char *src)
     return run_q(r, NULL);
 }
 
+/* The keys' state (__weir_s, NULL for a new key) joined to the batch
+ * (__weir_b). */
+static void join_state(cdc_run *r)
+{
+    weir__buf_puts(&r->q, " LEFT JOIN ");
+    hidden(r, "state");
+    weir__buf_puts(&r->q, " AS __weir_s ON ");
+    keys_equal(r, "__weir_b", "__weir_s");
+}
+
 /* FROM and WHERE of the candidates: the changes newer than the key's
  * state and the last truncate. */
 static void scd1_candidates(cdc_run *r)
 {
-    weir__buf_puts(&r->q, " FROM " BATCH " AS __weir_b LEFT JOIN ");
-    hidden(r, "state");
-    weir__buf_puts(&r->q, " AS __weir_s ON ");
-    keys_equal(r, "__weir_b", "__weir_s");
+    weir__buf_puts(&r->q, " FROM " BATCH " AS __weir_b");
+    join_state(r);
     weir__buf_puts(&r->q, " WHERE NOT __weir_b.__weir_trunc AND "
                           "(__weir_s.__weir_seq IS NULL OR __weir_b.__weir_seq > "
                           "__weir_s.__weir_seq) AND NOT coalesce("
@@ -652,10 +660,8 @@ static int scd2_new(cdc_run *r)
         return rc;
     weir__buf_puts(&r->q, "CREATE OR REPLACE TEMP TABLE " NEW " AS SELECT "
                           "__weir_b.* EXCLUDE (__weir_trunc), __weir_s.__weir_seq "
-                          "AS __weir_last FROM " BATCH " AS __weir_b LEFT JOIN ");
-    hidden(r, "state");
-    weir__buf_puts(&r->q, " AS __weir_s ON ");
-    keys_equal(r, "__weir_b", "__weir_s");
+                          "AS __weir_last FROM " BATCH " AS __weir_b");
+    join_state(r);
     if (twice) {
         weir__buf_puts(&r->q, " QUALIFY row_number() OVER (PARTITION BY ");
         list(r, "__weir_b", r->keys, r->n_keys);

@@ -202,22 +202,21 @@ typedef struct batch_plan {
     weir_source_ctx ctx;
 } batch_plan;
 
-static void plan_init(weir_flow_exec *x, batch_plan *p, const weir_gdataset *t)
+void weir__flow_source_ctx(weir_flow_exec *x, const weir_gdataset *t,
+                           weir_checkpoint *cp, weir_arena *arena,
+                           weir_source_ctx *c)
 {
-    memset(p, 0, sizeof(*p));
-    weir__arena_init(&p->arena);
-    p->cp = checkpoint_of(x, t);
-    weir_source_ctx *c = &p->ctx;
+    *cp = checkpoint_of(x, t);
     c->g = x->g;
     c->f = x->f;
     c->t = t;
     c->conn = x->conn;
-    c->cp = &p->cp;
+    c->cp = cp;
     c->root_dir = x->root_dir;
     c->local_topics = x->local_kafka ? x->g->default_catalog : NULL;
     c->input_tables = x->input_tables;
     c->update_id = x->update_id;
-    c->arena = &p->arena;
+    c->arena = arena;
     c->infer = x->infer;
     c->unstable = &x->unstable;
     c->warning = x->warning;
@@ -225,6 +224,13 @@ static void plan_init(weir_flow_exec *x, batch_plan *p, const weir_gdataset *t)
     c->note = x->note;
     c->note_size = sizeof(x->note);
     c->err = &x->err;
+}
+
+static void plan_init(weir_flow_exec *x, batch_plan *p, const weir_gdataset *t)
+{
+    memset(p, 0, sizeof(*p));
+    weir__arena_init(&p->arena);
+    weir__flow_source_ctx(x, t, &p->cp, &p->arena, &p->ctx);
 }
 
 /* After the batch was read: files that changed while it read them are
@@ -520,16 +526,14 @@ static int add_missing_columns(weir_flow_exec *x, const weir_gdataset *t,
     return rc;
 }
 
-/* Flow x's query as DuckDB SQL for this execution, appended to sql:
- * reading batches (NULL, 0 for a batch flow), file sources read carefully
- * (rescuing what does not fit) when careful and the update asks for it. */
-static int flow_sql(weir_flow_exec *x, const weir_source_batch *batches,
-                    size_t n_batches, bool careful, weir_buf *sql)
+int weir__flow_sql(weir_flow_exec *x, const weir_source_batch *batches,
+                   size_t n_batches, bool careful, bool batch_tables,
+                   weir_buf *sql)
 {
     weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
                              batches, n_batches, careful && x->careful_files,
                              x->infer, x->sample_rows, x->input_tables,
-                             x->conn, false };
+                             x->conn, batch_tables };
     int rc = weir__resolve_flow_sql(sql, &ctx, x->f, &x->err);
     if (!rc && sql->failed)
         rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
@@ -540,7 +544,7 @@ static int insert_rows(weir_flow_exec *x, const weir_gdataset *t,
                        const weir_source_batch *batches, size_t n_batches)
 {
     weir_buf sql = WEIR_BUF_INIT;
-    int rc = flow_sql(x, batches, n_batches, true, &sql);
+    int rc = weir__flow_sql(x, batches, n_batches, true, false, &sql);
     if (!rc && t->kind == WEIR_STREAMING_TABLE)
         rc = add_new_columns(x, t, weir__buf_cstr(&sql));
     if (!rc)
@@ -555,7 +559,8 @@ static int apply_changes(weir_flow_exec *x, const weir_gdataset *t,
                          const batch_plan *p)
 {
     weir_buf sql = WEIR_BUF_INIT;
-    int rc = flow_sql(x, p->sources.items, p->sources.len, true, &sql);
+    int rc = weir__flow_sql(x, p->sources.items, p->sources.len, true, false,
+                            &sql);
     /* The batch's columns decide the target's: a file source may have
      * gained some since the update's analysis. */
     weir_arena a = WEIR_ARENA_INIT;
@@ -730,7 +735,8 @@ static int sink_stage(weir_flow_exec *x, const weir_gdataset *t,
      * in a flow's stage folder while this update holds the storage. */
     weir__fs_remove_atomic_temps(stage);
     weir_buf sql = WEIR_BUF_INIT;
-    int rc = flow_sql(x, p->sources.items, p->sources.len, true, &sql);
+    int rc = weir__flow_sql(x, p->sources.items, p->sources.len, true, false,
+                            &sql);
     if (!rc) {
         rc = weir__fs_mkdirs(stage, &x->err);
         if (!rc)

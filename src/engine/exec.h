@@ -69,6 +69,22 @@ typedef struct weir_flow_exec {
  * flow's batch is visible and its checkpoint has not moved. */
 int weir__flow_exec(weir_flow_exec *x);
 
+/* Flow x's query as DuckDB SQL for this execution, appended to sql:
+ * reading batches (NULL, 0 for a batch flow), file sources read carefully
+ * (rescuing what does not fit) when careful and the update asks for it;
+ * with batch_tables, table inputs that have a batch read it though the
+ * query does not stream them (weir_resolve_ctx.batch_tables). */
+int weir__flow_sql(weir_flow_exec *x, const weir_source_batch *batches,
+                   size_t n_batches, bool careful, bool batch_tables,
+                   weir_buf *sql);
+
+/* The source context (sources/source.h) of x's flow into t: its
+ * checkpoint, set in *cp, the arena its batches live in, and x's warning
+ * and note for what the sources say (gen and batch_id are the caller's). */
+void weir__flow_source_ctx(weir_flow_exec *x, const weir_gdataset *t,
+                           weir_checkpoint *cp, weir_arena *arena,
+                           weir_source_ctx *c);
+
 /* The class of a streaming flow whose sources differ from its checkpoint's
  * (Spark has the message but no class). Not retried. */
 #define WEIR_SOURCES_CHANGED_CLASS "STREAMING_SOURCES_ADDED_OR_REMOVED"

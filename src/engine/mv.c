@@ -21,7 +21,6 @@
 #include <string.h>
 
 #include "engine/common.h"
-#include "engine/resolve.h"
 #include "engine/write.h"
 #include "sources/source.h"
 #include "util/str.h"
@@ -41,6 +40,8 @@ typedef struct refresh {
     size_t n_batches;
     const char *definition; /* DEFINITION_PREFIX + md5 */
     int64_t gen, next_batch;
+    int64_t view_rows; /* the view's rows before the refresh (counted by
+                          cheaper_to_recompute) */
 } refresh;
 
 static void why(weir_flow_exec *x, const char *technique, const char *fmt, ...)
@@ -65,17 +66,7 @@ static int oom(weir_flow_exec *x)
 static int flow_sql(weir_flow_exec *x, const weir_source_batch *batches,
                     size_t n_batches, weir_buf *sql)
 {
-    weir_resolve_ctx ctx = {
-        .mode = WEIR_RESOLVE_EXECUTE, .g = x->g, .st = x->st,
-        .root_dir = x->root_dir, .batches = batches, .n_batches = n_batches,
-        .infer = x->infer, .sample_rows = x->sample_rows,
-        .input_tables = x->input_tables, .probe = x->conn,
-        .batch_tables = batches != NULL
-    };
-    int rc = weir__resolve_flow_sql(sql, &ctx, x->f, &x->err);
-    if (!rc && sql->failed)
-        rc = oom(x);
-    return rc;
+    return weir__flow_sql(x, batches, n_batches, false, batches != NULL, sql);
 }
 
 /* A new epoch: streaming readers of the view read all of it as new data
@@ -637,7 +628,7 @@ static int cheaper_to_recompute(refresh *r, bool *out)
     int64_t view = 0, inputs = 0;
     if (!rc && rows->n_rows == 1) {
         const char *cell = weir__rows_get(rows, 0, 0);
-        view = cell ? strtoll(cell, NULL, 10) : 0;
+        r->view_rows = view = cell ? strtoll(cell, NULL, 10) : 0;
         cell = weir__rows_get(rows, 0, 1);
         inputs = cell ? strtoll(cell, NULL, 10) : 0;
     }
@@ -661,7 +652,8 @@ static int cheaper_to_recompute(refresh *r, bool *out)
     return rc;
 }
 
-/* Why the last refresh cannot be built on, or NULL. */
+/* Why the last refresh cannot be built on, or NULL (after
+ * cheaper_to_recompute, which counted the view). */
 static int stale(refresh *r, const char **reason)
 {
     weir_flow_exec *x = r->x;
@@ -674,7 +666,7 @@ static int stale(refresh *r, const char **reason)
                   "or after a full refresh)";
         return 0;
     }
-    int64_t kept = 0, epoch = 0, now = 0;
+    int64_t kept = 0, epoch = 0, now = r->view_rows;
     bool none = true;
     if (!rc)
         rc = weir__checkpoint_source_end(&r->cp, r->gen, r->definition, &kept,
@@ -683,8 +675,6 @@ static int stale(refresh *r, const char **reason)
         *reason = "its definition changed since the last refresh";
         return 0;
     }
-    if (!rc)
-        rc = view_rows(r, &now);
     if (!rc && now != kept) {
         *reason = weir__arena_printf(&r->arena,
                                      "its table holds %lld row(s), the last "
@@ -703,25 +693,11 @@ int weir__mv_refresh(weir_flow_exec *x, const weir_gdataset *t)
     r.x = x;
     r.t = t;
     weir__arena_init(&r.arena);
-    weir_checkpoint cp = { x->conn, weir__state_catalog(x->g, t), x->f->display,
-                           t->display, x->update_id, &x->err };
-    r.cp = cp;
-    weir_source_ctx *c = &r.ctx;
-    c->g = x->g;
-    c->f = x->f;
-    c->t = t;
-    c->conn = x->conn;
-    c->cp = &r.cp;
-    c->root_dir = x->root_dir;
-    c->update_id = x->update_id;
-    c->arena = &r.arena;
-    c->infer = x->infer;
-    c->unstable = &x->unstable;
-    c->warning = r.warning;
-    c->warning_size = sizeof(r.warning);
-    c->note = r.note;
-    c->note_size = sizeof(r.note);
-    c->err = &x->err;
+    weir__flow_source_ctx(x, t, &r.cp, &r.arena, &r.ctx);
+    r.ctx.warning = r.warning;
+    r.ctx.warning_size = sizeof(r.warning);
+    r.ctx.note = r.note;
+    r.ctx.note_size = sizeof(r.note);
     x->technique[0] = x->technique_reason[0] = '\0';
     int rc = 0;
     const char *reason = NULL;
@@ -743,4 +719,19 @@ int weir__mv_refresh(weir_flow_exec *x, const weir_gdataset *t)
     }
     weir__arena_free(&r.arena);
     return rc;
+}
+
+void weir__mv_planning(weir_buf *details, weir_buf *msg,
+                       const weir_flow_exec *x, const weir_gdataset *t)
+{
+    weir__buf_puts(details, "{\"planning_information\": {\"technique\": ");
+    weir__buf_put_json_string(details, x->technique);
+    weir__buf_puts(details, ", \"reason\": ");
+    weir__buf_put_json_string(details, x->technique_reason);
+    weir__buf_printf(details, ", \"technique_information\": [{"
+                              "\"maintenance_type\": \"MAINTENANCE_TYPE_%s\", "
+                              "\"is_chosen\": true}]}}",
+                     x->technique);
+    weir__buf_printf(msg, "Materialized view %s is refreshed as %s: %s.",
+                     t->display, x->technique, x->technique_reason);
 }

@@ -21,4 +21,10 @@
  * x->no_new_data (nothing to do). Returns 0 or the code in x->err. */
 int weir__mv_refresh(weir_flow_exec *x, const weir_gdataset *t);
 
+/* The planning_information event of a refresh of t by x (x->technique
+ * set): its details (the shape Databricks gives its planner's choice)
+ * appended to details, its message to msg. */
+void weir__mv_planning(weir_buf *details, weir_buf *msg,
+                       const weir_flow_exec *x, const weir_gdataset *t);
+
 #endif

@@ -18,6 +18,7 @@
 #include "engine/exec.h"
 #include "sources/files.h"
 #include "engine/materialize.h"
+#include "engine/mv.h"
 #include "engine/relocate.h"
 #include "engine/select.h"
 #include "events/events.h"
@@ -82,11 +83,12 @@ typedef struct run_state {
 
 /* ---- events ------------------------------------------------------------- */
 
-static void flow_event(run_state *rs, const weir_gflow *f, weir_level level,
-                       const char *details, const weir_error *error,
-                       const char *msg)
+/* An event of a flow, at the flow's place in the sources. */
+static void flow_event_of(run_state *rs, const weir_gflow *f, weir_level level,
+                          const char *event_type, const char *details,
+                          const weir_error *error, const char *msg)
 {
-    weir_event_spec spec = { level, "flow_progress", f->display,
+    weir_event_spec spec = { level, event_type, f->display,
                              rs->g->datasets[f->target].display, details,
                              error, NULL, 0, 0 };
     if (f->origin.src) {
@@ -94,6 +96,13 @@ static void flow_event(run_state *rs, const weir_gflow *f, weir_level level,
         spec.source_line = f->origin.pos.line;
     }
     weir__eventlog_emit(rs->log, &spec, "%s", msg);
+}
+
+static void flow_event(run_state *rs, const weir_gflow *f, weir_level level,
+                       const char *details, const weir_error *error,
+                       const char *msg)
+{
+    flow_event_of(rs, f, level, "flow_progress", details, error, msg);
 }
 
 static void status_event(run_state *rs, const weir_gflow *f, weir_level level,
@@ -116,33 +125,14 @@ static void emit_status(run_state *rs, const weir_gflow *f, const char *status,
     status_event(rs, f, level, status, msg);
 }
 
-/* How a materialized view was refreshed and why (engine/mv.c), with the
- * shape Databricks gives its planner's choice. */
+/* How a materialized view was refreshed and why (engine/mv.c). */
 static void planning_event(run_state *rs, const weir_gflow *f,
                            const weir_flow_exec *x)
 {
-    weir_buf d = WEIR_BUF_INIT;
-    weir__buf_puts(&d, "{\"planning_information\": {\"technique\": ");
-    weir__buf_put_json_string(&d, x->technique);
-    weir__buf_puts(&d, ", \"reason\": ");
-    weir__buf_put_json_string(&d, x->technique_reason);
-    weir__buf_printf(&d, ", \"technique_information\": [{\"maintenance_type\": "
-                         "\"MAINTENANCE_TYPE_%s\", \"is_chosen\": true}]}}",
-                     x->technique);
-    const weir_gdataset *t = &rs->g->datasets[f->target];
-    weir_buf msg = WEIR_BUF_INIT;
-    weir__buf_printf(&msg, "Materialized view %s is refreshed as %s: %s.",
-                     t->display, x->technique, x->technique_reason);
-    weir_event_spec spec = { .level = WEIR_LEVEL_INFO,
-                             .event_type = "planning_information",
-                             .flow_name = f->display,
-                             .dataset_name = t->display,
-                             .details_json = weir__buf_cstr(&d) };
-    if (f->origin.src) {
-        spec.source_path = f->origin.src->path;
-        spec.source_line = f->origin.pos.line;
-    }
-    weir__eventlog_emit(rs->log, &spec, "%s", weir__buf_cstr(&msg));
+    weir_buf d = WEIR_BUF_INIT, msg = WEIR_BUF_INIT;
+    weir__mv_planning(&d, &msg, x, &rs->g->datasets[f->target]);
+    flow_event_of(rs, f, WEIR_LEVEL_INFO, "planning_information",
+                  weir__buf_cstr(&d), NULL, weir__buf_cstr(&msg));
     weir__buf_free(&d);
     weir__buf_free(&msg);
 }
@@ -881,22 +871,6 @@ static int interrupted_updates(run_state *rs, weir_error *err)
                            NULL, err);
 }
 
-/* Does the graph read or write Kafka (local topics needed)? */
-static bool uses_kafka(const weir_graph *g)
-{
-    for (size_t i = 0; i < g->n_datasets; i++) {
-        const weir_gdataset *d = &g->datasets[i];
-        if (d->kind == WEIR_SINK && d->def && d->def->format &&
-            weir__str_ieq(d->def->format, "kafka"))
-            return true;
-    }
-    for (size_t f = 0; f < g->n_flows; f++)
-        for (size_t i = 0; i < g->flows[f].n_inputs; i++)
-            if (g->flows[f].inputs[i].source == WEIR_INPUT_KAFKA)
-                return true;
-    return false;
-}
-
 /* Attach the catalogs the graph uses: its datasets' (created when missing
  * in a run) and those of the external tables it reads. */
 static int open_catalogs(run_state *rs, weir_error *err)
@@ -907,7 +881,8 @@ static int open_catalogs(run_state *rs, weir_error *err)
     if (!rs->run->dry)
         rc = weir__storage_use_catalog(rs->st, g->default_catalog,
                                        g->default_database, err);
-    if (!rc && !rs->run->dry && rs->opts->local_kafka && uses_kafka(g))
+    if (!rc && !rs->run->dry && rs->opts->local_kafka &&
+        weir__graph_uses_kafka(g))
         rc = weir__topics_create(rs->st->conn, g->default_catalog, err);
     /* Each catalog and database once (a statement each), not per dataset. */
     weir_arena a = WEIR_ARENA_INIT;

@@ -140,6 +140,21 @@ const char *weir__dataset_property(const weir_gdataset *d, const char *key)
     return NULL;
 }
 
+bool weir__graph_uses_kafka(const weir_graph *g)
+{
+    for (size_t i = 0; i < g->n_datasets; i++) {
+        const weir_gdataset *d = &g->datasets[i];
+        if (d->kind == WEIR_SINK && d->def && d->def->format &&
+            weir__str_ieq(d->def->format, "kafka"))
+            return true;
+    }
+    for (size_t f = 0; f < g->n_flows; f++)
+        for (size_t i = 0; i < g->flows[f].n_inputs; i++)
+            if (g->flows[f].inputs[i].source == WEIR_INPUT_KAFKA)
+                return true;
+    return false;
+}
+
 /* ---- datasets ------------------------------------------------------------ */
 
 

@@ -253,6 +253,9 @@ const char *weir__flow_conf(const weir_gflow *f, const char *key,
                             const char *dflt);
 const char *weir__dataset_property(const weir_gdataset *d, const char *key);
 
+/* Does the graph read Kafka (read_kafka) or write it (a Kafka sink)? */
+bool weir__graph_uses_kafka(const weir_graph *g);
+
 /* Spark's name for a dataset kind: "streaming table", "materialized
  * view", ...; and its output type in errors: TABLE, VIEW, SINK. */
 const char *weir__kind_name(weir_dataset_kind kind);
