@@ -697,22 +697,24 @@ static int plan(const weir_source_ctx *c, const weir_input *in,
      * first batch, new or vanished partitions and skipped offsets are
      * recorded even when no message is read. */
     int64_t moved = 0;
+    int64_t end = rc ? 0 : b->start + position(kb, none, &moved);
     kb->first = none;
-    if (!rc && position(kb, none, &moved) && moved && bk.local) {
+    if (moved && bk.local) {
         /* Local offsets are dense: the batch reads every one it moves
          * over, from the table render names. */
         kb->local = c->local_topics;
         kb->read = true;
         kb->rows = moved;
-    } else if (!rc && moved) {
+    } else if (moved) {
         rc = add_scans(c, kb);
         kb->kc = bk.kc; /* the first read's consumer; release() closes it */
         bk.kc = NULL;
     }
     weir__kafka_consumer_close(bk.kc);
     weir__rows_free(bk.local);
+    /* Where a read ends early, check_read() moves the end back. */
     if (!rc)
-        b->end = b->start + position(kb, none, &moved);
+        b->end = end;
     return rc;
 }
 
