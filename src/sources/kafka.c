@@ -47,12 +47,11 @@ typedef struct kafka_batch {
     /* What the flow's query reads (add_scans): */
     weir_kafka_partition *ranges; /* the partitions with messages to read */
     size_t n_ranges;
-    weir_conn *conn;
+    weir_conn *conn;    /* set once the scans' lock is initialized */
     int64_t scan, hscan; /* the messages' and headers' scans, or 0 */
     weir_kafka_consumer *kc; /* the planning consumer, for the first read */
     /* Set by reads, under lock: */
     pthread_mutex_t lock;
-    bool lock_init;
     bool kc_busy;
     bool read;          /* the messages were read to their end */
     int64_t rows;       /* how many */
@@ -620,13 +619,12 @@ static int add_scans(const weir_source_ctx *c, kafka_batch *kb)
         k->end = p->end;
     }
     pthread_mutex_init(&kb->lock, NULL);
-    kb->lock_init = true;
+    kb->conn = c->conn;
     int rc = weir__scan_add(c->conn, MSG_COLS, 7, &MSG_OPS, kb, &kb->scan,
                             c->err);
     if (!rc && kb->opts.include_headers)
         rc = weir__scan_add(c->conn, HDR_COLS, 6, &HDR_OPS, kb, &kb->hscan,
                             c->err);
-    kb->conn = c->conn;
     return rc;
 }
 
@@ -824,13 +822,12 @@ static void release(const weir_source_ctx *c, weir_source_batch *b)
     if (kb->conn) {
         weir__scan_remove(kb->conn, kb->scan);
         weir__scan_remove(kb->conn, kb->hscan);
+        pthread_mutex_destroy(&kb->lock);
+        kb->conn = NULL;
     }
     kb->scan = kb->hscan = 0;
     weir__kafka_consumer_close(kb->kc);
     kb->kc = NULL;
-    if (kb->lock_init)
-        pthread_mutex_destroy(&kb->lock);
-    kb->lock_init = false;
 }
 
 /* Every partition's offsets after the batch, in its transaction, and a
