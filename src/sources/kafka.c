@@ -620,11 +620,13 @@ static int add_scans(const weir_source_ctx *c, kafka_batch *kb)
     }
     pthread_mutex_init(&kb->lock, NULL);
     kb->conn = c->conn;
-    int rc = weir__scan_add(c->conn, MSG_COLS, 7, &MSG_OPS, kb, &kb->scan,
-                            c->err);
+    int rc = weir__scan_add(c->conn, MSG_COLS,
+                            sizeof MSG_COLS / sizeof MSG_COLS[0], &MSG_OPS, kb,
+                            &kb->scan, c->err);
     if (!rc && kb->opts.include_headers)
-        rc = weir__scan_add(c->conn, HDR_COLS, 6, &HDR_OPS, kb, &kb->hscan,
-                            c->err);
+        rc = weir__scan_add(c->conn, HDR_COLS,
+                            sizeof HDR_COLS / sizeof HDR_COLS[0], &HDR_OPS, kb,
+                            &kb->hscan, c->err);
     return rc;
 }
 
