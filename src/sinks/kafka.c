@@ -36,7 +36,6 @@
 #include <zlib.h>
 
 #include "kafka/kafka.h"
-#include "store/meta.h"
 #include "store/topics.h"
 #include "util/fs.h"
 #include "util/str.h"

@@ -47,12 +47,11 @@ typedef struct kafka_batch {
     /* What the flow's query reads (add_scans): */
     weir_kafka_partition *ranges; /* the partitions with messages to read */
     size_t n_ranges;
-    weir_conn *conn;
+    weir_conn *conn;    /* set once the scans' lock is initialized */
     int64_t scan, hscan; /* the messages' and headers' scans, or 0 */
     weir_kafka_consumer *kc; /* the planning consumer, for the first read */
     /* Set by reads, under lock: */
     pthread_mutex_t lock;
-    bool lock_init;
     bool kc_busy;
     bool read;          /* the messages were read to their end */
     int64_t rows;       /* how many */
@@ -620,13 +619,14 @@ static int add_scans(const weir_source_ctx *c, kafka_batch *kb)
         k->end = p->end;
     }
     pthread_mutex_init(&kb->lock, NULL);
-    kb->lock_init = true;
-    int rc = weir__scan_add(c->conn, MSG_COLS, 7, &MSG_OPS, kb, &kb->scan,
-                            c->err);
-    if (!rc && kb->opts.include_headers)
-        rc = weir__scan_add(c->conn, HDR_COLS, 6, &HDR_OPS, kb, &kb->hscan,
-                            c->err);
     kb->conn = c->conn;
+    int rc = weir__scan_add(c->conn, MSG_COLS,
+                            sizeof MSG_COLS / sizeof MSG_COLS[0], &MSG_OPS, kb,
+                            &kb->scan, c->err);
+    if (!rc && kb->opts.include_headers)
+        rc = weir__scan_add(c->conn, HDR_COLS,
+                            sizeof HDR_COLS / sizeof HDR_COLS[0], &HDR_OPS, kb,
+                            &kb->hscan, c->err);
     return rc;
 }
 
@@ -697,22 +697,24 @@ static int plan(const weir_source_ctx *c, const weir_input *in,
      * first batch, new or vanished partitions and skipped offsets are
      * recorded even when no message is read. */
     int64_t moved = 0;
+    int64_t end = rc ? 0 : b->start + position(kb, none, &moved);
     kb->first = none;
-    if (!rc && position(kb, none, &moved) && moved && bk.local) {
+    if (moved && bk.local) {
         /* Local offsets are dense: the batch reads every one it moves
          * over, from the table render names. */
         kb->local = c->local_topics;
         kb->read = true;
         kb->rows = moved;
-    } else if (!rc && moved) {
+    } else if (moved) {
         rc = add_scans(c, kb);
         kb->kc = bk.kc; /* the first read's consumer; release() closes it */
         bk.kc = NULL;
     }
     weir__kafka_consumer_close(bk.kc);
     weir__rows_free(bk.local);
+    /* Where a read ends early, check_read() moves the end back. */
     if (!rc)
-        b->end = b->start + position(kb, none, &moved);
+        b->end = end;
     return rc;
 }
 
@@ -822,13 +824,12 @@ static void release(const weir_source_ctx *c, weir_source_batch *b)
     if (kb->conn) {
         weir__scan_remove(kb->conn, kb->scan);
         weir__scan_remove(kb->conn, kb->hscan);
+        pthread_mutex_destroy(&kb->lock);
+        kb->conn = NULL;
     }
     kb->scan = kb->hscan = 0;
     weir__kafka_consumer_close(kb->kc);
     kb->kc = NULL;
-    if (kb->lock_init)
-        pthread_mutex_destroy(&kb->lock);
-    kb->lock_init = false;
 }
 
 /* Every partition's offsets after the batch, in its transaction, and a

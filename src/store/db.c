@@ -76,7 +76,6 @@ struct weir_conn {
     weir_db *db;
     uint64_t statements; /* SQL texts handed to DuckDB (weir__conn_statements) */
     const char *memory_limit; /* the instance's, or NULL */
-    weir_scans *scans;        /* the instance's */
 };
 
 /* c's DuckDB handle, for one more statement, sql (with lazy macros, the
@@ -95,7 +94,7 @@ uint64_t weir__conn_statements(const weir_conn *c)
 
 weir_scans *weir__conn_scans(weir_conn *c)
 {
-    return c->scans;
+    return c->db->scans;
 }
 
 /* DuckDB's errors go through weir__db_error (db_error.c); memory_limit
@@ -110,7 +109,7 @@ static int engine_error(weir_error *err, const char *what, const char *msg,
  * its class), else DuckDB's. */
 static int query_error(weir_conn *c, weir_error *err, const char *msg)
 {
-    if (weir__scans_take_error(c->scans, c, err))
+    if (weir__scans_take_error(c->db->scans, c, err))
         return err->code;
     return engine_error(err, "", msg, c->memory_limit);
 }
@@ -243,7 +242,6 @@ int weir__db_connect(weir_conn **out, weir_db *db, weir_error *err)
     }
     c->memory_limit = db->memory_limit[0] ? db->memory_limit : NULL;
     c->db = db;
-    c->scans = db->scans;
     *out = c;
     return 0;
 }
@@ -311,7 +309,7 @@ int weir__conn_exec(weir_conn *c, const char *sql, int64_t *rows_changed,
                     weir_error *err)
 {
     duckdb_result r;
-    duckdb_state state = weir__scans_live(c->scans, c)
+    duckdb_state state = weir__scans_live(c->db->scans, c)
                              ? query_patient(counted(c, sql), sql, &r)
                              : duckdb_query(counted(c, sql), sql, &r);
     if (state == DuckDBError) {

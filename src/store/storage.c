@@ -130,12 +130,11 @@ static int attach(weir_storage *s, const char *file, const char *alias,
 void weir__storage_input_table_ref(weir_buf *out, const char *catalog,
                                    const char *database, const char *name)
 {
-    char alias[300];
-    weir__storage_catalog_alias(alias, sizeof(alias), catalog);
-    weir__buf_puts(out, "\"");
-    for (const char *c = alias; *c; c++)
-        weir__buf_puts(out, *c == '"' ? "\"\"" : (char[2]){ *c, 0 });
-    weir__buf_puts(out, WEIR_INPUT_ALIAS_SUFFIX "\".");
+    char alias[300 + sizeof(WEIR_INPUT_ALIAS_SUFFIX)];
+    weir__storage_catalog_alias(alias, 300, catalog);
+    strcat(alias, WEIR_INPUT_ALIAS_SUFFIX);
+    weir__buf_put_sql_ident(out, alias);
+    weir__buf_putc(out, '.');
     weir__buf_put_sql_ident(out, database);
     weir__buf_putc(out, '.');
     weir__buf_put_sql_ident(out, name);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
 #include "weir.h"
 
 struct weir_tally {
@@ -26,8 +27,7 @@ struct weir_tally {
 
 struct weir_tallies {
     pthread_mutex_t mu;
-    weir_tally **open; /* n_open of cap */
-    size_t n_open, cap;
+    WEIR_VEC(weir_tally *) open;
     int64_t next_token;
 };
 
@@ -49,16 +49,16 @@ void weir__tallies_free(weir_tallies *r)
     if (!r)
         return;
     pthread_mutex_destroy(&r->mu);
-    free(r->open);
+    WEIR_VEC_FREE(&r->open);
     free(r);
 }
 
 /* The open tally with this token; the caller holds r->mu. */
 static weir_tally *find(weir_tallies *r, int64_t token)
 {
-    for (size_t i = 0; i < r->n_open; i++)
-        if (r->open[i]->token == token)
-            return r->open[i];
+    for (size_t i = 0; i < r->open.len; i++)
+        if (r->open.items[i]->token == token)
+            return r->open.items[i];
     return NULL;
 }
 
@@ -155,21 +155,10 @@ int weir__tally_open(weir_tally **out, weir_tallies *r, size_t n_flags)
     t->reg = r;
     t->n_flags = n_flags;
     pthread_mutex_lock(&r->mu);
-    int rc = 0;
-    if (r->n_open == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 8;
-        weir_tally **grown = realloc(r->open, cap * sizeof(*grown));
-        if (grown) {
-            r->open = grown;
-            r->cap = cap;
-        } else {
-            rc = WEIR_ENOMEM;
-        }
-    }
-    if (!rc) {
-        t->token = r->next_token++;
-        r->open[r->n_open++] = t;
-    }
+    t->token = r->next_token;
+    int rc = WEIR_VEC_PUSH(&r->open, t);
+    if (!rc)
+        r->next_token++;
     pthread_mutex_unlock(&r->mu);
     if (rc) {
         free(t);
@@ -200,9 +189,9 @@ void weir__tally_close(weir_tally *t)
         return;
     weir_tallies *r = t->reg;
     pthread_mutex_lock(&r->mu);
-    for (size_t i = 0; i < r->n_open; i++) {
-        if (r->open[i] == t) {
-            r->open[i] = r->open[--r->n_open];
+    for (size_t i = 0; i < r->open.len; i++) {
+        if (r->open.items[i] == t) {
+            r->open.items[i] = r->open.items[--r->open.len];
             break;
         }
     }

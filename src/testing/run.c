@@ -287,6 +287,9 @@ static void put_row(weir_buf *b, const weir_result *res, size_t row)
 
 static void check_rows(test_run *r, const weir_check *c)
 {
+    /* What the rows are of, in messages: "topic t" or the dataset. */
+    const char *kind = c->topic ? "topic " : "";
+    const char *name = c->topic ? c->topic : c->dataset;
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, "SELECT ");
     for (size_t i = 0; i < c->rows.n_cols; i++) {
@@ -315,9 +318,8 @@ static void check_rows(test_run *r, const weir_check *c)
     if (rc) {
         weir_buf b = WEIR_BUF_INIT;
         put_error_line(&b, &err);
-        fail(r, "CHECK_QUERY_FAILED", c, NULL, "cannot read %s%s: %s",
-             c->topic ? "topic " : "", c->topic ? c->topic : c->dataset,
-             weir__buf_cstr(&b));
+        fail(r, "CHECK_QUERY_FAILED", c, NULL, "cannot read %s%s: %s", kind,
+             name, weir__buf_cstr(&b));
         weir__buf_free(&b);
         return;
     }
@@ -345,7 +347,7 @@ static void check_rows(test_run *r, const weir_check *c)
     if (diffs)
         fail(r, "ROWS_DIFFER", c, weir__buf_cstr(&diff),
              "rows of %s%s differ%s: %zu of them (expected %zu row%s, got %zu)",
-             c->topic ? "topic " : "", c->topic ? c->topic : c->dataset, c->ordered ? " (in order)" : "", diffs,
+             kind, name, c->ordered ? " (in order)" : "", diffs,
              c->rows.n_rows, c->rows.n_rows == 1 ? "" : "s", n);
     weir__buf_free(&diff);
     free(cells);

@@ -27,14 +27,19 @@ enum { T_KEY, T_VALUE, T_PARTITION, T_TIMESTAMP, T_TIMESTAMP_TYPE, T_HEADERS,
 #define TOPICS "weir_kafka.messages"
 #define HEADERS_TYPE "ARRAY<STRUCT<key: STRING, value: BINARY>>"
 
+static void put_string(weir_buf *b, const char *s)
+{
+    weir_tvalue v = { WEIR_TV_STRING, s };
+    weir__tvalue_put_sql(b, &v);
+}
+
 void weir__topic_relation(weir_buf *b, const char *topic)
 {
     weir__buf_puts(b, "(SELECT CAST(key AS STRING) AS key, CAST(value AS "
                       "STRING) AS value, topic, `partition`, `offset`, "
                       "timestamp, timestampType, headers FROM " TOPICS
                       " WHERE topic = ");
-    weir_tvalue t = { WEIR_TV_STRING, topic };
-    weir__tvalue_put_sql(b, &t);
+    put_string(b, topic);
     weir__buf_puts(b, " ORDER BY `partition`, `offset`)");
 }
 
@@ -55,12 +60,6 @@ static const char *cell(const topic_rows *r, size_t row, int which)
     return r->inline_rows
                ? r->inline_rows->cells[row * r->n_cols + (size_t)c].text
                : weir_result_value(r->res, (size_t)c, row);
-}
-
-static void put_string(weir_buf *b, const char *s)
-{
-    weir_tvalue v = { WEIR_TV_STRING, s };
-    weir__tvalue_put_sql(b, &v);
 }
 
 /* A string as Kafka bytes: its UTF-8 encoding. */

@@ -91,7 +91,7 @@ static void read_signature(const char *dir, signature *out)
 static bool still_busy(const char *dir)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/weir.lock", dir ? dir : ".");
+    ui_storage_path(path, sizeof path, dir, "weir.lock");
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return false;
@@ -116,8 +116,7 @@ static void follow(ui_server *s, bool force)
     char path[4096];
     struct stat st;
     long long sig[2] = { 0, 0 };
-    snprintf(path, sizeof path, "%s/" WEIR_PROGRESS_FILE,
-             s->watch ? s->watch : ".");
+    ui_storage_path(path, sizeof path, s->watch, WEIR_PROGRESS_FILE);
     if (stat(path, &st) == 0) {
         sig[0] = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
         sig[1] = (long long)st.st_size;

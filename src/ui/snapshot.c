@@ -551,11 +551,17 @@ int ui_snapshot_build(ui_snapshot **out, weir_pipeline *p,
 
 #define MAX_PROGRESS_BYTES (256u << 20)
 
+void ui_storage_path(char *out, size_t size, const char *storage,
+                     const char *name)
+{
+    snprintf(out, size, "%s/%s", storage ? storage : ".", name);
+}
+
 /* The pid the storage's lock file names, or 0. */
 static long lock_holder(const char *storage)
 {
     char path[4096], text[32] = "";
-    snprintf(path, sizeof path, "%s/weir.lock", storage ? storage : ".");
+    ui_storage_path(path, sizeof path, storage, "weir.lock");
     FILE *f = fopen(path, "r");
     if (!f)
         return 0;
@@ -569,8 +575,7 @@ static long lock_holder(const char *storage)
 static char *read_progress(const char *storage, size_t *len)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/" WEIR_PROGRESS_FILE,
-             storage ? storage : ".");
+    ui_storage_path(path, sizeof path, storage, WEIR_PROGRESS_FILE);
     FILE *f = fopen(path, "r");
     if (!f)
         return NULL;

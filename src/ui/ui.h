@@ -132,6 +132,11 @@ void ui_snapshot_free(ui_snapshot *s);
  */
 bool ui_snapshot_follow(ui_snapshot *s);
 
+/* The path of file name in the storage folder (NULL: the current one),
+ * into out (size bytes). */
+void ui_storage_path(char *out, size_t size, const char *storage,
+                     const char *name);
+
 /* What the pages say about an update holding the storage, or NULL. */
 const char *ui_snapshot_busy_note(const ui_snapshot *s);
 
