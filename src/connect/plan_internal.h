@@ -1,6 +1,7 @@
 /*
- * Shared state of the plan-to-SQL translator (plan.c relations,
- * plan_expr.c expressions, plan_types.c data types, literals and schemas).
+ * Shared state of the plan-to-SQL translator (relations: plan_query.h;
+ * plan_expr.c expressions, plan_types.c data types, literals and schemas,
+ * plan_text.c errors, bounds and text helpers).
  * Not for use outside src/connect/plan*.c.
  */
 #ifndef WEIR_CONNECT_PLAN_INTERNAL_H
@@ -55,7 +56,7 @@ int weir__plan_enter(plan_ctx *c, weir_buf *b, const Spark__Connect__Origin *o,
                      plan_mark *m);
 void weir__plan_leave(plan_ctx *c, const plan_mark *m);
 
-/* ---- text helpers (plan_types.c) ---- */
+/* ---- text helpers (plan_text.c) ---- */
 
 /* Append name as a Spark identifier, backquoted when it is not a plain
  * word or is a keyword. */

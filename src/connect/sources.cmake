@@ -13,8 +13,11 @@ set(WEIR_CONNECT_SOURCES
   src/connect/grpc_client.c
   src/connect/pipeline.c
   src/connect/plan.c
+  src/connect/plan_join.c
   src/connect/plan_expr.c
   src/connect/plan_local.c
+  src/connect/plan_ops.c
+  src/connect/plan_read.c
   src/connect/plan_text.c
   src/connect/plan_types.c
   src/connect/query.c

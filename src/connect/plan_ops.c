@@ -1,0 +1,411 @@
+/*
+ * Operators on one DataFrame: filter, select, groupBy/agg, sort,
+ * limit/offset, distinct and dropDuplicates, withColumn(s), drop,
+ * withColumnRenamed, toDF and alias. Each renders its input first, then
+ * adds its clause, wrapping the input as a derived table when that clause
+ * would come too late in SQL's order (plan_query.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "connect/plan_query.h"
+
+/* Older clients still send the deprecated rename_columns_map: read it
+ * too. */
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
+typedef Spark__Connect__Relation Rel;
+
+/* Render child into out, wrapped if needed so that a clause at stage can
+ * still be added. */
+static int child_at(plan_ctx *c, const Rel *child, plan_query *out, int stage,
+                    bool need_star)
+{
+    if (weir__plan_rel(c, child, out) < 0)
+        return -1;
+    if (out->is_closed || out->stage > stage ||
+        (need_star && out->select.len) ||
+        (stage < PLAN_ST_LIMIT && (out->has_limit || out->has_offset)))
+        return weir__plan_query_wrap(c, out, NULL);
+    return 0;
+}
+
+static int items(plan_ctx *c, weir_buf *b, Spark__Connect__Expression *const *e,
+                 size_t n, const plan_query *x)
+{
+    c->scope = &x->scope;
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            weir__buf_puts(b, ", ");
+        if (weir__plan_item(c, b, e[i]) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int exprs(plan_ctx *c, weir_buf *b, Spark__Connect__Expression *const *e,
+                 size_t n, const plan_query *x)
+{
+    c->scope = &x->scope;
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            weir__buf_puts(b, ", ");
+        if (weir__plan_expr(c, b, e[i]) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void and_cond(weir_buf *where, const weir_buf *cond)
+{
+    if (where->len)
+        weir__buf_puts(where, " AND ");
+    weir__buf_puts(where, weir__buf_cstr(cond));
+}
+
+int weir__plan_filter(plan_ctx *c, const Spark__Connect__Filter *f, plan_query *out)
+{
+    if (!f || !f->condition)
+        return weir__plan_fail(c, PLAN_E_INVALID, "A filter has no condition.");
+    if (child_at(c, f->input, out, PLAN_ST_WHERE, true) < 0)
+        return -1;
+    weir_buf cond = WEIR_BUF_INIT;
+    c->scope = &out->scope;
+    int rc = weir__plan_expr(c, &cond, f->condition);
+    if (rc == 0)
+        and_cond(&out->where, &cond);
+    weir__buf_free(&cond);
+    out->stage = PLAN_ST_WHERE;
+    return rc;
+}
+
+int weir__plan_project(plan_ctx *c, const Spark__Connect__Project *p, plan_query *out)
+{
+    if (!p || p->n_expressions == 0)
+        return weir__plan_fail(c, PLAN_E_INVALID, "A select has no columns.");
+    if (!p->input)
+        return weir__plan_fail(c, PLAN_E_UNSUPPORTED,
+                               "A select without a DataFrame (spark.range/sql first) is "
+                               "not supported.");
+    if (child_at(c, p->input, out, PLAN_ST_WHERE, true) < 0)
+        return -1;
+    out->stage = PLAN_ST_SELECT;
+    return items(c, &out->select, p->expressions, p->n_expressions, out);
+}
+
+int weir__plan_aggregate(plan_ctx *c, const Spark__Connect__Aggregate *a, plan_query *out)
+{
+    if (!a)
+        return weir__plan_fail(c, PLAN_E_INVALID, "An aggregation is empty.");
+    if (a->group_type == SPARK__CONNECT__AGGREGATE__GROUP_TYPE__GROUP_TYPE_PIVOT)
+        return weir__plan_fail(c, PLAN_E_UNSUPPORTED,
+                               "groupBy().pivot() is not supported; aggregate with "
+                               "F.when per value instead.");
+    if (child_at(c, a->input, out, PLAN_ST_WHERE, true) < 0)
+        return -1;
+    out->stage = PLAN_ST_GROUP;
+    weir_buf *s = &out->select;
+    /* groupBy(F.window(..)) names its column `window`, as in Spark. */
+    c->scope = &out->scope;
+    for (size_t i = 0; i < a->n_grouping_expressions; i++) {
+        const Spark__Connect__Expression *g = a->grouping_expressions[i];
+        if (i)
+            weir__buf_puts(s, ", ");
+        if (weir__plan_item(c, s, g) < 0)
+            return -1;
+        if (g && g->expr_type_case == SPARK__CONNECT__EXPRESSION__EXPR_TYPE_UNRESOLVED_FUNCTION &&
+            g->unresolved_function && g->unresolved_function->function_name &&
+            strcmp(g->unresolved_function->function_name, "window") == 0)
+            weir__buf_puts(s, " AS `window`");
+    }
+    if (a->n_grouping_expressions && a->n_aggregate_expressions)
+        weir__buf_puts(s, ", ");
+    if (items(c, s, a->aggregate_expressions, a->n_aggregate_expressions, out) < 0)
+        return -1;
+    if (s->len == 0)
+        return weir__plan_fail(c, PLAN_E_INVALID, "An aggregation has no columns.");
+    weir_buf *g = &out->group;
+    switch (a->group_type) {
+    case SPARK__CONNECT__AGGREGATE__GROUP_TYPE__GROUP_TYPE_ROLLUP:
+    case SPARK__CONNECT__AGGREGATE__GROUP_TYPE__GROUP_TYPE_CUBE:
+        weir__buf_puts(g, a->group_type == SPARK__CONNECT__AGGREGATE__GROUP_TYPE__GROUP_TYPE_ROLLUP
+                              ? "ROLLUP(" : "CUBE(");
+        if (exprs(c, g, a->grouping_expressions, a->n_grouping_expressions, out) < 0)
+            return -1;
+        weir__buf_putc(g, ')');
+        return 0;
+    case SPARK__CONNECT__AGGREGATE__GROUP_TYPE__GROUP_TYPE_GROUPING_SETS:
+        weir__buf_puts(g, "GROUPING SETS (");
+        for (size_t i = 0; i < a->n_grouping_sets; i++) {
+            const Spark__Connect__Aggregate__GroupingSets *gs = a->grouping_sets[i];
+            weir__buf_puts(g, i ? ", (" : "(");
+            if (gs && exprs(c, g, gs->grouping_set, gs->n_grouping_set, out) < 0)
+                return -1;
+            weir__buf_putc(g, ')');
+        }
+        weir__buf_putc(g, ')');
+        return 0;
+    default:
+        return exprs(c, g, a->grouping_expressions, a->n_grouping_expressions, out);
+    }
+}
+
+int weir__plan_sort(plan_ctx *c, const Spark__Connect__Sort *s, plan_query *out)
+{
+    if (!s || s->n_order == 0)
+        return weir__plan_fail(c, PLAN_E_INVALID, "A sort has no order.");
+    if (child_at(c, s->input, out, PLAN_ST_ORDER, false) < 0)
+        return -1;
+    weir__buf_clear(&out->order); /* a later sort replaces an earlier one */
+    c->scope = &out->scope;
+    for (size_t i = 0; i < s->n_order; i++) {
+        if (i)
+            weir__buf_puts(&out->order, ", ");
+        if (weir__plan_sort_order(c, &out->order, s->order[i]) < 0)
+            return -1;
+    }
+    out->stage = PLAN_ST_ORDER;
+    return 0;
+}
+
+int weir__plan_limit(plan_ctx *c, const Rel *input, int32_t n, bool is_offset, plan_query *out)
+{
+    if (n < 0)
+        return weir__plan_fail(c, PLAN_E_INVALID, "A %s must not be negative.",
+                               is_offset ? "offset" : "limit");
+    if (weir__plan_rel(c, input, out) < 0)
+        return -1;
+    if (out->is_closed || out->has_limit || (is_offset && out->has_offset))
+        if (weir__plan_query_wrap(c, out, NULL) < 0)
+            return -1;
+    if (is_offset) {
+        out->has_offset = true;
+        out->offset = n;
+    } else {
+        out->has_limit = true;
+        out->limit = n;
+    }
+    out->stage = PLAN_ST_LIMIT;
+    return 0;
+}
+
+static int distinct(plan_ctx *c, const Rel *input, plan_query *out)
+{
+    if (child_at(c, input, out, PLAN_ST_SELECT, false) < 0)
+        return -1;
+    out->distinct = true;
+    out->stage = PLAN_ST_DISTINCT;
+    return 0;
+}
+
+/* dropDuplicates(cols): the first row of each key (rows of a key are in no
+ * particular order, as in Spark). */
+int weir__plan_dedup(plan_ctx *c, const Spark__Connect__Deduplicate *d, plan_query *out)
+{
+    if (!d)
+        return weir__plan_fail(c, PLAN_E_INVALID, "A deduplication is empty.");
+    if ((d->_all_columns_as_keys_case && d->all_columns_as_keys) || d->n_column_names == 0)
+        return distinct(c, d->input, out);
+    if (weir__plan_rel(c, d->input, out) < 0 || weir__plan_query_wrap(c, out, NULL) < 0)
+        return -1;
+    weir_buf keys = WEIR_BUF_INIT;
+    for (size_t i = 0; i < d->n_column_names; i++) {
+        if (i)
+            weir__buf_puts(&keys, ", ");
+        weir__plan_put_ident(&keys, d->column_names[i]);
+    }
+    weir_buf *t = &out->closed;
+    weir__buf_printf(t, "SELECT * FROM %s QUALIFY row_number() OVER (PARTITION BY %s "
+                        "ORDER BY %s) = 1",
+                     weir__buf_cstr(&out->from), weir__buf_cstr(&keys),
+                     weir__buf_cstr(&keys));
+    weir__buf_free(&keys);
+    out->is_closed = true;
+    return 0;
+}
+
+/* `* EXCEPT (names...)` over x crossed with a one-row table that has every
+ * name, so that names x lacks are no error (drop and withColumn of a new
+ * name). The dummy columns are excluded with the others. */
+static int except_over(plan_ctx *c, plan_query *x, const weir_buf *names_sql,
+                       const weir_buf *dummy_cols, const weir_buf *extra)
+{
+    if (weir__plan_query_wrap(c, x, NULL) < 0)
+        return -1;
+    char alias[32];
+    weir__plan_next_alias(c, alias, sizeof alias);
+    weir__buf_printf(&x->from, " CROSS JOIN (SELECT %s) AS %s", weir__buf_cstr(dummy_cols),
+                     alias);
+    weir__buf_printf(&x->select, "* EXCEPT (%s)", weir__buf_cstr(names_sql));
+    if (extra->len)
+        weir__buf_printf(&x->select, ", %s", weir__buf_cstr(extra));
+    x->bare_table = false;
+    x->is_join = true;
+    x->stage = PLAN_ST_SELECT;
+    free(x->qual);
+    x->qual = NULL;
+    return 0;
+}
+
+static void name_lists(weir_buf *names, weir_buf *dummy, const char *name)
+{
+    if (names->len) {
+        weir__buf_puts(names, ", ");
+        weir__buf_puts(dummy, ", ");
+    }
+    weir__plan_put_ident(names, name);
+    weir__buf_puts(dummy, "NULL AS ");
+    weir__plan_put_ident(dummy, name);
+}
+
+/* withColumn(s): the new value is computed next to the old columns under a
+ * temporary name, then the old column (if any) is dropped and the value
+ * takes its name at the end of the column list. */
+int weir__plan_with_columns(plan_ctx *c, const Spark__Connect__WithColumns *w, plan_query *out)
+{
+    if (!w || w->n_aliases == 0)
+        return weir__plan_fail(c, PLAN_E_INVALID, "withColumns has no columns.");
+    if (child_at(c, w->input, out, PLAN_ST_WHERE, true) < 0)
+        return -1;
+    weir_buf names = WEIR_BUF_INIT, dummy = WEIR_BUF_INIT, extra = WEIR_BUF_INIT;
+    int rc = 0;
+    weir__buf_putc(&out->select, '*');
+    c->scope = &out->scope;
+    for (size_t i = 0; i < w->n_aliases && rc == 0; i++) {
+        const Spark__Connect__Expression__Alias *a = w->aliases[i];
+        if (!a || !a->expr || a->n_name != 1 || !a->name[0]) {
+            rc = weir__plan_fail(c, PLAN_E_INVALID, "withColumns needs one name per column.");
+            break;
+        }
+        char tmp[48];
+        snprintf(tmp, sizeof tmp, "__weir_wc%zu", i);
+        weir__buf_puts(&out->select, ", ");
+        rc = weir__plan_expr(c, &out->select, a->expr);
+        weir__buf_printf(&out->select, " AS %s", tmp);
+        name_lists(&names, &dummy, a->name[0]);
+        weir__buf_printf(&extra, "%s%s AS ", i ? ", " : "", tmp);
+        weir__plan_put_ident(&extra, a->name[0]);
+    }
+    out->stage = PLAN_ST_SELECT;
+    for (size_t i = 0; rc == 0 && i < w->n_aliases; i++)
+        weir__buf_printf(&names, ", __weir_wc%zu", i);
+    if (rc == 0)
+        rc = except_over(c, out, &names, &dummy, &extra);
+    weir__buf_free(&names);
+    weir__buf_free(&dummy);
+    weir__buf_free(&extra);
+    return rc;
+}
+
+int weir__plan_drop(plan_ctx *c, const Spark__Connect__Drop *d, plan_query *out)
+{
+    if (!d)
+        return weir__plan_fail(c, PLAN_E_INVALID, "A drop is empty.");
+    if (weir__plan_rel(c, d->input, out) < 0)
+        return -1;
+    weir_buf names = WEIR_BUF_INIT, dummy = WEIR_BUF_INIT, extra = WEIR_BUF_INIT;
+    int rc = 0;
+    for (size_t i = 0; i < d->n_column_names; i++)
+        if (d->column_names[i])
+            name_lists(&names, &dummy, d->column_names[i]);
+    for (size_t i = 0; i < d->n_columns && rc == 0; i++) {
+        const Spark__Connect__Expression *e = d->columns[i];
+        if (!e || e->expr_type_case != SPARK__CONNECT__EXPRESSION__EXPR_TYPE_UNRESOLVED_ATTRIBUTE ||
+            !e->unresolved_attribute || !e->unresolved_attribute->unparsed_identifier) {
+            rc = weir__plan_fail(c, PLAN_E_UNSUPPORTED, "drop() takes column names only.");
+            break;
+        }
+        const char *id = e->unresolved_attribute->unparsed_identifier;
+        char *last = malloc(strlen(id) + 1);
+        if (!last) {
+            rc = weir__plan_oom(c);
+            break;
+        }
+        if (weir__plan_last_part(id, last, NULL) < 0)
+            rc = weir__plan_fail(c, PLAN_E_SYNTAX, "Invalid column name '%.200s'.", id);
+        else
+            name_lists(&names, &dummy, last);
+        free(last);
+    }
+    if (rc == 0 && names.len)
+        rc = except_over(c, out, &names, &dummy, &extra);
+    weir__buf_free(&names);
+    weir__buf_free(&dummy);
+    weir__buf_free(&extra);
+    return rc;
+}
+
+int weir__plan_rename(plan_ctx *c, const Spark__Connect__WithColumnsRenamed *w, plan_query *out)
+{
+    if (!w)
+        return weir__plan_fail(c, PLAN_E_INVALID, "A rename is empty.");
+    if (weir__plan_rel(c, w->input, out) < 0 || weir__plan_query_wrap(c, out, NULL) < 0)
+        return -1;
+    weir_buf names = WEIR_BUF_INIT, extra = WEIR_BUF_INIT;
+    size_t n = w->n_renames ? w->n_renames : w->n_rename_columns_map;
+    for (size_t i = 0; i < n; i++) {
+        const char *from, *to;
+        if (w->n_renames) {
+            from = w->renames[i] ? w->renames[i]->col_name : NULL;
+            to = w->renames[i] ? w->renames[i]->new_col_name : NULL;
+        } else {
+            from = w->rename_columns_map[i]->key;
+            to = w->rename_columns_map[i]->value;
+        }
+        if (!from || !to || !*from || !*to) {
+            weir__buf_free(&names);
+            weir__buf_free(&extra);
+            return weir__plan_fail(c, PLAN_E_INVALID, "A rename has no column name.");
+        }
+        if (i) {
+            weir__buf_puts(&names, ", ");
+            weir__buf_puts(&extra, ", ");
+        }
+        weir__plan_put_ident(&names, from);
+        weir__plan_put_ident(&extra, from);
+        weir__buf_puts(&extra, " AS ");
+        weir__plan_put_ident(&extra, to);
+    }
+    if (n)
+        weir__buf_printf(&out->select, "* EXCEPT (%s), %s", weir__buf_cstr(&names),
+                         weir__buf_cstr(&extra));
+    out->stage = PLAN_ST_SELECT;
+    weir__buf_free(&names);
+    weir__buf_free(&extra);
+    return 0;
+}
+
+int weir__plan_to_df(plan_ctx *c, const Spark__Connect__ToDF *t, plan_query *out)
+{
+    if (!t || t->n_column_names == 0)
+        return weir__plan_fail(c, PLAN_E_INVALID, "toDF has no column names.");
+    if (weir__plan_rel(c, t->input, out) < 0)
+        return -1;
+    char alias[32];
+    weir__plan_next_alias(c, alias, sizeof alias);
+    if (weir__plan_query_wrap(c, out, alias) < 0)
+        return -1;
+    weir__buf_putc(&out->from, '(');
+    for (size_t i = 0; i < t->n_column_names; i++) {
+        if (i)
+            weir__buf_puts(&out->from, ", ");
+        weir__plan_put_ident(&out->from, t->column_names[i]);
+    }
+    weir__buf_putc(&out->from, ')');
+    return 0;
+}
+
+int weir__plan_alias(plan_ctx *c, const Spark__Connect__SubqueryAlias *s, plan_query *out)
+{
+    if (!s || !s->alias || !*s->alias)
+        return weir__plan_fail(c, PLAN_E_INVALID, "alias() has no name.");
+    if (weir__plan_rel(c, s->input, out) < 0)
+        return -1;
+    weir_buf a = WEIR_BUF_INIT;
+    weir__plan_put_ident(&a, s->alias);
+    int rc = weir__buf_failed(&a) ? weir__plan_oom(c)
+                                   : weir__plan_query_wrap(c, out, weir__buf_cstr(&a));
+    weir__buf_free(&a);
+    return rc;
+}
