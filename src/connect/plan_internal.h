@@ -1,7 +1,8 @@
 /*
  * Shared state of the plan-to-SQL translator (relations: plan_query.h;
- * plan_expr.c expressions, plan_types.c data types, literals and schemas,
- * plan_text.c errors, bounds and text helpers).
+ * plan_expr.c expressions, plan_types.c data types, plan_literal.c
+ * literals, plan_schema.c JSON schemas, plan_text.c errors, bounds and text
+ * helpers).
  * Not for use outside src/connect/plan*.c.
  */
 #ifndef WEIR_CONNECT_PLAN_INTERNAL_H
@@ -78,11 +79,15 @@ int weir__plan_check_text(plan_ctx *c, const char *text, const char *what);
 /* Append checked text; a line break follows when it has a `--` comment. */
 void weir__plan_put_text(weir_buf *b, const char *text);
 
-/* ---- data types and literals (plan_types.c) ---- */
+/* ---- data types (plan_types.c) ---- */
 int weir__plan_type(plan_ctx *c, weir_buf *b,
                     const Spark__Connect__DataType *t, bool as_columns);
+
+/* ---- literals (plan_literal.c) ---- */
 int weir__plan_literal(plan_ctx *c, weir_buf *b,
                        const Spark__Connect__Expression__Literal *l);
+
+/* ---- schemas (plan_schema.c) ---- */
 /* A schema given as DDL ("a INT, b STRING") or as StructType JSON
  * ({"type":"struct","fields":[...]}) as a DDL column list. */
 int weir__plan_schema_ddl(plan_ctx *c, weir_buf *b, const char *schema);

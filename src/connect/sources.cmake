@@ -15,9 +15,11 @@ set(WEIR_CONNECT_SOURCES
   src/connect/plan.c
   src/connect/plan_join.c
   src/connect/plan_expr.c
+  src/connect/plan_literal.c
   src/connect/plan_local.c
   src/connect/plan_ops.c
   src/connect/plan_read.c
+  src/connect/plan_schema.c
   src/connect/plan_text.c
   src/connect/plan_types.c
   src/connect/query.c
