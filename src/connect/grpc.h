@@ -105,13 +105,24 @@ void weir__grpc_finish(weir__grpc_call *call, int status, const char *message,
 /* True once the client has gone or the server is stopping. */
 bool weir__grpc_gone(weir__grpc_call *call);
 
-/* --- Framing, shared with the client (grpc_client.c) ---------------------- */
+/* --- Framing, shared with the client (grpc_frame.c) ----------------------- */
 
 /* A gRPC message on the wire: a flag byte (bit 0: compressed) and the
  * length, big-endian, then the message. */
 #define WEIR_GRPC_PREFIX 5
 void weir__grpc_put_prefix(uint8_t out[WEIR_GRPC_PREFIX], size_t len);
 uint32_t weir__grpc_prefix_length(const uint8_t p[WEIR_GRPC_PREFIX]);
+
+/* grpc-message value: bytes outside printable ASCII and '%' become %XX.
+ * Returns a malloc'ed string or NULL. */
+char *weir__grpc_percent_encode(const char *s);
+
+/* Standard base64 with padding; malloc'ed, NULL on failure. */
+char *weir__grpc_base64(const void *data, size_t len);
+
+/* Standard base64 (padding optional, as gRPC sends binary headers)
+ * decoded into a malloc'ed buffer; NULL on bad input or no memory. */
+uint8_t *weir__grpc_unbase64(const char *text, size_t len, size_t *out_len);
 
 /* --- Client: one call to a gRPC server over h2c (grpc_client.c) --------- */
 
@@ -157,18 +168,5 @@ int weir__grpc_client_call(const weir__grpc_target *target, const char *method,
                            const void *request, size_t len,
                            weir__grpc_message_fn on_message, void *payload,
                            weir__grpc_status *status, weir_error *err);
-
-/* Standard base64 (padding optional, as gRPC sends binary headers)
- * decoded into a malloc'ed buffer; NULL on bad input or no memory. */
-uint8_t *weir__grpc_unbase64(const char *text, size_t len, size_t *out_len);
-
-/* --- Encoding helpers (exposed for tests) -------------------------------- */
-
-/* grpc-message value: bytes outside printable ASCII and '%' become %XX.
- * Returns a malloc'ed string or NULL. */
-char *weir__grpc_percent_encode(const char *s);
-
-/* Standard base64 with padding; malloc'ed, NULL on failure. */
-char *weir__grpc_base64(const void *data, size_t len);
 
 #endif

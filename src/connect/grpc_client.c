@@ -2,8 +2,8 @@
  * The client side of grpc.h: one gRPC call over h2c (HTTP/2 cleartext,
  * prior knowledge) on libnghttp2, blocking, on a connection of its own:
  * the transport weir needs to be a Spark Connect client (docs/spark.md).
- * The message prefix is the server's (weir__grpc_put_prefix). Owns the
- * socket and the nghttp2 session for the length of the call.
+ * The message prefix and base64 are grpc_frame.c's, shared with the server.
+ * Owns the socket and the nghttp2 session for the length of the call.
  */
 #include "connect/grpc.h"
 
@@ -179,50 +179,6 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *frame,
                                          &c->details_len);
     }
     return 0;
-}
-
-static int sextet(uint8_t ch)
-{
-    if (ch >= 'A' && ch <= 'Z')
-        return ch - 'A';
-    if (ch >= 'a' && ch <= 'z')
-        return ch - 'a' + 26;
-    if (ch >= '0' && ch <= '9')
-        return ch - '0' + 52;
-    if (ch == '+')
-        return 62;
-    if (ch == '/')
-        return 63;
-    return -1;
-}
-
-uint8_t *weir__grpc_unbase64(const char *text, size_t len, size_t *out_len)
-{
-    while (len && text[len - 1] == '=')
-        len--;
-    if (len % 4 == 1)
-        return NULL;
-    uint8_t *out = malloc(len / 4 * 3 + 3);
-    if (!out)
-        return NULL;
-    size_t o = 0;
-    uint32_t acc = 0;
-    unsigned bits = 0;
-    for (size_t i = 0; i < len; i++) {
-        int v = sextet((uint8_t)text[i]);
-        if (v < 0) {
-            free(out);
-            return NULL;
-        }
-        acc = (acc << 6) | (uint32_t)v;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            out[o++] = (uint8_t)(acc >> bits);
-        }
-    }
-    *out_len = o;
-    return out;
 }
 
 void weir__grpc_status_clear(weir__grpc_status *status)

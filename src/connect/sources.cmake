@@ -10,7 +10,9 @@ set(WEIR_CONNECT_SOURCES
   src/connect/call.c
   src/connect/confs.c
   src/connect/grpc.c
+  src/connect/grpc_call.c
   src/connect/grpc_client.c
+  src/connect/grpc_frame.c
   src/connect/pipeline.c
   src/connect/plan.c
   src/connect/plan_join.c
