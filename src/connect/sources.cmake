@@ -29,6 +29,9 @@ set(WEIR_CONNECT_SOURCES
   src/connect/remote_uri.c
   src/connect/serve.c
   src/connect/server.c
+  src/connect/server_analyze.c
+  src/connect/server_exec.c
+  src/connect/server_ops.c
   src/connect/shim.c
   src/connect/show.c
   src/connect/wire.c
