@@ -14,6 +14,7 @@ set(WEIR_CONNECT_SOURCES
   src/connect/grpc_client.c
   src/connect/grpc_frame.c
   src/connect/pipeline.c
+  src/connect/pipeline_flow.c
   src/connect/plan.c
   src/connect/plan_join.c
   src/connect/plan_expr.c
