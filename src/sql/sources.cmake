@@ -7,6 +7,8 @@ set(WEIR_SQL_SOURCES
   src/sql/parse_query.c
   src/sql/parse_window.c
   src/sql/parse_ddl.c
+  src/sql/parse_ddl_clauses.c
+  src/sql/parse_cdc.c
   src/sql/types.c
   src/sql/reads.c
   src/sql/incremental.c
