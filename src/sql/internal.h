@@ -374,7 +374,8 @@ unsigned weir__sql_prev_end(const sql_parser *p);
 /* A string literal (with adjacent ones concatenated), or NULL + error. */
 const char *weir__sql_string(sql_parser *p);
 
-/* Expression-parser pieces shared by parse_expr.c and parse_special.c. */
+/* Expression-parser pieces shared by parse_expr.c, parse_primary.c and
+ * parse_special.c. */
 void *weir__sql_oom(sql_parser *p);
 weir_sql_expr *weir__sql_new_expr(sql_parser *p, sql_expr_kind k,
                                   const sql_token *at);
@@ -388,6 +389,10 @@ weir_sql_expr *weir__sql_string_lit(sql_parser *p, const sql_token *t,
                                     sql_lit_kind kind);
 weir_sql_expr *weir__sql_postfix(sql_parser *p, weir_sql_expr *e);
 weir_sql_expr *weir__sql_value(sql_parser *p); /* below the predicates */
+/* An operand with its postfix chain (parse_primary.c). */
+weir_sql_expr *weir__sql_primary(sql_parser *p);
+/* A binary operator at k: a keyword before one is a column (limit + 1). */
+bool weir__sql_at_binary_op(const sql_parser *p, size_t k);
 /* A keyword-led primary at t; *handled false if t is a plain identifier. */
 weir_sql_expr *weir__sql_parse_special(sql_parser *p, const sql_token *t,
                                        bool *handled);

@@ -3,6 +3,7 @@ set(WEIR_SQL_SOURCES
   src/sql/split.c
   src/sql/parse_util.c
   src/sql/parse_expr.c
+  src/sql/parse_primary.c
   src/sql/parse_special.c
   src/sql/parse_query.c
   src/sql/parse_window.c
