@@ -152,4 +152,15 @@ int weir__files_analysis_relation(weir_buf *out, weir_conn *conn,
  * SELECT * and only added when used). */
 bool weir__query_uses_metadata(const weir_sql_query *q);
 
+/* ---- shared by files_schema.c and files_render.c ---- */
+
+/* Lines (and JSON records) up to this size are read, as Spark reads long
+ * ones; DuckDB's defaults are 2 MB and 16 MB. */
+#define WEIR_FILES_MAX_RECORD "268435456"
+
+/* files as a DuckDB list of path literals (glob characters escaped). */
+void weir__files_put_list(weir_buf *b, const char *const *files, size_t n);
+/* The CSV options of o as DuckDB read_csv arguments (", header = ..."). */
+void weir__files_csv_options(weir_buf *b, const weir_file_opts *o);
+
 #endif

@@ -3,6 +3,8 @@ set(WEIR_SOURCES_SOURCES
   src/sources/file_source.c
   src/sources/import.c
   src/sources/files.c
+  src/sources/files_render.c
+  src/sources/files_schema.c
   src/sources/infer_cache.c
   src/sources/kafka.c
   src/sources/kafka_opts.c
