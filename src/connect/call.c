@@ -1,5 +1,5 @@
 /*
- * Answering one SparkConnectService call (for server.c's handlers):
+ * Answering one SparkConnectService call (for the handlers of server*.c):
  * decode its request, reply with one message, or end it with a Spark error
  * as the google.rpc.Status (an ErrorInfo in grpc-status-details-bin) the
  * PySpark client turns into its exceptions. Owns nothing beyond the call.

@@ -1,6 +1,6 @@
 /*
- * Shared between the files of the Spark Connect endpoint (server.c, the
- * RPC handlers; call.c, their answers; pipeline.c, the PipelineCommand
+ * Shared between the files of the Spark Connect endpoint (server*.c, the
+ * RPC handlers; call.c, their answers; pipeline*.c, the PipelineCommand
  * handlers; wire.c): the error status a handler answers with, and the
  * registration state.
  */
@@ -58,7 +58,7 @@ void weir__ccall_fail(weir__grpc_call *call, const weir__cstatus *st);
  * Linear in n; never recurses. */
 bool weir__wire_too_deep(const uint8_t *p, size_t n, unsigned max_depth);
 
-/* --- Registration (pipeline.c) ----------------------------------------- */
+/* --- Registration (pipeline.c, pipeline_flow.c) ------------------------ */
 
 typedef struct weir__creg weir__creg;
 

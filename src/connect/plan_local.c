@@ -228,7 +228,7 @@ int weir__plan_local_relation(plan_ctx *c, const Spark__Connect__LocalRelation *
     if (n_cols == 0) {
         /* No SQL relation has no columns; a batch of such rows could also
          * claim any length without a byte behind it. (A statement's empty
-         * result sent back is answered before planning: server.c.) */
+         * result sent back is answered before planning: server_exec.c.) */
         schema.release(&schema);
         stream.release(&stream);
         return weir__plan_fail(c, PLAN_E_UNSUPPORTED,

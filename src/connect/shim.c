@@ -9,7 +9,7 @@
  *                               Spark checkpoint folder to import
  *                               (docs/import-checkpoint.md)
  *
- * They are taken out of the flow's confs here; pipeline.c turns them into
+ * They are taken out of the flow's confs here; pipeline_flow.c turns them into
  * weir_flow_options.once and .import_checkpoint and expectations of the
  * target dataset.
  * Owns: the copies in a weir__shim_flow.

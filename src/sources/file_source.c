@@ -4,7 +4,7 @@
  * path, leaves out the files the manifest says the flow already ingested
  * in this generation (reporting those that changed since, unless
  * allowOverwrites) and those that changed while an earlier attempt read
- * them, and reads the rest with the schema files.c decides. The position
+ * them, and reads the rest with the schema files_schema.c decides. The position
  * stored in the checkpoint row is the batch's file count; what was read
  * is the manifest (_weir.files) and the schema (_weir.file_schemas).
  */

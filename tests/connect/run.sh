@@ -81,7 +81,7 @@ register_all() {
         tail -n +2 "$work/driver.out" >"$work/got.txt"
         if grep -q "UNSUPPORTED_FEATURE.CONNECT_RELATION\|UNSUPPORTED_FEATURE.CONNECT_DATATYPE" \
             "$work/got.txt" "$work/client.out"; then
-            echo "note: $name: plan translation incomplete (src/connect/plan.c); skipped"
+            echo "note: $name: plan translation incomplete (src/connect/plan*.c); skipped"
             grep -m1 "UNSUPPORTED_FEATURE" "$work/got.txt" "$work/client.out" | head -1
             skipped=$((skipped + 1))
             continue
