@@ -245,14 +245,12 @@ static int expectation(sql_ddl *d, const sql_token *at)
     unsigned cend = weir__sql_prev_end(p);
     if ((rc = weir__sql_expect_op(p, ")")))
         return rc;
-    size_t cap = s->n_constraints; /* grow from the current size */
     weir_sql_constraint *arr = weir__arena_array(p->arena, s->n_constraints + 1,
                                                  sizeof(*arr));
     if (!arr)
         return weir__sql_ddl_oom(d);
     if (s->n_constraints)
         memcpy(arr, s->constraints, s->n_constraints * sizeof(*arr));
-    (void)cap;
     weir_sql_constraint *c = &arr[s->n_constraints];
     memset(c, 0, sizeof(*c));
     c->name = name;
