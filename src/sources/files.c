@@ -360,9 +360,10 @@ static int reconcile_json_keys(weir_file_schema *s, weir_arena *a,
                        "DISTINCT unnest(json_keys(json)) AS k FROM "
                        "read_json_objects(");
     put_file_list(&q, files, n);
+    /* json_keys() of anything but an object is empty: no json_type()
+     * filter, which parsed every record a second time. */
     weir__buf_printf(&q, ", format = '%s', ignore_errors = true, "
-                         "maximum_object_size = " MAX_RECORD ") WHERE "
-                         "json_type(json) = 'OBJECT')",
+                         "maximum_object_size = " MAX_RECORD "))",
                      o->multiline ? "auto" : "newline_delimited");
     weir_rows *r = NULL;
     int rc = weir__query_buf(conn, &q, &r, err);
