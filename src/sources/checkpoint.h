@@ -149,7 +149,8 @@ int weir__checkpoint_table_read(const weir_checkpoint *cp, int64_t gen,
 void weir__checkpoint_put_sample(weir_buf *q, const weir_checkpoint *cp,
                                  int64_t gen, const char *source);
 /* Record batch batch_id: the fingerprint r (found is ignored), and the
- * hashes `hashes_sql` selects (one UBIGINT column) added to the sample;
+ * hashes `hashes_sql` selects (one UBIGINT column, about `batch_rows`
+ * rows: an estimate that only steers the cost) added to the sample;
  * `rebase` empties the sample first (the flow's earlier generations
  * too), else r->complete is the sample's state before the batch.
  * The recorded `complete` is whether the sample kept every hash.
@@ -158,7 +159,8 @@ void weir__checkpoint_put_sample(weir_buf *q, const weir_checkpoint *cp,
 int weir__checkpoint_table_add(const weir_checkpoint *cp, int64_t gen,
                                int64_t batch_id, const char *source,
                                const weir_checkpoint_table_read *r,
-                               bool rebase, const char *hashes_sql);
+                               bool rebase, const char *hashes_sql,
+                               int64_t batch_rows);
 
 /* The sources the flow's batch batch_id of gen read: rows of source. */
 int weir__checkpoint_batch_sources(const weir_checkpoint *cp, int64_t gen,

@@ -43,21 +43,25 @@ static weir_db_column *find_col(const weir_file_schema *s, const char *name)
  * becomes "C0", a key with a NUL is cut at it. Read the true top-level
  * keys of the sampled files, keep only columns that are keys, one per
  * case-insensitive name (the first), and say whether the files hold keys
- * the fast reader would drop.
+ * the fast reader would drop. *missed: a plain key no column takes in any
+ * spelling (the sniffing reads the first records of each file only, and
+ * the key comes later: Spark's inference, which reads every record,
+ * makes it a column).
  */
 static int reconcile_json_keys(weir_file_schema *s, weir_arena *a,
                                weir_conn *conn, const weir_file_opts *o,
                                const char *const *files, size_t n,
-                               weir_error *err)
+                               bool *missed, weir_error *err)
 {
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, "SELECT k, k = '' OR contains(k, chr(0)) FROM (SELECT "
                        "DISTINCT unnest(json_keys(json)) AS k FROM "
                        "read_json_objects(");
     weir__files_put_list(&q, files, n);
+    /* json_keys() of anything but an object is empty: no json_type()
+     * filter, which parsed every record a second time. */
     weir__buf_printf(&q, ", format = '%s', ignore_errors = true, "
-                         "maximum_object_size = " WEIR_FILES_MAX_RECORD ") WHERE "
-                         "json_type(json) = 'OBJECT')",
+                         "maximum_object_size = " WEIR_FILES_MAX_RECORD "))",
                      o->multiline ? "auto" : "newline_delimited");
     weir_rows *r = NULL;
     int rc = weir__query_buf(conn, &q, &r, err);
@@ -84,11 +88,15 @@ static int reconcile_json_keys(weir_file_schema *s, weir_arena *a,
     }
     /* A key kept under another spelling is read by the careful reader. */
     weir_file_schema cur = { s->cols, kept, false };
+    *missed = false;
     for (size_t i = 0; !rc && i < r->n_rows; i++) {
         const char *k = weir__rows_get(r, i, 0);
+        const char *bad = weir__rows_get(r, i, 1);
         const weir_db_column *c = k ? find_col(&cur, k) : NULL;
         if (c && strcmp(c->name, k))
             s->odd_keys = true;
+        else if (!c && k && !(bad && !strcmp(bad, "true")))
+            *missed = true;
     }
     if (!rc)
         s->n = kept;
@@ -142,8 +150,26 @@ static int infer(weir_file_schema *out, weir_arena *a, weir_conn *conn,
                                           &out->n, a, err);
     if (rc)
         weir__files_explain_error(err);
+    bool missed = false;
     if (!rc && !cached && weir__str_ieq(o->format, "json"))
-        rc = reconcile_json_keys(out, a, conn, o, files, n, err);
+        rc = reconcile_json_keys(out, a, conn, o, files, n, &missed, err);
+    if (!rc && missed) {
+        /* Keys past what the sniffing read: infer again from every
+         * record, as Spark does (only then: it parses the files whole). */
+        weir_buf full = WEIR_BUF_INIT;
+        weir__buf_printf(&full, "%.*s, sample_size = -1)",
+                         (int)(q.len - 1), weir__buf_cstr(&q));
+        rc = full.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                         : weir__conn_describe(conn, weir__buf_cstr(&full),
+                                               &out->cols, &out->n, a, err);
+        weir__buf_free(&full);
+        if (rc)
+            weir__files_explain_error(err);
+        else
+            rc = reconcile_json_keys(out, a, conn, o, files, n, &missed, err);
+        /* Still a key without a column: the careful reader rescues it. */
+        out->odd_keys = out->odd_keys || missed;
+    }
     if (!rc && !cached)
         weir__infer_cache_put(cache, weir__buf_cstr(&q), out);
     weir__buf_free(&q);

@@ -469,7 +469,9 @@ static int commit(const weir_source_ctx *c, const weir_source_batch *b)
                                                    b->key, &t->fp, t->rebase,
                                                    b->no_sample
                                                        ? NULL
-                                                       : weir__buf_cstr(&q));
+                                                       : weir__buf_cstr(&q),
+                                                   t->rebase ? b->end
+                                                             : b->end - b->start);
     weir__buf_free(&q);
     return rc;
 }

@@ -2,8 +2,9 @@
  * Unit tests of the checkpoint store's records of table reads
  * (sources/checkpoint.c): the fingerprint of the latest batch only, the
  * sample of row hashes kept to its smallest WEIR_CHECKPOINT_SAMPLE_MAX and
- * marked incomplete once trimmed, a rebase that empties it, and the
- * sources of a batch.
+ * marked incomplete once trimmed, a rebase that empties it, a big batch's
+ * sample found under a bound (and whole when duplicates defeat it), and
+ * the sources of a batch.
  */
 #define _DEFAULT_SOURCE
 #include "harness.h"
@@ -63,7 +64,7 @@ static int batch(fixture *fx, int64_t id, const char *source, int64_t rows,
     int rc = weir__checkpoint_add_batch(&fx->cp, 0, id, &row, 1, rows);
     if (!rc)
         rc = weir__checkpoint_table_add(&fx->cp, 0, id, source, &r, rebase,
-                                        hashes);
+                                        hashes, rows);
     return rc;
 }
 
@@ -153,5 +154,51 @@ TEST(test_checkpoint__sample_trimmed_and_rebased)
     teardown(&fx);
 }
 
+/* Rows of the sample that are not the smallest n distinct hashes of
+ * `values` (a subquery of one column, v), plus how far its size is off. */
+static int64_t sample_wrong(fixture *fx, const char *values, int n)
+{
+    char sql[512];
+    snprintf(sql, sizeof(sql),
+             "SELECT (SELECT count(*) FROM (SELECT hash FROM "
+             "spark_catalog._weir.table_sample EXCEPT SELECT h FROM (SELECT "
+             "DISTINCT hash(v) AS h FROM (%s) ORDER BY h LIMIT %d))) + abs("
+             "(SELECT count(*) FROM spark_catalog._weir.table_sample) - %d)",
+             values, n, n);
+    return count(fx, sql);
+}
+
+TEST(test_checkpoint__big_batch_sample_exact)
+{
+    fixture fx;
+    CHECK_INT(setup(&fx), 0);
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_checkpoint_table_read r;
+    int n = WEIR_CHECKPOINT_SAMPLE_MAX;
+    char sql[256];
+    /* A batch big enough for the bound: distinct rows. */
+    CHECK_INT(batch(&fx, 0, "s", 1000000, "1", true,
+                    "SELECT hash(range) FROM range(1000000)"), 0);
+    CHECK_INT(sample_wrong(&fx, "SELECT range AS v FROM range(1000000)", n), 0);
+    CHECK_INT(weir__checkpoint_table_read(&fx.cp, 0, "s", &a, &r), 0);
+    CHECK(!r.complete);
+    /* Each row ten times: under the bound too few distinct hashes, so the
+     * whole batch is looked at; the sample is still the smallest. */
+    snprintf(sql, sizeof(sql),
+             "SELECT hash(range %% %d) FROM range(%d)", 150000, 1500000);
+    CHECK_INT(batch(&fx, 1, "s", 1500000, "2", true, sql), 0);
+    CHECK_INT(sample_wrong(&fx, "SELECT range AS v FROM range(150000)", n), 0);
+    /* Fewer distinct hashes than kept, in a big batch: all of them, and
+     * the sample is complete. */
+    CHECK_INT(batch(&fx, 2, "s", 1000000, "3", true,
+                    "SELECT hash(range % 5000) FROM range(1000000)"), 0);
+    CHECK_INT(sample_wrong(&fx, "SELECT range AS v FROM range(5000)", 5000), 0);
+    CHECK_INT(weir__checkpoint_table_read(&fx.cp, 0, "s", &a, &r), 0);
+    CHECK(r.complete);
+    weir__arena_free(&a);
+    teardown(&fx);
+}
+
 TEST_MAIN(RUN(test_checkpoint__table_read_latest_batch);
-          RUN(test_checkpoint__sample_trimmed_and_rebased))
+          RUN(test_checkpoint__sample_trimmed_and_rebased);
+          RUN(test_checkpoint__big_batch_sample_exact))
