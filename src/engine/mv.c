@@ -395,11 +395,15 @@ static int forget(refresh *r)
 }
 
 /* Recompute a followed view and restart its checkpoint from what the
- * recomputation read: a new generation, every input read whole. */
+ * recomputation read: a new generation, every input read whole, and the
+ * state of its averages and distinct counts anew (none left from an
+ * earlier definition). */
 static int recompute_followed(refresh *r)
 {
     weir_flow_exec *x = r->x;
     int rc = restart_checkpoint(r);
+    if (!rc)
+        rc = weir__mv_state_drop(x, r->t);
     r->ctx.gen = r->gen;
     const char *changed = NULL;
     if (!rc)

@@ -457,6 +457,23 @@ static weir_sql_expr *renamed_call(weir_arena *arena, const weir_sql_expr *e,
     return c;
 }
 
+/* A copy of SELECT q with room for n_items items (none set), sharing
+ * the rest of q; NULL when out of memory. */
+static weir_sql_query *copy_select(weir_arena *arena, const weir_sql_query *q,
+                                   size_t n_items)
+{
+    weir_sql_query *c = weir__arena_alloc(arena, sizeof(*c));
+    sql_select *sel = weir__arena_alloc(arena, sizeof(*sel));
+    sql_item *items = weir__arena_array(arena, n_items, sizeof(*items));
+    if (!c || !sel || !items)
+        return NULL;
+    *c = *q;
+    *sel = *q->sel;
+    c->sel = sel;
+    sel->items = items;
+    return c;
+}
+
 int weir__sql_incr_state_query(const weir_sql_query **out, weir_arena *arena,
                                const weir_sql_query *q,
                                const weir_sql_incr *shape)
@@ -468,16 +485,10 @@ int weir__sql_incr_state_query(const weir_sql_query **out, weir_arena *arena,
         n_avg += shape->cols[i] == WEIR_SQL_INCR_AVG;
     if (!n_avg)
         return 0;
-    weir_sql_query *c = weir__arena_alloc(arena, sizeof(*c));
-    sql_select *sel = weir__arena_alloc(arena, sizeof(*sel));
-    sql_item *items = weir__arena_array(arena, shape->n_cols + n_avg,
-                                        sizeof(*items));
-    if (!c || !sel || !items)
+    weir_sql_query *c = copy_select(arena, q, shape->n_cols + n_avg);
+    if (!c)
         return WEIR_ENOMEM;
-    *c = *q;
-    *sel = *q->sel;
-    c->sel = sel;
-    sel->items = items;
+    sql_item *items = c->sel->items;
     size_t n = shape->n_cols;
     for (size_t i = 0; i < shape->n_cols; i++) {
         items[i] = q->sel->items[i];
@@ -492,7 +503,7 @@ int weir__sql_incr_state_query(const weir_sql_query **out, weir_arena *arena,
             return WEIR_ENOMEM;
         items[n++] = count;
     }
-    sel->n_items = n;
+    c->sel->n_items = n;
     *out = c;
     return 0;
 }
@@ -505,16 +516,11 @@ int weir__sql_incr_distinct_query(const weir_sql_query **out,
     assert(q->kind == Q_SELECT && shape->n_cols == q->sel->n_items &&
            shape->cols[col] == WEIR_SQL_INCR_COUNT_DISTINCT);
     const weir_sql_expr *call = q->sel->items[col].e;
-    weir_sql_query *c = weir__arena_alloc(arena, sizeof(*c));
-    sql_select *sel = weir__arena_alloc(arena, sizeof(*sel));
-    sql_item *items = weir__arena_array(arena, shape->n_cols + 2,
-                                        sizeof(*items));
-    if (!c || !sel || !items)
+    weir_sql_query *c = copy_select(arena, q, shape->n_cols + 2);
+    if (!c)
         return WEIR_ENOMEM;
-    *c = *q;
-    *sel = *q->sel;
-    c->sel = sel;
-    sel->items = items;
+    sql_select *sel = c->sel;
+    sql_item *items = sel->items;
     sel->distinct = false;
     sel->group = GB_NONE;
     sel->group_by = NULL;
