@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "engine/common.h"
+#include "engine/mv_state.h"
 #include "engine/write.h"
 #include "sources/source.h"
 #include "util/str.h"
@@ -31,6 +32,7 @@ typedef struct refresh {
     weir_flow_exec *x;
     const weir_gdataset *t;
     weir_sql_incr shape;
+    weir_mv_state state; /* the sums and counts of its averages */
     weir_arena arena;
     weir_checkpoint cp;
     weir_source_ctx ctx;
@@ -216,6 +218,15 @@ static bool untracked(refresh *r, int *rc)
             return true;
         }
     }
+    const char *why_not = NULL;
+    if (r->shape.kind == WEIR_SQL_INCR_AGGREGATE &&
+        (*rc = weir__mv_state_plan(&r->state, &why_not, &r->arena, x, t,
+                                   &r->shape)))
+        return true;
+    if (why_not) {
+        why(x, "COMPLETE_RECOMPUTE", "%s", why_not);
+        return true;
+    }
     return false;
 }
 
@@ -315,7 +326,9 @@ static int plan_inputs(refresh *r, bool whole, const char **changed)
         if (fixed && !whole && !*changed && b.end > b.start)
             *changed = weir__arena_printf(&r->arena,
                                           "%s, on the outer side of an outer "
-                                          "join, has new rows", b.key);
+                                          "join or the right side of a semi "
+                                          "or anti join, has new rows",
+                                          b.key);
         r->batches[r->n_batches++] = b;
     }
     return 0;
@@ -375,15 +388,22 @@ static int restart_checkpoint(refresh *r)
 static int forget(refresh *r)
 {
     int rc = weir__checkpoint_position(&r->cp, &r->gen, &r->next_batch);
-    return rc || r->next_batch == 0 ? rc : restart_checkpoint(r);
+    if (rc || r->next_batch == 0)
+        return rc;
+    rc = restart_checkpoint(r);
+    return rc ? rc : weir__mv_state_drop(r->x, r->t);
 }
 
 /* Recompute a followed view and restart its checkpoint from what the
- * recomputation read: a new generation, every input read whole. */
+ * recomputation read: a new generation, every input read whole, and the
+ * state of its averages and distinct counts anew (none left from an
+ * earlier definition). */
 static int recompute_followed(refresh *r)
 {
     weir_flow_exec *x = r->x;
     int rc = restart_checkpoint(r);
+    if (!rc)
+        rc = weir__mv_state_drop(x, r->t);
     r->ctx.gen = r->gen;
     const char *changed = NULL;
     if (!rc)
@@ -393,6 +413,8 @@ static int recompute_followed(refresh *r)
                       "internal error: %s after a checkpoint reset", changed);
     if (!rc)
         rc = recompute(x, r->t);
+    if (!rc && r->state.any)
+        rc = weir__mv_state_rebuild(&r->state, x);
     if (!rc)
         rc = record(r);
     return rc;
@@ -406,22 +428,11 @@ static void put_col(weir_buf *b, const char *table, const char *col)
     weir__buf_put_sql_ident(b, col);
 }
 
-/* The groups of the view that the partial rows match (by every key, NULL
- * matching NULL), as a condition over "__weir_mv" and "__weir_delta". */
-static void put_match(weir_buf *q, const refresh *r)
+/* The groups of table alias tab (the view, "__weir_mv", or a state)
+ * that the partial rows match. */
+static void put_match(weir_buf *q, const refresh *r, const char *tab)
 {
-    bool any = false;
-    for (size_t i = 0; i < r->shape.n_cols; i++) {
-        if (r->shape.cols[i] != WEIR_SQL_INCR_KEY)
-            continue;
-        weir__buf_puts(q, any ? " AND " : "");
-        put_col(q, "__weir_mv", r->t->schema.cols[i].name);
-        weir__buf_puts(q, " IS NOT DISTINCT FROM ");
-        put_col(q, "__weir_delta", r->t->schema.cols[i].name);
-        any = true;
-    }
-    if (!any)
-        weir__buf_puts(q, "true"); /* a global aggregate: its one row */
+    weir__mv_state_put_match(q, &r->state, tab, "__weir_delta");
 }
 
 /* Column i of a merged group: the key, or the view's value combined with
@@ -442,6 +453,10 @@ static void put_merged(weir_buf *q, const refresh *r, size_t i)
                          ms, ds, ds, ms, ms, ds);
     else if (c == WEIR_SQL_INCR_COUNT)
         weir__buf_printf(q, "CAST(coalesce(%s, 0) + coalesce(%s, 0)", ms, ds);
+    else if (c == WEIR_SQL_INCR_COUNT_DISTINCT) /* its new pairs */
+        weir__buf_printf(q, "CAST(coalesce(%s, 0) + coalesce(\"__weir_inc_%zu\""
+                            ".\"__weir_n\", 0)",
+                         ms, i);
     else
         weir__buf_printf(q, "CAST(%s(%s, %s)",
                          c == WEIR_SQL_INCR_MIN ? "least" : "greatest", ms, ds);
@@ -453,48 +468,126 @@ static void put_merged(weir_buf *q, const refresh *r, size_t i)
     weir__buf_free(&d);
 }
 
+/* The view's rows, or with the state: the merged rows' columns that the
+ * state keeps (its keys and sums and counts). */
+static void put_columns(weir_buf *q, const refresh *r, bool state)
+{
+    bool any = false;
+    for (size_t i = 0; i < r->shape.n_cols; i++) {
+        weir_sql_incr_col c = r->shape.cols[i];
+        if (state && c != WEIR_SQL_INCR_KEY && c != WEIR_SQL_INCR_AVG)
+            continue;
+        weir__buf_puts(q, any ? ", " : "");
+        any = true;
+        if (c != WEIR_SQL_INCR_AVG || !state)
+            weir__buf_put_sql_ident(q, r->t->schema.cols[i].name);
+        else
+            weir__buf_printf(q, "\"__weir_sum_%zu\", \"__weir_count_%zu\"",
+                             i, i);
+    }
+}
+
 /* Merge the query's partial rows over the new input rows into the view by
  * key: the merged groups are computed, the old ones deleted and the
  * merged ones inserted (DuckDB 1.4 updates several columns of rows spread
  * over a persisted table several times slower than it deletes and
- * inserts them; MERGE too). */
-static int merge_groups(refresh *r, const char *delta)
+ * inserts them; MERGE too). The state of its averages is merged alike,
+ * and the averages computed from it. */
+static int merge_groups(refresh *r, const char *delta,
+                        const weir_source_batch *view)
 {
     weir_flow_exec *x = r->x;
     const weir_gdataset *t = r->t;
+    const weir_mv_state *st = r->state.any ? &r->state : NULL;
     weir_buf q = WEIR_BUF_INIT;
-    weir__buf_printf(&q, "CREATE OR REPLACE TEMP TABLE \"__weir_delta\" AS %s"
-                         "; CREATE OR REPLACE TEMP TABLE \"__weir_merged\" AS "
-                         "SELECT ",
+    int rc = 0;
+    weir__buf_printf(&q, "CREATE OR REPLACE TEMP TABLE \"__weir_delta\" AS %s",
                      delta);
+    /* The new (group, value) pairs of distinct counts, into their state. */
+    for (size_t i = 0; st && !rc && i < r->shape.n_cols; i++)
+        if (st->distinct[i])
+            rc = weir__mv_state_put_distinct(&q, st, x, i, view, r->n_batches);
+    weir__buf_puts(&q, "; CREATE OR REPLACE TEMP TABLE \"__weir_merged\" AS "
+                       "SELECT *");
+    for (size_t i = 0; st && i < r->shape.n_cols; i++) {
+        if (r->shape.cols[i] != WEIR_SQL_INCR_AVG)
+            continue;
+        weir__buf_puts(&q, ", ");
+        weir__mv_state_put_avg(&q, st, i);
+    }
+    weir__buf_puts(&q, " FROM (SELECT ");
     for (size_t i = 0; i < r->shape.n_cols; i++) {
         weir__buf_puts(&q, i ? ", " : "");
-        put_merged(&q, r, i);
+        if (r->shape.cols[i] == WEIR_SQL_INCR_AVG)
+            weir__mv_state_put_merged(&q, st, i);
+        else
+            put_merged(&q, r, i);
     }
     weir__buf_puts(&q, " FROM \"__weir_delta\" AS \"__weir_delta\" LEFT JOIN ");
     weir__phys(&q, t);
     weir__buf_puts(&q, " AS \"__weir_mv\" ON ");
-    put_match(&q, r);
-    weir__buf_puts(&q, "; DELETE FROM ");
+    put_match(&q, r, "__weir_mv");
+    if (st && st->query) {
+        weir__buf_puts(&q, " LEFT JOIN ");
+        weir__mv_state_table(&q, t, -1);
+        weir__buf_puts(&q, " AS \"__weir_state\" ON ");
+        put_match(&q, r, "__weir_state");
+    }
+    for (size_t i = 0; st && i < r->shape.n_cols; i++) {
+        if (!st->distinct[i])
+            continue;
+        weir__buf_puts(&q, " LEFT JOIN (SELECT count(*) AS \"__weir_n\"");
+        for (size_t k = 0; k < r->shape.n_cols; k++) {
+            if (r->shape.cols[k] != WEIR_SQL_INCR_KEY)
+                continue;
+            weir__buf_puts(&q, ", ");
+            weir__buf_put_sql_ident(&q, t->schema.cols[k].name);
+        }
+        weir__buf_printf(&q, " FROM \"__weir_new_%zu\" GROUP BY ALL) AS "
+                             "\"__weir_inc_%zu\" ON ",
+                         i, i);
+        char inc[40];
+        snprintf(inc, sizeof(inc), "__weir_inc_%zu", i);
+        put_match(&q, r, inc);
+    }
+    weir__buf_puts(&q, "); DELETE FROM ");
     weir__phys(&q, t);
     weir__buf_puts(&q, " AS \"__weir_mv\" USING \"__weir_delta\" AS "
                        "\"__weir_delta\" WHERE ");
-    put_match(&q, r);
-    int rc = q.failed ? oom(x)
+    put_match(&q, r, "__weir_mv");
+    if (st && st->query) {
+        weir__buf_puts(&q, "; DELETE FROM ");
+        weir__mv_state_table(&q, t, -1);
+        weir__buf_puts(&q, " AS \"__weir_state\" USING \"__weir_delta\" AS "
+                           "\"__weir_delta\" WHERE ");
+        put_match(&q, r, "__weir_state");
+        weir__buf_puts(&q, "; INSERT INTO ");
+        weir__mv_state_table(&q, t, -1);
+        weir__buf_puts(&q, " BY NAME SELECT ");
+        put_columns(&q, r, true);
+        weir__buf_puts(&q, " FROM \"__weir_merged\"");
+    }
+    if (!rc)
+        rc = q.failed ? oom(x)
                       : weir__conn_exec(x->conn, weir__buf_cstr(&q), NULL,
                                         &x->err);
     weir__buf_clear(&q);
     weir__buf_puts(&q, "INSERT INTO ");
     weir__phys(&q, t);
-    weir__buf_puts(&q, " BY NAME SELECT * FROM \"__weir_merged\"");
+    weir__buf_puts(&q, " BY NAME SELECT ");
+    put_columns(&q, r, false);
+    weir__buf_puts(&q, " FROM \"__weir_merged\"");
     if (!rc)
         rc = q.failed ? oom(x)
                       : weir__conn_exec(x->conn, weir__buf_cstr(&q),
                                         &x->rows_written, &x->err);
+    weir__buf_clear(&q);
+    weir__buf_puts(&q, "DROP TABLE \"__weir_delta\"; DROP TABLE \"__weir_merged\"");
+    for (size_t i = 0; st && i < r->shape.n_cols; i++)
+        if (st->distinct[i])
+            weir__buf_printf(&q, "; DROP TABLE \"__weir_new_%zu\"", i);
     if (!rc)
-        rc = weir__conn_exec(x->conn, "DROP TABLE \"__weir_delta\"; DROP TABLE "
-                                      "\"__weir_merged\"",
-                             NULL, &x->err);
+        rc = weir__exec_buf(x->conn, &q, &x->err);
     weir__buf_free(&q);
     return rc;
 }
@@ -521,6 +614,9 @@ static int delta_term(refresh *r, size_t i, weir_source_batch *view,
         *skip = true;
         return 0;
     }
+    if (r->state.query)
+        return weir__mv_state_sql(r->state.query, r->x, view, r->n_batches,
+                                  sql);
     return flow_sql(r->x, view, r->n_batches, sql);
 }
 
@@ -564,7 +660,7 @@ static int refresh_incremental(refresh *r)
         }
         /* Each term's groups merge on their own (a term has one partial
          * row per group). */
-        rc = merge_groups(r, weir__buf_cstr(&term));
+        rc = merge_groups(r, weir__buf_cstr(&term), view);
         rows += x->rows_written;
     }
     if (!rc && append)
@@ -682,6 +778,14 @@ static int stale(refresh *r, const char **reason)
                                      "pipeline?)",
                                      (long long)now, (long long)kept);
         return *reason ? 0 : oom(x);
+    }
+    bool kept_state = true;
+    if (!rc && r->state.any)
+        rc = weir__mv_state_check(&r->state, x, now, &kept_state);
+    if (!rc && !kept_state) {
+        *reason = "the state kept for its averages or distinct counts is "
+                  "missing or does not match it";
+        return 0;
     }
     return rc ? rc : plan_inputs(r, false, reason);
 }

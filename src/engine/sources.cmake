@@ -6,6 +6,7 @@ set(WEIR_ENGINE_SOURCES
   src/engine/materialize.c
   src/engine/record.c
   src/engine/mv.c
+  src/engine/mv_state.c
   src/engine/relocate.c
   src/engine/resolve.c
   src/engine/run.c

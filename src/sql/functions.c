@@ -755,18 +755,35 @@ static int spark_rounding(sql_tx *t, weir_buf *out, const char *name,
     return 1;
 }
 
+void weir__sql_exact_avg(weir_buf *out, const char *sum, const char *count,
+                         int p, int s)
+{
+    /* The unscaled sum, a HUGEINT: twice it times 10^4 fits up to p = 23. */
+    weir_buf u = WEIR_BUF_INIT;
+    weir__buf_printf(&u, "CAST(%s * ", sum);
+    pow10_literal(&u, s);
+    weir__buf_puts(&u, " AS HUGEINT)");
+    const char *us = weir__buf_cstr(&u);
+    weir__buf_printf(out,
+                     "CAST(CAST(CASE WHEN %s = 0 THEN NULL ELSE sign(%s) * "
+                     "((abs(%s) * 20000 + %s) // (2 * %s)) END AS DECIMAL(38,0)) * ",
+                     count, us, us, count, count);
+    pow10_literal(out, -(s + 4));
+    weir__buf_printf(out, " AS DECIMAL(%d,%d))", p + 4, s + 4);
+    weir__buf_free(&u);
+}
+
 /* avg() of a DECIMAL(p,s) as Spark computes it: the exact sum divided by
  * the count, rounded HALF_UP to scale s+4 (DuckDB's avg goes through a
  * DOUBLE, wrong past 15 digits), in HUGEINT arithmetic on the unscaled
- * sum: up to p = 23, where twice the unscaled sum times 10^4 still fits.
- * Returns 1 when it wrote the call. */
+ * sum: up to p = 23. Returns 1 when it wrote the call. */
 static int exact_avg(sql_tx *t, weir_buf *out, const char *name,
                      const weir_sql_expr *e)
 {
     int p, s;
     if ((strcmp(name, "avg") != 0 && strcmp(name, "mean") != 0) || e->n != 1)
         return 0;
-    weir_buf x = WEIR_BUF_INIT, fo = WEIR_BUF_INIT, u = WEIR_BUF_INIT,
+    weir_buf x = WEIR_BUF_INIT, fo = WEIR_BUF_INIT, sum = WEIR_BUF_INIT,
              n = WEIR_BUF_INIT;
     int done = 0;
     if (!decimal_arg(t, e, &x, &p, &s) || p > 23)
@@ -774,23 +791,15 @@ static int exact_avg(sql_tx *t, weir_buf *out, const char *name,
     if (weir__fn_filter_clause(t, &fo, e, NULL) || weir__fn_over_clause(t, &fo, e))
         goto out;
     const char *d = e->distinct ? "DISTINCT " : "";
-    weir__buf_printf(&u, "CAST(sum(%s%s)%s * ", d, weir__buf_cstr(&x),
+    weir__buf_printf(&sum, "sum(%s%s)%s", d, weir__buf_cstr(&x),
                      weir__buf_cstr(&fo));
-    pow10_literal(&u, s);
-    weir__buf_puts(&u, " AS HUGEINT)");
     weir__buf_printf(&n, "count(%s%s)%s", d, weir__buf_cstr(&x), weir__buf_cstr(&fo));
-    const char *us = weir__buf_cstr(&u), *ns = weir__buf_cstr(&n);
-    weir__buf_printf(out,
-                     "CAST(CAST(CASE WHEN %s = 0 THEN NULL ELSE sign(%s) * "
-                     "((abs(%s) * 20000 + %s) // (2 * %s)) END AS DECIMAL(38,0)) * ",
-                     ns, us, us, ns, ns);
-    pow10_literal(out, -(s + 4));
-    weir__buf_printf(out, " AS DECIMAL(%d,%d))", p + 4, s + 4);
+    weir__sql_exact_avg(out, weir__buf_cstr(&sum), weir__buf_cstr(&n), p, s);
     done = 1;
 out:
     weir__buf_free(&x);
     weir__buf_free(&fo);
-    weir__buf_free(&u);
+    weir__buf_free(&sum);
     weir__buf_free(&n);
     return done;
 }

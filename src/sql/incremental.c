@@ -6,14 +6,17 @@
  *
  *   - append: projections and filters over one relation (a table, a
  *     subquery of this shape, or an inner join of such relations; a left
- *     or right join whose outer side does not change), and UNION ALL of
+ *     or right join whose outer side does not change, a left semi or anti
+ *     join whose right side does not change), and UNION ALL of
  *     such queries. Each input row (each combination of joined rows)
  *     yields its output rows on its own, so the rows of the appended
  *     input rows are the rows to append.
- *   - aggregate: GROUP BY keys (or SELECT DISTINCT) with sum, count, min
- *     and max, each a whole output column, over such a relation. The
+ *   - aggregate: GROUP BY keys (or SELECT DISTINCT) with sum, count, min,
+ *     max and avg, each a whole output column, over such a relation. The
  *     query over the appended rows gives partial results per group, which
- *     merge into the stored row of the group by key.
+ *     merge into the stored row of the group by key (an avg through its
+ *     sum and count, which the view's refresh keeps beside it: see
+ *     weir__sql_incr_state_query).
  *
  * Anything else, and anything that is not a function of the input rows
  * alone (non-deterministic or time-dependent functions, subqueries that
@@ -22,6 +25,7 @@
  */
 #include "internal.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,7 +174,9 @@ static bool fix_tables(incr *s, const sql_rel *r, const weir_sql_query *q,
 
 /* Joins whose result changes only by the combinations with new rows:
  * inner and cross joins; left and right joins, with their outer side
- * fixed (new rows there could match rows that were NULL-extended). */
+ * fixed (new rows there could match rows that were NULL-extended); left
+ * semi and anti joins, with their right side fixed (each left row is kept
+ * or not by the rows there). */
 static bool join_rel(incr *s, const sql_rel *r, int depth)
 {
     if (r->natural)
@@ -191,8 +197,13 @@ static bool join_rel(incr *s, const sql_rel *r, int depth)
         if (!fix_tables(s, r->left, NULL, depth + 1))
             return false;
         break;
+    case J_SEMI:
+    case J_ANTI:
+        if (!fix_tables(s, r->right, NULL, depth + 1))
+            return false;
+        break;
     default:
-        return refuse(s, r->pos, "a FULL, SEMI or ANTI join");
+        return refuse(s, r->pos, "a FULL join");
     }
     s->out->join = true;
     return from_rel(s, r->left, depth + 1) && from_rel(s, r->right, depth + 1);
@@ -308,11 +319,15 @@ static bool same_text(const weir_sql_expr *a, const weir_sql_expr *b)
     }
 }
 
-/* Item i's merge rule: a bare sum/count/min/max call, or 0. */
+/* Item i's merge rule: a bare sum/count/min/max/avg call, or 0. */
 static weir_sql_incr_col merge_of(const weir_sql_expr *e)
 {
-    if (!aggregate_call(e) || e->distinct || e->ignore_nulls)
+    if (!aggregate_call(e) || e->ignore_nulls)
         return 0;
+    if (e->distinct && !weir__str_ieq(e->name, "count"))
+        return 0;
+    if (weir__str_ieq(e->name, "count") && e->distinct)
+        return e->n == 1 ? WEIR_SQL_INCR_COUNT_DISTINCT : 0;
     if (weir__str_ieq(e->name, "count"))
         return WEIR_SQL_INCR_COUNT;
     if (e->n != 1)
@@ -323,6 +338,8 @@ static weir_sql_incr_col merge_of(const weir_sql_expr *e)
         return WEIR_SQL_INCR_MIN;
     if (weir__str_ieq(e->name, "max"))
         return WEIR_SQL_INCR_MAX;
+    if (weir__str_ieq(e->name, "avg") || weir__str_ieq(e->name, "mean"))
+        return WEIR_SQL_INCR_AVG;
     return 0;
 }
 
@@ -377,8 +394,9 @@ static bool aggregate_query(incr *s, const weir_sql_query *q)
         if (!cols[i])
             return refuse(s, e->pos,
                           aggregate_call(e)
-                              ? "the aggregate %s() (only sum, count, min "
-                                "and max are maintained, without DISTINCT)"
+                              ? "the aggregate %s() (only sum, count, min, "
+                                "max, avg and count(DISTINCT x) are "
+                                "maintained)"
                               : "an aggregate inside an expression%s",
                           aggregate_call(e) ? e->name : "");
     }
@@ -423,5 +441,105 @@ int weir__sql_query_incremental(weir_sql_incr *out, weir_arena *arena,
     }
     if (out->kind == WEIR_SQL_INCR_NONE && !strcmp(out->reason, "out of memory"))
         return WEIR_ENOMEM;
+    return 0;
+}
+
+/* A copy of aggregate call e named name (its argument, DISTINCT and FILTER
+ * kept). */
+static weir_sql_expr *renamed_call(weir_arena *arena, const weir_sql_expr *e,
+                                   const char *name)
+{
+    weir_sql_expr *c = weir__arena_alloc(arena, sizeof(*c));
+    if (c) {
+        *c = *e;
+        c->name = name;
+    }
+    return c;
+}
+
+/* A copy of SELECT q with room for n_items items (none set), sharing
+ * the rest of q; NULL when out of memory. */
+static weir_sql_query *copy_select(weir_arena *arena, const weir_sql_query *q,
+                                   size_t n_items)
+{
+    weir_sql_query *c = weir__arena_alloc(arena, sizeof(*c));
+    sql_select *sel = weir__arena_alloc(arena, sizeof(*sel));
+    sql_item *items = weir__arena_array(arena, n_items, sizeof(*items));
+    if (!c || !sel || !items)
+        return NULL;
+    *c = *q;
+    *sel = *q->sel;
+    c->sel = sel;
+    sel->items = items;
+    return c;
+}
+
+int weir__sql_incr_state_query(const weir_sql_query **out, weir_arena *arena,
+                               const weir_sql_query *q,
+                               const weir_sql_incr *shape)
+{
+    *out = q;
+    assert(q->kind == Q_SELECT && shape->n_cols == q->sel->n_items);
+    size_t n_avg = 0;
+    for (size_t i = 0; i < shape->n_cols; i++)
+        n_avg += shape->cols[i] == WEIR_SQL_INCR_AVG;
+    if (!n_avg)
+        return 0;
+    weir_sql_query *c = copy_select(arena, q, shape->n_cols + n_avg);
+    if (!c)
+        return WEIR_ENOMEM;
+    sql_item *items = c->sel->items;
+    size_t n = shape->n_cols;
+    for (size_t i = 0; i < shape->n_cols; i++) {
+        items[i] = q->sel->items[i];
+        if (shape->cols[i] != WEIR_SQL_INCR_AVG)
+            continue;
+        sql_item count = items[i];
+        items[i].e = renamed_call(arena, q->sel->items[i].e, "sum");
+        items[i].alias = weir__arena_printf(arena, "__weir_sum_%zu", i);
+        count.e = renamed_call(arena, q->sel->items[i].e, "count");
+        count.alias = weir__arena_printf(arena, "__weir_count_%zu", i);
+        if (!items[i].e || !items[i].alias || !count.e || !count.alias)
+            return WEIR_ENOMEM;
+        items[n++] = count;
+    }
+    c->sel->n_items = n;
+    *out = c;
+    return 0;
+}
+
+int weir__sql_incr_distinct_query(const weir_sql_query **out,
+                                  weir_arena *arena, const weir_sql_query *q,
+                                  const weir_sql_incr *shape, size_t col)
+{
+    *out = NULL;
+    assert(q->kind == Q_SELECT && shape->n_cols == q->sel->n_items &&
+           shape->cols[col] == WEIR_SQL_INCR_COUNT_DISTINCT);
+    const weir_sql_expr *call = q->sel->items[col].e;
+    weir_sql_query *c = copy_select(arena, q, shape->n_cols + 2);
+    if (!c)
+        return WEIR_ENOMEM;
+    sql_select *sel = c->sel;
+    sql_item *items = sel->items;
+    sel->distinct = false;
+    sel->group = GB_NONE;
+    sel->group_by = NULL;
+    sel->n_group_by = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < shape->n_cols; i++)
+        if (shape->cols[i] == WEIR_SQL_INCR_KEY)
+            items[n++] = q->sel->items[i];
+    sql_item value = q->sel->items[col];
+    value.e = call->list[0];
+    value.alias = "__weir_value";
+    items[n++] = value;
+    if (call->filter) {
+        sql_item keep = value;
+        keep.e = call->filter;
+        keep.alias = "__weir_keep";
+        items[n++] = keep;
+    }
+    sel->n_items = n;
+    *out = c;
     return 0;
 }

@@ -201,7 +201,12 @@ typedef enum weir_sql_incr_col {
     WEIR_SQL_INCR_SUM,
     WEIR_SQL_INCR_COUNT,
     WEIR_SQL_INCR_MIN,
-    WEIR_SQL_INCR_MAX
+    WEIR_SQL_INCR_MAX,
+    WEIR_SQL_INCR_AVG, /* kept as a sum and a count (see
+                          weir__sql_incr_state_query) */
+    WEIR_SQL_INCR_COUNT_DISTINCT /* count(DISTINCT x): kept as the (group,
+                                    value) pairs seen (see
+                                    weir__sql_incr_distinct_query) */
 } weir_sql_incr_col;
 
 typedef struct weir_sql_incr {
@@ -215,7 +220,8 @@ typedef struct weir_sql_incr {
                                 the other inputs (before it: as they were,
                                 after it: as they are) */
     const void **fixed;      /* table references (weir_sql_relref.node) on
-                                the outer side of an outer join: maintained
+                                the outer side of an outer join or the right
+                                side of a semi or anti join: maintained
                                 only while they have no new rows (arena) */
     size_t n_fixed;
 } weir_sql_incr;
@@ -223,6 +229,32 @@ typedef struct weir_sql_incr {
 /* Analyse q (a pipeline query); 0, or WEIR_ENOMEM. */
 int weir__sql_query_incremental(weir_sql_incr *out, weir_arena *arena,
                                 const weir_sql_query *q);
+
+/* The query whose partial rows an aggregate with avg() columns merges
+ * from: q with each avg(x) item i (shape->cols[i] == WEIR_SQL_INCR_AVG)
+ * replaced by sum(x) named "__weir_sum_<i>" and, after the other items, a
+ * count(x) named "__weir_count_<i>" (their FILTER kept); the other items
+ * are q's. *out shares q's nodes and lives in arena; 0 or WEIR_ENOMEM. */
+int weir__sql_incr_state_query(const weir_sql_query **out, weir_arena *arena,
+                               const weir_sql_query *q,
+                               const weir_sql_incr *shape);
+
+/* The rows of q's groups and values of its count(DISTINCT x) column col:
+ * its key items, x named "__weir_value" and, when the call has a FILTER,
+ * its condition named "__weir_keep", over q's FROM and WHERE, without
+ * grouping (a row per input row). *out lives in arena; 0 or
+ * WEIR_ENOMEM. */
+int weir__sql_incr_distinct_query(const weir_sql_query **out,
+                                  weir_arena *arena, const weir_sql_query *q,
+                                  const weir_sql_incr *shape, size_t col);
+
+/* Spark's avg() of a DECIMAL(p,s) from the exact sum (a DECIMAL SQL
+ * expression) and the count of the values (a BIGINT one), both used more
+ * than once: the sum divided by the count, HALF_UP to scale s+4, as a
+ * DECIMAL(p+4,s+4); NULL for no values. The translation of avg() and the
+ * incremental refresh of views both compute it so. */
+void weir__sql_exact_avg(weir_buf *out, const char *sum, const char *count,
+                         int p, int s);
 
 /* Where an expression starts in its source. */
 weir_sql_pos weir__sql_expr_pos(const weir_sql_expr *e);

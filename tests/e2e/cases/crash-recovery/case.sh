@@ -37,7 +37,7 @@ $bronze,$bronze"
     run_weir query --format csv "SELECT (SELECT sum(n) FROM gold) = (SELECT count(*) FROM silver) AS ok"
     expect_stdout_contains "ok
 true"
-    local ids="SELECT status, count(*) AS n, min(order_id) AS lo, max(order_id) AS hi FROM silver GROUP BY status"
+    local ids="SELECT status, count(*) AS n, min(order_id) AS lo, max(order_id) AS hi, avg(amount) AS mean_amount FROM silver GROUP BY status"
     local big="SELECT order_id, amount FROM silver WHERE amount > 100"
     run_weir query --format csv "SELECT (SELECT count(*) FROM ((SELECT * FROM gold_ids EXCEPT ALL ($ids)) UNION ALL (($ids) EXCEPT ALL SELECT * FROM gold_ids))) + (SELECT count(*) FROM ((SELECT * FROM big_orders EXCEPT ALL ($big)) UNION ALL (($big) EXCEPT ALL SELECT * FROM big_orders))) AS diff"
     expect_stdout_contains "diff

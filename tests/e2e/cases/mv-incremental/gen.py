@@ -45,6 +45,21 @@ VIEWS = [
     ("on_agg", "SELECT k, n FROM agg_k WHERE n > 3", None, "R"),
     ("nondet", "SELECT k, rand() < 2 AS r FROM st", None, "C"),
     ("avg_k", "SELECT k, avg(v) AS a FROM st GROUP BY k", None, "C"),
+    ("avg_d", "SELECT k, avg(d) AS ad, count(*) AS n, mean(d) FILTER (WHERE v > 10) AS adf, "
+              "max(d) AS hi FROM st GROUP BY k", None, "G"),
+    ("avg_glob", "SELECT avg(d) AS ad, sum(d) AS sd FROM st WHERE v > 45", None, "G"),
+    ("avg_j", "SELECT dim.label, to_date(st.ts) AS day, avg(st.d) AS ad FROM st JOIN dim "
+              "ON st.k = dim.k GROUP BY dim.label, to_date(st.ts)", None, "G"),
+    ("cd_k", "SELECT k, count(DISTINCT g) AS dg, count(DISTINCT s) AS ds, count(*) AS n "
+             "FROM st GROUP BY k", None, "G"),
+    ("cd_glob", "SELECT count(DISTINCT s) FILTER (WHERE v > 10) AS ds, "
+                "count(DISTINCT to_date(ts)) AS days FROM st", None, "G"),
+    ("cd_j", "SELECT dim.label, count(DISTINCT st.g) AS dg, avg(st.d) AS ad FROM st "
+             "JOIN dim ON st.k = dim.k GROUP BY dim.label", None, "G"),
+    ("semi", "SELECT k, v, d FROM st LEFT SEMI JOIN dim ON st.k = dim.k", None, "A"),
+    ("anti", "SELECT k, g FROM st LEFT ANTI JOIN dim ON st.k = dim.k WHERE g > 1", None, "A"),
+    ("semi_agg", "SELECT g, count(*) AS n, avg(d) AS ad FROM st LEFT SEMI JOIN dim "
+                 "ON st.k = dim.k GROUP BY g", None, "G"),
     ("cheap", "SELECT k, count(*) AS n, sum(id) AS s FROM big GROUP BY k", None, "C"),
     ("off", "SELECT k, count(*) AS n FROM st GROUP BY k",
      "'pipelines.incremental' = 'false'", "C"),

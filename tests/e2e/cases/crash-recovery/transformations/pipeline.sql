@@ -15,10 +15,12 @@ FROM STREAM(manual);
 CREATE MATERIALIZED VIEW gold AS
 SELECT status, count(*) AS n, sum(amount) AS revenue FROM silver GROUP BY status;
 
--- Refreshed incrementally (GROUP_AGGREGATE, APPEND_ONLY): a kill during
--- the merge or the append must leave them equal to a recomputation.
+-- Refreshed incrementally (GROUP_AGGREGATE, with the sums and counts of
+-- its average kept beside it; APPEND_ONLY): a kill during the merge or
+-- the append must leave them equal to a recomputation.
 CREATE MATERIALIZED VIEW gold_ids AS
-SELECT status, count(*) AS n, min(order_id) AS lo, max(order_id) AS hi
+SELECT status, count(*) AS n, min(order_id) AS lo, max(order_id) AS hi,
+  avg(amount) AS mean_amount
 FROM silver GROUP BY status;
 
 CREATE MATERIALIZED VIEW big_orders AS
