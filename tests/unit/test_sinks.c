@@ -306,19 +306,19 @@ static void stage_publish(const char *format, const char *reader,
     int64_t rows = 0;
     /* Batch 0: staged, published twice (the second is a no-op). */
     CHECK_INT(f->stage(fx.conn, &fx.b, "SELECT range AS id FROM range(100)",
-                       &rows, &e), 0);
+                       &rows, NULL, &e), 0);
     CHECK_INT(rows, 100);
     CHECK(!weir__fs_exists(fx.out)); /* nothing visible before publish */
-    CHECK_INT(f->publish(&fx.b, &e), 0);
-    CHECK_INT(f->publish(&fx.b, &e), 0);
+    CHECK_INT(f->publish(&fx.b, NULL, &e), 0);
+    CHECK_INT(f->publish(&fx.b, NULL, &e), 0);
     CHECK_INT(out_rows(&fx, reader), 100);
     /* Batch 1 staged, then thrown away: never visible. */
     fx.b.batch_id = 1;
     CHECK_INT(f->stage(fx.conn, &fx.b, "SELECT range AS id FROM range(7)",
-                       &rows, &e), 0);
+                       &rows, NULL, &e), 0);
     CHECK_INT(f->discard(&fx.b, &e), 0);
     CHECK_INT(f->discard(&fx.b, &e), 0);
-    CHECK_INT(f->publish(&fx.b, &e), 0); /* nothing staged: nothing to do */
+    CHECK_INT(f->publish(&fx.b, NULL, &e), 0); /* nothing staged: nothing to do */
     CHECK_INT(out_rows(&fx, reader), 100);
     CHECK_INT(count_files(fx.stage), 0);
     /* Batch 1 again, 3 partitions; a crash after moving one file. */
@@ -326,7 +326,7 @@ static void stage_publish(const char *format, const char *reader,
     fx.b.n_options = partitions ? 2 : 1;
     CHECK_INT(f->stage(fx.conn, &fx.b,
                        "SELECT range AS id, range % 3 AS k FROM range(30)",
-                       &rows, &e), 0);
+                       &rows, NULL, &e), 0);
     CHECK_INT(count_files(fx.stage), partitions ? 3 : 1);
     weir_file_list staged = { NULL, 0, 0 };
     CHECK_INT(weir__fs_list(&staged, fx.stage, true, false, &e), 0);
@@ -337,8 +337,8 @@ static void stage_publish(const char *format, const char *reader,
         CHECK_INT(weir__sink_move(staged.items[0].path, dst, &e), 0);
     }
     weir__fs_list_free(&staged);
-    CHECK_INT(f->publish(&fx.b, &e), 0);
-    CHECK_INT(f->publish(&fx.b, &e), 0);
+    CHECK_INT(f->publish(&fx.b, NULL, &e), 0);
+    CHECK_INT(f->publish(&fx.b, NULL, &e), 0);
     CHECK_INT(out_rows(&fx, reader), 130);
     CHECK_INT(count_files(fx.out), partitions ? 4 : 2);
     CHECK_INT(count_files(fx.stage), 0);
@@ -350,8 +350,8 @@ static void stage_publish(const char *format, const char *reader,
     fx.b.batch_id = 0;
     fx.b.n_options = 1;
     CHECK_INT(f->stage(fx.conn, &fx.b, "SELECT range AS id FROM range(100)",
-                       &rows, &e), 0);
-    CHECK_INT(f->publish(&fx.b, &e), 0);
+                       &rows, NULL, &e), 0);
+    CHECK_INT(f->publish(&fx.b, NULL, &e), 0);
     CHECK_INT(out_rows(&fx, reader), 230);
     teardown(&fx);
 }
@@ -391,8 +391,8 @@ TEST(test_csv_options)
     const weir_sink_format *f = weir__sink_format("csv");
     weir_error e;
     int64_t rows = 0;
-    CHECK_INT(f->stage(fx.conn, &fx.b, "SELECT 1 AS a, 'x' AS b", &rows, &e), 0);
-    CHECK_INT(f->publish(&fx.b, &e), 0);
+    CHECK_INT(f->stage(fx.conn, &fx.b, "SELECT 1 AS a, 'x' AS b", &rows, NULL, &e), 0);
+    CHECK_INT(f->publish(&fx.b, NULL, &e), 0);
     weir_file_list l = { NULL, 0, 0 };
     CHECK_INT(weir__fs_list(&l, fx.out, true, false, &e), 0);
     CHECK_INT(l.len, 1);
