@@ -403,13 +403,8 @@ static int cmd_produce_txn(const char *topic, long long count, int part,
 
 static int cmd_fence(const char *id)
 {
-    char err[512];
-    rd_kafka_conf_t *conf = rd_kafka_conf_new();
-    rd_kafka_conf_set(conf, "bootstrap.servers", broker, err, sizeof err);
-    rd_kafka_conf_set(conf, "transactional.id", id, err, sizeof err);
-    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
-    if (!rk)
-        return fail("producer", err);
+    const char *const extra[] = { "transactional.id", id, NULL };
+    rd_kafka_t *rk = client(RD_KAFKA_PRODUCER, extra);
     rd_kafka_error_t *e = rd_kafka_init_transactions(rk, TIMEOUT_MS);
     int rc = 0;
     if (e) {
@@ -422,12 +417,7 @@ static int cmd_fence(const char *id)
 
 static int cmd_groups(void)
 {
-    char err[512];
-    rd_kafka_conf_t *conf = rd_kafka_conf_new();
-    rd_kafka_conf_set(conf, "bootstrap.servers", broker, err, sizeof err);
-    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
-    if (!rk)
-        return fail("client", err);
+    rd_kafka_t *rk = client(RD_KAFKA_PRODUCER, NULL);
     const struct rd_kafka_group_list *list = NULL;
     rd_kafka_resp_err_t e = rd_kafka_list_groups(rk, NULL, &list, TIMEOUT_MS);
     int rc = e ? fail("list groups", rd_kafka_err2str(e)) : 0;
