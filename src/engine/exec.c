@@ -702,7 +702,7 @@ static int sink_recover(weir_flow_exec *x, const weir_gdataset *t,
         rc = sink_batch(x, t, strtoll(weir__rows_get(r, i, 0), NULL, 10),
                         strtoll(weir__rows_get(r, i, 1), NULL, 10), &b, &names);
         if (!rc)
-            rc = fmt->publish(&b, &x->err);
+            rc = fmt->publish(&b, NULL, &x->err);
         if (!rc) {
             weir__buf_clear(&q);
             weir__buf_puts(&q, "UPDATE ");
@@ -741,7 +741,7 @@ static int sink_stage(weir_flow_exec *x, const weir_gdataset *t,
         rc = weir__fs_mkdirs(stage, &x->err);
         if (!rc)
             rc = fmt->stage(x->conn, &b, weir__buf_cstr(&sql), &x->rows_written,
-                            &x->err);
+                            &x->sink_pending, &x->err);
     }
     if (!rc) {
         weir__buf_clear(&sql);
@@ -772,9 +772,13 @@ static int sink_publish(weir_flow_exec *x, const weir_gdataset *t)
 {
     weir_sink_batch b;
     sink_names names;
+    weir_sink_pending *pending = x->sink_pending;
+    x->sink_pending = NULL;
     int rc = sink_batch(x, t, x->sink_gen, x->sink_batch_id, &b, &names);
     if (!rc)
-        rc = x->sink_format->publish(&b, &x->err);
+        rc = x->sink_format->publish(&b, pending, &x->err);
+    else if (pending)
+        x->sink_format->release(pending);
     if (rc)
         return rc; /* recovered by the next update */
     weir_buf q = WEIR_BUF_INIT;
@@ -787,6 +791,18 @@ static int sink_publish(weir_flow_exec *x, const weir_gdataset *t)
     rc = weir__exec_buf(x->conn, &q, &x->err);
     weir__buf_free(&q);
     return rc;
+}
+
+/* A staged batch that is not published now (it did not commit, or its
+ * commit failed): what its format keeps of it is dropped; its staged data
+ * stays for recovery or the next discard(). */
+static void sink_release(weir_flow_exec *x)
+{
+    if (!x->sink_pending)
+        return;
+    const weir_gdataset *t = &x->g->datasets[x->f->target];
+    weir__sink_format(t->def->format)->release(x->sink_pending);
+    x->sink_pending = NULL;
 }
 
 static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
@@ -894,6 +910,7 @@ static int run_stable(weir_flow_exec *x, const weir_gdataset *t);
 static int batch_restart(weir_flow_exec *x)
 {
     weir__conn_rollback(x->conn);
+    sink_release(x);
     weir__buf_clear(&x->details);
     x->rows_written = 0;
     x->warning[0] = '\0';
@@ -938,6 +955,7 @@ static int exec_batch(weir_flow_exec *x, const weir_gdataset *t)
         weir__buf_clear(&x->imported); /* rolled back with its batch */
     if (!rc && x->sink_format)
         rc = sink_publish(x, t);
+    sink_release(x);
     for (size_t i = 0; i < x->unstable.n; i++)
         free(x->unstable.paths[i]);
     free(x->unstable.paths);

@@ -43,6 +43,9 @@ typedef struct weir_flow_exec {
     /* a sink batch staged and committed, to publish after the commit */
     const struct weir_sink_format *sink_format;
     int64_t sink_gen, sink_batch_id;
+    /* what the sink's format keeps of the batch it staged (sink.h): owned
+       here until passed to its publish() or release(); NULL when none */
+    struct weir_sink_pending *sink_pending;
     bool careful_files; /* read file sources rescuing what does not fit */
     char note[512];     /* an INFO event for the flow, e.g. a missing folder */
     char warning[1024]; /* a WARN event, e.g. files skipped or changed */

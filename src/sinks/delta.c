@@ -418,8 +418,9 @@ static int copy_batch(plan *p, weir_conn *conn, const weir_sink_batch *b,
 }
 
 static int stage(weir_conn *conn, const weir_sink_batch *b, const char *sql,
-                 int64_t *rows, weir_error *err)
+                 int64_t *rows, weir_sink_pending **pending, weir_error *err)
 {
+    (void)pending; /* nothing kept between stage and publish */
     plan p;
     memset(&p, 0, sizeof(p));
     weir__arena_init(&p.arena);
@@ -705,8 +706,10 @@ static int already_published(const weir_delta_log *l, const manifest *m,
                     l->table, b->flow, (long long)txn_version(b));
 }
 
-static int publish(const weir_sink_batch *b, weir_error *err)
+static int publish(const weir_sink_batch *b, weir_sink_pending *pending,
+                   weir_error *err)
 {
+    (void)pending; /* stage() keeps none */
     weir_arena a = WEIR_ARENA_INIT;
     char *table = NULL;
     manifest m;
@@ -802,5 +805,5 @@ static int discard(const weir_sink_batch *b, weir_error *err)
 
 /* No column checks at validation: a batch may leave out columns of an
  * existing table, partition columns included; stage() checks. */
-const weir_sink_format weir__sink_delta = { "delta",  validate, NULL, stage,
-                                            publish, discard, NULL };
+const weir_sink_format weir__sink_delta = { "delta", validate, NULL, stage,
+                                            publish, NULL,     discard, NULL };

@@ -115,8 +115,10 @@ int weir__folder_stage(const weir_folder_format *f, weir_conn *conn,
     return rc;
 }
 
-int weir__folder_publish(const weir_sink_batch *b, weir_error *err)
+int weir__folder_publish(const weir_sink_batch *b, weir_sink_pending *pending,
+                         weir_error *err)
 {
+    (void)pending; /* the folder formats' stage() keeps none */
     char dir[4096];
     weir__sink_stage_path(dir, sizeof(dir), b, "");
     if (!weir__fs_is_dir(dir))

@@ -43,12 +43,13 @@ static int validate(const weir_kvpair *options, size_t n, weir_error *err)
 }
 
 static int stage(weir_conn *conn, const weir_sink_batch *b, const char *sql,
-                 int64_t *rows, weir_error *err)
+                 int64_t *rows, weir_sink_pending **pending, weir_error *err)
 {
+    (void)pending; /* nothing kept between stage and publish */
     return weir__folder_stage(&JSON, conn, b, sql, rows, err);
 }
 
 const weir_sink_format weir__sink_json = {
     "json", validate, weir__sink_check_columns, stage, weir__folder_publish,
-    weir__folder_discard, NULL
+    NULL, weir__folder_discard, NULL
 };

@@ -9,16 +9,20 @@
  * columns are ignored.
  *
  * stage() streams the batch's records to <stage_dir>/g<gen>-b<batch>.kafka
- * a DuckDB data chunk at a time (binary frames with a checksum each, see
- * MAGIC below; no batch is held whole in memory), fsyncs it, and the
- * engine commits the checkpoint. publish() sends the file's records in a transaction of a
+ * a DuckDB data chunk at a time (kafka_file.h; no batch is held whole in
+ * memory) and, as it goes, sends each record into a transaction of a
  * producer whose transactional.id is derived from the storage's state id,
- * the sink and the flow; the transaction also commits the batch's marker
- * (generation × 2^32 + batch + 1) as an offset of partition 0 of the
- * batch's first topic in the consumer group of that id. Before sending,
- * init_transactions() fences and aborts what a killed publisher left
- * open, and a marker at or past the batch means Kafka has it already:
- * nothing is sent again. discard() removes the staged file.
+ * the sink and the flow; it fsyncs the file, and the engine commits the
+ * checkpoint. publish() then commits that transaction, which also commits
+ * the batch's marker (generation × 2^32 + batch + 1) as an offset of
+ * partition 0 of the batch's first topic in the consumer group of that
+ * id. A batch whose transaction is not at hand (recovery after a crash, a
+ * Kafka failure while staging or committing) is published from its file
+ * by a new producer of that id: its init_transactions() fences every
+ * earlier one and aborts what it left open, so that transaction can never
+ * commit too, and a marker at or past the batch means Kafka has it
+ * already: nothing is sent again. release() aborts the transaction of a
+ * batch that did not commit; discard() removes the staged file.
  *
  * With local topics (weir_run_options.local_kafka: weir test), stage()
  * appends the batch to the storage's table of messages instead, in the
@@ -26,16 +30,12 @@
  */
 #include "sinks/internal.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#include <zlib.h>
 
 #include "kafka/kafka.h"
+#include "sinks/kafka_file.h"
 #include "store/topics.h"
 #include "util/fs.h"
 #include "util/str.h"
@@ -223,7 +223,7 @@ static int check_columns(const weir_kvpair *options, size_t n,
     return find_columns(found, kinds, options, n, columns, n_columns, err);
 }
 
-/* ---- stage --------------------------------------------------------------- */
+/* ---- the staging query ---------------------------------------------------- */
 
 /* The staged file of a batch. */
 static void staged_path(char *out, size_t size, const weir_sink_batch *b)
@@ -235,55 +235,6 @@ static void put_col(weir_buf *q, const weir_db_column *cols, int i)
 {
     weir__buf_puts(q, "weir_batch.");
     weir__buf_put_sql_ident(q, cols[i].name);
-}
-
-/* The staged file's format: MAGIC, then one frame per record and a last
- * frame for the end. All numbers are little-endian. A record's frame:
- * u32 length of its body (below FRAME_END), the body, u32 CRC-32 of the
- * body. A body: i32 partition (-1 none, INT32_MIN a negative one of the
- * data), i64 timestamp in ms (-1 none), then topic, key, value and headers,
- * each an i32 length (-1 for NULL) and as many bytes. The headers are text,
- * "<hex name>:<'-' or '=' and hex value>,...". The end's frame: FRAME_END,
- * i64 record count, u32 CRC-32 of the count. A file without its end, with a
- * wrong checksum or a frame that does not parse is damaged. */
-static const char MAGIC[8] = { 'W', 'E', 'I', 'R', 'K', 'F', 'K', '1' };
-#define FRAME_END 0xFFFFFFFFu
-#define BODY_FIXED (4 + 8 + 4 * 4)
-
-/* CRC-32 (IEEE, zlib's) of p continuing from crc (0 to start). */
-static uint32_t crc_add(uint32_t crc, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    while (n) { /* zlib counts in uInt */
-        uInt k = n > (1u << 30) ? (1u << 30) : (uInt)n;
-        crc = (uint32_t)crc32(crc, b, k);
-        b += k;
-        n -= k;
-    }
-    return crc;
-}
-
-static void le32(unsigned char *o, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        o[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void le64(unsigned char *o, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        o[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-           (uint32_t)p[3] << 24;
-}
-
-static uint64_t get64(const unsigned char *p)
-{
-    return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
 }
 
 /* The staging query: topic, partition, key, value, headers (text),
@@ -348,116 +299,6 @@ static void stage_sql(weir_buf *q, const char *sql, const weir_kvpair *options,
         weir__buf_puts(q, "CAST(NULL AS BIGINT)");
     }
     weir__buf_printf(q, " FROM (%s) AS weir_batch", sql);
-}
-
-/* The staged file, written through a buffer of its own with write(2)
- * (libweir never uses stdio's output functions). */
-#define STAGE_BUF (1u << 20)
-typedef struct stage_writer {
-    int fd;
-    unsigned char *buf;
-    size_t len;
-    uint32_t sum; /* of the frame being written */
-    bool failed;
-} stage_writer;
-
-static void w_flush(stage_writer *w)
-{
-    size_t off = 0;
-    while (!w->failed && off < w->len) {
-        ssize_t n = write(w->fd, w->buf + off, w->len - off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            w->failed = true;
-        else
-            off += (size_t)n;
-    }
-    w->len = 0;
-}
-
-/* Bytes to the file, without the frame's checksum. */
-static void w_raw(stage_writer *w, const void *p, size_t n)
-{
-    const unsigned char *c = p;
-    while (n && !w->failed) {
-        if (w->len == STAGE_BUF)
-            w_flush(w);
-        size_t k = STAGE_BUF - w->len < n ? STAGE_BUF - w->len : n;
-        memcpy(w->buf + w->len, c, k);
-        w->len += k;
-        c += k;
-        n -= k;
-    }
-}
-
-static void w_put(stage_writer *w, const void *p, size_t n)
-{
-    w->sum = crc_add(w->sum, p, n);
-    w_raw(w, p, n);
-}
-
-static void w_field(stage_writer *w, const void *p, size_t n, bool present)
-{
-    unsigned char l[4];
-    le32(l, present ? (uint32_t)n : FRAME_END);
-    w_put(w, l, 4);
-    if (present)
-        w_put(w, p, n);
-}
-
-/* Write the cursor's rows to w; *rows counts them. */
-static int write_records(stage_writer *w, weir_db_cursor *k, const char *file,
-                         int64_t *rows, weir_error *err)
-{
-    int rc = 0;
-    for (;;) {
-        size_t n = 0;
-        rc = weir__cursor_next(k, &n, err);
-        if (rc || !n)
-            return rc;
-        for (size_t i = 0; i < n && !w->failed; i++) {
-            const void *f[4];
-            size_t len[4];
-            bool has[4];
-            has[0] = weir__cursor_bytes(k, 0, i, &f[0], &len[0]);
-            has[1] = weir__cursor_bytes(k, 2, i, &f[1], &len[1]);
-            has[2] = weir__cursor_bytes(k, 3, i, &f[2], &len[2]);
-            has[3] = weir__cursor_bytes(k, 4, i, &f[3], &len[3]);
-            int32_t part = -1;
-            if (weir__cursor_i32(k, 1, i, &part) && part < 0)
-                part = INT32_MIN; /* refused when sent */
-            int64_t ts = -1;
-            if (weir__cursor_i64(k, 5, i, &ts) && ts < 0)
-                ts = 0;
-            uint64_t body = BODY_FIXED;
-            for (int j = 0; j < 4; j++) {
-                if (has[j] && len[j] >= INT32_MAX)
-                    return WEIR_ERR(err, WEIR_EINVAL, "KAFKA_SINK_WRITE_FAILED",
-                                    "a record of the batch is too large for Kafka");
-                body += has[j] ? len[j] : 0;
-            }
-            if (body >= FRAME_END)
-                return WEIR_ERR(err, WEIR_EINVAL, "KAFKA_SINK_WRITE_FAILED",
-                                "a record of the batch is too large for Kafka");
-            unsigned char h[4 + 4 + 8];
-            le32(h, (uint32_t)body);
-            le32(h + 4, (uint32_t)part);
-            le64(h + 8, (uint64_t)ts);
-            w_raw(w, h, 4);
-            w->sum = 0;
-            w_put(w, h + 4, 12);
-            for (int j = 0; j < 4; j++)
-                w_field(w, f[j], len[j], has[j]);
-            unsigned char c[4];
-            le32(c, w->sum);
-            w_raw(w, c, 4);
-            (*rows)++;
-        }
-        if (w->failed)
-            return WEIR_ERR(err, WEIR_EIO, NULL, "writing %s: %s", file,
-                            strerror(errno));
-    }
 }
 
 /* A key or value column as the BLOB the local topics hold. */
@@ -543,103 +384,7 @@ static int stage_local(weir_conn *conn, const weir_sink_batch *b,
     return rc;
 }
 
-static int stage(weir_conn *conn, const weir_sink_batch *b, const char *sql,
-                 int64_t *rows, weir_error *err)
-{
-    char file[4400];
-    staged_path(file, sizeof file, b);
-    *rows = 0;
-    weir_arena a = WEIR_ARENA_INIT;
-    weir_db_column *dc = NULL;
-    size_t n_dc = 0;
-    int rc = weir__conn_describe(conn, sql, &dc, &n_dc, &a, err);
-    weir_column *cols = NULL;
-    if (!rc && n_dc) {
-        cols = calloc(n_dc, sizeof *cols);
-        if (!cols)
-            rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-        for (size_t i = 0; cols && i < n_dc; i++) {
-            cols[i].name = dc[i].name;
-            cols[i].duck_type = dc[i].type;
-        }
-    }
-    int found[C_N];
-    col_kind kinds[C_N];
-    if (!rc)
-        rc = find_columns(found, kinds, b->options, b->n_options, cols, n_dc, err);
-    free(cols);
-    if (!rc && b->local_topics) {
-        rc = stage_local(conn, b, sql, dc, found, kinds, rows, err);
-        weir__arena_free(&a);
-        return rc;
-    }
-    weir_buf q = WEIR_BUF_INIT;
-    if (!rc) {
-        stage_sql(&q, sql, b->options, b->n_options, dc, found, kinds);
-        if (q.failed)
-            rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    }
-    weir_db_cursor *k = NULL;
-    if (!rc)
-        rc = weir__conn_cursor(conn, weir__buf_cstr(&q), &k, err);
-    stage_writer *w = NULL;
-    if (!rc && !(w = calloc(1, sizeof *w)))
-        rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    if (!rc) {
-        w->fd = -1;
-        if (!(w->buf = malloc(STAGE_BUF)))
-            rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    }
-    if (!rc) {
-        w->fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (w->fd < 0)
-            rc = WEIR_ERR(err, WEIR_EIO, NULL, "creating %s: %s", file,
-                          strerror(errno));
-    }
-    if (!rc) {
-        w_raw(w, MAGIC, sizeof MAGIC);
-        rc = write_records(w, k, file, rows, err);
-    }
-    if (!rc) {
-        unsigned char end[4 + 8 + 4];
-        le32(end, FRAME_END);
-        le64(end + 4, (uint64_t)*rows);
-        le32(end + 12, crc_add(0, end + 4, 8));
-        w_raw(w, end, sizeof end);
-    }
-    if (w && w->fd >= 0) {
-        w_flush(w);
-        if (close(w->fd) != 0)
-            w->failed = true;
-    }
-    if (!rc && w->failed)
-        rc = WEIR_ERR(err, WEIR_EIO, NULL, "writing %s: %s", file, strerror(errno));
-    if (w)
-        free(w->buf);
-    free(w);
-    weir__cursor_free(k);
-    /* Durable before the checkpoint commits. */
-    if (!rc)
-        rc = weir__sink_sync_file(file, err);
-    if (!rc)
-        rc = weir__fs_sync_dir(b->stage_dir, err);
-    if (rc) {
-        weir_error ignore;
-        weir__sink_unlink(file, &ignore); /* the batch will not commit */
-    }
-    weir__buf_free(&q);
-    weir__arena_free(&a);
-    return rc;
-}
-
-static int discard(const weir_sink_batch *b, weir_error *err)
-{
-    char file[4400];
-    staged_path(file, sizeof file, b);
-    return weir__sink_unlink(file, err);
-}
-
-/* ---- publish ------------------------------------------------------------- */
+/* ---- transactions ------------------------------------------------------- */
 
 /* The producer's transactional.id and marker group: stable for this
  * storage (its state id), sink and flow, and nothing else (the storage may
@@ -667,265 +412,259 @@ static void txn_id(char *out, size_t size, const weir_sink_batch *b)
     snprintf(out, size, "weir-%s-%016llx", name, (unsigned long long)h);
 }
 
-/* Decode hex digits in place; *len receives the byte count. */
-static bool unhex(char *s, size_t n, size_t *len)
-{
-    if (n % 2)
-        return false;
-    for (size_t i = 0; i < n; i += 2) {
-        int hi = weir__str_hex_value(s[i]), lo = weir__str_hex_value(s[i + 1]);
-        if (hi < 0 || lo < 0)
-            return false;
-        s[i / 2] = (char)(hi * 16 + lo);
-    }
-    *len = n / 2;
-    return true;
-}
-
-/* A '-' (NULL) or '=<hex>' field: *out NULL for NULL. */
-static bool bytes_field(char *f, const void **out, size_t *len)
-{
-    *out = NULL;
-    *len = 0;
-    if (!strcmp(f, "-"))
-        return true;
-    if (f[0] != '=' || !unhex(f + 1, strlen(f + 1), len))
-        return false;
-    *out = f + 1;
-    return true;
-}
-
-typedef struct record_buf {
-    weir_kafka_record rec;
-    weir_kafka_header *headers;
-    size_t cap_headers;
-} record_buf;
-
-static bool headers_field(record_buf *rb, char *f)
-{
-    rb->rec.n_headers = 0;
-    if (!strcmp(f, "-"))
-        return true;
-    for (char *h = f; h;) {
-        char *next = strchr(h, ',');
-        if (next)
-            *next++ = '\0';
-        char *colon = strchr(h, ':');
-        if (!colon)
-            return false;
-        *colon = '\0';
-        size_t name_len;
-        if (!unhex(h, strlen(h), &name_len))
-            return false;
-        h[name_len] = '\0';
-        if (rb->rec.n_headers == rb->cap_headers) {
-            size_t cap = rb->cap_headers ? rb->cap_headers * 2 : 8;
-            weir_kafka_header *g = realloc(rb->headers, cap * sizeof *g);
-            if (!g)
-                return false;
-            rb->headers = g;
-            rb->cap_headers = cap;
-        }
-        weir_kafka_header *hd = &rb->headers[rb->rec.n_headers++];
-        hd->key = h;
-        if (!bytes_field(colon + 1, &hd->value, &hd->value_len))
-            return false;
-        h = next;
-    }
-    rb->rec.headers = rb->headers;
-    return true;
-}
-
-/* Reading a staged file a record at a time. */
-typedef struct stage_reader {
-    FILE *f;
-    const char *file;
-    unsigned char *body; /* the current record's, NUL after it */
-    size_t cap;
-    char *topic; /* the current record's, NUL-terminated */
-    size_t cap_topic;
-    int64_t n; /* records read */
-    record_buf rb;
-} stage_reader;
-
-static int damaged(const stage_reader *r, weir_error *err)
-{
-    return WEIR_ERR(err, WEIR_ECORRUPT, "KAFKA_SINK_STAGE_DAMAGED",
-                    "staged batch %s: record %lld is damaged", r->file,
-                    (long long)r->n + 1);
-}
-
-static bool r_read(stage_reader *r, void *p, size_t n)
-{
-    return fread(p, 1, n, r->f) == n;
-}
-
-/* A field of the body at *at: *p NULL for NULL. */
-static bool r_field(const unsigned char *body, size_t len, size_t *at,
-                    const void **p, size_t *n)
-{
-    if (len - *at < 4)
-        return false;
-    uint32_t l = get32(body + *at);
-    *at += 4;
-    *p = NULL;
-    *n = 0;
-    if (l == FRAME_END)
-        return true;
-    if (l > len - *at)
-        return false;
-    *p = body + *at;
-    *n = l;
-    *at += l;
-    return true;
-}
-
-/* The next record into r->rb.rec; *got false at the end. */
-static int read_record(stage_reader *r, bool *got, weir_error *err)
-{
-    *got = false;
-    unsigned char h[4];
-    if (!r_read(r, h, 4))
-        return ferror(r->f) ? WEIR_ERR(err, WEIR_EIO, NULL, "reading %s: %s",
-                                       r->file, strerror(errno))
-                            : damaged(r, err);
-    uint32_t len = get32(h);
-    if (len == FRAME_END) {
-        unsigned char end[12];
-        if (!r_read(r, end, sizeof end) ||
-            crc_add(0, end, 8) != get32(end + 8) ||
-            (int64_t)get64(end) != r->n || fgetc(r->f) != EOF)
-            return damaged(r, err);
-        return 0;
-    }
-    if (len < BODY_FIXED)
-        return damaged(r, err);
-    if ((size_t)len + 1 > r->cap) {
-        unsigned char *g = realloc(r->body, (size_t)len + 1);
-        if (!g)
-            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-        r->body = g;
-        r->cap = (size_t)len + 1;
-    }
-    unsigned char c[4];
-    if (!r_read(r, r->body, len) || !r_read(r, c, 4) ||
-        crc_add(0, r->body, len) != get32(c))
-        return damaged(r, err);
-    r->body[len] = '\0';
-    weir_kafka_record *rec = &r->rb.rec;
-    memset(rec, 0, sizeof *rec);
-    rec->partition = (int32_t)get32(r->body);
-    rec->timestamp_ms = (int64_t)get64(r->body + 4);
-    size_t at = 12, topic_len = 0, headers_len = 0;
-    const void *topic, *headers;
-    if (!r_field(r->body, len, &at, &topic, &topic_len) || !topic ||
-        !r_field(r->body, len, &at, &rec->key, &rec->key_len) ||
-        !r_field(r->body, len, &at, &rec->value, &rec->value_len) ||
-        !r_field(r->body, len, &at, &headers, &headers_len) || at != len)
-        return damaged(r, err);
-    if (topic_len + 1 > r->cap_topic) {
-        char *g = realloc(r->topic, topic_len + 1);
-        if (!g)
-            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-        r->topic = g;
-        r->cap_topic = topic_len + 1;
-    }
-    memcpy(r->topic, topic, topic_len);
-    r->topic[topic_len] = '\0';
-    rec->topic = r->topic;
-    /* The headers are the body's last field: the NUL after the body ends
-     * their text. */
-    if (headers && !headers_field(&r->rb, (char *)headers))
-        return damaged(r, err);
-    r->n++;
-    *got = true;
-    return 0;
-}
-
-static void reader_free(stage_reader *r)
-{
-    if (r->f)
-        fclose(r->f);
-    free(r->body);
-    free(r->topic);
-    free(r->rb.headers);
-}
-
 static int64_t marker_of(const weir_sink_batch *b)
 {
     return b->generation * ((int64_t)1 << 32) + b->batch_id + 1;
 }
 
-/* Send the records of r (the first one read already) and commit. */
-static int send_all(weir_kafka_txn *t, const weir_sink_batch *b,
-                    stage_reader *r, const char *marker_topic, weir_error *err)
+/* A producer of the batch's transactional.id, with transactions
+ * initialised (which fences any earlier producer of that id and aborts
+ * the transaction it left open); *in_kafka is set when the marker of
+ * marker_topic says Kafka has the batch already (nothing to send). */
+static int open_producer(weir_kafka_txn **out, const weir_sink_batch *b,
+                         const char *marker_topic, bool *in_kafka,
+                         weir_error *err)
 {
-    int rc = weir__kafka_txn_begin(t, err);
-    bool got = true;
-    while (!rc && got) {
-        rc = weir__kafka_txn_send(t, &r->rb.rec, err);
-        if (!rc)
-            rc = read_record(r, &got, err);
-    }
-    if (!rc) {
-        char note[512];
-        snprintf(note, sizeof note,
-                 "weir sink %s, flow %s: generation %lld, batch %lld, update %s",
-                 b->sink, b->flow, (long long)b->generation,
-                 (long long)b->batch_id, b->update_id ? b->update_id : "");
-        rc = weir__kafka_txn_commit(t, marker_topic, marker_of(b), note, err);
+    char id[128];
+    txn_id(id, sizeof id, b);
+    *in_kafka = false;
+    int rc = weir__kafka_txn_open(out, b->options, b->n_options, id, err);
+    int64_t marker = -1;
+    if (!rc)
+        rc = weir__kafka_txn_marker(*out, marker_topic, &marker, err);
+    if (!rc)
+        *in_kafka = marker >= marker_of(b);
+    if (rc) {
+        weir__kafka_txn_close(*out);
+        *out = NULL;
     }
     return rc;
 }
 
-static int publish(const weir_sink_batch *b, weir_error *err)
+/* Commit t's transaction, with the batch's marker for marker_topic. */
+static int commit(weir_kafka_txn *t, const weir_sink_batch *b,
+                  const char *marker_topic, weir_error *err)
+{
+    char note[512];
+    snprintf(note, sizeof note,
+             "weir sink %s, flow %s: generation %lld, batch %lld, update %s",
+             b->sink, b->flow, (long long)b->generation, (long long)b->batch_id,
+             b->update_id ? b->update_id : "");
+    return weir__kafka_txn_commit(t, marker_topic, marker_of(b), note, err);
+}
+
+/* ---- stage --------------------------------------------------------------- */
+
+/* A batch whose records were all sent, while it was staged, into a
+ * transaction of a producer of its transactional.id that is still open. */
+struct weir_sink_pending {
+    weir_kafka_txn *t;
+    char *topic; /* the marker's: the batch's first record's */
+};
+
+static void release(weir_sink_pending *p)
+{
+    if (!p)
+        return;
+    weir__kafka_txn_close(p->t); /* aborts the transaction if still open */
+    free(p->topic);
+    free(p);
+}
+
+/* Sending records while they are staged. Any failure of Kafka only stops
+ * this (the transaction is aborted): the staged file is published after
+ * the commit instead, and reports the error then if it persists. */
+typedef struct early {
+    const weir_sink_batch *b;
+    bool off;
+    weir_sink_pending *p; /* once the first record is sent */
+} early;
+
+static void early_stop(early *e)
+{
+    release(e->p);
+    e->p = NULL;
+    e->off = true;
+}
+
+static void early_send(early *e, const weir_kafka_record *rec)
+{
+    weir_error ignore;
+    if (!e->p) {
+        bool in_kafka = false;
+        e->p = calloc(1, sizeof *e->p);
+        if (!e->p || !(e->p->topic = strdup(rec->topic)) ||
+            open_producer(&e->p->t, e->b, rec->topic, &in_kafka, &ignore) ||
+            in_kafka || weir__kafka_txn_begin(e->p->t, &ignore)) {
+            early_stop(e);
+            return;
+        }
+    }
+    if (weir__kafka_txn_send(e->p->t, rec, &ignore))
+        early_stop(e);
+}
+
+/* Stage the cursor's rows to the file w, and send each into a
+ * transaction unless e->off. */
+static int write_records(weir_kafka_stage_writer *w, weir_db_cursor *k,
+                         early *e, weir_error *err)
+{
+    for (;;) {
+        size_t n = 0;
+        int rc = weir__cursor_next(k, &n, err);
+        if (rc || !n)
+            return rc;
+        for (size_t i = 0; i < n; i++) {
+            const weir_kafka_record *rec = NULL;
+            rc = weir__kafka_stage_append(w, k, i, e->off ? NULL : &rec, err);
+            if (rc)
+                return rc;
+            if (rec)
+                early_send(e, rec);
+        }
+    }
+}
+
+/* The batch's columns as the sink's (checked as Spark's KafkaWriter does). */
+static int batch_columns(weir_conn *conn, const weir_sink_batch *b,
+                         const char *sql, weir_db_column **dc, size_t *n_dc,
+                         int found[C_N], col_kind kinds[C_N], weir_arena *a,
+                         weir_error *err)
+{
+    int rc = weir__conn_describe(conn, sql, dc, n_dc, a, err);
+    weir_column *cols = NULL;
+    if (!rc && *n_dc && !(cols = calloc(*n_dc, sizeof *cols)))
+        rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0; !rc && i < *n_dc; i++) {
+        cols[i].name = (*dc)[i].name;
+        cols[i].duck_type = (*dc)[i].type;
+    }
+    if (!rc)
+        rc = find_columns(found, kinds, b->options, b->n_options, cols, *n_dc,
+                          err);
+    free(cols);
+    return rc;
+}
+
+static int stage(weir_conn *conn, const weir_sink_batch *b, const char *sql,
+                 int64_t *rows, weir_sink_pending **pending, weir_error *err)
+{
+    *rows = 0;
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_db_column *dc = NULL;
+    size_t n_dc = 0;
+    int found[C_N];
+    col_kind kinds[C_N];
+    int rc = batch_columns(conn, b, sql, &dc, &n_dc, found, kinds, &a, err);
+    if (!rc && b->local_topics) {
+        rc = stage_local(conn, b, sql, dc, found, kinds, rows, err);
+        weir__arena_free(&a);
+        return rc;
+    }
+    weir_buf q = WEIR_BUF_INIT;
+    if (!rc) {
+        stage_sql(&q, sql, b->options, b->n_options, dc, found, kinds);
+        if (q.failed)
+            rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    weir_db_cursor *k = NULL;
+    if (!rc)
+        rc = weir__conn_cursor(conn, weir__buf_cstr(&q), &k, err);
+    char file[4400];
+    staged_path(file, sizeof file, b);
+    weir_kafka_stage_writer *w = NULL;
+    if (!rc)
+        rc = weir__kafka_stage_create(&w, file, err);
+    early e = { b, pending == NULL, NULL };
+    if (!rc)
+        rc = write_records(w, k, &e, err);
+    if (!rc)
+        *rows = weir__kafka_stage_count(w);
+    /* Durable before the checkpoint commits. */
+    if (!rc)
+        rc = weir__kafka_stage_finish(w, err);
+    weir__kafka_stage_writer_free(w);
+    weir__cursor_free(k);
+    if (!rc)
+        rc = weir__fs_sync_dir(b->stage_dir, err);
+    if (rc) {
+        early_stop(&e);
+        weir_error ignore;
+        weir__sink_unlink(file, &ignore); /* the batch will not commit */
+    } else if (e.p) {
+        *pending = e.p;
+    }
+    weir__buf_free(&q);
+    weir__arena_free(&a);
+    return rc;
+}
+
+static int discard(const weir_sink_batch *b, weir_error *err)
 {
     char file[4400];
     staged_path(file, sizeof file, b);
-    stage_reader *r = calloc(1, sizeof *r);
-    if (!r)
-        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    r->file = file;
-    r->f = fopen(file, "rb");
-    if (!r->f) {
-        int e = errno;
-        free(r);
-        if (e == ENOENT)
-            return 0; /* published (and removed) before */
-        return WEIR_ERR(err, WEIR_EIO, NULL, "opening %s: %s", file, strerror(e));
+    return weir__sink_unlink(file, err);
+}
+
+/* ---- publish ------------------------------------------------------------- */
+
+/* Send the records of r (the first one, rec, read already) in a
+ * transaction and commit it with the batch's marker. */
+static int send_file(weir_kafka_txn *t, const weir_sink_batch *b,
+                     weir_kafka_stage_reader *r, const weir_kafka_record *rec,
+                     const char *marker_topic, weir_error *err)
+{
+    int rc = weir__kafka_txn_begin(t, err);
+    while (!rc && rec) {
+        rc = weir__kafka_txn_send(t, rec, err);
+        if (!rc)
+            rc = weir__kafka_stage_next(r, &rec, err);
     }
-    setvbuf(r->f, NULL, _IOFBF, 1 << 20);
-    char magic[sizeof MAGIC];
-    bool got = false;
-    int rc = 0;
-    if (!r_read(r, magic, sizeof magic) || memcmp(magic, MAGIC, sizeof MAGIC))
-        rc = ferror(r->f) ? WEIR_ERR(err, WEIR_EIO, NULL, "reading %s: %s", file,
-                                     strerror(errno))
-                          : WEIR_ERR(err, WEIR_ECORRUPT, "KAFKA_SINK_STAGE_DAMAGED",
-                                     "staged batch %s is damaged (not a staged "
-                                     "Kafka batch)",
-                                     file);
     if (!rc)
-        rc = read_record(r, &got, err);
+        rc = commit(t, b, marker_topic, err);
+    return rc;
+}
+
+/* Publish the staged file: a producer of the sink's transactional.id
+ * (fencing any earlier one, and aborting what it left open) sends its
+ * records unless the marker says Kafka has the batch. */
+static int publish_file(const weir_sink_batch *b, const char *file,
+                        weir_error *err)
+{
+    weir_kafka_stage_reader *r = NULL;
+    int rc = weir__kafka_stage_open(&r, file, err);
+    if (rc || !r)
+        return rc; /* no file: published (and removed) before */
+    const weir_kafka_record *rec = NULL;
+    rc = weir__kafka_stage_next(r, &rec, err);
     /* The marker's topic: the first record's. */
     char *topic = NULL;
-    if (!rc && got && !(topic = strdup(r->rb.rec.topic)))
+    if (!rc && rec && !(topic = strdup(rec->topic)))
         rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     weir_kafka_txn *t = NULL;
-    if (!rc && topic) {
-        char id[128];
-        txn_id(id, sizeof id, b);
-        rc = weir__kafka_txn_open(&t, b->options, b->n_options, id, err);
-        int64_t marker = -1;
-        if (!rc)
-            rc = weir__kafka_txn_marker(t, topic, &marker, err);
-        if (!rc && marker < marker_of(b))
-            rc = send_all(t, b, r, topic, err);
-    }
+    bool in_kafka = false;
+    if (!rc && topic)
+        rc = open_producer(&t, b, topic, &in_kafka, err);
+    if (!rc && t && !in_kafka)
+        rc = send_file(t, b, r, rec, topic, err);
     weir__kafka_txn_close(t);
     free(topic);
-    reader_free(r);
-    free(r);
+    weir__kafka_stage_reader_free(r);
+    return rc;
+}
+
+static int publish(const weir_sink_batch *b, weir_sink_pending *p,
+                   weir_error *err)
+{
+    char file[4400];
+    staged_path(file, sizeof file, b);
+    /* The records are in p's open transaction: commit it. When that
+     * fails, it is aborted (or fenced by publish_file's producer) and the
+     * staged file is published as a recovery would. */
+    weir_error ignore;
+    bool committed = p && !commit(p->t, b, p->topic, &ignore);
+    release(p);
+    int rc = committed ? 0 : publish_file(b, file, err);
     if (!rc)
         rc = weir__sink_unlink(file, err);
     if (!rc)
@@ -933,6 +672,6 @@ static int publish(const weir_sink_batch *b, weir_error *err)
     return rc;
 }
 
-const weir_sink_format weir__sink_kafka = { "kafka",  validate, check_columns,
-                                            stage,    publish,  discard,
-                                            probe };
+const weir_sink_format weir__sink_kafka = {
+    "kafka", validate, check_columns, stage, publish, release, discard, probe
+};

@@ -14,6 +14,12 @@
  *      committed but were not published are published again (publish is
  *      idempotent), and staged data of batches that never committed is
  *      discarded.
+ *
+ * A format may also start publishing while it stages (Kafka sends the
+ * records into a transaction it leaves open): stage() then hands the
+ * engine a pending handle, which the engine passes to publish() once the
+ * batch committed, or to release() when it did not (or may not have). The
+ * staged data alone must always be enough to publish the batch (step 3).
  */
 #ifndef WEIR_SINKS_SINK_H
 #define WEIR_SINKS_SINK_H
@@ -51,6 +57,11 @@ typedef struct weir_sink_batch {
     const char *update_id;
 } weir_sink_batch;
 
+/* What a format keeps of one staged batch in memory between stage() and
+ * publish() (Kafka: the producer whose open transaction holds the batch's
+ * records). Opaque: defined by the format that makes it (sinks/kafka.c). */
+typedef struct weir_sink_pending weir_sink_pending;
+
 typedef struct weir_sink_format {
     const char *name;
     /* Check the options when the graph is validated (dry runs too):
@@ -66,12 +77,27 @@ typedef struct weir_sink_format {
                          weir_error *err);
     /* Write the rows of `sql` (DuckDB SQL of the flow's batch) so that no
      * reader of the sink sees them yet; *rows receives the count. Runs on
-     * the flow's connection inside its open transaction. */
+     * the flow's connection inside its open transaction. pending: NULL
+     * when the caller keeps no state; else *pending is NULL on entry, and
+     * a format that keeps state sets it to a handle the caller owns from
+     * then on and passes to exactly one publish() or release() (on
+     * failure, *pending stays NULL). */
     int (*stage)(weir_conn *conn, const weir_sink_batch *b, const char *sql,
-                 int64_t *rows, weir_error *err);
+                 int64_t *rows, weir_sink_pending **pending, weir_error *err);
     /* Make the staged batch visible. Idempotent: a batch already published
-     * (even partly, by a run that crashed) ends published exactly once. */
-    int (*publish)(const weir_sink_batch *b, weir_error *err);
+     * (even partly, by a run that crashed) ends published exactly once.
+     * pending: what stage() returned for this batch in this process, or
+     * NULL (recovery: the staged data only); publish() frees it whatever
+     * it returns. */
+    int (*publish)(const weir_sink_batch *b, weir_sink_pending *pending,
+                   weir_error *err);
+    /* Free a pending handle of a batch that did not commit, or whose
+     * commit failed (it may have committed): nothing of it becomes
+     * visible from the handle, and the staged data stays where it is (the
+     * next update publishes it if the batch committed, discard() removes
+     * it otherwise). NULL is fine. NULL for formats that never return a
+     * pending handle. */
+    void (*release)(weir_sink_pending *pending);
     /* Remove what stage() wrote for a batch that never committed. Missing
      * staged data is fine. */
     int (*discard)(const weir_sink_batch *b, weir_error *err);

@@ -7,6 +7,7 @@ set(WEIR_SINKS_SOURCES
   src/sinks/folder.c
   src/sinks/json.c
   src/sinks/kafka.c
+  src/sinks/kafka_file.c
   src/sinks/parquet.c
   src/sinks/sink.c
 )

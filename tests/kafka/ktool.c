@@ -19,6 +19,11 @@
  *         N messages key "t<i>", value "x<i>" in one transaction, committed
  *         (-a: aborted); -w: held open SECONDS after sending ("open" is
  *         printed), then committed or aborted
+ *   ktool -b ADDR fence ID
+ *         init_transactions() of a producer with transactional.id ID:
+ *         fences every other producer of that id (their later sends and
+ *         commits fail) and aborts the transaction one left open
+ *   ktool -b ADDR groups                 the consumer groups' ids, a line each
  *   ktool -b ADDR consume TOPIC [-u] [-n] [-t] [-T]
  *         every message up to each partition's end, as read_committed
  *         (-u: read_uncommitted): "partition<TAB>offset<TAB>key<TAB>value
@@ -396,6 +401,34 @@ static int cmd_produce_txn(const char *topic, long long count, int part,
     return rc;
 }
 
+static int cmd_fence(const char *id)
+{
+    const char *const extra[] = { "transactional.id", id, NULL };
+    rd_kafka_t *rk = client(RD_KAFKA_PRODUCER, extra);
+    rd_kafka_error_t *e = rd_kafka_init_transactions(rk, TIMEOUT_MS);
+    int rc = 0;
+    if (e) {
+        rc = fail("init_transactions", rd_kafka_error_string(e));
+        rd_kafka_error_destroy(e);
+    }
+    rd_kafka_destroy(rk);
+    return rc;
+}
+
+static int cmd_groups(void)
+{
+    rd_kafka_t *rk = client(RD_KAFKA_PRODUCER, NULL);
+    const struct rd_kafka_group_list *list = NULL;
+    rd_kafka_resp_err_t e = rd_kafka_list_groups(rk, NULL, &list, TIMEOUT_MS);
+    int rc = e ? fail("list groups", rd_kafka_err2str(e)) : 0;
+    for (int i = 0; !e && i < list->group_cnt; i++)
+        printf("%s\n", list->groups[i].group);
+    if (list)
+        rd_kafka_group_list_destroy(list);
+    rd_kafka_destroy(rk);
+    return rc;
+}
+
 static void put_escaped(const char *p, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -567,6 +600,10 @@ int main(int argc, char **argv)
         }
         return cmd_produce_txn(a[0], atoll(a[1]), part, abort_it, wait_s);
     }
+    if (!strcmp(cmd, "fence") && n == 1)
+        return cmd_fence(a[0]);
+    if (!strcmp(cmd, "groups") && n == 0)
+        return cmd_groups();
     if (!strcmp(cmd, "consume") && n >= 1) {
         int u = 0, c = 0, t = 0, ts = 0;
         for (int i = 1; i < n; i++) {

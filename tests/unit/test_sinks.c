@@ -2,7 +2,9 @@
  * Unit tests for src/sinks (folders of files and shared helpers): option
  * validation, partitionBy parsing, percent coding, durable moves (also
  * across file systems), and the parquet/json/csv sinks' stage, publish
- * (idempotent, resumable after a partial publish) and discard.
+ * (idempotent, resumable after a partial publish) and discard; the Kafka
+ * sink's staged batch file (the record each append hands back is the one
+ * read back, a damaged file is refused).
  */
 #define _GNU_SOURCE
 #include "harness.h"
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #include "sinks/internal.h"
+#include "sinks/kafka_file.h"
 #include "sinks/sink.h"
 #include "store/db.h"
 #include "util/fs.h"
@@ -306,19 +309,19 @@ static void stage_publish(const char *format, const char *reader,
     int64_t rows = 0;
     /* Batch 0: staged, published twice (the second is a no-op). */
     CHECK_INT(f->stage(fx.conn, &fx.b, "SELECT range AS id FROM range(100)",
-                       &rows, &e), 0);
+                       &rows, NULL, &e), 0);
     CHECK_INT(rows, 100);
     CHECK(!weir__fs_exists(fx.out)); /* nothing visible before publish */
-    CHECK_INT(f->publish(&fx.b, &e), 0);
-    CHECK_INT(f->publish(&fx.b, &e), 0);
+    CHECK_INT(f->publish(&fx.b, NULL, &e), 0);
+    CHECK_INT(f->publish(&fx.b, NULL, &e), 0);
     CHECK_INT(out_rows(&fx, reader), 100);
     /* Batch 1 staged, then thrown away: never visible. */
     fx.b.batch_id = 1;
     CHECK_INT(f->stage(fx.conn, &fx.b, "SELECT range AS id FROM range(7)",
-                       &rows, &e), 0);
+                       &rows, NULL, &e), 0);
     CHECK_INT(f->discard(&fx.b, &e), 0);
     CHECK_INT(f->discard(&fx.b, &e), 0);
-    CHECK_INT(f->publish(&fx.b, &e), 0); /* nothing staged: nothing to do */
+    CHECK_INT(f->publish(&fx.b, NULL, &e), 0); /* nothing staged: nothing to do */
     CHECK_INT(out_rows(&fx, reader), 100);
     CHECK_INT(count_files(fx.stage), 0);
     /* Batch 1 again, 3 partitions; a crash after moving one file. */
@@ -326,7 +329,7 @@ static void stage_publish(const char *format, const char *reader,
     fx.b.n_options = partitions ? 2 : 1;
     CHECK_INT(f->stage(fx.conn, &fx.b,
                        "SELECT range AS id, range % 3 AS k FROM range(30)",
-                       &rows, &e), 0);
+                       &rows, NULL, &e), 0);
     CHECK_INT(count_files(fx.stage), partitions ? 3 : 1);
     weir_file_list staged = { NULL, 0, 0 };
     CHECK_INT(weir__fs_list(&staged, fx.stage, true, false, &e), 0);
@@ -337,8 +340,8 @@ static void stage_publish(const char *format, const char *reader,
         CHECK_INT(weir__sink_move(staged.items[0].path, dst, &e), 0);
     }
     weir__fs_list_free(&staged);
-    CHECK_INT(f->publish(&fx.b, &e), 0);
-    CHECK_INT(f->publish(&fx.b, &e), 0);
+    CHECK_INT(f->publish(&fx.b, NULL, &e), 0);
+    CHECK_INT(f->publish(&fx.b, NULL, &e), 0);
     CHECK_INT(out_rows(&fx, reader), 130);
     CHECK_INT(count_files(fx.out), partitions ? 4 : 2);
     CHECK_INT(count_files(fx.stage), 0);
@@ -350,8 +353,8 @@ static void stage_publish(const char *format, const char *reader,
     fx.b.batch_id = 0;
     fx.b.n_options = 1;
     CHECK_INT(f->stage(fx.conn, &fx.b, "SELECT range AS id FROM range(100)",
-                       &rows, &e), 0);
-    CHECK_INT(f->publish(&fx.b, &e), 0);
+                       &rows, NULL, &e), 0);
+    CHECK_INT(f->publish(&fx.b, NULL, &e), 0);
     CHECK_INT(out_rows(&fx, reader), 230);
     teardown(&fx);
 }
@@ -391,8 +394,8 @@ TEST(test_csv_options)
     const weir_sink_format *f = weir__sink_format("csv");
     weir_error e;
     int64_t rows = 0;
-    CHECK_INT(f->stage(fx.conn, &fx.b, "SELECT 1 AS a, 'x' AS b", &rows, &e), 0);
-    CHECK_INT(f->publish(&fx.b, &e), 0);
+    CHECK_INT(f->stage(fx.conn, &fx.b, "SELECT 1 AS a, 'x' AS b", &rows, NULL, &e), 0);
+    CHECK_INT(f->publish(&fx.b, NULL, &e), 0);
     weir_file_list l = { NULL, 0, 0 };
     CHECK_INT(weir__fs_list(&l, fx.out, true, false, &e), 0);
     CHECK_INT(l.len, 1);
@@ -411,8 +414,114 @@ TEST(test_csv_options)
     teardown(&fx);
 }
 
+/* What the Kafka sink sends while staging (the record an append hands
+ * back) is what a recovery reads back from the file. */
+typedef struct want_record {
+    const char *topic;
+    int32_t partition;
+    const char *key, *value; /* NULL: null */
+    size_t n_headers;
+    const char *header0, *header0_value; /* NULL value: null */
+    int64_t timestamp_ms;
+} want_record;
+
+static void check_record(const weir_kafka_record *r, const want_record *w)
+{
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    CHECK_STR(r->topic, w->topic);
+    CHECK_INT(r->partition, w->partition);
+    CHECK_INT(r->timestamp_ms, w->timestamp_ms);
+    CHECK(!r->key == !w->key);
+    if (r->key && w->key)
+        CHECK(r->key_len == strlen(w->key) && !memcmp(r->key, w->key, r->key_len));
+    CHECK(!r->value == !w->value);
+    if (r->value && w->value)
+        CHECK(r->value_len == strlen(w->value) &&
+              !memcmp(r->value, w->value, r->value_len));
+    CHECK_INT(r->n_headers, w->n_headers);
+    if (r->n_headers && w->n_headers) {
+        CHECK_STR(r->headers[0].key, w->header0);
+        CHECK(!r->headers[0].value == !w->header0_value);
+        if (r->headers[0].value && w->header0_value)
+            CHECK(r->headers[0].value_len == strlen(w->header0_value) &&
+                  !memcmp(r->headers[0].value, w->header0_value,
+                          r->headers[0].value_len));
+    }
+}
+
+TEST(test_kafka_stage_file)
+{
+    fixture fx;
+    setup(&fx, "kafka", NULL);
+    weir_error e;
+    char path[600];
+    snprintf(path, sizeof path, "%s/g0-b0.kafka", fx.stage);
+    /* The staging query's columns: topic, partition, key, value, headers
+     * (hex text), timestamp (ms). */
+    const char *sql =
+        "SELECT * FROM (VALUES "
+        "('t1', NULL::INTEGER, 'k1'::BLOB, 'v1'::BLOB, NULL::VARCHAR, NULL::BIGINT), "
+        "('t2', 3, NULL, ''::BLOB, '6869:=7468657265,61:-', 1234), "
+        "('t1', -5, 'k'::BLOB, NULL, NULL, -7)) AS t(a, b, c, d, e, f)";
+    const want_record want[3] = {
+        { "t1", -1, "k1", "v1", 0, NULL, NULL, -1 },
+        { "t2", 3, NULL, "", 2, "hi", "there", 1234 },
+        { "t1", INT32_MIN, "k", NULL, 0, NULL, NULL, 0 },
+    };
+    weir_db_cursor *k = NULL;
+    CHECK_INT(weir__conn_cursor(fx.conn, sql, &k, &e), 0);
+    size_t n = 0;
+    CHECK_INT(weir__cursor_next(k, &n, &e), 0);
+    CHECK_INT(n, 3);
+    weir_kafka_stage_writer *w = NULL;
+    CHECK_INT(weir__kafka_stage_create(&w, path, &e), 0);
+    for (size_t i = 0; w && i < n && i < 3; i++) {
+        const weir_kafka_record *r = NULL;
+        CHECK_INT(weir__kafka_stage_append(w, k, i, &r, &e), 0);
+        check_record(r, &want[i]);
+    }
+    CHECK_INT(weir__kafka_stage_count(w), 3);
+    CHECK_INT(weir__kafka_stage_finish(w, &e), 0);
+    weir__kafka_stage_writer_free(w);
+    weir__cursor_free(k);
+
+    weir_kafka_stage_reader *rd = NULL;
+    CHECK_INT(weir__kafka_stage_open(&rd, path, &e), 0);
+    CHECK(rd != NULL);
+    const weir_kafka_record *r = NULL;
+    for (int i = 0; rd && i < 3; i++) {
+        CHECK_INT(weir__kafka_stage_next(rd, &r, &e), 0);
+        check_record(r, &want[i]);
+    }
+    CHECK_INT(weir__kafka_stage_next(rd, &r, &e), 0);
+    CHECK(r == NULL); /* the end, checked */
+    weir__kafka_stage_reader_free(rd);
+
+    /* Cut short (its end frame missing): damaged at the fourth record. */
+    struct stat st;
+    CHECK_INT(stat(path, &st), 0);
+    CHECK_INT(truncate(path, st.st_size - 9), 0);
+    CHECK_INT(weir__kafka_stage_open(&rd, path, &e), 0);
+    for (int i = 0; rd && i < 3; i++)
+        CHECK_INT(weir__kafka_stage_next(rd, &r, &e), 0);
+    CHECK_INT(weir__kafka_stage_next(rd, &r, &e), WEIR_ECORRUPT);
+    CHECK_STR(e.error_class, "KAFKA_SINK_STAGE_DAMAGED");
+    weir__kafka_stage_reader_free(rd);
+    /* Not a staged batch at all; no file. */
+    write_file(path, "hello, world");
+    CHECK_INT(weir__kafka_stage_open(&rd, path, &e), WEIR_ECORRUPT);
+    CHECK(rd == NULL);
+    unlink(path);
+    CHECK_INT(weir__kafka_stage_open(&rd, path, &e), 0);
+    CHECK(rd == NULL);
+    teardown(&fx);
+}
+
 TEST_MAIN(RUN(test_validate_options); RUN(test_kafka_options);
           RUN(test_partition_cols);
           RUN(test_percent_coding); RUN(test_move); RUN(test_parquet_sink);
           RUN(test_json_sink); RUN(test_csv_sink);
-          RUN(test_cross_device_publish); RUN(test_csv_options))
+          RUN(test_cross_device_publish); RUN(test_csv_options);
+          RUN(test_kafka_stage_file))

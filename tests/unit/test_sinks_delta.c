@@ -327,7 +327,7 @@ static int stage(fixture *fx, const char *sql)
 {
     weir_error e;
     int64_t rows = 0;
-    int rc = fx->f->stage(fx->conn, &fx->b, sql, &rows, &e);
+    int rc = fx->f->stage(fx->conn, &fx->b, sql, &rows, NULL, &e);
     if (rc)
         fprintf(stderr, "  stage: %s\n", e.message);
     return rc;
@@ -347,14 +347,14 @@ TEST(test_publish_idempotent)
     char *text = NULL;
     size_t len = 0;
     CHECK_INT(weir__fs_read(&text, &len, man, &e), 0);
-    CHECK_INT(fx.f->publish(&fx.b, &e), 0);
+    CHECK_INT(fx.f->publish(&fx.b, NULL, &e), 0);
     CHECK_INT(version(&fx), 0);
     CHECK(!weir__fs_exists(man));
     /* Crash after the commit, before the manifest was removed. */
     weir__fs_write_atomic(man, text, len, &e);
-    CHECK_INT(fx.f->publish(&fx.b, &e), 0);
+    CHECK_INT(fx.f->publish(&fx.b, NULL, &e), 0);
     CHECK_INT(version(&fx), 0);
-    CHECK_INT(fx.f->publish(&fx.b, &e), 0); /* and once more: no manifest */
+    CHECK_INT(fx.f->publish(&fx.b, NULL, &e), 0); /* and once more: no manifest */
     CHECK_INT(version(&fx), 0);
     CHECK_SCAN(&fx, "count(*) || ',' || sum(id) FROM", "10,45");
     /* Batch 1 staged but never committed: discard leaves no file. */
@@ -369,27 +369,27 @@ TEST(test_publish_idempotent)
     CHECK_INT(files.len, 1);
     weir__fs_list_free(&files);
     /* Publishing a batch whose staged data is gone is an error. */
-    CHECK_INT(fx.f->publish(&fx.b, &e), WEIR_ECORRUPT);
+    CHECK_INT(fx.f->publish(&fx.b, NULL, &e), WEIR_ECORRUPT);
     CHECK_STR(e.error_class, "SINK_STAGED_DATA_LOST");
     /* Batch 1 again, with a new column: metaData grows. */
     CHECK_INT(stage(&fx, "SELECT range AS id, 'c' AS s, true AS flag FROM range(5)"), 0);
-    CHECK_INT(fx.f->publish(&fx.b, &e), 0);
+    CHECK_INT(fx.f->publish(&fx.b, NULL, &e), 0);
     CHECK_INT(version(&fx), 1);
     CHECK_SCAN(&fx, "count(*) || ',' || count(flag) FROM", "15,5");
     /* Another type for a column is refused at stage time. */
     fx.b.batch_id = 2;
-    CHECK_INT(fx.f->stage(fx.conn, &fx.b, "SELECT 'x' AS id", &(int64_t){ 0 }, &e),
+    CHECK_INT(fx.f->stage(fx.conn, &fx.b, "SELECT 'x' AS id", &(int64_t){ 0 }, NULL, &e),
               WEIR_EINVAL);
     CHECK_STR(e.error_class, "DELTA_FAILED_TO_MERGE_FIELDS");
     /* A column left out is written as NULL. */
     CHECK_INT(stage(&fx, "SELECT 99 AS id"), 0);
-    CHECK_INT(fx.f->publish(&fx.b, &e), 0);
+    CHECK_INT(fx.f->publish(&fx.b, NULL, &e), 0);
     CHECK_SCAN(&fx, "count(*) || ',' || count(s) FROM", "16,15");
     /* A batch of a new generation is a new txn version. */
     fx.b.generation = 1;
     fx.b.batch_id = 0;
     CHECK_INT(stage(&fx, "SELECT 100 AS id"), 0);
-    CHECK_INT(fx.f->publish(&fx.b, &e), 0);
+    CHECK_INT(fx.f->publish(&fx.b, NULL, &e), 0);
     CHECK_INT(version(&fx), 3);
     weir_delta_log l;
     CHECK_INT(weir__delta_log_read(&l, fx.table, &e), 0);
@@ -415,14 +415,14 @@ TEST(test_txn_conflict)
     fx.b.stage_dir = other;
     CHECK_INT(stage(&fx, "SELECT 2 AS id"), 0);
     fx.b.stage_dir = first;
-    CHECK_INT(fx.f->publish(&fx.b, &e), 0);
+    CHECK_INT(fx.f->publish(&fx.b, NULL, &e), 0);
     fx.b.stage_dir = other;
-    CHECK_INT(fx.f->publish(&fx.b, &e), WEIR_ECORRUPT);
+    CHECK_INT(fx.f->publish(&fx.b, NULL, &e), WEIR_ECORRUPT);
     CHECK_STR(e.error_class, "DELTA_TXN_CONFLICT");
     CHECK_INT(version(&fx), 0);
     /* Staging that batch again is refused before anything commits. */
     int64_t rows = 0;
-    CHECK_INT(fx.f->stage(fx.conn, &fx.b, "SELECT 3 AS id", &rows, &e),
+    CHECK_INT(fx.f->stage(fx.conn, &fx.b, "SELECT 3 AS id", &rows, NULL, &e),
               WEIR_ECORRUPT);
     CHECK_STR(e.error_class, "DELTA_TXN_CONFLICT");
     teardown(&fx);
@@ -443,9 +443,9 @@ TEST(test_concurrent_version)
     weir__fs_mkdirs(stage2, &e);
     other.stage_dir = stage2;
     int64_t rows;
-    CHECK_INT(fx.f->stage(fx.conn, &other, "SELECT 2 AS id", &rows, &e), 0);
-    CHECK_INT(fx.f->publish(&other, &e), 0);
-    CHECK_INT(fx.f->publish(&fx.b, &e), 0);
+    CHECK_INT(fx.f->stage(fx.conn, &other, "SELECT 2 AS id", &rows, NULL, &e), 0);
+    CHECK_INT(fx.f->publish(&other, NULL, &e), 0);
+    CHECK_INT(fx.f->publish(&fx.b, NULL, &e), 0);
     CHECK_INT(version(&fx), 1);
     CHECK_SCAN(&fx, "string_agg(id::VARCHAR, ',' ORDER BY id) FROM", "1,2");
     teardown(&fx);
@@ -461,7 +461,7 @@ TEST(test_partitioned)
     CHECK_INT(stage(&fx, "SELECT range AS id, CASE range % 3 WHEN 0 THEN 'a/b c' "
                          "WHEN 1 THEN NULL ELSE 'NULL' END AS p FROM range(9)"),
               0);
-    CHECK_INT(fx.f->publish(&fx.b, &e), 0);
+    CHECK_INT(fx.f->publish(&fx.b, NULL, &e), 0);
     CHECK_SCAN2(&fx,
                 "string_agg(coalesce(p, '<null>') || ':' || n, ',' ORDER BY p) "
                 "FROM (SELECT p, count(*) AS n FROM",
@@ -486,7 +486,7 @@ TEST(test_partitioned)
     fx.options[1] = (weir_kvpair){ "partitionBy", "id" };
     fx.b.batch_id = 1;
     CHECK_INT(fx.f->stage(fx.conn, &fx.b, "SELECT 1 AS id, 'x' AS p",
-                          &(int64_t){ 0 }, &e),
+                          &(int64_t){ 0 }, NULL, &e),
               WEIR_EINVAL);
     CHECK_STR(e.error_class, "DELTA_PARTITION_COLUMNS_MISMATCH");
     teardown(&fx);
