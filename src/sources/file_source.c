@@ -89,6 +89,7 @@ static int plan(const weir_source_ctx *c, const weir_input *in,
     b->impl = fs;
     weir_file_list files = { NULL, 0, 0 }, bad = { NULL, 0, 0 };
     fs->file.infer = c->infer;
+    fs->file.max_record = weir__files_max_record(c->conn);
     int rc = weir__file_opts(&fs->file.opts, in->tvf, c->err);
     if (!rc)
         rc = weir__files_list(&files, &bad, &fs->file.folder_missing,

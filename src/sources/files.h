@@ -92,6 +92,7 @@ typedef struct weir_file_batch {
     bool unknown_fields;     /* rescue mode met fields outside the schema */
     bool folder_missing;     /* the source path does not exist (yet) */
     weir_infer_cache *infer; /* borrowed, may be NULL */
+    uint64_t max_record;     /* weir__files_max_record of the connection */
 } weir_file_batch;
 
 /*
@@ -126,6 +127,10 @@ int weir__files_render(weir_buf *out, const weir_file_batch *b,
  * file and the line it is about, "path:line: ...", without the reader's
  * advice and options. */
 void weir__files_explain_error(weir_error *err);
+/* The same for an error reading files[0..n) (DuckDB's CSV sniffer does
+ * not name the file). */
+void weir__files_explain_error_in(weir_error *err, const char *const *files,
+                                  size_t n);
 
 /* An empty relation with the batch's schema (a source with no new file). */
 void weir__files_empty_relation(weir_buf *out, const weir_file_batch *b,
@@ -154,13 +159,23 @@ bool weir__query_uses_metadata(const weir_sql_query *q);
 
 /* ---- shared by files_schema.c and files_render.c ---- */
 
-/* Lines (and JSON records) up to this size are read, as Spark reads long
- * ones; DuckDB's defaults are 2 MB and 16 MB. */
-#define WEIR_FILES_MAX_RECORD "268435456"
+/*
+ * The longest CSV line or JSON record (in bytes) the readers of a run take:
+ * DuckDB reserves buffers of twice this per reading thread (JSON) and per
+ * open file (CSV), so it follows the run's memory budget,
+ * memory_limit / (8 x threads), from 16 MB (DuckDB's least for JSON) to
+ * 256 MB. conn NULL: 16 MB. See docs/files.md.
+ */
+uint64_t weir__files_max_record(const weir_conn *conn);
 
 /* files as a DuckDB list of path literals (glob characters escaped). */
 void weir__files_put_list(weir_buf *b, const char *const *files, size_t n);
-/* The CSV options of o as DuckDB read_csv arguments (", header = ..."). */
-void weir__files_csv_options(weir_buf *b, const weir_file_opts *o);
+/* The CSV options of o as DuckDB read_csv arguments (", header = ..."),
+ * lines up to max_record bytes long. */
+void weir__files_csv_options(weir_buf *b, const weir_file_opts *o,
+                             uint64_t max_record);
+/* ", max_line_size = ..., buffer_size = ..." of a read_csv call reading
+ * lines up to max_record bytes long. */
+void weir__files_csv_line_size(weir_buf *b, uint64_t max_record);
 
 #endif

@@ -8,6 +8,7 @@
 #include "sources/files.h"
 
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,10 +30,43 @@ void weir__files_put_list(weir_buf *b, const char *const *files, size_t n)
     weir__buf_putc(b, ']');
 }
 
-void weir__files_csv_options(weir_buf *b, const weir_file_opts *o)
+#define MB (1024ull * 1024ull)
+
+uint64_t weir__files_max_record(const weir_conn *conn)
 {
-    weir__buf_printf(b, ", header = %s, max_line_size = " WEIR_FILES_MAX_RECORD,
-                     o->header ? "true" : "false");
+    uint64_t mem = 0;
+    unsigned threads = 0;
+    if (conn)
+        weir__conn_budget(conn, &mem, &threads);
+    else
+        return 16 * MB;
+    if (!mem)
+        return 256 * MB;
+    uint64_t r = mem / (8ull * (threads ? threads : 1));
+    if (r < 16 * MB)
+        return 16 * MB;
+    return r > 256 * MB ? 256 * MB : r;
+}
+
+/* DuckDB is given a little more than max_record, so that a record weir's
+ * own scan (first_long_record) lets through is never one DuckDB finds too
+ * long. */
+#define LINE_SLACK 65536ull
+
+void weir__files_csv_line_size(weir_buf *b, uint64_t max_record)
+{
+    /* The buffer must be larger than a line; DuckDB's default, 16 lines,
+     * would take 4 GB for 256 MB lines. */
+    weir__buf_printf(b, ", max_line_size = %llu, buffer_size = %llu",
+                     (unsigned long long)(max_record + LINE_SLACK),
+                     (unsigned long long)(2 * (max_record + LINE_SLACK)));
+}
+
+void weir__files_csv_options(weir_buf *b, const weir_file_opts *o,
+                             uint64_t max_record)
+{
+    weir__buf_printf(b, ", header = %s", o->header ? "true" : "false");
+    weir__files_csv_line_size(b, max_record);
     const char *sep = o->sep;
     if (!sep && weir__str_ends(o->path, ".tsv"))
         sep = "\t";
@@ -176,8 +210,9 @@ static void render_json_careful(weir_buf *b, const weir_file_batch *fb,
     weir__files_put_list(b, files, n);
     weir__buf_puts(b, ", columns = {'__line': 'VARCHAR'}, delim = chr(31), "
                       "quote = '', escape = '', header = false, auto_detect = "
-                      "false, filename = true, max_line_size = " WEIR_FILES_MAX_RECORD ") WHERE "
-                      "trim(\"__line\") <> '')");
+                      "false, filename = true");
+    weir__files_csv_line_size(b, fb->max_record);
+    weir__buf_puts(b, ") WHERE trim(\"__line\") <> '')");
     if (weir__str_ieq(o->mode, "DROPMALFORMED"))
         weir__buf_puts(b, " WHERE \"__ok\"");
     weir__buf_puts(b, "))))");
@@ -238,7 +273,7 @@ static void render_csv_careful(weir_buf *b, const weir_file_batch *fb,
     }
     weir__buf_puts(b, "\"filename\" FROM read_csv(");
     weir__files_put_list(b, files, n);
-    weir__files_csv_options(b, o);
+    weir__files_csv_options(b, o, fb->max_record);
     weir__buf_puts(b, ", columns = {");
     for (size_t i = 0; i < s->n; i++) {
         weir__buf_puts(b, i ? ", " : "");
@@ -289,15 +324,16 @@ static void render_fast(weir_buf *b, const weir_file_batch *fb,
         weir__buf_puts(b, "read_json(");
         weir__files_put_list(b, files, n);
         weir__buf_printf(b, ", format = '%s', filename = true, "
-                            "maximum_object_size = " WEIR_FILES_MAX_RECORD,
-                         o->multiline ? "auto" : "newline_delimited");
+                            "maximum_object_size = %llu",
+                         o->multiline ? "auto" : "newline_delimited",
+                         (unsigned long long)fb->max_record);
         if (weir__str_ieq(o->mode, "DROPMALFORMED"))
             weir__buf_puts(b, ", ignore_errors = true");
         put_columns(b, s);
     } else if (weir__str_ieq(o->format, "csv")) {
         weir__buf_puts(b, "read_csv(");
         weir__files_put_list(b, files, n);
-        weir__files_csv_options(b, o);
+        weir__files_csv_options(b, o, fb->max_record);
         /* Spark's PERMISSIVE parsing: a short row gets NULLs, a long row's
          * extra fields are dropped. */
         weir__buf_puts(b, ", auto_detect = false, filename = true, "
@@ -317,7 +353,9 @@ static void render_fast(weir_buf *b, const weir_file_batch *fb,
         weir__files_put_list(b, files, n);
         weir__buf_puts(b, ", columns = {'__line': 'VARCHAR'}, delim = chr(31), "
                           "quote = '', escape = '', header = false, auto_detect "
-                          "= false, filename = true, max_line_size = " WEIR_FILES_MAX_RECORD "))");
+                          "= false, filename = true");
+        weir__files_csv_line_size(b, fb->max_record);
+        weir__buf_puts(b, "))");
     }
     weir__buf_putc(b, ')');
 }
@@ -357,6 +395,9 @@ static void finish(weir_buf *out, const char *rel, const char *const *files,
                         "\"__m\".path)");
 }
 
+static int check_records(const weir_file_batch *b, const char *const *files,
+                         size_t n, weir_error *err);
+
 int weir__files_render(weir_buf *out, const weir_file_batch *b,
                        const char *const *files, const uint64_t *sizes,
                        const int64_t *mtimes, size_t n, bool careful,
@@ -373,9 +414,19 @@ int weir__files_render(weir_buf *out, const weir_file_batch *b,
     careful = careful || b->unknown_fields ||
               (weir__str_ieq(fmt, "json") &&
                weir__str_ieq(b->opts.mode, "DROPMALFORMED"));
+    bool csv = weir__str_ieq(fmt, "csv");
+    if ((weir__str_ieq(fmt, "json") && !b->opts.multiline) ||
+        (csv && !failfast &&
+         (careful || weir__str_ieq(b->opts.mode, "DROPMALFORMED")))) {
+        /* These CSV reads skip what DuckDB cannot read; DuckDB 1.4's JSON
+         * reader never returns from a line longer than its buffer. */
+        int rc = check_records(b, files, n, err);
+        if (rc)
+            return rc;
+    }
     if (careful && !failfast && weir__str_ieq(fmt, "json"))
         render_json_careful(&rel, b, files, n);
-    else if (careful && !failfast && weir__str_ieq(fmt, "csv"))
+    else if (careful && !failfast && csv)
         render_csv_careful(&rel, b, files, n);
     else
         render_fast(&rel, b, files, n);
@@ -387,36 +438,141 @@ int weir__files_render(weir_buf *out, const weir_file_batch *b,
 
 /* ---- errors ----------------------------------------------------------------- */
 
-/* The 1-based number of the first line of path longer than limit bytes,
- * or 0. */
-static long long first_long_line(const char *path, unsigned long long limit)
+/* The 1-based number of the line where the first record of path longer
+ * than limit bytes starts, or 0. With quote (not '\0'), a newline inside
+ * quotes is part of the record, as DuckDB's CSV reader reads it; escape
+ * (if not quote) escapes the character after it inside quotes. */
+static long long first_long_record(const char *path, unsigned long long limit,
+                                   char quote, char escape)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
         return 0;
-    long long line = 1, found = 0;
+    /* A file no longer than the limit holds no longer record: most
+     * files, which then cost one fstat. */
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && (unsigned long long)st.st_size <= limit) {
+        fclose(f);
+        return 0;
+    }
+    long long line = 1, start = 1, found = 0;
     unsigned long long len = 0;
-    char buf[65536];
+    bool quoted = false, escaped = false;
+    static const size_t chunk = 1 << 20;
+    char *buf = malloc(chunk);
     size_t n;
-    while (!found && (n = fread(buf, 1, sizeof(buf), f)) > 0) {
-        for (size_t i = 0; i < n && !found; i++) {
-            if (buf[i] == '\n') {
-                line++;
-                len = 0;
-            } else if (++len > limit) {
+    while (!quote && buf && !found && (n = fread(buf, 1, chunk, f)) > 0) {
+        /* Lines only: from newline to newline. */
+        const char *p = buf, *end = buf + n;
+        const char *nl;
+        while (!found && (nl = memchr(p, '\n', (size_t)(end - p)))) {
+            if ((len += (size_t)(nl - p)) > limit)
                 found = line;
+            line++;
+            len = 0;
+            p = nl + 1;
+        }
+        if (!found && (len += (size_t)(end - p)) > limit)
+            found = line;
+    }
+    while (quote && buf && !found && (n = fread(buf, 1, chunk, f)) > 0) {
+        for (size_t i = 0; i < n && !found; i++) {
+            char ch = buf[i];
+            if (ch == '\n')
+                line++;
+            if (escaped) {
+                escaped = false;
+            } else if (quoted && escape && escape != quote && ch == escape) {
+                escaped = true;
+            } else if (quote && ch == quote) {
+                quoted = !quoted;
+            } else if (ch == '\n' && !quoted) {
+                start = line;
+                len = 0;
+                continue;
             }
+            if (++len > limit)
+                found = start;
         }
     }
+    free(buf);
     fclose(f);
     return found;
 }
 
+/* "… raise weir.duckdb.memory_limit" advice for a record longer than
+ * max_record bytes. */
+static void say_too_long(char *out, size_t size, const char *path,
+                         long long line, const char *what,
+                         unsigned long long max_record)
+{
+    snprintf(out, size,
+             "%s:%lld: %s longer than %llu bytes (%.1f MB), the longest this "
+             "run reads: the limit follows the memory budget, "
+             "weir.duckdb.memory_limit / (8 x weir.duckdb.threads), from 16 MB "
+             "to 256 MB; raise weir.duckdb.memory_limit (or lower "
+             "weir.duckdb.threads) to read it",
+             path, line, what, max_record, (double)max_record / (double)MB);
+}
+
+/* A record longer than b->max_record fails the read, found here before
+ * DuckDB reads: a reader that skips records it cannot read (DuckDB's
+ * ignore_errors) would skip it silently, and DuckDB 1.4.4's JSON reader
+ * never returns from a line longer than twice maximum_object_size. */
+static int check_records(const weir_file_batch *b, const char *const *files,
+                         size_t n, weir_error *err)
+{
+    const weir_file_opts *o = &b->opts;
+    bool csv = weir__str_ieq(o->format, "csv");
+    char quote = csv ? (o->quote ? o->quote[0] : '"') : '\0';
+    char escape = csv ? (o->escape ? o->escape[0] : quote) : '\0';
+    for (size_t i = 0; i < n; i++) {
+        long long line = first_long_record(files[i], b->max_record, quote,
+                                           escape);
+        if (line) {
+            char text[sizeof(err->message)];
+            say_too_long(text, sizeof(text), files[i], line,
+                         csv ? "a CSV record" : "a JSON record",
+                         (unsigned long long)b->max_record);
+            return WEIR_ERR(err, WEIR_EENGINE, "INVALID_INPUT", "%s", text);
+        }
+    }
+    return 0;
+}
+
+static void explain(weir_error *err, const char *const *files, size_t n);
+
 void weir__files_explain_error(weir_error *err)
+{
+    explain(err, NULL, 0);
+}
+
+void weir__files_explain_error_in(weir_error *err, const char *const *files,
+                                  size_t n)
+{
+    explain(err, files, n);
+}
+
+static void explain(weir_error *err, const char *const *files, size_t n)
 {
     if (!err)
         return;
     const char *m = err->message;
+    const char *big = strstr(m, "\"maximum_object_size\" of ");
+    const char *in = big ? strstr(big, "while reading file \"") : NULL;
+    if (in) {
+        /* A JSON record too long for DuckDB's buffer. */
+        unsigned long long limit = strtoull(big + 24, NULL, 10);
+        in += strlen("while reading file \"");
+        char path[1024];
+        snprintf(path, sizeof(path), "%.*s", (int)strcspn(in, "\""), in);
+        long long l = first_long_record(path, limit, '\0', '\0');
+        char text[sizeof(err->message)];
+        say_too_long(text, sizeof(text), path, l ? l : 1, "a JSON record",
+                     limit);
+        weir__str_copy(err->message, sizeof(err->message), text);
+        return;
+    }
     const char *at = strstr(m, "CSV Error on Line: ");
     const char *file = strstr(m, "file = ");
     if (!at || !file)
@@ -431,10 +587,19 @@ void weir__files_explain_error(weir_error *err)
     long long line = strtoll(at + strlen("CSV Error on Line: "), NULL, 10);
     const char *max = strstr(m, "Maximum line size of ");
     if (max) {
-        /* DuckDB numbers the line it gave up on wrongly. */
-        long long l = first_long_line(path, strtoull(max + 21, NULL, 10));
-        if (l)
-            line = l;
+        /* DuckDB numbers the line it gave up on wrongly; the limit it
+         * names has weir's slack (weir__files_csv_line_size) added. */
+        unsigned long long limit = strtoull(max + 21, NULL, 10);
+        /* DuckDB's sniffer does not name the file. */
+        for (size_t i = 0; !path[0] && i < n; i++)
+            if (first_long_record(files[i], limit, '\0', '\0'))
+                snprintf(path, sizeof(path), "%s", files[i]);
+        long long l = first_long_record(path, limit, '\0', '\0');
+        char text[sizeof(err->message)];
+        say_too_long(text, sizeof(text), path, l ? l : line, "a line",
+                     limit > LINE_SLACK ? limit - LINE_SLACK : limit);
+        weir__str_copy(err->message, sizeof(err->message), text);
+        return;
     }
     /* The reason, without DuckDB's advice and reader options. */
     const char *why = strstr(at, "Original Line: ");

@@ -61,8 +61,9 @@ static int reconcile_json_keys(weir_file_schema *s, weir_arena *a,
     /* json_keys() of anything but an object is empty: no json_type()
      * filter, which parsed every record a second time. */
     weir__buf_printf(&q, ", format = '%s', ignore_errors = true, "
-                         "maximum_object_size = " WEIR_FILES_MAX_RECORD "))",
-                     o->multiline ? "auto" : "newline_delimited");
+                         "maximum_object_size = %llu))",
+                     o->multiline ? "auto" : "newline_delimited",
+                     (unsigned long long)weir__files_max_record(conn));
     weir_rows *r = NULL;
     int rc = weir__query_buf(conn, &q, &r, err);
     weir__buf_free(&q);
@@ -120,13 +121,14 @@ static int infer(weir_file_schema *out, weir_arena *a, weir_conn *conn,
         weir__files_put_list(&q, files, n);
         weir__buf_printf(&q, ", format = '%s', union_by_name = true, "
                              "ignore_errors = true, maximum_object_size = "
-                             WEIR_FILES_MAX_RECORD ", maximum_depth = %d)",
+                             "%llu, maximum_depth = %d)",
                          o->multiline ? "auto" : "newline_delimited",
+                         (unsigned long long)weir__files_max_record(conn),
                          o->infer_types ? -1 : 1);
     } else if (weir__str_ieq(o->format, "csv")) {
         weir__buf_puts(&q, "read_csv(");
         weir__files_put_list(&q, files, n);
-        weir__files_csv_options(&q, o);
+        weir__files_csv_options(&q, o, weir__files_max_record(conn));
         /* null_padding: the header line, not the widest row, says how
          * many columns a file has (extra fields come out as columnN). */
         weir__buf_printf(&q, ", union_by_name = true, all_varchar = %s%s)",
@@ -149,7 +151,7 @@ static int infer(weir_file_schema *out, weir_arena *a, weir_conn *conn,
                     : weir__conn_describe(conn, weir__buf_cstr(&q), &out->cols,
                                           &out->n, a, err);
     if (rc)
-        weir__files_explain_error(err);
+        weir__files_explain_error_in(err, files, n);
     bool missed = false;
     if (!rc && !cached && weir__str_ieq(o->format, "json"))
         rc = reconcile_json_keys(out, a, conn, o, files, n, &missed, err);
@@ -164,7 +166,7 @@ static int infer(weir_file_schema *out, weir_arena *a, weir_conn *conn,
                                                &out->cols, &out->n, a, err);
         weir__buf_free(&full);
         if (rc)
-            weir__files_explain_error(err);
+            weir__files_explain_error_in(err, files, n);
         else
             rc = reconcile_json_keys(out, a, conn, o, files, n, &missed, err);
         /* Still a key without a column: the careful reader rescues it. */

@@ -24,7 +24,56 @@ struct weir_db {
     weir_macros *macros;   /* lazy_macros: those not created yet */
     char memory_limit[64]; /* as configured, or "" */
     weir_scans *scans;     /* owned by DuckDB (scan.h) */
+    uint64_t budget_bytes; /* DuckDB's memory limit in effect, 0 = unknown */
+    unsigned budget_threads; /* DuckDB's threads in effect, 0 = unknown */
 };
+
+/* A size as DuckDB prints its memory_limit ("953.6 MiB", "1.5 GB"), in
+ * bytes; 0 when it is not one. */
+static uint64_t parse_size(const char *s)
+{
+    static const struct {
+        const char *unit;
+        double bytes;
+    } units[] = { { "bytes", 1.0 }, { "B", 1.0 }, { "KiB", 1024.0 },
+                  { "MiB", 1048576.0 }, { "GiB", 1073741824.0 },
+                  { "TiB", 1099511627776.0 }, { "PiB", 1125899906842624.0 },
+                  { "KB", 1e3 }, { "MB", 1e6 }, { "GB", 1e9 }, { "TB", 1e12 },
+                  { "PB", 1e15 } };
+    char *end;
+    double v = s ? strtod(s, &end) : 0.0;
+    if (!s || end == s || !(v > 0.0))
+        return 0;
+    while (*end == ' ')
+        end++;
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+        if (!strcmp(end, units[i].unit)) {
+            double b = v * units[i].bytes;
+            return b < 1.8e19 ? (uint64_t)b : UINT64_MAX;
+        }
+    return 0;
+}
+
+/* Read back the memory limit and threads DuckDB runs with (configured or
+ * its defaults) into db's budget. */
+static void read_budget(weir_db *db, duckdb_connection c)
+{
+    duckdb_result r;
+    if (duckdb_query(c, "SELECT current_setting('memory_limit')::VARCHAR, "
+                        "current_setting('threads')::VARCHAR",
+                     &r) == DuckDBError) {
+        duckdb_destroy_result(&r);
+        return;
+    }
+    char *mem = duckdb_value_varchar(&r, 0, 0);
+    char *thr = duckdb_value_varchar(&r, 1, 0);
+    db->budget_bytes = parse_size(mem);
+    long t = thr ? strtol(thr, NULL, 10) : 0;
+    db->budget_threads = t > 0 && t < 1000000 ? (unsigned)t : 0;
+    duckdb_free(mem);
+    duckdb_free(thr);
+    duckdb_destroy_result(&r);
+}
 
 /* weir's session setup made instance-wide: settings become SET GLOBAL and
  * the Spark-function macros are created once in the in-memory database's
@@ -85,6 +134,13 @@ static duckdb_connection counted(weir_conn *c, const char *sql)
     c->statements++;
     weir__macros_ensure(c->db->macros, sql);
     return c->handle;
+}
+
+void weir__conn_budget(const weir_conn *c, uint64_t *memory_limit,
+                       unsigned *threads)
+{
+    *memory_limit = c->db->budget_bytes;
+    *threads = c->db->budget_threads;
 }
 
 uint64_t weir__conn_statements(const weir_conn *c)
@@ -173,6 +229,8 @@ int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
                       "cannot register weir's functions in DuckDB");
     if (!rc)
         rc = weir__scans_install(c, &db->scans, err);
+    if (!rc)
+        read_budget(db, c);
     if (connected)
         duckdb_disconnect(&c);
     if (rc) {
@@ -211,6 +269,8 @@ int weir__db_configure(weir_db *db, const weir_db_config *cfg,
             rc = engine_error(err, "cannot configure DuckDB: ",
                               duckdb_result_error(&r), cfg->memory_limit);
         duckdb_destroy_result(&r);
+        if (!rc)
+            read_budget(db, c);
         duckdb_disconnect(&c);
     }
     if (!rc && cfg->memory_limit)

@@ -41,6 +41,12 @@ int weir__db_configure(weir_db *db, const weir_db_config *cfg,
 int weir__db_connect(weir_conn **out, weir_db *db, weir_error *err);
 void weir__conn_close(weir_conn *c);
 
+/* The memory limit (bytes) and threads DuckDB runs with, as configured
+ * or DuckDB's defaults, read back when the instance was opened or last
+ * configured; 0 when DuckDB did not say. */
+void weir__conn_budget(const weir_conn *c, uint64_t *memory_limit,
+                       unsigned *threads);
+
 /* How many SQL texts c has handed to DuckDB to parse and plan so far
  * (queries, prepares, transactions); weir's fixed cost per flow is
  * largely this count, which tests can hold steady. */

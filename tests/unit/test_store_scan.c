@@ -224,6 +224,38 @@ TEST(scan_unknown_or_removed_is_an_error)
     fx_close(&fx);
 }
 
-TEST_MAIN(RUN(scan_rows_chunks_and_types); RUN(scan_into_a_table_in_a_transaction);
+/* The memory limit and threads DuckDB runs with are read back (the file
+ * readers size their longest record from them), on open and configure. */
+static void db_budget_read_back(void)
+{
+    weir_error e;
+    weir_db *db = NULL;
+    weir_conn *c = NULL;
+    weir_db_config cfg = { 3, "1GB", NULL, false };
+    CHECK_INT(weir__db_open(&db, &cfg, &e), 0);
+    CHECK_INT(weir__db_connect(&c, db, &e), 0);
+    uint64_t mem = 0;
+    unsigned threads = 0;
+    weir__conn_budget(c, &mem, &threads);
+    /* DuckDB says "953.6 MiB" for 1 GB */
+    CHECK(mem > 999000000ull && mem < 1000100000ull);
+    CHECK_INT(threads, 3);
+    weir_db_config more = { 1, "4GiB", NULL, false };
+    CHECK_INT(weir__db_configure(db, &more, &e), 0);
+    weir__conn_budget(c, &mem, &threads);
+    CHECK(mem == 4ull << 30);
+    CHECK_INT(threads, 1);
+    weir__conn_close(c);
+    weir__db_close(db);
+    /* DuckDB's defaults: some memory, some threads */
+    CHECK_INT(weir__db_open(&db, NULL, &e), 0);
+    CHECK_INT(weir__db_connect(&c, db, &e), 0);
+    weir__conn_budget(c, &mem, &threads);
+    CHECK(mem > 0 && threads > 0);
+    weir__conn_close(c);
+    weir__db_close(db);
+}
+
+TEST_MAIN(RUN(scan_rows_chunks_and_types); RUN(db_budget_read_back); RUN(scan_into_a_table_in_a_transaction);
           RUN(scan_reader_error_keeps_its_class);
           RUN(scan_unknown_or_removed_is_an_error))
