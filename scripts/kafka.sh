@@ -13,7 +13,9 @@
 #   scripts/kafka.sh pause DIR / resume DIR   SIGSTOP / SIGCONT it
 #                                     ("broker down" without losing it)
 #
-# The broker logs at WARN to DIR/broker.log.
+# The broker logs at WARN to DIR/broker.log. It enforces retention every
+# second (the default: 30 s after start, then every 5 minutes), so a test
+# whose messages carry old timestamps loses them at once, not on a slow day.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -66,6 +68,8 @@ transaction.state.log.num.partitions=4
 group.initial.rebalance.delay.ms=0
 auto.create.topics.enable=false
 log.flush.interval.messages=1
+log.retention.check.interval.ms=1000
+log.initial.task.delay.ms=0
 EOF
     cat >"$dir/log4j2.properties" <<EOF
 rootLogger.level=WARN

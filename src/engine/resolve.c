@@ -89,16 +89,16 @@ static int table_exists(const weir_resolve_ctx *ctx, const char *catalog,
                         bool *view, weir_error *err)
 {
     *out = *view = false;
-    char alias[300];
-    weir__storage_catalog_alias(alias, sizeof(alias), catalog);
+    char alias[300 + sizeof(WEIR_INPUT_ALIAS_SUFFIX)];
     if (ctx->input_tables && ctx->st) {
         /* Sample runs: the real storage's, when it has the catalog. */
-        size_t n = strlen(alias);
-        snprintf(alias + n, sizeof(alias) - n, "%s", WEIR_INPUT_ALIAS_SUFFIX);
-        if (!weir__map_has(&ctx->st->inputs, alias))
+        if (!weir__storage_has_input(ctx->st, catalog))
             return 0;
+        weir__storage_input_alias(alias, sizeof(alias), catalog);
     } else if (!ctx->st || !weir__storage_has_catalog(ctx->st, catalog)) {
         return 0;
+    } else {
+        weir__storage_catalog_alias(alias, sizeof(alias), catalog);
     }
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, "SELECT coalesce(max(CASE WHEN v THEN 2 ELSE 1 END), 0) FROM "

@@ -259,7 +259,7 @@ static const fn_def FUNCS[] = {
     { "boolean", 1, 1, 0, "CAST($1 AS BOOLEAN)", NULL },
     { "date", 1, 1, 0, "CAST($1 AS DATE)", NULL },
     { "timestamp", 1, 1, 0, "weir_to_ts($1)", NULL },
-    { "binary", 1, 1, 0, "CAST($1 AS BLOB)", NULL },
+    { "binary", 1, 1, 0, "CAST(weir_to_bin($1) AS BLOB)", NULL },
     { "decimal", 1, 1, 0, "CAST($1 AS DECIMAL(10,0))", NULL },
     /* ---- collections ---- */
     { "array", 0, -1, 0, NULL, weir__fn_array },

@@ -148,6 +148,10 @@ static const char SETUP[] =
     "|\\\\xF[1-3]\\\\x[89AB][0-9A-F]\\\\x[89AB][0-9A-F]\\\\x[89AB][0-9A-F]"
     "|\\\\xF4\\\\x8[0-9A-F]\\\\x[89AB][0-9A-F]\\\\x[89AB][0-9A-F])*')"
     " THEN decode(a) ELSE CAST(a AS VARCHAR) END;\n"
+    /* CAST(x AS BINARY): a string's UTF-8 bytes, as in Spark. DuckDB's
+     * VARCHAR -> BLOB cast reads \\xNN escapes and refuses other non-ASCII
+     * characters; other types keep that cast. */
+    "CREATE OR REPLACE TEMP MACRO weir_to_bin(a VARCHAR) AS encode(a), (a) AS a;\n"
     "CREATE OR REPLACE TEMP MACRO weir_to_str(a) AS CASE"
     " WHEN typeof(a) = 'BLOB'"
     " THEN weir_bin_to_str(CAST(CAST(a AS VARCHAR) AS BLOB))"

@@ -526,6 +526,9 @@ static int tx_cast(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     } else if (e->type->kind == TY_STRING) {
         trunc = true;
         weir__buf_puts(out, "weir_to_str(");
+    } else if (e->type->kind == TY_BINARY) {
+        trunc = true;
+        weir__buf_puts(out, "weir_to_bin(");
     } else if (e->type->kind == TY_BOOLEAN) {
         trunc = true; /* Spark trims strings first */
         weir__buf_puts(out, "weir_trim_str(");

@@ -13,6 +13,7 @@
 
 #include <ctype.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -32,7 +33,9 @@ struct weir_macros {
     duckdb_connection conn;
     macro *m;
     size_t n;
-    bool all_made;
+    /* Set (release) once every macro is made; read without mu (acquire):
+     * true means their creation committed before it was set. */
+    atomic_bool all_made;
 };
 
 static const char TEMP_MACRO[] = "CREATE OR REPLACE TEMP MACRO ";
@@ -47,6 +50,7 @@ int weir__macros_new(weir_macros **out, duckdb_database db, const char *setup)
     for (const char *p = setup; (p = strstr(p, TEMP_MACRO)); p++)
         cap++;
     ms->m = calloc(cap + 1, sizeof(*ms->m));
+    atomic_init(&ms->all_made, false);
     if (!ms->m || pthread_mutex_init(&ms->mu, NULL)) {
         free(ms->m);
         free(ms);
@@ -148,12 +152,14 @@ static void create(weir_macros *ms, const bool *need)
             ms->m[j].made = true;
         all &= ms->m[j].made;
     }
-    ms->all_made = all;
+    if (all)
+        atomic_store_explicit(&ms->all_made, true, memory_order_release);
 }
 
 void weir__macros_ensure(weir_macros *ms, const char *sql)
 {
-    if (!ms || ms->all_made || !sql)
+    if (!ms || !sql ||
+        atomic_load_explicit(&ms->all_made, memory_order_acquire))
         return;
     bool begin = mentions_begin(sql);
     bool *need = calloc(2 * ms->n + 1, sizeof(bool));

@@ -127,12 +127,25 @@ static int attach(weir_storage *s, const char *file, const char *alias,
     return rc;
 }
 
+void weir__storage_input_alias(char *out, size_t size, const char *catalog)
+{
+    char alias[300];
+    weir__storage_catalog_alias(alias, sizeof(alias), catalog);
+    snprintf(out, size, "%s" WEIR_INPUT_ALIAS_SUFFIX, alias);
+}
+
+bool weir__storage_has_input(const weir_storage *s, const char *catalog)
+{
+    char alias[300 + sizeof(WEIR_INPUT_ALIAS_SUFFIX)];
+    weir__storage_input_alias(alias, sizeof(alias), catalog);
+    return weir__map_has(&s->inputs, alias);
+}
+
 void weir__storage_input_table_ref(weir_buf *out, const char *catalog,
                                    const char *database, const char *name)
 {
     char alias[300 + sizeof(WEIR_INPUT_ALIAS_SUFFIX)];
-    weir__storage_catalog_alias(alias, 300, catalog);
-    strcat(alias, WEIR_INPUT_ALIAS_SUFFIX);
+    weir__storage_input_alias(alias, sizeof(alias), catalog);
     weir__buf_put_sql_ident(out, alias);
     weir__buf_putc(out, '.');
     weir__buf_put_sql_ident(out, database);
@@ -424,24 +437,21 @@ int weir__storage_use_catalog(weir_storage *s, const char *catalog,
 int weir__storage_attach_input(weir_storage *s, const char *input_root,
                                const char *catalog, weir_error *err)
 {
-    char alias[300];
+    char alias[300], key[300 + sizeof(WEIR_INPUT_ALIAS_SUFFIX)];
     weir__storage_catalog_alias(alias, sizeof(alias), catalog);
-    weir_buf key = WEIR_BUF_INIT, fb = WEIR_BUF_INIT;
-    weir__buf_printf(&key, "%s" WEIR_INPUT_ALIAS_SUFFIX, alias);
+    weir__storage_input_alias(key, sizeof(key), catalog);
+    weir_buf fb = WEIR_BUF_INIT;
     catalog_file(&fb, alias);
-    char *path = key.failed || fb.failed
-                     ? NULL
-                     : weir__path_join(input_root, weir__buf_cstr(&fb));
+    char *path = fb.failed ? NULL : weir__path_join(input_root, weir__buf_cstr(&fb));
     int rc = 0;
     if (!path) {
         rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    } else if (!weir__map_has(&s->inputs, weir__buf_cstr(&key)) &&
-               weir__fs_is_file(path)) {
+    } else if (!weir__map_has(&s->inputs, key) && weir__fs_is_file(path)) {
         weir_buf sql = WEIR_BUF_INIT;
         weir__buf_puts(&sql, "ATTACH ");
         weir__buf_put_sql_string(&sql, path);
         weir__buf_puts(&sql, " AS ");
-        weir__buf_put_sql_ident(&sql, weir__buf_cstr(&key));
+        weir__buf_put_sql_ident(&sql, key);
         weir__buf_puts(&sql, " (READ_ONLY)");
         rc = sql.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
                         : weir__conn_exec(s->conn, weir__buf_cstr(&sql), NULL,
@@ -452,14 +462,13 @@ int weir__storage_attach_input(weir_storage *s, const char *input_root,
                                     "%s (is a run of that storage going "
                                     "on?): ",
                                path);
-        char *k = rc ? NULL : strdup(weir__buf_cstr(&key));
+        char *k = rc ? NULL : strdup(key);
         if (!rc && (!k || weir__map_put(&s->inputs, k, k) != 0)) {
             free(k);
             rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
         }
     }
     free(path);
-    weir__buf_free(&key);
     weir__buf_free(&fb);
     return rc;
 }

@@ -99,6 +99,10 @@ void weir__storage_table_ref(weir_buf *out, const char *catalog,
  * under the catalog's alias plus WEIR_INPUT_ALIAS_SUFFIX (once; a file
  * another process holds is an error naming it). */
 #define WEIR_INPUT_ALIAS_SUFFIX "__input"
+/* That alias, for catalog: written into out (size bytes; truncated). */
+void weir__storage_input_alias(char *out, size_t size, const char *catalog);
+/* True when catalog's file of the real storage is attached. */
+bool weir__storage_has_input(const weir_storage *s, const char *catalog);
 int weir__storage_attach_input(weir_storage *s, const char *input_root,
                                const char *catalog, weir_error *err);
 /* Append "alias__input"."db"."name", a table of the real storage. */

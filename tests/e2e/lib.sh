@@ -345,6 +345,137 @@ libraries:
 YML
 }
 
+# --- Kill harnesses ---------------------------------------------------------
+# Cases that kill `weir run` with SIGKILL at random instants of its update
+# and check the data after each recovery (crash-recovery, auto-cdc-kill,
+# kafka-kill). A kill *landed* when the run had started its update
+# ("Starting run...") and not ended it ("Run is COMPLETED/FAILED/
+# CANCELED."): only those test crash safety, and the cases require enough
+# of them. Instants are drawn against kill_est_ms, the length of an update
+# (from "Starting run..." to its end), which the case seeds (kill_measure)
+# and which follows the runs as they go: a run that ends before its kill
+# gives its length, a kill that lands later than kill_est_ms says updates
+# take longer. A baseline timed at a load peak, or load that comes and goes
+# during the case, thus neither leaves most kills after the end nor
+# crowds them at its start.
+#
+#   kill_spawn OUT        start `weir run` in the background (output in OUT)
+#   kill_started          wait until it prints "Starting run..." or exits
+#   kill_at MS            SIGKILL it MS ms from now (unless it exited) and
+#                         reap it; sets kill_landed (0/1), kill_status
+#   kill_run OUT PCT      all three, MS drawn from $RANDOM, uniform in
+#                         [0, PCT% of kill_est_ms]; sets kill_delay_ms too
+#   kill_measure OUT      a run not killed: its exit status in kill_status,
+#                         its update's length in kill_est_ms
+kill_est_ms=1000
+kill_pid=
+kill_out=
+kill_t0=0
+
+kill_clock() { kill_ms=$((${EPOCHREALTIME//[^0-9]/} / 1000)); }
+
+# The background run exited (a zombie not reaped yet did).
+kill_exited() {
+    local st=
+    read -r st 2>/dev/null <"/proc/$kill_pid/stat" || return 0
+    st=${st##*) }
+    [ "${st%% *}" = Z ]
+}
+
+# (OUT is missing until the background shell opens it.)
+kill_ended_update() { grep -qsE "Run is (COMPLETED|FAILED|CANCELED)" "$kill_out"; }
+kill_began_update() { grep -qs "Starting run" "$kill_out"; }
+
+kill_spawn() { # OUT
+    kill_out=$1 kill_t0=0
+    "$WEIR" run >"$kill_out" 2>&1 &
+    kill_pid=$!
+}
+
+kill_started() {
+    local i
+    for ((i = 0; i < 6000; i++)); do
+        if kill_began_update; then
+            kill_clock
+            kill_t0=$kill_ms
+            return 0
+        fi
+        kill_exited && return 1
+        sleep 0.01
+    done
+    return 1
+}
+
+# Wait for the run: kill_status; a sanitizer report fails the case.
+kill_reap() {
+    kill_status=0
+    wait "$kill_pid" 2>/dev/null || kill_status=$?
+    if grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$kill_out"; then
+        e2e_fail "sanitizer report from weir run: $(head -n 40 "$kill_out")"
+    fi
+}
+
+# The update ended (seen now): its length moves the estimate.
+kill_learn_end() {
+    [ "$kill_t0" != 0 ] || return 0
+    kill_est_ms=$(((kill_est_ms + kill_ms - kill_t0) / 2))
+    kill_t0=0
+}
+
+kill_at() { # MS
+    kill_clock
+    local deadline=$((kill_ms + $1)) t0=$kill_t0 left exited=0
+    while [ "$kill_ms" -lt "$deadline" ]; do
+        if kill_exited; then
+            exited=1
+            break
+        fi
+        [ "$kill_t0" = 0 ] || ! kill_ended_update || kill_learn_end
+        left=$((deadline - kill_ms))
+        [ "$left" -le 10 ] || left=10
+        printf -v left '0.0%02d' "$left"
+        sleep "$left"
+        kill_clock
+    done
+    kill -9 "$kill_pid" 2>/dev/null || true
+    kill_reap
+    kill_landed=0
+    if kill_ended_update; then
+        kill_learn_end # (when the run exited between two looks)
+    elif [ "$exited" = 0 ] && [ "$t0" != 0 ]; then
+        kill_landed=1
+        # Later than the estimate, and still inside: updates take longer.
+        local at=$((kill_ms - t0))
+        [ "$at" -le "$kill_est_ms" ] || kill_est_ms=$(((kill_est_ms + at) / 2))
+    fi
+}
+
+kill_run() { # OUT PCT
+    kill_spawn "$1"
+    kill_started || true
+    local range=$((kill_est_ms * $2 / 100 + 1))
+    kill_delay_ms=$(((RANDOM * 32768 + RANDOM) % range))
+    kill_at "$kill_delay_ms"
+}
+
+kill_measure() { # OUT
+    kill_spawn "$1"
+    local t0=0
+    kill_started && t0=$kill_t0
+    while ! kill_exited; do
+        if [ "$kill_t0" != 0 ] && kill_ended_update; then
+            kill_clock
+            kill_est_ms=$((kill_ms - t0)) kill_t0=0
+        fi
+        sleep 0.01
+    done
+    if [ "$kill_t0" != 0 ] && kill_ended_update; then
+        kill_clock
+        kill_est_ms=$((kill_ms - t0)) kill_t0=0
+    fi
+    kill_reap
+}
+
 # --- weir serve ---------------------------------------------------------------
 # start_server ARGS...: `weir serve --port 0 ARGS` in the background (its
 # output in $E2E_OUT/serve.out and serve.err); sets url and token.

@@ -2,7 +2,8 @@
  * ktool: the Kafka test tool of weir's tests and benchmarks, on librdkafka
  * against the real broker scripts/kafka.sh starts. It is not part of weir.
  *
- *   ktool -b ADDR create TOPIC PARTITIONS
+ *   ktool -b ADDR create TOPIC PARTITIONS [-c NAME=VALUE]...
+ *         -c: a topic config, e.g. retention.ms=-1
  *   ktool -b ADDR add-partitions TOPIC TOTAL
  *   ktool -b ADDR delete TOPIC
  *   ktool -b ADDR delete-records TOPIC PARTITION BEFORE_OFFSET
@@ -114,14 +115,27 @@ static int topic_result(const rd_kafka_topic_result_t **res, size_t n)
     return 0;
 }
 
-static int cmd_create(const char *topic, int parts)
+/* configs: n_configs "NAME=VALUE" strings. */
+static int cmd_create(const char *topic, int parts, char **configs, int n_configs)
 {
-    rd_kafka_t *rk = client(RD_KAFKA_PRODUCER, NULL);
-    rd_kafka_queue_t *q = rd_kafka_queue_new(rk);
     char err[256];
     rd_kafka_NewTopic_t *nt = rd_kafka_NewTopic_new(topic, parts, 1, err, sizeof err);
     if (!nt)
         return fail(topic, err);
+    for (int i = 0; i < n_configs; i++) {
+        char *eq = strchr(configs[i], '=');
+        if (!eq) {
+            rd_kafka_NewTopic_destroy(nt);
+            return usage();
+        }
+        *eq = '\0';
+        if (rd_kafka_NewTopic_set_config(nt, configs[i], eq + 1)) {
+            rd_kafka_NewTopic_destroy(nt);
+            return fail(topic, configs[i]);
+        }
+    }
+    rd_kafka_t *rk = client(RD_KAFKA_PRODUCER, NULL);
+    rd_kafka_queue_t *q = rd_kafka_queue_new(rk);
     rd_kafka_CreateTopics(rk, &nt, 1, NULL, q);
     rd_kafka_event_t *ev = admin_wait(rk, q);
     size_t n;
@@ -539,8 +553,16 @@ int main(int argc, char **argv)
     const char *cmd = argv[3];
     char **a = argv + 4;
     int n = argc - 4;
-    if (!strcmp(cmd, "create") && n == 2)
-        return cmd_create(a[0], atoi(a[1]));
+    if (!strcmp(cmd, "create") && n >= 2) {
+        char *configs[32];
+        int nc = 0;
+        for (int i = 2; i < n; i++) {
+            if (strcmp(a[i], "-c") != 0 || i + 1 == n || nc == 32)
+                return usage();
+            configs[nc++] = a[++i];
+        }
+        return cmd_create(a[0], atoi(a[1]), configs, nc);
+    }
     if (!strcmp(cmd, "add-partitions") && n == 2)
         return cmd_add_partitions(a[0], atoi(a[1]));
     if (!strcmp(cmd, "delete") && n == 1)

@@ -888,6 +888,17 @@ TEST(test_sql_translate__spark_differential)
     Q("SELECT CAST(CAST('{\"k\": 1}' AS BINARY) AS STRING), CAST(X'C3A9' AS STRING), "
       "CAST(CAST(NULL AS BINARY) AS STRING), string(X'41')",
       "{\"k\": 1}|\u00e9|NULL|A");
+    /* CAST(string AS BINARY) is its UTF-8 bytes (DuckDB's BLOB cast
+     * refuses non-ASCII characters and reads \\xNN escapes). */
+    Q("SELECT hex(CAST('\u00e9' AS BINARY)), hex(binary('\u20ac')), "
+      "CAST(CAST('\u00fc' AS BINARY) AS STRING), CAST(NULL AS BINARY) IS NULL",
+      "C3A9|E282AC|\u00fc|true");
+    Q("SELECT hex(CAST(s AS BINARY)) FROM VALUES ('\u00e9a'), ('x\\\\x41') AS t(s) "
+      "ORDER BY s",
+      "785C783431;C3A961");
+    Q("SELECT hex(CAST(X'00FF' AS BINARY)), hex(concat(unhex('00'), CAST('\u00e9' AS BINARY)))",
+      "00FF|00C3A9");
+    QT("SELECT CAST('a' AS BINARY), CAST(NULL AS BINARY), binary('b')", "BLOB|BLOB|BLOB");
     Q("SELECT months_between(TIMESTAMP '1997-02-28 10:30:00', "
       "TIMESTAMP '1996-10-30 00:00:00'), months_between(DATE '2024-03-31', "
       "DATE '2024-02-29')",
