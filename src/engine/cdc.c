@@ -870,41 +870,71 @@ static int scd2(cdc_run *r, bool fresh, int64_t n_changes, weir_cdc_metrics *m)
     return rc;
 }
 
+static int by_text(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "k1, k2 | TYPE" in *out (malloc'd): the names of cols but __weir_seq
+ * and __weir_del (the keys; lower case, sorted) and __weir_seq's type. */
+static int shape_text(cdc_run *r, const weir_db_column *cols, size_t n,
+                      weir_arena *a, char **out)
+{
+    const char **keys = weir__arena_array(a, n + 1, sizeof(*keys));
+    size_t k = 0;
+    const char *type = "";
+    for (size_t i = 0; keys && i < n; i++) {
+        char *low = weir__arena_strdup(a, cols[i].name);
+        if (!low)
+            return oom(r->err);
+        weir__str_lower(low);
+        if (!strcmp(low, "__weir_seq"))
+            type = cols[i].type;
+        else if (strcmp(low, "__weir_del") != 0)
+            keys[k++] = low;
+    }
+    if (!keys)
+        return oom(r->err);
+    qsort(keys, k, sizeof(*keys), by_text);
+    weir_buf b = WEIR_BUF_INIT;
+    for (size_t i = 0; i < k; i++)
+        weir__buf_printf(&b, "%s%s", i ? ", " : "", keys[i]);
+    weir__buf_printf(&b, " | %s", type);
+    *out = b.failed ? NULL : weir__buf_detach(&b);
+    weir__buf_free(&b);
+    return *out ? 0 : oom(r->err);
+}
+
 /* The keys (sorted, lower case) and the SEQUENCE BY type the state table
  * was made for, "k1, k2 | TYPE", in *old (NULL: no state yet), and the
- * flow's own in *now. */
+ * flow's own in *now. Both by binding a query, not by filtering
+ * duckdb_columns() (see weir__conn_table_columns). */
 static int state_shape(cdc_run *r, char **old, char **now)
 {
-    char name[900];
-    snprintf(name, sizeof(name), "autocdc_state:%s", r->t->display);
-    weir__buf_puts(&r->q, "SELECT string_agg(lower(column_name), ', ' ORDER BY "
-                          "lower(column_name)) FILTER (WHERE column_name NOT IN "
-                          "('__weir_seq', '__weir_del')) || ' | ' || any_value("
-                          "data_type) FILTER (WHERE column_name = '__weir_seq') "
-                          "FROM duckdb_columns() WHERE database_name = ");
-    weir__buf_put_sql_string(&r->q, r->cat);
-    weir__buf_puts(&r->q, " AND schema_name = '_weir' AND table_name = ");
-    weir__buf_put_sql_string(&r->q, name);
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_db_column *cols = NULL;
+    size_t n = 0;
+    bool exists = false;
+    hidden(r, "state");
     int rc = r->q.failed ? oom(r->err)
-                         : weir__conn_scalar_text(r->conn, weir__buf_cstr(&r->q),
-                                                  old, r->err);
+                         : weir__conn_table_columns(r->conn, weir__buf_cstr(&r->q),
+                                                    &exists, &cols, &n, &a,
+                                                    r->err);
     weir__buf_clear(&r->q);
-    if (rc || !*old)
-        return rc;
-    weir__buf_puts(&r->q, "SELECT string_agg(lower(k), ', ' ORDER BY lower(k)) "
-                          "|| ' | ' || (SELECT data_type FROM duckdb_columns() "
-                          "WHERE database_name = 'temp' AND table_name = '"
-                          BATCH "' AND column_name = '__weir_seq') FROM (VALUES ");
-    for (size_t i = 0; i < r->n_keys; i++) {
-        weir__buf_puts(&r->q, i ? ", (" : "(");
-        weir__buf_put_sql_string(&r->q, r->keys[i]);
-        weir__buf_puts(&r->q, ")");
+    if (!rc && exists)
+        rc = shape_text(r, cols, n, &a, old);
+    if (!rc && exists) {
+        weir__buf_puts(&r->q, "SELECT ");
+        list(r, NULL, r->keys, r->n_keys);
+        weir__buf_puts(&r->q, ", __weir_seq FROM " BATCH);
+        rc = r->q.failed ? oom(r->err)
+                         : weir__conn_describe(r->conn, weir__buf_cstr(&r->q),
+                                               &cols, &n, &a, r->err);
+        weir__buf_clear(&r->q);
+        if (!rc)
+            rc = shape_text(r, cols, n, &a, now);
     }
-    weir__buf_puts(&r->q, ") AS __weir_k(k)");
-    rc = r->q.failed ? oom(r->err)
-                     : weir__conn_scalar_text(r->conn, weir__buf_cstr(&r->q),
-                                              now, r->err);
-    weir__buf_clear(&r->q);
+    weir__arena_free(&a);
     return rc;
 }
 

@@ -658,18 +658,10 @@ int weir__conn_scalar_text(weir_conn *c, const char *sql, char **out,
     return rc;
 }
 
-int weir__conn_describe(weir_conn *c, const char *sql, weir_db_column **out,
-                        size_t *n_out, weir_arena *arena, weir_error *err)
+/* The output columns of a prepared statement, into the arena. */
+static int prepared_columns(duckdb_prepared_statement st, weir_db_column **out,
+                            size_t *n_out, weir_arena *arena, weir_error *err)
 {
-    *out = NULL;
-    *n_out = 0;
-    duckdb_prepared_statement st;
-    if (duckdb_prepare(counted(c, sql), sql, &st) == DuckDBError) {
-        int rc = engine_error(err, "", duckdb_prepare_error(st),
-                              c->memory_limit);
-        duckdb_destroy_prepare(&st);
-        return rc;
-    }
     size_t n = (size_t)duckdb_prepared_statement_column_count(st);
     weir_db_column *cols = weir__arena_array(arena, n + 1, sizeof(*cols));
     for (size_t i = 0; cols && i < n; i++) {
@@ -681,12 +673,60 @@ int weir__conn_describe(weir_conn *c, const char *sql, weir_db_column **out,
         cols[i].type = arena_type_text(arena, t);
         duckdb_destroy_logical_type(&t);
     }
-    duckdb_destroy_prepare(&st);
     if (!cols || weir__arena_failed(arena))
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     *out = cols;
     *n_out = n;
     return 0;
+}
+
+int weir__conn_describe(weir_conn *c, const char *sql, weir_db_column **out,
+                        size_t *n_out, weir_arena *arena, weir_error *err)
+{
+    *out = NULL;
+    *n_out = 0;
+    duckdb_prepared_statement st;
+    int rc;
+    if (duckdb_prepare(counted(c, sql), sql, &st) == DuckDBError)
+        rc = engine_error(err, "", duckdb_prepare_error(st), c->memory_limit);
+    else
+        rc = prepared_columns(st, out, n_out, arena, err);
+    duckdb_destroy_prepare(&st);
+    return rc;
+}
+
+int weir__conn_table_columns(weir_conn *c, const char *table, bool *exists,
+                             weir_db_column **out, size_t *n_out,
+                             weir_arena *arena, weir_error *err)
+{
+    *exists = false;
+    *out = NULL;
+    *n_out = 0;
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_printf(&q, "SELECT * FROM %s", table);
+    if (q.failed) {
+        weir__buf_free(&q);
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    duckdb_prepared_statement st;
+    int rc = 0;
+    if (duckdb_prepare(counted(c, weir__buf_cstr(&q)), weir__buf_cstr(&q),
+                       &st) == DuckDBError) {
+        /* A name that does not resolve (no such table or schema: a
+         * Catalog Error; no such catalog: a Binder Error): absent. */
+        const char *msg = duckdb_prepare_error(st);
+        bool absent = msg && (strncmp(msg, "Catalog Error: ", 15) == 0 ||
+                              (strncmp(msg, "Binder Error: Catalog ", 22) == 0 &&
+                               strstr(msg, "does not exist")));
+        if (!absent)
+            rc = engine_error(err, "", msg, c->memory_limit);
+    } else {
+        *exists = true;
+        rc = prepared_columns(st, out, n_out, arena, err);
+    }
+    duckdb_destroy_prepare(&st);
+    weir__buf_free(&q);
+    return rc;
 }
 
 static int by_name(const void *a, const void *b)
