@@ -75,15 +75,16 @@ struct weir_conn {
     duckdb_connection handle;
     weir_db *db;
     uint64_t statements; /* SQL texts handed to DuckDB (weir__conn_statements) */
+    bool *made; /* lazy macros: those this connection made (macros.h) */
     const char *memory_limit; /* the instance's, or NULL */
 };
 
 /* c's DuckDB handle, for one more statement, sql (with lazy macros, the
- * macros it calls are created first). */
+ * macros it calls are created on c first). */
 static duckdb_connection counted(weir_conn *c, const char *sql)
 {
     c->statements++;
-    weir__macros_ensure(c->db->macros, sql);
+    weir__macros_ensure(c->db->macros, c->handle, c->made, sql);
     return c->handle;
 }
 
@@ -162,7 +163,7 @@ int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
                        : WEIR_ERR(err, WEIR_EENGINE, NULL,
                                   "cannot connect to DuckDB");
     if (!rc && lazy) {
-        rc = weir__macros_new(&db->macros, db->handle, weir__sql_session_setup());
+        rc = weir__macros_new(&db->macros, weir__sql_session_setup());
         if (rc)
             rc = WEIR_ERR(err, rc, NULL, "cannot prepare weir's macros");
     }
@@ -242,6 +243,11 @@ int weir__db_connect(weir_conn **out, weir_db *db, weir_error *err)
     }
     c->memory_limit = db->memory_limit[0] ? db->memory_limit : NULL;
     c->db = db;
+    if (db->macros && !(c->made = weir__macros_made_new(db->macros))) {
+        duckdb_disconnect(&c->handle);
+        free(c);
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
     *out = c;
     return 0;
 }
@@ -262,6 +268,7 @@ void weir__conn_close(weir_conn *c)
     if (!c)
         return;
     duckdb_disconnect(&c->handle);
+    free(c->made);
     free(c);
 }
 
@@ -950,6 +957,7 @@ void weir__conn_rollback(weir_conn *c)
     duckdb_result r;
     duckdb_query(counted(c, "ROLLBACK"), "ROLLBACK", &r);
     duckdb_destroy_result(&r);
+    weir__macros_forget(c->db->macros, c->made);
 }
 
 void weir__conn_interrupt(weir_conn *c)

@@ -23,8 +23,8 @@ typedef struct weir_db_config {
     unsigned threads;         /* 0 = DuckDB's default */
     const char *memory_limit; /* NULL = DuckDB's default */
     const char *temp_dir;     /* spill folder; NULL = DuckDB's default */
-    bool lazy_macros;         /* create weir's Spark macros on first use
-                                 (store/macros.c), for resolving only */
+    bool lazy_macros;         /* create weir's Spark macros on first use,
+                                 per connection (store/macros.c) */
 } weir_db_config;
 
 /* An in-memory DuckDB instance; storage files are attached separately. */

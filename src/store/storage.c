@@ -201,8 +201,9 @@ int weir__storage_open(weir_storage **out, const char *root,
         tmp = weir__path_join(root, "tmp");
         dbcfg.temp_dir = tmp;
     }
-    /* A dry run only resolves: weir's macros as its statements call them. */
-    dbcfg.lazy_macros = mode == WEIR_STORAGE_DRY;
+    /* Updates and dry runs: weir's macros as their statements call them
+     * (an update's flows call a few, if any). Queries may call any. */
+    dbcfg.lazy_macros = mode != WEIR_STORAGE_QUERY;
     if (!rc)
         rc = weir__db_open(&s->db, &dbcfg, err);
     free(tmp);

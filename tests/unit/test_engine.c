@@ -268,17 +268,19 @@ TEST(test_engine_expectations__one_statement)
     teardown(&fx);
 }
 
-/* How many of weir's macros memory.main holds. */
-static long macros_made(weir_conn *c)
+/* How many of weir's macros connection c sees in `database`. */
+static long macros_made(weir_conn *c, const char *database)
 {
     weir_rows *rows = NULL;
     weir_error e;
     long n = -1;
-    if (weir__conn_query(c,
-                         "SELECT count(DISTINCT function_name) FROM "
-                         "duckdb_functions() WHERE database_name = 'memory' "
-                         "AND function_name LIKE 'weir\\_%' ESCAPE '\\'",
-                         &rows, &e) == 0)
+    char q[300];
+    snprintf(q, sizeof(q),
+             "SELECT count(DISTINCT function_name) FROM duckdb_functions() "
+             "WHERE database_name = '%s' AND function_name LIKE 'weir\\_%%' "
+             "ESCAPE '\\'",
+             database);
+    if (weir__conn_query(c, q, &rows, &e) == 0)
         n = strtol(weir__rows_get(rows, 0, 0), NULL, 10);
     weir__rows_free(rows);
     return n;
@@ -286,48 +288,66 @@ static long macros_made(weir_conn *c)
 
 TEST(test_engine_dry__macros_on_first_use)
 {
-    /* A dry run's instance creates weir's Spark macros as statements call
-     * them, with the macros those use; a statement that may open a
-     * transaction gets all of them first. A run's instance has all from
-     * the start. */
+    /* The instances of dry runs and updates create weir's Spark macros as
+     * statements call them, with the macros those use, on the calling
+     * connection: a transaction open on it sees them, and after a
+     * rollback they are made again. A query's instance has them all. */
     char dir[64];
     snprintf(dir, sizeof(dir), "/tmp/weir-test-engine-XXXXXX");
     CHECK(mkdtemp(dir) != NULL);
     char *root = weir__path_join(dir, "storage");
-    weir_storage *st = NULL, *run = NULL;
     weir_error e;
-    CHECK_INT(weir__storage_open(&st, root, WEIR_STORAGE_DRY, NULL, &e), 0);
-    weir_conn *other = NULL;
-    CHECK_INT(weir__db_connect(&other, st->db, &e), 0);
-    CHECK_INT(macros_made(st->conn), 0);
-    weir_db_column *cols = NULL;
-    size_t n = 0;
-    weir_arena a = WEIR_ARENA_INIT;
-    /* weir_conv calls weir_conv_out, weir_conv_unsigned, ... */
-    CHECK_INT(weir__conn_describe(other, "SELECT weir_conv('ff', 16, 10) AS v",
-                                  &cols, &n, &a, &e),
-              0);
-    long some = macros_made(st->conn);
-    CHECK(some > 1);
-    weir_rows *rows = NULL;
-    CHECK_INT(weir__conn_query(st->conn, "SELECT weir_conv('ff', 16, 10) AS v",
-                               &rows, &e),
-              0);
-    CHECK_STR(rows ? weir__rows_get(rows, 0, 0) : NULL, "255");
-    weir__rows_free(rows);
-    CHECK_INT(weir__conn_begin(other, &e), 0);
-    long all = macros_made(st->conn);
-    CHECK(all > some);
-    CHECK_INT(weir__conn_exec(other, "SELECT weir_overlay('abc', 'X', 2, 1)",
-                              NULL, &e),
-              0);
-    weir__conn_rollback(other);
-    weir__conn_close(other);
-    weir__arena_free(&a);
-    weir__storage_close(st);
-    CHECK_INT(weir__storage_open(&run, root, WEIR_STORAGE_RUN, NULL, &e), 0);
-    CHECK_INT(macros_made(run->conn), all);
-    weir__storage_close(run);
+    for (int mode = 0; mode < 2; mode++) {
+        weir_storage *st = NULL;
+        CHECK_INT(weir__storage_open(&st, root,
+                                     mode ? WEIR_STORAGE_RUN : WEIR_STORAGE_DRY,
+                                     NULL, &e),
+                  0);
+        if (!st)
+            continue;
+        weir_conn *other = NULL;
+        CHECK_INT(weir__db_connect(&other, st->db, &e), 0);
+        CHECK_INT(macros_made(st->conn, "memory"), 0);
+        CHECK_INT(macros_made(st->conn, "temp"), 0);
+        weir_db_column *cols = NULL;
+        size_t n = 0;
+        weir_arena a = WEIR_ARENA_INIT;
+        /* weir_conv calls weir_conv_out, weir_conv_unsigned, ... */
+        CHECK_INT(weir__conn_describe(other, "SELECT weir_conv('ff', 16, 10) "
+                                             "AS v",
+                                      &cols, &n, &a, &e),
+                  0);
+        long some = macros_made(other, "temp");
+        CHECK(some > 1);
+        CHECK_INT(macros_made(st->conn, "temp"), 0);
+        weir_rows *rows = NULL;
+        CHECK_INT(weir__conn_query(st->conn, "SELECT weir_conv('ff', 16, 10) AS v",
+                                   &rows, &e),
+                  0);
+        CHECK_STR(rows ? weir__rows_get(rows, 0, 0) : NULL, "255");
+        weir__rows_free(rows);
+        CHECK_INT(macros_made(st->conn, "temp"), some);
+        /* Inside a transaction that has read the catalog. */
+        CHECK_INT(weir__conn_begin(other, &e), 0);
+        CHECK_INT(macros_made(other, "temp"), some);
+        CHECK_INT(weir__conn_exec(other, "SELECT weir_overlay('abc', 'X', 2, 1)",
+                                  NULL, &e),
+                  0);
+        CHECK(macros_made(other, "temp") > some);
+        weir__conn_rollback(other);
+        CHECK_INT(macros_made(other, "temp"), some);
+        CHECK_INT(weir__conn_exec(other, "SELECT weir_overlay('abc', 'X', 2, 1)",
+                                  NULL, &e),
+                  0);
+        CHECK(macros_made(other, "temp") > some);
+        weir__conn_close(other);
+        weir__arena_free(&a);
+        weir__storage_close(st);
+    }
+    weir_storage *q = NULL;
+    CHECK_INT(weir__storage_open(&q, root, WEIR_STORAGE_QUERY, NULL, &e), 0);
+    CHECK(q && macros_made(q->conn, "memory") > 40);
+    weir__storage_close(q);
     free(root);
     weir__fs_remove_tree(dir, NULL);
 }
