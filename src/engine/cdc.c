@@ -233,6 +233,7 @@ typedef struct cdc_run {
     size_t n_keys;
     weir_error *err;
     weir_buf q;
+    int64_t n_trunc; /* the batch's truncates (stage) */
 } cdc_run;
 
 static void hidden(cdc_run *r, const char *what)
@@ -300,6 +301,24 @@ static int scalar_q(cdc_run *r, int64_t *out)
     return rc;
 }
 
+/* The n integers of the one row of r->q's query (NULL: 0). */
+static int scalars_q(cdc_run *r, int64_t *out, size_t n)
+{
+    weir_rows *rows = NULL;
+    int rc = r->q.failed ? oom(r->err)
+                         : weir__conn_query(r->conn, weir__buf_cstr(&r->q),
+                                            &rows, r->err);
+    for (size_t i = 0; i < n; i++) {
+        const char *v = !rc && rows->n_rows && i < rows->n_cols
+                            ? weir__rows_get(rows, 0, i)
+                            : NULL;
+        out[i] = v ? strtoll(v, NULL, 10) : 0;
+    }
+    weir__rows_free(rows);
+    weir__buf_clear(&r->q);
+    return rc;
+}
+
 static int put_expr(cdc_run *r, const weir_sql_expr *e, const char *dflt)
 {
     if (!e) {
@@ -329,33 +348,36 @@ static int stage(cdc_run *r, const char *src_sql, int64_t *n_changes)
                      src_sql);
     if (rc || (rc = run_q(r, NULL)))
         return rc;
-    weir__buf_puts(&r->q, "SELECT count(*) FILTER (WHERE __weir_seq IS NULL) * "
-                          "4294967296 + count(*) FILTER (WHERE NOT __weir_trunc "
-                          "AND (false");
+    /* The changes, those without a sequence, those without a key, and
+     * the truncates, in one pass. */
+    weir__buf_puts(&r->q, "SELECT count(*), count(*) FILTER (WHERE __weir_seq IS "
+                          "NULL), count(*) FILTER (WHERE NOT __weir_trunc AND "
+                          "(false");
     for (size_t i = 0; i < r->n_keys; i++) {
         weir__buf_puts(&r->q, " OR ");
         ident(r, NULL, r->keys[i]);
         weir__buf_puts(&r->q, " IS NULL");
     }
-    weir__buf_puts(&r->q, ")) FROM " BATCH);
-    int64_t bad = 0;
-    if ((rc = scalar_q(r, &bad)))
+    weir__buf_puts(&r->q, ")), count(*) FILTER (WHERE __weir_trunc) FROM " BATCH);
+    int64_t c[4] = { 0, 0, 0, 0 };
+    if ((rc = scalars_q(r, c, 4)))
         return rc;
-    if (bad >= 4294967296LL)
+    if (c[1])
         return WEIR_ERR(r->err, WEIR_ERROR,
                         "AUTOCDC_MICROBATCH_VALIDATION.NULL_SEQUENCE",
                         "AUTO CDC flow '%s': %lld change(s) of the batch have a "
                         "NULL SEQUENCE BY value; every change needs one.",
-                        r->f->display, (long long)(bad >> 32));
-    if (bad)
+                        r->f->display, (long long)c[1]);
+    if (c[2])
         return WEIR_ERR(r->err, WEIR_ERROR,
                         "AUTOCDC_MICROBATCH_VALIDATION.NULL_KEY",
                         "AUTO CDC flow '%s': %lld change(s) of the batch have a "
                         "NULL key column; keys identify rows and cannot be "
                         "NULL.",
-                        r->f->display, (long long)bad);
-    weir__buf_puts(&r->q, "SELECT count(*) FROM " BATCH);
-    return scalar_q(r, n_changes);
+                        r->f->display, (long long)c[2]);
+    *n_changes = c[0];
+    r->n_trunc = c[3];
+    return 0;
 }
 
 /* CREATE TABLE IF NOT EXISTS <hidden what> AS SELECT cols FROM batch
@@ -390,10 +412,10 @@ static int key_cols(cdc_run *r, weir_buf *out)
  * and the rows and state of keys whose last change is not newer go. */
 static int truncate_scd1(cdc_run *r, int64_t *n, weir_cdc_metrics *m)
 {
-    weir__buf_puts(&r->q, "SELECT count(*) FROM " BATCH " WHERE __weir_trunc");
-    int rc = scalar_q(r, n);
-    if (rc || !*n)
-        return rc;
+    *n = r->n_trunc;
+    if (!*n)
+        return 0;
+    int rc;
     weir__buf_puts(&r->q, "INSERT INTO ");
     hidden(r, "truncate");
     weir__buf_puts(&r->q, " SELECT max(__weir_seq) FROM " BATCH
@@ -531,12 +553,13 @@ static int scd1(cdc_run *r, bool fresh, int64_t n_changes,
         rc = scd1_apply_rows(r);
     if (rc)
         return rc;
-    weir__buf_puts(&r->q, "SELECT sum(__weir_n) FROM " APPLY);
-    if ((rc = scalar_q(r, &n_cand)))
+    weir__buf_puts(&r->q, "SELECT sum(__weir_n), count(*) FILTER (WHERE NOT "
+                          "__weir_del) FROM " APPLY);
+    int64_t c[2] = { 0, 0 };
+    if ((rc = scalars_q(r, c, 2)))
         return rc;
-    weir__buf_puts(&r->q, "SELECT count(*) FILTER (WHERE NOT __weir_del) FROM " APPLY);
-    if ((rc = scalar_q(r, &ups)))
-        return rc;
+    n_cand = c[0];
+    ups = c[1];
     m->ignored += n_changes - n_trunc - n_cand;
     m->upserted += ups;
     /* The target. */
@@ -766,13 +789,12 @@ static int scd2(cdc_run *r, bool fresh, int64_t n_changes, weir_cdc_metrics *m)
         rc = scd2_new(r);
     if (rc)
         return rc;
-    int64_t ups = 0, dels = 0;
-    weir__buf_puts(&r->q, "SELECT count(*) FILTER (WHERE NOT __weir_del) FROM " NEW);
-    if ((rc = scalar_q(r, &ups)))
+    int64_t c[2] = { 0, 0 };
+    weir__buf_puts(&r->q, "SELECT count(*) FILTER (WHERE NOT __weir_del), "
+                          "count(*) FILTER (WHERE __weir_del) FROM " NEW);
+    if ((rc = scalars_q(r, c, 2)))
         return rc;
-    weir__buf_puts(&r->q, "SELECT count(*) FILTER (WHERE __weir_del) FROM " NEW);
-    if ((rc = scalar_q(r, &dels)))
-        return rc;
+    int64_t ups = c[0], dels = c[1];
     m->upserted += ups;
     m->deleted += dels;
     m->ignored += n_changes - ups - dels;
