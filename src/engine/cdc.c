@@ -233,6 +233,7 @@ typedef struct cdc_run {
     size_t n_keys;
     weir_error *err;
     weir_buf q;
+    int64_t n_trunc; /* the batch's truncates (stage) */
 } cdc_run;
 
 static void hidden(cdc_run *r, const char *what)
@@ -300,6 +301,24 @@ static int scalar_q(cdc_run *r, int64_t *out)
     return rc;
 }
 
+/* The n integers of the one row of r->q's query (NULL: 0). */
+static int scalars_q(cdc_run *r, int64_t *out, size_t n)
+{
+    weir_rows *rows = NULL;
+    int rc = r->q.failed ? oom(r->err)
+                         : weir__conn_query(r->conn, weir__buf_cstr(&r->q),
+                                            &rows, r->err);
+    for (size_t i = 0; i < n; i++) {
+        const char *v = !rc && rows->n_rows && i < rows->n_cols
+                            ? weir__rows_get(rows, 0, i)
+                            : NULL;
+        out[i] = v ? strtoll(v, NULL, 10) : 0;
+    }
+    weir__rows_free(rows);
+    weir__buf_clear(&r->q);
+    return rc;
+}
+
 static int put_expr(cdc_run *r, const weir_sql_expr *e, const char *dflt)
 {
     if (!e) {
@@ -329,33 +348,36 @@ static int stage(cdc_run *r, const char *src_sql, int64_t *n_changes)
                      src_sql);
     if (rc || (rc = run_q(r, NULL)))
         return rc;
-    weir__buf_puts(&r->q, "SELECT count(*) FILTER (WHERE __weir_seq IS NULL) * "
-                          "4294967296 + count(*) FILTER (WHERE NOT __weir_trunc "
-                          "AND (false");
+    /* The changes, those without a sequence, those without a key, and
+     * the truncates, in one pass. */
+    weir__buf_puts(&r->q, "SELECT count(*), count(*) FILTER (WHERE __weir_seq IS "
+                          "NULL), count(*) FILTER (WHERE NOT __weir_trunc AND "
+                          "(false");
     for (size_t i = 0; i < r->n_keys; i++) {
         weir__buf_puts(&r->q, " OR ");
         ident(r, NULL, r->keys[i]);
         weir__buf_puts(&r->q, " IS NULL");
     }
-    weir__buf_puts(&r->q, ")) FROM " BATCH);
-    int64_t bad = 0;
-    if ((rc = scalar_q(r, &bad)))
+    weir__buf_puts(&r->q, ")), count(*) FILTER (WHERE __weir_trunc) FROM " BATCH);
+    int64_t c[4] = { 0, 0, 0, 0 };
+    if ((rc = scalars_q(r, c, 4)))
         return rc;
-    if (bad >= 4294967296LL)
+    if (c[1])
         return WEIR_ERR(r->err, WEIR_ERROR,
                         "AUTOCDC_MICROBATCH_VALIDATION.NULL_SEQUENCE",
                         "AUTO CDC flow '%s': %lld change(s) of the batch have a "
                         "NULL SEQUENCE BY value; every change needs one.",
-                        r->f->display, (long long)(bad >> 32));
-    if (bad)
+                        r->f->display, (long long)c[1]);
+    if (c[2])
         return WEIR_ERR(r->err, WEIR_ERROR,
                         "AUTOCDC_MICROBATCH_VALIDATION.NULL_KEY",
                         "AUTO CDC flow '%s': %lld change(s) of the batch have a "
                         "NULL key column; keys identify rows and cannot be "
                         "NULL.",
-                        r->f->display, (long long)bad);
-    weir__buf_puts(&r->q, "SELECT count(*) FROM " BATCH);
-    return scalar_q(r, n_changes);
+                        r->f->display, (long long)c[2]);
+    *n_changes = c[0];
+    r->n_trunc = c[3];
+    return 0;
 }
 
 /* CREATE TABLE IF NOT EXISTS <hidden what> AS SELECT cols FROM batch
@@ -390,10 +412,10 @@ static int key_cols(cdc_run *r, weir_buf *out)
  * and the rows and state of keys whose last change is not newer go. */
 static int truncate_scd1(cdc_run *r, int64_t *n, weir_cdc_metrics *m)
 {
-    weir__buf_puts(&r->q, "SELECT count(*) FROM " BATCH " WHERE __weir_trunc");
-    int rc = scalar_q(r, n);
-    if (rc || !*n)
-        return rc;
+    *n = r->n_trunc;
+    if (!*n)
+        return 0;
+    int rc;
     weir__buf_puts(&r->q, "INSERT INTO ");
     hidden(r, "truncate");
     weir__buf_puts(&r->q, " SELECT max(__weir_seq) FROM " BATCH
@@ -531,12 +553,13 @@ static int scd1(cdc_run *r, bool fresh, int64_t n_changes,
         rc = scd1_apply_rows(r);
     if (rc)
         return rc;
-    weir__buf_puts(&r->q, "SELECT sum(__weir_n) FROM " APPLY);
-    if ((rc = scalar_q(r, &n_cand)))
+    weir__buf_puts(&r->q, "SELECT sum(__weir_n), count(*) FILTER (WHERE NOT "
+                          "__weir_del) FROM " APPLY);
+    int64_t c[2] = { 0, 0 };
+    if ((rc = scalars_q(r, c, 2)))
         return rc;
-    weir__buf_puts(&r->q, "SELECT count(*) FILTER (WHERE NOT __weir_del) FROM " APPLY);
-    if ((rc = scalar_q(r, &ups)))
-        return rc;
+    n_cand = c[0];
+    ups = c[1];
     m->ignored += n_changes - n_trunc - n_cand;
     m->upserted += ups;
     /* The target. */
@@ -766,13 +789,12 @@ static int scd2(cdc_run *r, bool fresh, int64_t n_changes, weir_cdc_metrics *m)
         rc = scd2_new(r);
     if (rc)
         return rc;
-    int64_t ups = 0, dels = 0;
-    weir__buf_puts(&r->q, "SELECT count(*) FILTER (WHERE NOT __weir_del) FROM " NEW);
-    if ((rc = scalar_q(r, &ups)))
+    int64_t c[2] = { 0, 0 };
+    weir__buf_puts(&r->q, "SELECT count(*) FILTER (WHERE NOT __weir_del), "
+                          "count(*) FILTER (WHERE __weir_del) FROM " NEW);
+    if ((rc = scalars_q(r, c, 2)))
         return rc;
-    weir__buf_puts(&r->q, "SELECT count(*) FILTER (WHERE __weir_del) FROM " NEW);
-    if ((rc = scalar_q(r, &dels)))
-        return rc;
+    int64_t ups = c[0], dels = c[1];
     m->upserted += ups;
     m->deleted += dels;
     m->ignored += n_changes - ups - dels;
@@ -870,41 +892,71 @@ static int scd2(cdc_run *r, bool fresh, int64_t n_changes, weir_cdc_metrics *m)
     return rc;
 }
 
+static int by_text(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "k1, k2 | TYPE" in *out (malloc'd): the names of cols but __weir_seq
+ * and __weir_del (the keys; lower case, sorted) and __weir_seq's type. */
+static int shape_text(cdc_run *r, const weir_db_column *cols, size_t n,
+                      weir_arena *a, char **out)
+{
+    const char **keys = weir__arena_array(a, n + 1, sizeof(*keys));
+    size_t k = 0;
+    const char *type = "";
+    for (size_t i = 0; keys && i < n; i++) {
+        char *low = weir__arena_strdup(a, cols[i].name);
+        if (!low)
+            return oom(r->err);
+        weir__str_lower(low);
+        if (!strcmp(low, "__weir_seq"))
+            type = cols[i].type;
+        else if (strcmp(low, "__weir_del") != 0)
+            keys[k++] = low;
+    }
+    if (!keys)
+        return oom(r->err);
+    qsort(keys, k, sizeof(*keys), by_text);
+    weir_buf b = WEIR_BUF_INIT;
+    for (size_t i = 0; i < k; i++)
+        weir__buf_printf(&b, "%s%s", i ? ", " : "", keys[i]);
+    weir__buf_printf(&b, " | %s", type);
+    *out = b.failed ? NULL : weir__buf_detach(&b);
+    weir__buf_free(&b);
+    return *out ? 0 : oom(r->err);
+}
+
 /* The keys (sorted, lower case) and the SEQUENCE BY type the state table
  * was made for, "k1, k2 | TYPE", in *old (NULL: no state yet), and the
- * flow's own in *now. */
+ * flow's own in *now. Both by binding a query, not by filtering
+ * duckdb_columns() (see weir__conn_table_columns). */
 static int state_shape(cdc_run *r, char **old, char **now)
 {
-    char name[900];
-    snprintf(name, sizeof(name), "autocdc_state:%s", r->t->display);
-    weir__buf_puts(&r->q, "SELECT string_agg(lower(column_name), ', ' ORDER BY "
-                          "lower(column_name)) FILTER (WHERE column_name NOT IN "
-                          "('__weir_seq', '__weir_del')) || ' | ' || any_value("
-                          "data_type) FILTER (WHERE column_name = '__weir_seq') "
-                          "FROM duckdb_columns() WHERE database_name = ");
-    weir__buf_put_sql_string(&r->q, r->cat);
-    weir__buf_puts(&r->q, " AND schema_name = '_weir' AND table_name = ");
-    weir__buf_put_sql_string(&r->q, name);
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_db_column *cols = NULL;
+    size_t n = 0;
+    bool exists = false;
+    hidden(r, "state");
     int rc = r->q.failed ? oom(r->err)
-                         : weir__conn_scalar_text(r->conn, weir__buf_cstr(&r->q),
-                                                  old, r->err);
+                         : weir__conn_table_columns(r->conn, weir__buf_cstr(&r->q),
+                                                    &exists, &cols, &n, &a,
+                                                    r->err);
     weir__buf_clear(&r->q);
-    if (rc || !*old)
-        return rc;
-    weir__buf_puts(&r->q, "SELECT string_agg(lower(k), ', ' ORDER BY lower(k)) "
-                          "|| ' | ' || (SELECT data_type FROM duckdb_columns() "
-                          "WHERE database_name = 'temp' AND table_name = '"
-                          BATCH "' AND column_name = '__weir_seq') FROM (VALUES ");
-    for (size_t i = 0; i < r->n_keys; i++) {
-        weir__buf_puts(&r->q, i ? ", (" : "(");
-        weir__buf_put_sql_string(&r->q, r->keys[i]);
-        weir__buf_puts(&r->q, ")");
+    if (!rc && exists)
+        rc = shape_text(r, cols, n, &a, old);
+    if (!rc && exists) {
+        weir__buf_puts(&r->q, "SELECT ");
+        list(r, NULL, r->keys, r->n_keys);
+        weir__buf_puts(&r->q, ", __weir_seq FROM " BATCH);
+        rc = r->q.failed ? oom(r->err)
+                         : weir__conn_describe(r->conn, weir__buf_cstr(&r->q),
+                                               &cols, &n, &a, r->err);
+        weir__buf_clear(&r->q);
+        if (!rc)
+            rc = shape_text(r, cols, n, &a, now);
     }
-    weir__buf_puts(&r->q, ") AS __weir_k(k)");
-    rc = r->q.failed ? oom(r->err)
-                     : weir__conn_scalar_text(r->conn, weir__buf_cstr(&r->q),
-                                              now, r->err);
-    weir__buf_clear(&r->q);
+    weir__arena_free(&a);
     return rc;
 }
 

@@ -2,8 +2,9 @@
  * Table materialization before an update's flows run: create missing
  * tables, evolve streaming tables additively, reset fully refreshed ones
  * (new checkpoint generation, table recreated, epoch bumped), keep weir's
- * table metadata, and publish persisted views. What the catalogs hold is
- * read once; each catalog's changes commit in one transaction, and a
+ * table metadata, and publish persisted views. weir's metadata is read
+ * once, and only the tables of the datasets the update materializes are
+ * looked up; each catalog's changes commit in one transaction, and a
  * dataset whose change is invalid (an incompatible type, changed
  * partitioning) fails alone.
  */
@@ -21,16 +22,18 @@
 
 /* ---- what the catalogs hold ---------------------------------------------- */
 
+typedef struct column_list {
+    bool exists;
+    weir_db_column *cols;
+    size_t n;
+} column_list;
+
 typedef struct snapshot {
     weir_arena arena;
-    weir_map tables;  /* "alias\x1fschema\x1ftable" (lower) -> column list */
-    weir_map meta;    /* display name -> meta_row */
-    weir_rows *cols, *rows;
+    column_list *tables; /* by dataset index: the columns of its table */
+    weir_map meta;       /* display name -> meta_row */
+    weir_rows *rows;
 } snapshot;
-
-typedef struct column_list {
-    size_t first, n; /* rows of snapshot.cols */
-} column_list;
 
 typedef struct meta_row {
     int64_t epoch;
@@ -38,51 +41,23 @@ typedef struct meta_row {
     const char *signature;  /* the row's content (meta_signature) */
 } meta_row;
 
-static char *table_key(weir_arena *a, const char *alias, const char *schema,
-                       const char *table)
-{
-    char *k = weir__arena_printf(a, "%s\x1f%s\x1f%s", alias, schema, table);
-    if (k)
-        weir__str_lower(k);
-    return k;
-}
-
-static int load_snapshot(snapshot *s, weir_storage *st, weir_error *err)
+/* weir's metadata of every attached catalog (one query); the datasets'
+ * tables are looked up one by one (look_up), only those the update
+ * materializes. */
+static int load_snapshot(snapshot *s, weir_storage *st, size_t n_datasets,
+                         weir_error *err)
 {
     memset(s, 0, sizeof(*s));
     weir__arena_init(&s->arena);
-    weir__map_init(&s->tables, false);
     weir__map_init(&s->meta, true);
-    int rc = weir__conn_query(
-        st->conn,
-        "SELECT database_name, schema_name, table_name, column_name, data_type "
-        "FROM duckdb_columns() WHERE NOT internal AND schema_name <> '_weir' "
-        "AND database_name NOT IN ('memory', 'temp', 'system', '" WEIR_SYSTEM_ALIAS
-        "') "
-        "ORDER BY database_name, schema_name, table_name, column_index",
-        &s->cols, err);
-    for (size_t i = 0; !rc && i < s->cols->n_rows;) {
-        size_t j = i;
-        const char *db = weir__rows_get(s->cols, i, 0);
-        const char *sc = weir__rows_get(s->cols, i, 1);
-        const char *tb = weir__rows_get(s->cols, i, 2);
-        while (j < s->cols->n_rows && !strcmp(weir__rows_get(s->cols, j, 0), db) &&
-               !strcmp(weir__rows_get(s->cols, j, 1), sc) &&
-               !strcmp(weir__rows_get(s->cols, j, 2), tb))
-            j++;
-        column_list *cl = weir__arena_alloc(&s->arena, sizeof(*cl));
-        char *key = table_key(&s->arena, db, sc, tb);
-        if (!cl || !key || weir__map_put(&s->tables, key, cl))
-            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-        cl->first = i;
-        cl->n = j - i;
-        i = j;
-    }
-    /* weir's metadata of every attached catalog. */
+    s->tables = calloc(n_datasets + 1, sizeof(*s->tables));
+    if (!s->tables)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    int rc = 0;
     weir_buf q = WEIR_BUF_INIT;
     size_t it = 0;
     const char *alias;
-    while (!rc && weir__map_next(&st->attached, &it, &alias, NULL)) {
+    while (weir__map_next(&st->attached, &it, &alias, NULL)) {
         if (q.len)
             weir__buf_puts(&q, " UNION ALL ");
         weir__buf_puts(&q, "SELECT name, epoch, array_to_string(partition_cols, ','), "
@@ -94,7 +69,7 @@ static int load_snapshot(snapshot *s, weir_storage *st, weir_error *err)
         weir__buf_put_sql_ident(&q, alias);
         weir__buf_puts(&q, "._weir.tables");
     }
-    if (!rc && q.len)
+    if (q.len)
         rc = weir__query_buf(st->conn, &q, &s->rows, err);
     weir__buf_free(&q);
     for (size_t i = 0; !rc && s->rows && i < s->rows->n_rows; i++) {
@@ -111,21 +86,32 @@ static int load_snapshot(snapshot *s, weir_storage *st, weir_error *err)
     return rc;
 }
 
+/* Whether dataset di's table exists, and its columns. */
+static int look_up(snapshot *s, weir_storage *st, const weir_graph *g, int di,
+                   weir_error *err)
+{
+    weir_buf ref = WEIR_BUF_INIT;
+    weir__phys(&ref, &g->datasets[di]);
+    column_list *cl = &s->tables[di];
+    int rc = ref.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                        : weir__conn_table_columns(st->conn, weir__buf_cstr(&ref),
+                                                   &cl->exists, &cl->cols,
+                                                   &cl->n, &s->arena, err);
+    weir__buf_free(&ref);
+    return rc;
+}
+
 static void free_snapshot(snapshot *s)
 {
-    weir__map_free(&s->tables);
+    free(s->tables);
     weir__map_free(&s->meta);
-    weir__rows_free(s->cols);
     weir__rows_free(s->rows);
     weir__arena_free(&s->arena);
 }
 
-static const column_list *existing(snapshot *s, const weir_gdataset *d)
+static const column_list *existing(const snapshot *s, int di)
 {
-    char alias[300];
-    weir__storage_catalog_alias(alias, sizeof(alias), d->catalog);
-    char *key = table_key(&s->arena, alias, d->database, d->name);
-    return key ? weir__map_get(&s->tables, key) : NULL;
+    return s->tables[di].exists ? &s->tables[di] : NULL;
 }
 
 /* ---- statements ---------------------------------------------------------- */
@@ -261,15 +247,15 @@ static void norm_type(char *out, size_t size, const char *t)
 }
 
 /* Additive schema evolution of an existing streaming table. */
-static int evolve(const snapshot *s, const column_list *cl,
-                  const weir_gdataset *d, weir_buf *ddl, weir_error *err)
+static int evolve(const column_list *cl, const weir_gdataset *d, weir_buf *ddl,
+                  weir_error *err)
 {
     for (size_t i = 0; i < d->schema.n; i++) {
         const weir_column *c = &d->schema.cols[i];
         const char *have = NULL;
-        for (size_t r = cl->first; r < cl->first + cl->n && !have; r++)
-            if (weir__str_ieq(weir__rows_get(s->cols, r, 3), c->name))
-                have = weir__rows_get(s->cols, r, 4);
+        for (size_t r = 0; r < cl->n && !have; r++)
+            if (weir__str_ieq(cl->cols[r].name, c->name))
+                have = cl->cols[r].type;
         if (!have) {
             weir__buf_puts(ddl, "; ALTER TABLE ");
             weir__phys(ddl, d);
@@ -366,7 +352,7 @@ static int reset_dataset(piece_vec *v, const weir_graph *g, int di,
     const meta_row *m = weir__map_get(&s->meta, d->display);
     /* A materialized view keeps its rows until its flow replaces them in
      * one transaction: a failed recomputation leaves the old contents. */
-    bool keep = d->kind == WEIR_MATERIALIZED_VIEW && existing(s, d);
+    bool keep = d->kind == WEIR_MATERIALIZED_VIEW && existing(s, di);
     if (!keep) {
         weir__buf_puts(&q, "; DROP TABLE IF EXISTS ");
         weir__phys(&q, d);
@@ -387,7 +373,7 @@ static int materialize_dataset(piece_vec *v, const weir_graph *g, int di,
 {
     const weir_gdataset *d = &g->datasets[di];
     /* Partitioning together with clustering was rejected by the graph. */
-    const column_list *cl = existing(s, d);
+    const column_list *cl = existing(s, di);
     const meta_row *m = weir__map_get(&s->meta, d->display);
     weir_buf q = WEIR_BUF_INIT;
     int rc = 0;
@@ -412,7 +398,7 @@ static int materialize_dataset(piece_vec *v, const weir_graph *g, int di,
     } else {
         rc = check_partitions(m, d, err);
         if (!rc && d->kind == WEIR_STREAMING_TABLE)
-            rc = evolve(s, cl, d, &q, err);
+            rc = evolve(cl, d, &q, err);
     }
     if (!rc) {
         quarantine_ddl(&q, d, false);
@@ -463,13 +449,16 @@ int weir__materialize(weir_storage *st, const weir_graph *g,
                       const char *update_id, weir_error *errs, weir_error *err)
 {
     snapshot s;
-    int rc = load_snapshot(&s, st, err);
+    int rc = load_snapshot(&s, st, g->n_datasets, err);
     piece_vec v = WEIR_VEC_INIT;
     for (size_t k = 0; !rc && k < g->n_datasets; k++) {
         int di = g->dataset_order[k];
         const weir_gdataset *d = &g->datasets[di];
         if (d->kind == WEIR_TEMPORARY_VIEW || d->kind == WEIR_PERSISTED_VIEW)
             continue;
+        if ((reset[di] || selected[di]) && d->kind != WEIR_SINK &&
+            (rc = look_up(&s, st, g, di, err)) != 0)
+            break;
         if (reset[di] && reset_dataset(&v, g, di, &s, update_id))
             rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
         else if (!reset[di] && selected[di] && d->kind != WEIR_SINK)

@@ -124,15 +124,16 @@ struct weir_conn {
     duckdb_connection handle;
     weir_db *db;
     uint64_t statements; /* SQL texts handed to DuckDB (weir__conn_statements) */
+    bool *made; /* lazy macros: those this connection made (macros.h) */
     const char *memory_limit; /* the instance's, or NULL */
 };
 
 /* c's DuckDB handle, for one more statement, sql (with lazy macros, the
- * macros it calls are created first). */
+ * macros it calls are created on c first). */
 static duckdb_connection counted(weir_conn *c, const char *sql)
 {
     c->statements++;
-    weir__macros_ensure(c->db->macros, sql);
+    weir__macros_ensure(c->db->macros, c->handle, c->made, sql);
     return c->handle;
 }
 
@@ -218,7 +219,7 @@ int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
                        : WEIR_ERR(err, WEIR_EENGINE, NULL,
                                   "cannot connect to DuckDB");
     if (!rc && lazy) {
-        rc = weir__macros_new(&db->macros, db->handle, weir__sql_session_setup());
+        rc = weir__macros_new(&db->macros, weir__sql_session_setup());
         if (rc)
             rc = WEIR_ERR(err, rc, NULL, "cannot prepare weir's macros");
     }
@@ -302,6 +303,11 @@ int weir__db_connect(weir_conn **out, weir_db *db, weir_error *err)
     }
     c->memory_limit = db->memory_limit[0] ? db->memory_limit : NULL;
     c->db = db;
+    if (db->macros && !(c->made = weir__macros_made_new(db->macros))) {
+        duckdb_disconnect(&c->handle);
+        free(c);
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
     *out = c;
     return 0;
 }
@@ -322,6 +328,7 @@ void weir__conn_close(weir_conn *c)
     if (!c)
         return;
     duckdb_disconnect(&c->handle);
+    free(c->made);
     free(c);
 }
 
@@ -718,18 +725,10 @@ int weir__conn_scalar_text(weir_conn *c, const char *sql, char **out,
     return rc;
 }
 
-int weir__conn_describe(weir_conn *c, const char *sql, weir_db_column **out,
-                        size_t *n_out, weir_arena *arena, weir_error *err)
+/* The output columns of a prepared statement, into the arena. */
+static int prepared_columns(duckdb_prepared_statement st, weir_db_column **out,
+                            size_t *n_out, weir_arena *arena, weir_error *err)
 {
-    *out = NULL;
-    *n_out = 0;
-    duckdb_prepared_statement st;
-    if (duckdb_prepare(counted(c, sql), sql, &st) == DuckDBError) {
-        int rc = engine_error(err, "", duckdb_prepare_error(st),
-                              c->memory_limit);
-        duckdb_destroy_prepare(&st);
-        return rc;
-    }
     size_t n = (size_t)duckdb_prepared_statement_column_count(st);
     weir_db_column *cols = weir__arena_array(arena, n + 1, sizeof(*cols));
     for (size_t i = 0; cols && i < n; i++) {
@@ -741,12 +740,60 @@ int weir__conn_describe(weir_conn *c, const char *sql, weir_db_column **out,
         cols[i].type = arena_type_text(arena, t);
         duckdb_destroy_logical_type(&t);
     }
-    duckdb_destroy_prepare(&st);
     if (!cols || weir__arena_failed(arena))
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     *out = cols;
     *n_out = n;
     return 0;
+}
+
+int weir__conn_describe(weir_conn *c, const char *sql, weir_db_column **out,
+                        size_t *n_out, weir_arena *arena, weir_error *err)
+{
+    *out = NULL;
+    *n_out = 0;
+    duckdb_prepared_statement st;
+    int rc;
+    if (duckdb_prepare(counted(c, sql), sql, &st) == DuckDBError)
+        rc = engine_error(err, "", duckdb_prepare_error(st), c->memory_limit);
+    else
+        rc = prepared_columns(st, out, n_out, arena, err);
+    duckdb_destroy_prepare(&st);
+    return rc;
+}
+
+int weir__conn_table_columns(weir_conn *c, const char *table, bool *exists,
+                             weir_db_column **out, size_t *n_out,
+                             weir_arena *arena, weir_error *err)
+{
+    *exists = false;
+    *out = NULL;
+    *n_out = 0;
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_printf(&q, "SELECT * FROM %s", table);
+    if (q.failed) {
+        weir__buf_free(&q);
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    duckdb_prepared_statement st;
+    int rc = 0;
+    if (duckdb_prepare(counted(c, weir__buf_cstr(&q)), weir__buf_cstr(&q),
+                       &st) == DuckDBError) {
+        /* A name that does not resolve (no such table or schema: a
+         * Catalog Error; no such catalog: a Binder Error): absent. */
+        const char *msg = duckdb_prepare_error(st);
+        bool absent = msg && (strncmp(msg, "Catalog Error: ", 15) == 0 ||
+                              (strncmp(msg, "Binder Error: Catalog ", 22) == 0 &&
+                               strstr(msg, "does not exist")));
+        if (!absent)
+            rc = engine_error(err, "", msg, c->memory_limit);
+    } else {
+        *exists = true;
+        rc = prepared_columns(st, out, n_out, arena, err);
+    }
+    duckdb_destroy_prepare(&st);
+    weir__buf_free(&q);
+    return rc;
 }
 
 static int by_name(const void *a, const void *b)
@@ -970,6 +1017,7 @@ void weir__conn_rollback(weir_conn *c)
     duckdb_result r;
     duckdb_query(counted(c, "ROLLBACK"), "ROLLBACK", &r);
     duckdb_destroy_result(&r);
+    weir__macros_forget(c->db->macros, c->made);
 }
 
 void weir__conn_interrupt(weir_conn *c)

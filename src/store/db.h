@@ -23,8 +23,8 @@ typedef struct weir_db_config {
     unsigned threads;         /* 0 = DuckDB's default */
     const char *memory_limit; /* NULL = DuckDB's default */
     const char *temp_dir;     /* spill folder; NULL = DuckDB's default */
-    bool lazy_macros;         /* create weir's Spark macros on first use
-                                 (store/macros.c), for resolving only */
+    bool lazy_macros;         /* create weir's Spark macros on first use,
+                                 per connection (store/macros.c) */
 } weir_db_config;
 
 /* An in-memory DuckDB instance; storage files are attached separately. */
@@ -96,6 +96,14 @@ typedef struct weir_db_column {
 
 int weir__conn_describe(weir_conn *c, const char *sql, weir_db_column **out,
                         size_t *n_out, weir_arena *arena, weir_error *err);
+/* The columns of a table (its quoted name, "alias"."schema"."table") by
+ * binding a query of it: *exists is false, with no columns and no error,
+ * when no such table (or view) resolves. Cheaper than filtering
+ * duckdb_columns(), which scans every attached catalog and, on its first
+ * call in an instance, binds all of DuckDB's system views. */
+int weir__conn_table_columns(weir_conn *c, const char *table, bool *exists,
+                             weir_db_column **out, size_t *n_out,
+                             weir_arena *arena, weir_error *err);
 
 /* Rewrite *rel (a relation in DuckDB SQL, e.g. a read_json call) as a
  * SELECT of its columns sorted by name, the order Spark gives a schema it

@@ -1,19 +1,18 @@
 /*
  * weir's Spark-function macros (sql/session.c) created on first use, for
- * instances that only resolve a graph (a dry run): creating all of them
- * binds every body and is a quarter of a dry run's work, while a graph
- * usually calls a few. Before a statement runs, the weir_* names in its
- * text, and the macros those use in turn, are created in memory.main
- * through the instance's own autocommit connection, so every later
- * transaction sees them. A statement that may open a transaction (BEGIN
- * in its text, or weir__conn_begin) gets all of them first: a transaction
- * does not see catalog entries committed after it began.
+ * the instances of updates and dry runs: creating all of them binds every
+ * body, a quarter of a dry run's work and a tenth of a small update's,
+ * while a graph usually calls a few. Before a statement runs, the weir_*
+ * names in its text, and the macros those use in turn, are created as
+ * TEMP macros of the statement's own connection, once per connection.
+ * Being the connection's own, they are visible to the transaction it may
+ * have open (a macro another connection commits to memory.main is not:
+ * a transaction does not see catalog entries committed after it began).
+ * Those made inside a transaction that rolls back are made again.
  */
 #include "store/macros.h"
 
 #include <ctype.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -25,22 +24,16 @@ typedef struct macro {
     char name[64];     /* lower case */
     const char *body;  /* the statement, in the setup text */
     size_t len;
-    bool made;
 } macro;
 
 struct weir_macros {
-    pthread_mutex_t mu;
-    duckdb_connection conn;
-    macro *m;
+    macro *m; /* read-only once made: shared by every connection */
     size_t n;
-    /* Set (release) once every macro is made; read without mu (acquire):
-     * true means their creation committed before it was set. */
-    atomic_bool all_made;
 };
 
 static const char TEMP_MACRO[] = "CREATE OR REPLACE TEMP MACRO ";
 
-int weir__macros_new(weir_macros **out, duckdb_database db, const char *setup)
+int weir__macros_new(weir_macros **out, const char *setup)
 {
     *out = NULL;
     weir_macros *ms = calloc(1, sizeof(*ms));
@@ -50,17 +43,9 @@ int weir__macros_new(weir_macros **out, duckdb_database db, const char *setup)
     for (const char *p = setup; (p = strstr(p, TEMP_MACRO)); p++)
         cap++;
     ms->m = calloc(cap + 1, sizeof(*ms->m));
-    atomic_init(&ms->all_made, false);
-    if (!ms->m || pthread_mutex_init(&ms->mu, NULL)) {
-        free(ms->m);
+    if (!ms->m) {
         free(ms);
         return WEIR_ENOMEM;
-    }
-    if (duckdb_connect(db, &ms->conn) == DuckDBError) {
-        pthread_mutex_destroy(&ms->mu);
-        free(ms->m);
-        free(ms);
-        return WEIR_EENGINE;
     }
     for (const char *p = setup; *p;) {
         const char *end = strstr(p, ";\n");
@@ -87,10 +72,19 @@ void weir__macros_free(weir_macros *ms)
 {
     if (!ms)
         return;
-    duckdb_disconnect(&ms->conn);
-    pthread_mutex_destroy(&ms->mu);
     free(ms->m);
     free(ms);
+}
+
+bool *weir__macros_made_new(const weir_macros *ms)
+{
+    return ms ? calloc(ms->n + 1, sizeof(bool)) : NULL;
+}
+
+void weir__macros_forget(const weir_macros *ms, bool *made)
+{
+    if (ms && made)
+        memset(made, 0, ms->n * sizeof(bool));
 }
 
 static bool ident_char(char c)
@@ -117,73 +111,49 @@ static void scan(const weir_macros *ms, const char *text, size_t len,
     }
 }
 
-static bool mentions_begin(const char *sql)
-{
-    for (const char *p = sql; *p; p++)
-        if ((*p == 'b' || *p == 'B') && strncasecmp(p, "begin", 5) == 0)
-            return true;
-    return false;
-}
-
-/* Create the needed macros not made yet, in the setup's order (a macro's
- * uses come before it). The caller holds ms->mu. */
-static void create(weir_macros *ms, const bool *need)
+/* Create the needed macros not made on the connection yet, in the
+ * setup's order (a macro's uses come before it). */
+static void create(const weir_macros *ms, duckdb_connection c, bool *made,
+                   const bool *need)
 {
     weir_buf sql = WEIR_BUF_INIT;
-    for (size_t j = 0; j < ms->n; j++) {
-        const macro *x = &ms->m[j];
-        if (!need[j] || x->made)
-            continue;
-        const char *rest = x->body + sizeof(TEMP_MACRO) - 1;
-        weir__buf_puts(&sql, "CREATE OR REPLACE MACRO memory.main.");
-        weir__buf_put(&sql, rest, x->len - (size_t)(rest - x->body));
-    }
+    for (size_t j = 0; j < ms->n; j++)
+        if (need[j] && !made[j])
+            weir__buf_put(&sql, ms->m[j].body, ms->m[j].len);
     if (!sql.len || sql.failed) {
         weir__buf_free(&sql);
         return;
     }
     duckdb_result r;
-    bool ok = duckdb_query(ms->conn, weir__buf_cstr(&sql), &r) != DuckDBError;
+    bool ok = duckdb_query(c, weir__buf_cstr(&sql), &r) != DuckDBError;
     duckdb_destroy_result(&r);
     weir__buf_free(&sql);
-    bool all = true;
-    for (size_t j = 0; j < ms->n; j++) {
-        if (ok && need[j])
-            ms->m[j].made = true;
-        all &= ms->m[j].made;
-    }
-    if (all)
-        atomic_store_explicit(&ms->all_made, true, memory_order_release);
+    for (size_t j = 0; ok && j < ms->n; j++)
+        made[j] |= need[j];
 }
 
-void weir__macros_ensure(weir_macros *ms, const char *sql)
+void weir__macros_ensure(const weir_macros *ms, duckdb_connection c,
+                         bool *made, const char *sql)
 {
-    if (!ms || !sql ||
-        atomic_load_explicit(&ms->all_made, memory_order_acquire))
+    if (!ms || !made || !sql)
         return;
-    bool begin = mentions_begin(sql);
     bool *need = calloc(2 * ms->n + 1, sizeof(bool));
     if (!need)
         return;
     bool *scanned = need + ms->n; /* bodies whose uses are in need */
-    pthread_mutex_lock(&ms->mu);
-    if (begin) {
-        for (size_t j = 0; j < ms->n; j++)
-            need[j] = true;
-    } else {
-        scan(ms, sql, strlen(sql), need);
-        for (bool more = true; more;) {
-            more = false;
-            for (size_t j = 0; j < ms->n; j++) {
-                if (need[j] && !scanned[j] && !ms->m[j].made) {
-                    scan(ms, ms->m[j].body + sizeof(TEMP_MACRO) - 1,
-                         ms->m[j].len - (sizeof(TEMP_MACRO) - 1), need);
-                    scanned[j] = more = true;
-                }
+    scan(ms, sql, strlen(sql), need);
+    bool any = false;
+    for (bool more = true; more;) {
+        more = false;
+        for (size_t j = 0; j < ms->n; j++) {
+            if (need[j] && !scanned[j] && !made[j]) {
+                scan(ms, ms->m[j].body + sizeof(TEMP_MACRO) - 1,
+                     ms->m[j].len - (sizeof(TEMP_MACRO) - 1), need);
+                scanned[j] = more = any = true;
             }
         }
     }
-    create(ms, need);
-    pthread_mutex_unlock(&ms->mu);
+    if (any)
+        create(ms, c, made, need);
     free(need);
 }

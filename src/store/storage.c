@@ -6,6 +6,7 @@
 
 #include <assert.h>
 #include <dirent.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,50 @@ static const char CATALOG_SCHEMA_SQL[] =
     "CREATE TABLE IF NOT EXISTS @._weir.meta (key VARCHAR, value VARCHAR);"
     "INSERT INTO @._weir.meta SELECT 'state_id', CAST(uuid() AS VARCHAR) "
     "  WHERE NOT EXISTS (SELECT 1 FROM @._weir.meta WHERE key = 'state_id');";
+
+/* The tag of a schema script: a hash of its text, kept in the meta table
+ * it creates ("schema" row) once the script ran, so an open runs it only
+ * when the file predates it (another version of weir) or is new. */
+static void schema_tag(char out[17], const char *script)
+{
+    uint64_t h = 14695981039346656037ULL; /* FNV-1a */
+    for (const char *p = script; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+/* Run script (its meta table: meta, which the script creates) unless the
+ * table's "schema" row says it ran already; then record that it ran.
+ * meta_key_pk: the table's key column is its primary key. */
+static int ensure_schema(weir_conn *c, const char *script, const char *meta,
+                         bool meta_key_pk, weir_error *err)
+{
+    char tag[17];
+    schema_tag(tag, script);
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_printf(&q, "SELECT value FROM %s WHERE key = 'schema'", meta);
+    char *have = NULL;
+    weir_error ignore; /* a file without the table: run the script */
+    int rc = q.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory") : 0;
+    if (!rc && weir__conn_scalar_text(c, weir__buf_cstr(&q), &have, &ignore) == 0 &&
+        have && strcmp(have, tag) == 0) {
+        free(have);
+        weir__buf_free(&q);
+        return 0;
+    }
+    free(have);
+    weir__buf_clear(&q);
+    weir__buf_puts(&q, script);
+    if (!meta_key_pk)
+        weir__buf_printf(&q, "; DELETE FROM %s WHERE key = 'schema'", meta);
+    weir__buf_printf(&q, "; INSERT %sINTO %s VALUES ('schema', '%s')",
+                     meta_key_pk ? "OR REPLACE " : "", meta, tag);
+    if (!rc)
+        rc = q.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                      : weir__conn_exec(c, weir__buf_cstr(&q), NULL, err);
+    weir__buf_free(&q);
+    return rc;
+}
 
 void weir__storage_catalog_alias(char *out, size_t size, const char *catalog)
 {
@@ -214,8 +259,9 @@ int weir__storage_open(weir_storage **out, const char *root,
         tmp = weir__path_join(root, "tmp");
         dbcfg.temp_dir = tmp;
     }
-    /* A dry run only resolves: weir's macros as its statements call them. */
-    dbcfg.lazy_macros = mode == WEIR_STORAGE_DRY;
+    /* Updates and dry runs: weir's macros as their statements call them
+     * (an update's flows call a few, if any). Queries may call any. */
+    dbcfg.lazy_macros = mode != WEIR_STORAGE_QUERY;
     if (!rc)
         rc = weir__db_open(&s->db, &dbcfg, err);
     free(tmp);
@@ -224,7 +270,8 @@ int weir__storage_open(weir_storage **out, const char *root,
     if (!rc && mode != WEIR_STORAGE_DRY) {
         rc = attach(s, "weir.duckdb", WEIR_SYSTEM_ALIAS, false, err);
         if (!rc)
-            rc = weir__conn_exec(s->conn, SYSTEM_SCHEMA_SQL, NULL, err);
+            rc = ensure_schema(s->conn, SYSTEM_SCHEMA_SQL, "weir.main.meta",
+                               true, err);
         s->system_attached = !rc;
     } else if (!rc && mode == WEIR_STORAGE_DRY && exists) {
         char holder[64];
@@ -399,9 +446,11 @@ static int attach_alias(weir_storage *s, const char *alias, bool create,
             else
                 weir__buf_putc(&sql, *c);
         }
-        rc = sql.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
-                        : weir__conn_exec(s->conn, weir__buf_cstr(&sql), NULL,
-                                          err);
+        weir__buf_puts(&q, "._weir.meta");
+        rc = sql.failed || q.failed
+                 ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                 : ensure_schema(s->conn, weir__buf_cstr(&sql),
+                                 weir__buf_cstr(&q), false, err);
         weir__buf_free(&sql);
         weir__buf_free(&q);
     }

@@ -268,17 +268,19 @@ TEST(test_engine_expectations__one_statement)
     teardown(&fx);
 }
 
-/* How many of weir's macros memory.main holds. */
-static long macros_made(weir_conn *c)
+/* How many of weir's macros connection c sees in `database`. */
+static long macros_made(weir_conn *c, const char *database)
 {
     weir_rows *rows = NULL;
     weir_error e;
     long n = -1;
-    if (weir__conn_query(c,
-                         "SELECT count(DISTINCT function_name) FROM "
-                         "duckdb_functions() WHERE database_name = 'memory' "
-                         "AND function_name LIKE 'weir\\_%' ESCAPE '\\'",
-                         &rows, &e) == 0)
+    char q[300];
+    snprintf(q, sizeof(q),
+             "SELECT count(DISTINCT function_name) FROM duckdb_functions() "
+             "WHERE database_name = '%s' AND function_name LIKE 'weir\\_%%' "
+             "ESCAPE '\\'",
+             database);
+    if (weir__conn_query(c, q, &rows, &e) == 0)
         n = strtol(weir__rows_get(rows, 0, 0), NULL, 10);
     weir__rows_free(rows);
     return n;
@@ -286,52 +288,164 @@ static long macros_made(weir_conn *c)
 
 TEST(test_engine_dry__macros_on_first_use)
 {
-    /* A dry run's instance creates weir's Spark macros as statements call
-     * them, with the macros those use; a statement that may open a
-     * transaction gets all of them first. A run's instance has all from
-     * the start. */
+    /* The instances of dry runs and updates create weir's Spark macros as
+     * statements call them, with the macros those use, on the calling
+     * connection: a transaction open on it sees them, and after a
+     * rollback they are made again. A query's instance has them all. */
     char dir[64];
     snprintf(dir, sizeof(dir), "/tmp/weir-test-engine-XXXXXX");
     CHECK(mkdtemp(dir) != NULL);
     char *root = weir__path_join(dir, "storage");
-    weir_storage *st = NULL, *run = NULL;
     weir_error e;
-    CHECK_INT(weir__storage_open(&st, root, WEIR_STORAGE_DRY, NULL, &e), 0);
-    weir_conn *other = NULL;
-    CHECK_INT(weir__db_connect(&other, st->db, &e), 0);
-    CHECK_INT(macros_made(st->conn), 0);
-    weir_db_column *cols = NULL;
-    size_t n = 0;
-    weir_arena a = WEIR_ARENA_INIT;
-    /* weir_conv calls weir_conv_out, weir_conv_unsigned, ... */
-    CHECK_INT(weir__conn_describe(other, "SELECT weir_conv('ff', 16, 10) AS v",
-                                  &cols, &n, &a, &e),
-              0);
-    long some = macros_made(st->conn);
-    CHECK(some > 1);
-    weir_rows *rows = NULL;
-    CHECK_INT(weir__conn_query(st->conn, "SELECT weir_conv('ff', 16, 10) AS v",
-                               &rows, &e),
-              0);
-    CHECK_STR(rows ? weir__rows_get(rows, 0, 0) : NULL, "255");
-    weir__rows_free(rows);
-    CHECK_INT(weir__conn_begin(other, &e), 0);
-    long all = macros_made(st->conn);
-    CHECK(all > some);
-    CHECK_INT(weir__conn_exec(other, "SELECT weir_overlay('abc', 'X', 2, 1)",
+    for (int mode = 0; mode < 2; mode++) {
+        weir_storage *st = NULL;
+        CHECK_INT(weir__storage_open(&st, root,
+                                     mode ? WEIR_STORAGE_RUN : WEIR_STORAGE_DRY,
+                                     NULL, &e),
+                  0);
+        if (!st)
+            continue;
+        weir_conn *other = NULL;
+        CHECK_INT(weir__db_connect(&other, st->db, &e), 0);
+        CHECK_INT(macros_made(st->conn, "memory"), 0);
+        CHECK_INT(macros_made(st->conn, "temp"), 0);
+        weir_db_column *cols = NULL;
+        size_t n = 0;
+        weir_arena a = WEIR_ARENA_INIT;
+        /* weir_conv calls weir_conv_out, weir_conv_unsigned, ... */
+        CHECK_INT(weir__conn_describe(other, "SELECT weir_conv('ff', 16, 10) "
+                                             "AS v",
+                                      &cols, &n, &a, &e),
+                  0);
+        long some = macros_made(other, "temp");
+        CHECK(some > 1);
+        CHECK_INT(macros_made(st->conn, "temp"), 0);
+        weir_rows *rows = NULL;
+        CHECK_INT(weir__conn_query(st->conn, "SELECT weir_conv('ff', 16, 10) AS v",
+                                   &rows, &e),
+                  0);
+        CHECK_STR(rows ? weir__rows_get(rows, 0, 0) : NULL, "255");
+        weir__rows_free(rows);
+        CHECK_INT(macros_made(st->conn, "temp"), some);
+        /* Inside a transaction that has read the catalog. */
+        CHECK_INT(weir__conn_begin(other, &e), 0);
+        CHECK_INT(macros_made(other, "temp"), some);
+        /* Made in the transaction; after its rollback, made again. */
+        for (int pass = 0; pass < 2; pass++) {
+            CHECK_INT(weir__conn_exec(other, "SELECT weir_overlay('abc', 'X', "
+                                             "2, 1)",
+                                      NULL, &e),
+                      0);
+            CHECK(macros_made(other, "temp") > some);
+            if (pass == 0) {
+                weir__conn_rollback(other);
+                CHECK_INT(macros_made(other, "temp"), some);
+            }
+        }
+        weir__conn_close(other);
+        weir__arena_free(&a);
+        weir__storage_close(st);
+    }
+    weir_storage *q = NULL;
+    CHECK_INT(weir__storage_open(&q, root, WEIR_STORAGE_QUERY, NULL, &e), 0);
+    CHECK(q && macros_made(q->conn, "memory") > 40);
+    weir__storage_close(q);
+    free(root);
+    weir__fs_remove_tree(dir, NULL);
+}
+
+TEST(test_engine_store__table_columns)
+{
+    /* A table's columns by binding a query of it; a name that does not
+     * resolve (table, schema or catalog) is absent, not an error. */
+    weir_db *db = NULL;
+    weir_conn *c = NULL;
+    weir_error e;
+    CHECK_INT(weir__db_open(&db, NULL, &e), 0);
+    CHECK_INT(weir__db_connect(&c, db, &e), 0);
+    CHECK_INT(weir__conn_exec(c, "CREATE TABLE t (id BIGINT, amount "
+                                 "DECIMAL(12,2), tags VARCHAR[])",
                               NULL, &e),
               0);
-    weir__conn_rollback(other);
-    weir__conn_close(other);
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_db_column *cols = NULL;
+    size_t n = 0;
+    bool exists = false;
+    CHECK_INT(weir__conn_table_columns(c, "\"memory\".\"main\".\"t\"", &exists,
+                                       &cols, &n, &a, &e),
+              0);
+    CHECK(exists);
+    CHECK_INT((long)n, 3);
+    if (n == 3) {
+        CHECK_STR(cols[0].name, "id");
+        CHECK_STR(cols[0].type, "BIGINT");
+        CHECK_STR(cols[1].type, "DECIMAL(12,2)");
+        CHECK_STR(cols[2].name, "tags");
+    }
+    static const char *const absent[] = { "\"memory\".\"main\".\"nope\"",
+                                          "\"memory\".\"nope\".\"t\"",
+                                          "\"nope\".\"main\".\"t\"" };
+    for (size_t i = 0; i < sizeof(absent) / sizeof(absent[0]); i++) {
+        exists = true;
+        CHECK_INT(weir__conn_table_columns(c, absent[i], &exists, &cols, &n,
+                                           &a, &e),
+                  0);
+        CHECK(!exists);
+        CHECK_INT((long)n, 0);
+    }
+    /* Anything else is an error. */
+    CHECK(weir__conn_table_columns(c, "t WHERE", &exists, &cols, &n, &a,
+                                   &e) != 0);
+    CHECK(!exists);
     weir__arena_free(&a);
-    weir__storage_close(st);
-    CHECK_INT(weir__storage_open(&run, root, WEIR_STORAGE_RUN, NULL, &e), 0);
-    CHECK_INT(macros_made(run->conn), all);
-    weir__storage_close(run);
+    weir__conn_close(c);
+    weir__db_close(db);
+}
+
+TEST(test_engine_store__schema_once)
+{
+    /* An open runs the schema scripts of weir.duckdb and of a catalog
+     * only when the file lacks their tag (new, or made by another
+     * version of weir), then tags it. */
+    char dir[64];
+    snprintf(dir, sizeof(dir), "/tmp/weir-test-engine-XXXXXX");
+    CHECK(mkdtemp(dir) != NULL);
+    char *root = weir__path_join(dir, "storage");
+    weir_storage *st = NULL;
+    weir_error e;
+    int64_t n = -1;
+    const char *count_sample =
+        "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'cat' "
+        "AND schema_name = '_weir' AND table_name = 'table_sample'";
+    for (int round = 0; round < 3; round++) {
+        CHECK_INT(weir__storage_open(&st, root, WEIR_STORAGE_RUN, NULL, &e), 0);
+        if (!st)
+            break;
+        CHECK_INT(weir__storage_use_catalog(st, "cat", "db", &e), 0);
+        CHECK_INT(weir__conn_scalar_i64(st->conn, count_sample, &n, NULL, &e), 0);
+        /* 0: created; 1: tagged, the dropped table stays dropped; 2: the
+         * tag removed (an older weir's file), the table is back. */
+        CHECK_INT((long)n, round == 1 ? 0 : 1);
+        CHECK_INT(weir__conn_scalar_i64(st->conn,
+                                        "SELECT count(*) FROM weir.main.meta "
+                                        "WHERE key = 'schema'",
+                                        &n, NULL, &e),
+                  0);
+        CHECK_INT((long)n, 1);
+        const char *next = round == 0
+                               ? "DROP TABLE cat._weir.table_sample"
+                               : "DELETE FROM cat._weir.meta WHERE key = "
+                                 "'schema'";
+        CHECK_INT(weir__conn_exec(st->conn, next, NULL, &e), 0);
+        weir__storage_close(st);
+        st = NULL;
+    }
     free(root);
     weir__fs_remove_tree(dir, NULL);
 }
 
 TEST_MAIN(RUN(test_engine_mv__readers_never_see_partial);
           RUN(test_engine_dry__macros_on_first_use);
-          RUN(test_engine_expectations__one_statement))
+          RUN(test_engine_expectations__one_statement);
+          RUN(test_engine_store__table_columns);
+          RUN(test_engine_store__schema_once))
