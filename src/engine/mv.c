@@ -83,10 +83,29 @@ static int bump_epoch(weir_flow_exec *x, const weir_gdataset *t)
     return rc;
 }
 
+/* The update's materialize step created the view's table (x->fresh):
+ * empty, with the view's schema and comments, at an epoch no streaming
+ * reader has read. Recomputing fills it, without creating it a second
+ * time or another epoch, when the query's columns are that schema: the
+ * view declares them (the rows are cast to them anyway), or every table
+ * it reads is fresh too. A QUARANTINE expectation's table is made by the
+ * recomputation. */
+static bool fills_new_table(weir_flow_exec *x, const weir_gdataset *t)
+{
+    if (!x->fresh || !x->fresh[x->f->target] || weir__has_quarantine(t))
+        return false;
+    return t->def->n_columns || weir__flow_reads_fresh(x, x->f, 0);
+}
+
 static int recompute(weir_flow_exec *x, const weir_gdataset *t)
 {
     weir_buf sql = WEIR_BUF_INIT;
     int rc = flow_sql(x, NULL, 0, &sql);
+    if (!rc && fills_new_table(x, t)) {
+        rc = weir__write_batch(x, t, weir__buf_cstr(&sql), false);
+        weir__buf_free(&sql);
+        return rc;
+    }
     if (!rc && t->def->n_columns) {
         /* A declared schema: recreate the table with it, then append. */
         weir_buf ddl = WEIR_BUF_INIT;
