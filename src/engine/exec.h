@@ -41,6 +41,10 @@ typedef struct weir_flow_exec {
      * again (engine/mv.c). Read-only here: an entry is only read once
      * every flow writing that table has ended. */
     const bool *fresh;
+    /* Per dataset (may be NULL): the rows this update's flows committed
+     * into a fresh table so far, all of them when every flow writing it
+     * has ended; -1 when unknown (a flow into it failed). */
+    const int64_t *fresh_rows;
     /* out */
     int64_t rows_written;
     bool altered;     /* the flow may have changed its table's columns */

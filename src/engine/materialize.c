@@ -346,8 +346,9 @@ static int add_piece(piece_vec *v, int dataset, const char *catalog,
     return 0;
 }
 
-static int reset_dataset(piece_vec *v, const weir_graph *g, int di,
-                         snapshot *s, const char *update_id, bool *created)
+/* A new checkpoint generation for the dataset's flows. */
+static int reset_checkpoints(piece_vec *v, const weir_graph *g, int di,
+                             const char *update_id)
 {
     const weir_gdataset *d = &g->datasets[di];
     const char *cat = weir__state_catalog(g, d);
@@ -360,7 +361,15 @@ static int reset_dataset(piece_vec *v, const weir_graph *g, int di,
     weir__checkpoint_put_reset(&q, cat, d->display, flows, d->n_flows,
                                update_id);
     free(flows);
-    int rc = add_piece(v, di, cat, &q);
+    return add_piece(v, di, cat, &q);
+}
+
+static int reset_dataset(piece_vec *v, const weir_graph *g, int di,
+                         snapshot *s, const char *update_id, bool *created)
+{
+    const weir_gdataset *d = &g->datasets[di];
+    weir_buf q = WEIR_BUF_INIT;
+    int rc = reset_checkpoints(v, g, di, update_id);
     if (rc || d->kind == WEIR_SINK)
         return rc;
     const meta_row *m = weir__map_get(&s->meta, d->display);
@@ -413,10 +422,15 @@ static int materialize_dataset(piece_vec *v, const weir_graph *g, int di,
         weir__column_defs(&q, &d->schema);
         weir__comments(&q, d);
         /* A view's table gone behind weir's back is replaced by an empty
-         * one: its streaming readers read it whole again (its flow fills
-         * this table without another epoch, engine/mv.c). */
-        if (m && d->kind == WEIR_MATERIALIZED_VIEW)
+         * one: its streaming readers read it whole again, and what its
+         * refreshes recorded is forgotten (its flow fills this table
+         * without another epoch or a look at its checkpoint,
+         * engine/mv.c). */
+        if (m && d->kind == WEIR_MATERIALIZED_VIEW) {
             epoch++;
+            if (reset_checkpoints(v, g, di, update_id))
+                return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        }
     } else {
         rc = check_partitions(m, d, err);
         if (!rc && d->kind == WEIR_STREAMING_TABLE)
