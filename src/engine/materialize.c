@@ -429,7 +429,7 @@ static int materialize_dataset(piece_vec *v, const weir_graph *g, int di,
         if (m && d->kind == WEIR_MATERIALIZED_VIEW) {
             epoch++;
             if (reset_checkpoints(v, g, di, update_id))
-                return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+                rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
         }
     } else {
         rc = check_partitions(m, d, err);
