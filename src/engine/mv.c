@@ -120,6 +120,9 @@ static int recompute(weir_flow_exec *x, const weir_gdataset *t)
         if (!rc)
             rc = weir__write_batch(x, t, weir__buf_cstr(&sql), false);
     } else if (!rc) {
+        /* The query's own columns: not necessarily the resolved schema
+         * (engine/exec.h, fresh). */
+        x->altered = true;
         rc = weir__write_batch(x, t, weir__buf_cstr(&sql), true);
     }
     weir__buf_clear(&sql);

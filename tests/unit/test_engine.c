@@ -313,7 +313,8 @@ TEST(test_engine_mv__fills_new_table)
         "count(*) AS n FROM spark_catalog.default.src GROUP BY 1;\n"
         "CREATE MATERIALIZED VIEW b AS SELECT k, n FROM a;\n"
         "CREATE MATERIALIZED VIEW c AS SELECT x.k, sum(y.n) AS t, "
-        "max(x.n) AS m FROM b x JOIN b y ON x.k = y.k GROUP BY x.k;";
+        "max(x.n) AS m FROM b x JOIN b y ON x.k = y.k GROUP BY x.k;\n"
+        "CREATE MATERIALIZED VIEW d AS SELECT k, t FROM c;";
     CHECK_INT(setup(&fx,
                     "CREATE TABLE spark_catalog.\"default\".src AS SELECT "
                     "range AS id, CAST(range % 7 AS DECIMAL(10,2)) AS amt "
@@ -343,14 +344,14 @@ TEST(test_engine_mv__fills_new_table)
     weir__buf_puts(&q, " ORDER BY name");
     rows_text(fx.st->conn, weir__buf_cstr(&q), epochs, sizeof(epochs));
     CHECK_STR(epochs, "spark_catalog.default.a,0\nspark_catalog.default.b,0\n"
-                      "spark_catalog.default.c,0\n");
+                      "spark_catalog.default.c,0\nspark_catalog.default.d,0\n");
     /* Again: the tables exist, the views are recomputed into them. */
     CHECK_INT(run_flows_seen(&fx, second), 0);
     rows_text(fx.st->conn, facts, types2, sizeof(types2));
     rows_text(fx.st->conn, contents, rows2, sizeof(rows2));
     rows_text(fx.st->conn, weir__buf_cstr(&q), epochs, sizeof(epochs));
     CHECK_STR(epochs, "spark_catalog.default.a,1\nspark_catalog.default.b,1\n"
-                      "spark_catalog.default.c,1\n");
+                      "spark_catalog.default.c,1\nspark_catalog.default.d,1\n");
     CHECK_STR(types1, types2);
     CHECK_STR(rows1, rows2);
     CHECK(strstr(types1, "a,s,DECIMAL(") != NULL);
@@ -366,25 +367,28 @@ TEST(test_engine_mv__fills_new_table)
         printf("  statements of c: %llu first, %llu second\n%s%s",
                (unsigned long long)first[c].statements,
                (unsigned long long)second[c].statements, types1, rows1);
-    /* A view's table dropped outside weir: recreated with a new epoch and
-     * a new checkpoint generation, and recomputed (its input is no new
-     * table: replaced, another epoch). */
+    /* Views' tables dropped outside weir: recreated with a new epoch and
+     * a new checkpoint generation, and recomputed (c's input is no new
+     * table: c is replaced, another epoch, and so is d, which reads a
+     * table the update created but replaced). */
     weir_error e;
     CHECK_INT(weir__conn_exec(fx.st->conn,
-                              "DROP TABLE spark_catalog.\"default\".c", NULL,
-                              &e),
+                              "DROP TABLE spark_catalog.\"default\".c; "
+                              "DROP TABLE spark_catalog.\"default\".d",
+                              NULL, &e),
               0);
     CHECK_INT(run_flows_seen(&fx, NULL), 0);
     rows_text(fx.st->conn, contents, rows2, sizeof(rows2));
     CHECK_STR(rows1, rows2);
     rows_text(fx.st->conn, weir__buf_cstr(&q), epochs, sizeof(epochs));
     CHECK_STR(epochs, "spark_catalog.default.a,2\nspark_catalog.default.b,2\n"
-                      "spark_catalog.default.c,3\n");
+                      "spark_catalog.default.c,3\nspark_catalog.default.d,3\n");
     weir__buf_clear(&q);
     weir__buf_puts(&q, "SELECT target, batch_id FROM ");
     weir__meta_table(&q, "spark_catalog", "checkpoints");
+    weir__buf_puts(&q, " ORDER BY target");
     rows_text(fx.st->conn, weir__buf_cstr(&q), epochs, sizeof(epochs));
-    CHECK_STR(epochs, "spark_catalog.default.c,-1\n");
+    CHECK_STR(epochs, "spark_catalog.default.c,-1\nspark_catalog.default.d,-1\n");
     weir__buf_free(&q);
     teardown(&fx);
 }
