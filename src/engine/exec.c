@@ -519,8 +519,10 @@ static int add_missing_columns(weir_flow_exec *x, const weir_gdataset *t,
                          strcmp(cols[i].type, "\"NULL\"") ? cols[i].type
                                                            : "INTEGER");
     }
-    if (!rc && q.len)
+    if (!rc && q.len) {
+        x->altered = true;
         rc = weir__exec_buf(x->conn, &q, &x->err);
+    }
     weir__buf_free(&q);
     weir__arena_free(&a);
     return rc;
@@ -533,11 +535,31 @@ int weir__flow_sql(weir_flow_exec *x, const weir_source_batch *batches,
     weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
                              batches, n_batches, careful && x->careful_files,
                              x->infer, x->sample_rows, x->input_tables,
-                             x->conn, batch_tables };
+                             x->conn, batch_tables, x->fresh };
     int rc = weir__resolve_flow_sql(sql, &ctx, x->f, &x->err);
     if (!rc && sql->failed)
         rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
     return rc;
+}
+
+bool weir__flow_reads_fresh(const weir_flow_exec *x, const weir_gflow *f,
+                            int depth)
+{
+    if (!x->fresh || depth > 64)
+        return false;
+    for (size_t i = 0; i < f->n_inputs; i++) {
+        int di = f->inputs[i].dataset;
+        const weir_gdataset *d = di >= 0 ? &x->g->datasets[di] : NULL;
+        if (d && (d->kind == WEIR_TEMPORARY_VIEW ||
+                  d->kind == WEIR_PERSISTED_VIEW)) {
+            if (!d->n_flows ||
+                !weir__flow_reads_fresh(x, &x->g->flows[d->flows[0]], depth + 1))
+                return false;
+        } else if (d && !x->fresh[di]) {
+            return false;
+        }
+    }
+    return true;
 }
 
 static int insert_rows(weir_flow_exec *x, const weir_gdataset *t,
@@ -561,6 +583,7 @@ static int apply_changes(weir_flow_exec *x, const weir_gdataset *t,
     weir_buf sql = WEIR_BUF_INIT;
     int rc = weir__flow_sql(x, p->sources.items, p->sources.len, true, false,
                             &sql);
+    x->altered = true; /* the changes' columns decide the target's */
     /* The batch's columns decide the target's: a file source may have
      * gained some since the update's analysis. */
     weir_arena a = WEIR_ARENA_INIT;

@@ -33,8 +33,21 @@ typedef struct weir_flow_exec {
     struct weir_infer_cache *infer; /* file schemas of this update */
     int64_t sample_rows; /* > 0: external inputs read at most this many
                             rows (weir run --sample) */
+    /* Per dataset (may be NULL): its table was created by this update's
+     * materialize step, with the dataset's resolved schema, and no flow
+     * changed its columns since (run.c clears an entry after a flow that
+     * set `altered`). Such a table's columns are known without DuckDB,
+     * and a materialized view fills its new table instead of creating it
+     * again (engine/mv.c). Read-only here: an entry is only read once
+     * every flow writing that table has ended. */
+    const bool *fresh;
+    /* Per dataset (may be NULL): the rows this update's flows committed
+     * into a fresh table so far, all of them when every flow writing it
+     * has ended; -1 when unknown (a flow into it failed). */
+    const int64_t *fresh_rows;
     /* out */
     int64_t rows_written;
+    bool altered;     /* the flow may have changed its table's columns */
     bool idle;        /* a once flow that already ran in this generation */
     bool no_new_data; /* a streaming flow found nothing new */
     bool more;        /* a source has more than the batch took: run another */
@@ -80,6 +93,13 @@ int weir__flow_exec(weir_flow_exec *x);
 int weir__flow_sql(weir_flow_exec *x, const weir_source_batch *batches,
                    size_t n_batches, bool careful, bool batch_tables,
                    weir_buf *sql);
+
+/* Whether every pipeline table flow f reads (through views too) is fresh
+ * (x->fresh): then its query's columns are those the update's analysis
+ * resolved, as analysis types the other inputs (external tables, files)
+ * the way execution reads them. */
+bool weir__flow_reads_fresh(const weir_flow_exec *x, const weir_gflow *f,
+                            int depth);
 
 /* The source context (sources/source.h) of x's flow into t: its
  * checkpoint, set in *cp, the arena its batches live in, and x's warning

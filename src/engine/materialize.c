@@ -332,8 +332,9 @@ static int add_piece(piece_vec *v, int dataset, const char *catalog,
     return 0;
 }
 
-static int reset_dataset(piece_vec *v, const weir_graph *g, int di,
-                         snapshot *s, const char *update_id)
+/* A new checkpoint generation for the dataset's flows. */
+static int reset_checkpoints(piece_vec *v, const weir_graph *g, int di,
+                             const char *update_id)
 {
     const weir_gdataset *d = &g->datasets[di];
     const char *cat = weir__state_catalog(g, d);
@@ -346,7 +347,15 @@ static int reset_dataset(piece_vec *v, const weir_graph *g, int di,
     weir__checkpoint_put_reset(&q, cat, d->display, flows, d->n_flows,
                                update_id);
     free(flows);
-    int rc = add_piece(v, di, cat, &q);
+    return add_piece(v, di, cat, &q);
+}
+
+static int reset_dataset(piece_vec *v, const weir_graph *g, int di,
+                         snapshot *s, const char *update_id, bool *created)
+{
+    const weir_gdataset *d = &g->datasets[di];
+    weir_buf q = WEIR_BUF_INIT;
+    int rc = reset_checkpoints(v, g, di, update_id);
     if (rc || d->kind == WEIR_SINK)
         return rc;
     const meta_row *m = weir__map_get(&s->meta, d->display);
@@ -354,6 +363,7 @@ static int reset_dataset(piece_vec *v, const weir_graph *g, int di,
      * one transaction: a failed recomputation leaves the old contents. */
     bool keep = d->kind == WEIR_MATERIALIZED_VIEW && existing(s, di);
     if (!keep) {
+        *created = true;
         weir__buf_puts(&q, "; DROP TABLE IF EXISTS ");
         weir__phys(&q, d);
         weir__buf_puts(&q, "; CREATE TABLE ");
@@ -369,7 +379,7 @@ static int reset_dataset(piece_vec *v, const weir_graph *g, int di,
 
 static int materialize_dataset(piece_vec *v, const weir_graph *g, int di,
                                snapshot *s, const char *update_id,
-                               weir_error *err)
+                               bool *created, weir_error *err)
 {
     const weir_gdataset *d = &g->datasets[di];
     /* Partitioning together with clustering was rejected by the graph. */
@@ -389,12 +399,24 @@ static int materialize_dataset(piece_vec *v, const weir_graph *g, int di,
                         "(its streaming readers then need a full refresh "
                         "too).",
                         d->display, d->name);
+    int64_t epoch = m ? m->epoch : 0;
     if (!cl) {
+        *created = true;
         weir__buf_puts(&q, "; CREATE TABLE ");
         weir__phys(&q, d);
         weir__buf_putc(&q, ' ');
         weir__column_defs(&q, &d->schema);
         weir__comments(&q, d);
+        /* A view's table gone behind weir's back is replaced by an empty
+         * one: its streaming readers read it whole again, and what its
+         * refreshes recorded is forgotten (its flow fills this table
+         * without another epoch or a look at its checkpoint,
+         * engine/mv.c). */
+        if (m && d->kind == WEIR_MATERIALIZED_VIEW) {
+            epoch++;
+            if (reset_checkpoints(v, g, di, update_id))
+                rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        }
     } else {
         rc = check_partitions(m, d, err);
         if (!rc && d->kind == WEIR_STREAMING_TABLE)
@@ -402,7 +424,7 @@ static int materialize_dataset(piece_vec *v, const weir_graph *g, int di,
     }
     if (!rc) {
         quarantine_ddl(&q, d, false);
-        put_metadata(&q, d, m ? m->epoch : 0, m, update_id);
+        put_metadata(&q, d, epoch, m, update_id);
         rc = add_piece(v, di, d->catalog, &q);
         if (rc)
             WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
@@ -446,24 +468,27 @@ static void run_pieces(weir_storage *st, piece_vec *v, const char *alias,
 
 int weir__materialize(weir_storage *st, const weir_graph *g,
                       const bool *selected, const bool *reset,
-                      const char *update_id, weir_error *errs, weir_error *err)
+                      const char *update_id, bool *created, weir_error *errs,
+                      weir_error *err)
 {
     snapshot s;
     int rc = load_snapshot(&s, st, g->n_datasets, err);
     piece_vec v = WEIR_VEC_INIT;
+    bool ignore = false;
     for (size_t k = 0; !rc && k < g->n_datasets; k++) {
         int di = g->dataset_order[k];
         const weir_gdataset *d = &g->datasets[di];
+        bool *made = created ? &created[di] : &ignore;
         if (d->kind == WEIR_TEMPORARY_VIEW || d->kind == WEIR_PERSISTED_VIEW)
             continue;
         if ((reset[di] || selected[di]) && d->kind != WEIR_SINK &&
             (rc = look_up(&s, st, g, di, err)) != 0)
             break;
-        if (reset[di] && reset_dataset(&v, g, di, &s, update_id))
+        if (reset[di] && reset_dataset(&v, g, di, &s, update_id, made))
             rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
         else if (!reset[di] && selected[di] && d->kind != WEIR_SINK)
-            rc = materialize_dataset(&v, g, di, &s, update_id, &errs[di]) ==
-                         WEIR_ENOMEM
+            rc = materialize_dataset(&v, g, di, &s, update_id, made,
+                                     &errs[di]) == WEIR_ENOMEM
                      ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
                      : 0;
     }
@@ -479,6 +504,8 @@ int weir__materialize(weir_storage *st, const weir_graph *g,
         free(v.items[i].sql);
     WEIR_VEC_FREE(&v);
     free_snapshot(&s);
+    for (size_t i = 0; created && i < g->n_datasets; i++)
+        created[i] = created[i] && !rc && !errs[i].code;
     return rc;
 }
 
@@ -552,7 +579,7 @@ int weir__view_publish(weir_storage *st, const weir_graph *g,
     if (unaliased_column(f, d, err))
         return err ? err->code : WEIR_ESQL;
     weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, g, st, root_dir, NULL, 0,
-                             false, NULL, 0, false, st->conn, false };
+                             false, NULL, 0, false, st->conn, false, NULL };
     weir_buf sql = WEIR_BUF_INIT;
     persist_macros(&sql, d);
     weir__buf_puts(&sql, "CREATE OR REPLACE VIEW ");

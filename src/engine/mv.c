@@ -44,6 +44,8 @@ typedef struct refresh {
     int64_t gen, next_batch;
     int64_t view_rows; /* the view's rows before the refresh (counted by
                           cheaper_to_recompute) */
+    int checkpoint_rows; /* whether the flow has checkpoint rows: 1 yes, 0
+                            no, -1 not counted yet */
 } refresh;
 
 static void why(weir_flow_exec *x, const char *technique, const char *fmt, ...)
@@ -85,10 +87,29 @@ static int bump_epoch(weir_flow_exec *x, const weir_gdataset *t)
     return rc;
 }
 
+/* The update's materialize step created the view's table (x->fresh):
+ * empty, with the view's schema and comments, at an epoch no streaming
+ * reader has read. Recomputing fills it, without creating it a second
+ * time or another epoch, when the query's columns are that schema: the
+ * view declares them (the rows are cast to them anyway), or every table
+ * it reads is fresh too. A QUARANTINE expectation's table is made by the
+ * recomputation. */
+static bool fills_new_table(weir_flow_exec *x, const weir_gdataset *t)
+{
+    if (!x->fresh || !x->fresh[x->f->target] || weir__has_quarantine(t))
+        return false;
+    return t->def->n_columns || weir__flow_reads_fresh(x, x->f, 0);
+}
+
 static int recompute(weir_flow_exec *x, const weir_gdataset *t)
 {
     weir_buf sql = WEIR_BUF_INIT;
     int rc = flow_sql(x, NULL, 0, &sql);
+    if (!rc && fills_new_table(x, t)) {
+        rc = weir__write_batch(x, t, weir__buf_cstr(&sql), false);
+        weir__buf_free(&sql);
+        return rc;
+    }
     if (!rc && t->def->n_columns) {
         /* A declared schema: recreate the table with it, then append. */
         weir_buf ddl = WEIR_BUF_INIT;
@@ -101,6 +122,9 @@ static int recompute(weir_flow_exec *x, const weir_gdataset *t)
         if (!rc)
             rc = weir__write_batch(x, t, weir__buf_cstr(&sql), false);
     } else if (!rc) {
+        /* The query's own columns: not necessarily the resolved schema
+         * (engine/exec.h, fresh). */
+        x->altered = true;
         rc = weir__write_batch(x, t, weir__buf_cstr(&sql), true);
     }
     weir__buf_clear(&sql);
@@ -384,10 +408,31 @@ static int restart_checkpoint(refresh *r)
 }
 
 /* A recomputation that is not followed: what an earlier refresh recorded
- * no longer describes the view, so a later refresh must not build on it. */
+ * no longer describes the view, so a later refresh must not build on it.
+ * A view that was never followed has no checkpoint rows: counting them
+ * costs DuckDB half what finding the position does. */
 static int forget(refresh *r)
 {
-    int rc = weir__checkpoint_position(&r->cp, &r->gen, &r->next_batch);
+    int rc = 0;
+    const weir_flow_exec *x = r->x;
+    /* Nothing to forget for a table the update created: the materialize
+     * step started a new generation for a view that had a table (a full
+     * refresh, a table dropped outside weir), and a new dataset has no
+     * refresh its view could build on (no definition row). */
+    if (x->fresh && x->fresh[x->f->target])
+        return 0;
+    if (r->checkpoint_rows < 0) {
+        weir_buf q = WEIR_BUF_INIT;
+        weir__checkpoint_put_row_count(&q, &r->cp);
+        int64_t n = 0;
+        rc = q.failed ? oom(r->x)
+                      : weir__scalar_buf(r->x->conn, &q, &n, NULL, &r->x->err);
+        weir__buf_free(&q);
+        r->checkpoint_rows = n > 0;
+    }
+    if (rc || !r->checkpoint_rows)
+        return rc;
+    rc = weir__checkpoint_position(&r->cp, &r->gen, &r->next_batch);
     if (rc || r->next_batch == 0)
         return rc;
     rc = restart_checkpoint(r);
@@ -687,6 +732,49 @@ static int refresh_incremental(refresh *r)
 #define CHEAP_VIEW_SHARE 20
 #define CHEAP_MIN_INPUT_ROWS 100000 /* the share rule's least input */
 
+/* The rows of the view and its inputs are known without DuckDB when the
+ * update created all their tables (the view's holds none yet). */
+static bool counted_by_update(const refresh *r, int64_t *inputs)
+{
+    const weir_flow_exec *x = r->x;
+    const weir_gflow *f = x->f;
+    if (!x->fresh || !x->fresh_rows || !x->fresh[f->target])
+        return false;
+    *inputs = 0;
+    for (size_t i = 0; i < f->n_inputs; i++) {
+        int di = f->inputs[i].dataset;
+        if (di < 0 || !x->fresh[di] || x->fresh_rows[di] < 0)
+            return false;
+        *inputs += x->fresh_rows[di];
+    }
+    return true;
+}
+
+/* Recompute (*out) by the rules above, given the rows counted. */
+static int decide(refresh *r, long long min_rows, int64_t view,
+                  int64_t inputs, bool *out)
+{
+    weir_flow_exec *x = r->x;
+    r->view_rows = view;
+    if (inputs < min_rows) {
+        *out = true;
+        why(x, "COMPLETE_RECOMPUTE",
+            "recomputing costs less: its inputs hold %lld row(s), fewer than "
+            "%s (%lld)",
+            (long long)inputs, WEIR_MV_MIN_ROWS_KEY, min_rows);
+    } else if (r->shape.kind == WEIR_SQL_INCR_AGGREGATE && !r->shape.join &&
+               inputs >= CHEAP_MIN_INPUT_ROWS &&
+               view < inputs / CHEAP_VIEW_SHARE) {
+        *out = true;
+        why(x, "COMPLETE_RECOMPUTE",
+            "recomputing costs less: the view holds %lld row(s) for %lld "
+            "input row(s), and a refresh from the new rows would hash every "
+            "input row to prove they only grew",
+            (long long)view, (long long)inputs);
+    }
+    return 0;
+}
+
 static int cheaper_to_recompute(refresh *r, bool *out)
 {
     weir_flow_exec *x = r->x;
@@ -699,14 +787,25 @@ static int cheaper_to_recompute(refresh *r, bool *out)
         return WEIR_ERR(&x->err, WEIR_EINVAL, "INVALID_CONF_VALUE",
                         "%s must be a whole number of rows, not '%s'",
                         WEIR_MV_MIN_ROWS_KEY, v);
-    /* The view's rows, and its inputs' (each reference counted). */
+    /* The flow's checkpoint rows (for forget), the view's rows (none yet
+     * in a table the update created) and its inputs' (each reference
+     * counted): a count per table, by UNION ALL (scalar subqueries cost
+     * DuckDB twice as much to plan); or, when the update created them
+     * all, what its flows wrote there. */
+    int64_t view = 0, inputs = 0;
+    if (counted_by_update(r, &inputs))
+        return decide(r, min_rows, view, inputs, out);
     weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT (SELECT count(*) FROM ");
-    weir__phys(&q, r->t);
-    weir__buf_puts(&q, "), 0");
+    weir__buf_puts(&q, "SELECT 2, * FROM (");
+    weir__checkpoint_put_row_count(&q, &r->cp);
+    weir__buf_putc(&q, ')');
+    if (!x->fresh || !x->fresh[f->target]) {
+        weir__buf_puts(&q, " UNION ALL SELECT 0, count(*) FROM ");
+        weir__phys(&q, r->t);
+    }
     for (size_t i = 0; i < f->n_inputs; i++) {
         const weir_input *in = &f->inputs[i];
-        weir__buf_puts(&q, " + (SELECT count(*) FROM ");
+        weir__buf_puts(&q, " UNION ALL SELECT 1, count(*) FROM ");
         if (in->dataset >= 0) {
             weir__phys(&q, &x->g->datasets[in->dataset]);
         } else {
@@ -716,36 +815,23 @@ static int cheaper_to_recompute(refresh *r, bool *out)
                 n->n >= 2 ? n->parts[n->n - 2] : f->ctx_database,
                 n->parts[n->n - 1]);
         }
-        weir__buf_putc(&q, ')');
     }
     weir_rows *rows = NULL;
     int rc = q.failed ? oom(x) : weir__query_buf(x->conn, &q, &rows, &x->err);
     weir__buf_free(&q);
-    int64_t view = 0, inputs = 0;
-    if (!rc && rows->n_rows == 1) {
-        const char *cell = weir__rows_get(rows, 0, 0);
-        r->view_rows = view = cell ? strtoll(cell, NULL, 10) : 0;
-        cell = weir__rows_get(rows, 0, 1);
-        inputs = cell ? strtoll(cell, NULL, 10) : 0;
+    for (size_t i = 0; !rc && i < rows->n_rows; i++) {
+        const char *tag = weir__rows_get(rows, i, 0);
+        const char *cell = weir__rows_get(rows, i, 1);
+        int64_t n = cell ? strtoll(cell, NULL, 10) : 0;
+        if (tag && !strcmp(tag, "2"))
+            r->checkpoint_rows = n > 0;
+        else if (tag && !strcmp(tag, "0"))
+            view = n;
+        else
+            inputs += n;
     }
     weir__rows_free(rows);
-    if (!rc && inputs < min_rows) {
-        *out = true;
-        why(x, "COMPLETE_RECOMPUTE",
-            "recomputing costs less: its inputs hold %lld row(s), fewer than "
-            "%s (%lld)",
-            (long long)inputs, WEIR_MV_MIN_ROWS_KEY, min_rows);
-    } else if (!rc && r->shape.kind == WEIR_SQL_INCR_AGGREGATE &&
-               !r->shape.join && inputs >= CHEAP_MIN_INPUT_ROWS &&
-               view < inputs / CHEAP_VIEW_SHARE) {
-        *out = true;
-        why(x, "COMPLETE_RECOMPUTE",
-            "recomputing costs less: the view holds %lld row(s) for %lld "
-            "input row(s), and a refresh from the new rows would hash every "
-            "input row to prove they only grew",
-            (long long)view, (long long)inputs);
-    }
-    return rc;
+    return rc ? rc : decide(r, min_rows, view, inputs, out);
 }
 
 /* Why the last refresh cannot be built on, or NULL (after
@@ -796,6 +882,7 @@ int weir__mv_refresh(weir_flow_exec *x, const weir_gdataset *t)
     memset(&r, 0, sizeof(r));
     r.x = x;
     r.t = t;
+    r.checkpoint_rows = -1;
     weir__arena_init(&r.arena);
     weir__flow_source_ctx(x, t, &r.cp, &r.arena, &r.ctx);
     r.ctx.warning = r.warning;

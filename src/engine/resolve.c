@@ -336,17 +336,22 @@ static int on_expr_type(void *payload, const char *sql, weir_buf *out)
 }
 
 /* At analysis a dataset of the graph is read as its resolved schema (see
- * weir__resolve_table_name), so its types are known without DuckDB. */
+ * weir__resolve_table_name), so its types are known without DuckDB; so
+ * are those of a table the update created with that schema (ctx->fresh)
+ * when it is read whole. */
 static int on_relation_types(void *payload, const weir_sql_relref *ref,
                              weir_buf *out)
 {
     const level *lv = payload;
-    if (lv->ctx->mode != WEIR_RESOLVE_ANALYZE)
-        return WEIR_ENOTFOUND;
+    const weir_resolve_ctx *ctx = lv->ctx;
     const weir_input *in = find_input(lv->flow, ref->node, false);
     if (!in || in->dataset < 0)
         return WEIR_ENOTFOUND;
-    const weir_gdataset *d = &lv->ctx->g->datasets[in->dataset];
+    if (ctx->mode != WEIR_RESOLVE_ANALYZE &&
+        (!ctx->fresh || !ctx->fresh[in->dataset] || ref->streaming ||
+         ctx->batch_tables))
+        return WEIR_ENOTFOUND;
+    const weir_gdataset *d = &ctx->g->datasets[in->dataset];
     if (!d->resolved)
         return WEIR_ENOTFOUND;
     for (size_t i = 0; i < d->schema.n; i++)

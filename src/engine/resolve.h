@@ -47,6 +47,10 @@ typedef struct weir_resolve_ctx {
      * query does not stream them (incremental refresh of a materialized
      * view reads its inputs' new rows). */
     bool batch_tables;
+    /* Execution: per dataset, whether its table has exactly its resolved
+     * schema (weir_flow_exec.fresh; may be NULL), so its types are known
+     * without asking DuckDB. */
+    const bool *fresh;
 } weir_resolve_ctx;
 
 /* Translate flow f's query to DuckDB SQL appended to out. */

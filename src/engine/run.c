@@ -79,6 +79,8 @@ typedef struct run_state {
     bool canceled;
     bool storage_failed; /* a write or commit failed: start nothing more */
     weir_infer_cache *infer; /* file schemas inferred in this update */
+    bool *fresh; /* per dataset: weir_flow_exec.fresh */
+    int64_t *fresh_rows; /* per dataset: weir_flow_exec.fresh_rows */
 } run_state;
 
 /* ---- events ------------------------------------------------------------- */
@@ -339,6 +341,8 @@ static void start_slot(run_state *rs, slot *s)
     s->exec.update_id = rs->update_id;
     s->exec.infer = rs->infer;
     s->exec.sample_rows = rs->opts->sample_rows;
+    s->exec.fresh = rs->fresh;
+    s->exec.fresh_rows = rs->fresh_rows;
     s->finished = false;
     s->started_at = weir__monotonic_us();
     s->state = S_RUNNING;
@@ -392,6 +396,12 @@ static void finish_slot(run_state *rs, size_t idx)
     rs->running--;
     double secs = (double)(weir__monotonic_us() - s->started_at) / 1e6;
     weir_flow_exec *x = &s->exec;
+    if (x->altered && rs->fresh)
+        rs->fresh[f->target] = false;
+    if (rs->fresh_rows && rs->fresh_rows[f->target] >= 0)
+        rs->fresh_rows[f->target] = x->err.code ? -1
+                                    : rs->fresh_rows[f->target] +
+                                          x->rows_written;
     if (x->imported.len) {
         /* import_checkpoint: what was taken, committed with the flow's
          * first batch (though a later batch of the update failed). */
@@ -677,10 +687,14 @@ static void materialize(run_state *rs)
 {
     weir_graph *g = rs->g;
     weir_error *errs = calloc(g->n_datasets + 1, sizeof(*errs));
+    rs->fresh = calloc(g->n_datasets + 1, sizeof(*rs->fresh));
+    rs->fresh_rows = calloc(g->n_datasets + 1, sizeof(*rs->fresh_rows));
     weir_error e;
-    int rc = errs ? weir__materialize(rs->st, g, rs->sel.dataset_selected,
-                                      rs->sel.reset, rs->update_id, errs, &e)
-                  : WEIR_ERR(&e, WEIR_ENOMEM, NULL, "out of memory");
+    int rc = errs && rs->fresh && rs->fresh_rows
+                 ? weir__materialize(rs->st, g, rs->sel.dataset_selected,
+                                     rs->sel.reset, rs->update_id, rs->fresh,
+                                     errs, &e)
+                 : WEIR_ERR(&e, WEIR_ENOMEM, NULL, "out of memory");
     for (size_t i = 0; i < g->n_datasets; i++) {
         weir_error *de = errs ? &errs[i] : &e;
         if (!rc && !de->code)
@@ -936,6 +950,8 @@ static void free_state(run_state *rs)
     if (rs->st != rs->opts->held)
         weir__storage_close(rs->st);
     weir__infer_cache_free(rs->infer);
+    free(rs->fresh);
+    free(rs->fresh_rows);
     pthread_mutex_destroy(&rs->mu);
     pthread_cond_destroy(&rs->cv);
 }

@@ -28,6 +28,13 @@ static int64_t cell_i64(const weir_rows *r, size_t row, size_t col)
     return v ? strtoll(v, NULL, 10) : 0;
 }
 
+void weir__checkpoint_put_row_count(weir_buf *q, const weir_checkpoint *cp)
+{
+    weir__buf_puts(q, "SELECT count(*) FROM ");
+    weir__meta_table(q, cp->catalog, "checkpoints");
+    where_flow(q, cp);
+}
+
 int weir__checkpoint_position(const weir_checkpoint *cp, int64_t *gen,
                               int64_t *next_batch)
 {

@@ -46,6 +46,11 @@ typedef struct weir_checkpoint {
     weir_error *err;     /* receives errors of every call below */
 } weir_checkpoint;
 
+/* "SELECT count(*) ...": how many checkpoint rows the flow has in any
+ * generation (none: it never recorded a batch or a full refresh),
+ * appended to q so a caller can ask it with other counts. */
+void weir__checkpoint_put_row_count(weir_buf *q, const weir_checkpoint *cp);
+
 /* The flow's current generation and its next batch id in it (0 and 0 for
  * a flow that never ran; a full refresh's marker row has batch_id -1). */
 int weir__checkpoint_position(const weir_checkpoint *cp, int64_t *gen,

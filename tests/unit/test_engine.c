@@ -16,6 +16,7 @@
 #include "engine/materialize.h"
 #include "graph/graph.h"
 #include "sql/sql.h"
+#include "store/meta.h"
 #include "store/storage.h"
 #include "util/fs.h"
 
@@ -76,18 +77,22 @@ static void teardown(fixture *fx)
 typedef struct flow_seen {
     uint64_t statements; /* on the flow's connection */
     char details[2048];  /* its flow_progress details */
+    char reason[800];    /* a materialized view's technique_reason */
 } flow_seen;
 
-/* Run every flow of the graph once (in order) on its own connection;
- * seen (may be NULL) gets, by flow order, what each did. */
+/* Run every flow of the graph once (in order) on its own connection, as
+ * an update does (engine/run.c); seen (may be NULL) gets, by flow order,
+ * what each did. */
 static int run_flows_seen(fixture *fx, flow_seen *seen)
 {
-    bool sel[16], reset[16] = { false };
+    bool sel[16], reset[16] = { false }, fresh[16] = { false };
+    int64_t fresh_rows[16] = { 0 };
     weir_error errs[16], e;
     memset(errs, 0, sizeof(errs));
     for (size_t i = 0; i < 16; i++)
         sel[i] = true;
-    int rc = weir__materialize(fx->st, fx->g, sel, reset, "test", errs, &e);
+    int rc = weir__materialize(fx->st, fx->g, sel, reset, "test", fresh, errs,
+                               &e);
     for (size_t k = 0; !rc && k < fx->g->n_flows; k++) {
         weir_flow_exec x;
         memset(&x, 0, sizeof(x));
@@ -96,13 +101,20 @@ static int run_flows_seen(fixture *fx, flow_seen *seen)
         x.st = fx->st;
         x.root_dir = fx->dir;
         x.update_id = "test";
+        x.fresh = fresh;
+        x.fresh_rows = fresh_rows;
         rc = weir__db_connect(&x.conn, fx->st->db, &e);
         if (!rc)
             rc = weir__flow_exec(&x);
+        if (x.altered)
+            fresh[x.f->target] = false;
+        fresh_rows[x.f->target] += x.rows_written;
         if (seen && x.conn) {
             seen[k].statements = weir__conn_statements(x.conn);
             snprintf(seen[k].details, sizeof(seen[k].details), "%s",
                      x.details.len ? weir__buf_cstr(&x.details) : "");
+            snprintf(seen[k].reason, sizeof(seen[k].reason), "%s",
+                     x.technique_reason);
         }
         weir__conn_close(x.conn);
         weir__buf_free(&x.details);
@@ -265,6 +277,119 @@ TEST(test_engine_expectations__one_statement)
         printf("  plain: %llu statements; checked: %llu, %s\n",
                (unsigned long long)plain->statements,
                (unsigned long long)checked->statements, checked->details);
+    teardown(&fx);
+}
+
+/* The rows of query q as text, one line per row, cells by commas. */
+static void rows_text(weir_conn *c, const char *q, char *out, size_t size)
+{
+    weir_rows *rows = NULL;
+    weir_error e;
+    weir_buf b = WEIR_BUF_INIT;
+    if (weir__conn_query(c, q, &rows, &e) != 0)
+        weir__buf_printf(&b, "error: %s", e.message);
+    for (size_t r = 0; rows && r < rows->n_rows; r++)
+        for (size_t k = 0; k < rows->n_cols; k++) {
+            const char *v = weir__rows_get(rows, r, k);
+            weir__buf_printf(&b, "%s%s", v ? v : "NULL",
+                             k + 1 < rows->n_cols ? "," : "\n");
+        }
+    snprintf(out, size, "%s", b.len ? weir__buf_cstr(&b) : "");
+    weir__buf_free(&b);
+    weir__rows_free(rows);
+}
+
+TEST(test_engine_mv__fills_new_table)
+{
+    /* A first update creates a view's table once: the materialize step
+     * creates it with the view's resolved schema and the view's flow fills
+     * it, with no epoch of its own and, when the tables it reads are new
+     * too, no describe of them and no count of their rows (the update's
+     * flows wrote them). The result is what a recomputation into an
+     * existing table gives: the same rows and types, the same reason. */
+    fixture fx;
+    const char *sql =
+        "CREATE MATERIALIZED VIEW a AS SELECT id % 3 AS k, sum(amt) AS s, "
+        "count(*) AS n FROM spark_catalog.default.src GROUP BY 1;\n"
+        "CREATE MATERIALIZED VIEW b AS SELECT k, n FROM a;\n"
+        "CREATE MATERIALIZED VIEW c AS SELECT x.k, sum(y.n) AS t, "
+        "max(x.n) AS m FROM b x JOIN b y ON x.k = y.k GROUP BY x.k;\n"
+        "CREATE MATERIALIZED VIEW d AS SELECT k, t FROM c;";
+    CHECK_INT(setup(&fx,
+                    "CREATE TABLE spark_catalog.\"default\".src AS SELECT "
+                    "range AS id, CAST(range % 7 AS DECIMAL(10,2)) AS amt "
+                    "FROM range(1000)",
+                    sql),
+              0);
+    const char *facts =
+        "SELECT table_name, column_name, data_type FROM duckdb_columns() "
+        "WHERE table_name IN ('a', 'b', 'c') AND schema_name = 'default' "
+        "ORDER BY table_name, column_index";
+    const char *contents =
+        "SELECT 'a', k, s, n, NULL FROM spark_catalog.\"default\".a UNION ALL "
+        "SELECT 'b', k, NULL, n, NULL FROM spark_catalog.\"default\".b UNION "
+        "ALL SELECT 'c', k, NULL, t, m FROM spark_catalog.\"default\".c "
+        "ORDER BY ALL";
+    char types1[2048], types2[2048], rows1[2048], rows2[2048], epochs[256];
+    flow_seen first[16], second[16];
+    memset(first, 0, sizeof(first));
+    memset(second, 0, sizeof(second));
+    size_t c = order_of(&fx, "spark_catalog.default.c");
+    CHECK_INT(run_flows_seen(&fx, first), 0);
+    rows_text(fx.st->conn, facts, types1, sizeof(types1));
+    rows_text(fx.st->conn, contents, rows1, sizeof(rows1));
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT name, epoch FROM ");
+    weir__meta_table(&q, "spark_catalog", "tables");
+    weir__buf_puts(&q, " ORDER BY name");
+    rows_text(fx.st->conn, weir__buf_cstr(&q), epochs, sizeof(epochs));
+    CHECK_STR(epochs, "spark_catalog.default.a,0\nspark_catalog.default.b,0\n"
+                      "spark_catalog.default.c,0\nspark_catalog.default.d,0\n");
+    /* Again: the tables exist, the views are recomputed into them. */
+    CHECK_INT(run_flows_seen(&fx, second), 0);
+    rows_text(fx.st->conn, facts, types2, sizeof(types2));
+    rows_text(fx.st->conn, contents, rows2, sizeof(rows2));
+    rows_text(fx.st->conn, weir__buf_cstr(&q), epochs, sizeof(epochs));
+    CHECK_STR(epochs, "spark_catalog.default.a,1\nspark_catalog.default.b,1\n"
+                      "spark_catalog.default.c,1\nspark_catalog.default.d,1\n");
+    CHECK_STR(types1, types2);
+    CHECK_STR(rows1, rows2);
+    CHECK(strstr(types1, "a,s,DECIMAL(") != NULL);
+    CHECK(strstr(rows1, "c,0,NULL,") != NULL);
+    /* b holds 3 rows, read twice. */
+    CHECK_STR(first[c].reason, "recomputing costs less: its inputs hold 6 "
+                               "row(s), fewer than "
+                               "pipelines.incremental.minInputRows (100000)");
+    CHECK_STR(first[c].reason, second[c].reason);
+    /* No second creation with its epoch, no describe of b, no count. */
+    CHECK(first[c].statements + 3 <= second[c].statements);
+    if (T_.failures)
+        printf("  statements of c: %llu first, %llu second\n%s%s",
+               (unsigned long long)first[c].statements,
+               (unsigned long long)second[c].statements, types1, rows1);
+    /* Views' tables dropped outside weir: recreated with a new epoch and
+     * a new checkpoint generation, and recomputed (c's input is no new
+     * table: c is replaced, another epoch, and so is d, which reads a
+     * table the update created but replaced). */
+    weir_error e;
+    CHECK_INT(weir__conn_exec(fx.st->conn,
+                              "DROP TABLE spark_catalog.\"default\".c; "
+                              "DROP TABLE spark_catalog.\"default\".d",
+                              NULL, &e),
+              0);
+    CHECK_INT(run_flows_seen(&fx, NULL), 0);
+    rows_text(fx.st->conn, contents, rows2, sizeof(rows2));
+    CHECK_STR(rows1, rows2);
+    rows_text(fx.st->conn, weir__buf_cstr(&q), epochs, sizeof(epochs));
+    CHECK_STR(epochs, "spark_catalog.default.a,2\nspark_catalog.default.b,2\n"
+                      "spark_catalog.default.c,3\nspark_catalog.default.d,3\n");
+    weir__buf_clear(&q);
+    weir__buf_puts(&q, "SELECT target, batch_id FROM ");
+    weir__meta_table(&q, "spark_catalog", "checkpoints");
+    weir__buf_puts(&q, " ORDER BY target");
+    rows_text(fx.st->conn, weir__buf_cstr(&q), epochs, sizeof(epochs));
+    CHECK_STR(epochs, "spark_catalog.default.c,-1\nspark_catalog.default.d,-1\n");
+    weir__buf_free(&q);
     teardown(&fx);
 }
 
@@ -445,6 +570,7 @@ TEST(test_engine_store__schema_once)
 }
 
 TEST_MAIN(RUN(test_engine_mv__readers_never_see_partial);
+          RUN(test_engine_mv__fills_new_table);
           RUN(test_engine_dry__macros_on_first_use);
           RUN(test_engine_expectations__one_statement);
           RUN(test_engine_store__table_columns);
