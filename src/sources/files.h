@@ -174,6 +174,35 @@ void weir__files_put_list(weir_buf *b, const char *const *files, size_t n);
  * lines up to max_record bytes long. */
 void weir__files_csv_options(weir_buf *b, const weir_file_opts *o,
                              uint64_t max_record);
+/* " WHERE ..." leaving out the blank lines of a CSV relation with s's
+ * columns. */
+void weir__files_csv_skip_blank(weir_buf *b, const weir_file_schema *s);
+
+/*
+ * CSV files with a header, split by how they are read (files_csv.c): those
+ * whose header is the schema's first columns in order by position, the
+ * others by name. The lists point into the caller's files; names: the
+ * header names of the by-name files, once each (case-insensitively).
+ */
+typedef struct weir_csv_split {
+    const char **in_order;
+    size_t n_in;
+    const char **by_name;
+    size_t n_by;
+    char **names;
+    size_t n_names;
+} weir_csv_split;
+
+/* Read the header of each file (b->opts.header; else all are in order).
+ * 0 or WEIR_ENOMEM; free sp with weir__files_csv_split_free. */
+int weir__files_csv_split(weir_csv_split *sp, const weir_file_batch *b,
+                          const char *const *files, size_t n, weir_error *err);
+void weir__files_csv_split_free(weir_csv_split *sp);
+/* The relation reading sp's by-name files with fb's schema: fields as
+ * text under their header's names, cast to the columns; values that do not
+ * fit and fields the schema lacks go to the rescued data column. */
+void weir__files_render_csv_by_name(weir_buf *b, const weir_file_batch *fb,
+                                    const weir_csv_split *sp);
 /* ", max_line_size = ..., buffer_size = ..." of a read_csv call reading
  * lines up to max_record bytes long. */
 void weir__files_csv_line_size(weir_buf *b, uint64_t max_record);

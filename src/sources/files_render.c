@@ -220,7 +220,7 @@ static void render_json_careful(weir_buf *b, const weir_file_batch *fb,
 
 /* Lines of a CSV file that hold only blanks are skipped like empty lines:
  * such a line reads as a first field of blanks and no other field. */
-static void csv_skip_blank(weir_buf *b, const weir_file_schema *s)
+void weir__files_csv_skip_blank(weir_buf *b, const weir_file_schema *s)
 {
     if (!s->n)
         return;
@@ -282,7 +282,7 @@ static void render_csv_careful(weir_buf *b, const weir_file_batch *fb,
     }
     weir__buf_puts(b, "}, auto_detect = false, null_padding = true, "
                       "ignore_errors = true, filename = true)");
-    csv_skip_blank(b, s);
+    weir__files_csv_skip_blank(b, s);
     weir__buf_putc(b, ')');
 }
 
@@ -341,7 +341,7 @@ static void render_fast(weir_buf *b, const weir_file_batch *fb,
         if (weir__str_ieq(o->mode, "DROPMALFORMED"))
             weir__buf_puts(b, ", ignore_errors = true");
         put_columns(b, s);
-        csv_skip_blank(b, s);
+        weir__files_csv_skip_blank(b, s);
     } else if (weir__str_ieq(o->format, "parquet")) {
         weir__buf_puts(b, "read_parquet(");
         weir__files_put_list(b, files, n);
@@ -424,14 +424,32 @@ int weir__files_render(weir_buf *out, const weir_file_batch *b,
         if (rc)
             return rc;
     }
-    if (careful && !failfast && weir__str_ieq(fmt, "json"))
-        render_json_careful(&rel, b, files, n);
+    /* The readers take fields by position: CSV files whose header is not
+     * the schema's columns in order are read by name. */
+    weir_csv_split sp = { 0 };
+    int rc = csv ? weir__files_csv_split(&sp, b, files, n, err) : 0;
+    if (rc)
+        return rc;
+    const char *const *pos = sp.n_by ? sp.in_order : files;
+    size_t n_pos = sp.n_by ? sp.n_in : n;
+    if (sp.n_by)
+        weir__buf_puts(&rel, "(");
+    if (!n_pos)
+        ;
+    else if (careful && !failfast && weir__str_ieq(fmt, "json"))
+        render_json_careful(&rel, b, pos, n_pos);
     else if (careful && !failfast && csv)
-        render_csv_careful(&rel, b, files, n);
+        render_csv_careful(&rel, b, pos, n_pos);
     else
-        render_fast(&rel, b, files, n);
+        render_fast(&rel, b, pos, n_pos);
+    if (sp.n_by) {
+        weir__buf_puts(&rel, n_pos ? " UNION ALL " : "");
+        weir__files_render_csv_by_name(&rel, b, &sp);
+        weir__buf_puts(&rel, ")");
+    }
+    weir__files_csv_split_free(&sp);
     finish(out, weir__buf_cstr(&rel), files, sizes, mtimes, n, with_metadata);
-    int rc = rel.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory") : 0;
+    rc = rel.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory") : 0;
     weir__buf_free(&rel);
     return rc;
 }

@@ -15,9 +15,6 @@
 #include "util/json.h"
 #include "util/str.h"
 
-/* Files sampled to infer a schema (Auto Loader samples at most 1000). */
-#define INFER_SAMPLE 1000
-
 /* DuckDB's name for a field past the end of a CSV header: columnN. */
 static bool extra_csv_field(const char *name)
 {
@@ -107,13 +104,15 @@ static int reconcile_json_keys(weir_file_schema *s, weir_arena *a,
     return rc;
 }
 
-/* Columns the files have, per DuckDB's sniffing (sampling the files). */
+/* Columns the files have, per DuckDB's sniffing of every file. (Auto
+ * Loader samples at most 1000 files and finds the columns of the others
+ * as it reads them; weir's fast readers take the columns they are given,
+ * so a key only a later file holds would be dropped: every file of the
+ * batch is described, which costs the batch's read at most once more.) */
 static int infer(weir_file_schema *out, weir_arena *a, weir_conn *conn,
                  const weir_file_opts *o, const char *const *files, size_t n,
                  weir_infer_cache *cache, weir_error *err)
 {
-    if (n > INFER_SAMPLE)
-        n = INFER_SAMPLE;
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, "SELECT * FROM ");
     if (weir__str_ieq(o->format, "json")) {

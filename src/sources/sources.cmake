@@ -3,6 +3,7 @@ set(WEIR_SOURCES_SOURCES
   src/sources/file_source.c
   src/sources/import.c
   src/sources/files.c
+  src/sources/files_csv.c
   src/sources/files_render.c
   src/sources/files_schema.c
   src/sources/infer_cache.c

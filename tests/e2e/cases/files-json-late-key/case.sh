@@ -26,3 +26,14 @@ expect_query "SELECT id, later FROM t WHERE later IS NOT NULL" "id,later
 59000,s"
 expect_query "SELECT count(*) AS n, count(_rescued_data) AS rescued FROM t" "n,rescued
 60000,0"
+
+# A key only file 1001 of a batch holds: every file of a batch is
+# inferred from (weir used to sniff the first 1000 and drop the key).
+for i in $(seq 1000 2000); do printf '{"id": %d, "v": "m"}\n' "$i" > landing/m$i.json; done
+printf '{"id": 2001, "v": "m", "only_last": 7}\n' >> landing/m2000.json
+run_weir run
+expect_exit 0
+expect_query "SELECT id, only_last FROM t WHERE only_last IS NOT NULL" "id,only_last
+2001,7"
+expect_query "SELECT count(*) AS n, count(_rescued_data) AS rescued FROM t" "n,rescued
+61002,0"

@@ -1,0 +1,57 @@
+# CSV files are read by their headers' names.
+#
+# A column only the 1001st file of a batch has is a column: every file of
+# a batch is inferred from (weir used to sniff the first 1000 files only,
+# and their columns were all the readers took: the column was dropped
+# without a word), in the first batch and in a later one.
+
+mkdir -p landing hdr
+for i in $(seq 1000 2000); do printf 'id,a\n%d,x\n' "$i" > landing/f$i.csv; done
+printf 'id,a,late\n2001,y,keep\n' > landing/f2001.csv
+run_weir run
+expect_exit 0
+expect_query "SELECT id, a, late FROM t WHERE late IS NOT NULL" "id,a,late
+2001,y,keep"
+expect_query "SELECT count(*) AS n, count(_rescued_data) AS rescued FROM t" "n,rescued
+1002,0"
+
+# A later batch of 1001 files: the new column of its last file evolves the
+# schema (schemaEvolutionMode addNewColumns, the default).
+for i in $(seq 3000 4000); do printf 'id,a\n%d,x\n' "$i" > landing/g$i.csv; done
+printf 'id,a,later\n4001,z,kept\n' > landing/g4001.csv
+run_weir run
+expect_exit 0
+expect_query "SELECT id, later FROM t WHERE later IS NOT NULL" "id,later
+4001,kept"
+expect_query "SELECT count(*) AS n FROM t" "n
+2004"
+
+# Headers in other orders, and a quoted name holding the separator: each
+# value lands in its header's column (the readers used to take fields by
+# position: 'qq' went to id). A given schema rescues the fields it lacks.
+printf 'id,a,"a,b"\n1,x,q\n' > hdr/f1.csv
+printf '"a,b",a,id\nqq,y,2\n' > hdr/f2.csv
+printf 'a,id,extra\nz,notanint,e\n' > hdr/f3.csv
+run_weir run
+expect_exit 0
+expect_query 'SELECT id, a, `a,b`, extra, fn FROM h ORDER BY fn' 'id,a,"a,b",extra,fn
+1,x,q,,f1.csv
+2,y,qq,,f2.csv
+notanint,z,,e,f3.csv'
+expect_query "SELECT id, a, replace(_rescued_data, '$PWD/', '') AS r FROM hr ORDER BY a" 'id,a,r
+1,x,"{""a,b"":""q"",""_file_path"":""hdr/f1.csv""}"
+2,y,"{""a,b"":""qq"",""_file_path"":""hdr/f2.csv""}"
+,z,"{""id"":""notanint"",""extra"":""e"",""_file_path"":""hdr/f3.csv""}"'
+
+# FAILFAST: a value that does not fit fails the flow, naming it; the
+# tables keep their rows.
+cat > transformations/ff.sql <<'EOF'
+CREATE STREAMING TABLE ff AS
+SELECT * FROM STREAM read_files('hdr', format => 'csv', header => true,
+                                schema => 'id INT, a STRING', mode => 'FAILFAST');
+EOF
+run_weir run
+expect_exit 1
+expect_stdout_contains "notanint"
+expect_query "SELECT count(*) AS n FROM h" "n
+3"

@@ -1,0 +1,2 @@
+CREATE STREAMING TABLE t AS
+SELECT * FROM STREAM read_files('landing', format => 'csv', header => true);
