@@ -359,6 +359,18 @@ static int on_relation_types(void *payload, const weir_sql_relref *ref,
     return 0;
 }
 
+/* A streaming file source read by a query that names _metadata carries
+ * it (see render_batch): hidden from `*`, as in Spark. */
+static const char *on_tvf_hidden(void *payload, const weir_sql_tvf *call)
+{
+    const level *lv = payload;
+    const weir_input *in = find_input(lv->flow, call->node, true);
+    if (!in || !call->streaming || weir__source_kind_of(in) != &weir__source_files ||
+        !weir__query_uses_metadata(lv->flow->query))
+        return NULL;
+    return "_metadata";
+}
+
 static int translate_flow_at(weir_buf *out, const weir_resolve_ctx *ctx,
                              const weir_gflow *f, int depth, weir_error *err)
 {
@@ -368,7 +380,7 @@ static int translate_flow_at(weir_buf *out, const weir_resolve_ctx *ctx,
                         f->display);
     level lv = { ctx, f, depth };
     weir_sql_resolver r = { on_relation, on_tvf, &lv, NULL, on_expr_type,
-                            on_relation_types };
+                            on_relation_types, on_tvf_hidden };
     return weir__sql_translate_query(out, f->query, &r, err);
 }
 

@@ -478,6 +478,13 @@ typedef struct sql_tx {
     const sql_cte_scope *ctes;
     int open; /* inside a subquery expression, a join's right side or a
                  LATERAL subquery: outer columns are in reach */
+    /* Hidden columns of the table functions of the innermost SELECT's
+     * FROM (resolver->tvf_hidden), by the alias they are read under: a
+     * `*` over them leaves them out. */
+    struct {
+        const char *alias, *column;
+    } hidden[8];
+    size_t n_hidden;
 } sql_tx;
 
 int weir__sql_tx_query(sql_tx *t, weir_buf *out, const weir_sql_query *q);

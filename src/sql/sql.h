@@ -313,6 +313,10 @@ typedef struct weir_sql_resolver {
      * expr_type calls that only look for DECIMAL columns. */
     int (*relation_types)(void *payload, const weir_sql_relref *ref,
                           weir_buf *out);
+    /* Optional: the name of a column the relation rendered for call
+     * carries that `*` does not expand to (a file source's _metadata, a
+     * hidden column in Spark), or NULL. */
+    const char *(*tvf_hidden)(void *payload, const weir_sql_tvf *call);
 } weir_sql_resolver;
 
 /*

@@ -366,6 +366,14 @@ static int tx_rel(sql_tx *t, weir_buf *out, const sql_rel *r)
             weir__error_clear(t->err);
             rc = tx_tvf_default(t, out, r);
         }
+        if (!rc && t->resolver && t->resolver->tvf_hidden &&
+            t->n_hidden < sizeof(t->hidden) / sizeof(t->hidden[0])) {
+            const char *h = t->resolver->tvf_hidden(t->resolver->payload, r->call);
+            if (h) {
+                t->hidden[t->n_hidden].alias = r->alias ? r->alias : r->call->name;
+                t->hidden[t->n_hidden++].column = h;
+            }
+        }
         if (!rc)
             put_alias(out, r->alias ? r->alias : r->call->name,
                       weir__sql_is_generator(r->call->name) ? NULL
@@ -456,6 +464,12 @@ static bool is_generator_call(const weir_sql_expr *e)
     return weir__sql_is_generator(lname);
 }
 
+/* Whether star e (`*` or `q.*`) covers the relation read as alias. */
+static bool star_covers(const weir_sql_expr *e, const char *alias)
+{
+    return !e->n_names || weir__str_ieq(e->names[e->n_names - 1], alias);
+}
+
 static int tx_item(sql_tx *t, weir_buf *out, const sql_item *it)
 {
     const weir_sql_expr *e = it->e;
@@ -467,16 +481,30 @@ static int tx_item(sql_tx *t, weir_buf *out, const sql_item *it)
             }
         }
         weir__buf_putc(out, '*');
-        if (e->n) {
-            weir__buf_puts(out, " EXCLUDE (");
-            for (size_t i = 0; i < e->n; i++) {
-                if (i)
-                    weir__buf_puts(out, ", ");
-                const weir_sql_expr *c = e->list[i];
-                weir__buf_put_sql_ident(out, c->names[c->n_names - 1]);
-            }
-            weir__buf_putc(out, ')');
+        size_t n = e->n;
+        for (size_t i = 0; i < e->n; i++) {
+            const weir_sql_expr *c = e->list[i];
+            weir__buf_puts(out, i ? ", " : " EXCLUDE (");
+            weir__buf_put_sql_ident(out, c->names[c->n_names - 1]);
         }
+        /* The hidden columns of the relations the star covers, once each. */
+        for (size_t i = 0; i < t->n_hidden; i++) {
+            const char *col = t->hidden[i].column;
+            bool emit = star_covers(e, t->hidden[i].alias);
+            for (size_t j = 0; emit && j < e->n; j++) {
+                const weir_sql_expr *c = e->list[j];
+                emit = !weir__str_ieq(c->names[c->n_names - 1], col);
+            }
+            for (size_t j = 0; emit && j < i; j++)
+                emit = !(weir__str_ieq(t->hidden[j].column, col) &&
+                         star_covers(e, t->hidden[j].alias));
+            if (!emit)
+                continue;
+            weir__buf_puts(out, n++ ? ", " : " EXCLUDE (");
+            weir__buf_put_sql_ident(out, col);
+        }
+        if (n)
+            weir__buf_putc(out, ')');
         return 0;
     }
     if (is_generator_call(e)) {
@@ -529,6 +557,14 @@ static int expr_list_out(sql_tx *t, weir_buf *out, weir_sql_expr *const *e,
     return 0;
 }
 
+static bool has_star(const sql_select *s)
+{
+    for (size_t i = 0; i < s->n_items; i++)
+        if (s->items[i].e->kind == EX_STAR)
+            return true;
+    return false;
+}
+
 static int tx_select(sql_tx *t, weir_buf *out, const sql_select *s)
 {
     const sql_select *saved_sel = t->sel;
@@ -544,7 +580,20 @@ static int tx_select(sql_tx *t, weir_buf *out, const sql_select *s)
     t->from_rc = -1;
     t->from_decimals = 0;
     t->time_window = find_time_window(s);
+    size_t saved_hidden = t->n_hidden;
     int rc = 0;
+    if (s->from && t->resolver && t->resolver->tvf_hidden && has_star(s)) {
+        /* The FROM first: its table functions tell their hidden columns,
+         * which the stars leave out. Errors are reported where the FROM
+         * is rendered again (as after a probe). */
+        weir_error saved = *t->err;
+        t->from_text = NULL;
+        t->from_rc = tx_rel(t, &from_text, s->from) ? 1 : 0;
+        t->from_text = &from_text;
+        *t->err = saved;
+        if (t->from_rc)
+            t->n_hidden = saved_hidden;
+    }
     weir__buf_puts(out, s->distinct ? "SELECT DISTINCT " : "SELECT ");
     for (size_t i = 0; !rc && i < s->n_items; i++) {
         if (i)
@@ -601,6 +650,7 @@ static int tx_select(sql_tx *t, weir_buf *out, const sql_select *s)
     t->from_rc = saved_rc;
     t->from_decimals = saved_decimals;
     t->time_window = saved_tw;
+    t->n_hidden = saved_hidden;
     weir__buf_free(&from_text);
     return rc;
 }

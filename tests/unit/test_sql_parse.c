@@ -899,7 +899,7 @@ TEST(test_sql_translate__resolver)
                            "SELECT x.src, y.src FROM STREAM cat.db.x JOIN y ON true "
                            "CROSS JOIN range(2) r, read_files('f.json') j");
     int calls = 0;
-    weir_sql_resolver res = { rel_cb, tvf_cb, &calls, NULL, NULL, NULL };
+    weir_sql_resolver res = { rel_cb, tvf_cb, &calls, NULL, NULL, NULL, NULL };
     weir_buf b = WEIR_BUF_INIT;
     weir_error err;
     CHECK_INT(weir__sql_translate_query(&b, q, &res, &err), 0);
@@ -912,6 +912,57 @@ TEST(test_sql_translate__resolver)
               "'newline_delimited', union_by_name = true) AS \"j\"");
     weir__buf_free(&b);
     weir__arena_free(&a);
+}
+
+/* A table function whose relation carries a hidden column (a file
+ * source's _metadata): `*` and `alias.*` over it leave it out, a star
+ * over other relations or an outer SELECT does not name it. */
+static int hidden_tvf(void *payload, const weir_sql_tvf *call, weir_buf *out,
+                      weir_error *err)
+{
+    (void)payload;
+    (void)err;
+    if (strcmp(call->name, "read_files") != 0)
+        return WEIR_ENOTFOUND;
+    weir__buf_puts(out, "(SELECT 1 AS a, {'f': 'x'} AS _metadata)");
+    return 0;
+}
+
+static const char *hidden_col(void *payload, const weir_sql_tvf *call)
+{
+    (void)payload;
+    return strcmp(call->name, "read_files") == 0 ? "_metadata" : NULL;
+}
+
+TEST(test_sql_translate__hidden_columns)
+{
+    static const char *const cases[][2] = {
+        { "SELECT *, _metadata.f FROM read_files('a')",
+          "SELECT * EXCLUDE (\"_metadata\"), \"_metadata\".\"f\" AS \"f\" FROM "
+          "(SELECT 1 AS a, {'f': 'x'} AS _metadata) AS \"read_files\"" },
+        { "SELECT j.*, y.*, * EXCEPT (a) FROM read_files('a') j, y",
+          "SELECT \"j\".* EXCLUDE (\"_metadata\"), \"y\".*, * EXCLUDE (\"a\", "
+          "\"_metadata\") FROM "
+          "(SELECT 1 AS a, {'f': 'x'} AS _metadata) AS \"j\", \"y\" AS \"y\"" },
+        { "SELECT * FROM (SELECT * FROM read_files('a')) s",
+          "SELECT * FROM (SELECT * EXCLUDE (\"_metadata\") FROM (SELECT 1 AS a, "
+          "{'f': 'x'} AS _metadata) AS \"read_files\") AS \"s\"" },
+        { "SELECT * EXCEPT (_metadata) FROM read_files('a') j, read_files('b') k",
+          "SELECT * EXCLUDE (\"_metadata\") FROM (SELECT 1 AS a, {'f': 'x'} AS "
+          "_metadata) AS \"j\", (SELECT 1 AS a, {'f': 'x'} AS _metadata) AS \"k\"" },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        weir_arena a = WEIR_ARENA_INIT;
+        weir_sql_source s;
+        weir_sql_query *q = pq(&a, &s, cases[i][0]);
+        weir_sql_resolver res = { NULL, hidden_tvf, NULL, NULL, NULL, NULL, hidden_col };
+        weir_buf b = WEIR_BUF_INIT;
+        weir_error err;
+        CHECK_INT(weir__sql_translate_query(&b, q, &res, &err), 0);
+        CHECK_STR(weir__buf_cstr(&b), cases[i][1]);
+        weir__buf_free(&b);
+        weir__arena_free(&a);
+    }
 }
 
 /* AUTO CDC: the three spellings, every clause, in any order after KEYS. */
@@ -981,7 +1032,7 @@ TEST(test_sql_ddl__auto_cdc)
         "PARSE_SYNTAX_ERROR", "Syntax error", 1, 57);
 }
 
-TEST_MAIN(RUN(test_sql_split__basics); RUN(test_sql_translate__resolver); RUN(test_sql_split__errors);
+TEST_MAIN(RUN(test_sql_split__basics); RUN(test_sql_translate__resolver); RUN(test_sql_translate__hidden_columns); RUN(test_sql_split__errors);
           RUN(test_sql_ddl__materialized_view_and_table);
           RUN(test_sql_ddl__flow_import_checkpoint);
           RUN(test_sql_ddl__auto_cdc);

@@ -34,6 +34,9 @@ printf '"a,b",a,id\nqq,y,2\n' > hdr/f2.csv
 printf 'a,id,extra\nz,notanint,e\n' > hdr/f3.csv
 run_weir run
 expect_exit 0
+# _metadata is hidden from *, as in Spark: not a column of h (created
+# while hdr was empty, h gained the files' columns after its own).
+expect_query "SELECT * FROM h LIMIT 0" '_rescued_data,fn,id,a,"a,b",extra'
 expect_query 'SELECT id, a, `a,b`, extra, fn FROM h ORDER BY fn' 'id,a,"a,b",extra,fn
 1,x,q,,f1.csv
 2,y,qq,,f2.csv
