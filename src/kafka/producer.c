@@ -435,6 +435,16 @@ static int txn_step(weir_kafka_txn *t, const char *what,
     }
 }
 
+bool weir__kafka_txn_fenced(const weir_kafka_txn *t)
+{
+    if (!t || !t->rk)
+        return false;
+    char why[256];
+    rd_kafka_resp_err_t e = rd_kafka_fatal_error(t->rk, why, sizeof why);
+    return e == RD_KAFKA_RESP_ERR__FENCED || e == RD_KAFKA_RESP_ERR_PRODUCER_FENCED ||
+           e == RD_KAFKA_RESP_ERR_INVALID_PRODUCER_EPOCH;
+}
+
 int weir__kafka_txn_commit(weir_kafka_txn *t, const char *topic,
                            int64_t marker, const char *note, weir_error *err)
 {

@@ -627,10 +627,12 @@ static int send_file(weir_kafka_txn *t, const weir_sink_batch *b,
 
 /* Publish the staged file: a producer of the sink's transactional.id
  * (fencing any earlier one, and aborting what it left open) sends its
- * records unless the marker says Kafka has the batch. */
-static int publish_file(const weir_sink_batch *b, const char *file,
-                        weir_error *err)
+ * records unless the marker says Kafka has the batch. *fenced: another
+ * producer of the id fenced this one meanwhile. */
+static int publish_file_once(const weir_sink_batch *b, const char *file,
+                             bool *fenced, weir_error *err)
 {
+    *fenced = false;
     weir_kafka_stage_reader *r = NULL;
     int rc = weir__kafka_stage_open(&r, file, err);
     if (rc || !r)
@@ -647,9 +649,30 @@ static int publish_file(const weir_sink_batch *b, const char *file,
         rc = open_producer(&t, b, topic, &in_kafka, err);
     if (!rc && t && !in_kafka)
         rc = send_file(t, b, r, rec, topic, err);
+    *fenced = rc && weir__kafka_txn_fenced(t);
     weir__kafka_txn_close(t);
     free(topic);
     weir__kafka_stage_reader_free(r);
+    return rc;
+}
+
+/* A producer that another one of the same id fences while it publishes
+ * (one that was starting as the update's own was fenced: its
+ * initialisation can complete after ours) gives way to a new producer,
+ * which fences that one in turn and reads the marker again: a few times,
+ * then the error stands (two writers of one sink keep fencing each other). */
+static int publish_file(const weir_sink_batch *b, const char *file,
+                        weir_error *err)
+{
+    bool fenced = false;
+    int rc = 0;
+    for (int attempt = 0; attempt < 3; attempt++) {
+        rc = publish_file_once(b, file, &fenced, err);
+        if (!rc || !fenced)
+            break;
+    }
+    if (!rc)
+        weir__error_clear(err); /* an attempt fenced before this one */
     return rc;
 }
 

@@ -174,6 +174,12 @@ void weir__files_put_list(weir_buf *b, const char *const *files, size_t n);
  * lines up to max_record bytes long. */
 void weir__files_csv_options(weir_buf *b, const weir_file_opts *o,
                              uint64_t max_record);
+/* The columns of fb's schema cast from text fields of the same names
+ * (CAST when strict, else TRY_CAST), then, with a rescued data column, it:
+ * values that do not fit, and the fields extra[0..n_extra) (read under
+ * those names), with the file's path. Each item ends with ", ". */
+void weir__files_csv_typed(weir_buf *b, const weir_file_batch *fb,
+                           char *const *extra, size_t n_extra, bool strict);
 /* " WHERE ..." leaving out the blank lines of a CSV relation with s's
  * columns. */
 void weir__files_csv_skip_blank(weir_buf *b, const weir_file_schema *s);

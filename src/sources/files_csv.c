@@ -196,43 +196,16 @@ void weir__files_render_csv_by_name(weir_buf *b, const weir_file_batch *fb,
     /* Fields the schema lacks go to the rescued data column (rescue mode,
      * or a given schema); without one they are left out, as in Spark. */
     bool rescue = o->rescued[0];
+    /* The fields the schema lacks (read by name inside, below). */
+    char **extra = calloc(sp->n_names + 1, sizeof(*extra));
+    size_t n_extra = 0;
+    for (size_t i = 0; extra && rescue && i < sp->n_names; i++)
+        if (!in_schema(s, sp->names[i]) && !weir__str_ieq(sp->names[i], o->rescued))
+            extra[n_extra++] = sp->names[i];
+    if (!extra)
+        b->failed = true;
     weir__buf_puts(b, "(SELECT ");
-    for (size_t i = 0; i < s->n; i++) {
-        weir__buf_puts(b, failfast ? "CAST(" : "TRY_CAST(");
-        weir__buf_put_sql_ident(b, s->cols[i].name);
-        weir__buf_printf(b, " AS %s) AS ", s->cols[i].type);
-        weir__buf_put_sql_ident(b, s->cols[i].name);
-        weir__buf_puts(b, ", ");
-    }
-    if (rescue) {
-        /* Values that do not fit their column and fields the schema
-         * lacks, with the file's path. */
-        weir__buf_puts(b, "(SELECT CASE WHEN len(e) = 0 THEN NULL ELSE "
-                          "to_json(map_from_entries(list_append(e, {'k': "
-                          "'_file_path', 'v': \"filename\"}))) END FROM (SELECT "
-                          "list_filter([");
-        for (size_t i = 0; i < s->n; i++) {
-            weir__buf_puts(b, i ? ", {'k': " : "{'k': ");
-            weir__buf_put_sql_string(b, s->cols[i].name);
-            weir__buf_puts(b, ", 'v': CASE WHEN TRY_CAST(");
-            weir__buf_put_sql_ident(b, s->cols[i].name);
-            weir__buf_printf(b, " AS %s) IS NULL THEN ", s->cols[i].type);
-            weir__buf_put_sql_ident(b, s->cols[i].name);
-            weir__buf_puts(b, " END}");
-        }
-        for (size_t i = 0; i < sp->n_names; i++) {
-            if (in_schema(s, sp->names[i]) || weir__str_ieq(sp->names[i], o->rescued))
-                continue;
-            weir__buf_puts(b, ", {'k': ");
-            weir__buf_put_sql_string(b, sp->names[i]);
-            weir__buf_puts(b, ", 'v': ");
-            weir__buf_put_sql_ident(b, sp->names[i]);
-            weir__buf_puts(b, "}");
-        }
-        weir__buf_puts(b, "], x -> x.v IS NOT NULL)) AS q(e)) AS ");
-        weir__buf_put_sql_ident(b, o->rescued);
-        weir__buf_puts(b, ", ");
-    }
+    weir__files_csv_typed(b, fb, extra, n_extra, failfast);
     /* Inside: every schema column as text (NULL where no file has it) and
      * the other fields, read by their header's names. */
     weir__buf_puts(b, "\"filename\" FROM (SELECT ");
@@ -245,12 +218,11 @@ void weir__files_render_csv_by_name(weir_buf *b, const weir_file_batch *fb,
         weir__buf_put_sql_ident(b, s->cols[i].name);
         weir__buf_puts(b, ", ");
     }
-    for (size_t i = 0; rescue && i < sp->n_names; i++) {
-        if (in_schema(s, sp->names[i]) || weir__str_ieq(sp->names[i], o->rescued))
-            continue;
-        weir__buf_put_sql_ident(b, sp->names[i]);
+    for (size_t i = 0; i < n_extra; i++) {
+        weir__buf_put_sql_ident(b, extra[i]);
         weir__buf_puts(b, ", ");
     }
+    free(extra);
     weir__buf_puts(b, "\"filename\" FROM read_csv(");
     weir__files_put_list(b, sp->by_name, sp->n_by);
     weir__files_csv_options(b, o, fb->max_record);

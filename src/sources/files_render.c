@@ -235,6 +235,45 @@ void weir__files_csv_skip_blank(weir_buf *b, const weir_file_schema *s)
     weir__buf_puts(b, ", false)");
 }
 
+void weir__files_csv_typed(weir_buf *b, const weir_file_batch *fb,
+                           char *const *extra, size_t n_extra, bool strict)
+{
+    const weir_file_schema *s = &fb->schema;
+    const weir_file_opts *o = &fb->opts;
+    for (size_t i = 0; i < s->n; i++) {
+        weir__buf_puts(b, strict ? "CAST(" : "TRY_CAST(");
+        weir__buf_put_sql_ident(b, s->cols[i].name);
+        weir__buf_printf(b, " AS %s) AS ", s->cols[i].type);
+        weir__buf_put_sql_ident(b, s->cols[i].name);
+        weir__buf_puts(b, ", ");
+    }
+    if (!o->rescued[0])
+        return;
+    weir__buf_puts(b, "(SELECT CASE WHEN len(e) = 0 THEN NULL ELSE "
+                      "to_json(map_from_entries(list_append(e, {'k': "
+                      "'_file_path', 'v': \"filename\"}))) END FROM (SELECT "
+                      "list_filter([");
+    for (size_t i = 0; i < s->n; i++) {
+        weir__buf_puts(b, i ? ", {'k': " : "{'k': ");
+        weir__buf_put_sql_string(b, s->cols[i].name);
+        weir__buf_puts(b, ", 'v': CASE WHEN TRY_CAST(");
+        weir__buf_put_sql_ident(b, s->cols[i].name);
+        weir__buf_printf(b, " AS %s) IS NULL THEN ", s->cols[i].type);
+        weir__buf_put_sql_ident(b, s->cols[i].name);
+        weir__buf_puts(b, " END}");
+    }
+    for (size_t i = 0; i < n_extra; i++) {
+        weir__buf_puts(b, s->n || i ? ", {'k': " : "{'k': ");
+        weir__buf_put_sql_string(b, extra[i]);
+        weir__buf_puts(b, ", 'v': ");
+        weir__buf_put_sql_ident(b, extra[i]);
+        weir__buf_puts(b, "}");
+    }
+    weir__buf_puts(b, "], x -> x.v IS NOT NULL)) AS q(e)) AS ");
+    weir__buf_put_sql_ident(b, o->rescued);
+    weir__buf_puts(b, ", ");
+}
+
 /* Careful CSV: every field read as text, then cast; values that do not
  * fit are rescued. */
 static void render_csv_careful(weir_buf *b, const weir_file_batch *fb,
@@ -243,34 +282,7 @@ static void render_csv_careful(weir_buf *b, const weir_file_batch *fb,
     const weir_file_schema *s = &fb->schema;
     const weir_file_opts *o = &fb->opts;
     weir__buf_puts(b, "(SELECT ");
-    for (size_t i = 0; i < s->n; i++) {
-        weir__buf_puts(b, "TRY_CAST(");
-        weir__buf_put_sql_ident(b, s->cols[i].name);
-        weir__buf_printf(b, " AS %s) AS ", s->cols[i].type);
-        weir__buf_put_sql_ident(b, s->cols[i].name);
-        weir__buf_puts(b, ", ");
-    }
-    if (o->rescued[0]) {
-        weir__buf_puts(b, "(SELECT CASE WHEN len(e) = 0 THEN NULL ELSE "
-                          "to_json(map_from_entries(list_append(e, {'k': "
-                          "'_file_path', 'v': \"filename\"}))) END FROM (SELECT "
-                          "list_filter([");
-        for (size_t i = 0; i < s->n; i++) {
-            weir__buf_puts(b, i ? ", " : "");
-            weir__buf_puts(b, "{'k': ");
-            weir__buf_put_sql_string(b, s->cols[i].name);
-            weir__buf_puts(b, ", 'v': CASE WHEN ");
-            weir__buf_put_sql_ident(b, s->cols[i].name);
-            weir__buf_puts(b, " IS NOT NULL AND TRY_CAST(");
-            weir__buf_put_sql_ident(b, s->cols[i].name);
-            weir__buf_printf(b, " AS %s) IS NULL THEN ", s->cols[i].type);
-            weir__buf_put_sql_ident(b, s->cols[i].name);
-            weir__buf_puts(b, " END}");
-        }
-        weir__buf_puts(b, "], x -> x.v IS NOT NULL)) AS q(e)) AS ");
-        weir__buf_put_sql_ident(b, o->rescued);
-        weir__buf_puts(b, ", ");
-    }
+    weir__files_csv_typed(b, fb, NULL, 0, false);
     weir__buf_puts(b, "\"filename\" FROM read_csv(");
     weir__files_put_list(b, files, n);
     weir__files_csv_options(b, o, fb->max_record);
