@@ -171,9 +171,11 @@ uint64_t weir__files_max_record(const weir_conn *conn);
 /* files as a DuckDB list of path literals (glob characters escaped). */
 void weir__files_put_list(weir_buf *b, const char *const *files, size_t n);
 /* The CSV options of o as DuckDB read_csv arguments (", header = ..."),
- * lines up to max_record bytes long. */
+ * lines up to max_record bytes long (or up to the longest of files[0..n),
+ * when each is shorter than that). */
 void weir__files_csv_options(weir_buf *b, const weir_file_opts *o,
-                             uint64_t max_record);
+                             uint64_t max_record, const char *const *files,
+                             size_t n);
 /* The columns of fb's schema cast from text fields of the same names
  * (CAST when strict, else TRY_CAST), then, with a rescued data column, it:
  * values that do not fit, and the fields extra[0..n_extra) (read under
@@ -211,6 +213,7 @@ void weir__files_render_csv_by_name(weir_buf *b, const weir_file_batch *fb,
                                     const weir_csv_split *sp);
 /* ", max_line_size = ..., buffer_size = ..." of a read_csv call reading
  * lines up to max_record bytes long. */
-void weir__files_csv_line_size(weir_buf *b, uint64_t max_record);
+void weir__files_csv_line_size(weir_buf *b, uint64_t max_record,
+                               const char *const *files, size_t n);
 
 #endif

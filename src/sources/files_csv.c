@@ -225,7 +225,7 @@ void weir__files_render_csv_by_name(weir_buf *b, const weir_file_batch *fb,
     free(extra);
     weir__buf_puts(b, "\"filename\" FROM read_csv(");
     weir__files_put_list(b, sp->by_name, sp->n_by);
-    weir__files_csv_options(b, o, fb->max_record);
+    weir__files_csv_options(b, o, fb->max_record, sp->by_name, sp->n_by);
     weir__buf_puts(b, ", union_by_name = true, all_varchar = true, "
                       "null_padding = true, strict_mode = false, filename = true");
     if (weir__str_ieq(o->mode, "DROPMALFORMED"))

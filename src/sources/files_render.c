@@ -53,8 +53,26 @@ uint64_t weir__files_max_record(const weir_conn *conn)
  * long. */
 #define LINE_SLACK 65536ull
 
-void weir__files_csv_line_size(weir_buf *b, uint64_t max_record)
+/* max_record, or less when every file is shorter: a record is no longer
+ * than its file, and DuckDB reserves buffers of these sizes per file. */
+static uint64_t record_cap(uint64_t max_record, const char *const *files,
+                           size_t n)
 {
+    uint64_t longest = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        if (stat(files[i], &st) != 0 || (uint64_t)st.st_size >= max_record)
+            return max_record;
+        if ((uint64_t)st.st_size > longest)
+            longest = (uint64_t)st.st_size;
+    }
+    return n ? longest + 1 : max_record;
+}
+
+void weir__files_csv_line_size(weir_buf *b, uint64_t max_record,
+                               const char *const *files, size_t n)
+{
+    max_record = record_cap(max_record, files, n);
     /* The buffer must be larger than a line; DuckDB's default, 16 lines,
      * would take 4 GB for 256 MB lines. */
     weir__buf_printf(b, ", max_line_size = %llu, buffer_size = %llu",
@@ -63,10 +81,11 @@ void weir__files_csv_line_size(weir_buf *b, uint64_t max_record)
 }
 
 void weir__files_csv_options(weir_buf *b, const weir_file_opts *o,
-                             uint64_t max_record)
+                             uint64_t max_record, const char *const *files,
+                             size_t n)
 {
     weir__buf_printf(b, ", header = %s", o->header ? "true" : "false");
-    weir__files_csv_line_size(b, max_record);
+    weir__files_csv_line_size(b, max_record, files, n);
     const char *sep = o->sep;
     if (!sep && weir__str_ends(o->path, ".tsv"))
         sep = "\t";
@@ -211,7 +230,7 @@ static void render_json_careful(weir_buf *b, const weir_file_batch *fb,
     weir__buf_puts(b, ", columns = {'__line': 'VARCHAR'}, delim = chr(31), "
                       "quote = '', escape = '', header = false, auto_detect = "
                       "false, filename = true");
-    weir__files_csv_line_size(b, fb->max_record);
+    weir__files_csv_line_size(b, fb->max_record, files, n);
     weir__buf_puts(b, ") WHERE trim(\"__line\") <> '')");
     if (weir__str_ieq(o->mode, "DROPMALFORMED"))
         weir__buf_puts(b, " WHERE \"__ok\"");
@@ -285,7 +304,7 @@ static void render_csv_careful(weir_buf *b, const weir_file_batch *fb,
     weir__files_csv_typed(b, fb, NULL, 0, false);
     weir__buf_puts(b, "\"filename\" FROM read_csv(");
     weir__files_put_list(b, files, n);
-    weir__files_csv_options(b, o, fb->max_record);
+    weir__files_csv_options(b, o, fb->max_record, files, n);
     weir__buf_puts(b, ", columns = {");
     for (size_t i = 0; i < s->n; i++) {
         weir__buf_puts(b, i ? ", " : "");
@@ -345,7 +364,7 @@ static void render_fast(weir_buf *b, const weir_file_batch *fb,
     } else if (weir__str_ieq(o->format, "csv")) {
         weir__buf_puts(b, "read_csv(");
         weir__files_put_list(b, files, n);
-        weir__files_csv_options(b, o, fb->max_record);
+        weir__files_csv_options(b, o, fb->max_record, files, n);
         /* Spark's PERMISSIVE parsing: a short row gets NULLs, a long row's
          * extra fields are dropped. */
         weir__buf_puts(b, ", auto_detect = false, filename = true, "
@@ -366,7 +385,7 @@ static void render_fast(weir_buf *b, const weir_file_batch *fb,
         weir__buf_puts(b, ", columns = {'__line': 'VARCHAR'}, delim = chr(31), "
                           "quote = '', escape = '', header = false, auto_detect "
                           "= false, filename = true");
-        weir__files_csv_line_size(b, fb->max_record);
+        weir__files_csv_line_size(b, fb->max_record, files, n);
         weir__buf_puts(b, "))");
     }
     weir__buf_putc(b, ')');

@@ -127,7 +127,7 @@ static int infer(weir_file_schema *out, weir_arena *a, weir_conn *conn,
     } else if (weir__str_ieq(o->format, "csv")) {
         weir__buf_puts(&q, "read_csv(");
         weir__files_put_list(&q, files, n);
-        weir__files_csv_options(&q, o, weir__files_max_record(conn));
+        weir__files_csv_options(&q, o, weir__files_max_record(conn), files, n);
         /* null_padding: the header line, not the widest row, says how
          * many columns a file has (extra fields come out as columnN). */
         weir__buf_printf(&q, ", union_by_name = true, all_varchar = %s%s)",
