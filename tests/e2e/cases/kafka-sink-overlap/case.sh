@@ -10,7 +10,8 @@
 # 2. Another producer of the sink's transactional id (`ktool fence`) fences
 #    weir's while a batch is sent: that transaction can never commit, and
 #    weir publishes the batch from its staged file with a new producer; the
-#    update completes and every row is there once.
+#    update completes (or, when every attempt is fenced, fails and the next
+#    update publishes the batch) and every row is there once.
 kafka_start
 ktool create out 2 >/dev/null
 write_spec kafka_sink_overlap
@@ -78,8 +79,20 @@ done
 rc=0
 wait "$pid" || rc=$?
 [ "$fenced" -eq 1 ] || e2e_fail "the run ended before it could be fenced: $(cat "$E2E_OUT/fenced.out")"
-expect_equal "exit of the fenced run" "$rc" 0
-grep -q "Run is COMPLETED." "$E2E_OUT/fenced.out" || e2e_fail "the fenced run did not complete: $(cat "$E2E_OUT/fenced.out")"
+# The run publishes the staged batch with a new producer (starting again
+# if the fencer's initialisation fences that one too). Should every
+# attempt be fenced (seen under ASan on a loaded machine), the update
+# fails naming the fencing, the batch stays committed and staged, and the
+# next update publishes it.
+if [ "$rc" -ne 0 ]; then
+    expect_equal "exit of the fenced run" "$rc" 1
+    grep -q "KAFKA_SINK_WRITE_FAILED.*fenced" "$E2E_OUT/fenced.out" ||
+        e2e_fail "the fenced run failed otherwise: $(cat "$E2E_OUT/fenced.out")"
+    run_weir run
+    expect_exit 0
+fi
+grep -q "Run is COMPLETED." "$E2E_OUT/fenced.out" || [ "$rc" -ne 0 ] ||
+    e2e_fail "the fenced run did not complete: $(cat "$E2E_OUT/fenced.out")"
 expect_equal "read_committed after the fence" "$(ktool consume out -n)" "$rows"
 expect_equal "distinct after the fence" "$(ktool consume out | cut -f4 | sort -u | wc -l)" "$rows"
 expect_equal "staged files" "$(find storage/sinks -type f | wc -l)" 0
