@@ -50,8 +50,12 @@ static char *first_record(const char *path, char quote, char escape,
         weir__buf_free(&b);
         return NULL;
     }
+    if (!done && b.len > limit) {
+        weir__buf_free(&b); /* a header past the limit: the reader says */
+        return NULL;
+    }
     if (b.len && b.ptr[b.len - 1] == '\r')
-        b.len--;
+        b.ptr[--b.len] = '\0';
     char *s = strdup(weir__buf_cstr(&b));
     weir__buf_free(&b);
     return s;
@@ -88,11 +92,41 @@ static bool split_header(char *rec, const char *sep, char quote, char escape,
         }
         bool more = *p != '\0';
         *out = '\0';
+        /* DuckDB trims the names of a header */
+        while (out > start && (out[-1] == ' ' || out[-1] == '\t'))
+            *--out = '\0';
+        while (*start == ' ' || *start == '\t')
+            start++;
         names[(*n)++] = start;
         if (!more)
             return true;
         p += seplen;
     }
+}
+
+/* Whether DuckDB reads the header under exactly these names: none empty
+ * (DuckDB makes up columnN), none twice (it adds _1), none `filename` (the
+ * reader's own column), none with a quote (kept escaped). Otherwise the
+ * file is read by position, as before. */
+static bool plain_names(char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!names[i][0] || strchr(names[i], '"') || strchr(names[i], '\'') ||
+            weir__str_ieq(names[i], "filename"))
+            return false;
+        for (size_t j = 0; j < i; j++)
+            if (weir__str_ieq(names[i], names[j]))
+                return false;
+    }
+    return true;
+}
+
+/* A file DuckDB decompresses (by its name): its bytes are not its text. */
+static bool compressed(const char *path)
+{
+    return weir__str_ends(path, ".gz") || weir__str_ends(path, ".gzip") ||
+           weir__str_ends(path, ".zst") || weir__str_ends(path, ".GZ") ||
+           weir__str_ends(path, ".ZST");
 }
 
 /* Whether the header names are the schema's first columns, in order. */
@@ -119,7 +153,10 @@ int weir__files_csv_split(weir_csv_split *sp, const weir_file_batch *b,
 {
     memset(sp, 0, sizeof(*sp));
     const weir_file_opts *o = &b->opts;
-    if (!o->header || !n)
+    /* A given schema is applied by position, as Spark's CSV reader does
+     * (enforceSchema): only inferred columns, which are matched by name
+     * across files, are read by name. */
+    if (!o->header || !n || o->schema)
         return 0;
     sp->in_order = calloc(n, sizeof(*sp->in_order));
     sp->by_name = calloc(n, sizeof(*sp->by_name));
@@ -131,14 +168,17 @@ int weir__files_csv_split(weir_csv_split *sp, const weir_file_batch *b,
     char quote = o->quote ? o->quote[0] : '"';
     char escape = o->escape ? o->escape[0] : quote;
     for (size_t i = 0; !rc && i < n; i++) {
-        char *rec = first_record(files[i], quote, escape, b->max_record);
+        char *rec = compressed(files[i])
+                        ? NULL
+                        : first_record(files[i], quote, escape, b->max_record);
         /* at most one name per separator, and one more */
         size_t cap = rec ? strlen(rec) / (*sep ? strlen(sep) : 1) + 2 : 0;
         char **names = rec ? calloc(cap, sizeof(*names)) : NULL;
         size_t k = 0;
         if (rec && (!names || !split_header(rec, sep, quote, escape, names, cap, &k)))
             rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-        if (rc || !rec || in_order(names, k, &b->schema)) {
+        if (rc || !rec || in_order(names, k, &b->schema) ||
+            !plain_names(names, k)) {
             /* unreadable: the reader reports it */
             if (!rc)
                 sp->in_order[sp->n_in++] = files[i];
@@ -226,11 +266,31 @@ void weir__files_render_csv_by_name(weir_buf *b, const weir_file_batch *fb,
     weir__buf_puts(b, "\"filename\" FROM read_csv(");
     weir__files_put_list(b, sp->by_name, sp->n_by);
     weir__files_csv_options(b, o, fb->max_record, sp->by_name, sp->n_by);
+    /* The dialect the headers were split with, not DuckDB's guess. */
+    if (!o->sep && !weir__str_ends(o->path, ".tsv"))
+        weir__buf_puts(b, ", delim = ','");
+    if (!o->quote)
+        weir__buf_puts(b, ", quote = '\"'");
+    if (!o->escape) {
+        weir__buf_puts(b, ", escape = ");
+        char q[2] = { o->quote ? o->quote[0] : '"', '\0' };
+        weir__buf_put_sql_string(b, q);
+    }
     weir__buf_puts(b, ", union_by_name = true, all_varchar = true, "
                       "null_padding = true, strict_mode = false, filename = true");
-    if (weir__str_ieq(o->mode, "DROPMALFORMED"))
+    bool drop = weir__str_ieq(o->mode, "DROPMALFORMED");
+    if (drop)
         weir__buf_puts(b, ", ignore_errors = true");
     weir__buf_puts(b, "))");
     weir__files_csv_skip_blank(b, s);
+    /* DROPMALFORMED: a row with a value that does not fit goes, as the
+     * typed reader drops it. */
+    for (size_t i = 0; drop && i < s->n; i++) {
+        weir__buf_puts(b, " AND (");
+        weir__buf_put_sql_ident(b, s->cols[i].name);
+        weir__buf_puts(b, " IS NULL OR TRY_CAST(");
+        weir__buf_put_sql_ident(b, s->cols[i].name);
+        weir__buf_printf(b, " AS %s) IS NOT NULL)", s->cols[i].type);
+    }
     weir__buf_putc(b, ')');
 }

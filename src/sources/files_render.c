@@ -61,6 +61,11 @@ static uint64_t record_cap(uint64_t max_record, const char *const *files,
     uint64_t longest = 0;
     for (size_t i = 0; i < n; i++) {
         struct stat st;
+        /* a compressed file's size says nothing of its lines */
+        if (!weir__str_ends(files[i], ".csv") && !weir__str_ends(files[i], ".tsv") &&
+            !weir__str_ends(files[i], ".json") && !weir__str_ends(files[i], ".jsonl") &&
+            !weir__str_ends(files[i], ".ndjson") && !weir__str_ends(files[i], ".txt"))
+            return max_record;
         if (stat(files[i], &st) != 0 || (uint64_t)st.st_size >= max_record)
             return max_record;
         if ((uint64_t)st.st_size > longest)

@@ -485,6 +485,7 @@ typedef struct sql_tx {
         const char *alias, *column;
     } hidden[8];
     size_t n_hidden;
+    size_t hidden_base; /* the innermost SELECT's entries start here */
 } sql_tx;
 
 int weir__sql_tx_query(sql_tx *t, weir_buf *out, const weir_sql_query *q);

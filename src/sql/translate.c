@@ -488,14 +488,14 @@ static int tx_item(sql_tx *t, weir_buf *out, const sql_item *it)
             weir__buf_put_sql_ident(out, c->names[c->n_names - 1]);
         }
         /* The hidden columns of the relations the star covers, once each. */
-        for (size_t i = 0; i < t->n_hidden; i++) {
+        for (size_t i = t->hidden_base; i < t->n_hidden; i++) {
             const char *col = t->hidden[i].column;
             bool emit = star_covers(e, t->hidden[i].alias);
             for (size_t j = 0; emit && j < e->n; j++) {
                 const weir_sql_expr *c = e->list[j];
                 emit = !weir__str_ieq(c->names[c->n_names - 1], col);
             }
-            for (size_t j = 0; emit && j < i; j++)
+            for (size_t j = t->hidden_base; emit && j < i; j++)
                 emit = !(weir__str_ieq(t->hidden[j].column, col) &&
                          star_covers(e, t->hidden[j].alias));
             if (!emit)
@@ -580,7 +580,8 @@ static int tx_select(sql_tx *t, weir_buf *out, const sql_select *s)
     t->from_rc = -1;
     t->from_decimals = 0;
     t->time_window = find_time_window(s);
-    size_t saved_hidden = t->n_hidden;
+    size_t saved_hidden = t->n_hidden, saved_base = t->hidden_base;
+    t->hidden_base = t->n_hidden; /* an outer SELECT's are not this one's */
     int rc = 0;
     if (s->from && t->resolver && t->resolver->tvf_hidden && has_star(s)) {
         /* The FROM first: its table functions tell their hidden columns,
@@ -651,6 +652,7 @@ static int tx_select(sql_tx *t, weir_buf *out, const sql_select *s)
     t->from_decimals = saved_decimals;
     t->time_window = saved_tw;
     t->n_hidden = saved_hidden;
+    t->hidden_base = saved_base;
     weir__buf_free(&from_text);
     return rc;
 }

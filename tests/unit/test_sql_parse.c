@@ -947,6 +947,11 @@ TEST(test_sql_translate__hidden_columns)
         { "SELECT * FROM (SELECT * FROM read_files('a')) s",
           "SELECT * FROM (SELECT * EXCLUDE (\"_metadata\") FROM (SELECT 1 AS a, "
           "{'f': 'x'} AS _metadata) AS \"read_files\") AS \"s\"" },
+        { "SELECT j.*, d.x FROM read_files('a') j JOIN (SELECT * FROM y) d ON true "
+          "WHERE EXISTS (SELECT * FROM z)",
+          "SELECT \"j\".* EXCLUDE (\"_metadata\"), \"d\".\"x\" AS \"x\" FROM "
+          "(SELECT 1 AS a, {'f': 'x'} AS _metadata) AS \"j\" JOIN (SELECT * FROM "
+          "\"y\" AS \"y\") AS \"d\" ON true WHERE (EXISTS (SELECT * FROM \"z\" AS \"z\"))" },
         { "SELECT * EXCEPT (_metadata) FROM read_files('a') j, read_files('b') k",
           "SELECT * EXCLUDE (\"_metadata\") FROM (SELECT 1 AS a, {'f': 'x'} AS "
           "_metadata) AS \"j\", (SELECT 1 AS a, {'f': 'x'} AS _metadata) AS \"k\"" },
