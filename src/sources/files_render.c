@@ -298,6 +298,20 @@ void weir__files_csv_typed(weir_buf *b, const weir_file_batch *fb,
     weir__buf_puts(b, ", ");
 }
 
+/* ", columns = {'name': 'TYPE', ...}" of a reader call; every type
+ * `as` when it is not NULL. */
+static void put_columns(weir_buf *b, const weir_file_schema *s, const char *as)
+{
+    weir__buf_puts(b, ", columns = {");
+    for (size_t i = 0; i < s->n; i++) {
+        weir__buf_puts(b, i ? ", " : "");
+        weir__buf_put_sql_string(b, s->cols[i].name);
+        weir__buf_puts(b, ": ");
+        weir__buf_put_sql_string(b, as ? as : s->cols[i].type);
+    }
+    weir__buf_putc(b, '}');
+}
+
 /* Careful CSV: every field read as text, then cast; values that do not
  * fit are rescued. */
 static void render_csv_careful(weir_buf *b, const weir_file_batch *fb,
@@ -310,29 +324,11 @@ static void render_csv_careful(weir_buf *b, const weir_file_batch *fb,
     weir__buf_puts(b, "\"filename\" FROM read_csv(");
     weir__files_put_list(b, files, n);
     weir__files_csv_options(b, o, fb->max_record, files, n);
-    weir__buf_puts(b, ", columns = {");
-    for (size_t i = 0; i < s->n; i++) {
-        weir__buf_puts(b, i ? ", " : "");
-        weir__buf_put_sql_string(b, s->cols[i].name);
-        weir__buf_puts(b, ": 'VARCHAR'");
-    }
-    weir__buf_puts(b, "}, auto_detect = false, null_padding = true, "
+    put_columns(b, s, "VARCHAR");
+    weir__buf_puts(b, ", auto_detect = false, null_padding = true, "
                       "ignore_errors = true, filename = true)");
     weir__files_csv_skip_blank(b, s);
     weir__buf_putc(b, ')');
-}
-
-/* ", columns = {'name': 'TYPE', ...})" of a reader call. */
-static void put_columns(weir_buf *b, const weir_file_schema *s)
-{
-    weir__buf_puts(b, ", columns = {");
-    for (size_t i = 0; i < s->n; i++) {
-        weir__buf_puts(b, i ? ", " : "");
-        weir__buf_put_sql_string(b, s->cols[i].name);
-        weir__buf_puts(b, ": ");
-        weir__buf_put_sql_string(b, s->cols[i].type);
-    }
-    weir__buf_puts(b, "})");
 }
 
 static void render_fast(weir_buf *b, const weir_file_batch *fb,
@@ -365,7 +361,8 @@ static void render_fast(weir_buf *b, const weir_file_batch *fb,
                          (unsigned long long)fb->max_record);
         if (weir__str_ieq(o->mode, "DROPMALFORMED"))
             weir__buf_puts(b, ", ignore_errors = true");
-        put_columns(b, s);
+        put_columns(b, s, NULL);
+        weir__buf_putc(b, ')');
     } else if (weir__str_ieq(o->format, "csv")) {
         weir__buf_puts(b, "read_csv(");
         weir__files_put_list(b, files, n);
@@ -376,7 +373,8 @@ static void render_fast(weir_buf *b, const weir_file_batch *fb,
                           "null_padding = true, strict_mode = false");
         if (weir__str_ieq(o->mode, "DROPMALFORMED"))
             weir__buf_puts(b, ", ignore_errors = true");
-        put_columns(b, s);
+        put_columns(b, s, NULL);
+        weir__buf_putc(b, ')');
         weir__files_csv_skip_blank(b, s);
     } else if (weir__str_ieq(o->format, "parquet")) {
         weir__buf_puts(b, "read_parquet(");
