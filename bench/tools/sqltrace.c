@@ -110,6 +110,19 @@ state duckdb_prepare(handle conn, const char *sql, void *stmt)
     return s;
 }
 
+typedef state (*exec_fn)(void *, void *);
+
+/* Prepared statements run here (weir__conn_query's fast path); the SQL
+ * text was recorded by the prepare. */
+state duckdb_execute_prepared(void *stmt, void *result)
+{
+    REAL(duckdb_execute_prepared, exec_fn);
+    double a = now_us();
+    state s = real_duckdb_execute_prepared(stmt, result);
+    record("execute", a, now_us(), "(the prepared statement above)");
+    return s;
+}
+
 state duckdb_open_ext(const char *path, void *db, void *config, char **err)
 {
     REAL(duckdb_open_ext, open_fn);

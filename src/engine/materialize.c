@@ -445,7 +445,8 @@ static void run_pieces(weir_storage *st, piece_vec *v, const char *alias,
             weir__buf_puts(&all, v->items[i].sql);
     weir__buf_puts(&all, "; COMMIT");
     weir_error e;
-    if (weir__exec_buf(st->conn, &all, &e) == 0) {
+    if (!all.failed &&
+        weir__conn_exec_alone(st->conn, weir__buf_cstr(&all), &e) == 0) {
         weir__buf_free(&all);
         return;
     }
@@ -457,7 +458,12 @@ static void run_pieces(weir_storage *st, piece_vec *v, const char *alias,
             continue;
         weir_buf one = WEIR_BUF_INIT;
         weir__buf_printf(&one, "BEGIN TRANSACTION%s; COMMIT", p->sql);
-        if (weir__exec_buf(st->conn, &one, &errs[p->dataset])) {
+        int failed = one.failed ? WEIR_ERR(&errs[p->dataset], WEIR_ENOMEM,
+                                           NULL, "out of memory")
+                                : weir__conn_exec_alone(st->conn,
+                                                        weir__buf_cstr(&one),
+                                                        &errs[p->dataset]);
+        if (failed) {
             weir__conn_rollback(st->conn);
             if (!errs[p->dataset].code)
                 errs[p->dataset].code = WEIR_ERROR;

@@ -4,6 +4,7 @@
  */
 #include "db.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,8 +19,28 @@
 #include "store/scan.h"
 #include "weir.h"
 
+/* weir's metadata tables (WEIR_META_SCHEMA of each catalog: flow state,
+ * file lists, offsets, ...) are shared by every flow of an update. A
+ * statement that names them shares the gate; a statement that ends a
+ * transaction (COMMIT, ROLLBACK) has it alone, so no scan of them runs
+ * while DuckDB writes a commit or takes back a failed one: DuckDB 1.4
+ * frees what a failed commit appended while another connection's parallel
+ * scan of the table may still walk it (a SEGV in ColumnData::CheckZonemap
+ * under ENOSPC on the WAL; tests/unit/test_store_gate.c). Other statements
+ * (a flow reading its sources, writing its own target) do not wait: no
+ * other flow of the update scans what they write. A waiting owner goes
+ * before new sharers, so commits are not starved. */
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    unsigned sharing;  /* statements running */
+    unsigned waiting;  /* transaction ends waiting to run alone */
+    bool alone;        /* one is running */
+} gate;
+
 struct weir_db {
     duckdb_database handle;
+    gate gate;
     weir_tallies *tallies; /* of __weir_tally (tally.c) */
     weir_macros *macros;   /* lazy_macros: those not created yet */
     char memory_limit[64]; /* as configured, or "" */
@@ -137,6 +158,53 @@ static duckdb_connection counted(weir_conn *c, const char *sql)
     return c->handle;
 }
 
+/* Enters the gate for sql when it names the metadata schema; returns
+ * whether it did (the flag gate_unshare takes). */
+static bool gate_share(weir_db *db, const char *sql)
+{
+    if (!sql || !strstr(sql, WEIR_META_SCHEMA "."))
+        return false;
+    gate *g = &db->gate;
+    pthread_mutex_lock(&g->mu);
+    while (g->alone || g->waiting)
+        pthread_cond_wait(&g->cv, &g->mu);
+    g->sharing++;
+    pthread_mutex_unlock(&g->mu);
+    return true;
+}
+
+static void gate_unshare(weir_db *db, bool shared)
+{
+    if (!shared)
+        return;
+    gate *g = &db->gate;
+    pthread_mutex_lock(&g->mu);
+    if (--g->sharing == 0 && g->waiting)
+        pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
+}
+
+static void gate_own(weir_db *db)
+{
+    gate *g = &db->gate;
+    pthread_mutex_lock(&g->mu);
+    g->waiting++;
+    while (g->alone || g->sharing)
+        pthread_cond_wait(&g->cv, &g->mu);
+    g->waiting--;
+    g->alone = true;
+    pthread_mutex_unlock(&g->mu);
+}
+
+static void gate_disown(weir_db *db)
+{
+    gate *g = &db->gate;
+    pthread_mutex_lock(&g->mu);
+    g->alone = false;
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
+}
+
 void weir__conn_budget(const weir_conn *c, uint64_t *memory_limit,
                        unsigned *threads)
 {
@@ -176,15 +244,24 @@ const char *weir__db_version(void)
     return duckdb_library_version();
 }
 
+static void db_free(weir_db *db)
+{
+    pthread_mutex_destroy(&db->gate.mu);
+    pthread_cond_destroy(&db->gate.cv);
+    free(db);
+}
+
 int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
 {
     *out = NULL;
     weir_db *db = calloc(1, sizeof(*db));
     if (!db)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    pthread_mutex_init(&db->gate.mu, NULL);
+    pthread_cond_init(&db->gate.cv, NULL);
     duckdb_config config;
     if (duckdb_create_config(&config) == DuckDBError) {
-        free(db);
+        db_free(db);
         return WEIR_ERR(err, WEIR_EENGINE, NULL, "cannot create DuckDB config");
     }
     char threads[32];
@@ -208,7 +285,7 @@ int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
                               db->memory_limit[0] ? db->memory_limit : NULL);
         duckdb_free(open_err);
         duckdb_destroy_config(&config);
-        free(db);
+        db_free(db);
         return rc;
     }
     duckdb_destroy_config(&config);
@@ -238,7 +315,7 @@ int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
         weir__macros_free(db->macros);
         duckdb_close(&db->handle);
         weir__tallies_free(db->tallies);
-        free(db);
+        db_free(db);
         return rc;
     }
     *out = db;
@@ -288,7 +365,7 @@ void weir__db_close(weir_db *db)
     weir__macros_free(db->macros);
     duckdb_close(&db->handle);
     weir__tallies_free(db->tallies);
-    free(db);
+    db_free(db);
 }
 
 int weir__db_connect(weir_conn **out, weir_db *db, weir_error *err)
@@ -372,7 +449,7 @@ static duckdb_state query_patient(duckdb_connection h, const char *sql,
     return state;
 }
 
-int weir__conn_exec(weir_conn *c, const char *sql, int64_t *rows_changed,
+static int conn_run(weir_conn *c, const char *sql, int64_t *rows_changed,
                     weir_error *err)
 {
     duckdb_result r;
@@ -388,6 +465,23 @@ int weir__conn_exec(weir_conn *c, const char *sql, int64_t *rows_changed,
         *rows_changed = (int64_t)duckdb_rows_changed(&r);
     duckdb_destroy_result(&r);
     return 0;
+}
+
+int weir__conn_exec(weir_conn *c, const char *sql, int64_t *rows_changed,
+                    weir_error *err)
+{
+    bool shared = gate_share(c->db, sql);
+    int rc = conn_run(c, sql, rows_changed, err);
+    gate_unshare(c->db, shared);
+    return rc;
+}
+
+int weir__conn_exec_alone(weir_conn *c, const char *sql, weir_error *err)
+{
+    gate_own(c->db);
+    int rc = conn_run(c, sql, NULL, err);
+    gate_disown(c->db);
+    return rc;
 }
 
 int weir__conn_execf(weir_conn *c, weir_error *err, const char *fmt, ...)
@@ -593,8 +687,20 @@ static char *wrap_nested(duckdb_connection c, const char *sql, weir_arena *a,
     return wrapped;
 }
 
+static int conn_query(weir_conn *c, const char *sql, weir_rows **out,
+                      weir_error *err);
+
 int weir__conn_query(weir_conn *c, const char *sql, weir_rows **out,
                      weir_error *err)
+{
+    bool shared = gate_share(c->db, sql);
+    int rc = conn_query(c, sql, out, err);
+    gate_unshare(c->db, shared);
+    return rc;
+}
+
+static int conn_query(weir_conn *c, const char *sql, weir_rows **out,
+                      weir_error *err)
 {
     *out = NULL;
     weir_arena types_arena = WEIR_ARENA_INIT;
@@ -687,7 +793,10 @@ int weir__conn_scalar_i64(weir_conn *c, const char *sql, int64_t *out,
     *out = 0;
     if (is_null)
         *is_null = true;
-    if (duckdb_query(counted(c, sql), sql, &r) == DuckDBError) {
+    bool shared = gate_share(c->db, sql);
+    duckdb_state qs = duckdb_query(counted(c, sql), sql, &r);
+    gate_unshare(c->db, shared);
+    if (qs == DuckDBError) {
         int rc = query_error(c, err, duckdb_result_error(&r));
         duckdb_destroy_result(&r);
         return rc;
@@ -707,7 +816,10 @@ int weir__conn_scalar_text(weir_conn *c, const char *sql, char **out,
 {
     duckdb_result r;
     *out = NULL;
-    if (duckdb_query(counted(c, sql), sql, &r) == DuckDBError) {
+    bool shared = gate_share(c->db, sql);
+    duckdb_state qs = duckdb_query(counted(c, sql), sql, &r);
+    gate_unshare(c->db, shared);
+    if (qs == DuckDBError) {
         int rc = query_error(c, err, duckdb_result_error(&r));
         duckdb_destroy_result(&r);
         return rc;
@@ -1015,7 +1127,9 @@ int weir__appender_close(weir_appender *a, weir_error *err)
 void weir__conn_rollback(weir_conn *c)
 {
     duckdb_result r;
+    gate_own(c->db);
     duckdb_query(counted(c, "ROLLBACK"), "ROLLBACK", &r);
+    gate_disown(c->db);
     duckdb_destroy_result(&r);
     weir__macros_forget(c->db->macros, c->made);
 }
@@ -1049,7 +1163,10 @@ int weir__conn_arrow(weir_conn *c, const char *sql, weir_arrow_stream **out,
     weir_arrow_stream *s = calloc(1, sizeof(*s));
     if (!s)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    if (duckdb_query(counted(c, sql), sql, &s->result) == DuckDBError) {
+    bool shared = gate_share(c->db, sql);
+    duckdb_state qs = duckdb_query(counted(c, sql), sql, &s->result);
+    gate_unshare(c->db, shared);
+    if (qs == DuckDBError) {
         int rc = query_error(c, err, duckdb_result_error(&s->result));
         duckdb_destroy_result(&s->result);
         free(s);
@@ -1125,6 +1242,8 @@ void weir__arrow_free(weir_arrow_stream *s)
 /* ---- Streaming cursor --------------------------------------------------- */
 
 struct weir_db_cursor {
+    weir_db *db;
+    bool shared; /* shares db's gate until freed */
     duckdb_prepared_statement stmt;
     duckdb_result result;
     bool have_result;
@@ -1143,6 +1262,9 @@ int weir__conn_cursor(weir_conn *c, const char *sql, weir_db_cursor **out,
     if (!k)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     k->memory_limit = c->memory_limit;
+    /* A streaming result runs its query as it is fetched. */
+    k->db = c->db;
+    k->shared = gate_share(c->db, sql);
     int rc = 0;
     if (duckdb_prepare(counted(c, sql), sql, &k->stmt) == DuckDBError) {
         rc = engine_error(err, "", duckdb_prepare_error(k->stmt), c->memory_limit);
@@ -1238,6 +1360,8 @@ void weir__cursor_free(weir_db_cursor *k)
     if (k->have_result)
         duckdb_destroy_result(&k->result);
     duckdb_destroy_prepare(&k->stmt);
+    if (k->db)
+        gate_unshare(k->db, k->shared);
     free(k->vecs);
     free(k->valid);
     free(k);

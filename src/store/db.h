@@ -16,6 +16,9 @@
 #include "util/buf.h"
 #include "util/error.h"
 
+/* The schema of weir's metadata tables in every catalog (meta.h). */
+#define WEIR_META_SCHEMA "_weir"
+
 typedef struct weir_db weir_db;
 typedef struct weir_conn weir_conn;
 
@@ -56,6 +59,10 @@ uint64_t weir__conn_statements(const weir_conn *c);
  * be NULL) receives the count of the last statement. */
 int weir__conn_exec(weir_conn *c, const char *sql, int64_t *rows_changed,
                     weir_error *err);
+/* Run SQL with no statement naming WEIR_META_SCHEMA running on another
+ * connection of c's instance: for statements that end transactions
+ * (COMMIT; weir__conn_rollback does the same). db.c, the gate. */
+int weir__conn_exec_alone(weir_conn *c, const char *sql, weir_error *err);
 int weir__conn_execf(weir_conn *c, weir_error *err, const char *fmt, ...)
     WEIR_PRINTF(3, 4);
 

@@ -11,7 +11,7 @@ void weir__meta_table(weir_buf *b, const char *catalog, const char *table)
     char alias[300];
     weir__storage_catalog_alias(alias, sizeof(alias), catalog);
     weir__buf_put_sql_ident(b, alias);
-    weir__buf_puts(b, "._weir.");
+    weir__buf_puts(b, "." WEIR_META_SCHEMA ".");
     weir__buf_puts(b, table);
 }
 

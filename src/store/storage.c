@@ -339,7 +339,7 @@ int weir__storage_commit(weir_storage *s, weir_conn *c, weir_error *err)
                       s->root);
     } else {
         weir_error e;
-        rc = weir__conn_exec(c, "COMMIT", NULL, &e);
+        rc = weir__conn_exec_alone(c, "COMMIT", &e);
         if (rc && fatal_commit_error(e.message))
             s->write_failed = true;
         if (rc && weir__storage_write_error(e.message))
