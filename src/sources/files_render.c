@@ -259,15 +259,47 @@ void weir__files_csv_skip_blank(weir_buf *b, const weir_file_schema *s)
     weir__buf_puts(b, ", false)");
 }
 
+/* CAST(name AS type), where a value that does not fit fails the read
+ * naming the file, the column and the value (DuckDB's cast error names
+ * none of them), as the positional reader's errors do. */
+static void put_failfast_cast(weir_buf *b, const char *name, const char *type)
+{
+    weir_buf head = WEIR_BUF_INIT, tail = WEIR_BUF_INIT;
+    weir__buf_printf(&head, ": cannot read the file: column %s: could not "
+                            "convert \"", name);
+    weir__buf_printf(&tail, "\" to %s (mode FAILFAST)", type);
+    if (head.failed || tail.failed)
+        b->failed = true;
+    weir__buf_puts(b, "CASE WHEN ");
+    weir__buf_put_sql_ident(b, name);
+    weir__buf_puts(b, " IS NOT NULL AND TRY_CAST(");
+    weir__buf_put_sql_ident(b, name);
+    weir__buf_printf(b, " AS %s) IS NULL THEN error(concat(\"filename\", ", type);
+    weir__buf_put_sql_string(b, weir__buf_cstr(&head));
+    weir__buf_puts(b, ", ");
+    weir__buf_put_sql_ident(b, name);
+    weir__buf_puts(b, ", ");
+    weir__buf_put_sql_string(b, weir__buf_cstr(&tail));
+    weir__buf_puts(b, ")) ELSE CAST(");
+    weir__buf_put_sql_ident(b, name);
+    weir__buf_printf(b, " AS %s) END AS ", type);
+    weir__buf_free(&head);
+    weir__buf_free(&tail);
+}
+
 void weir__files_csv_typed(weir_buf *b, const weir_file_batch *fb,
                            char *const *extra, size_t n_extra, bool strict)
 {
     const weir_file_schema *s = &fb->schema;
     const weir_file_opts *o = &fb->opts;
     for (size_t i = 0; i < s->n; i++) {
-        weir__buf_puts(b, strict ? "CAST(" : "TRY_CAST(");
-        weir__buf_put_sql_ident(b, s->cols[i].name);
-        weir__buf_printf(b, " AS %s) AS ", s->cols[i].type);
+        if (strict) {
+            put_failfast_cast(b, s->cols[i].name, s->cols[i].type);
+        } else {
+            weir__buf_puts(b, "TRY_CAST(");
+            weir__buf_put_sql_ident(b, s->cols[i].name);
+            weir__buf_printf(b, " AS %s) AS ", s->cols[i].type);
+        }
         weir__buf_put_sql_ident(b, s->cols[i].name);
         weir__buf_puts(b, ", ");
     }
