@@ -234,7 +234,6 @@ typedef struct cdc_run {
     weir_error *err;
     weir_buf q;
     int64_t n_trunc; /* the batch's truncates (stage) */
-    bool build_on_state; /* joins to the state build on it (state_side) */
 } cdc_run;
 
 static void hidden(cdc_run *r, const char *what)
@@ -300,40 +299,6 @@ static int scalar_q(cdc_run *r, int64_t *out)
         *out = 0;
     weir__buf_clear(&r->q);
     return rc;
-}
-
-/* DuckDB counts no rows in a table made in the open transaction, as the
- * staged batch is, so it builds a join's hash table on the batch. Against
- * the state, that is right for a small batch and 20-25% slower than
- * building on the state once the batch has a third of the state's rows or
- * more (bench/cdc-RESULTS.md): r->build_on_state says which, from the
- * state's row count (metadata, not a scan). */
-static int state_side(cdc_run *r, int64_t n_changes)
-{
-    weir__buf_puts(&r->q, "SELECT count(*) FROM ");
-    hidden(r, "state");
-    int64_t rows = 0;
-    int rc = scalar_q(r, &rows);
-    r->build_on_state = !rc && n_changes >= rows / 3;
-    return rc;
-}
-
-/* Runs r->q, a statement that joins the batch to the state (join_state),
- * building the join on the side state_side chose. */
-static int run_join_q(cdc_run *r)
-{
-    if (!r->build_on_state)
-        return run_q(r, NULL);
-    int rc = weir__conn_exec(r->conn,
-                             "SET disabled_optimizers = 'build_side_probe_side'",
-                             NULL, r->err);
-    if (!rc)
-        rc = run_q(r, NULL);
-    weir__buf_clear(&r->q);
-    weir_error e;
-    int reset = weir__conn_exec(r->conn, "RESET disabled_optimizers", NULL,
-                                rc ? &e : r->err);
-    return rc ? rc : reset;
 }
 
 /* The n integers of the one row of r->q's query (NULL: 0). */
@@ -511,9 +476,8 @@ static void join_state(cdc_run *r)
 
 /* FROM and WHERE of the candidates: the changes newer than the key's
  * state and the last truncate. The truncate filter is left out when the
- * batch has none: DuckDB guesses it keeps a fifth of the batch and then
- * builds its hash table on the batch instead of the state, 25% slower on
- * a 100K-change batch (bench/cdc-RESULTS.md). */
+ * batch has none: DuckDB guesses it keeps a fifth of the batch and builds
+ * its hash table on the batch instead of the state (bench/cdc-RESULTS.md). */
 static void scd1_candidates(cdc_run *r)
 {
     weir__buf_puts(&r->q, " FROM " BATCH " AS __weir_b");
@@ -543,7 +507,7 @@ static int scd1_apply_rows(cdc_run *r)
         list(r, "__weir_b", r->keys, r->n_keys);
         weir__buf_puts(&r->q, " ORDER BY __weir_b.__weir_seq DESC, "
                               "__weir_b.__weir_del DESC) = 1");
-        return run_join_q(r);
+        return run_q(r, NULL);
     }
     weir__buf_puts(&r->q, "WITH __weir_c AS (SELECT __weir_b.*, max(CASE WHEN "
                           "__weir_b.__weir_del THEN __weir_b.__weir_seq END) OVER "
@@ -570,7 +534,7 @@ static int scd1_apply_rows(cdc_run *r)
                           "__weir_fresh, count(*) AS __weir_n FROM __weir_c "
                           "GROUP BY ");
     list(r, NULL, r->keys, r->n_keys);
-    return run_join_q(r);
+    return run_q(r, NULL);
 }
 
 static int scd1(cdc_run *r, bool fresh, int64_t n_changes,
@@ -588,8 +552,6 @@ static int scd1(cdc_run *r, bool fresh, int64_t n_changes,
         rc = hidden_table(r, "truncate", "__weir_seq", fresh);
     if (!rc)
         rc = truncate_scd1(r, &n_trunc, m);
-    if (!rc)
-        rc = state_side(r, n_changes);
     if (!rc)
         rc = scd1_apply_rows(r);
     if (rc)
@@ -732,7 +694,7 @@ static int scd2_new(cdc_run *r)
         weir__buf_puts(&r->q, ", __weir_b.__weir_seq ORDER BY "
                               "__weir_b.__weir_del DESC) = 1");
     }
-    if ((rc = run_join_q(r)))
+    if ((rc = run_q(r, NULL)))
         return rc;
     weir__buf_puts(&r->q, "DELETE FROM " NEW " AS __weir_n USING (SELECT ");
     list(r, "__weir_l", r->keys, r->n_keys);
@@ -826,8 +788,6 @@ static void scd2_changes(cdc_run *r)
 static int scd2(cdc_run *r, bool fresh, int64_t n_changes, weir_cdc_metrics *m)
 {
     int rc = scd2_tables(r, fresh);
-    if (!rc)
-        rc = state_side(r, n_changes);
     if (!rc)
         rc = scd2_new(r);
     if (rc)

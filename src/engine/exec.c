@@ -707,6 +707,30 @@ static void where_sink_flow(weir_buf *q, const weir_flow_exec *x,
     weir__buf_put_sql_string(q, x->f->display);
 }
 
+/* Record batch b of the sink as published, in a transaction of its own
+ * committed like every other (weir__storage_commit: one at a time, alone
+ * against statements on _weir tables, refused after a failed write). */
+static int mark_published(weir_flow_exec *x, const weir_gdataset *t,
+                          const weir_sink_batch *b)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "UPDATE ");
+    weir__meta_table(&q, weir__state_catalog(x->g, t), "sink_batches");
+    weir__buf_puts(&q, " SET state = 'published'");
+    where_sink_flow(&q, x, t);
+    weir__buf_printf(&q, " AND generation = %lld AND batch_id = %lld",
+                     (long long)b->generation, (long long)b->batch_id);
+    int rc = weir__conn_begin(x->conn, &x->err);
+    if (!rc)
+        rc = weir__exec_buf(x->conn, &q, &x->err);
+    if (!rc)
+        rc = weir__storage_commit(x->st, x->conn, &x->err);
+    if (rc)
+        weir__conn_rollback(x->conn);
+    weir__buf_free(&q);
+    return rc;
+}
+
 /* Publish batches whose checkpoint committed but whose publication was not
  * recorded (a crash in between). Runs outside the flow's transaction. */
 static int sink_recover(weir_flow_exec *x, const weir_gdataset *t,
@@ -726,16 +750,8 @@ static int sink_recover(weir_flow_exec *x, const weir_gdataset *t,
                         strtoll(weir__rows_get(r, i, 1), NULL, 10), &b, &names);
         if (!rc)
             rc = fmt->publish(&b, NULL, &x->err);
-        if (!rc) {
-            weir__buf_clear(&q);
-            weir__buf_puts(&q, "UPDATE ");
-            weir__meta_table(&q, weir__state_catalog(x->g, t), "sink_batches");
-            weir__buf_puts(&q, " SET state = 'published'");
-            where_sink_flow(&q, x, t);
-            weir__buf_printf(&q, " AND generation = %lld AND batch_id = %lld",
-                             (long long)b.generation, (long long)b.batch_id);
-            rc = weir__exec_buf(x->conn, &q, &x->err);
-        }
+        if (!rc)
+            rc = mark_published(x, t, &b);
     }
     weir__rows_free(r);
     weir__buf_free(&q);
@@ -804,16 +820,7 @@ static int sink_publish(weir_flow_exec *x, const weir_gdataset *t)
         x->sink_format->release(pending);
     if (rc)
         return rc; /* recovered by the next update */
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "UPDATE ");
-    weir__meta_table(&q, weir__state_catalog(x->g, t), "sink_batches");
-    weir__buf_puts(&q, " SET state = 'published'");
-    where_sink_flow(&q, x, t);
-    weir__buf_printf(&q, " AND generation = %lld AND batch_id = %lld",
-                     (long long)b.generation, (long long)b.batch_id);
-    rc = weir__exec_buf(x->conn, &q, &x->err);
-    weir__buf_free(&q);
-    return rc;
+    return mark_published(x, t, &b);
 }
 
 /* A staged batch that is not published now (it did not commit, or its

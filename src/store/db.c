@@ -21,9 +21,9 @@
 
 /* weir's metadata tables (WEIR_META_SCHEMA of each catalog: flow state,
  * file lists, offsets, ...) are shared by every flow of an update. A
- * statement that names them shares the gate; a statement that ends a
- * transaction (COMMIT, ROLLBACK) has it alone, so no scan of them runs
- * while DuckDB writes a commit or takes back a failed one: DuckDB 1.4
+ * statement that names them shares the gate; a COMMIT has it alone, so
+ * no scan of them runs while DuckDB writes a commit or takes back a
+ * failed one: DuckDB 1.4
  * frees what a failed commit appended while another connection's parallel
  * scan of the table may still walk it (a SEGV in ColumnData::CheckZonemap
  * under ENOSPC on the WAL; tests/unit/test_store_gate.c). Other statements
@@ -158,11 +158,13 @@ static duckdb_connection counted(weir_conn *c, const char *sql)
     return c->handle;
 }
 
-/* Enters the gate for sql when it names the metadata schema; returns
- * whether it did (the flag gate_unshare takes). */
+/* Enters the gate for sql when it names the metadata schema (quoted or
+ * not, as weir and its query guard spell it); returns whether it did (the
+ * flag gate_unshare takes). */
 static bool gate_share(weir_db *db, const char *sql)
 {
-    if (!sql || !strstr(sql, WEIR_META_SCHEMA "."))
+    if (!sql || (!strstr(sql, WEIR_META_SCHEMA ".") &&
+                 !strstr(sql, "\"" WEIR_META_SCHEMA "\".")))
         return false;
     gate *g = &db->gate;
     pthread_mutex_lock(&g->mu);
@@ -1127,9 +1129,7 @@ int weir__appender_close(weir_appender *a, weir_error *err)
 void weir__conn_rollback(weir_conn *c)
 {
     duckdb_result r;
-    gate_own(c->db);
     duckdb_query(counted(c, "ROLLBACK"), "ROLLBACK", &r);
-    gate_disown(c->db);
     duckdb_destroy_result(&r);
     weir__macros_forget(c->db->macros, c->made);
 }

@@ -60,8 +60,8 @@ uint64_t weir__conn_statements(const weir_conn *c);
 int weir__conn_exec(weir_conn *c, const char *sql, int64_t *rows_changed,
                     weir_error *err);
 /* Run SQL with no statement naming WEIR_META_SCHEMA running on another
- * connection of c's instance: for statements that end transactions
- * (COMMIT; weir__conn_rollback does the same). db.c, the gate. */
+ * connection of c's instance: for statements that commit (db.c, the
+ * gate). */
 int weir__conn_exec_alone(weir_conn *c, const char *sql, weir_error *err);
 int weir__conn_execf(weir_conn *c, weir_error *err, const char *fmt, ...)
     WEIR_PRINTF(3, 4);
