@@ -433,6 +433,14 @@ static int materialize_dataset(piece_vec *v, const weir_graph *g, int di,
     return rc;
 }
 
+/* Run sql, a script that ends with COMMIT (weir__conn_exec_alone). */
+static int run_script(weir_storage *st, weir_buf *sql, weir_error *err)
+{
+    if (sql->failed)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    return weir__conn_exec_alone(st->conn, weir__buf_cstr(sql), err);
+}
+
 /* Run the pieces of one catalog in one transaction; when that fails, run
  * them one by one so only the culprit fails. */
 static void run_pieces(weir_storage *st, piece_vec *v, const char *alias,
@@ -445,8 +453,7 @@ static void run_pieces(weir_storage *st, piece_vec *v, const char *alias,
             weir__buf_puts(&all, v->items[i].sql);
     weir__buf_puts(&all, "; COMMIT");
     weir_error e;
-    if (!all.failed &&
-        weir__conn_exec_alone(st->conn, weir__buf_cstr(&all), &e) == 0) {
+    if (run_script(st, &all, &e) == 0) {
         weir__buf_free(&all);
         return;
     }
@@ -458,12 +465,7 @@ static void run_pieces(weir_storage *st, piece_vec *v, const char *alias,
             continue;
         weir_buf one = WEIR_BUF_INIT;
         weir__buf_printf(&one, "BEGIN TRANSACTION%s; COMMIT", p->sql);
-        int failed = one.failed ? WEIR_ERR(&errs[p->dataset], WEIR_ENOMEM,
-                                           NULL, "out of memory")
-                                : weir__conn_exec_alone(st->conn,
-                                                        weir__buf_cstr(&one),
-                                                        &errs[p->dataset]);
-        if (failed) {
+        if (run_script(st, &one, &errs[p->dataset])) {
             weir__conn_rollback(st->conn);
             if (!errs[p->dataset].code)
                 errs[p->dataset].code = WEIR_ERROR;

@@ -201,6 +201,11 @@ typedef struct weir_csv_split {
     size_t n_names;
 } weir_csv_split;
 
+/* Whether DuckDB decompresses the file (it goes by the name: .gz, .gzip,
+ * .zst): its bytes are then not its text, so neither its size bounds its
+ * records nor its first bytes are its header. */
+bool weir__files_compressed(const char *path);
+
 /* Read the header of each file (b->opts.header; else all are in order).
  * 0 or WEIR_ENOMEM; free sp with weir__files_csv_split_free. */
 int weir__files_csv_split(weir_csv_split *sp, const weir_file_batch *b,

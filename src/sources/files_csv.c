@@ -121,14 +121,6 @@ static bool plain_names(char *const *names, size_t n)
     return true;
 }
 
-/* A file DuckDB decompresses (by its name): its bytes are not its text. */
-static bool compressed(const char *path)
-{
-    return weir__str_ends(path, ".gz") || weir__str_ends(path, ".gzip") ||
-           weir__str_ends(path, ".zst") || weir__str_ends(path, ".GZ") ||
-           weir__str_ends(path, ".ZST");
-}
-
 /* Whether the header names are the schema's first columns, in order. */
 static bool in_order(char *const *names, size_t n, const weir_file_schema *s)
 {
@@ -168,7 +160,7 @@ int weir__files_csv_split(weir_csv_split *sp, const weir_file_batch *b,
     char quote = o->quote ? o->quote[0] : '"';
     char escape = o->escape ? o->escape[0] : quote;
     for (size_t i = 0; !rc && i < n; i++) {
-        char *rec = compressed(files[i])
+        char *rec = weir__files_compressed(files[i])
                         ? NULL
                         : first_record(files[i], quote, escape, b->max_record);
         /* at most one name per separator, and one more */

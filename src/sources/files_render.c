@@ -30,6 +30,18 @@ void weir__files_put_list(weir_buf *b, const char *const *files, size_t n)
     weir__buf_putc(b, ']');
 }
 
+bool weir__files_compressed(const char *path)
+{
+    static const char *const ext[] = { ".gz", ".gzip", ".zst" };
+    size_t n = strlen(path);
+    for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+        size_t k = strlen(ext[i]);
+        if (n >= k && weir__str_ieq(path + n - k, ext[i]))
+            return true;
+    }
+    return false;
+}
+
 #define MB (1024ull * 1024ull)
 
 uint64_t weir__files_max_record(const weir_conn *conn)
@@ -61,10 +73,7 @@ static uint64_t record_cap(uint64_t max_record, const char *const *files,
     uint64_t longest = 0;
     for (size_t i = 0; i < n; i++) {
         struct stat st;
-        /* a compressed file's size says nothing of its lines */
-        if (!weir__str_ends(files[i], ".csv") && !weir__str_ends(files[i], ".tsv") &&
-            !weir__str_ends(files[i], ".json") && !weir__str_ends(files[i], ".jsonl") &&
-            !weir__str_ends(files[i], ".ndjson") && !weir__str_ends(files[i], ".txt"))
+        if (weir__files_compressed(files[i]))
             return max_record;
         if (stat(files[i], &st) != 0 || (uint64_t)st.st_size >= max_record)
             return max_record;

@@ -23,10 +23,10 @@
  * file lists, offsets, ...) are shared by every flow of an update. A
  * statement that names them shares the gate; a COMMIT has it alone, so
  * no scan of them runs while DuckDB writes a commit or takes back a
- * failed one: DuckDB 1.4
- * frees what a failed commit appended while another connection's parallel
- * scan of the table may still walk it (a SEGV in ColumnData::CheckZonemap
- * under ENOSPC on the WAL; tests/unit/test_store_gate.c). Other statements
+ * failed one: DuckDB 1.4 frees what a failed commit appended while
+ * another connection's parallel scan of the table may still walk it (a
+ * SEGV in ColumnData::CheckZonemap under ENOSPC on the WAL;
+ * tests/unit/test_store_gate.c). Other statements
  * (a flow reading its sources, writing its own target) do not wait: no
  * other flow of the update scans what they write. A waiting owner goes
  * before new sharers, so commits are not starved. */
@@ -34,7 +34,7 @@ typedef struct {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     unsigned sharing;  /* statements running */
-    unsigned waiting;  /* transaction ends waiting to run alone */
+    unsigned waiting;  /* commits waiting to run alone */
     bool alone;        /* one is running */
 } gate;
 
@@ -184,6 +184,16 @@ static void gate_unshare(weir_db *db, bool shared)
     if (--g->sharing == 0 && g->waiting)
         pthread_cond_broadcast(&g->cv);
     pthread_mutex_unlock(&g->mu);
+}
+
+/* duckdb_query() of sql on c, inside the gate when sql needs it. */
+static duckdb_state query_shared(weir_conn *c, const char *sql,
+                                 duckdb_result *r)
+{
+    bool shared = gate_share(c->db, sql);
+    duckdb_state st = duckdb_query(counted(c, sql), sql, r);
+    gate_unshare(c->db, shared);
+    return st;
 }
 
 static void gate_own(weir_db *db)
@@ -690,18 +700,6 @@ static char *wrap_nested(duckdb_connection c, const char *sql, weir_arena *a,
 }
 
 static int conn_query(weir_conn *c, const char *sql, weir_rows **out,
-                      weir_error *err);
-
-int weir__conn_query(weir_conn *c, const char *sql, weir_rows **out,
-                     weir_error *err)
-{
-    bool shared = gate_share(c->db, sql);
-    int rc = conn_query(c, sql, out, err);
-    gate_unshare(c->db, shared);
-    return rc;
-}
-
-static int conn_query(weir_conn *c, const char *sql, weir_rows **out,
                       weir_error *err)
 {
     *out = NULL;
@@ -780,6 +778,15 @@ static int conn_query(weir_conn *c, const char *sql, weir_rows **out,
     return 0;
 }
 
+int weir__conn_query(weir_conn *c, const char *sql, weir_rows **out,
+                     weir_error *err)
+{
+    bool shared = gate_share(c->db, sql);
+    int rc = conn_query(c, sql, out, err);
+    gate_unshare(c->db, shared);
+    return rc;
+}
+
 void weir__rows_free(weir_rows *rows)
 {
     if (!rows)
@@ -795,10 +802,7 @@ int weir__conn_scalar_i64(weir_conn *c, const char *sql, int64_t *out,
     *out = 0;
     if (is_null)
         *is_null = true;
-    bool shared = gate_share(c->db, sql);
-    duckdb_state qs = duckdb_query(counted(c, sql), sql, &r);
-    gate_unshare(c->db, shared);
-    if (qs == DuckDBError) {
+    if (query_shared(c, sql, &r) == DuckDBError) {
         int rc = query_error(c, err, duckdb_result_error(&r));
         duckdb_destroy_result(&r);
         return rc;
@@ -818,10 +822,7 @@ int weir__conn_scalar_text(weir_conn *c, const char *sql, char **out,
 {
     duckdb_result r;
     *out = NULL;
-    bool shared = gate_share(c->db, sql);
-    duckdb_state qs = duckdb_query(counted(c, sql), sql, &r);
-    gate_unshare(c->db, shared);
-    if (qs == DuckDBError) {
+    if (query_shared(c, sql, &r) == DuckDBError) {
         int rc = query_error(c, err, duckdb_result_error(&r));
         duckdb_destroy_result(&r);
         return rc;
@@ -1163,10 +1164,7 @@ int weir__conn_arrow(weir_conn *c, const char *sql, weir_arrow_stream **out,
     weir_arrow_stream *s = calloc(1, sizeof(*s));
     if (!s)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    bool shared = gate_share(c->db, sql);
-    duckdb_state qs = duckdb_query(counted(c, sql), sql, &s->result);
-    gate_unshare(c->db, shared);
-    if (qs == DuckDBError) {
+    if (query_shared(c, sql, &s->result) == DuckDBError) {
         int rc = query_error(c, err, duckdb_result_error(&s->result));
         duckdb_destroy_result(&s->result);
         free(s);
@@ -1360,8 +1358,7 @@ void weir__cursor_free(weir_db_cursor *k)
     if (k->have_result)
         duckdb_destroy_result(&k->result);
     duckdb_destroy_prepare(&k->stmt);
-    if (k->db)
-        gate_unshare(k->db, k->shared);
+    gate_unshare(k->db, k->shared);
     free(k->vecs);
     free(k->valid);
     free(k);
