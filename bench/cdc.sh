@@ -14,4 +14,10 @@ if [ -z "${WEIR:-}" ]; then
 fi
 weir=$(realpath "${WEIR:-$root/build/weir}")
 py="${WEIR_BENCH_PYTHON:-$root/build-pyenv/bin/python3}"
-"$py" "$root/bench/cdc_bench.py" --weir "$weir" "$@"
+# The floor's script runner, on the libduckdb weir links.
+duck="$root/.deps/duckdb"
+mkdir -p "$root/bench/work"
+cc -O2 -std=c11 -o "$root/bench/work/duckscript" "$root/bench/tools/duckscript.c" \
+    -I"$duck/include" -L"$duck/lib" -lduckdb -Wl,-rpath,"$duck/lib"
+"$py" "$root/bench/cdc_bench.py" --weir "$weir" \
+    --duckscript "$root/bench/work/duckscript" "$@"

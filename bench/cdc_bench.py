@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """AUTO CDC benchmark (issue 17): 1M changes over 100K keys in 10 batches.
 
-  cdc_bench.py --weir PATH [--work DIR] [--changes N] [--keys K] [--batches B]
+  cdc_bench.py --weir PATH --duckscript PATH [--work DIR] [--changes N] [--keys K] [--batches B]
 
 Needs the duckdb module (build-pyenv has it). Each batch is a parquet file
 of changes (10% deletes, 5% late: sequence values of the previous batch's
 range). weir applies them with an AUTO CDC flow, one `weir run` per batch,
 SCD 1 and SCD 2. The floor is a hand-written DuckDB script doing the same
-per batch (one connection and one transaction per batch): SCD 1 keeps a
+per batch, run by bench/tools/duckscript (a process per batch, as weir's,
+that opens the database, runs the script in one transaction and closes
+it; "floor-1p" runs every batch in this one Python process instead, so it
+pays DuckDB's start-up once, not per batch): SCD 1 keeps a
 state table of each key's latest sequence and tombstones and MERGEs the
 newest change per key into both; SCD 2 logs the changes, continues the
 current version of keys whose changes arrive in order and rebuilds the
@@ -143,7 +146,12 @@ def digest(rows):
     return len(rows), h.hexdigest()
 
 
-def floor_run(work, data, files, scd):
+def floor_run(work, data, files, scd, script_runner=None):
+    """The floor's times per batch and its result. With script_runner (the
+    path of bench/tools/duckscript), each batch is a process of its own
+    that opens the database, runs the batch's script in one transaction
+    and closes it, as each `weir run` is; without it, every batch runs in
+    this Python process, which pays DuckDB's start-up once."""
     db = os.path.join(work, "floor-scd%d.duckdb" % scd)
     for p in (db, db + ".wal"):
         if os.path.exists(p):
@@ -160,14 +168,22 @@ def floor_run(work, data, files, scd):
                     "CREATE TABLE state (id BIGINT, seq BIGINT, del BOOLEAN)")
     con.close()
     times = []
+    script = os.path.join(work, "floor-batch.sql")
     for name in files:
-        path = os.path.join(data, name)
-        t0 = time.perf_counter()
-        con = duckdb.connect(db)
-        con.execute("BEGIN")
-        con.execute((SCD1_BATCH if scd == 1 else SCD2_BATCH).format(path=path))
-        con.execute("COMMIT")
-        con.close()
+        sql = (SCD1_BATCH if scd == 1 else SCD2_BATCH).format(
+            path=os.path.join(data, name))
+        if script_runner:
+            with open(script, "w") as f:
+                f.write(sql)
+            t0 = time.perf_counter()
+            subprocess.run([script_runner, db, script], check=True)
+        else:
+            t0 = time.perf_counter()
+            con = duckdb.connect(db)
+            con.execute("BEGIN")
+            con.execute(sql)
+            con.execute("COMMIT")
+            con.close()
         times.append(time.perf_counter() - t0)
     con = duckdb.connect(db)
     n = digest(con.execute(RESULT[scd]).fetchall())
@@ -182,21 +198,26 @@ def main():
     ap.add_argument("--changes", type=int, default=1_000_000)
     ap.add_argument("--keys", type=int, default=100_000)
     ap.add_argument("--batches", type=int, default=10)
+    ap.add_argument("--duckscript", required=True,
+                    help="bench/tools/duckscript built against weir's libduckdb")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     data = os.path.join(args.work, "data-%d-%d-%d" % (args.changes, args.keys, args.batches))
     files = gen(data, args.changes, args.keys, args.batches)
     results = {}
-    print("%-6s %10s %10s %7s %12s %12s" % ("scd", "weir s", "floor s", "ratio",
-                                           "rows", "same result"))
+    print("%-6s %8s %8s %6s %10s %6s %8s %5s" % (
+        "scd", "weir s", "floor s", "ratio", "floor-1p s", "ratio", "rows", "same"))
     for scd in (1, 2):
         wt, wn = weir_run(args.weir, args.work, data, files, scd)
-        ft, fn = floor_run(args.work, data, files, scd)
-        results["scd%d" % scd] = {"weir_s": wt, "floor_s": ft, "weir_rows": wn[0],
-                                  "floor_rows": fn[0], "same": wn == fn}
-        print("%-6s %10.2f %10.2f %7.2f %12d %12s" % (
-            "SCD %d" % scd, sum(wt), sum(ft), sum(wt) / sum(ft), wn[0],
-            "yes" if wn == fn else "NO (floor %d rows)" % fn[0]))
+        ft, fn = floor_run(args.work, data, files, scd, args.duckscript)
+        f1, f1n = floor_run(args.work, data, files, scd)
+        same = wn == fn == f1n
+        results["scd%d" % scd] = {"weir_s": wt, "floor_s": ft, "floor_1p_s": f1,
+                                  "weir_rows": wn[0], "floor_rows": fn[0],
+                                  "same": same}
+        print("%-6s %8.2f %8.2f %6.2f %10.2f %6.2f %8d %5s" % (
+            "SCD %d" % scd, sum(wt), sum(ft), sum(wt) / sum(ft), sum(f1),
+            sum(wt) / sum(f1), wn[0], "yes" if same else "NO"))
     with open(os.path.join(args.work, "results.json"), "w") as f:
         json.dump(results, f, indent=1)
 

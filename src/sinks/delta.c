@@ -739,9 +739,12 @@ static int publish(const weir_sink_batch *b, weir_sink_pending *pending,
             if (!rc)
                 rc = weir__delta_log_commit(table, l.version + 1, c.ptr, c.len,
                                             err);
-            if (rc == WEIR_EEXISTS)
-                rc = 0; /* another writer took the version: try the next */
-            else if (!rc)
+            if (rc == WEIR_EEXISTS) {
+                /* Another writer took the version: try the next, with
+                 * the clash forgotten (a later success is a success). */
+                weir__error_clear(err);
+                rc = 0;
+            } else if (!rc)
                 done = true;
             weir__buf_free(&c);
         }

@@ -175,11 +175,14 @@ int weir__file_opts(weir_file_opts *o, const weir_sql_tvf *call,
 static int push_file(weir_file_list *out, const char *path, weir_error *err)
 {
     weir_file_info fi;
-    int rc = weir__fs_stat(&fi, path, err);
+    weir_error e = { 0 };
+    int rc = weir__fs_stat(&fi, path, &e);
     if (rc == WEIR_ENOTFOUND)
-        return 0; /* deleted while listing */
-    if (rc)
+        return 0; /* deleted while listing: not an error */
+    if (rc) {
+        weir__error_copy(err, &e);
         return rc;
+    }
     if (weir__vec_grow((void **)&out->items, &out->cap, sizeof(*out->items),
                        out->len + 1)) {
         free(fi.path);

@@ -338,13 +338,23 @@ int weir__storage_commit(weir_storage *s, weir_conn *c, weir_error *err)
                       "in this process",
                       s->root);
     } else {
+        /* DuckDB's COMMIT of a transaction that an earlier statement
+         * aborted succeeds and commits nothing: a batch whose error was
+         * missed would be reported done and its rows lost. A statement
+         * fails in an aborted transaction, so one goes first. */
         weir_error e;
-        rc = weir__conn_exec_alone(c, "COMMIT", &e);
-        if (rc && fatal_commit_error(e.message))
-            s->write_failed = true;
-        if (rc && weir__storage_write_error(e.message))
-            weir__str_copy(e.error_class, sizeof(e.error_class),
-                           "STORAGE_WRITE_FAILED");
+        rc = weir__conn_exec(c, "SELECT 1", NULL, &e);
+        if (rc) {
+            weir__conn_rollback(c);
+            weir__error_prefix(&e, "not committed: ");
+        } else {
+            rc = weir__conn_exec_alone(c, "COMMIT", &e);
+            if (rc && fatal_commit_error(e.message))
+                s->write_failed = true;
+            if (rc && weir__storage_write_error(e.message))
+                weir__str_copy(e.error_class, sizeof(e.error_class),
+                               "STORAGE_WRITE_FAILED");
+        }
         if (rc)
             weir__error_copy(err, &e);
     }

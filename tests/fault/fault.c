@@ -3,14 +3,17 @@
  * (LD_PRELOAD) that makes chosen write, pwrite, fsync, fdatasync and rename
  * calls (and, on request, open-for-writing, ftruncate and fallocate) on
  * regular files fail with ENOSPC, EIO, EROFS or EDQUOT, the way a full
- * disk, a failing device or a read-only mount would. It owns a call counter
+ * disk, a failing device or a read-only mount would; on request also
+ * link (another writer made the file first: EEXIST) and stat (the file
+ * went away: ENOENT), for races no test can time. It owns a call counter
  * and nothing else; every call it does not fail goes to the real libc
  * function unchanged. Configured by environment variables (see
  * tests/fault/README.md):
  *
  *   WEIR_FAULT_OPS    comma list of operations that may fail
  *                     (default "write,pwrite,fsync,fdatasync,rename")
- *   WEIR_FAULT_ERRNO  ENOSPC, EIO, EROFS or EDQUOT (default EIO)
+ *   WEIR_FAULT_ERRNO  ENOSPC, EIO, EROFS, EDQUOT, EEXIST or ENOENT
+ *                     (default EIO)
  *   WEIR_FAULT_PATH   fnmatch(3) pattern on the file's absolute path
  *                     (rename: either path); default: every regular file
  *   WEIR_FAULT_NTH    the first matching call that fails, from 1 (default 1);
@@ -47,6 +50,8 @@ enum {
     OP_OPEN = 1 << 5, /* opening a file for writing, or creating it */
     OP_FTRUNCATE = 1 << 6,
     OP_FALLOCATE = 1 << 7,
+    OP_LINK = 1 << 8, /* link(2): both paths are matched */
+    OP_STAT = 1 << 9, /* stat(2) by path */
     OP_DEFAULT = OP_WRITE | OP_PWRITE | OP_FSYNC | OP_FDATASYNC | OP_RENAME,
 };
 
@@ -58,6 +63,7 @@ static const struct {
     { "fsync", OP_FSYNC },         { "fdatasync", OP_FDATASYNC },
     { "rename", OP_RENAME },       { "open", OP_OPEN },
     { "ftruncate", OP_FTRUNCATE }, { "fallocate", OP_FALLOCATE },
+    { "link", OP_LINK },           { "stat", OP_STAT },
 };
 
 /* ---- the real functions ---------------------------------------------------- */
@@ -70,6 +76,8 @@ typedef int (*open_fn)(const char *, int, ...);
 typedef int (*openat_fn)(int, const char *, int, ...);
 typedef int (*ftruncate_fn)(int, off_t);
 typedef int (*fallocate_fn)(int, int, off_t, off_t);
+typedef int (*link_fn)(const char *, const char *);
+typedef int (*stat_fn)(const char *, struct stat *);
 
 /* Store the next definition of `name` (after this library) in *fn, a
  * function pointer of `size` bytes; memcpy avoids an object-to-function
@@ -121,6 +129,10 @@ static int parse_errno(const char *s)
         return EROFS;
     if (s && strcmp(s, "EDQUOT") == 0)
         return EDQUOT;
+    if (s && strcmp(s, "EEXIST") == 0)
+        return EEXIST;
+    if (s && strcmp(s, "ENOENT") == 0)
+        return ENOENT;
     return EIO;
 }
 
@@ -361,4 +373,37 @@ int openat(int dir, const char *path, int flags, ...)
         return -1;
     }
     return fn(dir, path, flags, mode);
+}
+
+int link(const char *from, const char *to)
+{
+    REAL(link_fn, fn, "link");
+    char a[PATH_MAX], b[PATH_MAX];
+    if (inject(OP_LINK, "link", absolute(from, a, sizeof(a)),
+               absolute(to, b, sizeof(b)))) {
+        errno = cfg.err;
+        return -1;
+    }
+    return fn(from, to);
+}
+
+/* stat is only ever failed on request (its default op set leaves it
+ * out): every other call goes straight to libc. */
+static bool inject_stat(const char *path)
+{
+    load_config();
+    if (!(cfg.ops & OP_STAT))
+        return false;
+    char buf[PATH_MAX];
+    return inject(OP_STAT, "stat", absolute(path, buf, sizeof(buf)), NULL);
+}
+
+int stat(const char *path, struct stat *st)
+{
+    REAL(stat_fn, fn, "stat");
+    if (inject_stat(path)) {
+        errno = cfg.err;
+        return -1;
+    }
+    return fn(path, st);
 }

@@ -569,9 +569,53 @@ TEST(test_engine_store__schema_once)
     weir__fs_remove_tree(dir, NULL);
 }
 
+TEST(test_engine_store__commit_of_aborted_transaction)
+{
+    /* DuckDB commits nothing, and reports success, for a transaction an
+     * earlier statement aborted; weir's commit fails instead, so a batch
+     * whose error went unnoticed is never reported done. */
+    char dir[64];
+    snprintf(dir, sizeof(dir), "/tmp/weir-test-engine-XXXXXX");
+    CHECK(mkdtemp(dir) != NULL);
+    char *root = weir__path_join(dir, "storage");
+    weir_storage *st = NULL;
+    weir_error e;
+    int64_t n = -1;
+    CHECK_INT(weir__storage_open(&st, root, WEIR_STORAGE_RUN, NULL, &e), 0);
+    if (st) {
+        CHECK_INT(weir__storage_use_catalog(st, "cat", "db", &e), 0);
+        CHECK_INT(weir__conn_exec(st->conn, "CREATE TABLE cat.db.t (i INT)",
+                                  NULL, &e),
+                  0);
+        CHECK_INT(weir__conn_begin(st->conn, &e), 0);
+        CHECK_INT(weir__conn_exec(st->conn, "INSERT INTO cat.db.t VALUES (1)",
+                                  NULL, &e),
+                  0);
+        /* A statement fails and its error is (wrongly) ignored. */
+        CHECK(weir__conn_exec(st->conn, "SELECT error('boom')", NULL, &e) != 0);
+        CHECK(weir__storage_commit(st, st->conn, &e) != 0);
+        CHECK(strstr(e.message, "not committed") != NULL);
+        /* Nothing was committed, the connection is usable, and storage is
+         * not marked as failed: the next transaction commits. */
+        CHECK_INT(weir__conn_begin(st->conn, &e), 0);
+        CHECK_INT(weir__conn_exec(st->conn, "INSERT INTO cat.db.t VALUES (2)",
+                                  NULL, &e),
+                  0);
+        CHECK_INT(weir__storage_commit(st, st->conn, &e), 0);
+        CHECK_INT(weir__conn_scalar_i64(st->conn, "SELECT sum(i) FROM cat.db.t",
+                                        &n, NULL, &e),
+                  0);
+        CHECK_INT((long)n, 2);
+        weir__storage_close(st);
+    }
+    free(root);
+    weir__fs_remove_tree(dir, NULL);
+}
+
 TEST_MAIN(RUN(test_engine_mv__readers_never_see_partial);
           RUN(test_engine_mv__fills_new_table);
           RUN(test_engine_dry__macros_on_first_use);
           RUN(test_engine_expectations__one_statement);
           RUN(test_engine_store__table_columns);
-          RUN(test_engine_store__schema_once))
+          RUN(test_engine_store__schema_once);
+          RUN(test_engine_store__commit_of_aborted_transaction))
