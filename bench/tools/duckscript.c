@@ -26,6 +26,10 @@ static char *slurp(const char *path)
             buf = grown;
         }
     }
+    if (ferror(f)) { /* never run a truncated script */
+        free(buf);
+        buf = NULL;
+    }
     fclose(f);
     if (buf)
         buf[n] = '\0';
@@ -54,7 +58,7 @@ int main(int argc, char **argv)
         return 2;
     }
     duckdb_database db;
-    duckdb_connection con;
+    duckdb_connection con = NULL;
     if (duckdb_open(argv[1], &db) == DuckDBError) {
         fprintf(stderr, "duckscript: cannot open %s\n", argv[1]);
         free(sql);

@@ -1052,6 +1052,12 @@ int weir__flow_exec(weir_flow_exec *x)
                          (long long)x->cdc.ignored);
     weir__buf_free(&all);
     weir__buf_free(&last);
+    /* The outcome is rc (the scheduler reads x->err): an error a step
+     * recorded and then recovered from is not the flow's. */
+    if (!rc)
+        weir__error_clear(&x->err);
+    else if (!x->err.code)
+        WEIR_ERR(&x->err, rc, NULL, "flow %s failed", x->f->display);
     return rc;
 }
 

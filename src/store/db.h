@@ -54,6 +54,9 @@ void weir__conn_budget(const weir_conn *c, uint64_t *memory_limit,
  * (queries, prepares, transactions); weir's fixed cost per flow is
  * largely this count, which tests can hold steady. */
 uint64_t weir__conn_statements(const weir_conn *c);
+/* The error message of c's last failed statement ("" if none yet); owned
+ * by c, valid until its next statement fails or c is closed. */
+const char *weir__conn_last_failure(const weir_conn *c);
 
 /* Run SQL (one or more statements) and discard results. rows_changed (may
  * be NULL) receives the count of the last statement. */

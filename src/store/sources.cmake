@@ -1,5 +1,6 @@
 set(WEIR_STORE_SOURCES
   src/store/db.c
+  src/store/db_append.c
   src/store/db_error.c
   src/store/macros.c
   src/store/meta.c

@@ -343,10 +343,15 @@ int weir__storage_commit(weir_storage *s, weir_conn *c, weir_error *err)
          * missed would be reported done and its rows lost. A statement
          * fails in an aborted transaction, so one goes first. */
         weir_error e;
+        char cause[512];
+        weir__str_copy(cause, sizeof(cause), weir__conn_last_failure(c));
         rc = weir__conn_exec(c, "SELECT 1", NULL, &e);
         if (rc) {
             weir__conn_rollback(c);
-            weir__error_prefix(&e, "not committed: ");
+            rc = WEIR_ERR(&e, WEIR_EENGINE, NULL,
+                          "not committed: a statement of the transaction "
+                          "failed before its commit: %s",
+                          cause);
         } else {
             rc = weir__conn_exec_alone(c, "COMMIT", &e);
             if (rc && fatal_commit_error(e.message))
@@ -617,9 +622,18 @@ int weir__storage_write_open_script(weir_storage *s, weir_error *err)
         free(p);
     }
     char *path = weir__path_join(s->root, "open.sql");
+    /* Written when it changes (a new catalog), not on every update. */
+    char *old = NULL;
+    size_t old_len = 0;
+    weir_error ignore;
+    bool same = path && !b.failed &&
+                weir__fs_read(&old, &old_len, path, &ignore) == 0 &&
+                old_len == b.len && memcmp(old, b.ptr, b.len) == 0;
+    free(old);
     int rc = (b.failed || !path)
                  ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
-                 : weir__fs_write_atomic(path, b.ptr, b.len, err);
+             : same ? 0
+                    : weir__fs_write_atomic(path, b.ptr, b.len, err);
     free(path);
     weir__buf_free(&b);
     return rc;

@@ -318,12 +318,17 @@ static int cmp_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The entry names of a folder, sorted (so the walk is deterministic). */
-static int dir_names(char ***out, size_t *n, const char *dir, walk *w)
+/* The entry names of a folder, sorted (so the walk is deterministic). A
+ * subfolder (depth > 0) deleted since its parent was read has none: not
+ * an error, like a file deleted while listing. */
+static int dir_names(char ***out, size_t *n, const char *dir, int depth,
+                     walk *w)
 {
     *out = NULL;
     *n = 0;
     DIR *d = opendir(dir);
+    if (!d && errno == ENOENT && depth > 0)
+        return 0;
     if (!d)
         return WEIR_ERR(w->err, errno == ENOENT ? WEIR_ENOTFOUND : WEIR_EIO,
                         NULL, "cannot list %s: %s", dir, strerror(errno));
@@ -372,7 +377,7 @@ static int walk_dir_at(walk *w, const char *dir, int depth, bool via_link)
                         w->root, WALK_MAX_DEPTH, dir);
     char **names;
     size_t n;
-    int rc = dir_names(&names, &n, dir, w);
+    int rc = dir_names(&names, &n, dir, depth, w);
     if (rc)
         return rc;
     for (size_t i = 0; i < n; i++) {

@@ -4,8 +4,8 @@
  * calls (and, on request, open-for-writing, ftruncate and fallocate) on
  * regular files fail with ENOSPC, EIO, EROFS or EDQUOT, the way a full
  * disk, a failing device or a read-only mount would; on request also
- * link (another writer made the file first: EEXIST) and stat (the file
- * went away: ENOENT), for races no test can time. It owns a call counter
+ * link (another writer made the file first: EEXIST), and stat and opendir
+ * (the file or folder went away: ENOENT), for races no test can time. It owns a call counter
  * and nothing else; every call it does not fail goes to the real libc
  * function unchanged. Configured by environment variables (see
  * tests/fault/README.md):
@@ -27,6 +27,7 @@
  * messages still get out.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -51,7 +52,9 @@ enum {
     OP_FTRUNCATE = 1 << 6,
     OP_FALLOCATE = 1 << 7,
     OP_LINK = 1 << 8, /* link(2): both paths are matched */
-    OP_STAT = 1 << 9, /* stat(2) by path */
+    OP_STAT = 1 << 9, /* stat(2) by path, as weir calls it (not DuckDB's
+                         __xstat, nor stat64, lstat, fstatat) */
+    OP_OPENDIR = 1 << 10, /* opendir(3) */
     OP_DEFAULT = OP_WRITE | OP_PWRITE | OP_FSYNC | OP_FDATASYNC | OP_RENAME,
 };
 
@@ -64,6 +67,7 @@ static const struct {
     { "rename", OP_RENAME },       { "open", OP_OPEN },
     { "ftruncate", OP_FTRUNCATE }, { "fallocate", OP_FALLOCATE },
     { "link", OP_LINK },           { "stat", OP_STAT },
+    { "opendir", OP_OPENDIR },
 };
 
 /* ---- the real functions ---------------------------------------------------- */
@@ -78,6 +82,7 @@ typedef int (*ftruncate_fn)(int, off_t);
 typedef int (*fallocate_fn)(int, int, off_t, off_t);
 typedef int (*link_fn)(const char *, const char *);
 typedef int (*stat_fn)(const char *, struct stat *);
+typedef DIR *(*opendir_fn)(const char *);
 
 /* Store the next definition of `name` (after this library) in *fn, a
  * function pointer of `size` bytes; memcpy avoids an object-to-function
@@ -378,8 +383,10 @@ int openat(int dir, const char *path, int flags, ...)
 int link(const char *from, const char *to)
 {
     REAL(link_fn, fn, "link");
+    load_config();
     char a[PATH_MAX], b[PATH_MAX];
-    if (inject(OP_LINK, "link", absolute(from, a, sizeof(a)),
+    if ((cfg.ops & OP_LINK) &&
+        inject(OP_LINK, "link", absolute(from, a, sizeof(a)),
                absolute(to, b, sizeof(b)))) {
         errno = cfg.err;
         return -1;
@@ -387,23 +394,33 @@ int link(const char *from, const char *to)
     return fn(from, to);
 }
 
-/* stat is only ever failed on request (its default op set leaves it
+/* stat and opendir fail only on request (the default op set leaves them
  * out): every other call goes straight to libc. */
-static bool inject_stat(const char *path)
+static bool inject_path(int op, const char *opname, const char *path)
 {
     load_config();
-    if (!(cfg.ops & OP_STAT))
+    if (!(cfg.ops & op))
         return false;
     char buf[PATH_MAX];
-    return inject(OP_STAT, "stat", absolute(path, buf, sizeof(buf)), NULL);
+    return inject(op, opname, absolute(path, buf, sizeof(buf)), NULL);
 }
 
 int stat(const char *path, struct stat *st)
 {
     REAL(stat_fn, fn, "stat");
-    if (inject_stat(path)) {
+    if (inject_path(OP_STAT, "stat", path)) {
         errno = cfg.err;
         return -1;
     }
     return fn(path, st);
+}
+
+DIR *opendir(const char *path)
+{
+    REAL(opendir_fn, fn, "opendir");
+    if (inject_path(OP_OPENDIR, "opendir", path)) {
+        errno = cfg.err;
+        return NULL;
+    }
+    return fn(path);
 }

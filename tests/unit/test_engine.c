@@ -595,6 +595,7 @@ TEST(test_engine_store__commit_of_aborted_transaction)
         CHECK(weir__conn_exec(st->conn, "SELECT error('boom')", NULL, &e) != 0);
         CHECK(weir__storage_commit(st, st->conn, &e) != 0);
         CHECK(strstr(e.message, "not committed") != NULL);
+        CHECK(strstr(e.message, "boom") != NULL);
         /* Nothing was committed, the connection is usable, and storage is
          * not marked as failed: the next transaction commits. */
         CHECK_INT(weir__conn_begin(st->conn, &e), 0);

@@ -228,7 +228,7 @@ check_cte_twice() {
 }
 
 # A Delta sink whose log version another writer took first (link says
-# EEXIST) retries at the next version and succeeds, but the clash stayed in
+# EEXIST) reads the log again, retries and succeeds, but the clash stayed in
 # the flow's error: the flow was reported FAILED, and its retry "wrote 0
 # rows" (sinks/delta.c).
 check_delta_version_taken() {
@@ -248,29 +248,58 @@ check_delta_version_taken() {
 # A file of a glob that vanishes between the listing and its stat (stat
 # says ENOENT) is left for a later update, but the stat's error stayed in
 # the flow's: the flow failed though its batch was committed
-# (sources/files.c push_file). Every stat of the file fails once in turn.
+# (sources/files.c push_file). Each of weir's stat calls on the file fails
+# once in turn (counted by a traced run first).
 check_file_vanishes_while_listed() {
-    local n bad=0 c
-    for n in $(seq 1 10); do
-        rm -rf "$E2E_WORK/fv" && mkdir -p "$E2E_WORK/fv/transformations" "$E2E_WORK/fv/in" && cd "$E2E_WORK/fv"
+    vanish_sweep fv stat "*/in/vanish.csv" \
+        "read_files('in/*.csv', format => 'csv')" in/vanish.csv
+}
+
+# The same for a subfolder of a recursive listing deleted between reading
+# its parent and opening it (opendir says ENOENT): the whole listing
+# failed, "cannot list" (util/fs.c dir_names).
+check_folder_vanishes_while_listed() {
+    vanish_sweep dv2 opendir "*/in/sub" \
+        "read_files('in', format => 'csv', recursiveFileLookup => true)" in/sub/vanish.csv
+}
+
+# vanish_sweep DIR OP PATTERN READ FILE: a streaming table reading READ
+# over in/one.csv and FILE; every call OP makes on PATTERN fails with
+# ENOENT in turn, one run each; each run succeeds, and the next run reads
+# what the first left out (4 rows: headers are rows).
+vanish_sweep() {
+    local dir=$1 op=$2 pattern=$3 read=$4 file=$5 n calls bad=0 c hit=0
+    for n in $(seq 0 40); do
+        rm -rf "$E2E_WORK/$dir" && mkdir -p "$E2E_WORK/$dir/transformations" "$E2E_WORK/$dir/$(dirname "$file")" && cd "$E2E_WORK/$dir"
         printf 'name: p\nstorage: storage\nconfiguration:\n  spark.sql.pipelines.maxFlowRetryAttempts: "0"\nlibraries:\n  - glob:\n      include: transformations/**\n' >spark-pipeline.yml
-        echo "CREATE STREAMING TABLE t AS SELECT * FROM STREAM read_files('in/*.csv', format => 'csv');" >transformations/a.sql
+        echo "CREATE STREAMING TABLE t AS SELECT * FROM STREAM $read;" >transformations/a.sql
         printf 'a,b\n1,2\n' >in/one.csv
-        printf 'a,b\n3,4\n' >in/vanish.csv
-        faulty WEIR_FAULT_OPS=stat WEIR_FAULT_ERRNO=ENOENT WEIR_FAULT_PATH="*/vanish.csv" \
+        printf 'a,b\n3,4\n' >"$file"
+        if [ "$n" = 0 ]; then # count the calls
+            faulty WEIR_FAULT_OPS="$op" WEIR_FAULT_ERRNO=ENOENT WEIR_FAULT_PATH="$pattern" \
+                WEIR_FAULT_NTH=0 WEIR_FAULT_LOG="$E2E_WORK/$dir.calls" || true
+            calls=$(wc -l <"$E2E_WORK/$dir.calls")
+            [ "$calls" -gt 0 ] || { echo "  no $op call on $pattern"; return 1; }
+            continue
+        fi
+        [ "$n" -le "$calls" ] || break
+        faulty WEIR_FAULT_OPS="$op" WEIR_FAULT_ERRNO=ENOENT WEIR_FAULT_PATH="$pattern" \
             WEIR_FAULT_NTH="$n" WEIR_FAULT_COUNT=1 ||
             { echo "  NTH=$n: the run failed: $(grep -m1 -A1 FAILED "$E2E_OUT/faulty.out")"; bad=1; continue; }
         "$WEIR" run >/dev/null 2>&1 || { echo "  NTH=$n: the next run failed"; bad=1; continue; }
         c=$("$WEIR" query --format csv "SELECT count(*) FROM t" | tail -n 1)
-        [ "$c" = 4 ] || { echo "  NTH=$n: t has $c rows, expected 4 (headers are rows)"; bad=1; }
+        [ "$c" = 4 ] || { echo "  NTH=$n: t has $c rows, expected 4"; bad=1; }
+        hit=$((hit + 1))
     done
+    [ "$hit" -gt 0 ] || { echo "  no run checked"; bad=1; }
     return $bad
 }
 
 all="one_shot_eio_retry events_lost_on_eio deleted_checkpoints deleted_manifest
 deleted_catalog refresh_overlap killed_update_stays_running
 query_writes_weir_state partition_unknown_column csv_header_misdetected
-cte_twice delta_version_taken file_vanishes_while_listed"
+cte_twice delta_version_taken file_vanishes_while_listed
+folder_vanishes_while_listed"
 selected=${CHECKS:-$all}
 failed=()
 for name in $selected; do
