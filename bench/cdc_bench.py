@@ -10,7 +10,8 @@ SCD 1 and SCD 2. The floor is a hand-written DuckDB script doing the same
 per batch, run by bench/tools/duckscript (a process per batch, as weir's,
 that opens the database, runs the script in one transaction and closes
 it; "floor-1p" runs every batch in this one Python process instead, so it
-pays DuckDB's start-up once, not per batch): SCD 1 keeps a
+pays DuckDB's start-up once, not per batch); the three take each batch in
+turn. SCD 1 keeps a
 state table of each key's latest sequence and tombstones and MERGEs the
 newest change per key into both; SCD 2 logs the changes, continues the
 current version of keys whose changes arrive in order and rebuilds the
@@ -52,31 +53,38 @@ def gen(folder, changes, keys, batches):
     return sorted(os.listdir(folder))
 
 
-def weir_run(weir, work, data, files, scd):
-    proj = os.path.join(work, "weir-scd%d" % scd)
-    shutil.rmtree(proj, ignore_errors=True)
-    os.makedirs(os.path.join(proj, "transformations"))
-    os.makedirs(os.path.join(proj, "landing"))
-    with open(os.path.join(proj, "spark-pipeline.yml"), "w") as f:
-        f.write("name: cdc\nstorage: storage\nlibraries:\n  - glob:\n"
-                "      include: transformations/**\n")
-    cols = "COLUMNS * EXCEPT (op)" if scd == 1 else \
-        "COLUMNS * EXCEPT (op, seq) STORED AS SCD TYPE 2"
-    with open(os.path.join(proj, "transformations", "cdc.sql"), "w") as f:
-        f.write("CREATE STREAMING TABLE target FLOW AUTO CDC FROM STREAM "
-                "read_files('landing', format => 'parquet') KEYS (id) APPLY AS "
-                "DELETE WHEN op = 'DELETE' SEQUENCE BY seq %s;\n" % cols)
-    times = []
-    for name in files:
-        shutil.copy(os.path.join(data, name), os.path.join(proj, "landing", name))
+class Weir:
+    """weir's side: an AUTO CDC project, one `weir run` per batch."""
+
+    def __init__(self, weir, work, data, scd):
+        self.weir, self.data, self.scd = weir, data, scd
+        self.proj = os.path.join(work, "weir-scd%d" % scd)
+        shutil.rmtree(self.proj, ignore_errors=True)
+        os.makedirs(os.path.join(self.proj, "transformations"))
+        os.makedirs(os.path.join(self.proj, "landing"))
+        with open(os.path.join(self.proj, "spark-pipeline.yml"), "w") as f:
+            f.write("name: cdc\nstorage: storage\nlibraries:\n  - glob:\n"
+                    "      include: transformations/**\n")
+        cols = "COLUMNS * EXCEPT (op)" if scd == 1 else \
+            "COLUMNS * EXCEPT (op, seq) STORED AS SCD TYPE 2"
+        with open(os.path.join(self.proj, "transformations", "cdc.sql"), "w") as f:
+            f.write("CREATE STREAMING TABLE target FLOW AUTO CDC FROM STREAM "
+                    "read_files('landing', format => 'parquet') KEYS (id) APPLY AS "
+                    "DELETE WHEN op = 'DELETE' SEQUENCE BY seq %s;\n" % cols)
+
+    def batch(self, name):
+        shutil.copy(os.path.join(self.data, name),
+                    os.path.join(self.proj, "landing", name))
         t0 = time.perf_counter()
-        subprocess.run([weir, "run", "--quiet"], cwd=proj, check=True,
+        subprocess.run([self.weir, "run", "--quiet"], cwd=self.proj, check=True,
                        stdout=subprocess.DEVNULL)
-        times.append(time.perf_counter() - t0)
-    out = subprocess.run([weir, "query", "--format", "csv", RESULT[scd]],
-                         cwd=proj, check=True, capture_output=True,
-                         text=True).stdout.splitlines()[1:]
-    return times, digest([line.split(",") for line in out])
+        return time.perf_counter() - t0
+
+    def result(self):
+        out = subprocess.run([self.weir, "query", "--format", "csv",
+                              RESULT[self.scd]], cwd=self.proj, check=True,
+                             capture_output=True, text=True).stdout.splitlines()[1:]
+        return digest([line.split(",") for line in out])
 
 
 SCD1_BATCH = """
@@ -146,49 +154,55 @@ def digest(rows):
     return len(rows), h.hexdigest()
 
 
-def floor_run(work, data, files, scd, script_runner=None):
-    """The floor's times per batch and its result. With script_runner (the
-    path of bench/tools/duckscript), each batch is a process of its own
-    that opens the database, runs the batch's script in one transaction
-    and closes it, as each `weir run` is; without it, every batch runs in
-    this Python process, which pays DuckDB's start-up once."""
-    db = os.path.join(work, "floor-scd%d.duckdb" % scd)
-    for p in (db, db + ".wal"):
-        if os.path.exists(p):
-            os.remove(p)
-    con = duckdb.connect(db)
-    if scd == 1:
-        con.execute("CREATE TABLE target (id BIGINT, seq BIGINT, name VARCHAR, v BIGINT);"
-                    "CREATE TABLE state (id BIGINT, seq BIGINT, del BOOLEAN)")
-    else:
-        con.execute("CREATE TABLE target (id BIGINT, name VARCHAR, v BIGINT, "
-                    "__START_AT BIGINT, __END_AT BIGINT);"
-                    "CREATE TABLE log (id BIGINT, name VARCHAR, v BIGINT, "
-                    "seq BIGINT, del BOOLEAN);"
-                    "CREATE TABLE state (id BIGINT, seq BIGINT, del BOOLEAN)")
-    con.close()
-    times = []
-    script = os.path.join(work, "floor-batch.sql")
-    for name in files:
-        sql = (SCD1_BATCH if scd == 1 else SCD2_BATCH).format(
-            path=os.path.join(data, name))
-        if script_runner:
-            with open(script, "w") as f:
+class Floor:
+    """The floor's side. With script_runner (the path of
+    bench/tools/duckscript), each batch is a process of its own that opens
+    the database, runs the batch's script in one transaction and closes
+    it, as each `weir run` is; without it, every batch runs in this Python
+    process, which pays DuckDB's start-up once."""
+
+    def __init__(self, work, data, scd, script_runner=None):
+        self.data, self.scd, self.runner = data, scd, script_runner
+        self.db = os.path.join(work, "floor%s-scd%d.duckdb" % (
+            "" if script_runner else "-1p", scd))
+        self.script = os.path.join(work, "floor-batch.sql")
+        for p in (self.db, self.db + ".wal"):
+            if os.path.exists(p):
+                os.remove(p)
+        con = duckdb.connect(self.db)
+        if scd == 1:
+            con.execute("CREATE TABLE target (id BIGINT, seq BIGINT, name VARCHAR, v BIGINT);"
+                        "CREATE TABLE state (id BIGINT, seq BIGINT, del BOOLEAN)")
+        else:
+            con.execute("CREATE TABLE target (id BIGINT, name VARCHAR, v BIGINT, "
+                        "__START_AT BIGINT, __END_AT BIGINT);"
+                        "CREATE TABLE log (id BIGINT, name VARCHAR, v BIGINT, "
+                        "seq BIGINT, del BOOLEAN);"
+                        "CREATE TABLE state (id BIGINT, seq BIGINT, del BOOLEAN)")
+        con.close()
+
+    def batch(self, name):
+        sql = (SCD1_BATCH if self.scd == 1 else SCD2_BATCH).format(
+            path=os.path.join(self.data, name))
+        if self.runner:
+            with open(self.script, "w") as f:
                 f.write(sql)
             t0 = time.perf_counter()
-            subprocess.run([script_runner, db, script], check=True)
+            subprocess.run([self.runner, self.db, self.script], check=True)
         else:
             t0 = time.perf_counter()
-            con = duckdb.connect(db)
+            con = duckdb.connect(self.db)
             con.execute("BEGIN")
             con.execute(sql)
             con.execute("COMMIT")
             con.close()
-        times.append(time.perf_counter() - t0)
-    con = duckdb.connect(db)
-    n = digest(con.execute(RESULT[scd]).fetchall())
-    con.close()
-    return times, n
+        return time.perf_counter() - t0
+
+    def result(self):
+        con = duckdb.connect(self.db)
+        n = digest(con.execute(RESULT[self.scd]).fetchall())
+        con.close()
+        return n
 
 
 def main():
@@ -208,9 +222,17 @@ def main():
     print("%-6s %8s %8s %6s %10s %6s %8s %5s" % (
         "scd", "weir s", "floor s", "ratio", "floor-1p s", "ratio", "rows", "same"))
     for scd in (1, 2):
-        wt, wn = weir_run(args.weir, args.work, data, files, scd)
-        ft, fn = floor_run(args.work, data, files, scd, args.duckscript)
-        f1, f1n = floor_run(args.work, data, files, scd)
+        # The three sides take each batch in turn, so a drift in the
+        # machine's speed touches them alike.
+        sides = [Weir(args.weir, args.work, data, scd),
+                 Floor(args.work, data, scd, args.duckscript),
+                 Floor(args.work, data, scd)]
+        times = [[], [], []]
+        for name in files:
+            for side, t in zip(sides, times):
+                t.append(side.batch(name))
+        wt, ft, f1 = times
+        wn, fn, f1n = (side.result() for side in sides)
         same = wn == fn == f1n
         results["scd%d" % scd] = {"weir_s": wt, "floor_s": ft, "floor_1p_s": f1,
                                   "weir_rows": wn[0], "floor_rows": fn[0],

@@ -186,6 +186,9 @@ int weir__eventlog_open(weir_eventlog **out, weir_conn *conn,
         }
         log->next_sequence = null ? 0 : max + 1;
     }
+    /* The first store comes like the others, 250 ms on (a short update's
+     * events are stored once, by weir__eventlog_sync). */
+    log->saved_at = weir__monotonic_us();
     progress_start(log, progress_path);
     *out = log;
     return 0;

@@ -55,21 +55,40 @@ int weir__checkpoint_position(const weir_checkpoint *cp, int64_t *gen,
     return rc;
 }
 
-int weir__checkpoint_flow_state(const weir_checkpoint *cp, weir_flow_state *fs)
+int weir__checkpoint_open(const weir_checkpoint *cp, int64_t *gen,
+                          int64_t *next_batch, weir_flow_state *fs)
 {
     weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT generation, batches, files FROM ");
+    weir__buf_puts(&q, "SELECT p.generation, p.next, s.generation, s.batches, "
+                       "s.files, CASE WHEN s.files > 0 THEN (SELECT count(*) "
+                       "FROM ");
+    weir__meta_table(&q, cp->catalog, "files");
+    weir__buf_puts(&q, " AS f WHERE f.flow = ");
+    weir__buf_put_sql_string(&q, cp->flow);
+    weir__buf_puts(&q, " AND f.generation = s.generation) END FROM (SELECT 1) "
+                       "AS one LEFT JOIN (SELECT generation, max(batch_id) + 1 "
+                       "AS next FROM ");
+    weir__meta_table(&q, cp->catalog, "checkpoints");
+    where_flow(&q, cp);
+    weir__buf_puts(&q, " GROUP BY generation ORDER BY generation DESC LIMIT 1) "
+                       "AS p ON true LEFT JOIN (SELECT generation, batches, "
+                       "files FROM ");
     weir__meta_table(&q, cp->catalog, "flow_state");
     where_flow(&q, cp);
+    weir__buf_puts(&q, ") AS s ON true");
     weir_rows *r = NULL;
     int rc = weir__query_buf(cp->conn, &q, &r, cp->err);
     weir__buf_free(&q);
+    *gen = *next_batch = 0;
     memset(fs, 0, sizeof(*fs));
     if (!rc && r->n_rows) {
-        fs->found = true;
-        fs->gen = cell_i64(r, 0, 0);
-        fs->batches = cell_i64(r, 0, 1);
-        fs->files = cell_i64(r, 0, 2);
+        *gen = cell_i64(r, 0, 0);
+        *next_batch = cell_i64(r, 0, 1);
+        fs->found = weir__rows_get(r, 0, 2) != NULL;
+        fs->gen = cell_i64(r, 0, 2);
+        fs->batches = cell_i64(r, 0, 3);
+        fs->files = cell_i64(r, 0, 4);
+        fs->listed = cell_i64(r, 0, 5);
     }
     weir__rows_free(r);
     return rc;
@@ -184,21 +203,6 @@ void weir__checkpoint_put_accounted_rows(weir_buf *q, const char *catalog,
 }
 
 /* ---- the file manifest ---------------------------------------------------- */
-
-int weir__checkpoint_manifest_count(const weir_checkpoint *cp, int64_t gen,
-                                    int64_t *out)
-{
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT count(*) FROM ");
-    weir__meta_table(&q, cp->catalog, "files");
-    weir__buf_puts(&q, " WHERE flow = ");
-    weir__buf_put_sql_string(&q, cp->flow);
-    weir__buf_printf(&q, " AND generation = %lld", (long long)gen);
-    *out = 0;
-    int rc = weir__scalar_buf(cp->conn, &q, out, NULL, cp->err);
-    weir__buf_free(&q);
-    return rc;
-}
 
 int weir__checkpoint_manifest_read(const weir_checkpoint *cp, int64_t gen,
                                    const char *source, weir_rows **out)
