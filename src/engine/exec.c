@@ -30,7 +30,6 @@ static weir_checkpoint checkpoint_of(weir_flow_exec *x, const weir_gdataset *t)
     return cp;
 }
 
-
 /* ---- checkpoint integrity ---------------------------------------------------
  * _weir.flow_state holds one row per flow: the generation, how many batches
  * it committed in it and how many files it recorded, written in each

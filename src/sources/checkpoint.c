@@ -35,14 +35,21 @@ void weir__checkpoint_put_row_count(weir_buf *q, const weir_checkpoint *cp)
     where_flow(q, cp);
 }
 
+/* The flow's latest generation and the batch after its last there: one
+ * row (generation, next), none for a flow without checkpoints. */
+static void put_position(weir_buf *q, const weir_checkpoint *cp)
+{
+    weir__buf_puts(q, "SELECT generation, max(batch_id) + 1 AS next FROM ");
+    weir__meta_table(q, cp->catalog, "checkpoints");
+    where_flow(q, cp);
+    weir__buf_puts(q, " GROUP BY generation ORDER BY generation DESC LIMIT 1");
+}
+
 int weir__checkpoint_position(const weir_checkpoint *cp, int64_t *gen,
                               int64_t *next_batch)
 {
     weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT generation, max(batch_id) + 1 FROM ");
-    weir__meta_table(&q, cp->catalog, "checkpoints");
-    where_flow(&q, cp);
-    weir__buf_puts(&q, " GROUP BY generation ORDER BY generation DESC LIMIT 1");
+    put_position(&q, cp);
     weir_rows *r = NULL;
     int rc = weir__query_buf(cp->conn, &q, &r, cp->err);
     weir__buf_free(&q);
@@ -66,12 +73,9 @@ int weir__checkpoint_open(const weir_checkpoint *cp, int64_t *gen,
     weir__buf_puts(&q, " AS f WHERE f.flow = ");
     weir__buf_put_sql_string(&q, cp->flow);
     weir__buf_puts(&q, " AND f.generation = s.generation) END FROM (SELECT 1) "
-                       "AS one LEFT JOIN (SELECT generation, max(batch_id) + 1 "
-                       "AS next FROM ");
-    weir__meta_table(&q, cp->catalog, "checkpoints");
-    where_flow(&q, cp);
-    weir__buf_puts(&q, " GROUP BY generation ORDER BY generation DESC LIMIT 1) "
-                       "AS p ON true LEFT JOIN (SELECT generation, batches, "
+                       "AS one LEFT JOIN (");
+    put_position(&q, cp);
+    weir__buf_puts(&q, ") AS p ON true LEFT JOIN (SELECT generation, batches, "
                        "files FROM ");
     weir__meta_table(&q, cp->catalog, "flow_state");
     where_flow(&q, cp);

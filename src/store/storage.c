@@ -298,7 +298,7 @@ int weir__storage_open(weir_storage **out, const char *root,
 /* One file's checkpoint, on a connection of its own. */
 typedef struct {
     weir_db *db;
-    char sql[320];
+    const char *alias; /* the attached file's */
     pthread_t thread;
     bool started;
 } checkpoint_job;
@@ -308,18 +308,23 @@ static void *checkpoint_one(void *arg)
     checkpoint_job *j = arg;
     weir_conn *c = NULL;
     weir_error e;
-    if (weir__db_connect(&c, j->db, &e) == 0)
-        weir__conn_exec(c, j->sql, NULL, &e); /* else left to DuckDB's close */
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "CHECKPOINT ");
+    weir__buf_put_sql_ident(&q, j->alias);
+    /* On any failure the file is left to DuckDB's close. */
+    if (!q.failed && weir__db_connect(&c, j->db, &e) == 0)
+        weir__conn_exec(c, weir__buf_cstr(&q), NULL, &e);
     weir__conn_close(c);
+    weir__buf_free(&q);
     return NULL;
 }
 
 /* DuckDB checkpoints the files an update wrote one after the other as it
  * closes (weir.duckdb, then each catalog's); here they are checkpointed
  * at once, a thread each: the same writes, in about the time of the
- * longest. Whatever is left (an error, a file not listed) DuckDB's close
- * still checkpoints. Not after a failed write: those files are left to
- * DuckDB's close, as before. */
+ * longest. Whatever is left (an error, a file past the first MAX_FILES)
+ * DuckDB's close still checkpoints. Not after a failed write: those files
+ * are left to DuckDB's close, as before. */
 static void checkpoint_files(weir_storage *s)
 {
     enum { MAX_FILES = 8 };
@@ -328,24 +333,13 @@ static void checkpoint_files(weir_storage *s)
     checkpoint_job jobs[MAX_FILES];
     size_t n = 0, it = 0;
     const char *alias = WEIR_SYSTEM_ALIAS;
-    do {
-        checkpoint_job *j = &jobs[n++];
-        j->db = s->db;
-        j->started = false;
-        weir_buf q = WEIR_BUF_INIT;
-        weir__buf_puts(&q, "CHECKPOINT ");
-        weir__buf_put_sql_ident(&q, alias);
-        if (q.failed || q.len >= sizeof(j->sql))
-            n--;
-        else
-            memcpy(j->sql, q.ptr, q.len + 1);
-        weir__buf_free(&q);
-    } while (n < MAX_FILES && weir__map_next(&s->attached, &it, &alias, NULL));
+    do
+        jobs[n++] = (checkpoint_job){ .db = s->db, .alias = alias };
+    while (n < MAX_FILES && weir__map_next(&s->attached, &it, &alias, NULL));
     for (size_t i = 1; i < n; i++)
         jobs[i].started =
             pthread_create(&jobs[i].thread, NULL, checkpoint_one, &jobs[i]) == 0;
-    if (n)
-        checkpoint_one(&jobs[0]);
+    checkpoint_one(&jobs[0]);
     for (size_t i = 1; i < n; i++)
         if (jobs[i].started)
             pthread_join(jobs[i].thread, NULL);

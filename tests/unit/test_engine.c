@@ -411,6 +411,20 @@ static long macros_made(weir_conn *c, const char *database)
     return n;
 }
 
+/* A new folder under /tmp (dir, 64 bytes) and the storage root in it
+ * (caller frees); drop_temp removes both. */
+static char *temp_root(char *dir)
+{
+    snprintf(dir, 64, "/tmp/weir-test-engine-XXXXXX");
+    return mkdtemp(dir) ? weir__path_join(dir, "storage") : NULL;
+}
+
+static void drop_temp(const char *dir, char *root)
+{
+    free(root);
+    weir__fs_remove_tree(dir, NULL);
+}
+
 TEST(test_engine_dry__macros_on_first_use)
 {
     /* The instances of dry runs and updates create weir's Spark macros as
@@ -418,9 +432,8 @@ TEST(test_engine_dry__macros_on_first_use)
      * connection: a transaction open on it sees them, and after a
      * rollback they are made again. A query's instance has them all. */
     char dir[64];
-    snprintf(dir, sizeof(dir), "/tmp/weir-test-engine-XXXXXX");
-    CHECK(mkdtemp(dir) != NULL);
-    char *root = weir__path_join(dir, "storage");
+    char *root = temp_root(dir);
+    CHECK(root != NULL);
     weir_error e;
     for (int mode = 0; mode < 2; mode++) {
         weir_storage *st = NULL;
@@ -475,8 +488,7 @@ TEST(test_engine_dry__macros_on_first_use)
     CHECK_INT(weir__storage_open(&q, root, WEIR_STORAGE_QUERY, NULL, &e), 0);
     CHECK(q && macros_made(q->conn, "memory") > 40);
     weir__storage_close(q);
-    free(root);
-    weir__fs_remove_tree(dir, NULL);
+    drop_temp(dir, root);
 }
 
 TEST(test_engine_store__table_columns)
@@ -533,9 +545,8 @@ TEST(test_engine_store__schema_once)
      * only when the file lacks their tag (new, or made by another
      * version of weir), then tags it. */
     char dir[64];
-    snprintf(dir, sizeof(dir), "/tmp/weir-test-engine-XXXXXX");
-    CHECK(mkdtemp(dir) != NULL);
-    char *root = weir__path_join(dir, "storage");
+    char *root = temp_root(dir);
+    CHECK(root != NULL);
     weir_storage *st = NULL;
     weir_error e;
     int64_t n = -1;
@@ -565,8 +576,7 @@ TEST(test_engine_store__schema_once)
         weir__storage_close(st);
         st = NULL;
     }
-    free(root);
-    weir__fs_remove_tree(dir, NULL);
+    drop_temp(dir, root);
 }
 
 TEST(test_engine_store__commit_of_aborted_transaction)
@@ -575,9 +585,8 @@ TEST(test_engine_store__commit_of_aborted_transaction)
      * earlier statement aborted; weir's commit fails instead, so a batch
      * whose error went unnoticed is never reported done. */
     char dir[64];
-    snprintf(dir, sizeof(dir), "/tmp/weir-test-engine-XXXXXX");
-    CHECK(mkdtemp(dir) != NULL);
-    char *root = weir__path_join(dir, "storage");
+    char *root = temp_root(dir);
+    CHECK(root != NULL);
     weir_storage *st = NULL;
     weir_error e;
     int64_t n = -1;
@@ -609,8 +618,7 @@ TEST(test_engine_store__commit_of_aborted_transaction)
         CHECK_INT((long)n, 2);
         weir__storage_close(st);
     }
-    free(root);
-    weir__fs_remove_tree(dir, NULL);
+    drop_temp(dir, root);
 }
 
 TEST_MAIN(RUN(test_engine_mv__readers_never_see_partial);
