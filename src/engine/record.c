@@ -29,7 +29,7 @@ int weir__engine_record(const char *storage, const weir_db_config *db,
         weir__uuid(update_id);
     int rc = weir__storage_open(&st, storage, WEIR_STORAGE_RUN, db, err);
     if (!rc)
-        rc = weir__eventlog_open(&log, st->conn, update_id, NULL, NULL, NULL,
+        rc = weir__eventlog_open(&log, st, update_id, NULL, NULL, NULL,
                                  err);
     for (size_t i = 0; !rc && i < n; i++) {
         const weir_event *e = &events[i];

@@ -845,44 +845,64 @@ static void put_selection(weir_buf *q, const weir_run_options *run)
     weir__buf_free(&json);
 }
 
+/* The update's row in weir.main.updates: at its start (RUNNING, or FAILED
+ * when it fails before its flows) or at its end (the final state). */
+static void update_record_sql(weir_buf *q, run_state *rs, const char *state,
+                              bool start)
+{
+    if (start) {
+        weir__buf_puts(q, "INSERT INTO weir.main.updates VALUES (");
+        weir__buf_put_sql_string(q, rs->update_id);
+        weir__buf_puts(q, ", ");
+        weir__buf_put_sql_string(q, rs->opts->pipeline_name
+                                        ? rs->opts->pipeline_name
+                                        : "pipeline");
+        weir__buf_puts(q, ", now()::TIMESTAMP, NULL, ");
+        weir__buf_put_sql_string(q, state);
+        weir__buf_puts(q, ", ");
+        put_selection(q, rs->run);
+        weir__buf_putc(q, ')');
+    } else {
+        weir__buf_puts(q, "UPDATE weir.main.updates SET ended_at = "
+                          "now()::TIMESTAMP, state = ");
+        weir__buf_put_sql_string(q, state);
+        weir__buf_puts(q, " WHERE update_id = ");
+        weir__buf_put_sql_string(q, rs->update_id);
+    }
+}
+
 static int record_update(run_state *rs, const char *state, bool start,
                          weir_error *err)
 {
     if (!rs->st->system_attached || rs->run->dry)
         return 0;
+    int rc = weir__storage_write_wait(rs->st, err);
+    if (rc)
+        return rc;
     weir_buf q = WEIR_BUF_INIT;
-    if (start) {
-        weir__buf_puts(&q, "INSERT INTO weir.main.updates VALUES (");
-        weir__buf_put_sql_string(&q, rs->update_id);
-        weir__buf_puts(&q, ", ");
-        weir__buf_put_sql_string(&q, rs->opts->pipeline_name
-                                         ? rs->opts->pipeline_name
-                                         : "pipeline");
-        weir__buf_puts(&q, ", now()::TIMESTAMP, NULL, 'RUNNING', ");
-        put_selection(&q, rs->run);
-        weir__buf_putc(&q, ')');
-    } else {
-        weir__buf_puts(&q, "UPDATE weir.main.updates SET ended_at = "
-                           "now()::TIMESTAMP, state = ");
-        weir__buf_put_sql_string(&q, state);
-        weir__buf_puts(&q, " WHERE update_id = ");
-        weir__buf_put_sql_string(&q, rs->update_id);
-    }
-    int rc = weir__exec_buf(rs->st->conn, &q, err);
+    update_record_sql(&q, rs, state, start);
+    rc = weir__exec_buf(rs->st->conn, &q, err);
     weir__buf_free(&q);
     return rc;
 }
 
-/* Updates a killed process left RUNNING: this process holds the storage's
- * lock, so none of them is running any more. */
-static int interrupted_updates(run_state *rs, weir_error *err)
+/* The update's RUNNING row, after marking INTERRUPTED those a killed process
+ * left RUNNING (this process holds the storage's lock, so none of them is
+ * running any more): written behind, while the flows start; their commits
+ * wait for it (weir__storage_write_behind). */
+static int record_start(run_state *rs, weir_error *err)
 {
     if (!rs->st->system_attached)
         return 0;
-    return weir__conn_exec(rs->st->conn,
-                           "UPDATE weir.main.updates SET state = 'INTERRUPTED' "
-                           "WHERE state = 'RUNNING'",
-                           NULL, err);
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "UPDATE weir.main.updates SET state = 'INTERRUPTED' "
+                       "WHERE state = 'RUNNING'; ");
+    update_record_sql(&q, rs, "RUNNING", true);
+    int rc = q.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                      : weir__storage_write_behind(rs->st, weir__buf_cstr(&q),
+                                                   err);
+    weir__buf_free(&q);
+    return rc;
 }
 
 /* Attach the catalogs the graph uses: its datasets' (created when missing
@@ -1030,7 +1050,7 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
     if (!rc)
         rc = weir__eventlog_open(&rs.log,
                                  run->dry || !rs.st->system_attached ? NULL
-                                                                     : rs.st->conn,
+                                                                     : rs.st,
                                  rs.update_id, progress, run->on_event,
                                  run->event_payload, err);
     free(progress);
@@ -1089,9 +1109,7 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
         free_state(&rs);
         return 0;
     }
-    rc = interrupted_updates(&rs, err);
-    if (!rc)
-        rc = record_update(&rs, "RUNNING", true, err);
+    rc = record_start(&rs, err);
     if (!rc)
         rc = build_slots(&rs, err);
     if (rc) {
@@ -1138,6 +1156,10 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
     finalize(&rs, &res);
     if (out)
         *out = res;
+    /* The flows are done with the catalogs: their checkpoints run while
+     * the update's record and events are written. */
+    if (rs.st != opts->held)
+        weir__storage_checkpoint_catalogs(rs.st);
     /* The data is committed; the update's record must be too, or the
      * caller hears about it. */
     weir_error e;

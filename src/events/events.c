@@ -25,7 +25,7 @@ typedef struct queued {
 } queued;
 
 struct weir_eventlog {
-    weir_conn *conn;
+    weir_storage *st; /* NULL: events are not stored */
     char update_id[40];
     weir_event_fn cb;
     void *payload;
@@ -160,7 +160,7 @@ static void progress_append(weir_eventlog *log, const queued *items, size_t n)
     weir__buf_free(&b);
 }
 
-int weir__eventlog_open(weir_eventlog **out, weir_conn *conn,
+int weir__eventlog_open(weir_eventlog **out, weir_storage *st,
                         const char *update_id, const char *progress_path,
                         weir_event_fn cb, void *payload, weir_error *err)
 {
@@ -168,17 +168,18 @@ int weir__eventlog_open(weir_eventlog **out, weir_conn *conn,
     weir_eventlog *log = calloc(1, sizeof(*log));
     if (!log)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    log->conn = conn;
+    log->st = st;
     snprintf(log->update_id, sizeof(log->update_id), "%s", update_id);
     log->cb = cb;
     log->payload = payload;
     log->progress_fd = -1;
     pthread_mutex_init(&log->lock, NULL);
-    if (conn) {
+    if (st) {
         int64_t max = 0;
         bool null;
         int rc = weir__conn_scalar_i64(
-            conn, "SELECT max(sequence) FROM weir.main.event_log", &max, &null,
+            st->conn, "SELECT max(sequence) FROM weir.main.event_log", &max,
+            &null,
             err);
         if (rc) {
             weir__eventlog_close(log);
@@ -214,7 +215,7 @@ static int save(weir_eventlog *log)
 {
     int rc = 0;
     progress_append(log, log->unsaved.items, log->unsaved.len);
-    if (log->conn && log->unsaved.len) {
+    if (log->st && log->unsaved.len) {
         rc = persist(log, log->unsaved.items, log->unsaved.len, &log->lost_err);
         log->lost |= rc != 0;
     }
@@ -301,7 +302,11 @@ static int persist(weir_eventlog *log, const queued *items, size_t n,
                    weir_error *err)
 {
     weir_appender *a;
-    int rc = weir__appender_open(&a, log->conn, "weir", "main", "event_log", err);
+    int rc = weir__storage_write_wait(log->st, err);
+    if (rc)
+        return rc;
+    rc = weir__appender_open(&a, log->st->conn, "weir", "main", "event_log",
+                             err);
     for (size_t i = 0; !rc && i < n; i++) {
         const queued *e = &items[i];
         weir__appender_text(a, e->id);

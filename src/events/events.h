@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "store/db.h"
+#include "store/storage.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "weir.h"
@@ -20,14 +21,16 @@
 typedef struct weir_eventlog weir_eventlog;
 
 /*
- * conn: a connection to the system database (NULL = do not persist, as in
- * a dry run). Events are numbered after the highest stored sequence.
+ * st: the storage whose weir.duckdb stores the events, on its control
+ * connection (NULL = do not persist, as in a dry run); each store waits for
+ * the storage's write behind (weir__storage_write_wait) first. Events are
+ * numbered after the highest stored sequence.
  * progress_path: where to mirror the update's events as JSON lines while it
  * runs, for `weir ui` (docs/ui.md), or NULL. The file is truncated here,
  * appended as events are stored and removed by weir__eventlog_close; when it
  * cannot be written, a WARN event says so and the log goes on without it.
  */
-int weir__eventlog_open(weir_eventlog **out, weir_conn *conn,
+int weir__eventlog_open(weir_eventlog **out, weir_storage *st,
                         const char *update_id, const char *progress_path,
                         weir_event_fn cb, void *payload, weir_error *err);
 void weir__eventlog_close(weir_eventlog *log);

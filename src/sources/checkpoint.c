@@ -62,39 +62,40 @@ int weir__checkpoint_position(const weir_checkpoint *cp, int64_t *gen,
     return rc;
 }
 
+/* Three small statements: one joining them costs DuckDB more to plan and
+ * run (a correlated subquery) than the three together. */
 int weir__checkpoint_open(const weir_checkpoint *cp, int64_t *gen,
                           int64_t *next_batch, weir_flow_state *fs)
 {
+    memset(fs, 0, sizeof(*fs));
+    int rc = weir__checkpoint_position(cp, gen, next_batch);
     weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT p.generation, p.next, s.generation, s.batches, "
-                       "s.files, CASE WHEN s.files > 0 THEN (SELECT count(*) "
-                       "FROM ");
-    weir__meta_table(&q, cp->catalog, "files");
-    weir__buf_puts(&q, " AS f WHERE f.flow = ");
-    weir__buf_put_sql_string(&q, cp->flow);
-    weir__buf_puts(&q, " AND f.generation = s.generation) END FROM (SELECT 1) "
-                       "AS one LEFT JOIN (");
-    put_position(&q, cp);
-    weir__buf_puts(&q, ") AS p ON true LEFT JOIN (SELECT generation, batches, "
-                       "files FROM ");
+    weir__buf_puts(&q, "SELECT generation, batches, files FROM ");
     weir__meta_table(&q, cp->catalog, "flow_state");
     where_flow(&q, cp);
-    weir__buf_puts(&q, ") AS s ON true");
     weir_rows *r = NULL;
-    int rc = weir__query_buf(cp->conn, &q, &r, cp->err);
-    weir__buf_free(&q);
-    *gen = *next_batch = 0;
-    memset(fs, 0, sizeof(*fs));
+    if (!rc)
+        rc = weir__query_buf(cp->conn, &q, &r, cp->err);
     if (!rc && r->n_rows) {
-        *gen = cell_i64(r, 0, 0);
-        *next_batch = cell_i64(r, 0, 1);
-        fs->found = weir__rows_get(r, 0, 2) != NULL;
-        fs->gen = cell_i64(r, 0, 2);
-        fs->batches = cell_i64(r, 0, 3);
-        fs->files = cell_i64(r, 0, 4);
-        fs->listed = cell_i64(r, 0, 5);
+        fs->found = true;
+        fs->gen = cell_i64(r, 0, 0);
+        fs->batches = cell_i64(r, 0, 1);
+        fs->files = cell_i64(r, 0, 2);
     }
     weir__rows_free(r);
+    r = NULL;
+    if (!rc && fs->files > 0) {
+        weir__buf_clear(&q);
+        weir__buf_puts(&q, "SELECT count(*) FROM ");
+        weir__meta_table(&q, cp->catalog, "files");
+        weir__buf_puts(&q, " WHERE flow = ");
+        weir__buf_put_sql_string(&q, cp->flow);
+        weir__buf_printf(&q, " AND generation = %lld", (long long)fs->gen);
+        if ((rc = weir__query_buf(cp->conn, &q, &r, cp->err)) == 0 && r->n_rows)
+            fs->listed = cell_i64(r, 0, 0);
+        weir__rows_free(r);
+    }
+    weir__buf_free(&q);
     return rc;
 }
 
@@ -517,11 +518,12 @@ int weir__checkpoint_batch_sources(const weir_checkpoint *cp, int64_t gen,
                                    int64_t batch_id, weir_rows **out)
 {
     weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT DISTINCT source FROM ");
+    /* A row per source (a DISTINCT or ORDER BY would cost DuckDB more
+     * than the rows it saves). */
+    weir__buf_puts(&q, "SELECT source FROM ");
     weir__meta_table(&q, cp->catalog, "checkpoints");
     where_flow(&q, cp);
-    weir__buf_printf(&q, " AND generation = %lld AND batch_id = %lld "
-                         "ORDER BY source",
+    weir__buf_printf(&q, " AND generation = %lld AND batch_id = %lld",
                      (long long)gen, (long long)batch_id);
     int rc = weir__query_buf(cp->conn, &q, out, cp->err);
     weir__buf_free(&q);

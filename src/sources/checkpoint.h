@@ -64,8 +64,8 @@ typedef struct weir_flow_state {
     int64_t gen, batches, files;
     int64_t listed;
 } weir_flow_state;
-/* The flow's position (as weir__checkpoint_position) and its flow_state,
- * read in one statement: what a batch checks before it plans. */
+/* The flow's position (as weir__checkpoint_position) and its flow_state:
+ * what a batch checks before it plans. */
 int weir__checkpoint_open(const weir_checkpoint *cp, int64_t *gen,
                           int64_t *next_batch, weir_flow_state *out);
 /* Record a batch in flow_state: `batches` committed in `gen`, new_files

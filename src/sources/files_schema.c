@@ -324,7 +324,9 @@ static int stored_schema(weir_file_schema *out, int64_t *version, bool *found,
 {
     *found = false;
     weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT version, columns FROM ");
+    /* Every version's row, the latest picked here: an ORDER BY .. LIMIT 1
+     * costs DuckDB more than the few rows it saves. */
+    weir__buf_puts(&q, "SELECT generation, version, columns FROM ");
     weir__meta_table(&q, state_catalog, "file_schemas");
     weir__buf_puts(&q, " WHERE flow = ");
     weir__buf_put_sql_string(&q, flow);
@@ -332,13 +334,25 @@ static int stored_schema(weir_file_schema *out, int64_t *version, bool *found,
         weir__buf_printf(&q, " AND generation = %lld", (long long)generation);
     weir__buf_puts(&q, " AND source = ");
     weir__buf_put_sql_string(&q, source);
-    weir__buf_puts(&q, " ORDER BY generation DESC, version DESC LIMIT 1");
     weir_rows *r = NULL;
     int rc = weir__query_buf(conn, &q, &r, err);
     weir__buf_free(&q);
+    size_t best = 0;
+    int64_t best_gen = 0, best_version = 0;
+    for (size_t i = 0; !rc && i < r->n_rows; i++) {
+        const char *gs = weir__rows_get(r, i, 0), *vs = weir__rows_get(r, i, 1);
+        int64_t g = gs ? strtoll(gs, NULL, 10) : 0;
+        int64_t v = vs ? strtoll(vs, NULL, 10) : 0;
+        if (i == 0 || g > best_gen || (g == best_gen && v > best_version)) {
+            best = i;
+            best_gen = g;
+            best_version = v;
+        }
+    }
     if (!rc && r->n_rows) {
-        *version = strtoll(weir__rows_get(r, 0, 0), NULL, 10);
-        const char *json = weir__arena_strdup(a, weir__rows_get(r, 0, 1));
+        *version = best_version;
+        const char *cols = weir__rows_get(r, best, 2);
+        const char *json = weir__arena_strdup(a, cols ? cols : "");
         rc = json ? parse_schema_json(out, a, json, err)
                   : WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
         *found = !rc;

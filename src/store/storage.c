@@ -227,6 +227,7 @@ int weir__storage_open(weir_storage **out, const char *root,
     s->lock_fd = -1;
     s->mode = mode;
     pthread_mutex_init(&s->commit_mu, NULL);
+    pthread_mutex_init(&s->behind_mu, NULL);
     weir__map_init(&s->attached, true);
     weir__map_init(&s->inputs, true);
     s->root = strdup(root);
@@ -295,17 +296,9 @@ int weir__storage_open(weir_storage **out, const char *root,
 
 /* ---- closing ------------------------------------------------------------- */
 
-/* One file's checkpoint, on a connection of its own. */
-typedef struct {
-    weir_db *db;
-    const char *alias; /* the attached file's */
-    pthread_t thread;
-    bool started;
-} checkpoint_job;
-
 static void *checkpoint_one(void *arg)
 {
-    checkpoint_job *j = arg;
+    weir_checkpoint_job *j = arg;
     weir_conn *c = NULL;
     weir_error e;
     weir_buf q = WEIR_BUF_INIT;
@@ -320,35 +313,51 @@ static void *checkpoint_one(void *arg)
 }
 
 /* DuckDB checkpoints the files an update wrote one after the other as it
- * closes (weir.duckdb, then each catalog's); here they are checkpointed
- * at once, a thread each: the same writes, in about the time of the
- * longest. Whatever is left (an error, a file past the first MAX_FILES)
- * DuckDB's close still checkpoints. Not after a failed write: those files
- * are left to DuckDB's close, as before. */
+ * closes (weir.duckdb, then each catalog's); weir checkpoints them at
+ * once, a thread each: the same writes, in about the time of the longest.
+ * Whatever is left (an error, a file past the first WEIR_CHECKPOINT_JOBS)
+ * DuckDB's close still checkpoints. */
+static bool may_checkpoint(const weir_storage *s)
+{
+    return s->mode == WEIR_STORAGE_RUN && s->system_attached &&
+           !weir__storage_write_failed((weir_storage *)s);
+}
+
+void weir__storage_checkpoint_catalogs(weir_storage *s)
+{
+    if (s->checkpointing || !may_checkpoint(s))
+        return;
+    s->checkpointing = true;
+    size_t it = 0;
+    const char *alias;
+    while (s->n_jobs < WEIR_CHECKPOINT_JOBS &&
+           weir__map_next(&s->attached, &it, &alias, NULL)) {
+        weir_checkpoint_job *j = &s->jobs[s->n_jobs++];
+        *j = (weir_checkpoint_job){ .db = s->db, .alias = alias };
+        j->started = pthread_create(&j->thread, NULL, checkpoint_one, j) == 0;
+    }
+}
+
+/* weir.duckdb on this thread, the catalogs on theirs (started now unless
+ * weir__storage_checkpoint_catalogs started them). */
 static void checkpoint_files(weir_storage *s)
 {
-    enum { MAX_FILES = 8 };
-    if (s->mode != WEIR_STORAGE_RUN || !s->system_attached || s->write_failed)
-        return;
-    checkpoint_job jobs[MAX_FILES];
-    size_t n = 0, it = 0;
-    const char *alias = WEIR_SYSTEM_ALIAS;
-    do
-        jobs[n++] = (checkpoint_job){ .db = s->db, .alias = alias };
-    while (n < MAX_FILES && weir__map_next(&s->attached, &it, &alias, NULL));
-    for (size_t i = 1; i < n; i++)
-        jobs[i].started =
-            pthread_create(&jobs[i].thread, NULL, checkpoint_one, &jobs[i]) == 0;
-    checkpoint_one(&jobs[0]);
-    for (size_t i = 1; i < n; i++)
-        if (jobs[i].started)
-            pthread_join(jobs[i].thread, NULL);
+    if (may_checkpoint(s)) {
+        weir__storage_checkpoint_catalogs(s);
+        weir_checkpoint_job sys = { .db = s->db, .alias = WEIR_SYSTEM_ALIAS };
+        checkpoint_one(&sys);
+    }
+    for (size_t i = 0; i < s->n_jobs; i++)
+        if (s->jobs[i].started)
+            pthread_join(s->jobs[i].thread, NULL);
+    s->n_jobs = 0;
 }
 
 void weir__storage_close(weir_storage *s)
 {
     if (!s)
         return;
+    weir__storage_write_wait(s, NULL);
     checkpoint_files(s);
     weir__conn_close(s->conn);
     weir__db_close(s->db);
@@ -363,7 +372,9 @@ void weir__storage_close(weir_storage *s)
         free(v);
     weir__map_free(&s->inputs);
     free(s->root);
+    free(s->behind_sql);
     pthread_mutex_destroy(&s->commit_mu);
+    pthread_mutex_destroy(&s->behind_mu);
     free(s);
 }
 
@@ -381,7 +392,7 @@ static bool fatal_commit_error(const char *m)
     return !strstr(m, "onflict");
 }
 
-int weir__storage_commit(weir_storage *s, weir_conn *c, weir_error *err)
+static int commit_now(weir_storage *s, weir_conn *c, weir_error *err)
 {
     pthread_mutex_lock(&s->commit_mu);
     int rc;
@@ -418,6 +429,76 @@ int weir__storage_commit(weir_storage *s, weir_conn *c, weir_error *err)
             weir__error_copy(err, &e);
     }
     pthread_mutex_unlock(&s->commit_mu);
+    return rc;
+}
+
+int weir__storage_commit(weir_storage *s, weir_conn *c, weir_error *err)
+{
+    weir_error e;
+    if (weir__storage_write_wait(s, &e)) {
+        weir__conn_rollback(c);
+        weir__error_prefix(&e, "not committed: the update's record in "
+                               "weir.duckdb could not be written: ");
+        weir__error_copy(err, &e);
+        return e.code;
+    }
+    return commit_now(s, c, err);
+}
+
+static void *write_behind(void *arg)
+{
+    weir_storage *s = arg;
+    weir_conn *c = NULL;
+    weir_error *e = &s->behind_err;
+    int rc = weir__db_connect(&c, s->db, e);
+    if (!rc && (rc = weir__conn_begin(c, e)) == 0) {
+        rc = weir__conn_exec(c, s->behind_sql, NULL, e);
+        if (rc)
+            weir__conn_rollback(c);
+        else
+            rc = commit_now(s, c, e);
+    }
+    weir__conn_close(c);
+    s->behind_rc = rc;
+    return NULL;
+}
+
+int weir__storage_write_behind(weir_storage *s, const char *sql,
+                               weir_error *err)
+{
+    int rc = 0;
+    pthread_mutex_lock(&s->behind_mu);
+    /* The previous write's outcome went to those who waited for it. */
+    if (s->behind_running)
+        pthread_join(s->behind_thread, NULL);
+    s->behind_running = false;
+    s->behind_rc = 0;
+    free(s->behind_sql);
+    s->behind_sql = strdup(sql);
+    if (!s->behind_sql)
+        rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    else if (pthread_create(&s->behind_thread, NULL, write_behind, s) == 0)
+        s->behind_running = true;
+    else { /* no thread: written here */
+        write_behind(s);
+        if ((rc = s->behind_rc) != 0)
+            weir__error_copy(err, &s->behind_err);
+    }
+    pthread_mutex_unlock(&s->behind_mu);
+    return rc;
+}
+
+int weir__storage_write_wait(weir_storage *s, weir_error *err)
+{
+    pthread_mutex_lock(&s->behind_mu);
+    if (s->behind_running) {
+        pthread_join(s->behind_thread, NULL);
+        s->behind_running = false;
+    }
+    int rc = s->behind_rc;
+    if (rc && err)
+        weir__error_copy(err, &s->behind_err);
+    pthread_mutex_unlock(&s->behind_mu);
     return rc;
 }
 

@@ -22,6 +22,17 @@ typedef enum weir_storage_mode {
                            attached read-only on use */
 } weir_storage_mode;
 
+/* One attached file's checkpoint, on a thread and connection of its own
+ * (see weir__storage_checkpoint_catalogs). */
+typedef struct {
+    weir_db *db;
+    const char *alias; /* the attached file's */
+    pthread_t thread;
+    bool started;
+} weir_checkpoint_job;
+
+enum { WEIR_CHECKPOINT_JOBS = 8 };
+
 typedef struct weir_storage {
     char *root; /* absolute folder */
     weir_storage_mode mode;
@@ -39,6 +50,18 @@ typedef struct weir_storage {
     /* RUN: create a catalog file again although weir.duckdb says it existed
      * (--full-refresh-all); otherwise that is CATALOG_FILE_MISSING. */
     bool recreate_missing;
+    /* A write to weir.duckdb running on a thread of its own (see
+     * weir__storage_write_behind). */
+    pthread_mutex_t behind_mu;
+    pthread_t behind_thread;
+    bool behind_running;
+    char *behind_sql;
+    int behind_rc;
+    weir_error behind_err;
+    /* Catalog checkpoints started before the close (threads to join). */
+    weir_checkpoint_job jobs[WEIR_CHECKPOINT_JOBS];
+    size_t n_jobs;
+    bool checkpointing;
 } weir_storage;
 
 /*
@@ -50,6 +73,15 @@ int weir__storage_open(weir_storage **out, const char *root,
                        weir_storage_mode mode, const weir_db_config *cfg,
                        weir_error *err);
 void weir__storage_close(weir_storage *s);
+/*
+ * An update that will write no more to its catalogs (its flows are done)
+ * may start checkpointing them now, a thread each, while it writes its
+ * record and events to weir.duckdb; weir__storage_close joins them. Only in
+ * RUN mode and not after a failed write (those files are left to DuckDB's
+ * close). A write to a catalog after this is still safe: DuckDB makes the
+ * checkpoint wait or skip, and the close checkpoints what is left.
+ */
+void weir__storage_checkpoint_catalogs(weir_storage *s);
 
 /*
  * Commit the transaction open on `c` (a connection of this storage). Commits
@@ -60,6 +92,21 @@ void weir__storage_close(weir_storage *s);
  * commit, and the next open recovers from the write-ahead log.
  */
 int weir__storage_commit(weir_storage *s, weir_conn *c, weir_error *err);
+/*
+ * Run sql (statements writing weir.duckdb, copied) in one transaction on a
+ * thread and connection of its own, committed as weir__storage_commit
+ * commits. The caller goes on meanwhile; weir__storage_write_wait waits
+ * for it and returns its outcome, and so does every later
+ * weir__storage_commit first: an update's RUNNING record is durable before
+ * any of its batches, and a batch is not committed when that record could
+ * not be written. One at a time: a second call waits for the first, and
+ * from then on the waits return the second's outcome.
+ */
+int weir__storage_write_behind(weir_storage *s, const char *sql,
+                               weir_error *err);
+/* Wait for the write weir__storage_write_behind started, if any; its
+ * outcome (0, or its error, each time asked). Thread-safe. */
+int weir__storage_write_wait(weir_storage *s, weir_error *err);
 /* True once a commit failed (see weir__storage_commit). */
 bool weir__storage_write_failed(weir_storage *s);
 /* True when a DuckDB error message reports a failed storage write. */

@@ -88,6 +88,33 @@ check_events_lost_on_eio() {
     return $bad
 }
 
+# The update's RUNNING record is written while its flows start (on a
+# thread of its own): when that write fails, no batch may commit (a batch
+# of an update weir.updates does not know), the run fails saying why, and
+# the next update reads the data once.
+check_running_record_fails() {
+    fresh running-record
+    more_data
+    local st=0
+    faulty WEIR_FAULT_PATH="*/weir.duckdb.wal" WEIR_FAULT_ERRNO=EIO WEIR_FAULT_NTH=1 \
+        WEIR_FAULT_COUNT=1 || st=$?
+    if [ "$st" != 1 ]; then
+        echo "  exit $st when the update's RUNNING record could not be written"
+        return 1
+    fi
+    grep -q "record in weir.duckdb could not be written" "$E2E_OUT/faulty.out" ||
+        { echo "  no reason given: $(tail -n 3 "$E2E_OUT/faulty.out")"; return 1; }
+    case $(state) in
+    1000,1000,*) ;;
+    *) echo "  batches committed without the update's record: $(state)"; return 1 ;;
+    esac
+    "$WEIR" run >/dev/null 2>&1 || { echo "  the next update failed"; return 1; }
+    case $(state) in
+    2000,2000,*) ;;
+    *) echo "  after the next update: $(state)"; return 1 ;;
+    esac
+}
+
 # Deleting checkpoint rows makes the next update reprocess what they
 # covered (duplicates in silver) instead of failing with a clear error.
 check_deleted_checkpoints() {
@@ -295,7 +322,7 @@ vanish_sweep() {
     return $bad
 }
 
-all="one_shot_eio_retry events_lost_on_eio deleted_checkpoints deleted_manifest
+all="one_shot_eio_retry events_lost_on_eio running_record_fails deleted_checkpoints deleted_manifest
 deleted_catalog refresh_overlap killed_update_stays_running
 query_writes_weir_state partition_unknown_column csv_header_misdetected
 cte_twice delta_version_taken file_vanishes_while_listed
