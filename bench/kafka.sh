@@ -3,7 +3,8 @@
 # broker (the floor), side by side in one run:
 #   source: `weir run` of a streaming table reading MESSAGES messages of a
 #           topic (STREAM read_kafka, every column) vs `ktool consume -t`
-#           (a read_committed librdkafka consumer of the same topic);
+#           (a read_committed librdkafka consumer of the same topic, with the
+#           fetch settings of weir's consumer);
 #   sink:   `weir run` appending MESSAGES new rows (key, value) to a Kafka
 #           sink (one transaction per batch) vs `ktool produce-n -x` (a
 #           librdkafka transactional producer of as many messages in one

@@ -366,13 +366,15 @@ static const weir_db_column HDR_COLS[] = {
     { "idx", "INTEGER" },   { "key", "VARCHAR" },       { "value", "BLOB" },
 };
 
-/* One read of the messages (or headers) of a batch. */
-typedef struct kreader {
+/* One lane of a read of the messages (or headers) of a batch: a share of
+ * its partitions, read by a consumer of the lane's own (or the planning
+ * consumer) on one thread at a time. */
+typedef struct klane {
     kafka_batch *kb;
     bool headers;              /* the headers scan */
-    weir_kafka_consumer *kc;
-    bool own_kc;               /* opened for this read (else kb's) */
-    weir_kafka_partition *ranges; /* a copy: the read may lower ends */
+    weir_kafka_consumer *kc;   /* NULL until the lane's first fill */
+    bool own_kc;               /* opened for this lane (else kb's) */
+    weir_kafka_partition *ranges; /* copies: the read may lower ends */
     size_t n;
     weir_scan_chunk *ch;       /* during fill */
     int64_t rows;
@@ -386,9 +388,9 @@ typedef struct kreader {
         size_t next, n;
         weir_kafka_header *h;
     } rest;
-} kreader;
+} klane;
 
-static void rest_free(kreader *r)
+static void rest_free(klane *r)
 {
     for (size_t i = 0; i < r->rest.n; i++) {
         free((void *)r->rest.h[i].key);
@@ -419,7 +421,7 @@ static size_t put_headers(weir_scan_chunk *ch, const char *topic,
 }
 
 /* Keep headers [from, n) of m for the next chunk. */
-static int keep_rest(kreader *r, const weir_kafka_message *m, size_t from,
+static int keep_rest(klane *r, const weir_kafka_message *m, size_t from,
                      weir_error *err)
 {
     size_t n = m->n_headers - from;
@@ -452,7 +454,7 @@ static int keep_rest(kreader *r, const weir_kafka_message *m, size_t from,
 static int put_message(void *payload, const weir_kafka_message *m,
                        weir_error *err)
 {
-    kreader *r = payload;
+    klane *r = payload;
     weir_scan_chunk *ch = r->ch;
     if (r->headers) {
         size_t done = put_headers(ch, m->topic, m->partition, m->offset,
@@ -475,94 +477,165 @@ static int put_message(void *payload, const weir_kafka_message *m,
     return 0;
 }
 
+/* One read of the messages (or headers) of a batch, in lanes. */
+typedef struct kread {
+    kafka_batch *kb;
+    bool headers;
+    size_t n_lanes;
+    klane *lanes;
+} kread;
+
+/* A read of fewer messages has one lane: another lane's consumer costs a
+ * connection to the brokers. */
+#define LANE_MESSAGES 50000
+
+static void lane_stop(klane *l)
+{
+    kafka_batch *kb = l->kb;
+    if (l->kc) {
+        weir__kafka_fetch_end(l->kc);
+        if (l->own_kc) {
+            weir__kafka_consumer_close(l->kc);
+        } else {
+            pthread_mutex_lock(&kb->lock);
+            kb->kc_busy = false;
+            pthread_mutex_unlock(&kb->lock);
+        }
+    }
+    l->kc = NULL;
+    rest_free(l);
+    free(l->ranges);
+}
+
 static void reader_close(void *reader)
 {
-    kreader *r = reader;
+    kread *r = reader;
     kafka_batch *kb = r->kb;
+    bool finished = r->n_lanes > 0;
+    int64_t rows = 0;
+    for (size_t i = 0; i < r->n_lanes; i++) {
+        finished &= r->lanes[i].finished;
+        rows += r->lanes[i].rows;
+    }
     pthread_mutex_lock(&kb->lock);
     /* A read of the messages to their end fixes where the batch ends (a
      * range may end early: an open transaction under read_committed). */
-    if (!r->headers && r->finished) {
-        for (size_t k = 0; k < r->n; k++)
+    for (size_t l = 0; !r->headers && finished && l < r->n_lanes; l++) {
+        const klane *ln = &r->lanes[l];
+        for (size_t k = 0; k < ln->n; k++)
             for (size_t i = 0; i < kb->n_parts; i++) {
                 kpart *p = &kb->parts[i];
-                if (!p->vanished && p->partition == r->ranges[k].partition &&
-                    !strcmp(p->topic, r->ranges[k].topic) &&
-                    r->ranges[k].end < p->end)
-                    p->end = r->ranges[k].end;
+                if (!p->vanished && p->partition == ln->ranges[k].partition &&
+                    !strcmp(p->topic, ln->ranges[k].topic) &&
+                    ln->ranges[k].end < p->end)
+                    p->end = ln->ranges[k].end;
             }
-        kb->rows = r->rows;
+    }
+    if (!r->headers && finished) {
+        kb->rows = rows;
         kb->read = true;
     }
-    if (!r->own_kc)
-        kb->kc_busy = false;
     pthread_mutex_unlock(&kb->lock);
-    weir__kafka_fetch_end(r->kc);
-    if (r->own_kc)
-        weir__kafka_consumer_close(r->kc);
-    rest_free(r);
-    free(r->ranges);
+    for (size_t i = 0; i < r->n_lanes; i++)
+        lane_stop(&r->lanes[i]);
+    free(r->lanes);
     free(r);
 }
 
-static int reader_open(void *payload, void **out, bool headers,
-                       weir_error *err)
+/* The read's lanes: the messages' scan of a large batch has one per
+ * partition up to max_lanes (a partition's messages stay in one lane, in
+ * offset order), anything else one. */
+static size_t lanes_for(const kafka_batch *kb, bool headers, size_t max_lanes)
+{
+    int64_t total = 0;
+    for (size_t i = 0; i < kb->n_ranges; i++)
+        total += kb->ranges[i].end - kb->ranges[i].start;
+    size_t n = headers || total < LANE_MESSAGES ? 1 : kb->n_ranges;
+    if (n > max_lanes)
+        n = max_lanes;
+    return n ? n : 1;
+}
+
+static int reader_open(void *payload, size_t max_lanes, void **out,
+                       size_t *n_lanes, bool headers, weir_error *err)
 {
     kafka_batch *kb = payload;
-    kreader *r = calloc(1, sizeof(*r));
-    if (!r || !(r->ranges = calloc(kb->n_ranges + 1, sizeof(*r->ranges)))) {
+    kread *r = calloc(1, sizeof(*r));
+    size_t n = lanes_for(kb, headers, max_lanes);
+    bool ok = r && (r->lanes = calloc(n, sizeof(*r->lanes)));
+    if (ok) {
+        r->kb = kb;
+        r->headers = headers;
+        r->n_lanes = n;
+    }
+    /* Partition i goes to lane i mod n. */
+    for (size_t l = 0; ok && l < n; l++) {
+        klane *ln = &r->lanes[l];
+        ln->kb = kb;
+        ln->headers = headers;
+        ln->ranges = calloc(kb->n_ranges / n + 2, sizeof(*ln->ranges));
+        ok = ln->ranges != NULL;
+        for (size_t i = l; ok && i < kb->n_ranges; i += n)
+            ln->ranges[ln->n++] = kb->ranges[i];
+    }
+    if (!ok) {
+        for (size_t l = 0; r && r->lanes && l < n; l++)
+            free(r->lanes[l].ranges);
+        if (r)
+            free(r->lanes);
         free(r);
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     }
-    r->kb = kb;
-    r->headers = headers;
-    r->n = kb->n_ranges;
-    memcpy(r->ranges, kb->ranges, kb->n_ranges * sizeof(*r->ranges));
-    /* The planning consumer reads first; a second read opens its own. */
-    pthread_mutex_lock(&kb->lock);
-    if (kb->kc && !kb->kc_busy) {
-        kb->kc_busy = true;
-        r->kc = kb->kc;
-    }
-    pthread_mutex_unlock(&kb->lock);
-    int rc = 0;
-    if (!r->kc) {
-        r->own_kc = true;
-        rc = weir__kafka_consumer_open(&r->kc, kb->opts.client,
-                                       kb->opts.n_client, kb->opts.bootstrap,
-                                       err);
-    }
-    if (!rc)
-        rc = weir__kafka_fetch_begin(r->kc, r->ranges, r->n, headers, err);
-    if (rc) {
-        if (r->kc)
-            reader_close(r);
-        else {
-            free(r->ranges);
-            free(r);
-        }
-        return rc;
-    }
     *out = r;
+    *n_lanes = n;
     return 0;
 }
 
-static int open_messages(void *payload, void **out, weir_error *err)
+/* The lane's consumer, at its first fill: the planning consumer when no
+ * other read has it (it is connected already), else one of its own. */
+static int lane_start(klane *l, weir_error *err)
 {
-    return reader_open(payload, out, false, err);
-}
-
-static int open_headers(void *payload, void **out, weir_error *err)
-{
-    return reader_open(payload, out, true, err);
-}
-
-static int reader_fill(void *reader, weir_scan_chunk *ch, bool *done,
-                       weir_error *err)
-{
-    kreader *r = reader;
-    r->ch = ch;
+    kafka_batch *kb = l->kb;
+    pthread_mutex_lock(&kb->lock);
+    if (kb->kc && !kb->kc_busy) {
+        kb->kc_busy = true;
+        l->kc = kb->kc;
+    }
+    pthread_mutex_unlock(&kb->lock);
     int rc = 0;
+    if (!l->kc) {
+        rc = weir__kafka_consumer_open(&l->kc, kb->opts.client,
+                                       kb->opts.n_client, kb->opts.bootstrap,
+                                       err);
+        l->own_kc = !rc;
+        if (rc)
+            l->kc = NULL;
+    }
+    if (!rc)
+        rc = weir__kafka_fetch_begin(l->kc, l->ranges, l->n, l->headers, err);
+    return rc;
+}
+
+static int open_messages(void *payload, size_t max_lanes, void **out,
+                         size_t *n_lanes, weir_error *err)
+{
+    return reader_open(payload, max_lanes, out, n_lanes, false, err);
+}
+
+static int open_headers(void *payload, size_t max_lanes, void **out,
+                        size_t *n_lanes, weir_error *err)
+{
+    return reader_open(payload, max_lanes, out, n_lanes, true, err);
+}
+
+static int reader_fill(void *reader, size_t lane, weir_scan_chunk *ch,
+                       bool *done, weir_error *err)
+{
+    klane *r = &((kread *)reader)->lanes[lane];
+    int rc = r->kc ? 0 : lane_start(r, err);
+    if (rc)
+        return rc;
+    r->ch = ch;
     if (!r->headers) {
         /* One row per message. */
         size_t got;

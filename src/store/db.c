@@ -77,24 +77,29 @@ static uint64_t parse_size(const char *s)
     return 0;
 }
 
-/* Read back the memory limit and threads DuckDB runs with (configured or
- * its defaults) into db's budget. */
-static void read_budget(weir_db *db, duckdb_connection c)
+/* The statement that reads back the memory limit and threads DuckDB runs
+ * with (configured or its defaults), and its result into db's budget. */
+#define BUDGET_SQL                                                             \
+    "SELECT current_setting('memory_limit')::VARCHAR, "                      \
+    "current_setting('threads')::VARCHAR"
+
+static void take_budget(weir_db *db, duckdb_result *r)
 {
-    duckdb_result r;
-    if (duckdb_query(c, "SELECT current_setting('memory_limit')::VARCHAR, "
-                        "current_setting('threads')::VARCHAR",
-                     &r) == DuckDBError) {
-        duckdb_destroy_result(&r);
-        return;
-    }
-    char *mem = duckdb_value_varchar(&r, 0, 0);
-    char *thr = duckdb_value_varchar(&r, 1, 0);
+    char *mem = duckdb_value_varchar(r, 0, 0);
+    char *thr = duckdb_value_varchar(r, 1, 0);
     db->budget_bytes = parse_size(mem);
     long t = thr ? strtol(thr, NULL, 10) : 0;
     db->budget_threads = t > 0 && t < 1000000 ? (unsigned)t : 0;
+    weir__scans_set_threads(db->scans, db->budget_threads);
     duckdb_free(mem);
     duckdb_free(thr);
+}
+
+static void read_budget(weir_db *db, duckdb_connection c)
+{
+    duckdb_result r;
+    if (duckdb_query(c, BUDGET_SQL, &r) != DuckDBError)
+        take_budget(db, &r);
     duckdb_destroy_result(&r);
 }
 
@@ -104,9 +109,10 @@ static void read_budget(weir_db *db, duckdb_connection c)
 static int engine_error(weir_error *err, const char *what, const char *msg,
                         const char *memory_limit);
 
-static int global_setup(duckdb_connection c, const char *memory_limit,
-                        bool lazy_macros, weir_error *err)
+static int global_setup(weir_db *db, duckdb_connection c, bool lazy_macros,
+                        weir_error *err)
 {
+    const char *memory_limit = db->memory_limit;
     weir_buf sql = WEIR_BUF_INIT;
     const char *p = weir__sql_session_setup();
     while (*p) {
@@ -127,6 +133,8 @@ static int global_setup(duckdb_connection c, const char *memory_limit,
         }
         p += len;
     }
+    /* Its last statement reads the budget back (one query, not two). */
+    weir__buf_puts(&sql, BUDGET_SQL);
     int rc = 0;
     duckdb_result r;
     if (sql.failed) {
@@ -137,6 +145,7 @@ static int global_setup(duckdb_connection c, const char *memory_limit,
                           memory_limit[0] ? memory_limit : NULL);
         duckdb_destroy_result(&r);
     } else {
+        take_budget(db, &r);
         duckdb_destroy_result(&r);
     }
     weir__buf_free(&sql);
@@ -306,7 +315,7 @@ int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
     duckdb_connection c;
     bool connected = duckdb_connect(db->handle, &c) != DuckDBError;
     bool lazy = cfg && cfg->lazy_macros;
-    int rc = connected ? global_setup(c, db->memory_limit, lazy, err)
+    int rc = connected ? global_setup(db, c, lazy, err)
                        : WEIR_ERR(err, WEIR_EENGINE, NULL,
                                   "cannot connect to DuckDB");
     if (!rc && lazy) {
@@ -322,7 +331,7 @@ int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
     if (!rc)
         rc = weir__scans_install(c, &db->scans, err);
     if (!rc)
-        read_budget(db, c);
+        weir__scans_set_threads(db->scans, db->budget_threads);
     if (connected)
         duckdb_disconnect(&c);
     if (rc) {

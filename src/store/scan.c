@@ -29,6 +29,7 @@ struct weir_scans {
     pthread_mutex_t lock;
     int64_t last_id;
     scan_entry *live;
+    unsigned threads; /* DuckDB's, 0: unknown */
 };
 
 static void scans_free(void *p)
@@ -77,8 +78,15 @@ typedef struct reading {
     void *reader;
     size_t n_cols;
     int *out_col;  /* the scan's column -> the output vector, or -1 */
-    bool done;
+    pthread_mutex_t mu; /* guards next_lane */
+    size_t n_lanes, next_lane; /* lanes, and the first not taken yet */
 } reading;
+
+/* A thread's part of a read: the lane it fills, if any. */
+typedef struct reading_thread {
+    size_t lane;
+    bool has_lane;
+} reading_thread;
 
 struct weir_scan_chunk {
     duckdb_data_chunk chunk;
@@ -129,6 +137,7 @@ static void reading_free(void *p)
     reading *r = p;
     if (r->reader)
         r->ops->close(r->reader);
+    pthread_mutex_destroy(&r->mu);
     free(r->out_col);
     free(r);
 }
@@ -156,11 +165,13 @@ static void init_fn(duckdb_init_info info)
     }
     r->scans = b->scans;
     r->id = b->id;
+    pthread_mutex_init(&r->mu, NULL);
     pthread_mutex_lock(&b->scans->lock);
     scan_entry *e = find(b->scans, b->id);
     void *payload = e ? e->payload : NULL;
     r->ops = e ? e->ops : NULL;
     r->n_cols = e ? e->n_cols : 0;
+    size_t threads = b->scans->threads ? b->scans->threads : 1;
     pthread_mutex_unlock(&b->scans->lock);
     if (!e) {
         free(r);
@@ -181,17 +192,41 @@ static void init_fn(duckdb_init_info info)
         if (col < r->n_cols)
             r->out_col[col] = (int)i;
     }
-    duckdb_init_set_max_threads(info, 1);
     weir_error err;
     memset(&err, 0, sizeof(err));
-    if (r->ops->open(payload, &r->reader, &err)) {
+    r->n_lanes = 1;
+    if (r->ops->open(payload, threads, &r->reader, &r->n_lanes, &err)) {
         r->reader = NULL;
         const char *msg = keep_error(r->scans, r->id, &err);
         reading_free(r);
         duckdb_init_set_error(info, msg);
         return;
     }
+    if (r->n_lanes < 1 || r->n_lanes > threads)
+        r->n_lanes = r->n_lanes < 1 ? 1 : threads;
+    duckdb_init_set_max_threads(info, r->n_lanes);
     duckdb_init_set_init_data(info, r, reading_free);
+}
+
+static void local_init_fn(duckdb_init_info info)
+{
+    reading_thread *t = calloc(1, sizeof(*t));
+    if (!t) {
+        duckdb_init_set_error(info, "out of memory");
+        return;
+    }
+    duckdb_init_set_init_data(info, t, free);
+}
+
+/* A lane nobody fills yet, for this thread; false when none is left. */
+static bool take_lane(reading *r, reading_thread *t)
+{
+    pthread_mutex_lock(&r->mu);
+    t->has_lane = r->next_lane < r->n_lanes;
+    if (t->has_lane)
+        t->lane = r->next_lane++;
+    pthread_mutex_unlock(&r->mu);
+    return t->has_lane;
 }
 
 static void scan_fn(duckdb_function_info info, duckdb_data_chunk output)
@@ -207,14 +242,19 @@ static void scan_fn(duckdb_function_info info, duckdb_data_chunk output)
         vecs[i] = r->out_col[i] < 0
                       ? NULL
                       : duckdb_data_chunk_get_vector(output, (idx_t)r->out_col[i]);
+    reading_thread *t = duckdb_function_get_local_init_data(info);
     weir_error err;
     memset(&err, 0, sizeof(err));
-    while (!r->done && ch.rows == 0) {
-        if (r->ops->fill(r->reader, &ch, &r->done, &err)) {
+    /* This thread's lane until it ends, then another: no rows returned
+     * means the thread is done, so only when no lane is left. */
+    while (ch.rows == 0 && (t->has_lane || take_lane(r, t))) {
+        bool done = false;
+        if (r->ops->fill(r->reader, t->lane, &ch, &done, &err)) {
             duckdb_data_chunk_set_size(output, 0);
             duckdb_function_set_error(info, keep_error(r->scans, r->id, &err));
             return;
         }
+        t->has_lane = !done;
     }
     duckdb_data_chunk_set_size(output, ch.rows);
 }
@@ -234,6 +274,7 @@ int weir__scans_install(void *duck, weir_scans **out, weir_error *err)
     duckdb_table_function_set_extra_info(f, s, scans_free);
     duckdb_table_function_set_bind(f, bind_fn);
     duckdb_table_function_set_init(f, init_fn);
+    duckdb_table_function_set_local_init(f, local_init_fn);
     duckdb_table_function_set_function(f, scan_fn);
     duckdb_table_function_supports_projection_pushdown(f, true);
     duckdb_state st = duckdb_register_table_function((duckdb_connection)duck, f);
@@ -243,6 +284,15 @@ int weir__scans_install(void *duck, weir_scans **out, weir_error *err)
                         "cannot register DuckDB table function __weir_scan");
     *out = s;
     return 0;
+}
+
+void weir__scans_set_threads(weir_scans *s, unsigned threads)
+{
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->lock);
+    s->threads = threads;
+    pthread_mutex_unlock(&s->lock);
 }
 
 /* ---- the chunk --------------------------------------------------------------- */
@@ -308,6 +358,11 @@ int weir__scan_add(weir_conn *c, const weir_db_column *cols, size_t n_cols,
                             cols[i].type);
     if (n_cols > 16)
         return WEIR_ERR(err, WEIR_EINVAL, NULL, "a scan has at most 16 columns");
+    /* Lanes keep their own order, not one across them (scan.h). */
+    int rc = weir__conn_exec(c, "SET SESSION preserve_insertion_order = false",
+                             NULL, err);
+    if (rc)
+        return rc;
     scan_entry *e = calloc(1, sizeof(*e));
     if (!e)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
@@ -331,14 +386,23 @@ void weir__scan_remove(weir_conn *c, int64_t id)
     if (!s || !id)
         return;
     pthread_mutex_lock(&s->lock);
-    for (scan_entry **p = &s->live; *p; p = &(*p)->next)
+    bool others = false;
+    for (scan_entry **p = &s->live; *p;) {
         if ((*p)->id == id) {
             scan_entry *e = *p;
             *p = e->next;
             free(e);
-            break;
+            continue;
         }
+        others |= (*p)->conn == c;
+        p = &(*p)->next;
+    }
     pthread_mutex_unlock(&s->lock);
+    /* The connection's statements preserve insertion order again (in an
+     * aborted transaction this fails: the next scan sets it anyway). */
+    if (!others)
+        weir__conn_exec(c, "RESET SESSION preserve_insertion_order", NULL,
+                        NULL);
 }
 
 void weir__scan_sql(weir_buf *out, int64_t id)

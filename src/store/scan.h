@@ -5,7 +5,15 @@
  * puts weir__scan_sql()'s text in a query where the relation goes, runs
  * the query, and removes the scan. Each time the query reads the relation
  * (once, or more for a self-join) a reader is opened, filled chunk by
- * chunk from one thread, and closed.
+ * chunk, and closed.
+ *
+ * A reader may split its rows into lanes, filled at once by DuckDB's
+ * threads: each lane by one thread from its first row to its last, so the
+ * rows of a lane keep their order through the query's pipeline (a Kafka
+ * partition is one lane's). While a connection has a scan its statements
+ * do not preserve insertion order otherwise: the rows of different lanes
+ * interleave in a chunk's granularity (an INSERT of them writes a thread's
+ * rows in a run of their own).
  *
  * Underneath: one DuckDB table function, __weir_scan(id), registered when
  * the instance opens; an id that is not a live scan is a binder error, so
@@ -37,16 +45,20 @@ void weir__scan_col_i64(weir_scan_chunk *ch, size_t col,
 void weir__scan_col_null(weir_scan_chunk *ch, size_t col);
 void weir__scan_end_row(weir_scan_chunk *ch);
 
-/* What a scan's reader does; called from one DuckDB thread at a time (not
- * necessarily the caller's). */
+/* What a scan's reader does, from DuckDB's threads (not necessarily the
+ * caller's). */
 typedef struct weir_scan_ops {
-    /* A reader for one read of the relation, in *reader. */
-    int (*open)(void *payload, void **reader, weir_error *err);
-    /* Write rows until the chunk is full or the relation ends (*done). A
-     * chunk left empty without *done is asked again. */
-    int (*fill)(void *reader, weir_scan_chunk *ch, bool *done,
+    /* A reader for one read of the relation, in *reader, with its rows in
+     * *lanes lanes (1 to max_lanes, the threads DuckDB has). */
+    int (*open)(void *payload, size_t max_lanes, void **reader, size_t *lanes,
                 weir_error *err);
-    /* The read is over (read to its end, stopped early, or failed). */
+    /* Write rows of the lane until the chunk is full or the lane ends
+     * (*done). A chunk left empty without *done is asked again. Each lane
+     * is filled by one thread at a time, different lanes at once. */
+    int (*fill)(void *reader, size_t lane, weir_scan_chunk *ch, bool *done,
+                weir_error *err);
+    /* The read is over (read to its end, stopped early, or failed); no
+     * fill runs any more. */
     void (*close)(void *reader);
 } weir_scan_ops;
 
@@ -69,6 +81,8 @@ void weir__scan_sql(weir_buf *out, int64_t id);
  * duckdb_connection `duck`) when it opens, owned by DuckDB from then on. */
 typedef struct weir_scans weir_scans;
 int weir__scans_install(void *duck, weir_scans **out, weir_error *err);
+/* The threads DuckDB runs with (0: unknown), for readers' lanes. */
+void weir__scans_set_threads(weir_scans *s, unsigned threads);
 /* The scans of the instance of c (db.c). */
 weir_scans *weir__conn_scans(weir_conn *c);
 /* A query of c failed: when one of its scans' readers failed it, that

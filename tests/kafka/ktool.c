@@ -467,7 +467,12 @@ static int cmd_consume(const char *topic, int uncommitted, int count_only, int t
                             uncommitted ? "read_uncommitted" : "read_committed",
                             "enable.partition.eof", "true",
                             "group.id", "ktool", "enable.auto.commit", "false",
-                            "fetch.max.bytes", "52428800", NULL };
+                            "fetch.max.bytes", "52428800",
+                            /* weir's source's settings (kafka/consumer.c):
+                             * the floor fetches as fast as weir can */
+                            "fetch.wait.max.ms", "50",
+                            "queued.min.messages", "1000000",
+                            "fetch.message.max.bytes", "4194304", NULL };
     rd_kafka_t *rk = client(RD_KAFKA_CONSUMER, extra);
     int n = partition_count(rk, topic);
     if (n == 0)

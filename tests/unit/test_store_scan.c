@@ -5,6 +5,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "harness.h"
 
+#include <time.h>
+
 #include "store/db.h"
 #include "store/scan.h"
 #include "util/buf.h"
@@ -15,58 +17,87 @@ static const weir_db_column COLS[] = {
 };
 
 /* Rows 0..rows-1; fails at row fail_at (when >= 0); chunks of at most
- * step rows (an empty chunk first, to be asked again). */
+ * step rows (an empty chunk first, to be asked again). With lanes > 1, lane
+ * l has the rows n with n % lanes == l, in order; lanes_seen counts the
+ * lanes that DuckDB filled at once. */
 typedef struct counter {
     int64_t rows, fail_at, step;
     int opened, closed;
+    size_t lanes;
+    int filling, most_filling;
 } counter;
+
+enum { MAX_LANES = 8 };
 
 typedef struct count_reader {
     counter *c;
-    int64_t next;
-    bool gave_empty;
+    size_t lanes;
+    int64_t next[MAX_LANES];
+    bool gave_empty[MAX_LANES];
 } count_reader;
 
-static int c_open(void *payload, void **out, weir_error *err)
+static int c_open(void *payload, size_t max_lanes, void **out, size_t *lanes,
+                  weir_error *err)
 {
     (void)err;
     counter *c = payload;
     count_reader *r = calloc(1, sizeof(*r));
     r->c = c;
+    r->lanes = c->lanes > 1 ? c->lanes : 1;
+    (void)max_lanes;
+    for (size_t l = 0; l < r->lanes; l++)
+        r->next[l] = (int64_t)l;
     c->opened++;
     *out = r;
+    *lanes = r->lanes;
     return 0;
 }
 
-static int c_fill(void *reader, weir_scan_chunk *ch, bool *done,
+static int c_fill(void *reader, size_t lane, weir_scan_chunk *ch, bool *done,
                   weir_error *err)
 {
     count_reader *r = reader;
-    if (!r->gave_empty) {
-        r->gave_empty = true;
+    if (!r->gave_empty[lane]) {
+        r->gave_empty[lane] = true;
         return 0;
     }
-    for (int64_t k = 0; k < r->c->step && weir__scan_room(ch) > 0 &&
-                        r->next < r->c->rows;
-         k++, r->next++) {
-        if (r->next == r->c->fail_at)
-            return WEIR_ERR(err, WEIR_EIO, "KAFKA_BROKER_UNREACHABLE",
-                            "no broker answered at row %lld",
-                            (long long)r->next);
+    int filling = __atomic_add_fetch(&r->c->filling, 1, __ATOMIC_SEQ_CST);
+    int most = __atomic_load_n(&r->c->most_filling, __ATOMIC_SEQ_CST);
+    while (filling > most &&
+           !__atomic_compare_exchange_n(&r->c->most_filling, &most, filling,
+                                        false, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_SEQ_CST))
+        ;
+    int64_t *next = &r->next[lane];
+    int64_t step = (int64_t)r->lanes;
+    int rc = 0;
+    for (int64_t k = 0; !rc && k < r->c->step && weir__scan_room(ch) > 0 &&
+                        *next < r->c->rows;
+         k++, *next += step) {
+        if (*next == r->c->fail_at) {
+            rc = WEIR_ERR(err, WEIR_EIO, "KAFKA_BROKER_UNREACHABLE",
+                          "no broker answered at row %lld", (long long)*next);
+            break;
+        }
         char s[32];
-        int len = snprintf(s, sizeof(s), "row number %lld", (long long)r->next);
-        weir__scan_col_i64(ch, 0, r->next);
+        int len = snprintf(s, sizeof(s), "row number %lld", (long long)*next);
+        weir__scan_col_i64(ch, 0, *next);
         weir__scan_col_bytes(ch, 1, s, (size_t)len);
-        if (r->next % 2)
+        if (*next % 2)
             weir__scan_col_null(ch, 2);
         else
             weir__scan_col_bytes(ch, 2, "\x00\x01", 2);
-        weir__scan_col_i32(ch, 3, (int32_t)(r->next % 7));
-        weir__scan_col_i64(ch, 4, 1000000 * r->next);
+        weir__scan_col_i32(ch, 3, (int32_t)(*next % 7));
+        weir__scan_col_i64(ch, 4, 1000000 * *next);
         weir__scan_end_row(ch);
     }
-    *done = r->next >= r->c->rows;
-    return 0;
+    /* A little time in the fill, as a reader waiting for the network:
+     * lanes filled at once overlap here. */
+    struct timespec ts = { 0, 200000 };
+    nanosleep(&ts, NULL);
+    __atomic_sub_fetch(&r->c->filling, 1, __ATOMIC_SEQ_CST);
+    *done = *next >= r->c->rows;
+    return rc;
 }
 
 static void c_close(void *reader)
@@ -115,7 +146,7 @@ static char sql_[512];
 
 TEST(scan_rows_chunks_and_types)
 {
-    counter c = { 5000, -1, 700, 0, 0 };
+    counter c = { 5000, -1, 700, 0, 0, 1, 0, 0 };
     fixture fx;
     fx_open(&fx, &c);
     int64_t id = fx.id;
@@ -152,7 +183,7 @@ TEST(scan_rows_chunks_and_types)
 
 TEST(scan_into_a_table_in_a_transaction)
 {
-    counter c = { 3000, -1, 3000, 0, 0 };
+    counter c = { 3000, -1, 3000, 0, 0, 1, 0, 0 };
     fixture fx;
     fx_open(&fx, &c);
     int64_t id = fx.id;
@@ -183,7 +214,7 @@ TEST(scan_into_a_table_in_a_transaction)
 
 TEST(scan_reader_error_keeps_its_class)
 {
-    counter c = { 5000, 4321, 5000, 0, 0 };
+    counter c = { 5000, 4321, 5000, 0, 0, 1, 0, 0 };
     fixture fx;
     fx_open(&fx, &c);
     int64_t id = fx.id;
@@ -205,7 +236,7 @@ TEST(scan_reader_error_keeps_its_class)
 
 TEST(scan_unknown_or_removed_is_an_error)
 {
-    counter c = { 10, -1, 10, 0, 0 };
+    counter c = { 10, -1, 10, 0, 0, 1, 0, 0 };
     fixture fx;
     fx_open(&fx, &c);
     int64_t id = fx.id;
@@ -222,6 +253,48 @@ TEST(scan_unknown_or_removed_is_an_error)
     static const weir_db_column bad[] = { { "x", "DOUBLE" } };
     CHECK(weir__scan_add(fx.conn, bad, 1, &OPS, &c, &id, &e) != 0);
     fx_close(&fx);
+}
+
+/* A reader in lanes: DuckDB's threads fill them at once, every row is read
+ * once, and each lane's rows keep their order into the table, whatever
+ * the interleaving across lanes (the connection does not preserve it
+ * while the scan is live, and does again once it is removed). */
+TEST(scan_lanes_fill_at_once_each_in_order)
+{
+    weir_error e;
+    weir_db *db = NULL;
+    weir_conn *conn = NULL;
+    weir_db_config cfg = { 4, NULL, NULL, false };
+    CHECK_INT(weir__db_open(&db, &cfg, &e), 0);
+    CHECK_INT(weir__db_connect(&conn, db, &e), 0);
+    counter c = { 200000, -1, 2048, 0, 0, 4, 0, 0 };
+    int64_t id = 0;
+    CHECK_INT(weir__scan_add(conn, COLS, 5, &OPS, &c, &id, &e), 0);
+    char *v = scalar(conn, "SELECT current_setting('preserve_insertion_order')");
+    CHECK_STR(v, "false");
+    free(v);
+    char sql[160];
+    snprintf(sql, sizeof(sql), "CREATE TABLE t AS SELECT n, i FROM "
+                               "__weir_scan(%lld)", (long long)id);
+    CHECK_INT(weir__conn_exec(conn, sql, NULL, &e), 0);
+    CHECK_INT(c.opened, 1);
+    CHECK_INT(c.closed, 1);
+    CHECK(c.most_filling > 1);
+    v = scalar(conn, "SELECT count(*) || ' ' || count(DISTINCT n) || ' ' || "
+                     "sum(n) FROM t");
+    CHECK_STR(v, "200000 200000 19999900000");
+    free(v);
+    /* In table order, each lane's rows ascend. */
+    v = scalar(conn, "SELECT count(*) FROM (SELECT n, lag(n) OVER (PARTITION "
+                     "BY n % 4 ORDER BY rowid) AS prev FROM t) WHERE n < prev");
+    CHECK_STR(v, "0");
+    free(v);
+    weir__scan_remove(conn, id);
+    v = scalar(conn, "SELECT current_setting('preserve_insertion_order')");
+    CHECK_STR(v, "true");
+    free(v);
+    weir__conn_close(conn);
+    weir__db_close(db);
 }
 
 /* The memory limit and threads DuckDB runs with are read back (the file
@@ -258,4 +331,5 @@ static void db_budget_read_back(void)
 
 TEST_MAIN(RUN(scan_rows_chunks_and_types); RUN(db_budget_read_back); RUN(scan_into_a_table_in_a_transaction);
           RUN(scan_reader_error_keeps_its_class);
-          RUN(scan_unknown_or_removed_is_an_error))
+          RUN(scan_unknown_or_removed_is_an_error);
+          RUN(scan_lanes_fill_at_once_each_in_order))
