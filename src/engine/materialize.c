@@ -433,12 +433,15 @@ static int materialize_dataset(piece_vec *v, const weir_graph *g, int di,
     return rc;
 }
 
-/* Run sql, a script that ends with COMMIT (weir__conn_exec_alone). */
+/* Run sql, a script that ends with COMMIT (weir__conn_exec_alone), after
+ * the update's record (weir__storage_write_behind): nothing of an update
+ * is committed before it. */
 static int run_script(weir_storage *st, weir_buf *sql, weir_error *err)
 {
     if (sql->failed)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    return weir__conn_exec_alone(st->conn, weir__buf_cstr(sql), err);
+    int rc = weir__storage_write_wait(st, err);
+    return rc ? rc : weir__conn_exec_alone(st->conn, weir__buf_cstr(sql), err);
 }
 
 /* Run the pieces of one catalog in one transaction; when that fails, run
@@ -600,6 +603,8 @@ int weir__view_publish(weir_storage *st, const weir_graph *g,
         weir__buf_puts(&sql, " IS ");
         weir__buf_put_sql_string(&sql, d->def->comment);
     }
+    if (!rc) /* after the update's record, as run_script */
+        rc = weir__storage_write_wait(st, err);
     if (!rc)
         rc = weir__exec_buf(st->conn, &sql, err);
     weir__buf_free(&sql);

@@ -900,7 +900,7 @@ static int record_start(run_state *rs, weir_error *err)
     update_record_sql(&q, rs, "RUNNING", true);
     int rc = q.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
                       : weir__storage_write_behind(rs->st, weir__buf_cstr(&q),
-                                                   err);
+                                                   "the update's record", err);
     weir__buf_free(&q);
     return rc;
 }
@@ -967,6 +967,10 @@ static void free_state(run_state *rs)
     free(rs->slot_of_flow);
     weir__selection_free(&rs->sel);
     weir__eventlog_close(rs->log);
+    /* A failed record of this update does not fail what comes next on a
+     * held storage (queries, the next update). */
+    if (rs->st)
+        weir__storage_write_forget(rs->st);
     if (rs->st != rs->opts->held)
         weir__storage_close(rs->st);
     weir__infer_cache_free(rs->infer);

@@ -3,9 +3,9 @@
  * semantics: each batch discovers the subscribed partitions, starts each
  * where the flow's last batch stopped (the first batch from
  * startingOffsets, partitions found later from their earliest offset),
- * ends at the latest offsets (capped by maxOffsetsPerTrigger) and reads
- * those messages into a temporary table of the flow's connection, which
- * the flow's query reads. The per-partition offsets are recorded in the
+ * ends at the latest offsets (capped by maxOffsetsPerTrigger), and the
+ * flow's query reads those messages through a scan (store/scan.h) while
+ * they are fetched, in lanes for a large batch. The per-partition offsets are recorded in the
  * batch's transaction through the checkpoint store (_weir.kafka_offsets);
  * the checkpoint row's position is their running total. Offsets that no
  * longer exist fail the flow (KAFKA_DATA_LOSS) unless failOnDataLoss is
@@ -49,7 +49,8 @@ typedef struct kafka_batch {
     size_t n_ranges;
     weir_conn *conn;    /* set once the scans' lock is initialized */
     int64_t scan, hscan; /* the messages' and headers' scans, or 0 */
-    weir_kafka_consumer *kc; /* the planning consumer, for the first read */
+    weir_kafka_consumer *kc; /* the planning consumer, for the first lane
+                                that starts (kc_busy while it has it) */
     /* Set by reads, under lock: */
     pthread_mutex_t lock;
     bool kc_busy;
@@ -542,15 +543,15 @@ static void reader_close(void *reader)
     free(r);
 }
 
-/* The read's lanes: the messages' scan of a large batch has one per
+/* The lanes of a read of the messages: a large batch has one per
  * partition up to max_lanes (a partition's messages stay in one lane, in
- * offset order), anything else one. */
-static size_t lanes_for(const kafka_batch *kb, bool headers, size_t max_lanes)
+ * offset order), a small one one. The headers' read has one. */
+static size_t lanes_for(const kafka_batch *kb, size_t max_lanes)
 {
     int64_t total = 0;
     for (size_t i = 0; i < kb->n_ranges; i++)
         total += kb->ranges[i].end - kb->ranges[i].start;
-    size_t n = headers || total < LANE_MESSAGES ? 1 : kb->n_ranges;
+    size_t n = total < LANE_MESSAGES ? 1 : kb->n_ranges;
     if (n > max_lanes)
         n = max_lanes;
     return n ? n : 1;
@@ -561,7 +562,7 @@ static int reader_open(void *payload, size_t max_lanes, void **out,
 {
     kafka_batch *kb = payload;
     kread *r = calloc(1, sizeof(*r));
-    size_t n = lanes_for(kb, headers, max_lanes);
+    size_t n = headers ? 1 : lanes_for(kb, max_lanes);
     bool ok = r && (r->lanes = calloc(n, sizeof(*r->lanes)));
     if (ok) {
         r->kb = kb;
@@ -695,11 +696,11 @@ static int add_scans(const weir_source_ctx *c, kafka_batch *kb)
     kb->conn = c->conn;
     int rc = weir__scan_add(c->conn, MSG_COLS,
                             sizeof MSG_COLS / sizeof MSG_COLS[0], &MSG_OPS, kb,
-                            &kb->scan, c->err);
+                            lanes_for(kb, SIZE_MAX) > 1, &kb->scan, c->err);
     if (!rc && kb->opts.include_headers)
         rc = weir__scan_add(c->conn, HDR_COLS,
                             sizeof HDR_COLS / sizeof HDR_COLS[0], &HDR_OPS, kb,
-                            &kb->hscan, c->err);
+                            false, &kb->hscan, c->err);
     return rc;
 }
 

@@ -20,6 +20,7 @@ typedef struct scan_entry {
     size_t n_cols;
     const weir_scan_ops *ops;
     void *payload;
+    bool lanes;         /* its readers may have several */
     bool failed;        /* a reader failed: err is its error */
     weir_error err;
     struct scan_entry *next;
@@ -172,6 +173,7 @@ static void init_fn(duckdb_init_info info)
     r->ops = e ? e->ops : NULL;
     r->n_cols = e ? e->n_cols : 0;
     size_t threads = b->scans->threads ? b->scans->threads : 1;
+    size_t max_lanes = e && e->lanes ? threads : 1;
     pthread_mutex_unlock(&b->scans->lock);
     if (!e) {
         free(r);
@@ -195,16 +197,22 @@ static void init_fn(duckdb_init_info info)
     weir_error err;
     memset(&err, 0, sizeof(err));
     r->n_lanes = 1;
-    if (r->ops->open(payload, threads, &r->reader, &r->n_lanes, &err)) {
+    if (r->ops->open(payload, max_lanes, &r->reader, &r->n_lanes, &err)) {
         r->reader = NULL;
         const char *msg = keep_error(r->scans, r->id, &err);
         reading_free(r);
         duckdb_init_set_error(info, msg);
         return;
     }
-    if (r->n_lanes < 1 || r->n_lanes > threads)
-        r->n_lanes = r->n_lanes < 1 ? 1 : threads;
-    duckdb_init_set_max_threads(info, r->n_lanes);
+    /* More lanes than threads: a thread takes another when its own ends. */
+    if (r->n_lanes < 1 || r->n_lanes > max_lanes) {
+        reading_free(r);
+        duckdb_init_set_error(info, "__weir_scan: a reader asked for more "
+                                    "lanes than its scan allows");
+        return;
+    }
+    duckdb_init_set_max_threads(info, r->n_lanes < threads ? r->n_lanes
+                                                           : threads);
     duckdb_init_set_init_data(info, r, reading_free);
 }
 
@@ -344,8 +352,8 @@ void weir__scan_end_row(weir_scan_chunk *ch)
 /* ---- scans of a connection --------------------------------------------------- */
 
 int weir__scan_add(weir_conn *c, const weir_db_column *cols, size_t n_cols,
-                   const weir_scan_ops *ops, void *payload, int64_t *id,
-                   weir_error *err)
+                   const weir_scan_ops *ops, void *payload, bool lanes,
+                   int64_t *id, weir_error *err)
 {
     *id = 0;
     weir_scans *s = weir__conn_scans(c);
@@ -358,14 +366,18 @@ int weir__scan_add(weir_conn *c, const weir_db_column *cols, size_t n_cols,
                             cols[i].type);
     if (n_cols > 16)
         return WEIR_ERR(err, WEIR_EINVAL, NULL, "a scan has at most 16 columns");
-    /* Lanes keep their own order, not one across them (scan.h). */
-    int rc = weir__conn_exec(c, "SET SESSION preserve_insertion_order = false",
-                             NULL, err);
-    if (rc)
-        return rc;
     scan_entry *e = calloc(1, sizeof(*e));
     if (!e)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    /* Lanes keep their own order, not one across them (scan.h). */
+    int rc = lanes ? weir__conn_exec(c, "SET SESSION preserve_insertion_order "
+                                        "= false", NULL, err)
+                   : 0;
+    if (rc) {
+        free(e);
+        return rc;
+    }
+    e->lanes = lanes;
     e->conn = c;
     e->cols = cols;
     e->n_cols = n_cols;
@@ -386,21 +398,22 @@ void weir__scan_remove(weir_conn *c, int64_t id)
     if (!s || !id)
         return;
     pthread_mutex_lock(&s->lock);
-    bool others = false;
+    bool lanes = false, others = false;
     for (scan_entry **p = &s->live; *p;) {
         if ((*p)->id == id) {
             scan_entry *e = *p;
+            lanes = e->lanes;
             *p = e->next;
             free(e);
             continue;
         }
-        others |= (*p)->conn == c;
+        others |= (*p)->conn == c && (*p)->lanes;
         p = &(*p)->next;
     }
     pthread_mutex_unlock(&s->lock);
     /* The connection's statements preserve insertion order again (in an
      * aborted transaction this fails: the next scan sets it anyway). */
-    if (!others)
+    if (lanes && !others)
         weir__conn_exec(c, "RESET SESSION preserve_insertion_order", NULL,
                         NULL);
 }

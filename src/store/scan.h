@@ -10,10 +10,10 @@
  * A reader may split its rows into lanes, filled at once by DuckDB's
  * threads: each lane by one thread from its first row to its last, so the
  * rows of a lane keep their order through the query's pipeline (a Kafka
- * partition is one lane's). While a connection has a scan its statements
- * do not preserve insertion order otherwise: the rows of different lanes
- * interleave in a chunk's granularity (an INSERT of them writes a thread's
- * rows in a run of their own).
+ * partition is one lane's). While a connection has a scan in lanes its
+ * statements do not preserve insertion order otherwise: the rows of
+ * different lanes interleave a chunk at a time (an INSERT of them writes a
+ * thread's rows in a run of their own).
  *
  * Underneath: one DuckDB table function, __weir_scan(id), registered when
  * the instance opens; an id that is not a live scan is a binder error, so
@@ -64,10 +64,13 @@ typedef struct weir_scan_ops {
 
 /* Add a scan to connection c: its columns (name and DuckDB type: BLOB,
  * VARCHAR, INTEGER, BIGINT or TIMESTAMP; borrowed, like ops and payload,
- * until removed), read by ops. *id names it in weir__scan_sql. */
+ * until removed), read by ops. *id names it in weir__scan_sql. With lanes,
+ * its readers may have several, and until the scan is removed the
+ * connection does not preserve insertion order across them; without, a
+ * reader has one lane whatever it asks. */
 int weir__scan_add(weir_conn *c, const weir_db_column *cols, size_t n_cols,
-                   const weir_scan_ops *ops, void *payload, int64_t *id,
-                   weir_error *err);
+                   const weir_scan_ops *ops, void *payload, bool lanes,
+                   int64_t *id, weir_error *err);
 
 /* Remove scan id (0 or an unknown id: nothing). No query of c may be
  * reading it. */

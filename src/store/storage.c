@@ -435,12 +435,12 @@ static int commit_now(weir_storage *s, weir_conn *c, weir_error *err)
 int weir__storage_commit(weir_storage *s, weir_conn *c, weir_error *err)
 {
     weir_error e;
-    if (weir__storage_write_wait(s, &e)) {
+    int rc = weir__storage_write_wait(s, &e);
+    if (rc) {
         weir__conn_rollback(c);
-        weir__error_prefix(&e, "not committed: the update's record in "
-                               "weir.duckdb could not be written: ");
+        weir__error_prefix(&e, "not committed: ");
         weir__error_copy(err, &e);
-        return e.code;
+        return rc;
     }
     return commit_now(s, c, err);
 }
@@ -459,12 +459,15 @@ static void *write_behind(void *arg)
             rc = commit_now(s, c, e);
     }
     weir__conn_close(c);
+    if (rc)
+        weir__error_prefix(e, "%s in weir.duckdb could not be written: ",
+                           s->behind_what);
     s->behind_rc = rc;
     return NULL;
 }
 
 int weir__storage_write_behind(weir_storage *s, const char *sql,
-                               weir_error *err)
+                               const char *what, weir_error *err)
 {
     int rc = 0;
     pthread_mutex_lock(&s->behind_mu);
@@ -473,6 +476,7 @@ int weir__storage_write_behind(weir_storage *s, const char *sql,
         pthread_join(s->behind_thread, NULL);
     s->behind_running = false;
     s->behind_rc = 0;
+    s->behind_what = what;
     free(s->behind_sql);
     s->behind_sql = strdup(sql);
     if (!s->behind_sql)
@@ -500,6 +504,14 @@ int weir__storage_write_wait(weir_storage *s, weir_error *err)
         weir__error_copy(err, &s->behind_err);
     pthread_mutex_unlock(&s->behind_mu);
     return rc;
+}
+
+void weir__storage_write_forget(weir_storage *s)
+{
+    weir__storage_write_wait(s, NULL);
+    pthread_mutex_lock(&s->behind_mu);
+    s->behind_rc = 0;
+    pthread_mutex_unlock(&s->behind_mu);
 }
 
 bool weir__storage_write_failed(weir_storage *s)

@@ -56,6 +56,7 @@ typedef struct weir_storage {
     pthread_t behind_thread;
     bool behind_running;
     char *behind_sql;
+    const char *behind_what; /* static text */
     int behind_rc;
     weir_error behind_err;
     /* Catalog checkpoints started before the close (threads to join). */
@@ -97,16 +98,19 @@ int weir__storage_commit(weir_storage *s, weir_conn *c, weir_error *err);
  * thread and connection of its own, committed as weir__storage_commit
  * commits. The caller goes on meanwhile; weir__storage_write_wait waits
  * for it and returns its outcome, and so does every later
- * weir__storage_commit first: an update's RUNNING record is durable before
- * any of its batches, and a batch is not committed when that record could
- * not be written. One at a time: a second call waits for the first, and
- * from then on the waits return the second's outcome.
+ * weir__storage_commit first, until weir__storage_write_forget: an
+ * update's RUNNING record is durable before any of its batches, and a
+ * batch is not committed when that record could not be written. A failure
+ * reads "<what> in weir.duckdb could not be written: <cause>". One at a
+ * time: a second call waits for the first.
  */
 int weir__storage_write_behind(weir_storage *s, const char *sql,
-                               weir_error *err);
+                               const char *what, weir_error *err);
 /* Wait for the write weir__storage_write_behind started, if any; its
  * outcome (0, or its error, each time asked). Thread-safe. */
 int weir__storage_write_wait(weir_storage *s, weir_error *err);
+/* Wait for it and drop its outcome: the update it belongs to is over. */
+void weir__storage_write_forget(weir_storage *s);
 /* True once a commit failed (see weir__storage_commit). */
 bool weir__storage_write_failed(weir_storage *s);
 /* True when a DuckDB error message reports a failed storage write. */

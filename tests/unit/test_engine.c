@@ -579,6 +579,33 @@ TEST(test_engine_store__schema_once)
     drop_temp(dir, root);
 }
 
+/* Storage in a temporary folder (see temp_root) with a table cat.db.t (i
+ * INT), or NULL. */
+static weir_storage *storage_with_table(char *root)
+{
+    weir_storage *st = NULL;
+    weir_error e;
+    CHECK_INT(weir__storage_open(&st, root, WEIR_STORAGE_RUN, NULL, &e), 0);
+    if (st && (weir__storage_use_catalog(st, "cat", "db", &e) ||
+               weir__conn_exec(st->conn, "CREATE TABLE cat.db.t (i INT)", NULL,
+                               &e))) {
+        CHECK_STR(e.message, "");
+        weir__storage_close(st);
+        st = NULL;
+    }
+    return st;
+}
+
+/* Insert i into cat.db.t in a transaction of its own: the commit's rc. */
+static int insert_commit(weir_storage *st, int i, weir_error *e)
+{
+    char sql[64];
+    snprintf(sql, sizeof(sql), "INSERT INTO cat.db.t VALUES (%d)", i);
+    CHECK_INT(weir__conn_begin(st->conn, e), 0);
+    CHECK_INT(weir__conn_exec(st->conn, sql, NULL, e), 0);
+    return weir__storage_commit(st, st->conn, e);
+}
+
 TEST(test_engine_store__commit_of_aborted_transaction)
 {
     /* DuckDB commits nothing, and reports success, for a transaction an
@@ -587,15 +614,10 @@ TEST(test_engine_store__commit_of_aborted_transaction)
     char dir[64];
     char *root = temp_root(dir);
     CHECK(root != NULL);
-    weir_storage *st = NULL;
+    weir_storage *st = root ? storage_with_table(root) : NULL;
     weir_error e;
     int64_t n = -1;
-    CHECK_INT(weir__storage_open(&st, root, WEIR_STORAGE_RUN, NULL, &e), 0);
     if (st) {
-        CHECK_INT(weir__storage_use_catalog(st, "cat", "db", &e), 0);
-        CHECK_INT(weir__conn_exec(st->conn, "CREATE TABLE cat.db.t (i INT)",
-                                  NULL, &e),
-                  0);
         CHECK_INT(weir__conn_begin(st->conn, &e), 0);
         CHECK_INT(weir__conn_exec(st->conn, "INSERT INTO cat.db.t VALUES (1)",
                                   NULL, &e),
@@ -607,15 +629,54 @@ TEST(test_engine_store__commit_of_aborted_transaction)
         CHECK(strstr(e.message, "boom") != NULL);
         /* Nothing was committed, the connection is usable, and storage is
          * not marked as failed: the next transaction commits. */
-        CHECK_INT(weir__conn_begin(st->conn, &e), 0);
-        CHECK_INT(weir__conn_exec(st->conn, "INSERT INTO cat.db.t VALUES (2)",
-                                  NULL, &e),
-                  0);
-        CHECK_INT(weir__storage_commit(st, st->conn, &e), 0);
+        CHECK_INT(insert_commit(st, 2, &e), 0);
         CHECK_INT(weir__conn_scalar_i64(st->conn, "SELECT sum(i) FROM cat.db.t",
                                         &n, NULL, &e),
                   0);
         CHECK_INT((long)n, 2);
+        weir__storage_close(st);
+    }
+    drop_temp(dir, root);
+}
+
+TEST(test_engine_store__write_behind_holds_commits)
+{
+    /* A write behind (an update's RUNNING record) that fails: every commit
+     * after it is refused with its cause, until the update it belongs to
+     * forgets it; one that succeeds lets commits through. */
+    char dir[64];
+    char *root = temp_root(dir);
+    CHECK(root != NULL);
+    weir_storage *st = root ? storage_with_table(root) : NULL;
+    weir_error e;
+    int64_t n = -1;
+    if (st) {
+        CHECK_INT(weir__storage_write_behind(
+                      st, "INSERT INTO weir.main.no_such_table VALUES (1)",
+                      "the record", &e),
+                  0);
+        CHECK(weir__storage_write_wait(st, &e) != 0);
+        CHECK(strstr(e.message, "the record in weir.duckdb could not be "
+                                "written") != NULL);
+        for (int i = 0; i < 2; i++) { /* each commit, not only the first */
+            CHECK(insert_commit(st, 1, &e) != 0);
+            CHECK(strstr(e.message, "not committed: the record") != NULL);
+        }
+        /* Forgotten: the next update's work (or a query) commits. */
+        weir__storage_write_forget(st);
+        CHECK_INT(insert_commit(st, 5, &e), 0);
+        CHECK_INT(weir__storage_write_behind(
+                      st, "INSERT INTO weir.main.meta VALUES ('k', 'v')",
+                      "the record", &e),
+                  0);
+        CHECK_INT(insert_commit(st, 2, &e), 0);
+        CHECK_INT(weir__conn_scalar_i64(
+                      st->conn,
+                      "SELECT (SELECT sum(i) FROM cat.db.t) * 10 + (SELECT "
+                      "count(*) FROM weir.main.meta WHERE key = 'k')",
+                      &n, NULL, &e),
+                  0);
+        CHECK_INT((long)n, 71);
         weir__storage_close(st);
     }
     drop_temp(dir, root);
@@ -627,4 +688,5 @@ TEST_MAIN(RUN(test_engine_mv__readers_never_see_partial);
           RUN(test_engine_expectations__one_statement);
           RUN(test_engine_store__table_columns);
           RUN(test_engine_store__schema_once);
-          RUN(test_engine_store__commit_of_aborted_transaction))
+          RUN(test_engine_store__commit_of_aborted_transaction);
+          RUN(test_engine_store__write_behind_holds_commits))

@@ -43,8 +43,7 @@ static int c_open(void *payload, size_t max_lanes, void **out, size_t *lanes,
     counter *c = payload;
     count_reader *r = calloc(1, sizeof(*r));
     r->c = c;
-    r->lanes = c->lanes > 1 ? c->lanes : 1;
-    (void)max_lanes;
+    r->lanes = c->lanes < 1 ? 1 : c->lanes < max_lanes ? c->lanes : max_lanes;
     for (size_t l = 0; l < r->lanes; l++)
         r->next[l] = (int64_t)l;
     c->opened++;
@@ -120,7 +119,7 @@ static void fx_open(fixture *fx, counter *c)
     weir_error e;
     CHECK_INT(weir__db_open(&fx->db, NULL, &e), 0);
     CHECK_INT(weir__db_connect(&fx->conn, fx->db, &e), 0);
-    CHECK_INT(weir__scan_add(fx->conn, COLS, 5, &OPS, c, &fx->id, &e), 0);
+    CHECK_INT(weir__scan_add(fx->conn, COLS, 5, &OPS, c, false, &fx->id, &e), 0);
 }
 
 static void fx_close(fixture *fx)
@@ -251,7 +250,7 @@ TEST(scan_unknown_or_removed_is_an_error)
     CHECK_INT(c.opened, 0);
     /* Types a scan cannot have. */
     static const weir_db_column bad[] = { { "x", "DOUBLE" } };
-    CHECK(weir__scan_add(fx.conn, bad, 1, &OPS, &c, &id, &e) != 0);
+    CHECK(weir__scan_add(fx.conn, bad, 1, &OPS, &c, false, &id, &e) != 0);
     fx_close(&fx);
 }
 
@@ -269,7 +268,20 @@ TEST(scan_lanes_fill_at_once_each_in_order)
     CHECK_INT(weir__db_connect(&conn, db, &e), 0);
     counter c = { 200000, -1, 2048, 0, 0, 4, 0, 0 };
     int64_t id = 0;
-    CHECK_INT(weir__scan_add(conn, COLS, 5, &OPS, &c, &id, &e), 0);
+    /* Not in lanes: one, and the connection's order is kept. */
+    CHECK_INT(weir__scan_add(conn, COLS, 5, &OPS, &c, false, &id, &e), 0);
+    char *one = scalar(conn, "SELECT current_setting('preserve_insertion_order')");
+    CHECK_STR(one, "true");
+    free(one);
+    char q1[160];
+    snprintf(q1, sizeof(q1), "SELECT count(*) FROM __weir_scan(%lld)", (long long)id);
+    one = scalar(conn, q1);
+    CHECK_STR(one, "200000");
+    free(one);
+    CHECK_INT(c.most_filling, 1);
+    weir__scan_remove(conn, id);
+    c.opened = c.closed = 0;
+    CHECK_INT(weir__scan_add(conn, COLS, 5, &OPS, &c, true, &id, &e), 0);
     char *v = scalar(conn, "SELECT current_setting('preserve_insertion_order')");
     CHECK_STR(v, "false");
     free(v);

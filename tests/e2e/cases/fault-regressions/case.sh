@@ -95,6 +95,8 @@ check_events_lost_on_eio() {
 check_running_record_fails() {
     fresh running-record
     more_data
+    # A new dataset: its table is not created either.
+    echo "CREATE MATERIALIZED VIEW extra AS SELECT 1 AS x;" > transformations/extra.sql
     local st=0
     faulty WEIR_FAULT_PATH="*/weir.duckdb.wal" WEIR_FAULT_ERRNO=EIO WEIR_FAULT_NTH=1 \
         WEIR_FAULT_COUNT=1 || st=$?
@@ -108,7 +110,13 @@ check_running_record_fails() {
     1000,1000,*) ;;
     *) echo "  batches committed without the update's record: $(state)"; return 1 ;;
     esac
+    if "$WEIR" query "SELECT * FROM extra" >/dev/null 2>&1; then
+        echo "  a table created without the update's record"
+        return 1
+    fi
     "$WEIR" run >/dev/null 2>&1 || { echo "  the next update failed"; return 1; }
+    "$WEIR" query "SELECT * FROM extra" >/dev/null 2>&1 ||
+        { echo "  the next update did not create the new table"; return 1; }
     case $(state) in
     2000,2000,*) ;;
     *) echo "  after the next update: $(state)"; return 1 ;;
