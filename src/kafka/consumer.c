@@ -40,9 +40,14 @@ static int unreachable(weir_kafka_consumer *c, rd_kafka_resp_err_t e,
                     c->servers, c->timeout_ms, rd_kafka_err2str(e));
 }
 
+/* librdkafka's default queued.max.messages.kbytes: what one consumer
+ * prefetches at most. */
+#define QUEUE_KBYTES 65536
+
 int weir__kafka_consumer_open(weir_kafka_consumer **out,
                               const weir_kvpair *options, size_t n,
-                              const char *bootstrap, weir_error *err)
+                              const char *bootstrap, size_t share,
+                              weir_error *err)
 {
     *out = NULL;
     rd_kafka_conf_t *conf;
@@ -66,11 +71,16 @@ int weir__kafka_consumer_open(weir_kafka_consumer **out,
      * comes after an empty fetch: shorter waits than librdkafka's 500 ms.
      * A batch reads known ranges as fast as it can: a deeper prefetch than
      * librdkafka's (100000 messages, 1 MiB per partition and fetch) keeps
-     * the fetcher ahead of the appender. */
-    static const char *const defaults[] = {
+     * the fetcher ahead of the appender, within librdkafka's 64 MiB of
+     * prefetched messages, shared by the consumers of a batch's lanes. */
+    char queue_kb[32];
+    snprintf(queue_kb, sizeof(queue_kb), "%zu",
+             share > 1 ? QUEUE_KBYTES / share : (size_t)QUEUE_KBYTES);
+    const char *const defaults[] = {
         "fetch.wait.max.ms", "50",
         "queued.min.messages", "1000000",
         "fetch.message.max.bytes", "4194304",
+        "queued.max.messages.kbytes", queue_kb,
         NULL
     };
     for (size_t d = 0; defaults[d]; d += 2) {

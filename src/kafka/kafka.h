@@ -46,10 +46,14 @@ int weir__kafka_probe(const weir_kvpair *options, size_t n,
 typedef struct weir_kafka_consumer weir_kafka_consumer;
 
 /* A consumer with the client settings of options (see
- * weir__kafka_check_options); nothing is sent yet. */
+ * weir__kafka_check_options); nothing is sent yet. One of `share`
+ * consumers reading a batch together (lanes) prefetches a share-th of what
+ * one alone would (queued.max.messages.kbytes, unless the options set it),
+ * so a batch holds no more fetched messages in lanes than without. */
 int weir__kafka_consumer_open(weir_kafka_consumer **out,
                               const weir_kvpair *options, size_t n,
-                              const char *bootstrap, weir_error *err);
+                              const char *bootstrap, size_t share,
+                              weir_error *err);
 void weir__kafka_consumer_close(weir_kafka_consumer *c); /* NULL: nothing */
 
 /* One partition of a topic and its offsets. */

@@ -49,8 +49,8 @@ typedef struct kafka_batch {
     size_t n_ranges;
     weir_conn *conn;    /* set once the scans' lock is initialized */
     int64_t scan, hscan; /* the messages' and headers' scans, or 0 */
-    weir_kafka_consumer *kc; /* the planning consumer, for the first lane
-                                that starts (kc_busy while it has it) */
+    weir_kafka_consumer *kc; /* the planning consumer, for a read in one
+                                lane (kc_busy while it has it) */
     /* Set by reads, under lock: */
     pthread_mutex_t lock;
     bool kc_busy;
@@ -378,6 +378,7 @@ typedef struct klane {
     weir_kafka_partition *ranges; /* copies: the read may lower ends */
     size_t n;
     weir_scan_chunk *ch;       /* during fill */
+    size_t share;              /* the read's lanes */
     int64_t rows;
     bool finished;
     /* Headers of a message that did not fit in the chunk (copies). */
@@ -574,6 +575,7 @@ static int reader_open(void *payload, size_t max_lanes, void **out,
         klane *ln = &r->lanes[l];
         ln->kb = kb;
         ln->headers = headers;
+        ln->share = n;
         ln->ranges = calloc(kb->n_ranges / n + 2, sizeof(*ln->ranges));
         ok = ln->ranges != NULL;
         for (size_t i = l; ok && i < kb->n_ranges; i += n)
@@ -592,13 +594,14 @@ static int reader_open(void *payload, size_t max_lanes, void **out,
     return 0;
 }
 
-/* The lane's consumer, at its first fill: the planning consumer when no
- * other read has it (it is connected already), else one of its own. */
+/* The lane's consumer, at its first fill: the planning consumer when the
+ * read has one lane and no other read has it (it is connected already),
+ * else one of its own with its share of the prefetch. */
 static int lane_start(klane *l, weir_error *err)
 {
     kafka_batch *kb = l->kb;
     pthread_mutex_lock(&kb->lock);
-    if (kb->kc && !kb->kc_busy) {
+    if (l->share == 1 && kb->kc && !kb->kc_busy) {
         kb->kc_busy = true;
         l->kc = kb->kc;
     }
@@ -607,7 +610,7 @@ static int lane_start(klane *l, weir_error *err)
     if (!l->kc) {
         rc = weir__kafka_consumer_open(&l->kc, kb->opts.client,
                                        kb->opts.n_client, kb->opts.bootstrap,
-                                       err);
+                                       l->share, err);
         l->own_kc = !rc;
         if (rc)
             l->kc = NULL;
@@ -757,7 +760,7 @@ static int plan(const weir_source_ctx *c, const weir_input *in,
     else if (!rc)
         rc = weir__kafka_consumer_open(&bk.kc, kb->opts.client,
                                        kb->opts.n_client, kb->opts.bootstrap,
-                                       c->err);
+                                       1, c->err);
     if (!rc)
         rc = discover(c, kb, &bk, stored);
     weir__rows_free(stored);
