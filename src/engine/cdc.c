@@ -233,7 +233,6 @@ typedef struct cdc_run {
     size_t n_keys;
     weir_error *err;
     weir_buf q;
-    bool has_trunc;  /* the flow has APPLY AS TRUNCATE: BATCH has __weir_trunc */
     int64_t n_trunc; /* the batch's truncates (stage) */
     bool truncated;  /* a truncate is recorded: older changes are late */
 } cdc_run;
@@ -346,8 +345,8 @@ static int stage(cdc_run *r, const char *src_sql, int64_t *n_changes)
     weir__buf_puts(&r->q, ", false) AS __weir_del");
     /* Without APPLY AS TRUNCATE no column: every statement over the
      * batch carries each column it has. */
-    r->has_trunc = r->c->truncate_when != NULL;
-    if (r->has_trunc) {
+    bool has_trunc = r->c->truncate_when != NULL;
+    if (has_trunc) {
         weir__buf_puts(&r->q, ", coalesce(");
         if (!rc)
             rc = put_expr(r, r->c->truncate_when, "false");
@@ -360,14 +359,14 @@ static int stage(cdc_run *r, const char *src_sql, int64_t *n_changes)
      * the truncates, in one pass. */
     weir__buf_puts(&r->q, "SELECT count(*), count(*) FILTER (WHERE __weir_seq IS "
                           "NULL), count(*) FILTER (WHERE ");
-    weir__buf_puts(&r->q, r->has_trunc ? "NOT __weir_trunc AND (false" : "(false");
+    weir__buf_puts(&r->q, has_trunc ? "NOT __weir_trunc AND (false" : "(false");
     for (size_t i = 0; i < r->n_keys; i++) {
         weir__buf_puts(&r->q, " OR ");
         ident(r, NULL, r->keys[i]);
         weir__buf_puts(&r->q, " IS NULL");
     }
-    weir__buf_puts(&r->q, r->has_trunc ? ")), count(*) FILTER (WHERE __weir_trunc)"
-                                       : ")), 0");
+    weir__buf_puts(&r->q, has_trunc ? ")), count(*) FILTER (WHERE __weir_trunc)"
+                                     : ")), 0");
     weir__buf_puts(&r->q, " FROM " BATCH);
     int64_t c[4] = { 0, 0, 0, 0 };
     if ((rc = scalars_q(r, c, 4)))
@@ -706,12 +705,11 @@ static int scd2_new(cdc_run *r)
     int rc = scalar_q(r, &twice);
     if (rc)
         return rc;
-    weir__buf_puts(&r->q, r->has_trunc
-                              ? "CREATE OR REPLACE TEMP TABLE " NEW " AS SELECT "
-                                "__weir_b.* EXCLUDE (__weir_trunc), "
-                              : "CREATE OR REPLACE TEMP TABLE " NEW " AS SELECT "
-                                "__weir_b.*, ");
-    weir__buf_puts(&r->q, "__weir_s.__weir_seq AS __weir_last FROM " BATCH
+    weir__buf_puts(&r->q, "CREATE OR REPLACE TEMP TABLE " NEW " AS SELECT "
+                          "__weir_b.*");
+    if (r->c->truncate_when) /* the batch has __weir_trunc (stage) */
+        weir__buf_puts(&r->q, " EXCLUDE (__weir_trunc)");
+    weir__buf_puts(&r->q, ", __weir_s.__weir_seq AS __weir_last FROM " BATCH
                           " AS __weir_b");
     join_state(r);
     if (twice) {

@@ -30,6 +30,13 @@ static weir_checkpoint checkpoint_of(weir_flow_exec *x, const weir_gdataset *t)
     return cp;
 }
 
+static int flow_position(weir_flow_exec *x, const weir_gdataset *t,
+                         int64_t *gen, int64_t *next_batch)
+{
+    weir_checkpoint cp = checkpoint_of(x, t);
+    return weir__checkpoint_position(&cp, gen, next_batch);
+}
+
 /* ---- checkpoint integrity ---------------------------------------------------
  * _weir.flow_state holds one row per flow: the generation, how many batches
  * it committed in it and how many files it recorded, written in each
@@ -40,12 +47,11 @@ static weir_checkpoint checkpoint_of(weir_flow_exec *x, const weir_gdataset *t)
 
 typedef weir_flow_state flow_state;
 
-/* The flow's position (generation, next batch) and its flow_state. */
-static int flow_open(weir_flow_exec *x, const weir_gdataset *t, int64_t *gen,
-                     int64_t *next_batch, flow_state *fs)
+static int read_flow_state(weir_flow_exec *x, const weir_gdataset *t,
+                           flow_state *fs)
 {
     weir_checkpoint cp = checkpoint_of(x, t);
-    return weir__checkpoint_open(&cp, gen, next_batch, fs);
+    return weir__checkpoint_flow_state(&cp, fs);
 }
 
 static int state_damaged(weir_flow_exec *x, const weir_gdataset *t,
@@ -82,13 +88,18 @@ static int check_batches(weir_flow_exec *x, const weir_gdataset *t,
 static int check_manifest(weir_flow_exec *x, const weir_gdataset *t,
                           const flow_state *fs, int64_t gen)
 {
-    if (!fs->found || fs->gen != gen || fs->listed >= fs->files)
+    if (!fs->found || fs->gen != gen || fs->files == 0)
         return 0;
+    weir_checkpoint cp = checkpoint_of(x, t);
+    int64_t n = 0;
+    int rc = weir__checkpoint_manifest_count(&cp, gen, &n);
+    if (rc || n >= fs->files)
+        return rc;
     char what[256];
     snprintf(what, sizeof(what),
              "the flow ingested %lld file(s) in generation %lld, the "
              "manifest (_weir.files) lists %lld",
-             (long long)fs->files, (long long)gen, (long long)fs->listed);
+             (long long)fs->files, (long long)gen, (long long)n);
     return state_damaged(x, t, "FILE_MANIFEST_MISSING", what);
 }
 
@@ -828,10 +839,12 @@ static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
 {
     batch_plan p;
     plan_init(x, &p, t);
-    flow_state fs;
-    int rc = flow_open(x, t, &p.gen, &p.batch_id, &fs);
+    int rc = flow_position(x, t, &p.gen, &p.batch_id);
     p.ctx.gen = p.gen;
     p.ctx.batch_id = p.batch_id;
+    flow_state fs;
+    if (!rc)
+        rc = read_flow_state(x, t, &fs);
     if (!rc)
         rc = check_batches(x, t, &fs, p.gen, p.batch_id);
     if (!rc)
@@ -894,8 +907,10 @@ static int exec_once(weir_flow_exec *x, const weir_gdataset *t)
 {
     /* A once flow's batch is batch 0 of its generation. */
     int64_t gen = 0, done = 0;
+    int rc = flow_position(x, t, &gen, &done);
     flow_state fs;
-    int rc = flow_open(x, t, &gen, &done, &fs);
+    if (!rc)
+        rc = read_flow_state(x, t, &fs);
     if (!rc)
         rc = check_batches(x, t, &fs, gen, done ? 1 : 0);
     if (!rc)

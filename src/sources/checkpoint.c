@@ -35,21 +35,14 @@ void weir__checkpoint_put_row_count(weir_buf *q, const weir_checkpoint *cp)
     where_flow(q, cp);
 }
 
-/* The flow's latest generation and the batch after its last there: one
- * row (generation, next), none for a flow without checkpoints. */
-static void put_position(weir_buf *q, const weir_checkpoint *cp)
-{
-    weir__buf_puts(q, "SELECT generation, max(batch_id) + 1 AS next FROM ");
-    weir__meta_table(q, cp->catalog, "checkpoints");
-    where_flow(q, cp);
-    weir__buf_puts(q, " GROUP BY generation ORDER BY generation DESC LIMIT 1");
-}
-
 int weir__checkpoint_position(const weir_checkpoint *cp, int64_t *gen,
                               int64_t *next_batch)
 {
     weir_buf q = WEIR_BUF_INIT;
-    put_position(&q, cp);
+    weir__buf_puts(&q, "SELECT generation, max(batch_id) + 1 FROM ");
+    weir__meta_table(&q, cp->catalog, "checkpoints");
+    where_flow(&q, cp);
+    weir__buf_puts(&q, " GROUP BY generation ORDER BY generation DESC LIMIT 1");
     weir_rows *r = NULL;
     int rc = weir__query_buf(cp->conn, &q, &r, cp->err);
     weir__buf_free(&q);
@@ -62,20 +55,16 @@ int weir__checkpoint_position(const weir_checkpoint *cp, int64_t *gen,
     return rc;
 }
 
-/* Three small statements: one joining them costs DuckDB more to plan and
- * run (a correlated subquery) than the three together. */
-int weir__checkpoint_open(const weir_checkpoint *cp, int64_t *gen,
-                          int64_t *next_batch, weir_flow_state *fs)
+int weir__checkpoint_flow_state(const weir_checkpoint *cp, weir_flow_state *fs)
 {
-    memset(fs, 0, sizeof(*fs));
-    int rc = weir__checkpoint_position(cp, gen, next_batch);
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, "SELECT generation, batches, files FROM ");
     weir__meta_table(&q, cp->catalog, "flow_state");
     where_flow(&q, cp);
     weir_rows *r = NULL;
-    if (!rc)
-        rc = weir__query_buf(cp->conn, &q, &r, cp->err);
+    int rc = weir__query_buf(cp->conn, &q, &r, cp->err);
+    weir__buf_free(&q);
+    memset(fs, 0, sizeof(*fs));
     if (!rc && r->n_rows) {
         fs->found = true;
         fs->gen = cell_i64(r, 0, 0);
@@ -83,19 +72,6 @@ int weir__checkpoint_open(const weir_checkpoint *cp, int64_t *gen,
         fs->files = cell_i64(r, 0, 2);
     }
     weir__rows_free(r);
-    r = NULL;
-    if (!rc && fs->files > 0) {
-        weir__buf_clear(&q);
-        weir__buf_puts(&q, "SELECT count(*) FROM ");
-        weir__meta_table(&q, cp->catalog, "files");
-        weir__buf_puts(&q, " WHERE flow = ");
-        weir__buf_put_sql_string(&q, cp->flow);
-        weir__buf_printf(&q, " AND generation = %lld", (long long)fs->gen);
-        if ((rc = weir__query_buf(cp->conn, &q, &r, cp->err)) == 0 && r->n_rows)
-            fs->listed = cell_i64(r, 0, 0);
-        weir__rows_free(r);
-    }
-    weir__buf_free(&q);
     return rc;
 }
 
@@ -208,6 +184,21 @@ void weir__checkpoint_put_accounted_rows(weir_buf *q, const char *catalog,
 }
 
 /* ---- the file manifest ---------------------------------------------------- */
+
+int weir__checkpoint_manifest_count(const weir_checkpoint *cp, int64_t gen,
+                                    int64_t *out)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT count(*) FROM ");
+    weir__meta_table(&q, cp->catalog, "files");
+    weir__buf_puts(&q, " WHERE flow = ");
+    weir__buf_put_sql_string(&q, cp->flow);
+    weir__buf_printf(&q, " AND generation = %lld", (long long)gen);
+    *out = 0;
+    int rc = weir__scalar_buf(cp->conn, &q, out, NULL, cp->err);
+    weir__buf_free(&q);
+    return rc;
+}
 
 int weir__checkpoint_manifest_read(const weir_checkpoint *cp, int64_t gen,
                                    const char *source, weir_rows **out)

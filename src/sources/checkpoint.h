@@ -56,18 +56,12 @@ void weir__checkpoint_put_row_count(weir_buf *q, const weir_checkpoint *cp);
 int weir__checkpoint_position(const weir_checkpoint *cp, int64_t *gen,
                               int64_t *next_batch);
 
-/* The flow's _weir.flow_state row, and how many files the manifest lists
- * for the flow in the row's generation (`listed`; counted only when the
- * row counts any files). */
+/* The flow's _weir.flow_state row. */
 typedef struct weir_flow_state {
     bool found;
     int64_t gen, batches, files;
-    int64_t listed;
 } weir_flow_state;
-/* The flow's position (as weir__checkpoint_position) and its flow_state:
- * what a batch checks before it plans. */
-int weir__checkpoint_open(const weir_checkpoint *cp, int64_t *gen,
-                          int64_t *next_batch, weir_flow_state *out);
+int weir__checkpoint_flow_state(const weir_checkpoint *cp, weir_flow_state *out);
 /* Record a batch in flow_state: `batches` committed in `gen`, new_files
  * more files (counted from 0 again in a new generation). */
 int weir__checkpoint_put_flow_state(const weir_checkpoint *cp, int64_t gen,
@@ -101,6 +95,9 @@ void weir__checkpoint_put_accounted_rows(weir_buf *q, const char *catalog,
 
 /* ---- the file manifest ---- */
 
+/* How many files the flow recorded in generation gen. */
+int weir__checkpoint_manifest_count(const weir_checkpoint *cp, int64_t gen,
+                                    int64_t *out);
 /* The files the flow ingested from `source` in gen: rows of path, size,
  * mtime, by batch (the latest read last). */
 int weir__checkpoint_manifest_read(const weir_checkpoint *cp, int64_t gen,

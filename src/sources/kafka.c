@@ -5,8 +5,9 @@
  * startingOffsets, partitions found later from their earliest offset),
  * ends at the latest offsets (capped by maxOffsetsPerTrigger), and the
  * flow's query reads those messages through a scan (store/scan.h) while
- * they are fetched, in lanes for a large batch. The per-partition offsets are recorded in the
- * batch's transaction through the checkpoint store (_weir.kafka_offsets);
+ * they are fetched, in lanes for a large batch. The per-partition offsets
+ * are recorded in the batch's transaction through the checkpoint store
+ * (_weir.kafka_offsets);
  * the checkpoint row's position is their running total. Offsets that no
  * longer exist fail the flow (KAFKA_DATA_LOSS) unless failOnDataLoss is
  * false. With local topics (weir test), the same plan runs on the
@@ -378,7 +379,6 @@ typedef struct klane {
     weir_kafka_partition *ranges; /* copies: the read may lower ends */
     size_t n;
     weir_scan_chunk *ch;       /* during fill */
-    size_t share;              /* the read's lanes */
     int64_t rows;
     bool finished;
     /* Headers of a message that did not fit in the chunk (copies). */
@@ -575,7 +575,6 @@ static int reader_open(void *payload, size_t max_lanes, void **out,
         klane *ln = &r->lanes[l];
         ln->kb = kb;
         ln->headers = headers;
-        ln->share = n;
         ln->ranges = calloc(kb->n_ranges / n + 2, sizeof(*ln->ranges));
         ok = ln->ranges != NULL;
         for (size_t i = l; ok && i < kb->n_ranges; i += n)
@@ -595,13 +594,13 @@ static int reader_open(void *payload, size_t max_lanes, void **out,
 }
 
 /* The lane's consumer, at its first fill: the planning consumer when the
- * read has one lane and no other read has it (it is connected already),
- * else one of its own with its share of the prefetch. */
-static int lane_start(klane *l, weir_error *err)
+ * read has one lane (of n_lanes) and no other read has it (it is connected
+ * already), else one of its own with its share of the prefetch. */
+static int lane_start(klane *l, size_t n_lanes, weir_error *err)
 {
     kafka_batch *kb = l->kb;
     pthread_mutex_lock(&kb->lock);
-    if (l->share == 1 && kb->kc && !kb->kc_busy) {
+    if (n_lanes == 1 && kb->kc && !kb->kc_busy) {
         kb->kc_busy = true;
         l->kc = kb->kc;
     }
@@ -610,7 +609,7 @@ static int lane_start(klane *l, weir_error *err)
     if (!l->kc) {
         rc = weir__kafka_consumer_open(&l->kc, kb->opts.client,
                                        kb->opts.n_client, kb->opts.bootstrap,
-                                       l->share, err);
+                                       n_lanes, err);
         l->own_kc = !rc;
         if (rc)
             l->kc = NULL;
@@ -635,8 +634,9 @@ static int open_headers(void *payload, size_t max_lanes, void **out,
 static int reader_fill(void *reader, size_t lane, weir_scan_chunk *ch,
                        bool *done, weir_error *err)
 {
-    klane *r = &((kread *)reader)->lanes[lane];
-    int rc = r->kc ? 0 : lane_start(r, err);
+    kread *rd = reader;
+    klane *r = &rd->lanes[lane];
+    int rc = r->kc ? 0 : lane_start(r, rd->n_lanes, err);
     if (rc)
         return rc;
     r->ch = ch;

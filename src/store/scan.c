@@ -204,13 +204,13 @@ static void init_fn(duckdb_init_info info)
         duckdb_init_set_error(info, msg);
         return;
     }
-    /* More lanes than threads: a thread takes another when its own ends. */
     if (r->n_lanes < 1 || r->n_lanes > max_lanes) {
         reading_free(r);
         duckdb_init_set_error(info, "__weir_scan: a reader asked for more "
                                     "lanes than its scan allows");
         return;
     }
+    /* More lanes than threads: a thread takes another when its own ends. */
     duckdb_init_set_max_threads(info, r->n_lanes < threads ? r->n_lanes
                                                            : threads);
     duckdb_init_set_init_data(info, r, reading_free);

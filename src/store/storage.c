@@ -466,15 +466,21 @@ static void *write_behind(void *arg)
     return NULL;
 }
 
+/* The write behind's thread is over (under behind_mu). */
+static void join_behind(weir_storage *s)
+{
+    if (s->behind_running)
+        pthread_join(s->behind_thread, NULL);
+    s->behind_running = false;
+}
+
 int weir__storage_write_behind(weir_storage *s, const char *sql,
                                const char *what, weir_error *err)
 {
     int rc = 0;
     pthread_mutex_lock(&s->behind_mu);
     /* The previous write's outcome went to those who waited for it. */
-    if (s->behind_running)
-        pthread_join(s->behind_thread, NULL);
-    s->behind_running = false;
+    join_behind(s);
     s->behind_rc = 0;
     s->behind_what = what;
     free(s->behind_sql);
@@ -495,10 +501,7 @@ int weir__storage_write_behind(weir_storage *s, const char *sql,
 int weir__storage_write_wait(weir_storage *s, weir_error *err)
 {
     pthread_mutex_lock(&s->behind_mu);
-    if (s->behind_running) {
-        pthread_join(s->behind_thread, NULL);
-        s->behind_running = false;
-    }
+    join_behind(s);
     int rc = s->behind_rc;
     if (rc && err)
         weir__error_copy(err, &s->behind_err);
@@ -508,8 +511,8 @@ int weir__storage_write_wait(weir_storage *s, weir_error *err)
 
 void weir__storage_write_forget(weir_storage *s)
 {
-    weir__storage_write_wait(s, NULL);
     pthread_mutex_lock(&s->behind_mu);
+    join_behind(s);
     s->behind_rc = 0;
     pthread_mutex_unlock(&s->behind_mu);
 }
