@@ -4,7 +4,10 @@
 #   source: `weir run` of a streaming table reading MESSAGES messages of a
 #           topic (STREAM read_kafka, every column) vs `ktool consume -t`
 #           (a read_committed librdkafka consumer of the same topic, with the
-#           fetch settings of weir's consumer);
+#           fetch settings of weir's consumer), and vs `kafka_store`
+#           (bench/tools/kafka_store.c: the same work by hand, librdkafka
+#           consumers storing every message with DuckDB appenders, one per
+#           partition group, in weir's storage format);
 #   sink:   `weir run` appending MESSAGES new rows (key, value) to a Kafka
 #           sink (one transaction per batch) vs `ktool produce-n -x` (a
 #           librdkafka transactional producer of as many messages in one
@@ -28,6 +31,10 @@ if [ -z "${WEIR:-}" ] || [ -z "${KTOOL:-}" ]; then
     cmake --build --preset release --target weir ktool >/dev/null
 fi
 weir="${WEIR:-$root/build/weir}"
+duck="$root/.deps/duckdb"
+mkdir -p "$root/bench/work"
+cc -O2 -std=c11 -o "$root/bench/work/kafka_store" "$root/bench/tools/kafka_store.c" \
+    -I"$duck/include" -L"$duck/lib" -lduckdb -Wl,-rpath,"$duck/lib" -lrdkafka -lpthread
 ktool="${KTOOL:-$root/build/ktool}"
 work="$root/bench/work/kafka"
 rm -rf "$work" && mkdir -p "$work"
@@ -76,14 +83,23 @@ floor_consume() { # whole process, and the line ktool prints
     s=$(date +%s%N); kt consume bench -t >"$work/consume.txt"; e=$(date +%s%N)
     echo "scale=3; ($e - $s) / 1000000000" | bc
 }
-echo "source: weir and ktool consume, 3 runs each, interleaved" >&2
-: >"$work/ws" && : >"$work/fc"
+floor_store() { # the same work by hand, into a new file each time
+    local s e
+    rm -f "$work/store.duckdb" "$work/store.duckdb.wal"
+    s=$(date +%s%N); "$root/bench/work/kafka_store" "$broker" bench "$work/store.duckdb" >/dev/null
+    e=$(date +%s%N)
+    echo "scale=3; ($e - $s) / 1000000000" | bc
+}
+echo "source: weir, ktool consume and kafka_store, 3 runs each, interleaved" >&2
+: >"$work/ws" && : >"$work/fc" && : >"$work/fs"
 for _ in 1 2 3; do
     weir_source >>"$work/ws"
     floor_consume >>"$work/fc"
+    floor_store >>"$work/fs"
 done
 ws=$(median <"$work/ws")
 fc=$(median <"$work/fc")
+fs=$(median <"$work/fs")
 bytes=$(cut -f 2 "$work/consume.txt")
 idle_src=$(cd "$src" && for _ in 1 2 3; do secs "$weir" run --quiet; done | median)
 
@@ -140,6 +156,10 @@ echo "| | weir run | floor (librdkafka) | weir / floor | weir - idle run | (weir
 echo "|---|---|---|---|---|---|---|---|---|"
 echo "| source: topic -> streaming table (every column) vs \`ktool consume -t\` | $ws s | $fc s | $(ratio "$ws" "$fc") | $net_src s | $(ratio "$net_src" "$fc") | $(rps "$msgs" "$ws") | $(mbps "$bytes" "$ws") | $(rps "$msgs" "$fc") |"
 echo "| sink: table -> topic (transactional) vs \`ktool produce-n -x\` | $wk s | $fp s | $(ratio "$wk" "$fp") | $net_snk s | $(ratio "$net_snk" "$fp") | $(rps "$msgs" "$wk") | $(mbps "$bytes" "$wk") | $(rps "$msgs" "$fp") |"
+echo
+echo "The same work by hand (\`kafka_store\`: librdkafka consumers storing every"
+echo "message with DuckDB appenders in weir's storage format, no checkpoint) took"
+echo "${fs} s: weir / same work by hand $(ratio "$ws" "$fs")."
 echo
 echo "The plain producer (\`ktool produce-n\`, no transaction, no idempotence)"
 echo "took ${fplain} s: weir / plain producer $(ratio "$wk" "$fplain")."
