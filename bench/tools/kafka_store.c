@@ -45,7 +45,8 @@ static double now(void)
 static rd_kafka_t *consumer(const char *broker, int share, char *err, size_t cap)
 {
     char kbytes[32];
-    snprintf(kbytes, sizeof kbytes, "%d", 65536 / share);
+    /* as weir's lanes: a share of 64 MiB, at least 32 MiB (kafka/consumer.c) */
+    snprintf(kbytes, sizeof kbytes, "%d", 65536 / share < 32768 ? 32768 : 65536 / share);
     const char *conf_kv[] = { "bootstrap.servers", broker, "log_level", "3",
                               "isolation.level", "read_committed",
                               "enable.partition.eof", "true",
