@@ -501,12 +501,11 @@ int weir__sql_tx_order(sql_tx *t, weir_buf *out, const sql_order *o, size_t n);
 /* A lambda argument; indexed: its 2nd parameter is Spark's 0-based index. */
 int weir__sql_tx_lambda(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
                         bool indexed);
-/* The DuckDB types of the n translated expressions x_sql evaluated over
- * the current SELECT's FROM, when the resolver can tell: each one's
- * precision and scale into p[i], s[i] (a DECIMAL, or an integral type as
- * the DECIMAL(n,0) Spark widens it to, integral[i] set), or -1 for another
- * type. False when
- * the expressions cannot be typed. */
+/* The DuckDB types (translate_types.c) of the n translated expressions
+ * x_sql evaluated over the current SELECT's FROM, when the resolver can
+ * tell: each one's precision and scale into p[i], s[i] (a DECIMAL, or an
+ * integral type as the DECIMAL(n,0) Spark widens it to, integral[i] set),
+ * or -1 for another type. False when the expressions cannot be typed. */
 bool weir__sql_tx_decimal_of(sql_tx *t, const char *const *x_sql, size_t n,
                              int *p, int *s, bool *integral);
 /* The DuckDB types of the n translated expressions over the current
@@ -516,6 +515,21 @@ bool weir__sql_tx_types(sql_tx *t, const char *const *x_sql, size_t n,
                         weir_buf *types);
 /* Whether name is the alias (or the unaliased name) of a relation in r. */
 bool weir__sql_tx_is_relation(const sql_rel *r, const char *name);
+/* A FROM relation (translate_from.c): a table, table-valued function,
+ * subquery, join or LATERAL VIEW with its alias. */
+int weir__sql_tx_rel(sql_tx *t, weir_buf *out, const sql_rel *r);
+/* An inline table q as (VALUES ...) AS alias(cols), Spark's col1..n when
+ * there are no column aliases (n == 0); alias NULL: a generated one. */
+int weir__sql_tx_values_rel(sql_tx *t, weir_buf *out, const weir_sql_query *q,
+                            const char *alias, const char *const *cols,
+                            size_t n);
+/* Spark's analysis checks of set operation q (translate_types.c): the
+ * translated inputs left and right have as many columns, of compatible
+ * types (NUM_COLUMNS_MISMATCH, INCOMPATIBLE_COLUMN_TYPE); 0 when they do
+ * or cannot be typed, else WEIR_ESQL with the error set. */
+int weir__sql_tx_check_setop(sql_tx *t, const weir_sql_query *q,
+                             const char *left, size_t left_len,
+                             const char *right, size_t right_len);
 /* A Java regular expression as RE2 into out (regex.c); nonzero with the
  * construct RE2 lacks in *bad (text in bad_buf) when it cannot be. */
 int weir__sql_java_regex(weir_buf *out, const char *pattern, const char **bad,

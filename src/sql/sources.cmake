@@ -14,6 +14,8 @@ set(WEIR_SQL_SOURCES
   src/sql/reads.c
   src/sql/incremental.c
   src/sql/translate.c
+  src/sql/translate_from.c
+  src/sql/translate_types.c
   src/sql/translate_expr.c
   src/sql/pretty.c
   src/sql/functions.c
