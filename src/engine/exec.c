@@ -1,5 +1,6 @@
 /*
- * Flow execution and table materialization (see exec.h).
+ * Flow execution (see exec.h). The checks of a flow's _weir.flow_state are
+ * flow_state.c's; staging and publishing a sink's batches, sink_flow.c's.
  */
 #define _GNU_SOURCE
 #include "exec.h"
@@ -10,8 +11,10 @@
 
 #include "engine/cdc.h"
 #include "engine/common.h"
+#include "engine/flow_state.h"
 #include "engine/mv.h"
 #include "engine/resolve.h"
+#include "engine/sink_flow.h"
 #include "engine/write.h"
 #include "sources/files.h"
 #include "sources/import.h"
@@ -22,8 +25,8 @@
 #include "util/str.h"
 #include "util/vec.h"
 
-/* The flow's checkpoints (errors go to x->err). */
-static weir_checkpoint checkpoint_of(weir_flow_exec *x, const weir_gdataset *t)
+weir_checkpoint weir__flow_checkpoint(weir_flow_exec *x,
+                                      const weir_gdataset *t)
 {
     weir_checkpoint cp = { x->conn, weir__state_catalog(x->g, t), x->f->display,
                            t->display, x->update_id, &x->err };
@@ -33,163 +36,8 @@ static weir_checkpoint checkpoint_of(weir_flow_exec *x, const weir_gdataset *t)
 static int flow_position(weir_flow_exec *x, const weir_gdataset *t,
                          int64_t *gen, int64_t *next_batch)
 {
-    weir_checkpoint cp = checkpoint_of(x, t);
+    weir_checkpoint cp = weir__flow_checkpoint(x, t);
     return weir__checkpoint_position(&cp, gen, next_batch);
-}
-
-/* ---- checkpoint integrity ---------------------------------------------------
- * _weir.flow_state holds one row per flow: the generation, how many batches
- * it committed in it and how many files it recorded, written in each
- * batch's transaction. Checkpoint or manifest rows that went missing (edited
- * with stock DuckDB, a restored backup of one table) would make the flow
- * read its sources again from the start: duplicates. The flow stops
- * instead. */
-
-typedef weir_flow_state flow_state;
-
-static int read_flow_state(weir_flow_exec *x, const weir_gdataset *t,
-                           flow_state *fs)
-{
-    weir_checkpoint cp = checkpoint_of(x, t);
-    return weir__checkpoint_flow_state(&cp, fs);
-}
-
-static int state_damaged(weir_flow_exec *x, const weir_gdataset *t,
-                         const char *cls, const char *what)
-{
-    return WEIR_ERR(&x->err, WEIR_ERROR, cls,
-                    "The %s of flow '%s' in %s/%s.duckdb (schema _weir) is "
-                    "missing rows: %s. Reading its sources again would "
-                    "duplicate data, so the flow stops. Restore the storage "
-                    "folder from a backup, or recompute the table from "
-                    "scratch with --full-refresh %s.",
-                    !strcmp(cls, "CHECKPOINT_MISSING") ? "checkpoint"
-                                                       : "file manifest",
-                    x->f->display, x->st->root,
-                    weir__state_catalog(x->g, t), what, t->display);
-}
-
-/* The checkpoints must hold every batch flow_state counts. */
-static int check_batches(weir_flow_exec *x, const weir_gdataset *t,
-                         const flow_state *fs, int64_t gen, int64_t next_batch)
-{
-    if (!fs->found || (fs->gen == gen && fs->batches == next_batch))
-        return 0;
-    char what[256];
-    snprintf(what, sizeof(what),
-             "the flow committed %lld batch(es) in generation %lld, its "
-             "checkpoints show %lld in generation %lld",
-             (long long)fs->batches, (long long)fs->gen,
-             (long long)next_batch, (long long)gen);
-    return state_damaged(x, t, "CHECKPOINT_MISSING", what);
-}
-
-/* The manifest must hold every file flow_state counts. */
-static int check_manifest(weir_flow_exec *x, const weir_gdataset *t,
-                          const flow_state *fs, int64_t gen)
-{
-    if (!fs->found || fs->gen != gen || fs->files == 0)
-        return 0;
-    weir_checkpoint cp = checkpoint_of(x, t);
-    int64_t n = 0;
-    int rc = weir__checkpoint_manifest_count(&cp, gen, &n);
-    if (rc || n >= fs->files)
-        return rc;
-    char what[256];
-    snprintf(what, sizeof(what),
-             "the flow ingested %lld file(s) in generation %lld, the "
-             "manifest (_weir.files) lists %lld",
-             (long long)fs->files, (long long)gen, (long long)n);
-    return state_damaged(x, t, "FILE_MANIFEST_MISSING", what);
-}
-
-/* A flow without a flow_state row looks like one that never ran, but its
- * state may have been deleted from both _weir tables. What the flow wrote
- * is still visible elsewhere, so that is checked before the flow reads its
- * sources from the start: a sink's batch log (_weir.sink_batches, written
- * with each checkpoint) must list no batch the checkpoints do not; a
- * streaming table (only weir appends to it) must hold no more rows than
- * the current-generation checkpoints of all its flows say they wrote. */
-static int check_unrecorded(weir_flow_exec *x, const weir_gdataset *t,
-                            const flow_state *fs, int64_t gen,
-                            int64_t next_batch)
-{
-    if (fs->found)
-        return 0;
-    const char *cat = weir__state_catalog(x->g, t);
-    weir_buf q = WEIR_BUF_INIT;
-    if (t->kind == WEIR_SINK) {
-        weir__buf_puts(&q, "SELECT count(*), 0 FROM ");
-        weir__meta_table(&q, cat, "sink_batches");
-        weir__buf_puts(&q, " WHERE sink = ");
-        weir__buf_put_sql_string(&q, t->name);
-        weir__buf_puts(&q, " AND flow = ");
-        weir__buf_put_sql_string(&q, x->f->display);
-        weir__buf_printf(&q, " AND (generation > %lld OR (generation = %lld "
-                             "AND batch_id >= %lld))",
-                         (long long)gen, (long long)gen, (long long)next_batch);
-    } else if (t->kind == WEIR_STREAMING_TABLE) {
-        /* An empty table (a first update) holds nothing unaccounted for:
-         * the count alone is much cheaper to plan than the accounting. */
-        int64_t rows = 0;
-        weir__buf_puts(&q, "SELECT count(*) FROM ");
-        weir__phys(&q, t);
-        int rc = weir__scalar_buf(x->conn, &q, &rows, NULL, &x->err);
-        weir__buf_clear(&q);
-        if (rc || rows == 0) {
-            weir__buf_free(&q);
-            return rc;
-        }
-        /* Each batch's rows once (a batch has a row per source), in each
-         * flow's latest generation. */
-        weir__buf_printf(&q, "SELECT %lld, ", (long long)rows);
-        weir__checkpoint_put_accounted_rows(&q, cat, t->display);
-    } else {
-        return 0;
-    }
-    weir_rows *r = NULL;
-    int rc = weir__query_buf(x->conn, &q, &r, &x->err);
-    weir__buf_free(&q);
-    int64_t have = 0, counted = 0;
-    if (!rc && r->n_rows == 1) {
-        const char *v;
-        have = (v = weir__rows_get(r, 0, 0)) ? strtoll(v, NULL, 10) : 0;
-        counted = (v = weir__rows_get(r, 0, 1)) ? strtoll(v, NULL, 10) : 0;
-    }
-    weir__rows_free(r);
-    if (rc || have <= counted)
-        return rc;
-    const char *import = x->f->def ? x->f->def->import_checkpoint : NULL;
-    if (import && t->kind == WEIR_STREAMING_TABLE)
-        return WEIR_ERR(&x->err, WEIR_ERROR, "IMPORT_CHECKPOINT_TARGET",
-                        "Flow '%s' cannot import Spark checkpoint %s: its "
-                        "target %s is an existing table (it holds %lld "
-                        "row(s) that the pipeline's flows did not write). "
-                        "Import into a new streaming table the pipeline "
-                        "creates, or into a sink.",
-                        x->f->display, import, t->display, (long long)have);
-    char what[512];
-    if (t->kind == WEIR_SINK)
-        snprintf(what, sizeof(what),
-                 "_weir.sink_batches lists %lld batch(es) of the flow that "
-                 "its checkpoints (generation %lld, %lld batch(es)) do not",
-                 (long long)have, (long long)gen, (long long)next_batch);
-    else
-        snprintf(what, sizeof(what),
-                 "the table holds %lld row(s), but the checkpoints of its "
-                 "flows account for %lld, and the flow has no record in "
-                 "_weir.flow_state (rows added outside the pipeline's flows "
-                 "look the same)",
-                 (long long)have, (long long)counted);
-    return state_damaged(x, t, "CHECKPOINT_MISSING", what);
-}
-
-/* Record the batch in flow_state (in the batch's transaction). */
-static int put_flow_state(weir_flow_exec *x, const weir_gdataset *t,
-                          int64_t gen, int64_t batches, int64_t new_files)
-{
-    weir_checkpoint cp = checkpoint_of(x, t);
-    return weir__checkpoint_put_flow_state(&cp, gen, batches, new_files);
 }
 
 /* ---- planning a batch through the source kinds (sources/source.h) ------- */
@@ -206,7 +54,7 @@ void weir__flow_source_ctx(weir_flow_exec *x, const weir_gdataset *t,
                            weir_checkpoint *cp, weir_arena *arena,
                            weir_source_ctx *c)
 {
-    *cp = checkpoint_of(x, t);
+    *cp = weir__flow_checkpoint(x, t);
     c->g = x->g;
     c->f = x->f;
     c->t = t;
@@ -429,7 +277,7 @@ static int record_checkpoint(weir_flow_exec *x, const batch_plan *p,
     int64_t new_files = 0;
     for (size_t i = 0; i < p->sources.len; i++)
         new_files += p->sources.items[i].new_files;
-    if (put_flow_state(x, t, p->gen, p->batch_id + 1, new_files))
+    if (weir__flow_state_put(x, t, p->gen, p->batch_id + 1, new_files))
         return x->err.code;
     weir_checkpoint_row *rows =
         calloc(p->sources.len ? p->sources.len : 1, sizeof(*rows));
@@ -629,212 +477,6 @@ static int apply_changes(weir_flow_exec *x, const weir_gdataset *t,
     return rc;
 }
 
-/* ---- sinks ----------------------------------------------------------------- */
-
-/* What a sink format needs to name and find one batch's files. */
-typedef struct sink_names {
-    char stage[4096];
-    char state_id[64];
-} sink_names;
-
-/* The random id of the catalog state holding the target's checkpoints
- * (storage.c makes it with the _weir schema); "" when there is none. */
-static int state_id(weir_flow_exec *x, const weir_gdataset *t, char *out,
-                    size_t size)
-{
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT value FROM ");
-    weir__meta_table(&q, weir__state_catalog(x->g, t), "meta");
-    weir__buf_puts(&q, " WHERE key = 'state_id' ORDER BY value LIMIT 1");
-    weir_rows *r = NULL;
-    int rc = weir__query_buf(x->conn, &q, &r, &x->err);
-    weir__buf_free(&q);
-    out[0] = '\0';
-    if (!rc && r->n_rows && weir__rows_get(r, 0, 0))
-        weir__str_copy(out, size, weir__rows_get(r, 0, 0));
-    weir__rows_free(r);
-    return rc;
-}
-
-static int sink_batch(weir_flow_exec *x, const weir_gdataset *t, int64_t gen,
-                      int64_t batch_id, weir_sink_batch *b, sink_names *n)
-{
-    memset(b, 0, sizeof(*b));
-    n->stage[0] = n->state_id[0] = '\0';
-    b->sink = t->name;
-    b->flow = x->f->display;
-    b->format = t->def->format ? t->def->format : "";
-    b->options = t->def->options;
-    b->n_options = t->def->n_options;
-    b->root_dir = x->root_dir;
-    b->redirect_root = x->sink_root;
-    b->local_topics = x->local_kafka ? x->g->default_catalog : NULL;
-    /* A staging folder per flow, named after the sink, the flow and a hash
-     * of the flow's name; the names are encoded so that none reaches
-     * outside <storage>/sinks. */
-    unsigned long h = 5381;
-    for (const char *c = x->f->display; *c; c++)
-        h = h * 33 + (unsigned char)*c;
-    weir_buf p = WEIR_BUF_INIT;
-    weir__buf_printf(&p, "%s/sinks/", x->st->root);
-    weir__path_put_name(&p, t->name);
-    weir__buf_putc(&p, '/');
-    weir__path_put_name(&p, x->f->name);
-    weir__buf_printf(&p, "-%08lx", h & 0xffffffffUL);
-    int rc = p.failed || p.len >= sizeof(n->stage)
-                 ? WEIR_ERR(&x->err, WEIR_EINVAL, NULL,
-                            "the staging folder of sink %s is too long", t->name)
-                 : 0;
-    if (!rc)
-        weir__str_copy(n->stage, sizeof(n->stage), weir__buf_cstr(&p));
-    weir__buf_free(&p);
-    if (!rc)
-        rc = state_id(x, t, n->state_id, sizeof(n->state_id));
-    b->stage_dir = n->stage;
-    b->state_id = n->state_id;
-    b->generation = gen;
-    b->batch_id = batch_id;
-    b->update_id = x->update_id;
-    return rc;
-}
-
-static void where_sink_flow(weir_buf *q, const weir_flow_exec *x,
-                            const weir_gdataset *t)
-{
-    weir__buf_puts(q, " WHERE sink = ");
-    weir__buf_put_sql_string(q, t->name);
-    weir__buf_puts(q, " AND flow = ");
-    weir__buf_put_sql_string(q, x->f->display);
-}
-
-/* Record batch b of the sink as published, in a transaction of its own
- * committed like every other (weir__storage_commit: one at a time, alone
- * against statements on _weir tables, refused after a failed write). */
-static int mark_published(weir_flow_exec *x, const weir_gdataset *t,
-                          const weir_sink_batch *b)
-{
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "UPDATE ");
-    weir__meta_table(&q, weir__state_catalog(x->g, t), "sink_batches");
-    weir__buf_puts(&q, " SET state = 'published'");
-    where_sink_flow(&q, x, t);
-    weir__buf_printf(&q, " AND generation = %lld AND batch_id = %lld",
-                     (long long)b->generation, (long long)b->batch_id);
-    int rc = weir__conn_begin(x->conn, &x->err);
-    if (!rc)
-        rc = weir__exec_buf(x->conn, &q, &x->err);
-    if (!rc)
-        rc = weir__storage_commit(x->st, x->conn, &x->err);
-    if (rc)
-        weir__conn_rollback(x->conn);
-    weir__buf_free(&q);
-    return rc;
-}
-
-/* Publish batches whose checkpoint committed but whose publication was not
- * recorded (a crash in between). Runs outside the flow's transaction. */
-static int sink_recover(weir_flow_exec *x, const weir_gdataset *t,
-                        const weir_sink_format *fmt)
-{
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT generation, batch_id FROM ");
-    weir__meta_table(&q, weir__state_catalog(x->g, t), "sink_batches");
-    where_sink_flow(&q, x, t);
-    weir__buf_puts(&q, " AND state = 'committed' ORDER BY generation, batch_id");
-    weir_rows *r = NULL;
-    int rc = weir__query_buf(x->conn, &q, &r, &x->err);
-    for (size_t i = 0; !rc && i < r->n_rows; i++) {
-        weir_sink_batch b;
-        sink_names names;
-        rc = sink_batch(x, t, strtoll(weir__rows_get(r, i, 0), NULL, 10),
-                        strtoll(weir__rows_get(r, i, 1), NULL, 10), &b, &names);
-        if (!rc)
-            rc = fmt->publish(&b, NULL, &x->err);
-        if (!rc)
-            rc = mark_published(x, t, &b);
-    }
-    weir__rows_free(r);
-    weir__buf_free(&q);
-    return rc;
-}
-
-/* Stage the batch and record it as committed (same transaction as the
- * checkpoint). */
-static int sink_stage(weir_flow_exec *x, const weir_gdataset *t,
-                      const batch_plan *p, const weir_sink_format *fmt)
-{
-    weir_sink_batch b;
-    sink_names names;
-    if (sink_batch(x, t, p->gen, p->batch_id, &b, &names))
-        return x->err.code;
-    const char *stage = names.stage;
-    weir_error ignore;
-    fmt->discard(&b, &ignore); /* leftovers of a crashed attempt */
-    /* Half-written files a killed writer left there: nobody else writes
-     * in a flow's stage folder while this update holds the storage. */
-    weir__fs_remove_atomic_temps(stage);
-    weir_buf sql = WEIR_BUF_INIT;
-    int rc = weir__flow_sql(x, p->sources.items, p->sources.len, true, false,
-                            &sql);
-    if (!rc) {
-        rc = weir__fs_mkdirs(stage, &x->err);
-        if (!rc)
-            rc = fmt->stage(x->conn, &b, weir__buf_cstr(&sql), &x->rows_written,
-                            &x->sink_pending, &x->err);
-    }
-    if (!rc) {
-        weir__buf_clear(&sql);
-        weir__buf_puts(&sql, "INSERT INTO ");
-        weir__meta_table(&sql, weir__state_catalog(x->g, t), "sink_batches");
-        weir__buf_puts(&sql, " VALUES (");
-        weir__buf_put_sql_string(&sql, x->f->display);
-        weir__buf_puts(&sql, ", ");
-        weir__buf_put_sql_string(&sql, t->name);
-        weir__buf_printf(&sql, ", %lld, %lld, 'committed', ",
-                         (long long)p->gen, (long long)p->batch_id);
-        weir__buf_put_sql_string(&sql, x->update_id);
-        weir__buf_printf(&sql, ", now()::TIMESTAMP, %lld)",
-                         (long long)x->rows_written);
-        rc = weir__exec_buf(x->conn, &sql, &x->err);
-    }
-    weir__buf_free(&sql);
-    if (!rc) {
-        x->sink_format = fmt;
-        x->sink_gen = p->gen;
-        x->sink_batch_id = p->batch_id;
-    }
-    return rc;
-}
-
-/* After the commit: make the batch visible and record it. */
-static int sink_publish(weir_flow_exec *x, const weir_gdataset *t)
-{
-    weir_sink_batch b;
-    sink_names names;
-    weir_sink_pending *pending = x->sink_pending;
-    x->sink_pending = NULL;
-    int rc = sink_batch(x, t, x->sink_gen, x->sink_batch_id, &b, &names);
-    if (!rc)
-        rc = x->sink_format->publish(&b, pending, &x->err);
-    else if (pending)
-        x->sink_format->release(pending);
-    if (rc)
-        return rc; /* recovered by the next update */
-    return mark_published(x, t, &b);
-}
-
-/* A staged batch that is not published now (it did not commit, or its
- * commit failed): what its format keeps of it is dropped; its staged data
- * stays for recovery or the next discard(). */
-static void sink_release(weir_flow_exec *x)
-{
-    if (!x->sink_pending)
-        return;
-    const weir_gdataset *t = &x->g->datasets[x->f->target];
-    weir__sink_format(t->def->format)->release(x->sink_pending);
-    x->sink_pending = NULL;
-}
-
 static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
 {
     batch_plan p;
@@ -842,15 +484,9 @@ static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
     int rc = flow_position(x, t, &p.gen, &p.batch_id);
     p.ctx.gen = p.gen;
     p.ctx.batch_id = p.batch_id;
-    flow_state fs;
+    weir_flow_state fs;
     if (!rc)
-        rc = read_flow_state(x, t, &fs);
-    if (!rc)
-        rc = check_batches(x, t, &fs, p.gen, p.batch_id);
-    if (!rc)
-        rc = check_unrecorded(x, t, &fs, p.gen, p.batch_id);
-    if (!rc)
-        rc = check_manifest(x, t, &fs, p.gen);
+        rc = weir__flow_state_check(x, t, p.gen, p.batch_id, true, &fs);
     /* import_checkpoint: only into a flow without any checkpoint (its
      * first update; after a full refresh the flow has a new, empty one). */
     const char *import = x->f->def ? x->f->def->import_checkpoint : NULL;
@@ -866,7 +502,8 @@ static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
         x->no_new_data = true;
     } else if (!rc && t->kind == WEIR_SINK) {
         const weir_sink_format *fmt = weir__sink_format(t->def->format);
-        rc = fmt ? sink_stage(x, t, &p, fmt)
+        rc = fmt ? weir__sink_flow_stage(x, t, p.gen, p.batch_id,
+                                         p.sources.items, p.sources.len, fmt)
                  : WEIR_ERR(&x->err, WEIR_EINVAL, "UNSUPPORTED_SINK_FORMAT",
                             "sink format '%s' is not supported",
                             t->def->format ? t->def->format : "");
@@ -908,13 +545,9 @@ static int exec_once(weir_flow_exec *x, const weir_gdataset *t)
     /* A once flow's batch is batch 0 of its generation. */
     int64_t gen = 0, done = 0;
     int rc = flow_position(x, t, &gen, &done);
-    flow_state fs;
+    weir_flow_state fs;
     if (!rc)
-        rc = read_flow_state(x, t, &fs);
-    if (!rc)
-        rc = check_batches(x, t, &fs, gen, done ? 1 : 0);
-    if (!rc)
-        rc = check_unrecorded(x, t, &fs, gen, done ? 1 : 0);
+        rc = weir__flow_state_check(x, t, gen, done ? 1 : 0, false, &fs);
     if (rc)
         return rc;
     if (done) {
@@ -923,9 +556,9 @@ static int exec_once(weir_flow_exec *x, const weir_gdataset *t)
     }
     rc = insert_rows(x, t, NULL, 0);
     if (!rc)
-        rc = put_flow_state(x, t, gen, 1, 0);
+        rc = weir__flow_state_put(x, t, gen, 1, 0);
     if (!rc) {
-        weir_checkpoint cp = checkpoint_of(x, t);
+        weir_checkpoint cp = weir__flow_checkpoint(x, t);
         weir_checkpoint_row row = { WEIR_CHECKPOINT_ONCE, 0, 0 };
         rc = weir__checkpoint_add_batch(&cp, gen, 0, &row, 1, x->rows_written);
     }
@@ -940,7 +573,7 @@ static int run_stable(weir_flow_exec *x, const weir_gdataset *t);
 static int batch_restart(weir_flow_exec *x)
 {
     weir__conn_rollback(x->conn);
-    sink_release(x);
+    weir__sink_flow_release(x);
     weir__buf_clear(&x->details);
     x->rows_written = 0;
     x->warning[0] = '\0';
@@ -984,8 +617,8 @@ static int exec_batch(weir_flow_exec *x, const weir_gdataset *t)
     if (rc && x->import_pending)
         weir__buf_clear(&x->imported); /* rolled back with its batch */
     if (!rc && x->sink_format)
-        rc = sink_publish(x, t);
-    sink_release(x);
+        rc = weir__sink_flow_publish(x, t);
+    weir__sink_flow_release(x);
     for (size_t i = 0; i < x->unstable.n; i++)
         free(x->unstable.paths[i]);
     free(x->unstable.paths);
@@ -1005,7 +638,7 @@ int weir__flow_exec(weir_flow_exec *x)
     if (t->kind == WEIR_SINK) {
         const weir_sink_format *fmt = weir__sink_format(t->def->format);
         if (fmt)
-            rc = sink_recover(x, t, fmt);
+            rc = weir__sink_flow_recover(x, t, fmt);
         if (rc)
             return rc;
     }

@@ -101,6 +101,10 @@ int weir__flow_sql(weir_flow_exec *x, const weir_source_batch *batches,
 bool weir__flow_reads_fresh(const weir_flow_exec *x, const weir_gflow *f,
                             int depth);
 
+/* The checkpoints of x's flow into t (errors go to x->err). */
+weir_checkpoint weir__flow_checkpoint(weir_flow_exec *x,
+                                      const weir_gdataset *t);
+
 /* The source context (sources/source.h) of x's flow into t: its
  * checkpoint, set in *cp, the arena its batches live in, and x's warning
  * and note for what the sources say (gen and batch_id are the caller's). */

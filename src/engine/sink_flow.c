@@ -1,0 +1,211 @@
+/*
+ * Flows into sinks (see sink_flow.h): the batch of a sink flow staged by
+ * its format inside the flow's transaction and logged in
+ * _weir.sink_batches as committed, published after the commit, and
+ * published again at the next update when a crash came in between.
+ */
+#include "engine/sink_flow.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/common.h"
+#include "util/fs.h"
+#include "util/str.h"
+
+/* What a sink format needs to name and find one batch's files. */
+typedef struct sink_names {
+    char stage[4096];
+    char state_id[64];
+} sink_names;
+
+/* The random id of the catalog state holding the target's checkpoints
+ * (storage.c makes it with the _weir schema); "" when there is none. */
+static int state_id(weir_flow_exec *x, const weir_gdataset *t, char *out,
+                    size_t size)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT value FROM ");
+    weir__meta_table(&q, weir__state_catalog(x->g, t), "meta");
+    weir__buf_puts(&q, " WHERE key = 'state_id' ORDER BY value LIMIT 1");
+    weir_rows *r = NULL;
+    int rc = weir__query_buf(x->conn, &q, &r, &x->err);
+    weir__buf_free(&q);
+    out[0] = '\0';
+    if (!rc && r->n_rows && weir__rows_get(r, 0, 0))
+        weir__str_copy(out, size, weir__rows_get(r, 0, 0));
+    weir__rows_free(r);
+    return rc;
+}
+
+static int sink_batch(weir_flow_exec *x, const weir_gdataset *t, int64_t gen,
+                      int64_t batch_id, weir_sink_batch *b, sink_names *n)
+{
+    memset(b, 0, sizeof(*b));
+    n->stage[0] = n->state_id[0] = '\0';
+    b->sink = t->name;
+    b->flow = x->f->display;
+    b->format = t->def->format ? t->def->format : "";
+    b->options = t->def->options;
+    b->n_options = t->def->n_options;
+    b->root_dir = x->root_dir;
+    b->redirect_root = x->sink_root;
+    b->local_topics = x->local_kafka ? x->g->default_catalog : NULL;
+    /* A staging folder per flow, named after the sink, the flow and a hash
+     * of the flow's name; the names are encoded so that none reaches
+     * outside <storage>/sinks. */
+    unsigned long h = 5381;
+    for (const char *c = x->f->display; *c; c++)
+        h = h * 33 + (unsigned char)*c;
+    weir_buf p = WEIR_BUF_INIT;
+    weir__buf_printf(&p, "%s/sinks/", x->st->root);
+    weir__path_put_name(&p, t->name);
+    weir__buf_putc(&p, '/');
+    weir__path_put_name(&p, x->f->name);
+    weir__buf_printf(&p, "-%08lx", h & 0xffffffffUL);
+    int rc = p.failed || p.len >= sizeof(n->stage)
+                 ? WEIR_ERR(&x->err, WEIR_EINVAL, NULL,
+                            "the staging folder of sink %s is too long", t->name)
+                 : 0;
+    if (!rc)
+        weir__str_copy(n->stage, sizeof(n->stage), weir__buf_cstr(&p));
+    weir__buf_free(&p);
+    if (!rc)
+        rc = state_id(x, t, n->state_id, sizeof(n->state_id));
+    b->stage_dir = n->stage;
+    b->state_id = n->state_id;
+    b->generation = gen;
+    b->batch_id = batch_id;
+    b->update_id = x->update_id;
+    return rc;
+}
+
+static void where_sink_flow(weir_buf *q, const weir_flow_exec *x,
+                            const weir_gdataset *t)
+{
+    weir__buf_puts(q, " WHERE sink = ");
+    weir__buf_put_sql_string(q, t->name);
+    weir__buf_puts(q, " AND flow = ");
+    weir__buf_put_sql_string(q, x->f->display);
+}
+
+/* Record batch b of the sink as published, in a transaction of its own
+ * committed like every other (weir__storage_commit: one at a time, alone
+ * against statements on _weir tables, refused after a failed write). */
+static int mark_published(weir_flow_exec *x, const weir_gdataset *t,
+                          const weir_sink_batch *b)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "UPDATE ");
+    weir__meta_table(&q, weir__state_catalog(x->g, t), "sink_batches");
+    weir__buf_puts(&q, " SET state = 'published'");
+    where_sink_flow(&q, x, t);
+    weir__buf_printf(&q, " AND generation = %lld AND batch_id = %lld",
+                     (long long)b->generation, (long long)b->batch_id);
+    int rc = weir__conn_begin(x->conn, &x->err);
+    if (!rc)
+        rc = weir__exec_buf(x->conn, &q, &x->err);
+    if (!rc)
+        rc = weir__storage_commit(x->st, x->conn, &x->err);
+    if (rc)
+        weir__conn_rollback(x->conn);
+    weir__buf_free(&q);
+    return rc;
+}
+
+int weir__sink_flow_recover(weir_flow_exec *x, const weir_gdataset *t,
+                            const weir_sink_format *fmt)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT generation, batch_id FROM ");
+    weir__meta_table(&q, weir__state_catalog(x->g, t), "sink_batches");
+    where_sink_flow(&q, x, t);
+    weir__buf_puts(&q, " AND state = 'committed' ORDER BY generation, batch_id");
+    weir_rows *r = NULL;
+    int rc = weir__query_buf(x->conn, &q, &r, &x->err);
+    for (size_t i = 0; !rc && i < r->n_rows; i++) {
+        weir_sink_batch b;
+        sink_names names;
+        rc = sink_batch(x, t, strtoll(weir__rows_get(r, i, 0), NULL, 10),
+                        strtoll(weir__rows_get(r, i, 1), NULL, 10), &b, &names);
+        if (!rc)
+            rc = fmt->publish(&b, NULL, &x->err);
+        if (!rc)
+            rc = mark_published(x, t, &b);
+    }
+    weir__rows_free(r);
+    weir__buf_free(&q);
+    return rc;
+}
+
+int weir__sink_flow_stage(weir_flow_exec *x, const weir_gdataset *t,
+                          int64_t gen, int64_t batch_id,
+                          const weir_source_batch *batches, size_t n_batches,
+                          const weir_sink_format *fmt)
+{
+    weir_sink_batch b;
+    sink_names names;
+    if (sink_batch(x, t, gen, batch_id, &b, &names))
+        return x->err.code;
+    const char *stage = names.stage;
+    weir_error ignore;
+    fmt->discard(&b, &ignore); /* leftovers of a crashed attempt */
+    /* Half-written files a killed writer left there: nobody else writes
+     * in a flow's stage folder while this update holds the storage. */
+    weir__fs_remove_atomic_temps(stage);
+    weir_buf sql = WEIR_BUF_INIT;
+    int rc = weir__flow_sql(x, batches, n_batches, true, false, &sql);
+    if (!rc) {
+        rc = weir__fs_mkdirs(stage, &x->err);
+        if (!rc)
+            rc = fmt->stage(x->conn, &b, weir__buf_cstr(&sql), &x->rows_written,
+                            &x->sink_pending, &x->err);
+    }
+    if (!rc) {
+        weir__buf_clear(&sql);
+        weir__buf_puts(&sql, "INSERT INTO ");
+        weir__meta_table(&sql, weir__state_catalog(x->g, t), "sink_batches");
+        weir__buf_puts(&sql, " VALUES (");
+        weir__buf_put_sql_string(&sql, x->f->display);
+        weir__buf_puts(&sql, ", ");
+        weir__buf_put_sql_string(&sql, t->name);
+        weir__buf_printf(&sql, ", %lld, %lld, 'committed', ",
+                         (long long)gen, (long long)batch_id);
+        weir__buf_put_sql_string(&sql, x->update_id);
+        weir__buf_printf(&sql, ", now()::TIMESTAMP, %lld)",
+                         (long long)x->rows_written);
+        rc = weir__exec_buf(x->conn, &sql, &x->err);
+    }
+    weir__buf_free(&sql);
+    if (!rc) {
+        x->sink_format = fmt;
+        x->sink_gen = gen;
+        x->sink_batch_id = batch_id;
+    }
+    return rc;
+}
+
+int weir__sink_flow_publish(weir_flow_exec *x, const weir_gdataset *t)
+{
+    weir_sink_batch b;
+    sink_names names;
+    weir_sink_pending *pending = x->sink_pending;
+    x->sink_pending = NULL;
+    int rc = sink_batch(x, t, x->sink_gen, x->sink_batch_id, &b, &names);
+    if (!rc)
+        rc = x->sink_format->publish(&b, pending, &x->err);
+    else if (pending)
+        x->sink_format->release(pending);
+    if (rc)
+        return rc; /* recovered by the next update */
+    return mark_published(x, t, &b);
+}
+
+void weir__sink_flow_release(weir_flow_exec *x)
+{
+    if (!x->sink_pending)
+        return;
+    const weir_gdataset *t = &x->g->datasets[x->f->target];
+    weir__sink_format(t->def->format)->release(x->sink_pending);
+    x->sink_pending = NULL;
+}
