@@ -1,6 +1,8 @@
 set(WEIR_ENGINE_SOURCES
   src/engine/analyze.c
   src/engine/cdc.c
+  src/engine/cdc_scd1.c
+  src/engine/cdc_scd2.c
   src/engine/common.c
   src/engine/exec.c
   src/engine/flow_state.c
