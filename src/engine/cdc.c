@@ -306,7 +306,7 @@ static int put_expr(cdc_run *r, const weir_sql_expr *e, const char *dflt)
 /* The batch's changes with their sequence and conditions, checked. */
 static int stage(cdc_run *r, const char *src_sql, int64_t *n_changes)
 {
-    weir__buf_puts(&r->q, "CREATE OR REPLACE TEMP TABLE " BATCH " AS SELECT ");
+    weir__buf_puts(&r->q, "CREATE OR REPLACE TEMP TABLE " CDC_BATCH " AS SELECT ");
     weir__cdc_list(r, NULL, r->data, r->n_data);
     weir__buf_puts(&r->q, ", ");
     int rc = put_expr(r, r->c->sequence_by, "NULL");
@@ -338,7 +338,7 @@ static int stage(cdc_run *r, const char *src_sql, int64_t *n_changes)
     }
     weir__buf_puts(&r->q, has_trunc ? ")), count(*) FILTER (WHERE __weir_trunc)"
                                      : ")), 0");
-    weir__buf_puts(&r->q, " FROM " BATCH);
+    weir__buf_puts(&r->q, " FROM " CDC_BATCH);
     int64_t c[4] = { 0, 0, 0, 0 };
     if ((rc = weir__cdc_scalars_q(r, c, 4)))
         return rc;
@@ -372,7 +372,7 @@ int weir__cdc_hidden_table(cdc_run *r, const char *what, const char *cols,
     }
     weir__buf_puts(&r->q, "CREATE TABLE IF NOT EXISTS ");
     weir__cdc_hidden(r, what);
-    weir__buf_printf(&r->q, " AS SELECT %s FROM " BATCH " LIMIT 0", cols);
+    weir__buf_printf(&r->q, " AS SELECT %s FROM " CDC_BATCH " LIMIT 0", cols);
     return weir__cdc_run_q(r, NULL);
 }
 
@@ -467,7 +467,7 @@ static int state_shape(cdc_run *r, char **old, char **now)
     if (!rc && exists) {
         weir__buf_puts(&r->q, "SELECT ");
         weir__cdc_list(r, NULL, r->keys, r->n_keys);
-        weir__buf_puts(&r->q, ", __weir_seq FROM " BATCH);
+        weir__buf_puts(&r->q, ", __weir_seq FROM " CDC_BATCH);
         rc = r->q.failed ? weir__cdc_oom(r->err)
                          : weir__conn_describe(r->conn, weir__buf_cstr(&r->q),
                                                &cols, &n, &a, r->err);
@@ -555,9 +555,9 @@ int weir__cdc_apply(weir_conn *conn, const weir_graph *g, const weir_gflow *f,
         rc = r.c->scd_type == 2 ? weir__cdc_scd2(&r, fresh, n_changes, m)
                                 : weir__cdc_scd1(&r, fresh, n_changes, m);
     weir__buf_clear(&r.q);
-    weir__buf_puts(&r.q, "DROP TABLE IF EXISTS " BATCH "; DROP TABLE IF EXISTS "
-                         APPLY "; DROP TABLE IF EXISTS " NEW "; DROP TABLE IF "
-                         "EXISTS " WIN "; DROP TABLE IF EXISTS " OPEN);
+    weir__buf_puts(&r.q, "DROP TABLE IF EXISTS " CDC_BATCH "; DROP TABLE IF EXISTS "
+                         CDC_APPLY "; DROP TABLE IF EXISTS " CDC_NEW "; DROP TABLE IF "
+                         "EXISTS " CDC_WIN "; DROP TABLE IF EXISTS " CDC_OPEN);
     if (!rc)
         rc = weir__cdc_run_q(&r, NULL);
     weir__buf_free(&r.q);

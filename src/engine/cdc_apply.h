@@ -17,11 +17,11 @@
 
 /* Temporary tables: the staged batch, SCD 1's rows to apply, SCD 2's new
  * changes, touched keys and their open versions. */
-#define BATCH "__weir_cdc_batch"
-#define APPLY "__weir_cdc_apply"
-#define NEW "__weir_cdc_new"
-#define WIN "__weir_cdc_win"
-#define OPEN "__weir_cdc_open"
+#define CDC_BATCH "__weir_cdc_batch"
+#define CDC_APPLY "__weir_cdc_apply"
+#define CDC_NEW "__weir_cdc_new"
+#define CDC_WIN "__weir_cdc_win"
+#define CDC_OPEN "__weir_cdc_open"
 
 typedef struct cdc_run {
     weir_conn *conn;

@@ -20,7 +20,7 @@ static int truncate_scd1(cdc_run *r, int64_t *n, weir_cdc_metrics *m)
     int rc;
     weir__buf_puts(&r->q, "INSERT INTO ");
     weir__cdc_hidden(r, "truncate");
-    weir__buf_puts(&r->q, " SELECT max(__weir_seq) FROM " BATCH
+    weir__buf_puts(&r->q, " SELECT max(__weir_seq) FROM " CDC_BATCH
                           " WHERE __weir_trunc");
     if ((rc = weir__cdc_run_q(r, NULL)))
         return rc;
@@ -55,7 +55,7 @@ static int truncate_scd1(cdc_run *r, int64_t *n, weir_cdc_metrics *m)
  * recorded: the scalar subquery costs the statement a tenth of its time. */
 static void scd1_candidates(cdc_run *r)
 {
-    weir__buf_puts(&r->q, " FROM " BATCH " AS __weir_b");
+    weir__buf_puts(&r->q, " FROM " CDC_BATCH " AS __weir_b");
     weir__cdc_join_state(r);
     weir__buf_puts(&r->q, r->n_trunc ? " WHERE NOT __weir_b.__weir_trunc AND "
                                      : " WHERE ");
@@ -74,7 +74,7 @@ static void scd1_candidates(cdc_run *r)
  * delete; __weir_n counts the key's candidates. */
 static int scd1_apply_rows(cdc_run *r)
 {
-    weir__buf_puts(&r->q, "CREATE OR REPLACE TEMP TABLE " APPLY " AS ");
+    weir__buf_puts(&r->q, "CREATE OR REPLACE TEMP TABLE " CDC_APPLY " AS ");
     if (!r->c->ignore_null_updates) {
         weir__buf_puts(&r->q, "SELECT __weir_b.*, false AS __weir_fresh, "
                               "count(*) OVER (PARTITION BY ");
@@ -143,7 +143,7 @@ int weir__cdc_scd1(cdc_run *r, bool fresh, int64_t n_changes,
     if (rc)
         return rc;
     weir__buf_puts(&r->q, "SELECT sum(__weir_n), count(*) FILTER (WHERE NOT "
-                          "__weir_del) FROM " APPLY);
+                          "__weir_del) FROM " CDC_APPLY);
     int64_t c[2] = { 0, 0 };
     if ((rc = weir__cdc_scalars_q(r, c, 2)))
         return rc;
@@ -154,7 +154,7 @@ int weir__cdc_scd1(cdc_run *r, bool fresh, int64_t n_changes,
     /* The target. */
     weir__buf_puts(&r->q, "MERGE INTO ");
     weir__phys(&r->q, r->t);
-    weir__buf_puts(&r->q, " AS __weir_t USING " APPLY " AS __weir_a ON (");
+    weir__buf_puts(&r->q, " AS __weir_t USING " CDC_APPLY " AS __weir_a ON (");
     weir__cdc_keys_equal(r, "__weir_t", "__weir_a");
     weir__buf_puts(&r->q, ") WHEN MATCHED AND __weir_a.__weir_del THEN DELETE");
     bool any = false;
@@ -194,5 +194,5 @@ int weir__cdc_scd1(cdc_run *r, bool fresh, int64_t n_changes,
         return rc;
     m->deleted += changed - ups;
     /* The keys' state: tombstones included. */
-    return weir__cdc_state_merge(r, APPLY);
+    return weir__cdc_state_merge(r, CDC_APPLY);
 }

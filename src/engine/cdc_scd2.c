@@ -81,18 +81,18 @@ static int scd2_new(cdc_run *r)
     /* A change delivered twice in the batch is rare: dropping repeats
      * (a delete wins a tie) costs a window only when there are some. */
     int64_t twice = 0;
-    weir__buf_puts(&r->q, "SELECT count(*) FROM (SELECT 1 FROM " BATCH
+    weir__buf_puts(&r->q, "SELECT count(*) FROM (SELECT 1 FROM " CDC_BATCH
                           " GROUP BY ");
     weir__cdc_list(r, NULL, r->keys, r->n_keys);
     weir__buf_puts(&r->q, ", __weir_seq HAVING count(*) > 1)");
     int rc = weir__cdc_scalar_q(r, &twice);
     if (rc)
         return rc;
-    weir__buf_puts(&r->q, "CREATE OR REPLACE TEMP TABLE " NEW " AS SELECT "
+    weir__buf_puts(&r->q, "CREATE OR REPLACE TEMP TABLE " CDC_NEW " AS SELECT "
                           "__weir_b.*");
     if (r->c->truncate_when) /* the batch has __weir_trunc (stage) */
         weir__buf_puts(&r->q, " EXCLUDE (__weir_trunc)");
-    weir__buf_puts(&r->q, ", __weir_s.__weir_seq AS __weir_last FROM " BATCH
+    weir__buf_puts(&r->q, ", __weir_s.__weir_seq AS __weir_last FROM " CDC_BATCH
                           " AS __weir_b");
     weir__cdc_join_state(r);
     if (twice) {
@@ -103,9 +103,9 @@ static int scd2_new(cdc_run *r)
     }
     if ((rc = weir__cdc_run_q(r, NULL)))
         return rc;
-    weir__buf_puts(&r->q, "DELETE FROM " NEW " AS __weir_n USING (SELECT ");
+    weir__buf_puts(&r->q, "DELETE FROM " CDC_NEW " AS __weir_n USING (SELECT ");
     weir__cdc_list(r, "__weir_l", r->keys, r->n_keys);
-    weir__buf_puts(&r->q, ", __weir_l.__weir_seq FROM " NEW " AS __weir_x JOIN ");
+    weir__buf_puts(&r->q, ", __weir_l.__weir_seq FROM " CDC_NEW " AS __weir_x JOIN ");
     weir__cdc_hidden(r, "log");
     weir__buf_puts(&r->q, " AS __weir_l ON ");
     weir__cdc_keys_equal(r, "__weir_l", "__weir_x");
@@ -126,12 +126,12 @@ static int scd2_new(cdc_run *r)
  * the key's last delete on): versions before it cannot change. */
 static int scd2_window(cdc_run *r)
 {
-    weir__buf_puts(&r->q, "CREATE OR REPLACE TEMP TABLE " WIN " AS WITH "
+    weir__buf_puts(&r->q, "CREATE OR REPLACE TEMP TABLE " CDC_WIN " AS WITH "
                           "__weir_k AS (SELECT ");
     weir__cdc_list(r, NULL, r->keys, r->n_keys);
     weir__buf_puts(&r->q, ", min(__weir_seq) AS __weir_min, coalesce("
                           "min(__weir_seq) > any_value(__weir_last), true) AS "
-                          "__weir_fast FROM " NEW " GROUP BY ALL) SELECT "
+                          "__weir_fast FROM " CDC_NEW " GROUP BY ALL) SELECT "
                           "__weir_k.*, __weir_f.__weir_from FROM __weir_k LEFT "
                           "JOIN (SELECT ");
     weir__cdc_list(r, "__weir_n", r->keys, r->n_keys);
@@ -149,10 +149,10 @@ static int scd2_window(cdc_run *r)
     if (rc)
         return rc;
     /* The in-order keys' current versions, which their changes continue. */
-    weir__buf_puts(&r->q, "CREATE OR REPLACE TEMP TABLE " OPEN " AS SELECT "
+    weir__buf_puts(&r->q, "CREATE OR REPLACE TEMP TABLE " CDC_OPEN " AS SELECT "
                           "__weir_t.* FROM ");
     weir__phys(&r->q, r->t);
-    weir__buf_puts(&r->q, " AS __weir_t JOIN " WIN " AS __weir_n ON ");
+    weir__buf_puts(&r->q, " AS __weir_t JOIN " CDC_WIN " AS __weir_n ON ");
     weir__cdc_keys_equal(r, "__weir_t", "__weir_n");
     weir__buf_puts(&r->q, " WHERE __weir_n.__weir_fast AND __weir_t.\""
                           WEIR_CDC_END_AT "\" IS NULL");
@@ -160,7 +160,7 @@ static int scd2_window(cdc_run *r)
         return rc;
     weir__buf_puts(&r->q, "DELETE FROM ");
     weir__phys(&r->q, r->t);
-    weir__buf_puts(&r->q, " AS __weir_t USING " WIN " AS __weir_n WHERE ");
+    weir__buf_puts(&r->q, " AS __weir_t USING " CDC_WIN " AS __weir_n WHERE ");
     weir__cdc_keys_equal(r, "__weir_t", "__weir_n");
     weir__buf_puts(&r->q, " AND CASE WHEN __weir_n.__weir_fast THEN __weir_t.\""
                           WEIR_CDC_END_AT "\" IS NULL ELSE __weir_n.__weir_from "
@@ -178,18 +178,18 @@ static void scd2_changes(cdc_run *r)
 {
     weir__buf_puts(&r->q, "(SELECT __weir_l.* FROM ");
     weir__cdc_hidden(r, "log");
-    weir__buf_puts(&r->q, " AS __weir_l JOIN " WIN " AS __weir_n ON ");
+    weir__buf_puts(&r->q, " AS __weir_l JOIN " CDC_WIN " AS __weir_n ON ");
     weir__cdc_keys_equal(r, "__weir_l", "__weir_n");
     weir__buf_puts(&r->q, " AND NOT __weir_n.__weir_fast AND (__weir_n.__weir_from "
                           "IS NULL OR __weir_l.__weir_seq >= __weir_n.__weir_from) "
                           "UNION ALL BY NAME SELECT * EXCLUDE (__weir_last) FROM "
-                          NEW " AS __weir_x SEMI JOIN (SELECT * FROM " WIN
+                          CDC_NEW " AS __weir_x SEMI JOIN (SELECT * FROM " CDC_WIN
                           " WHERE __weir_fast) AS __weir_n ON ");
     weir__cdc_keys_equal(r, "__weir_x", "__weir_n");
     weir__buf_puts(&r->q, " UNION ALL BY NAME SELECT * "
                           "EXCLUDE (\"" WEIR_CDC_START_AT "\", \"" WEIR_CDC_END_AT
                           "\"), \"" WEIR_CDC_START_AT "\" AS __weir_seq, false AS "
-                          "__weir_del FROM " OPEN ")");
+                          "__weir_del FROM " CDC_OPEN ")");
 }
 
 int weir__cdc_scd2(cdc_run *r, bool fresh, int64_t n_changes,
@@ -202,7 +202,7 @@ int weir__cdc_scd2(cdc_run *r, bool fresh, int64_t n_changes,
         return rc;
     int64_t c[2] = { 0, 0 };
     weir__buf_puts(&r->q, "SELECT count(*) FILTER (WHERE NOT __weir_del), "
-                          "count(*) FILTER (WHERE __weir_del) FROM " NEW);
+                          "count(*) FILTER (WHERE __weir_del) FROM " CDC_NEW);
     if ((rc = weir__cdc_scalars_q(r, c, 2)))
         return rc;
     int64_t ups = c[0], dels = c[1];
@@ -211,7 +211,7 @@ int weir__cdc_scd2(cdc_run *r, bool fresh, int64_t n_changes,
     m->ignored += n_changes - ups - dels;
     weir__buf_puts(&r->q, "INSERT INTO ");
     weir__cdc_hidden(r, "log");
-    weir__buf_puts(&r->q, " BY NAME SELECT * EXCLUDE (__weir_last) FROM " NEW);
+    weir__buf_puts(&r->q, " BY NAME SELECT * EXCLUDE (__weir_last) FROM " CDC_NEW);
     if ((rc = weir__cdc_run_q(r, NULL)) || (rc = scd2_window(r)))
         return rc;
     weir__buf_puts(&r->q, "INSERT INTO ");
@@ -296,7 +296,7 @@ int weir__cdc_scd2(cdc_run *r, bool fresh, int64_t n_changes,
     weir__buf_puts(&src, "(SELECT ");
     rc = weir__cdc_key_cols(r, &src);
     weir__buf_puts(&src, ", max(__weir_seq) AS __weir_seq, arg_max(__weir_del, "
-                         "__weir_seq) AS __weir_del FROM " NEW " GROUP BY ALL)");
+                         "__weir_seq) AS __weir_del FROM " CDC_NEW " GROUP BY ALL)");
     if (!rc)
         rc = src.failed ? weir__cdc_oom(r->err)
                         : weir__cdc_state_merge(r, weir__buf_cstr(&src));

@@ -83,13 +83,6 @@ int weir__sql_tx_values_rel(sql_tx *t, weir_buf *out, const weir_sql_query *q,
     return 0;
 }
 
-static int arg_number(const weir_sql_expr *e)
-{
-    return e->kind == EX_LIT &&
-           (e->lit == LIT_INT || e->lit == LIT_BIGINT || e->lit == LIT_SMALLINT ||
-            e->lit == LIT_TINYINT);
-}
-
 /* Built-in renderings of table-valued functions. */
 static int tx_tvf_default(sql_tx *t, weir_buf *out, const sql_rel *r)
 {
@@ -117,7 +110,6 @@ static int tx_tvf_default(sql_tx *t, weir_buf *out, const sql_rel *r)
             weir__buf_puts(out, " AS BIGINT)");
         }
         weir__buf_puts(out, "))");
-        (void)arg_number;
         return 0;
     }
     if (strcmp(name, "read_files") == 0 || strcmp(name, "cloud_files") == 0)
@@ -289,10 +281,7 @@ int weir__sql_tx_rel(sql_tx *t, weir_buf *out, const sql_rel *r)
             weir__buf_putc(out, ')');
         } else if (!r->natural && r->join != J_CROSS && r->join != J_COMMA) {
             /* Spark allows JOIN without a condition: a cross join. */
-            if (r->join == J_INNER)
-                weir__buf_puts(out, " ON true");
-            else
-                weir__buf_puts(out, " ON true");
+            weir__buf_puts(out, " ON true");
         }
         break;
     case R_LATERAL_VIEW:
