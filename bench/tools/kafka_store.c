@@ -6,8 +6,7 @@
  * Kafka source's columns (key, value, topic, partition, offset, timestamp,
  * timestampType), by hand: one thread per group of partitions (up to the
  * machine's cores), each with its own librdkafka consumer (weir's consumer
- * settings, the prefetch queue shared between them as weir's lanes share
- * it) and its own DuckDB appender, on the libduckdb weir links and in the
+ * settings and prefetch) and its own DuckDB appender, on the libduckdb weir links and in the
  * storage format weir writes. It records no offsets and has no checkpoint,
  * retry or event: what is left of weir's work is consuming and storing.
  * KAFKA_STORE_LANES=N sets the number of threads. Prints
@@ -30,7 +29,7 @@
 typedef struct {
     const char *broker, *topic;
     duckdb_database db;
-    int parts[1024], n_parts, share;
+    int parts[1024], n_parts;
     long long rows;
     char error[512];
 } lane;
@@ -42,11 +41,8 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static rd_kafka_t *consumer(const char *broker, int share, char *err, size_t cap)
+static rd_kafka_t *consumer(const char *broker, char *err, size_t cap)
 {
-    char kbytes[32];
-    /* as weir's lanes: a share of 64 MiB, at least 32 MiB (kafka/consumer.c) */
-    snprintf(kbytes, sizeof kbytes, "%d", 65536 / share < 32768 ? 32768 : 65536 / share);
     const char *conf_kv[] = { "bootstrap.servers", broker, "log_level", "3",
                               "isolation.level", "read_committed",
                               "enable.partition.eof", "true",
@@ -54,7 +50,7 @@ static rd_kafka_t *consumer(const char *broker, int share, char *err, size_t cap
                               "fetch.max.bytes", "52428800",
                               "fetch.wait.max.ms", "50",
                               "queued.min.messages", "1000000",
-                              "queued.max.messages.kbytes", kbytes,
+                              "queued.max.messages.kbytes", "65536",
                               "fetch.message.max.bytes", "4194304", NULL };
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
     for (size_t i = 0; conf_kv[i]; i += 2)
@@ -86,7 +82,7 @@ static void *run_lane(void *arg)
     duckdb_appender app = NULL;
     duckdb_data_chunk ch = NULL;
     rd_kafka_topic_partition_list_t *list = NULL;
-    rd_kafka_t *rk = consumer(l->broker, l->share, l->error,
+    rd_kafka_t *rk = consumer(l->broker, l->error,
                               sizeof l->error);
     if (!rk)
         return NULL;
@@ -190,7 +186,7 @@ out:
 
 static int partition_count(const char *broker, const char *topic, char *err, size_t cap)
 {
-    rd_kafka_t *rk = consumer(broker, 1, err, cap);
+    rd_kafka_t *rk = consumer(broker, err, cap);
     if (!rk)
         return -1;
     rd_kafka_topic_t *t = rd_kafka_topic_new(rk, topic, NULL);
@@ -265,7 +261,6 @@ int main(int argc, char **argv)
         lanes[i].broker = argv[1];
         lanes[i].topic = argv[2];
         lanes[i].db = db;
-        lanes[i].share = n_lanes;
         pthread_create(&th[i], NULL, run_lane, &lanes[i]);
     }
     long long rows = 0;

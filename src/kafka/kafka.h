@@ -46,21 +46,13 @@ int weir__kafka_probe(const weir_kvpair *options, size_t n,
 typedef struct weir_kafka_consumer weir_kafka_consumer;
 
 /* A consumer with the client settings of options (see
- * weir__kafka_check_options); nothing is sent yet. One of `share`
- * consumers reading a batch together (lanes) prefetches
- * weir__kafka_queue_kbytes(share) (queued.max.messages.kbytes, unless the
- * options set it). */
+ * weir__kafka_check_options); nothing is sent yet. It prefetches up to
+ * 64 MiB of messages (queued.max.messages.kbytes, unless the options set
+ * it). */
 int weir__kafka_consumer_open(weir_kafka_consumer **out,
                               const weir_kvpair *options, size_t n,
-                              const char *bootstrap, size_t share,
-                              weir_error *err);
+                              const char *bootstrap, weir_error *err);
 void weir__kafka_consumer_close(weir_kafka_consumer *c); /* NULL: nothing */
-
-/* The prefetch of one of `share` consumers reading a batch together, in
- * KiB: a share-th of what one alone holds (64 MiB), so a batch in a few
- * lanes holds no more fetched messages than in one, but never under 32 MiB
- * a lane (a smaller queue stalls the lane: consumer.c). */
-size_t weir__kafka_queue_kbytes(size_t share);
 
 /* One partition of a topic and its offsets. */
 typedef struct weir_kafka_partition {

@@ -50,8 +50,8 @@ typedef struct kafka_batch {
     size_t n_ranges;
     weir_conn *conn;    /* set once the scans' lock is initialized */
     int64_t scan, hscan; /* the messages' and headers' scans, or 0 */
-    weir_kafka_consumer *kc; /* the planning consumer, for a read in one
-                                lane (kc_busy while it has it) */
+    weir_kafka_consumer *kc; /* the planning consumer, for the first lane
+                                that starts (kc_busy while it has it) */
     /* Set by reads, under lock: */
     pthread_mutex_t lock;
     bool kc_busy;
@@ -593,14 +593,14 @@ static int reader_open(void *payload, size_t max_lanes, void **out,
     return 0;
 }
 
-/* The lane's consumer, at its first fill: the planning consumer when the
- * read has one lane (of n_lanes) and no other read has it (it is connected
- * already), else one of its own with its share of the prefetch. */
-static int lane_start(klane *l, size_t n_lanes, weir_error *err)
+/* The lane's consumer, at its first fill: the planning consumer when no
+ * other lane or read has it (it is connected already), else one of its
+ * own. */
+static int lane_start(klane *l, weir_error *err)
 {
     kafka_batch *kb = l->kb;
     pthread_mutex_lock(&kb->lock);
-    if (n_lanes == 1 && kb->kc && !kb->kc_busy) {
+    if (kb->kc && !kb->kc_busy) {
         kb->kc_busy = true;
         l->kc = kb->kc;
     }
@@ -609,7 +609,7 @@ static int lane_start(klane *l, size_t n_lanes, weir_error *err)
     if (!l->kc) {
         rc = weir__kafka_consumer_open(&l->kc, kb->opts.client,
                                        kb->opts.n_client, kb->opts.bootstrap,
-                                       n_lanes, err);
+                                       err);
         l->own_kc = !rc;
         if (rc)
             l->kc = NULL;
@@ -636,7 +636,7 @@ static int reader_fill(void *reader, size_t lane, weir_scan_chunk *ch,
 {
     kread *rd = reader;
     klane *r = &rd->lanes[lane];
-    int rc = r->kc ? 0 : lane_start(r, rd->n_lanes, err);
+    int rc = r->kc ? 0 : lane_start(r, err);
     if (rc)
         return rc;
     r->ch = ch;
@@ -760,7 +760,7 @@ static int plan(const weir_source_ctx *c, const weir_input *in,
     else if (!rc)
         rc = weir__kafka_consumer_open(&bk.kc, kb->opts.client,
                                        kb->opts.n_client, kb->opts.bootstrap,
-                                       1, c->err);
+                                       c->err);
     if (!rc)
         rc = discover(c, kb, &bk, stored);
     weir__rows_free(stored);

@@ -1,13 +1,11 @@
 /*
  * Unit tests of the Kafka source's options (sources/kafka_opts.c): the
  * named arguments of read_kafka(...) as parsed from SQL, decoded or
- * refused with INVALID_KAFKA_OPTION; and the prefetch of a lane's
- * consumer (kafka/consumer.c).
+ * refused with INVALID_KAFKA_OPTION.
  */
 #include <string.h>
 
 #include "harness.h"
-#include "kafka/kafka.h"
 #include "sources/kafka.h"
 #include "sql/sql.h"
 
@@ -147,19 +145,7 @@ TEST(test_kafka_opts__refused)
     weir__arena_free(&a);
 }
 
-/* The lanes of a batch share one consumer's prefetch, but a lane never
- * holds less than 32 MiB: a smaller queue stalls it (librdkafka waits up to
- * a second before fetching again once a queue is full). */
-TEST(test_kafka_consumer__lane_queue)
-{
-    CHECK_INT((long)weir__kafka_queue_kbytes(0), 65536);
-    CHECK_INT((long)weir__kafka_queue_kbytes(1), 65536);
-    CHECK_INT((long)weir__kafka_queue_kbytes(2), 32768);
-    CHECK_INT((long)weir__kafka_queue_kbytes(4), 32768);
-    CHECK_INT((long)weir__kafka_queue_kbytes(64), 32768);
-}
-
 TEST_MAIN(RUN(test_kafka_opts__defaults_and_subscribe);
-          RUN(test_kafka_consumer__lane_queue);
+
           RUN(test_kafka_opts__backquoted_and_values);
           RUN(test_kafka_opts__offsets_json); RUN(test_kafka_opts__refused);)
