@@ -392,7 +392,11 @@ static bool fatal_commit_error(const char *m)
     return !strstr(m, "onflict");
 }
 
-static int commit_now(weir_storage *s, weir_conn *c, weir_error *err)
+/* Commit c's transaction, one commit at a time. alone: with the
+ * metadata tables' gate held (store/db.c), which a transaction that wrote
+ * a catalog's _weir tables needs. */
+static int commit_now(weir_storage *s, weir_conn *c, bool alone,
+                      weir_error *err)
 {
     pthread_mutex_lock(&s->commit_mu);
     int rc;
@@ -418,7 +422,8 @@ static int commit_now(weir_storage *s, weir_conn *c, weir_error *err)
                           "failed before its commit: %s",
                           cause);
         } else {
-            rc = weir__conn_exec_alone(c, "COMMIT", &e);
+            rc = alone ? weir__conn_exec_alone(c, "COMMIT", &e)
+                       : weir__conn_exec(c, "COMMIT", NULL, &e);
             if (rc && fatal_commit_error(e.message))
                 s->write_failed = true;
             if (rc && weir__storage_write_error(e.message))
@@ -442,7 +447,7 @@ int weir__storage_commit(weir_storage *s, weir_conn *c, weir_error *err)
         weir__error_copy(err, &e);
         return rc;
     }
-    return commit_now(s, c, err);
+    return commit_now(s, c, true, err);
 }
 
 static void *write_behind(void *arg)
@@ -456,7 +461,10 @@ static void *write_behind(void *arg)
         if (rc)
             weir__conn_rollback(c);
         else
-            rc = commit_now(s, c, e);
+            /* Not alone: the record is weir.duckdb's, which no flow
+             * scans, and holding the gate would stop every flow's
+             * checkpoint reads while its WAL is written. */
+            rc = commit_now(s, c, false, e);
     }
     weir__conn_close(c);
     if (rc)
