@@ -2,6 +2,8 @@ set(WEIR_STORE_SOURCES
   src/store/db.c
   src/store/db_append.c
   src/store/db_error.c
+  src/store/db_result.c
+  src/store/db_stream.c
   src/store/macros.c
   src/store/meta.c
   src/store/scan.c
