@@ -35,10 +35,10 @@ typedef struct weir_flow_exec {
                             rows (weir run --sample) */
     /* Per dataset (may be NULL): its table was created by this update's
      * materialize step, with the dataset's resolved schema, and no flow
-     * changed its columns since (run.c clears an entry after a flow that
-     * set `altered`). Such a table's columns are known without DuckDB,
-     * and a materialized view fills its new table instead of creating it
-     * again (engine/mv.c). Read-only here: an entry is only read once
+     * changed its columns since (schedule.c clears an entry after a flow
+     * that set `altered`). Such a table's columns are known without
+     * DuckDB, and a materialized view fills its new table instead of
+     * creating it again (engine/mv.c). Read-only here: an entry is only read once
      * every flow writing that table has ended. */
     const bool *fresh;
     /* Per dataset (may be NULL): the rows this update's flows committed

@@ -1,9 +1,9 @@
 /*
  * One update, start to end: open storage, resolve the graph, apply the
  * refresh selection, reset and materialize tables, publish persisted views,
- * then schedule flows on worker threads in dependency order with a
- * concurrency cap, retries with exponential backoff, and downstream
- * skipping; every step is an event (see docs/engine.md).
+ * then run the flows (scheduled on worker threads by schedule.c), record
+ * the update's outcome; every step is an event (see docs/engine.md). The
+ * update's events and configuration are here, for schedule.c too.
  */
 #include "engine/engine.h"
 
@@ -20,6 +20,7 @@
 #include "engine/materialize.h"
 #include "engine/mv.h"
 #include "engine/relocate.h"
+#include "engine/run.h"
 #include "engine/select.h"
 #include "events/events.h"
 #include "sinks/sink.h"
@@ -28,60 +29,6 @@
 #include "util/fs.h"
 #include "util/map.h"
 #include "util/str.h"
-
-typedef enum slot_state {
-    S_QUEUED,
-    S_RUNNING,
-    S_RETRY,     /* failed, waiting for its backoff */
-    S_COMPLETED,
-    S_FAILED,
-    S_SKIPPED,
-    S_EXCLUDED,
-    S_IDLE
-} slot_state;
-
-typedef struct slot {
-    int flow;
-    slot_state state;
-    int attempts;
-    int max_retries;
-    int64_t retry_at;
-    int64_t started_at;
-    pthread_t thread;
-    bool thread_live;
-    bool finished; /* set by the worker under the lock */
-    weir_conn *conn; /* the worker's connection while it runs */
-    weir_flow_exec exec;
-    int *upstream; /* slots that must end first */
-    size_t n_upstream;
-    bool blocked;  /* its table failed to materialize */
-    weir_error block_err;
-} slot;
-
-typedef struct run_state {
-    weir_graph *g;
-    const weir_engine_opts *opts;
-    const weir_run_options *run;
-    weir_storage *st;
-    weir_eventlog *log;
-    char update_id[40];
-    slot *slots;
-    size_t n_slots;
-    int *slot_of_flow; /* flow index -> slot index or -1 */
-    weir_selection sel;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    unsigned cap, running;
-    int64_t started_at;
-    uint64_t rows;
-    const char *failed_flow;
-    int failed_attempts;
-    bool canceled;
-    bool storage_failed; /* a write or commit failed: start nothing more */
-    weir_infer_cache *infer; /* file schemas inferred in this update */
-    bool *fresh; /* per dataset: weir_flow_exec.fresh */
-    int64_t *fresh_rows; /* per dataset: weir_flow_exec.fresh_rows */
-} run_state;
 
 /* ---- events ------------------------------------------------------------- */
 
@@ -100,36 +47,36 @@ static void flow_event_of(run_state *rs, const weir_gflow *f, weir_level level,
     weir__eventlog_emit(rs->log, &spec, "%s", msg);
 }
 
-static void flow_event(run_state *rs, const weir_gflow *f, weir_level level,
-                       const char *details, const weir_error *error,
-                       const char *msg)
+void weir__run_flow_event(run_state *rs, const weir_gflow *f,
+                          weir_level level, const char *details,
+                          const weir_error *error, const char *msg)
 {
     flow_event_of(rs, f, level, "flow_progress", details, error, msg);
 }
 
-static void status_event(run_state *rs, const weir_gflow *f, weir_level level,
-                         const char *status, const char *msg_fmt_done)
+void weir__run_status_event(run_state *rs, const weir_gflow *f,
+                            weir_level level, const char *status,
+                            const char *msg_fmt_done)
 {
     char details[128];
     snprintf(details, sizeof(details), "{\"flow_progress\": {\"status\": \"%s\"}}",
              status);
-    flow_event(rs, f, level, details, NULL, msg_fmt_done);
+    weir__run_flow_event(rs, f, level, details, NULL, msg_fmt_done);
 }
 
-static void emit_status(run_state *rs, const weir_gflow *f, const char *status,
-                        bool quoted, weir_level level)
+void weir__run_emit_status(run_state *rs, const weir_gflow *f,
+                           const char *status, bool quoted, weir_level level)
 {
     char msg[1024];
     if (quoted)
         snprintf(msg, sizeof(msg), "Flow '%s' is %s.", f->display, status);
     else
         snprintf(msg, sizeof(msg), "Flow %s is %s.", f->display, status);
-    status_event(rs, f, level, status, msg);
+    weir__run_status_event(rs, f, level, status, msg);
 }
 
-/* How a materialized view was refreshed and why (engine/mv.c). */
-static void planning_event(run_state *rs, const weir_gflow *f,
-                           const weir_flow_exec *x)
+void weir__run_planning_event(run_state *rs, const weir_gflow *f,
+                              const weir_flow_exec *x)
 {
     weir_buf d = WEIR_BUF_INIT, msg = WEIR_BUF_INIT;
     weir__mv_planning(&d, &msg, x, &rs->g->datasets[f->target]);
@@ -148,39 +95,15 @@ static void run_event(run_state *rs, weir_level level, const char *event_type,
     weir__eventlog_emit(rs->log, &spec, "%s", msg);
 }
 
-static void flush(run_state *rs)
+void weir__run_flush(run_state *rs)
 {
     weir_error e;
     weir__eventlog_flush(rs->log, &e);
 }
 
-
 /* ---- configuration ---------------------------------------------------------- */
 
-/* Seconds for Spark time confs: "5s", "100ms", "2m", "1h", or a number of
- * seconds. */
-static double parse_seconds(const char *v, double dflt)
-{
-    if (!v)
-        return dflt;
-    char *end;
-    double x = strtod(v, &end);
-    if (end == v || x < 0)
-        return dflt;
-    while (*end == ' ')
-        end++;
-    if (!*end || weir__str_ieq(end, "s") || weir__str_ieq(end, "sec"))
-        return x;
-    if (weir__str_ieq(end, "ms"))
-        return x / 1000.0;
-    if (weir__str_ieq(end, "m") || weir__str_ieq(end, "min"))
-        return x * 60;
-    if (weir__str_ieq(end, "h"))
-        return x * 3600;
-    return dflt;
-}
-
-static long parse_long(const char *v, long dflt)
+long weir__run_parse_long(const char *v, long dflt)
 {
     unsigned long long u;
     if (v && weir__str_parse_u64(v, &u) && u < 1000000)
@@ -211,449 +134,6 @@ static const char *weir_setting(const weir_graph *g, const char *key)
     return NULL;
 }
 
-static int64_t backoff_us(const weir_gflow *f, int failures)
-{
-    double min = parse_seconds(
-        weir__flow_conf(f, "spark.sql.pipelines.execution.watchdog.minRetryTime",
-                        NULL),
-        5.0);
-    double max = parse_seconds(
-        weir__flow_conf(f, "spark.sql.pipelines.execution.watchdog.maxRetryTime",
-                        NULL),
-        3600.0);
-    if (min >= max)
-        return (int64_t)(max * 1e6);
-    double t = min;
-    for (int i = 1; i < failures && t < max; i++)
-        t *= 2;
-    if (t > max)
-        t = max;
-    return (int64_t)(t * 1e6);
-}
-
-/* ---- dependencies ------------------------------------------------------------ */
-
-/* Executed flows whose output flow f reads, directly or through views. */
-static void collect_upstream(run_state *rs, const weir_gflow *f, int *out,
-                             size_t *n, char *seen, int depth)
-{
-    const weir_graph *g = rs->g;
-    if (depth > 64)
-        return;
-    for (size_t i = 0; i < f->n_inputs; i++) {
-        int d = f->inputs[i].dataset;
-        if (d < 0 || seen[d])
-            continue;
-        seen[d] = 1;
-        const weir_gdataset *ds = &g->datasets[d];
-        for (size_t k = 0; k < ds->n_flows; k++) {
-            int s = rs->slot_of_flow[ds->flows[k]];
-            if (s >= 0)
-                out[(*n)++] = s;
-            else
-                collect_upstream(rs, &g->flows[ds->flows[k]], out, n, seen,
-                                 depth + 1);
-        }
-    }
-}
-
-static int build_slots(run_state *rs, weir_error *err)
-{
-    weir_graph *g = rs->g;
-    rs->slot_of_flow = calloc(g->n_flows + 1, sizeof(int));
-    rs->slots = calloc(g->n_flows + 1, sizeof(slot));
-    if (!rs->slot_of_flow || !rs->slots)
-        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    for (size_t k = 0; k < g->n_flows; k++) {
-        int fi = g->flow_order[k];
-        rs->slot_of_flow[fi] = -1;
-        weir_dataset_kind kind = g->datasets[g->flows[fi].target].kind;
-        if (kind == WEIR_TEMPORARY_VIEW || kind == WEIR_PERSISTED_VIEW)
-            continue;
-        slot *s = &rs->slots[rs->n_slots];
-        s->flow = fi;
-        s->max_retries = (int)parse_long(
-            weir__flow_conf(&g->flows[fi], "spark.sql.pipelines.maxFlowRetryAttempts",
-                            NULL),
-            2);
-        rs->slot_of_flow[fi] = (int)rs->n_slots++;
-    }
-    char *seen = malloc(g->n_datasets + 1);
-    if (!seen)
-        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    for (size_t i = 0; i < rs->n_slots; i++) {
-        slot *s = &rs->slots[i];
-        s->upstream = calloc(g->n_flows + 1, sizeof(int));
-        if (!s->upstream) {
-            free(seen);
-            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-        }
-        memset(seen, 0, g->n_datasets + 1);
-        collect_upstream(rs, &g->flows[s->flow], s->upstream, &s->n_upstream,
-                         seen, 0);
-    }
-    free(seen);
-    return 0;
-}
-
-/* ---- workers ------------------------------------------------------------------ */
-
-static void *worker(void *arg)
-{
-    void **pair = arg;
-    run_state *rs = pair[0];
-    slot *s = pair[1];
-    free(pair);
-    weir_conn *conn = NULL;
-    int rc = weir__db_connect(&conn, rs->st->db, &s->exec.err);
-    if (!rc) {
-        pthread_mutex_lock(&rs->mu);
-        s->conn = conn;
-        pthread_mutex_unlock(&rs->mu);
-        s->exec.conn = conn;
-        weir__flow_exec(&s->exec);
-    }
-    pthread_mutex_lock(&rs->mu);
-    s->conn = NULL;
-    s->finished = true;
-    pthread_cond_signal(&rs->cv);
-    pthread_mutex_unlock(&rs->mu);
-    weir__conn_close(conn);
-    return NULL;
-}
-
-static void start_slot(run_state *rs, slot *s)
-{
-    const weir_gflow *f = &rs->g->flows[s->flow];
-    if (!f->streaming)
-        emit_status(rs, f, "PLANNING", false, WEIR_LEVEL_INFO);
-    emit_status(rs, f, "STARTING", false, WEIR_LEVEL_INFO);
-    weir__buf_free(&s->exec.details);
-    weir__buf_free(&s->exec.imported);
-    memset(&s->exec, 0, sizeof(s->exec));
-    s->exec.g = rs->g;
-    s->exec.f = f;
-    s->exec.st = rs->st;
-    s->exec.root_dir = rs->opts->root_dir;
-    s->exec.sink_root = rs->opts->sink_root;
-    s->exec.local_kafka = rs->opts->local_kafka;
-    s->exec.input_tables = rs->opts->input_storage != NULL;
-    s->exec.update_id = rs->update_id;
-    s->exec.infer = rs->infer;
-    s->exec.sample_rows = rs->opts->sample_rows;
-    s->exec.fresh = rs->fresh;
-    s->exec.fresh_rows = rs->fresh_rows;
-    s->finished = false;
-    s->started_at = weir__monotonic_us();
-    s->state = S_RUNNING;
-    s->attempts++;
-    rs->running++;
-    void **pair = malloc(2 * sizeof(void *));
-    if (pair) {
-        pair[0] = rs;
-        pair[1] = s;
-    }
-    if (!pair || pthread_create(&s->thread, NULL, worker, pair) != 0) {
-        free(pair);
-        WEIR_ERR(&s->exec.err, WEIR_ERROR, NULL, "cannot start a worker thread");
-        s->finished = true;
-        return;
-    }
-    s->thread_live = true;
-    emit_status(rs, f, "RUNNING", false, WEIR_LEVEL_INFO);
-}
-
-/* Mark everything downstream of slot `from` SKIPPED. */
-static void skip_downstream(run_state *rs, size_t from)
-{
-    for (size_t i = 0; i < rs->n_slots; i++) {
-        slot *s = &rs->slots[i];
-        if (s->state != S_QUEUED && s->state != S_RETRY)
-            continue;
-        for (size_t k = 0; k < s->n_upstream; k++) {
-            if ((size_t)s->upstream[k] != from)
-                continue;
-            s->state = S_SKIPPED;
-            const weir_gflow *f = &rs->g->flows[s->flow];
-            char msg[1024];
-            snprintf(msg, sizeof(msg),
-                     "Flow '%s' SKIPPED due to upstream failure(s).",
-                     f->display);
-            status_event(rs, f, WEIR_LEVEL_WARN, "SKIPPED", msg);
-            skip_downstream(rs, i);
-            break;
-        }
-    }
-}
-
-static void finish_slot(run_state *rs, size_t idx)
-{
-    slot *s = &rs->slots[idx];
-    const weir_gflow *f = &rs->g->flows[s->flow];
-    if (s->thread_live)
-        pthread_join(s->thread, NULL);
-    s->thread_live = false;
-    rs->running--;
-    double secs = (double)(weir__monotonic_us() - s->started_at) / 1e6;
-    weir_flow_exec *x = &s->exec;
-    if (x->altered && rs->fresh)
-        rs->fresh[f->target] = false;
-    if (rs->fresh_rows && rs->fresh_rows[f->target] >= 0)
-        rs->fresh_rows[f->target] = x->err.code ? -1
-                                    : rs->fresh_rows[f->target] +
-                                          x->rows_written;
-    if (x->imported.len) {
-        /* import_checkpoint: what was taken, committed with the flow's
-         * first batch (though a later batch of the update failed). */
-        weir_buf id = WEIR_BUF_INIT;
-        weir__buf_printf(&id, "{\"import_checkpoint\": %s}",
-                         weir__buf_cstr(&x->imported));
-        flow_event(rs, f, WEIR_LEVEL_INFO, weir__buf_cstr(&id), NULL,
-                   x->import_note);
-        weir__buf_free(&id);
-    }
-    if (!x->err.code) {
-        if (x->idle) {
-            s->state = S_IDLE;
-            char msg[1024];
-            snprintf(msg, sizeof(msg), "Flow '%s' is IDLE, waiting for new data.",
-                     f->display);
-            status_event(rs, f, WEIR_LEVEL_INFO, "IDLE", msg);
-            return;
-        }
-        s->state = S_COMPLETED;
-        rs->rows += (uint64_t)x->rows_written;
-        weir_buf d = WEIR_BUF_INIT;
-        weir__buf_printf(&d,
-                         "{\"flow_progress\": {\"status\": \"COMPLETED\", "
-                         "\"metrics\": {\"num_output_rows\": %lld}, "
-                         "\"duration_ms\": %lld, \"no_new_data\": %s",
-                         (long long)x->rows_written, (long long)(secs * 1000),
-                         x->no_new_data ? "true" : "false");
-        weir__buf_puts(&d, weir__buf_cstr(&x->details));
-        weir__buf_puts(&d, "}}");
-        if (x->technique[0])
-            planning_event(rs, f, x);
-        if (x->note[0])
-            flow_event(rs, f, WEIR_LEVEL_INFO, NULL, NULL, x->note);
-        if (x->warning[0])
-            flow_event(rs, f, WEIR_LEVEL_WARN, NULL, NULL, x->warning);
-        char msg[1024];
-        snprintf(msg, sizeof(msg), "Flow %s has COMPLETED.", f->display);
-        flow_event(rs, f, WEIR_LEVEL_INFO, weir__buf_cstr(&d), NULL, msg);
-        weir__buf_free(&d);
-        return;
-    }
-    if (rs->canceled) {
-        s->state = S_SKIPPED;
-        char msg[1024];
-        snprintf(msg, sizeof(msg), "Flow '%s' has STOPPED.", f->display);
-        status_event(rs, f, WEIR_LEVEL_INFO, "STOPPED", msg);
-        return;
-    }
-    /* Failed. */
-    /* A failed storage write (disk full, I/O error) or commit leaves
-     * DuckDB's in-memory state unreliable: no retry in this process; the
-     * next update recovers from the write-ahead log. */
-    bool write_error = weir__storage_write_error(x->err.message);
-    if (write_error)
-        weir__str_copy(x->err.error_class, sizeof(x->err.error_class),
-                       "STORAGE_WRITE_FAILED");
-    if (write_error || weir__storage_write_failed(rs->st))
-        rs->storage_failed = true;
-    /* Damaged state, Kafka offsets that are gone, a Spark checkpoint that
-     * cannot be imported, and streaming sources changed in place or added
-     * or removed fail the same way every time. */
-    bool damaged = !strcmp(x->err.error_class, "CHECKPOINT_MISSING") ||
-                   !strcmp(x->err.error_class, "FILE_MANIFEST_MISSING") ||
-                   !strcmp(x->err.error_class, "KAFKA_DATA_LOSS") ||
-                   !strncmp(x->err.error_class, "IMPORT_CHECKPOINT_", 18) ||
-                   !strcmp(x->err.error_class, "STREAMING_SOURCE_CHANGED") ||
-                   !strcmp(x->err.error_class, WEIR_SOURCES_CHANGED_CLASS);
-    bool retry = !rs->storage_failed && !damaged && s->attempts <= s->max_retries;
-    /* Retries used up (Spark's message), or not retried at all. */
-    bool exhausted = !retry && !damaged && !rs->storage_failed &&
-                     s->attempts > s->max_retries;
-    char msg[1024];
-    if (!strcmp(x->err.error_class, WEIR_SOURCES_CHANGED_CLASS))
-        snprintf(msg, sizeof(msg),
-                 "Flow '%s' had streaming sources added or removed. Please "
-                 "perform a full refresh in order to rebuild '%s' against "
-                 "the current set of sources.",
-                 f->display, f->display);
-    else if (!exhausted || f->streaming == false)
-        snprintf(msg, sizeof(msg), "Flow '%s' has FAILED.", f->display);
-    else
-        snprintf(msg, sizeof(msg),
-                 "Flow '%s' has FAILED more than %d times and will not be "
-                 "restarted.",
-                 f->display, s->max_retries);
-    char details[160];
-    snprintf(details, sizeof(details),
-             "{\"flow_progress\": {\"status\": \"FAILED\", \"attempt\": %d, "
-             "\"will_retry\": %s}}",
-             s->attempts, retry ? "true" : "false");
-    flow_event(rs, f, retry ? WEIR_LEVEL_WARN : WEIR_LEVEL_ERROR, details,
-               &x->err, msg);
-    if (retry) {
-        s->state = S_RETRY;
-        s->retry_at = weir__monotonic_us() + backoff_us(f, s->attempts);
-        return;
-    }
-    s->state = S_FAILED;
-    if (!rs->failed_flow) {
-        rs->failed_flow = f->display;
-        rs->failed_attempts = exhausted ? s->max_retries : 0;
-    }
-    skip_downstream(rs, idx);
-}
-
-static bool ready(run_state *rs, const slot *s, int64_t now)
-{
-    if (s->state == S_RETRY && now < s->retry_at)
-        return false;
-    if (s->state != S_QUEUED && s->state != S_RETRY)
-        return false;
-    for (size_t k = 0; k < s->n_upstream; k++) {
-        slot_state u = rs->slots[s->upstream[k]].state;
-        if (u != S_COMPLETED && u != S_EXCLUDED && u != S_IDLE)
-            return false;
-    }
-    return true;
-}
-
-static void report_progress(run_state *rs)
-{
-    if (!rs->run->on_progress)
-        return;
-    weir_progress p;
-    memset(&p, 0, sizeof(p));
-    p.elapsed_seconds = (double)(weir__monotonic_us() - rs->started_at) / 1e6;
-    p.rows_written = rs->rows;
-    pthread_mutex_lock(&rs->mu);
-    for (size_t i = 0; i < rs->n_slots; i++) {
-        slot *s = &rs->slots[i];
-        if (s->state == S_EXCLUDED)
-            continue;
-        p.flows_total++;
-        if (s->state == S_RUNNING) {
-            p.flows_running++;
-            if (p.n_running < 8)
-                p.running[p.n_running++] = rs->g->flows[s->flow].display;
-            if (s->conn) {
-                int64_t r = weir__conn_progress_rows(s->conn);
-                if (r > 0)
-                    p.rows_written += (uint64_t)r;
-            }
-        } else if (s->state != S_QUEUED && s->state != S_RETRY) {
-            p.flows_done++;
-        }
-    }
-    pthread_mutex_unlock(&rs->mu);
-    rs->run->on_progress(&p, rs->run->progress_payload);
-}
-
-/* Flows queued or waiting to retry are SKIPPED with an event: "Flow '<name>'
- * <why>". */
-static void skip_waiting(run_state *rs, weir_level level, const char *why)
-{
-    for (size_t i = 0; i < rs->n_slots; i++) {
-        slot *s = &rs->slots[i];
-        if (s->state != S_QUEUED && s->state != S_RETRY)
-            continue;
-        s->state = S_SKIPPED;
-        const weir_gflow *f = &rs->g->flows[s->flow];
-        char msg[1024];
-        snprintf(msg, sizeof(msg), "Flow '%s' %s", f->display, why);
-        status_event(rs, f, level, "SKIPPED", msg);
-    }
-}
-
-/* Stop the update: skip what has not started, interrupt what runs. */
-static void cancel_all(run_state *rs)
-{
-    rs->canceled = true;
-    pthread_mutex_lock(&rs->mu);
-    for (size_t i = 0; i < rs->n_slots; i++)
-        if (rs->slots[i].state == S_RUNNING && rs->slots[i].conn)
-            weir__conn_interrupt(rs->slots[i].conn);
-    pthread_mutex_unlock(&rs->mu);
-    skip_waiting(rs, WEIR_LEVEL_INFO,
-                 "has been processed by a previous iteration and will not be "
-                 "rerun.");
-}
-
-/* After a storage write failed, nothing else starts. */
-static void skip_after_storage_failure(run_state *rs)
-{
-    skip_waiting(rs, WEIR_LEVEL_WARN,
-                 "SKIPPED: a commit to the storage failed; the next update "
-                 "resumes it.");
-}
-
-static void schedule(run_state *rs)
-{
-    int64_t last_progress = 0;
-    for (;;) {
-        if (!rs->canceled && rs->run->cancel && *rs->run->cancel)
-            cancel_all(rs);
-        if (rs->storage_failed)
-            skip_after_storage_failure(rs);
-        pthread_mutex_lock(&rs->mu);
-        for (size_t i = 0; i < rs->n_slots; i++) {
-            if (rs->slots[i].state == S_RUNNING && rs->slots[i].finished) {
-                pthread_mutex_unlock(&rs->mu);
-                finish_slot(rs, i);
-                pthread_mutex_lock(&rs->mu);
-            }
-        }
-        pthread_mutex_unlock(&rs->mu);
-        int64_t now = weir__monotonic_us();
-        bool pending = false;
-        for (size_t i = 0; i < rs->n_slots; i++) {
-            slot *s = &rs->slots[i];
-            if (s->state == S_QUEUED || s->state == S_RETRY ||
-                s->state == S_RUNNING)
-                pending = true;
-            if (s->state == S_QUEUED && s->blocked) {
-                /* Its table could not be materialized: fail, no retries. */
-                s->max_retries = 0;
-                s->attempts = 1;
-                s->state = S_RUNNING;
-                rs->running++;
-                s->exec.err = s->block_err;
-                finish_slot(rs, i);
-                continue;
-            }
-            if (rs->running < rs->cap && ready(rs, s, now))
-                start_slot(rs, s);
-        }
-        flush(rs);
-        if (now - last_progress > 100000) {
-            report_progress(rs);
-            last_progress = now;
-        }
-        if (!pending)
-            break;
-        pthread_mutex_lock(&rs->mu);
-        bool any_finished = false;
-        for (size_t i = 0; i < rs->n_slots; i++)
-            any_finished |= rs->slots[i].state == S_RUNNING && rs->slots[i].finished;
-        if (!any_finished) {
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_nsec += 50 * 1000000;
-            if (ts.tv_nsec >= 1000000000) {
-                ts.tv_sec++;
-                ts.tv_nsec -= 1000000000;
-            }
-            pthread_cond_timedwait(&rs->cv, &rs->mu, &ts);
-        }
-        pthread_mutex_unlock(&rs->mu);
-    }
-    report_progress(rs);
-}
-
 /* ---- phases ----------------------------------------------------------------- */
 
 static void queue_flows(run_state *rs)
@@ -663,10 +143,10 @@ static void queue_flows(run_state *rs)
         const weir_gflow *f = &rs->g->flows[s->flow];
         if (rs->sel.flow_selected[s->flow]) {
             s->state = S_QUEUED;
-            emit_status(rs, f, "QUEUED", false, WEIR_LEVEL_INFO);
+            weir__run_emit_status(rs, f, "QUEUED", false, WEIR_LEVEL_INFO);
         } else {
             s->state = S_EXCLUDED;
-            emit_status(rs, f, "EXCLUDED", true, WEIR_LEVEL_INFO);
+            weir__run_emit_status(rs, f, "EXCLUDED", true, WEIR_LEVEL_INFO);
         }
     }
 }
@@ -705,7 +185,7 @@ static void materialize(run_state *rs)
         block_flows_of(rs, &g->datasets[i], &copy);
     }
     free(errs);
-    flush(rs);
+    weir__run_flush(rs);
     /* Persisted views: published on every update, in dependency order. As
      * in Spark, a view that fails is a FAILED event, the persisted views
      * reading it are SKIPPED, and the update goes on (readers that are
@@ -727,15 +207,16 @@ static void materialize(run_state *rs)
                      "Flow '%s' has been processed by a previous iteration "
                      "and will not be rerun.",
                      f->display);
-            status_event(rs, f, WEIR_LEVEL_INFO, "SKIPPED", msg);
+            weir__run_status_event(rs, f, WEIR_LEVEL_INFO, "SKIPPED", msg);
             continue;
         }
         if (weir__view_publish(rs->st, g, d, rs->opts->root_dir, &e)) {
             if (failed)
                 failed[di] = true;
             snprintf(msg, sizeof(msg), "Flow '%s' has FAILED.", f->display);
-            flow_event(rs, f, WEIR_LEVEL_WARN,
-                       "{\"flow_progress\": {\"status\": \"FAILED\"}}", &e, msg);
+            weir__run_flow_event(
+                rs, f, WEIR_LEVEL_WARN,
+                "{\"flow_progress\": {\"status\": \"FAILED\"}}", &e, msg);
         }
     }
     free(failed);
@@ -1026,7 +507,7 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
     if (mem)
         eopts.db.memory_limit = mem;
     if (thr)
-        eopts.db.threads = (unsigned)parse_long(thr, 0);
+        eopts.db.threads = (unsigned)weir__run_parse_long(thr, 0);
     opts = &eopts;
     rs.opts = opts;
     int rc = weir__selection_check(run, err);
@@ -1092,7 +573,7 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
                       "{\"update_progress\": {\"state\": \"FAILED\"}}", &first,
                       "Pipeline execution failed.");
             record_update(&rs, "FAILED", false, NULL);
-            flush(&rs);
+            weir__run_flush(&rs);
         }
         free_state(&rs);
         return rc;
@@ -1105,7 +586,7 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
         run_event(&rs, WEIR_LEVEL_INFO, "update_progress",
                   "{\"update_progress\": {\"state\": \"COMPLETED\"}}", NULL,
                   "Run is COMPLETED.");
-        flush(&rs);
+        weir__run_flush(&rs);
         if (out) {
             out->state = WEIR_RUN_COMPLETED;
             snprintf(out->update_id, sizeof(out->update_id), "%s", rs.update_id);
@@ -1115,7 +596,7 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
     }
     rc = record_start(&rs, err);
     if (!rc)
-        rc = build_slots(&rs, err);
+        rc = weir__run_build_slots(&rs, err);
     if (rc) {
         free_state(&rs);
         return rc;
@@ -1140,7 +621,7 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
                   "{\"update_progress\": {\"state\": \"FAILED\"}}", &e,
                   "Pipeline execution failed.");
         record_update(&rs, "FAILED", false, NULL);
-        flush(&rs);
+        weir__run_flush(&rs);
         if (out) {
             out->state = WEIR_RUN_FAILED;
             snprintf(out->update_id, sizeof(out->update_id), "%s", rs.update_id);
@@ -1149,13 +630,13 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
         free_state(&rs);
         return 0;
     }
-    long cap = parse_long(
+    long cap = weir__run_parse_long(
         pipeline_conf(g, "spark.sql.pipelines.execution.maxConcurrentFlows"), 16);
     rs.cap = cap > 0 ? (unsigned)cap : 1;
     queue_flows(&rs);
-    flush(&rs);
+    weir__run_flush(&rs);
     materialize(&rs);
-    schedule(&rs);
+    weir__run_schedule(&rs);
     weir_run_result res;
     finalize(&rs, &res);
     if (out)

@@ -13,6 +13,7 @@ set(WEIR_ENGINE_SOURCES
   src/engine/relocate.c
   src/engine/resolve.c
   src/engine/run.c
+  src/engine/schedule.c
   src/engine/select.c
   src/engine/sink_flow.c
   src/engine/write.c
