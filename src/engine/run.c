@@ -484,6 +484,157 @@ static int probe_sinks(const weir_graph *g, weir__diags *diags)
     return rc;
 }
 
+/* Open what the update needs: the selection, the storage, its catalogs,
+ * the event log; a moved project's file checkpoints follow it. On an
+ * error the caller frees rs. */
+static int open_update(run_state *rs, weir_error *err)
+{
+    const weir_engine_opts *opts = rs->opts;
+    const weir_run_options *run = rs->run;
+    int rc = weir__selection_check(run, err);
+    /* Usage errors before anything is opened or written. */
+    if (!rc && !run->dry)
+        rc = weir__selection_build(&rs->sel, rs->g, run, err);
+    if (!rc && !opts->storage && !run->dry)
+        rc = WEIR_ERR(err, WEIR_EINVAL, "PIPELINE_STORAGE_ROOT_INVALID",
+                      "Storage must be specified to start a run.");
+    assert(!opts->held || (!run->dry && opts->held->mode == WEIR_STORAGE_RUN));
+    if (!rc && opts->held) {
+        rs->st = opts->held;
+        rc = weir__db_configure(rs->st->db, &opts->db, err);
+    } else if (!rc) {
+        rc = weir__storage_open(&rs->st, opts->storage ? opts->storage : "/nonexistent",
+                                run->dry ? WEIR_STORAGE_DRY : WEIR_STORAGE_RUN,
+                                &opts->db, err);
+    }
+    if (!rc)
+        rc = open_catalogs(rs, err);
+    char *progress = NULL;
+    if (!rc && !run->dry && rs->st->system_attached &&
+        !(progress = weir__path_join(rs->st->root, WEIR_PROGRESS_FILE)))
+        rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    if (!rc)
+        rc = weir__eventlog_open(&rs->log,
+                                 run->dry || !rs->st->system_attached ? NULL
+                                                                      : rs->st,
+                                 rs->update_id, progress, run->on_event,
+                                 run->event_payload, err);
+    free(progress);
+    if (rc || run->dry)
+        return rc;
+    char *from = NULL;
+    rc = weir__relocate(rs->st, opts->root_dir, &from, err);
+    if (from) {
+        char msg[2048];
+        snprintf(msg, sizeof(msg),
+                 "The project moved from %s to %s: the checkpoints of its "
+                 "file sources now refer to the new folder.",
+                 from, opts->root_dir);
+        run_event(rs, WEIR_LEVEL_INFO, "user_action", NULL, NULL, msg);
+        free(from);
+    }
+    return rc;
+}
+
+/* The graph failed analysis (rc): a run records the failed update. */
+static int analysis_failed(run_state *rs, weir__diags *diags, int rc,
+                           weir_error *err)
+{
+    if (!rs->run->dry && rc == WEIR_EGRAPH) {
+        record_update(rs, "FAILED", true, NULL);
+        weir_error first = diags->len ? diags->items[0] : *err;
+        run_event(rs, WEIR_LEVEL_ERROR, "update_progress",
+                  "{\"update_progress\": {\"state\": \"FAILED\"}}", &first,
+                  "Pipeline execution failed.");
+        record_update(rs, "FAILED", false, NULL);
+        weir__run_flush(rs);
+    }
+    return rc;
+}
+
+/* The end of a dry run that found nothing wrong. */
+static void dry_completed(run_state *rs, weir_run_result *out)
+{
+    run_event(rs, WEIR_LEVEL_INFO, "update_progress",
+              "{\"update_progress\": {\"state\": \"COMPLETED\"}}", NULL,
+              "Run is COMPLETED.");
+    weir__run_flush(rs);
+    if (out) {
+        out->state = WEIR_RUN_COMPLETED;
+        snprintf(out->update_id, sizeof(out->update_id), "%s", rs->update_id);
+    }
+}
+
+/* Warnings of the selection: sinks fully refreshed (their data is sent
+ * again), and the selection's own. */
+static void selection_warnings(run_state *rs)
+{
+    const weir_graph *g = rs->g;
+    for (size_t i = 0; i < g->n_datasets; i++) {
+        if (g->datasets[i].kind != WEIR_SINK || !rs->sel.reset[i])
+            continue;
+        char msg[1024];
+        snprintf(msg, sizeof(msg),
+                 "Full refresh of sink %s resets its flows' checkpoints but "
+                 "does not delete data already written: the sink will "
+                 "receive all source data again.",
+                 g->datasets[i].display);
+        run_event(rs, WEIR_LEVEL_WARN, "user_action", NULL, NULL, msg);
+    }
+    for (size_t i = 0; i < rs->sel.n_warnings; i++)
+        run_event(rs, WEIR_LEVEL_WARN, "user_action", NULL, NULL,
+                  rs->sel.warnings[i]);
+}
+
+/* The update fails before any flow: the selection resets a dataset that
+ * cannot be reset (err gets why). */
+static void not_resettable(run_state *rs, weir_run_result *out, weir_error *err)
+{
+    weir_error e = rs->sel.not_resettable_err;
+    run_event(rs, WEIR_LEVEL_ERROR, "update_progress",
+              "{\"update_progress\": {\"state\": \"FAILED\"}}", &e,
+              "Pipeline execution failed.");
+    record_update(rs, "FAILED", false, NULL);
+    weir__run_flush(rs);
+    if (out) {
+        out->state = WEIR_RUN_FAILED;
+        snprintf(out->update_id, sizeof(out->update_id), "%s", rs->update_id);
+    }
+    weir__error_copy(err, &e);
+}
+
+/* After the flows: the catalogs' checkpoints start, and the update's end
+ * is recorded. The data is committed; the update's record must be too, or
+ * the caller hears about it. Frees rs. */
+static int end_update(run_state *rs, const weir_run_result *res,
+                      weir_error *err)
+{
+    /* The flows are done with the catalogs: their checkpoints run while
+     * the update's record and events are written. */
+    if (rs->st != rs->opts->held)
+        weir__storage_checkpoint_catalogs(rs->st);
+    weir_error e;
+    int end_rc = record_update(rs,
+                               res->state == WEIR_RUN_FAILED     ? "FAILED"
+                               : res->state == WEIR_RUN_CANCELED ? "CANCELED"
+                                                                 : "COMPLETED",
+                               false, &e);
+    int ev_rc = weir__eventlog_sync(rs->log, end_rc ? NULL : &e);
+    weir__storage_write_open_script(rs->st, NULL);
+    free_state(rs);
+    if (!end_rc && !ev_rc)
+        return 0;
+    if (res->state == WEIR_RUN_COMPLETED)
+        weir__error_prefix(&e, "the update's data is committed, but its "
+                               "record in the event log could not be "
+                               "written: ");
+    else
+        weir__error_prefix(&e, "the update failed, and its record in the "
+                               "event log could not be written either: ");
+    weir__error_copy(err, &e);
+    return err ? (err->code = WEIR_EIO) : WEIR_EIO;
+}
+
 int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
                      const weir_run_options *run, weir_run_result *out,
                      weir__diags *diags, weir_error *err)
@@ -491,7 +642,6 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
     run_state rs;
     memset(&rs, 0, sizeof(rs));
     rs.g = g;
-    rs.opts = opts;
     rs.run = run;
     rs.started_at = weir__monotonic_us();
     pthread_mutex_init(&rs.mu, NULL);
@@ -508,91 +658,22 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
         eopts.db.memory_limit = mem;
     if (thr)
         eopts.db.threads = (unsigned)weir__run_parse_long(thr, 0);
-    opts = &eopts;
-    rs.opts = opts;
-    int rc = weir__selection_check(run, err);
-    /* Usage errors before anything is opened or written. */
-    if (!rc && !run->dry)
-        rc = weir__selection_build(&rs.sel, g, run, err);
-    if (!rc && !opts->storage && !run->dry)
-        rc = WEIR_ERR(err, WEIR_EINVAL, "PIPELINE_STORAGE_ROOT_INVALID",
-                      "Storage must be specified to start a run.");
-    assert(!opts->held || (!run->dry && opts->held->mode == WEIR_STORAGE_RUN));
-    if (!rc && opts->held) {
-        rs.st = opts->held;
-        rc = weir__db_configure(rs.st->db, &opts->db, err);
-    } else if (!rc) {
-        rc = weir__storage_open(&rs.st, opts->storage ? opts->storage : "/nonexistent",
-                                run->dry ? WEIR_STORAGE_DRY : WEIR_STORAGE_RUN,
-                                &opts->db, err);
+    rs.opts = &eopts;
+    int rc = open_update(&rs, err);
+    if (!rc) {
+        rs.infer = weir__infer_cache_new();
+        rc = rs.infer ? weir__analyze(g, rs.st, eopts.root_dir,
+                                       eopts.input_storage && !run->dry,
+                                       rs.infer, diags, err)
+                      : WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        if (rc)
+            analysis_failed(&rs, diags, rc, err);
     }
-    if (!rc)
-        rc = open_catalogs(&rs, err);
-    char *progress = NULL;
-    if (!rc && !run->dry && rs.st->system_attached &&
-        !(progress = weir__path_join(rs.st->root, WEIR_PROGRESS_FILE)))
-        rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    if (!rc)
-        rc = weir__eventlog_open(&rs.log,
-                                 run->dry || !rs.st->system_attached ? NULL
-                                                                     : rs.st,
-                                 rs.update_id, progress, run->on_event,
-                                 run->event_payload, err);
-    free(progress);
-    if (rc) {
+    if (!rc && run->dry && (rc = probe_sinks(g, diags)) == 0)
+        dry_completed(&rs, out);
+    if (rc || run->dry) {
         free_state(&rs);
         return rc;
-    }
-    if (!run->dry) {
-        char *from = NULL;
-        rc = weir__relocate(rs.st, opts->root_dir, &from, err);
-        if (from) {
-            char msg[2048];
-            snprintf(msg, sizeof(msg),
-                     "The project moved from %s to %s: the checkpoints of its "
-                     "file sources now refer to the new folder.",
-                     from, opts->root_dir);
-            run_event(&rs, WEIR_LEVEL_INFO, "user_action", NULL, NULL, msg);
-            free(from);
-        }
-        if (rc) {
-            free_state(&rs);
-            return rc;
-        }
-    }
-    rs.infer = weir__infer_cache_new();
-    rc = rs.infer ? weir__analyze(g, rs.st, opts->root_dir,
-                                   opts->input_storage && !run->dry, rs.infer,
-                                   diags, err)
-                  : WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    if (rc) {
-        if (!run->dry && rc == WEIR_EGRAPH) {
-            record_update(&rs, "FAILED", true, NULL);
-            weir_error first = diags->len ? diags->items[0] : *err;
-            run_event(&rs, WEIR_LEVEL_ERROR, "update_progress",
-                      "{\"update_progress\": {\"state\": \"FAILED\"}}", &first,
-                      "Pipeline execution failed.");
-            record_update(&rs, "FAILED", false, NULL);
-            weir__run_flush(&rs);
-        }
-        free_state(&rs);
-        return rc;
-    }
-    if (run->dry && (rc = probe_sinks(g, diags)) != 0) {
-        free_state(&rs);
-        return rc;
-    }
-    if (run->dry) {
-        run_event(&rs, WEIR_LEVEL_INFO, "update_progress",
-                  "{\"update_progress\": {\"state\": \"COMPLETED\"}}", NULL,
-                  "Run is COMPLETED.");
-        weir__run_flush(&rs);
-        if (out) {
-            out->state = WEIR_RUN_COMPLETED;
-            snprintf(out->update_id, sizeof(out->update_id), "%s", rs.update_id);
-        }
-        free_state(&rs);
-        return 0;
     }
     rc = record_start(&rs, err);
     if (!rc)
@@ -601,32 +682,9 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
         free_state(&rs);
         return rc;
     }
-    for (size_t i = 0; i < g->n_datasets; i++) {
-        if (g->datasets[i].kind != WEIR_SINK || !rs.sel.reset[i])
-            continue;
-        char msg[1024];
-        snprintf(msg, sizeof(msg),
-                 "Full refresh of sink %s resets its flows' checkpoints but "
-                 "does not delete data already written: the sink will "
-                 "receive all source data again.",
-                 g->datasets[i].display);
-        run_event(&rs, WEIR_LEVEL_WARN, "user_action", NULL, NULL, msg);
-    }
-    for (size_t i = 0; i < rs.sel.n_warnings; i++)
-        run_event(&rs, WEIR_LEVEL_WARN, "user_action", NULL, NULL,
-                  rs.sel.warnings[i]);
+    selection_warnings(&rs);
     if (rs.sel.not_resettable) {
-        weir_error e = rs.sel.not_resettable_err;
-        run_event(&rs, WEIR_LEVEL_ERROR, "update_progress",
-                  "{\"update_progress\": {\"state\": \"FAILED\"}}", &e,
-                  "Pipeline execution failed.");
-        record_update(&rs, "FAILED", false, NULL);
-        weir__run_flush(&rs);
-        if (out) {
-            out->state = WEIR_RUN_FAILED;
-            snprintf(out->update_id, sizeof(out->update_id), "%s", rs.update_id);
-        }
-        weir__error_copy(err, &e);
+        not_resettable(&rs, out, err);
         free_state(&rs);
         return 0;
     }
@@ -641,31 +699,5 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
     finalize(&rs, &res);
     if (out)
         *out = res;
-    /* The flows are done with the catalogs: their checkpoints run while
-     * the update's record and events are written. */
-    if (rs.st != opts->held)
-        weir__storage_checkpoint_catalogs(rs.st);
-    /* The data is committed; the update's record must be too, or the
-     * caller hears about it. */
-    weir_error e;
-    int end_rc = record_update(&rs,
-                               res.state == WEIR_RUN_FAILED     ? "FAILED"
-                               : res.state == WEIR_RUN_CANCELED ? "CANCELED"
-                                                                : "COMPLETED",
-                               false, &e);
-    int ev_rc = weir__eventlog_sync(rs.log, end_rc ? NULL : &e);
-    weir__storage_write_open_script(rs.st, NULL);
-    free_state(&rs);
-    if (end_rc || ev_rc) {
-        if (res.state == WEIR_RUN_COMPLETED)
-            weir__error_prefix(&e, "the update's data is committed, but its "
-                                   "record in the event log could not be "
-                                   "written: ");
-        else
-            weir__error_prefix(&e, "the update failed, and its record in the "
-                                   "event log could not be written either: ");
-        weir__error_copy(err, &e);
-        return err ? (err->code = WEIR_EIO) : WEIR_EIO;
-    }
-    return 0;
+    return end_update(&rs, &res, err);
 }
