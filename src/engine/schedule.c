@@ -218,74 +218,52 @@ static void skip_downstream(run_state *rs, size_t from)
     }
 }
 
-static void finish_slot(run_state *rs, size_t idx)
+/* The flow of slot s finished without an error: IDLE or COMPLETED, with
+ * its events. */
+static void slot_completed(run_state *rs, slot *s, const weir_gflow *f,
+                           double secs)
+{
+    weir_flow_exec *x = &s->exec;
+    if (x->idle) {
+        s->state = S_IDLE;
+        char msg[1024];
+        snprintf(msg, sizeof(msg), "Flow '%s' is IDLE, waiting for new data.",
+                 f->display);
+        weir__run_status_event(rs, f, WEIR_LEVEL_INFO, "IDLE", msg);
+        return;
+    }
+    s->state = S_COMPLETED;
+    rs->rows += (uint64_t)x->rows_written;
+    weir_buf d = WEIR_BUF_INIT;
+    weir__buf_printf(&d,
+                     "{\"flow_progress\": {\"status\": \"COMPLETED\", "
+                     "\"metrics\": {\"num_output_rows\": %lld}, "
+                     "\"duration_ms\": %lld, \"no_new_data\": %s",
+                     (long long)x->rows_written, (long long)(secs * 1000),
+                     x->no_new_data ? "true" : "false");
+    weir__buf_puts(&d, weir__buf_cstr(&x->details));
+    weir__buf_puts(&d, "}}");
+    if (x->technique[0])
+        weir__run_planning_event(rs, f, x);
+    if (x->note[0])
+        weir__run_flow_event(rs, f, WEIR_LEVEL_INFO, NULL, NULL, x->note);
+    if (x->warning[0])
+        weir__run_flow_event(rs, f, WEIR_LEVEL_WARN, NULL, NULL,
+                             x->warning);
+    char msg[1024];
+    snprintf(msg, sizeof(msg), "Flow %s has COMPLETED.", f->display);
+    weir__run_flow_event(rs, f, WEIR_LEVEL_INFO, weir__buf_cstr(&d), NULL,
+                         msg);
+    weir__buf_free(&d);
+}
+
+/* The flow of slot idx failed: retried after a backoff, or FAILED for
+ * good and what reads it skipped. */
+static void slot_failed(run_state *rs, size_t idx)
 {
     slot *s = &rs->slots[idx];
     const weir_gflow *f = &rs->g->flows[s->flow];
-    if (s->thread_live)
-        pthread_join(s->thread, NULL);
-    s->thread_live = false;
-    rs->running--;
-    double secs = (double)(weir__monotonic_us() - s->started_at) / 1e6;
     weir_flow_exec *x = &s->exec;
-    if (x->altered && rs->fresh)
-        rs->fresh[f->target] = false;
-    if (rs->fresh_rows && rs->fresh_rows[f->target] >= 0)
-        rs->fresh_rows[f->target] = x->err.code ? -1
-                                    : rs->fresh_rows[f->target] +
-                                          x->rows_written;
-    if (x->imported.len) {
-        /* import_checkpoint: what was taken, committed with the flow's
-         * first batch (though a later batch of the update failed). */
-        weir_buf id = WEIR_BUF_INIT;
-        weir__buf_printf(&id, "{\"import_checkpoint\": %s}",
-                         weir__buf_cstr(&x->imported));
-        weir__run_flow_event(rs, f, WEIR_LEVEL_INFO, weir__buf_cstr(&id), NULL,
-                             x->import_note);
-        weir__buf_free(&id);
-    }
-    if (!x->err.code) {
-        if (x->idle) {
-            s->state = S_IDLE;
-            char msg[1024];
-            snprintf(msg, sizeof(msg), "Flow '%s' is IDLE, waiting for new data.",
-                     f->display);
-            weir__run_status_event(rs, f, WEIR_LEVEL_INFO, "IDLE", msg);
-            return;
-        }
-        s->state = S_COMPLETED;
-        rs->rows += (uint64_t)x->rows_written;
-        weir_buf d = WEIR_BUF_INIT;
-        weir__buf_printf(&d,
-                         "{\"flow_progress\": {\"status\": \"COMPLETED\", "
-                         "\"metrics\": {\"num_output_rows\": %lld}, "
-                         "\"duration_ms\": %lld, \"no_new_data\": %s",
-                         (long long)x->rows_written, (long long)(secs * 1000),
-                         x->no_new_data ? "true" : "false");
-        weir__buf_puts(&d, weir__buf_cstr(&x->details));
-        weir__buf_puts(&d, "}}");
-        if (x->technique[0])
-            weir__run_planning_event(rs, f, x);
-        if (x->note[0])
-            weir__run_flow_event(rs, f, WEIR_LEVEL_INFO, NULL, NULL, x->note);
-        if (x->warning[0])
-            weir__run_flow_event(rs, f, WEIR_LEVEL_WARN, NULL, NULL,
-                                 x->warning);
-        char msg[1024];
-        snprintf(msg, sizeof(msg), "Flow %s has COMPLETED.", f->display);
-        weir__run_flow_event(rs, f, WEIR_LEVEL_INFO, weir__buf_cstr(&d), NULL,
-                             msg);
-        weir__buf_free(&d);
-        return;
-    }
-    if (rs->canceled) {
-        s->state = S_SKIPPED;
-        char msg[1024];
-        snprintf(msg, sizeof(msg), "Flow '%s' has STOPPED.", f->display);
-        weir__run_status_event(rs, f, WEIR_LEVEL_INFO, "STOPPED", msg);
-        return;
-    }
-    /* Failed. */
     /* A failed storage write (disk full, I/O error) or commit leaves
      * DuckDB's in-memory state unreliable: no retry in this process; the
      * next update recovers from the write-ahead log. */
@@ -339,7 +317,44 @@ static void finish_slot(run_state *rs, size_t idx)
         rs->failed_flow = f->display;
         rs->failed_attempts = exhausted ? s->max_retries : 0;
     }
-    skip_downstream(rs, idx);
+    skip_downstream(rs, idx);}
+
+static void finish_slot(run_state *rs, size_t idx)
+{
+    slot *s = &rs->slots[idx];
+    const weir_gflow *f = &rs->g->flows[s->flow];
+    if (s->thread_live)
+        pthread_join(s->thread, NULL);
+    s->thread_live = false;
+    rs->running--;
+    double secs = (double)(weir__monotonic_us() - s->started_at) / 1e6;
+    weir_flow_exec *x = &s->exec;
+    if (x->altered && rs->fresh)
+        rs->fresh[f->target] = false;
+    if (rs->fresh_rows && rs->fresh_rows[f->target] >= 0)
+        rs->fresh_rows[f->target] = x->err.code ? -1
+                                    : rs->fresh_rows[f->target] +
+                                          x->rows_written;
+    if (x->imported.len) {
+        /* import_checkpoint: what was taken, committed with the flow's
+         * first batch (though a later batch of the update failed). */
+        weir_buf id = WEIR_BUF_INIT;
+        weir__buf_printf(&id, "{\"import_checkpoint\": %s}",
+                         weir__buf_cstr(&x->imported));
+        weir__run_flow_event(rs, f, WEIR_LEVEL_INFO, weir__buf_cstr(&id), NULL,
+                             x->import_note);
+        weir__buf_free(&id);
+    }
+    if (!x->err.code) {
+        slot_completed(rs, s, f, secs);
+    } else if (rs->canceled) {
+        s->state = S_SKIPPED;
+        char msg[1024];
+        snprintf(msg, sizeof(msg), "Flow '%s' has STOPPED.", f->display);
+        weir__run_status_event(rs, f, WEIR_LEVEL_INFO, "STOPPED", msg);
+    } else {
+        slot_failed(rs, idx);
+    }
 }
 
 static bool ready(run_state *rs, const slot *s, int64_t now)
