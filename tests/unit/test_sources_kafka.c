@@ -146,6 +146,5 @@ TEST(test_kafka_opts__refused)
 }
 
 TEST_MAIN(RUN(test_kafka_opts__defaults_and_subscribe);
-
           RUN(test_kafka_opts__backquoted_and_values);
           RUN(test_kafka_opts__offsets_json); RUN(test_kafka_opts__refused);)
