@@ -317,7 +317,8 @@ static void slot_failed(run_state *rs, size_t idx)
         rs->failed_flow = f->display;
         rs->failed_attempts = exhausted ? s->max_retries : 0;
     }
-    skip_downstream(rs, idx);}
+    skip_downstream(rs, idx);
+}
 
 static void finish_slot(run_state *rs, size_t idx)
 {
