@@ -8,6 +8,7 @@ set(WEIR_SOURCES_SOURCES
   src/sources/files_schema.c
   src/sources/infer_cache.c
   src/sources/kafka.c
+  src/sources/kafka_read.c
   src/sources/kafka_opts.c
   src/sources/range.c
   src/sources/source.c
