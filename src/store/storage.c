@@ -325,9 +325,8 @@ static bool may_checkpoint(const weir_storage *s)
 
 void weir__storage_checkpoint_catalogs(weir_storage *s)
 {
-    if (s->checkpointing || !may_checkpoint(s))
-        return;
-    s->checkpointing = true;
+    if (s->n_jobs || !may_checkpoint(s))
+        return; /* started already (or nothing to start) */
     size_t it = 0;
     const char *alias;
     while (s->n_jobs < WEIR_CHECKPOINT_JOBS &&

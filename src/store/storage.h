@@ -62,7 +62,6 @@ typedef struct weir_storage {
     /* Catalog checkpoints started before the close (threads to join). */
     weir_checkpoint_job jobs[WEIR_CHECKPOINT_JOBS];
     size_t n_jobs;
-    bool checkpointing;
 } weir_storage;
 
 /*
@@ -97,8 +96,9 @@ int weir__storage_commit(weir_storage *s, weir_conn *c, weir_error *err);
  * Run sql (statements writing weir.duckdb, copied) in one transaction on a
  * thread and connection of its own, committed as weir__storage_commit
  * commits but without the metadata tables' gate (sql writes no catalog's
- * _weir tables: statements on them run while it commits). The caller goes on meanwhile; weir__storage_write_wait waits
- * for it and returns its outcome, and so does every later
+ * _weir tables: statements on them run while it commits). The caller
+ * goes on meanwhile; weir__storage_write_wait waits for it and returns
+ * its outcome, and so does every later
  * weir__storage_commit first, until weir__storage_write_forget: an
  * update's RUNNING record is durable before any of its batches, and a
  * batch is not committed when that record could not be written. A failure
