@@ -548,6 +548,32 @@ kafka_stop() { "$WEIR_KAFKA_SH" stop "$KAFKA_DIR"; }
 kafka_pause() { "$WEIR_KAFKA_SH" pause "$KAFKA_DIR"; }
 kafka_resume() { "$WEIR_KAFKA_SH" resume "$KAFKA_DIR"; }
 ktool() { "$WEIR_KTOOL" -b "$KAFKA" "$@"; }
+# run_broker_paused [PATTERN DELAY]: `weir run` (its output in paused.out)
+# meets a paused broker: paused from the start, or DELAY seconds after
+# PATTERN shows in the output; resumed once an attempt fails with
+# KAFKA_BROKER_UNREACHABLE (30 s at most). The update must then complete.
+run_broker_paused() {
+    [ -n "${1:-}" ] || kafka_pause
+    "$WEIR" run > paused.out 2>&1 &
+    local runner=$! i code=0
+    if [ -n "${1:-}" ]; then
+        for i in $(seq 150); do
+            grep -q "$1" paused.out && break
+            sleep 0.1
+        done
+        sleep "$2"
+        kafka_pause
+    fi
+    for i in $(seq 300); do
+        grep -q KAFKA_BROKER_UNREACHABLE paused.out && break
+        sleep 0.1
+    done
+    kafka_resume
+    wait $runner || code=$?
+    expect_equal "exit of the update that met the paused broker" "$code" 0
+    grep -q "KAFKA_BROKER_UNREACHABLE" paused.out || e2e_fail "no attempt met the paused broker"
+    grep -q "Run is COMPLETED." paused.out || e2e_fail "the update did not complete after the broker resumed"
+}
 
 # --- weir ui (the pipeline UI cases) -------------------------------------------
 # start_ui [ARGS...]: `weir ui --port 0 ARGS` in the background, bounded to

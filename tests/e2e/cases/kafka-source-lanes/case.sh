@@ -1,5 +1,5 @@
 # Batches large enough to be read in lanes (a consumer per lane, the lanes
-# filled by DuckDB's threads at once; sources/kafka.c LANE_MESSAGES): every
+# filled by DuckDB's threads at once; sources/kafka_read.c LANE_MESSAGES): every
 # message is stored once, each partition's messages in offset order, and
 # the batches' offsets are where the next batch starts; also when the
 # broker stops answering while the lanes read (the attempt fails in bounded
@@ -59,23 +59,7 @@ project ", \`kafka.queued.max.messages.kbytes\` => '2048', \`kafka.socket.timeou
     "SET spark.sql.pipelines.maxFlowRetryAttempts = 3;
 SET spark.sql.pipelines.execution.watchdog.minRetryTime = 1s;"
 ktool produce-n big 300000 -s 100 >/dev/null
-"$WEIR" run > paused.out 2>&1 &
-runner=$!
-for i in $(seq 150); do
-    grep -q "raw is RUNNING" paused.out && break
-    sleep 0.1
-done
-sleep 0.5
-kafka_pause
-for i in $(seq 300); do
-    grep -q KAFKA_BROKER_UNREACHABLE paused.out && break
-    sleep 0.1
-done
-kafka_resume
-code=0
-wait $runner || code=$?
-expect_equal "exit of the update that met the paused broker" "$code" 0
-grep -q "KAFKA_BROKER_UNREACHABLE" paused.out || e2e_fail "no attempt met the paused broker"
+run_broker_paused "raw is RUNNING" 0.5
 grep -E "RUNNING|FAILED|UNREACHABLE|COMPLETED" paused.out
 in_order raw "n,d,gaps
 600000,600000,0"
