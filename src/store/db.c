@@ -297,9 +297,12 @@ int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
     duckdb_connection c;
     bool connected = duckdb_connect(db->handle, &c) != DuckDBError;
     bool lazy = cfg && cfg->lazy_macros;
-    int rc = connected ? global_setup(db, c, lazy, err)
+    /* The scans first: the session setup's budget sets their threads. */
+    int rc = connected ? weir__scans_install(c, &db->scans, err)
                        : WEIR_ERR(err, WEIR_EENGINE, NULL,
                                   "cannot connect to DuckDB");
+    if (!rc)
+        rc = global_setup(db, c, lazy, err);
     if (!rc && lazy) {
         rc = weir__macros_new(&db->macros, weir__sql_session_setup());
         if (rc)
@@ -310,10 +313,6 @@ int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
     if (!rc && weir__tallies_register(db->tallies, c))
         rc = WEIR_ERR(err, WEIR_EENGINE, NULL,
                       "cannot register weir's functions in DuckDB");
-    if (!rc)
-        rc = weir__scans_install(c, &db->scans, err);
-    if (!rc)
-        weir__scans_set_threads(db->scans, db->budget_threads);
     if (connected)
         duckdb_disconnect(&c);
     if (rc) {
