@@ -209,10 +209,16 @@ int weir__cdc_target_schema(weir_schema *out, weir_arena *a, weir_conn *conn,
 
 /* The statements the SCD types share (cdc_apply.h). */
 
+static void hidden_name(char *out, size_t size, const cdc_run *r,
+                        const char *what)
+{
+    snprintf(out, size, "autocdc_%s:%s", what, r->t->display);
+}
+
 void weir__cdc_hidden(cdc_run *r, const char *what)
 {
     char name[900];
-    snprintf(name, sizeof(name), "autocdc_%s:%s", what, r->t->display);
+    hidden_name(name, sizeof(name), r, what);
     weir__meta_table(&r->q, r->cat, "");
     weir__buf_put_sql_ident(&r->q, name);
 }
@@ -456,12 +462,11 @@ static int state_shape(cdc_run *r, char **old, char **now)
     weir_db_column *cols = NULL;
     size_t n = 0;
     bool exists = false;
-    weir__cdc_hidden(r, "state");
-    int rc = r->q.failed ? weir__cdc_oom(r->err)
-                         : weir__conn_table_columns(r->conn, weir__buf_cstr(&r->q),
-                                                    &exists, &cols, &n, &a,
-                                                    r->err);
-    weir__buf_clear(&r->q);
+    char alias[300], name[900];
+    weir__storage_catalog_alias(alias, sizeof(alias), r->cat);
+    hidden_name(name, sizeof(name), r, "state");
+    int rc = weir__conn_table_columns(r->conn, alias, WEIR_META_SCHEMA, name,
+                                      &exists, &cols, &n, &a, r->err);
     if (!rc && exists)
         rc = shape_text(r, cols, n, &a, old);
     if (!rc && exists) {

@@ -90,15 +90,13 @@ static int load_snapshot(snapshot *s, weir_storage *st, size_t n_datasets,
 static int look_up(snapshot *s, weir_storage *st, const weir_graph *g, int di,
                    weir_error *err)
 {
-    weir_buf ref = WEIR_BUF_INIT;
-    weir__phys(&ref, &g->datasets[di]);
+    const weir_gdataset *d = &g->datasets[di];
+    char alias[300];
+    weir__storage_catalog_alias(alias, sizeof(alias), d->catalog);
     column_list *cl = &s->tables[di];
-    int rc = ref.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
-                        : weir__conn_table_columns(st->conn, weir__buf_cstr(&ref),
-                                                   &cl->exists, &cl->cols,
-                                                   &cl->n, &s->arena, err);
-    weir__buf_free(&ref);
-    return rc;
+    return weir__conn_table_columns(st->conn, alias, d->database, d->name,
+                                    &cl->exists, &cl->cols, &cl->n, &s->arena,
+                                    err);
 }
 
 static void free_snapshot(snapshot *s)

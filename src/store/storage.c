@@ -91,9 +91,11 @@ static void schema_tag(char out[17], const char *script)
 
 /* Run script (its meta table: meta, which the script creates) unless the
  * table's "schema" row says it ran already; then record that it ran.
- * meta_key_pk: the table's key column is its primary key. */
+ * meta_key_pk: the table's key column is its primary key. created: the
+ * file was just created, so there is nothing to look up (a lookup of a
+ * missing table fails slowly: DuckDB looks for similar names). */
 static int ensure_schema(weir_conn *c, const char *script, const char *meta,
-                         bool meta_key_pk, weir_error *err)
+                         bool meta_key_pk, bool created, weir_error *err)
 {
     char tag[17];
     schema_tag(tag, script);
@@ -102,22 +104,28 @@ static int ensure_schema(weir_conn *c, const char *script, const char *meta,
     char *have = NULL;
     weir_error ignore; /* a file without the table: run the script */
     int rc = q.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory") : 0;
-    if (!rc && weir__conn_scalar_text(c, weir__buf_cstr(&q), &have, &ignore) == 0 &&
+    if (!rc && !created &&
+        weir__conn_scalar_text(c, weir__buf_cstr(&q), &have, &ignore) == 0 &&
         have && strcmp(have, tag) == 0) {
         free(have);
         weir__buf_free(&q);
         return 0;
     }
     free(have);
+    /* One transaction: one commit (a WAL sync) for the whole script, not
+     * one per statement, and no half-made schema. */
     weir__buf_clear(&q);
+    weir__buf_puts(&q, "BEGIN TRANSACTION; ");
     weir__buf_puts(&q, script);
     if (!meta_key_pk)
         weir__buf_printf(&q, "; DELETE FROM %s WHERE key = 'schema'", meta);
-    weir__buf_printf(&q, "; INSERT %sINTO %s VALUES ('schema', '%s')",
+    weir__buf_printf(&q, "; INSERT %sINTO %s VALUES ('schema', '%s'); COMMIT",
                      meta_key_pk ? "OR REPLACE " : "", meta, tag);
     if (!rc)
         rc = q.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
                       : weir__conn_exec(c, weir__buf_cstr(&q), NULL, err);
+    if (rc)
+        weir__conn_rollback(c);
     weir__buf_free(&q);
     return rc;
 }
@@ -270,10 +278,13 @@ int weir__storage_open(weir_storage **out, const char *root,
     if (!rc)
         rc = weir__db_connect(&s->conn, s->db, err);
     if (!rc && mode != WEIR_STORAGE_DRY) {
+        char *sys = weir__path_join(root, "weir.duckdb");
+        bool created = sys && !weir__fs_is_file(sys);
+        free(sys);
         rc = attach(s, "weir.duckdb", WEIR_SYSTEM_ALIAS, false, err);
         if (!rc)
             rc = ensure_schema(s->conn, SYSTEM_SCHEMA_SQL, "weir.main.meta",
-                               true, err);
+                               true, created, err);
         s->system_attached = !rc;
     } else if (!rc && mode == WEIR_STORAGE_DRY && exists) {
         char holder[64];
@@ -622,7 +633,7 @@ static int attach_alias(weir_storage *s, const char *alias, bool create,
         rc = sql.failed || q.failed
                  ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
                  : ensure_schema(s->conn, weir__buf_cstr(&sql),
-                                 weir__buf_cstr(&q), false, err);
+                                 weir__buf_cstr(&q), false, !exists, err);
         weir__buf_free(&sql);
         weir__buf_free(&q);
     }

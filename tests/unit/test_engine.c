@@ -495,22 +495,23 @@ TEST(test_engine_dry__macros_on_first_use)
 
 TEST(test_engine_store__table_columns)
 {
-    /* A table's columns by binding a query of it; a name that does not
-     * resolve (table, schema or catalog) is absent, not an error. */
+    /* A table's columns by binding a query of it; a table, schema or
+     * catalog that does not exist is absent, not an error. */
     weir_db *db = NULL;
     weir_conn *c = NULL;
     weir_error e;
     CHECK_INT(weir__db_open(&db, NULL, &e), 0);
     CHECK_INT(weir__db_connect(&c, db, &e), 0);
     CHECK_INT(weir__conn_exec(c, "CREATE TABLE t (id BIGINT, amount "
-                                 "DECIMAL(12,2), tags VARCHAR[])",
+                                 "DECIMAL(12,2), tags VARCHAR[]); CREATE TABLE "
+                                 "\"a\"\"b:c\" (x INTEGER)",
                               NULL, &e),
               0);
     weir_arena a = WEIR_ARENA_INIT;
     weir_db_column *cols = NULL;
     size_t n = 0;
     bool exists = false;
-    CHECK_INT(weir__conn_table_columns(c, "\"memory\".\"main\".\"t\"", &exists,
+    CHECK_INT(weir__conn_table_columns(c, "memory", "main", "t", &exists,
                                        &cols, &n, &a, &e),
               0);
     CHECK(exists);
@@ -521,21 +522,32 @@ TEST(test_engine_store__table_columns)
         CHECK_STR(cols[1].type, "DECIMAL(12,2)");
         CHECK_STR(cols[2].name, "tags");
     }
-    static const char *const absent[] = { "\"memory\".\"main\".\"nope\"",
-                                          "\"memory\".\"nope\".\"t\"",
-                                          "\"nope\".\"main\".\"t\"" };
+    /* Names are DuckDB's, quoted here. */
+    CHECK_INT(weir__conn_table_columns(c, "memory", "main", "a\"b:c", &exists,
+                                       &cols, &n, &a, &e),
+              0);
+    CHECK(exists);
+    CHECK_INT((long)n, 1);
+    static const char *const absent[][3] = { { "memory", "main", "nope" },
+                                             { "memory", "nope", "t" },
+                                             { "nope", "main", "t" } };
     for (size_t i = 0; i < sizeof(absent) / sizeof(absent[0]); i++) {
         exists = true;
-        CHECK_INT(weir__conn_table_columns(c, absent[i], &exists, &cols, &n,
+        CHECK_INT(weir__conn_table_columns(c, absent[i][0], absent[i][1],
+                                           absent[i][2], &exists, &cols, &n,
                                            &a, &e),
                   0);
         CHECK(!exists);
         CHECK_INT((long)n, 0);
     }
-    /* Anything else is an error. */
-    CHECK(weir__conn_table_columns(c, "t WHERE", &exists, &cols, &n, &a,
-                                   &e) != 0);
+    /* Anything else is an error: here, a transaction an earlier statement
+     * aborted. */
+    CHECK_INT(weir__conn_exec(c, "BEGIN TRANSACTION", NULL, &e), 0);
+    CHECK(weir__conn_exec(c, "SELECT error('stop')", NULL, &e) != 0);
+    CHECK(weir__conn_table_columns(c, "memory", "main", "t", &exists, &cols,
+                                   &n, &a, &e) != 0);
     CHECK(!exists);
+    weir__conn_rollback(c);
     weir__arena_free(&a);
     weir__conn_close(c);
     weir__db_close(db);
