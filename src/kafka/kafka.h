@@ -176,7 +176,8 @@ int weir__kafka_txn_commit(weir_kafka_txn *t, const char *topic,
                            int64_t marker, const char *note, weir_error *err);
 
 /* Whether another producer of t's transactional.id fenced t (a fatal
- * error: t can send nothing more). NULL: false. */
+ * error, or a delivery report that said so first: t can send nothing
+ * more). NULL: false. */
 bool weir__kafka_txn_fenced(const weir_kafka_txn *t);
 
 /* Abort an open transaction (best effort) and close. NULL is fine. */
