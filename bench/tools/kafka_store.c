@@ -245,7 +245,8 @@ int main(int argc, char **argv)
     }
     snprintf(q, sizeof q,
              "ATTACH '%s' AS store (STORAGE_VERSION 'v1.4.0');"
-             "CREATE TABLE store.main.raw (key BLOB, value BLOB, topic VARCHAR, "
+             "CREATE TABLE store.main.raw (key BLOB USING COMPRESSION zstd, value BLOB "
+             "USING COMPRESSION zstd, topic VARCHAR, "
              "partition INTEGER, \"offset\" BIGINT, timestamp TIMESTAMP, "
              "timestampType INTEGER)",
              argv[3]);

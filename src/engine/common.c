@@ -12,6 +12,17 @@ void weir__phys(weir_buf *b, const weir_gdataset *d)
     weir__storage_table_ref(b, d->catalog, d->database, d->name);
 }
 
+void weir__column_type(weir_buf *b, const char *duck_type)
+{
+    weir__buf_puts(b, duck_type);
+    /* Binary payloads (Kafka keys and values, serialized records): zstd
+     * writes them two to three times faster than DuckDB's default for
+     * strings (dictionary + FSST, made for text) and stores them smaller
+     * (docs/storage.md). */
+    if (!strcmp(duck_type, "BLOB"))
+        weir__buf_puts(b, " USING COMPRESSION zstd");
+}
+
 void weir__column_defs(weir_buf *b, const weir_schema *s)
 {
     weir__buf_putc(b, '(');
@@ -20,7 +31,7 @@ void weir__column_defs(weir_buf *b, const weir_schema *s)
             weir__buf_puts(b, ", ");
         weir__buf_put_sql_ident(b, s->cols[i].name);
         weir__buf_putc(b, ' ');
-        weir__buf_puts(b, s->cols[i].duck_type);
+        weir__column_type(b, s->cols[i].duck_type);
         if (!s->cols[i].nullable)
             weir__buf_puts(b, " NOT NULL");
     }

@@ -15,7 +15,10 @@
 
 /* "alias"."db"."name" of a dataset. */
 void weir__phys(weir_buf *b, const weir_gdataset *d);
-/* (col type [NOT NULL], ...) */
+/* A column's DuckDB type as the tables weir creates store it: the type,
+ * and for BLOB its compression (zstd). */
+void weir__column_type(weir_buf *b, const char *duck_type);
+/* (col type [NOT NULL], ...), each type by weir__column_type. */
 void weir__column_defs(weir_buf *b, const weir_schema *s);
 /* "; COMMENT ON ..." statements for the table and its columns. */
 void weir__comments(weir_buf *b, const weir_gdataset *d);

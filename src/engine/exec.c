@@ -363,9 +363,10 @@ static int add_missing_columns(weir_flow_exec *x, const weir_gdataset *t,
         weir__phys(&q, t);
         weir__buf_puts(&q, " ADD COLUMN ");
         weir__buf_put_sql_ident(&q, cols[i].name);
-        weir__buf_printf(&q, " %s;",
-                         strcmp(cols[i].type, "\"NULL\"") ? cols[i].type
-                                                           : "INTEGER");
+        weir__buf_putc(&q, ' ');
+        weir__column_type(&q, strcmp(cols[i].type, "\"NULL\"") ? cols[i].type
+                                                               : "INTEGER");
+        weir__buf_putc(&q, ';');
     }
     if (!rc && q.len) {
         x->altered = true;

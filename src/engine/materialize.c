@@ -217,7 +217,7 @@ static void quarantine_ddl(weir_buf *b, const weir_gdataset *d, bool recreate)
     for (size_t i = 0; i < d->schema.n; i++) {
         weir__buf_put_sql_ident(b, d->schema.cols[i].name);
         weir__buf_putc(b, ' ');
-        weir__buf_puts(b, d->schema.cols[i].duck_type);
+        weir__column_type(b, d->schema.cols[i].duck_type);
         weir__buf_puts(b, ", ");
     }
     weir__buf_puts(b, "\"_failed_expectations\" VARCHAR[], \"_update_id\" "
@@ -228,7 +228,7 @@ static void quarantine_ddl(weir_buf *b, const weir_gdataset *d, bool recreate)
         weir__buf_puts(b, " ADD COLUMN IF NOT EXISTS ");
         weir__buf_put_sql_ident(b, d->schema.cols[i].name);
         weir__buf_putc(b, ' ');
-        weir__buf_puts(b, d->schema.cols[i].duck_type);
+        weir__column_type(b, d->schema.cols[i].duck_type);
     }
 }
 
@@ -260,7 +260,7 @@ static int evolve(const column_list *cl, const weir_gdataset *d, weir_buf *ddl,
             weir__buf_puts(ddl, " ADD COLUMN ");
             weir__buf_put_sql_ident(ddl, c->name);
             weir__buf_putc(ddl, ' ');
-            weir__buf_puts(ddl, c->duck_type);
+            weir__column_type(ddl, c->duck_type);
             continue;
         }
         char a[512], b[512];
