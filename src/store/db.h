@@ -106,12 +106,12 @@ typedef struct weir_db_column {
 
 int weir__conn_describe(weir_conn *c, const char *sql, weir_db_column **out,
                         size_t *n_out, weir_arena *arena, weir_error *err);
-/* The columns of table catalog.schema.table (DuckDB names, unquoted: the
- * attached database's alias) by binding a query of it: *exists is false,
- * with no columns and no error, when there is no such table (or catalog
- * or schema). Cheaper than filtering duckdb_columns(), which scans every
- * attached catalog and, on its first call in an instance, binds all of
- * DuckDB's system views. */
+/* The columns of table (or view) catalog.schema.table (DuckDB names,
+ * unquoted: the attached database's alias) by binding a query of it:
+ * *exists is false, with no columns and no error, when there is no such
+ * table (or catalog or schema). Cheaper than filtering duckdb_columns(),
+ * which scans every attached catalog and, on its first call in an
+ * instance, binds all of DuckDB's system views. */
 int weir__conn_table_columns(weir_conn *c, const char *catalog,
                              const char *schema, const char *table,
                              bool *exists, weir_db_column **out, size_t *n_out,

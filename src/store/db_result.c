@@ -381,23 +381,21 @@ int weir__conn_table_columns(weir_conn *c, const char *catalog,
     *exists = false;
     *out = NULL;
     *n_out = 0;
-    /* Whether the table is there, first: a catalog lookup, where binding
-     * a query of a missing table fails slowly (DuckDB looks for similar
-     * names to suggest, ~10 ms). A missing catalog or schema is absent
-     * too (DuckDB's Catalog Error). */
+    /* A catalog lookup first: binding a query of a missing table fails
+     * slowly (DuckDB looks for similar names to suggest, ~10 ms). It
+     * answers "No table with that schema+name could be located" for a
+     * missing table, schema or catalog; anything else (a view of that
+     * name, which it does not describe) is left to the query below. */
     duckdb_table_description td = NULL;
     duckdb_state found = duckdb_table_description_create_ext(
         c->handle, catalog, schema, table, &td);
     const char *why = found == DuckDBError && td
                           ? duckdb_table_description_error(td) : NULL;
-    bool absent = found == DuckDBError &&
-                  (!why || strncmp(why, "No table with that", 18) == 0 ||
-                   strncmp(why, "Catalog Error: ", 15) == 0);
-    int rc = found == DuckDBError && !absent
-                 ? weir__db_error(err, "", why, c->memory_limit) : 0;
+    bool missing = found == DuckDBError && why &&
+                   strncmp(why, "No table with that", 18) == 0;
     duckdb_table_description_destroy(&td);
-    if (found == DuckDBError)
-        return rc;
+    if (missing)
+        return 0;
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, "SELECT * FROM ");
     weir__buf_put_sql_ident(&q, catalog);
@@ -410,9 +408,17 @@ int weir__conn_table_columns(weir_conn *c, const char *catalog,
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     }
     duckdb_prepared_statement st;
+    int rc = 0;
     if (duckdb_prepare(weir__conn_counted(c, weir__buf_cstr(&q)),
                        weir__buf_cstr(&q), &st) == DuckDBError) {
-        rc = weir__db_error(err, "", duckdb_prepare_error(st), c->memory_limit);
+        /* A name that does not resolve (no such table or schema: a
+         * Catalog Error; no such catalog: a Binder Error): absent. */
+        const char *msg = duckdb_prepare_error(st);
+        bool absent = msg && (strncmp(msg, "Catalog Error: ", 15) == 0 ||
+                              (strncmp(msg, "Binder Error: Catalog ", 22) == 0 &&
+                               strstr(msg, "does not exist")));
+        if (!absent)
+            rc = weir__db_error(err, "", msg, c->memory_limit);
     } else {
         *exists = true;
         rc = prepared_columns(st, out, n_out, arena, err);
