@@ -82,20 +82,22 @@ int weir__kafka_conf(const weir_kvpair *options, size_t n,
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
     if (!conf)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    char ms[32];
-    snprintf(ms, sizeof ms, "%d", weir__kafka_timeout_ms(options, n));
+    int timeout = weir__kafka_timeout_ms(options, n);
+    char ms[32], setup_ms[32];
+    snprintf(ms, sizeof ms, "%d", timeout);
+    /* librdkafka takes a connection set-up timeout of 1 s at least. */
+    snprintf(setup_ms, sizeof setup_ms, "%d", timeout < 1000 ? 1000 : timeout);
     /* weir's bounds first, so that options can override them. */
-    static const char *const bounds[] = {
-        "socket.timeout.ms", NULL,
-        "socket.connection.setup.timeout.ms", NULL,
+    const char *const bounds[] = {
+        "socket.timeout.ms", ms,
+        "socket.connection.setup.timeout.ms", setup_ms,
         "reconnect.backoff.max.ms", "1000",
         "log.connection.close", "false",
         NULL
     };
     int rc = 0;
     for (size_t i = 0; !rc && bounds[i]; i += 2)
-        rc = set(conf, bounds[i], bounds[i], bounds[i + 1] ? bounds[i + 1] : ms,
-                 err);
+        rc = set(conf, bounds[i], bounds[i], bounds[i + 1], err);
     if (!rc)
         rc = set(conf, "kafka.bootstrap.servers", "bootstrap.servers", servers,
                  err);

@@ -58,6 +58,15 @@ static const char *option(const weir_kvpair *o, size_t n, const char *key)
     return NULL;
 }
 
+/* Whether option key is unset or above ms (librdkafka refuses a message
+ * timeout not above the linger). */
+static bool timeout_above(const weir_kvpair *o, size_t n, const char *key,
+                          long ms)
+{
+    const char *v = option(o, n, key);
+    return !v || strtol(v, NULL, 10) > ms;
+}
+
 static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m,
                         void *opaque)
 {
@@ -131,7 +140,9 @@ int weir__kafka_txn_open(weir_kafka_txn **out, const weir_kvpair *options,
      * requests, and a million messages took 2.0-3.0 s instead of 1.4-1.9
      * (bench/kafka-RESULTS.md). */
     if (!rc && !option(options, n, "kafka.linger.ms") &&
-        !option(options, n, "kafka.queue.buffering.max.ms"))
+        !option(options, n, "kafka.queue.buffering.max.ms") &&
+        timeout_above(options, n, "kafka.message.timeout.ms", 50) &&
+        timeout_above(options, n, "kafka.delivery.timeout.ms", 50))
         rc = conf_set(conf, "linger.ms", "50", err);
     if (rc) {
         if (conf)
