@@ -10,7 +10,16 @@
 #include <string.h>
 
 #include "util/map.h"
+#include "util/str.h"
 #include "util/vec.h"
+
+const char *weir__kvpair_get(const weir_kvpair *kv, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (weir__str_ieq(kv[i].key, key))
+            return kv[i].value;
+    return NULL;
+}
 
 int weir__defs_add_dataset(weir_defs *defs, const weir_def_dataset *d)
 {

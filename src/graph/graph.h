@@ -25,6 +25,9 @@ typedef struct weir_kvpair {
     const char *key, *value;
 } weir_kvpair;
 
+/* The value of key (case-insensitive) among n pairs, or NULL. */
+const char *weir__kvpair_get(const weir_kvpair *kv, size_t n, const char *key);
+
 typedef struct weir_origin {
     const weir_sql_source *src; /* NULL for API definitions without text */
     weir_sql_pos pos;

@@ -20,26 +20,18 @@ bool weir__kafka_is_client_option(const char *key)
            weir__str_ieqn(key, PREFIX, PREFIX_LEN);
 }
 
-static const char *option(const weir_kvpair *o, size_t n, const char *key)
-{
-    for (size_t i = 0; i < n; i++)
-        if (weir__str_ieq(o[i].key, key))
-            return o[i].value;
-    return NULL;
-}
-
 const char *weir__kafka_bootstrap(const weir_kvpair *options, size_t n,
                                   const char *bootstrap)
 {
     if (bootstrap && *bootstrap)
         return bootstrap;
-    const char *v = option(options, n, "kafka.bootstrap.servers");
+    const char *v = weir__kvpair_get(options, n, "kafka.bootstrap.servers");
     return v ? v : "";
 }
 
 int weir__kafka_timeout_ms(const weir_kvpair *options, size_t n)
 {
-    const char *v = option(options, n, "kafka.socket.timeout.ms");
+    const char *v = weir__kvpair_get(options, n, "kafka.socket.timeout.ms");
     long ms = v ? strtol(v, NULL, 10) : 0;
     return ms > 0 && ms < 3600000 ? (int)ms : WEIR_KAFKA_TIMEOUT_MS;
 }

@@ -50,20 +50,12 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static const char *option(const weir_kvpair *o, size_t n, const char *key)
-{
-    for (size_t i = 0; i < n; i++)
-        if (weir__str_ieq(o[i].key, key))
-            return o[i].value;
-    return NULL;
-}
-
 /* Whether option key is unset or above ms (librdkafka refuses a message
  * timeout not above the linger). */
 static bool timeout_above(const weir_kvpair *o, size_t n, const char *key,
                           long ms)
 {
-    const char *v = option(o, n, key);
+    const char *v = weir__kvpair_get(o, n, key);
     return !v || strtol(v, NULL, 10) > ms;
 }
 
@@ -132,15 +124,15 @@ int weir__kafka_txn_open(weir_kafka_txn **out, const weir_kvpair *options,
     if (!rc)
         rc = conf_set(conf, "transactional.id", id, err);
     /* Java's partitioner (Spark's): murmur2 of the key. */
-    if (!rc && !option(options, n, "kafka.partitioner"))
+    if (!rc && !weir__kvpair_get(options, n, "kafka.partitioner"))
         rc = conf_set(conf, "partitioner", "murmur2_random", err);
     /* A batch is sent whole and then flushed (which sends at once), so
      * waiting for fuller requests costs no latency: with librdkafka's 5
      * ms a producer that DuckDB's scan slows down sends many small
      * requests, and a million messages took 2.0-3.0 s instead of 1.4-1.9
      * (bench/kafka-RESULTS.md). */
-    if (!rc && !option(options, n, "kafka.linger.ms") &&
-        !option(options, n, "kafka.queue.buffering.max.ms") &&
+    if (!rc && !weir__kvpair_get(options, n, "kafka.linger.ms") &&
+        !weir__kvpair_get(options, n, "kafka.queue.buffering.max.ms") &&
         timeout_above(options, n, "kafka.message.timeout.ms", 50) &&
         timeout_above(options, n, "kafka.delivery.timeout.ms", 50))
         rc = conf_set(conf, "linger.ms", "50", err);

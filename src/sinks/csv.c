@@ -23,10 +23,10 @@ static const char *const CODECS[] = { "none", "uncompressed", "gzip", "zstd",
 static const char *char_option(const weir_kvpair *options, size_t n,
                                const char *key, const char **name)
 {
-    const char *v = weir__sink_option(options, n, key);
+    const char *v = weir__kvpair_get(options, n, key);
     *name = key;
     if (!v && !strcmp(key, "delimiter")) {
-        v = weir__sink_option(options, n, "sep");
+        v = weir__kvpair_get(options, n, "sep");
         *name = v ? "sep" : "delimiter";
     }
     if (v)
@@ -54,7 +54,7 @@ static int check(const weir_kvpair *options, size_t n, weir_error *err)
     static const char *const single[] = { "delimiter", "sep", "quote",
                                           "escape" };
     for (size_t i = 0; !rc && i < sizeof(single) / sizeof(*single); i++) {
-        const char *v = weir__sink_option(options, n, single[i]);
+        const char *v = weir__kvpair_get(options, n, single[i]);
         if (v && (strlen(v) != 1 || (unsigned char)v[0] >= 0x80))
             rc = WEIR_ERR(err, WEIR_EINVAL, "INVALID_SINK_OPTION",
                           "option %s = '%s' must be one ASCII character",
@@ -65,8 +65,8 @@ static int check(const weir_kvpair *options, size_t n, weir_error *err)
                           "separated by line breaks",
                           single[i]);
     }
-    if (!rc && weir__sink_option(options, n, "delimiter") &&
-        weir__sink_option(options, n, "sep"))
+    if (!rc && weir__kvpair_get(options, n, "delimiter") &&
+        weir__kvpair_get(options, n, "sep"))
         rc = WEIR_ERR(err, WEIR_EINVAL, "INVALID_SINK_OPTION",
                       "options delimiter and sep are the same option; give one");
     if (rc)
@@ -91,7 +91,7 @@ static int check(const weir_kvpair *options, size_t n, weir_error *err)
                         "differ from the quote and escape characters",
                         a, b);
     }
-    const char *nv = weir__sink_option(options, n, "nullValue");
+    const char *nv = weir__kvpair_get(options, n, "nullValue");
     if (nv && (strchr(nv, '\n') || strchr(nv, '\r')))
         return WEIR_ERR(err, WEIR_EINVAL, "INVALID_SINK_OPTION",
                         "option nullValue must not hold a line break");
@@ -126,12 +126,12 @@ static void copy_options(weir_buf *out, const weir_kvpair *options, size_t n)
     weir__sink_option_bool(options, n, "header", &header, NULL);
     weir__buf_printf(out, ", HEADER %s", header ? "true" : "false");
     put_option(out, "COMPRESSION", codec ? codec : "uncompressed");
-    const char *delim = weir__sink_option(options, n, "delimiter");
+    const char *delim = weir__kvpair_get(options, n, "delimiter");
     put_option(out, "DELIMITER", delim ? delim
-                                       : weir__sink_option(options, n, "sep"));
-    put_option(out, "QUOTE", weir__sink_option(options, n, "quote"));
-    put_option(out, "ESCAPE", weir__sink_option(options, n, "escape"));
-    put_option(out, "NULLSTR", weir__sink_option(options, n, "nullValue"));
+                                       : weir__kvpair_get(options, n, "sep"));
+    put_option(out, "QUOTE", weir__kvpair_get(options, n, "quote"));
+    put_option(out, "ESCAPE", weir__kvpair_get(options, n, "escape"));
+    put_option(out, "NULLSTR", weir__kvpair_get(options, n, "nullValue"));
 }
 
 static const char *extension(const weir_kvpair *options, size_t n)

@@ -115,8 +115,8 @@ static int plan_schema(plan *p, const weir_sink_batch *b, weir_error *err)
             return WEIR_ERR(err, WEIR_EINVAL, "DELTA_PARTITION_COLUMNS_MISMATCH",
                             "option partitionBy = '%s' differs from the "
                             "partition columns of the Delta table %s",
-                            weir__sink_option(b->options, b->n_options,
-                                              "partitionBy"),
+                            weir__kvpair_get(b->options, b->n_options,
+                                             "partitionBy"),
                             p->table);
         p->parts = p->log.partition_cols;
         p->n_parts = p->log.n_partition_cols;

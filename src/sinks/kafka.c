@@ -179,7 +179,7 @@ static int find_columns(int found[C_N], col_kind kinds[C_N],
                         const weir_kvpair *options, size_t n,
                         const weir_column *cols, size_t n_cols, weir_error *err)
 {
-    bool topic_option = weir__sink_option(options, n, "topic") != NULL;
+    bool topic_option = weir__kvpair_get(options, n, "topic") != NULL;
     for (int c = 0; c < C_N; c++) {
         found[c] = -1;
         kinds[c] = K_NONE;
@@ -245,7 +245,7 @@ static void stage_sql(weir_buf *q, const char *sql, const weir_kvpair *options,
                       const col_kind kinds[C_N])
 {
     weir__buf_puts(q, "SELECT ");
-    const char *topic = weir__sink_option(options, n, "topic");
+    const char *topic = weir__kvpair_get(options, n, "topic");
     if (topic) {
         weir__buf_put_sql_string(q, topic);
     } else {
@@ -331,7 +331,7 @@ static int stage_local(weir_conn *conn, const weir_sink_batch *b,
                        "row_number() OVER (PARTITION BY m.\"topic\", "
                        "m.\"partition\" ORDER BY m.\"seq\") - 1, "
                        "m.\"timestamp\", 0, m.\"headers\" FROM (SELECT ");
-    const char *topic = weir__sink_option(b->options, b->n_options, "topic");
+    const char *topic = weir__kvpair_get(b->options, b->n_options, "topic");
     if (topic)
         weir__buf_put_sql_string(&q, topic);
     else

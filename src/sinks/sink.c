@@ -24,11 +24,3 @@ const weir_sink_format *weir__sink_format(const char *name)
     return NULL;
 }
 
-const char *weir__sink_option(const weir_kvpair *options, size_t n,
-                              const char *key)
-{
-    for (size_t i = 0; i < n; i++)
-        if (weir__str_ieq(options[i].key, key))
-            return options[i].value;
-    return NULL;
-}

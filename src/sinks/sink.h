@@ -110,10 +110,6 @@ typedef struct weir_sink_format {
 /* The format with this name (case-insensitive), or NULL. */
 const weir_sink_format *weir__sink_format(const char *name);
 
-/* The value of an option (case-insensitive key), or NULL. */
-const char *weir__sink_option(const weir_kvpair *options, size_t n,
-                              const char *key);
-
 /* Append a relation reading the Delta Lake table in the folder `path`
  * (absolute) through its transaction log, as DuckDB SQL: a parenthesised
  * SELECT of the table's columns (in its schema's order, timestamps as
