@@ -466,7 +466,7 @@ static int state_shape(cdc_run *r, char **old, char **now)
     weir__storage_catalog_alias(alias, sizeof(alias), r->cat);
     hidden_name(name, sizeof(name), r, "state");
     int rc = weir__conn_table_columns(r->conn, alias, WEIR_META_SCHEMA, name,
-                                      &exists, &cols, &n, &a, r->err);
+                                      &exists, NULL, &cols, &n, &a, r->err);
     if (!rc && exists)
         rc = shape_text(r, cols, n, &a, old);
     if (!rc && exists) {

@@ -24,6 +24,7 @@
 
 typedef struct column_list {
     bool exists;
+    bool view; /* what exists is a view (the dataset was one before) */
     weir_db_column *cols;
     size_t n;
 } column_list;
@@ -37,6 +38,7 @@ typedef struct snapshot {
 
 typedef struct meta_row {
     int64_t epoch;
+    const char *kind;       /* weir__kind_name() of the dataset then */
     const char *partitions; /* comma-separated */
     const char *signature;  /* the row's content (meta_signature) */
 } meta_row;
@@ -65,7 +67,7 @@ static int load_snapshot(snapshot *s, weir_storage *st, size_t n_datasets,
                            "CAST(properties AS VARCHAR), coalesce(comment, "
                            "chr(30)), format, coalesce(array_to_string("
                            "partition_cols, ','), ''), coalesce(array_to_string("
-                           "cluster_cols, ','), '')) FROM ");
+                           "cluster_cols, ','), '')), kind FROM ");
         weir__buf_put_sql_ident(&q, alias);
         weir__buf_puts(&q, "._weir.tables");
     }
@@ -80,6 +82,7 @@ static int load_snapshot(snapshot *s, weir_storage *st, size_t n_datasets,
         m->epoch = e ? strtoll(e, NULL, 10) : 0;
         m->partitions = weir__rows_get(s->rows, i, 2);
         m->signature = weir__rows_get(s->rows, i, 3);
+        m->kind = weir__rows_get(s->rows, i, 4);
         if (weir__map_put(&s->meta, weir__rows_get(s->rows, i, 0), m))
             return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     }
@@ -95,8 +98,8 @@ static int look_up(snapshot *s, weir_storage *st, const weir_graph *g, int di,
     weir__storage_catalog_alias(alias, sizeof(alias), d->catalog);
     column_list *cl = &s->tables[di];
     return weir__conn_table_columns(st->conn, alias, d->database, d->name,
-                                    &cl->exists, &cl->cols, &cl->n, &s->arena,
-                                    err);
+                                    &cl->exists, &cl->view, &cl->cols, &cl->n,
+                                    &s->arena, err);
 }
 
 static void free_snapshot(snapshot *s)
@@ -107,9 +110,32 @@ static void free_snapshot(snapshot *s)
     weir__arena_free(&s->arena);
 }
 
+/* Dataset di's table, or NULL. */
 static const column_list *existing(const snapshot *s, int di)
 {
-    return s->tables[di].exists ? &s->tables[di] : NULL;
+    return s->tables[di].exists && !s->tables[di].view ? &s->tables[di] : NULL;
+}
+
+/* A table dataset that was a persisted view: weir published that view;
+ * the table takes its place. */
+static void drop_view(weir_buf *q, const snapshot *s, int di,
+                      const weir_gdataset *d)
+{
+    if (!s->tables[di].view)
+        return;
+    weir__buf_puts(q, "; DROP VIEW ");
+    weir__phys(q, d);
+}
+
+/* A streaming table that was a materialized view: its rows are the view's
+ * result, not what its flows read, so it starts over as on a full refresh
+ * (the view's rows can be computed again; nothing is lost). */
+static bool was_materialized_view(const snapshot *s, int di,
+                                  const weir_gdataset *d)
+{
+    const meta_row *m = weir__map_get(&s->meta, d->display);
+    return d->kind == WEIR_STREAMING_TABLE && existing(s, di) && m &&
+           m->kind && !strcmp(m->kind, weir__kind_name(WEIR_MATERIALIZED_VIEW));
 }
 
 /* ---- statements ---------------------------------------------------------- */
@@ -362,6 +388,7 @@ static int reset_dataset(piece_vec *v, const weir_graph *g, int di,
     bool keep = d->kind == WEIR_MATERIALIZED_VIEW && existing(s, di);
     if (!keep) {
         *created = true;
+        drop_view(&q, s, di, d);
         weir__buf_puts(&q, "; DROP TABLE IF EXISTS ");
         weir__phys(&q, d);
         weir__buf_puts(&q, "; CREATE TABLE ");
@@ -400,6 +427,7 @@ static int materialize_dataset(piece_vec *v, const weir_graph *g, int di,
     int64_t epoch = m ? m->epoch : 0;
     if (!cl) {
         *created = true;
+        drop_view(&q, s, di, d);
         weir__buf_puts(&q, "; CREATE TABLE ");
         weir__phys(&q, d);
         weir__buf_putc(&q, ' ');
@@ -493,9 +521,10 @@ int weir__materialize(weir_storage *st, const weir_graph *g,
         if ((reset[di] || selected[di]) && d->kind != WEIR_SINK &&
             (rc = look_up(&s, st, g, di, err)) != 0)
             break;
-        if (reset[di] && reset_dataset(&v, g, di, &s, update_id, made))
+        bool again = reset[di] || (selected[di] && was_materialized_view(&s, di, d));
+        if (again && reset_dataset(&v, g, di, &s, update_id, made))
             rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-        else if (!reset[di] && selected[di] && d->kind != WEIR_SINK)
+        else if (!again && selected[di] && d->kind != WEIR_SINK)
             rc = materialize_dataset(&v, g, di, &s, update_id, made,
                                      &errs[di]) == WEIR_ENOMEM
                      ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
@@ -578,9 +607,67 @@ static bool unaliased_column(const weir_gflow *f, const weir_gdataset *d,
     return true;
 }
 
+/* A persisted view whose name holds a table: the dataset was a table
+ * before. A materialized view's table is dropped (its rows can be
+ * computed again), a streaming table's only on a full refresh of the view
+ * (its rows may be all that is left of what its flows read); the table's
+ * metadata goes and its flows' checkpoints start a new generation, so a
+ * table of that name later starts from its sources. Appends the
+ * statements to sql, which then runs as one transaction. */
+static int replace_table(weir_buf *sql, weir_storage *st, const weir_graph *g,
+                         const weir_gdataset *d, bool reset,
+                         const char *update_id, weir_error *err)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT kind FROM ");
+    weir__meta_table(&q, d->catalog, "tables");
+    weir__buf_puts(&q, " WHERE name = ");
+    weir__buf_put_sql_string(&q, d->display);
+    weir_rows *r = NULL;
+    int rc = weir__query_buf(st->conn, &q, &r, err);
+    weir__buf_free(&q);
+    const char *kind = !rc && r->n_rows ? weir__rows_get(r, 0, 0) : NULL;
+    const char *mv = weir__kind_name(WEIR_MATERIALIZED_VIEW);
+    const char *stt = weir__kind_name(WEIR_STREAMING_TABLE);
+    if (!rc && !kind)
+        rc = WEIR_ERR(err, WEIR_ERROR, "DATASET_KIND_CHANGED",
+                      "%s is a view, but a table of that name that this "
+                      "pipeline did not create is in its place; drop or "
+                      "rename that table.",
+                      d->display);
+    else if (!rc && strcmp(kind, mv) && !(reset && !strcmp(kind, stt)))
+        rc = WEIR_ERR(err, WEIR_ERROR, "DATASET_KIND_CHANGED",
+                      "%s is now a view, but it was a %s: its table holds "
+                      "the rows its flows read, which dropping it would "
+                      "lose. Run `weir run --full-refresh %s` to drop the "
+                      "table and publish the view.",
+                      d->display, kind, d->name);
+    if (!rc) {
+        weir__buf_puts(sql, "BEGIN TRANSACTION; DROP TABLE ");
+        weir__phys(sql, d);
+        weir__buf_puts(sql, "; DELETE FROM ");
+        weir__meta_table(sql, d->catalog, "tables");
+        weir__buf_puts(sql, " WHERE name = ");
+        weir__buf_put_sql_string(sql, d->display);
+        const char **flows = calloc(d->n_flows, sizeof(*flows));
+        if (!flows)
+            rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        for (size_t i = 0; flows && i < d->n_flows; i++)
+            flows[i] = g->flows[d->flows[i]].display;
+        if (flows)
+            weir__checkpoint_put_reset(sql, weir__state_catalog(g, d),
+                                       d->display, flows, d->n_flows,
+                                       update_id);
+        free(flows);
+        weir__buf_puts(sql, ";\n");
+    }
+    weir__rows_free(r);
+    return rc;
+}
+
 int weir__view_publish(weir_storage *st, const weir_graph *g,
                        const weir_gdataset *d, const char *root_dir,
-                       weir_error *err)
+                       bool reset, const char *update_id, weir_error *err)
 {
     if (!d->n_flows)
         return 0;
@@ -590,6 +677,16 @@ int weir__view_publish(weir_storage *st, const weir_graph *g,
     weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, g, st, root_dir, NULL, 0,
                              false, NULL, 0, false, st->conn, false, NULL };
     weir_buf sql = WEIR_BUF_INIT;
+    char alias[300];
+    weir__storage_catalog_alias(alias, sizeof(alias), d->catalog);
+    bool table = weir__conn_is_table(st->conn, alias, d->database, d->name);
+    if (table) {
+        int rc = replace_table(&sql, st, g, d, reset, update_id, err);
+        if (rc) {
+            weir__buf_free(&sql);
+            return rc;
+        }
+    }
     persist_macros(&sql, d);
     weir__buf_puts(&sql, "CREATE OR REPLACE VIEW ");
     weir__phys(&sql, d);
@@ -601,10 +698,12 @@ int weir__view_publish(weir_storage *st, const weir_graph *g,
         weir__buf_puts(&sql, " IS ");
         weir__buf_put_sql_string(&sql, d->def->comment);
     }
+    if (!rc && table)
+        weir__buf_puts(&sql, "; COMMIT");
     if (!rc) /* after the update's record, as run_script */
         rc = weir__storage_write_wait(st, err);
-    if (!rc)
-        rc = weir__exec_buf(st->conn, &sql, err);
+    if (!rc && (rc = weir__exec_buf(st->conn, &sql, err)) && table)
+        weir__conn_rollback(st->conn);
     weir__buf_free(&sql);
     return rc;
 }

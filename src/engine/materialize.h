@@ -25,9 +25,12 @@ int weir__materialize(weir_storage *st, const weir_graph *g,
                       const char *update_id, bool *created, weir_error *errs,
                       weir_error *err);
 
-/* CREATE OR REPLACE VIEW for a persisted view (with the macros it needs). */
+/* CREATE OR REPLACE VIEW for a persisted view (with the macros it needs).
+ * A table of the view's name, left by the dataset's earlier kind, is
+ * dropped when it was a materialized view, or a streaming table and reset
+ * (the view is fully refreshed); otherwise DATASET_KIND_CHANGED. */
 int weir__view_publish(weir_storage *st, const weir_graph *g,
                        const weir_gdataset *d, const char *root_dir,
-                       weir_error *err);
+                       bool reset, const char *update_id, weir_error *err);
 
 #endif

@@ -210,7 +210,8 @@ static void materialize(run_state *rs)
             weir__run_status_event(rs, f, WEIR_LEVEL_INFO, "SKIPPED", msg);
             continue;
         }
-        if (weir__view_publish(rs->st, g, d, rs->opts->root_dir, &e)) {
+        if (weir__view_publish(rs->st, g, d, rs->opts->root_dir,
+                               rs->sel.reset[di], rs->update_id, &e)) {
             if (failed)
                 failed[di] = true;
             snprintf(msg, sizeof(msg), "Flow '%s' has FAILED.", f->display);

@@ -106,10 +106,17 @@ static int mark(weir_selection *s, const weir_graph *g, const char *const *names
 {
     for (size_t i = 0; i < n; i++) {
         int d = lookup(g, names[i]);
+        /* A persisted view fully refreshed drops the streaming table its
+         * dataset was before (engine/materialize.c). */
+        bool view = d >= 0 && g->datasets[d].kind == WEIR_PERSISTED_VIEW;
+        if (view && full)
+            s->reset[d] = true;
         if (d >= 0 && needed && !is_output(g->datasets[d].kind)) {
             needed[d] = true; /* a view: what it reads is refreshed */
             continue;
         }
+        if (view && full)
+            continue;
         if (d < 0 || !is_output(g->datasets[d].kind)) {
             char msg[600];
             snprintf(msg, sizeof(msg),
@@ -175,6 +182,8 @@ int weir__selection_build(weir_selection *s, const weir_graph *g,
     if (all) {
         for (size_t d = 0; d < g->n_datasets; d++) {
             const weir_gdataset *ds = &g->datasets[d];
+            if (ds->kind == WEIR_PERSISTED_VIEW)
+                s->reset[d] = run->full_refresh_all;
             if (!is_output(ds->kind))
                 continue;
             s->dataset_selected[d] = true;

@@ -109,13 +109,19 @@ int weir__conn_describe(weir_conn *c, const char *sql, weir_db_column **out,
 /* The columns of table (or view) catalog.schema.table (DuckDB names,
  * unquoted: the attached database's alias) by binding a query of it:
  * *exists is false, with no columns and no error, when there is no such
- * table (or catalog or schema). Cheaper than filtering duckdb_columns(),
+ * table (or catalog or schema); *view (when not NULL) is true when what
+ * exists is not a table (a view). Cheaper than filtering duckdb_columns(),
  * which scans every attached catalog and, on its first call in an
  * instance, binds all of DuckDB's system views. */
 int weir__conn_table_columns(weir_conn *c, const char *catalog,
                              const char *schema, const char *table,
-                             bool *exists, weir_db_column **out, size_t *n_out,
-                             weir_arena *arena, weir_error *err);
+                             bool *exists, bool *view, weir_db_column **out,
+                             size_t *n_out, weir_arena *arena, weir_error *err);
+
+/* Whether catalog.schema.name (as weir__conn_table_columns names it) is a
+ * table: one catalog lookup, no query. */
+bool weir__conn_is_table(weir_conn *c, const char *catalog, const char *schema,
+                         const char *name);
 
 /* Rewrite *rel (a relation in DuckDB SQL, e.g. a read_json call) as a
  * SELECT of its columns sorted by name, the order Spark gives a schema it

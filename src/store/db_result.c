@@ -373,12 +373,24 @@ int weir__conn_describe(weir_conn *c, const char *sql, weir_db_column **out,
     return rc;
 }
 
+bool weir__conn_is_table(weir_conn *c, const char *catalog, const char *schema,
+                         const char *name)
+{
+    duckdb_table_description td = NULL;
+    bool found = duckdb_table_description_create_ext(c->handle, catalog, schema,
+                                                     name, &td) == DuckDBSuccess;
+    duckdb_table_description_destroy(&td);
+    return found;
+}
+
 int weir__conn_table_columns(weir_conn *c, const char *catalog,
                              const char *schema, const char *table,
-                             bool *exists, weir_db_column **out, size_t *n_out,
-                             weir_arena *arena, weir_error *err)
+                             bool *exists, bool *view, weir_db_column **out,
+                             size_t *n_out, weir_arena *arena, weir_error *err)
 {
     *exists = false;
+    if (view)
+        *view = false;
     *out = NULL;
     *n_out = 0;
     /* A catalog lookup first: binding a query of a missing table fails
@@ -420,7 +432,10 @@ int weir__conn_table_columns(weir_conn *c, const char *catalog,
         if (!absent)
             rc = weir__db_error(err, "", msg, c->memory_limit);
     } else {
+        /* The catalog did not describe it: not a table. */
         *exists = true;
+        if (view)
+            *view = found == DuckDBError;
         rc = prepared_columns(st, out, n_out, arena, err);
     }
     duckdb_destroy_prepare(&st);

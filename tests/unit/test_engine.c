@@ -510,11 +510,13 @@ TEST(test_engine_store__table_columns)
     weir_arena a = WEIR_ARENA_INIT;
     weir_db_column *cols = NULL;
     size_t n = 0;
-    bool exists = false;
+    bool exists = false, view = true;
     CHECK_INT(weir__conn_table_columns(c, "memory", "main", "t", &exists,
-                                       &cols, &n, &a, &e),
+                                       &view, &cols, &n, &a, &e),
               0);
     CHECK(exists);
+    CHECK(!view);
+    CHECK(weir__conn_is_table(c, "memory", "main", "t"));
     CHECK_INT((long)n, 3);
     if (n == 3) {
         CHECK_STR(cols[0].name, "id");
@@ -526,13 +528,15 @@ TEST(test_engine_store__table_columns)
     CHECK_INT(weir__conn_exec(c, "CREATE VIEW v AS SELECT 1 AS one", NULL, &e),
               0);
     CHECK_INT(weir__conn_table_columns(c, "memory", "main", "v", &exists,
-                                       &cols, &n, &a, &e),
+                                       &view, &cols, &n, &a, &e),
               0);
     CHECK(exists);
+    CHECK(view);
+    CHECK(!weir__conn_is_table(c, "memory", "main", "v"));
     CHECK_INT((long)n, 1);
     /* Names are DuckDB's, quoted here. */
     CHECK_INT(weir__conn_table_columns(c, "memory", "main", "a\"b:c", &exists,
-                                       &cols, &n, &a, &e),
+                                       NULL, &cols, &n, &a, &e),
               0);
     CHECK(exists);
     CHECK_INT((long)n, 1);
@@ -542,10 +546,12 @@ TEST(test_engine_store__table_columns)
     for (size_t i = 0; i < sizeof(absent) / sizeof(absent[0]); i++) {
         exists = true;
         CHECK_INT(weir__conn_table_columns(c, absent[i][0], absent[i][1],
-                                           absent[i][2], &exists, &cols, &n,
-                                           &a, &e),
+                                           absent[i][2], &exists, &view, &cols,
+                                           &n, &a, &e),
                   0);
         CHECK(!exists);
+        CHECK(!view);
+        CHECK(!weir__conn_is_table(c, absent[i][0], absent[i][1], absent[i][2]));
         CHECK_INT((long)n, 0);
     }
     weir__arena_free(&a);
