@@ -312,6 +312,7 @@ void test_report_json(FILE *out, const weir_test_suite *s, double seconds);
 /* --- ui_load.c: the snapshot of weir report and weir ui ------------- */
 
 struct ui_snapshot;
+struct ui_module;
 
 /* The Python definitions a `weir ui` imported last, kept between loads:
  * a refresh runs the project's Python again only when a Python file under
@@ -333,8 +334,15 @@ void ui_python_cache_clear(ui_python_cache *cache);
  * the graph out with a note. cache: the Python imports to reuse and
  * update, or NULL to import afresh. Returns 0 or an exit code (errors
  * printed). */
-int ui_load_snapshot(const cli *c, const char *spec, const load_args *load,
+int ui_load_snapshot(const cli *c, const struct ui_module *m,
+                     const char *spec, const load_args *load,
                      ui_python_cache *cache, struct ui_snapshot **out);
+
+/* --- ui_module.c: the UI module (src/ui/ui.h), loaded on demand ------- */
+
+/* The module's entry points (static, never freed), or NULL after printing
+ * why it could not be loaded. */
+const struct ui_module *ui_module_load(const cli *c);
 
 /* --- token.c: Spark Connect session tokens --------------------------- */
 

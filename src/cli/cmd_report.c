@@ -76,10 +76,11 @@ int cmd_report(const cli *c, int argc, char **argv)
         return code;
     }
     ui_snapshot *snap = NULL;
-    code = ui_load_snapshot(c, spec, &load, NULL, &snap);
+    const ui_module *m = ui_module_load(c);
+    code = m ? ui_load_snapshot(c, m, spec, &load, NULL, &snap) : EXIT_FAILED;
     if (code == EXIT_OK) {
         weir_buf page = WEIR_BUF_INIT;
-        ui_page_report(&page, snap);
+        m->page_report(&page, snap);
         if (page.failed) {
             print_error(c, "out of memory");
             code = EXIT_FAILED;
@@ -91,7 +92,8 @@ int cmd_report(const cli *c, int argc, char **argv)
                     snap->pipeline, output);
         weir__buf_free(&page);
     }
-    ui_snapshot_free(snap);
+    if (m)
+        m->snapshot_free(snap);
     load_args_free(&load);
     return code;
 }

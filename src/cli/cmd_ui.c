@@ -29,6 +29,7 @@ enum { O_SPEC, O_HOST, O_PORT, O_TOKEN, O_TOKEN_FILE, O_CONF, O_ENV, O_POLL };
 
 typedef struct loader {
     const cli *cli;
+    const ui_module *ui;
     const ui_args *args;
     ui_python_cache python; /* used by the server's refresh thread only */
 } loader;
@@ -36,8 +37,8 @@ typedef struct loader {
 static int load(void *payload, ui_snapshot **out)
 {
     loader *l = payload;
-    return ui_load_snapshot(l->cli, l->args->spec, &l->args->load, &l->python,
-                            out);
+    return ui_load_snapshot(l->cli, l->ui, l->args->spec, &l->args->load,
+                            &l->python, out);
 }
 
 static int parse(const cli *c, ui_args *a, int argc, char **argv)
@@ -126,7 +127,11 @@ static int serve(const cli *c, const ui_args *a, const char *token,
     memset(&l, 0, sizeof l);
     l.cli = c;
     l.args = a;
-    int code = ui_load_snapshot(c, a->spec, &a->load, &l.python, &first);
+    l.ui = ui_module_load(c);
+    if (!l.ui)
+        return EXIT_FAILED;
+    const ui_module *m = l.ui;
+    int code = ui_load_snapshot(c, m, a->spec, &a->load, &l.python, &first);
     if (code != EXIT_OK) {
         ui_python_cache_clear(&l.python);
         return code;
@@ -157,7 +162,7 @@ static int serve(const cli *c, const ui_args *a, const char *token,
     ui_server *server = NULL;
     weir_error err;
     memset(&err, 0, sizeof err);
-    int rc = ui_server_start(&server, first, &so, &err);
+    int rc = m->server_start(&server, first, &so, &err);
     if (rc) {
         pthread_sigmask(SIG_SETMASK, &old_set, NULL);
         print_failure(c, NULL, rc, &err);
@@ -170,9 +175,9 @@ static int serve(const cli *c, const ui_args *a, const char *token,
     print_logline(stdout, "Serving the pages of pipeline %s on %s%s%s:%u "
                           "(read-only); stop with Ctrl-C",
                   name ? name : "pipeline", v6 ? "[" : "", host, v6 ? "]" : "",
-                  ui_server_port(server));
+                  m->server_port(server));
     printf("http://%s%s%s:%u/?token=%s\n", v6 ? "[" : "", host, v6 ? "]" : "",
-           ui_server_port(server), token);
+           m->server_port(server), token);
     fflush(stdout);
 
     int sig = 0;
@@ -181,7 +186,7 @@ static int serve(const cli *c, const ui_args *a, const char *token,
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     pthread_sigmask(SIG_SETMASK, &old_set, NULL);
-    ui_server_stop(server);
+    m->server_stop(server);
     ui_python_cache_clear(&l.python);
     print_logline(stdout, "Stopped.");
     free(watch);

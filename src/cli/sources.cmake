@@ -27,6 +27,7 @@ set(WEIR_CLI_FILES
   src/cli/cmd_report.c
   src/cli/cmd_ui.c
   src/cli/ui_load.c
+  src/cli/ui_module.c
 )
 list(APPEND WEIR_CLI_SOURCES ${WEIR_CLI_FILES})
 set_source_files_properties(${WEIR_CLI_FILES} PROPERTIES

@@ -166,8 +166,9 @@ static const char *resolve(project *p, weir_graph_info *graph)
            "weir dry-run).";
 }
 
-int ui_load_snapshot(const cli *c, const char *spec, const load_args *load,
-                     ui_python_cache *cache, ui_snapshot **out)
+int ui_load_snapshot(const cli *c, const ui_module *m, const char *spec,
+                     const load_args *load, ui_python_cache *cache,
+                     ui_snapshot **out)
 {
     project p;
     weir_graph_info graph;
@@ -194,8 +195,8 @@ int ui_load_snapshot(const cli *c, const char *spec, const load_args *load,
                "(see weir dry-run).";
     }
     if (code == EXIT_OK) {
-        int rc = ui_snapshot_build(out, p.pipeline, note ? NULL : &graph, note,
-                                   UI_UPDATES, &err);
+        int rc = m->snapshot_build(out, p.pipeline, note ? NULL : &graph,
+                                   note, UI_UPDATES, &err);
         if (rc) {
             print_failure(c, p.pipeline, rc, &err);
             code = exit_code_for(rc);

@@ -5,6 +5,7 @@
 set(WEIR_UI_SOURCES
   src/ui/graph.c
   src/ui/html.c
+  src/ui/module.c
   src/ui/server.c
   src/ui/snapshot.c
 )

@@ -236,4 +236,32 @@ unsigned ui_server_port(const ui_server *s);
 /* Stop and free. NULL is a no-op. */
 void ui_server_stop(ui_server *s);
 
+/* --- The module (module.c) ------------------------------------------------ */
+
+/*
+ * The CLI loads the UI as a shared module (libweir-ui.so, beside the weir
+ * binary or its libweir.so) only for the commands that render pages, so
+ * every other command starts without Graphviz, libmicrohttpd and GnuTLS
+ * (~2.5 ms a process). The module exports one symbol, UI_MODULE_SYMBOL, a
+ * function returning the entry points the CLI calls; each is the function
+ * of the same name above.
+ */
+typedef struct ui_module {
+    int (*snapshot_build)(ui_snapshot **out, weir_pipeline *p,
+                          const weir_graph_info *graph,
+                          const char *graph_note, size_t max_updates,
+                          weir_error *err);
+    void (*snapshot_free)(ui_snapshot *s);
+    void (*page_report)(weir_buf *out, const ui_snapshot *s);
+    int (*server_start)(ui_server **out, ui_snapshot *first,
+                        const ui_server_options *opts, weir_error *err);
+    unsigned (*server_port)(const ui_server *s);
+    void (*server_stop)(ui_server *s);
+} ui_module;
+
+#define UI_MODULE_FILE "libweir-ui.so"
+#define UI_MODULE_SYMBOL "weir_ui_module"
+/* The module's table (static: never freed). */
+const ui_module *weir_ui_module(void);
+
 #endif /* WEIR_UI_H */
