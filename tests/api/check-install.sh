@@ -30,6 +30,16 @@ pc_version=$(pkg-config --modversion weir)
 readelf -d "$libdir/libweir.so" | grep -q 'R.*PATH.*\[\$ORIGIN\]' \
     || { echo "libweir.so lacks RUNPATH \$ORIGIN"; readelf -d "$libdir/libweir.so"; exit 1; }
 "$prefix/bin/weir" --version
+# The UI module the CLI loads for `weir report --html` and `weir ui`
+# (libweir-ui.so in libdir): an installed CLI finds it.
+[ -e "$libdir/libweir-ui.so" ] || { echo "not installed: $libdir/libweir-ui.so"; exit 1; }
+mkdir -p "$prefix/project"
+(cd "$prefix/project" && "$prefix/bin/weir" init demo > /dev/null \
+    && cd demo && "$prefix/bin/weir" run --quiet > /dev/null \
+    && "$prefix/bin/weir" report --html -o report.html 2> /dev/null) \
+    || { echo "the installed CLI cannot write a report"; exit 1; }
+grep -q "<svg" "$prefix/project/demo/report.html" \
+    || { echo "the installed CLI's report has no graph"; exit 1; }
 echo "installed into $prefix; pkg-config weir: $(pkg-config --cflags --libs weir)"
 
 flags=(-std=c11 -Wall -Wextra -Werror -pedantic)
