@@ -649,16 +649,8 @@ static int replace_table(weir_buf *sql, weir_storage *st, const weir_graph *g,
         weir__meta_table(sql, d->catalog, "tables");
         weir__buf_puts(sql, " WHERE name = ");
         weir__buf_put_sql_string(sql, d->display);
-        const char **flows = calloc(d->n_flows, sizeof(*flows));
-        if (!flows)
-            rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-        for (size_t i = 0; flows && i < d->n_flows; i++)
-            flows[i] = g->flows[d->flows[i]].display;
-        if (flows)
-            weir__checkpoint_put_reset(sql, weir__state_catalog(g, d),
-                                       d->display, flows, d->n_flows,
-                                       update_id);
-        free(flows);
+        weir__checkpoint_put_reset_target(sql, weir__state_catalog(g, d),
+                                          d->display, update_id);
         weir__buf_puts(sql, ";\n");
     }
     weir__rows_free(r);

@@ -551,6 +551,29 @@ void weir__checkpoint_put_reset(weir_buf *q, const char *catalog,
     weir__buf_put_sql_string(q, target);
 }
 
+void weir__checkpoint_put_reset_target(weir_buf *q, const char *catalog,
+                                       const char *target,
+                                       const char *update_id)
+{
+    weir__buf_puts(q, "; INSERT INTO ");
+    weir__meta_table(q, catalog, "checkpoints");
+    weir__buf_puts(q, " SELECT flow, target, (SELECT coalesce(max(generation), "
+                      "0) + 1 FROM ");
+    weir__meta_table(q, catalog, "checkpoints");
+    weir__buf_puts(q, " WHERE target = ");
+    weir__buf_put_sql_string(q, target);
+    weir__buf_puts(q, "), -1, '', 0, 0, 0, now()::TIMESTAMP, ");
+    weir__buf_put_sql_string(q, update_id);
+    weir__buf_puts(q, " FROM (SELECT DISTINCT flow, target FROM ");
+    weir__meta_table(q, catalog, "checkpoints");
+    weir__buf_puts(q, " WHERE target = ");
+    weir__buf_put_sql_string(q, target);
+    weir__buf_puts(q, "); DELETE FROM ");
+    weir__meta_table(q, catalog, "flow_state");
+    weir__buf_puts(q, " WHERE target = ");
+    weir__buf_put_sql_string(q, target);
+}
+
 /* col = new || the rest, for values at or under old (in prefix form:
  * "files:" for source keys, "" for paths). */
 static void rewrite(weir_buf *q, const char *alias, const char *table,

@@ -180,6 +180,13 @@ void weir__checkpoint_put_reset(weir_buf *q, const char *catalog,
                                 const char *const *flows, size_t n_flows,
                                 const char *update_id);
 
+/* The same for every flow that has checkpoints of target, whatever the
+ * graph now says (a table dropped because its dataset became a view: a
+ * flow into a table of that name later reads its sources from the start). */
+void weir__checkpoint_put_reset_target(weir_buf *q, const char *catalog,
+                                       const char *target,
+                                       const char *update_id);
+
 /* Append the statements that move file source keys and manifest paths at
  * or under `from` to `to`, in the _weir schema of the attached catalog
  * `alias`. */
