@@ -12,6 +12,48 @@ void weir__phys(weir_buf *b, const weir_gdataset *d)
     weir__storage_table_ref(b, d->catalog, d->database, d->name);
 }
 
+static bool plain_ident(const char *s)
+{
+    if (!*s || (*s >= '0' && *s <= '9'))
+        return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+              (*s >= '0' && *s <= '9') || *s == '_'))
+            return false;
+    return true;
+}
+
+void weir__cli_name(weir_buf *b, const weir_graph *g, const weir_gdataset *d)
+{
+    const char *parts[3] = { d->catalog, d->database, d->name };
+    size_t first = 0;
+    if (!strcmp(d->catalog, g->default_catalog))
+        first = !strcmp(d->database, g->default_database) ? 2 : 1;
+    bool quoted = false;
+    for (size_t i = first; i < 3; i++)
+        quoted |= !plain_ident(parts[i]);
+    if (quoted)
+        weir__buf_putc(b, '\'');
+    for (size_t i = first; i < 3; i++) {
+        if (i > first)
+            weir__buf_putc(b, '.');
+        bool tick = !plain_ident(parts[i]);
+        if (tick)
+            weir__buf_putc(b, '`');
+        for (const char *p = parts[i]; *p; p++) {
+            if (*p == '`')
+                weir__buf_putc(b, '`'); /* doubled inside backticks */
+            if (*p == '\'')
+                weir__buf_puts(b, "'\\'"); /* close, escaped quote, open */
+            weir__buf_putc(b, *p);
+        }
+        if (tick)
+            weir__buf_putc(b, '`');
+    }
+    if (quoted)
+        weir__buf_putc(b, '\'');
+}
+
 void weir__column_type(weir_buf *b, const char *duck_type)
 {
     weir__buf_puts(b, duck_type);

@@ -23,6 +23,12 @@ void weir__column_defs(weir_buf *b, const weir_schema *s);
 /* "; COMMENT ON ..." statements for the table and its columns. */
 void weir__comments(weir_buf *b, const weir_gdataset *d);
 
+/* The dataset's name as `weir run --full-refresh` takes it in a shell:
+ * without the pipeline's default catalog (and database) where it is in
+ * them; parts that are not plain identifiers in backticks, and then
+ * the whole in single quotes. */
+void weir__cli_name(weir_buf *b, const weir_graph *g, const weir_gdataset *d);
+
 /* Does the flow stream from files, itself or through the views it reads?
  * (depth: 0; bounds the recursion through views) */
 bool weir__flow_reads_files(const weir_graph *g, const weir_gflow *f, int depth);

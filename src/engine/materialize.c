@@ -415,15 +415,18 @@ static int materialize_dataset(piece_vec *v, const weir_graph *g, int di,
     /* A streaming table an earlier update created, dropped behind weir's
      * back: recreating it empty would skip every row its flows already
      * read, and its streaming readers' offsets would point past new rows. */
-    if (!cl && m && d->kind == WEIR_STREAMING_TABLE)
-        return WEIR_ERR(err, WEIR_ERROR, "STREAMING_TABLE_MISSING",
-                        "The streaming table %s was created by an earlier "
-                        "update but is gone (dropped outside weir): the rows "
-                        "its flows already processed are lost. Rebuild it "
-                        "from its sources with `weir run --full-refresh %s` "
-                        "(its streaming readers then need a full refresh "
-                        "too).",
-                        d->display, d->name);
+    if (!cl && m && d->kind == WEIR_STREAMING_TABLE) {
+        weir__cli_name(&q, g, d);
+        rc = WEIR_ERR(err, WEIR_ERROR, "STREAMING_TABLE_MISSING",
+                 "The streaming table %s was created by an earlier update but "
+                 "is gone (dropped outside weir): the rows its flows already "
+                 "processed are lost. Rebuild it from its sources with `weir "
+                 "run --full-refresh %s` (its streaming readers then need a "
+                 "full refresh too).",
+                 d->display, weir__buf_cstr(&q));
+        weir__buf_free(&q);
+        return rc;
+    }
     int64_t epoch = m ? m->epoch : 0;
     if (!cl) {
         *created = true;
@@ -449,7 +452,9 @@ static int materialize_dataset(piece_vec *v, const weir_graph *g, int di,
             rc = evolve(cl, d, &q, err);
     }
     if (!rc) {
-        quarantine_ddl(&q, d, false);
+        /* A new table (the first, or one whose dataset was a view in
+         * between) starts a new quarantine table too. */
+        quarantine_ddl(&q, d, !cl);
         put_metadata(&q, d, epoch, m, update_id);
         rc = add_piece(v, di, d->catalog, &q);
         if (rc)
@@ -618,41 +623,64 @@ static int replace_table(weir_buf *sql, weir_storage *st, const weir_graph *g,
                          const weir_gdataset *d, bool reset,
                          const char *update_id, weir_error *err)
 {
+    /* Names are DuckDB's: case-insensitive. */
+    weir_buf where = WEIR_BUF_INIT;
+    weir__buf_puts(&where, " WHERE lower(name) = lower(");
+    weir__buf_put_sql_string(&where, d->display);
+    weir__buf_putc(&where, ')');
     weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT kind FROM ");
+    weir__buf_puts(&q, "SELECT kind, (SELECT any_value(j.value ->> '$') FROM "
+                       "json_each(properties) AS j WHERE lower(j.key) = "
+                       "'pipelines.reset.allowed') FROM ");
     weir__meta_table(&q, d->catalog, "tables");
-    weir__buf_puts(&q, " WHERE name = ");
-    weir__buf_put_sql_string(&q, d->display);
+    weir__buf_puts(&q, weir__buf_cstr(&where));
     weir_rows *r = NULL;
-    int rc = weir__query_buf(st->conn, &q, &r, err);
+    int rc = q.failed || where.failed
+                 ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                 : weir__query_buf(st->conn, &q, &r, err);
     weir__buf_free(&q);
     const char *kind = !rc && r->n_rows ? weir__rows_get(r, 0, 0) : NULL;
+    const char *allowed = kind ? weir__rows_get(r, 0, 1) : NULL;
+    bool resettable = true;
+    if (allowed)
+        weir__str_parse_bool(allowed, &resettable);
     const char *mv = weir__kind_name(WEIR_MATERIALIZED_VIEW);
-    const char *stt = weir__kind_name(WEIR_STREAMING_TABLE);
+    weir_buf name = WEIR_BUF_INIT;
+    weir__cli_name(&name, g, d);
     if (!rc && !kind)
         rc = WEIR_ERR(err, WEIR_ERROR, "DATASET_KIND_CHANGED",
                       "%s is a view, but a table of that name that this "
                       "pipeline did not create is in its place; drop or "
                       "rename that table.",
                       d->display);
-    else if (!rc && strcmp(kind, mv) && !(reset && !strcmp(kind, stt)))
+    else if (!rc && strcmp(kind, mv) && !resettable)
+        rc = WEIR_ERR(err, WEIR_ERROR, "DATASET_KIND_CHANGED",
+                      "%s is now a view, but it was a %s whose table "
+                      "property pipelines.reset.allowed is false: weir does "
+                      "not drop its table. Define it as that table again "
+                      "with the property set to true and run an update, "
+                      "then change it to a view and run `weir run "
+                      "--full-refresh %s`.",
+                      d->display, kind, weir__buf_cstr(&name));
+    else if (!rc && strcmp(kind, mv) && !reset)
         rc = WEIR_ERR(err, WEIR_ERROR, "DATASET_KIND_CHANGED",
                       "%s is now a view, but it was a %s: its table holds "
                       "the rows its flows read, which dropping it would "
                       "lose. Run `weir run --full-refresh %s` to drop the "
                       "table and publish the view.",
-                      d->display, kind, d->name);
+                      d->display, kind, weir__buf_cstr(&name));
+    weir__buf_free(&name);
     if (!rc) {
         weir__buf_puts(sql, "BEGIN TRANSACTION; DROP TABLE ");
         weir__phys(sql, d);
         weir__buf_puts(sql, "; DELETE FROM ");
         weir__meta_table(sql, d->catalog, "tables");
-        weir__buf_puts(sql, " WHERE name = ");
-        weir__buf_put_sql_string(sql, d->display);
+        weir__buf_puts(sql, weir__buf_cstr(&where));
         weir__checkpoint_put_reset_target(sql, weir__state_catalog(g, d),
                                           d->display, update_id);
         weir__buf_puts(sql, ";\n");
     }
+    weir__buf_free(&where);
     weir__rows_free(r);
     return rc;
 }
@@ -694,8 +722,15 @@ int weir__view_publish(weir_storage *st, const weir_graph *g,
         weir__buf_puts(&sql, "; COMMIT");
     if (!rc) /* after the update's record, as run_script */
         rc = weir__storage_write_wait(st, err);
-    if (!rc && (rc = weir__exec_buf(st->conn, &sql, err)) && table)
-        weir__conn_rollback(st->conn);
+    if (!rc && table) { /* a commit to _weir: alone (store/db.c) */
+        rc = sql.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                        : weir__conn_exec_alone(st->conn, weir__buf_cstr(&sql),
+                                                err);
+        if (rc)
+            weir__conn_rollback(st->conn);
+    } else if (!rc) {
+        rc = weir__exec_buf(st->conn, &sql, err);
+    }
     weir__buf_free(&sql);
     return rc;
 }

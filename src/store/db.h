@@ -109,8 +109,10 @@ int weir__conn_describe(weir_conn *c, const char *sql, weir_db_column **out,
 /* The columns of table (or view) catalog.schema.table (DuckDB names,
  * unquoted: the attached database's alias) by binding a query of it:
  * *exists is false, with no columns and no error, when there is no such
- * table (or catalog or schema); *view (when not NULL) is true when what
- * exists is not a table (a view). Cheaper than filtering duckdb_columns(),
+ * table (or catalog or schema). With view not NULL, what exists and is
+ * not a table (a view) sets *exists and *view and has no columns (it is
+ * not bound); with view NULL, a view's columns are given. Cheaper than
+ * filtering duckdb_columns(),
  * which scans every attached catalog and, on its first call in an
  * instance, binds all of DuckDB's system views. */
 int weir__conn_table_columns(weir_conn *c, const char *catalog,

@@ -408,6 +408,12 @@ int weir__conn_table_columns(weir_conn *c, const char *catalog,
     duckdb_table_description_destroy(&td);
     if (missing)
         return 0;
+    /* Not a table (a view): a caller that asks is told so, without
+     * binding the view (which may fail: its sources may be gone). */
+    if (view && found == DuckDBError) {
+        *exists = *view = true;
+        return 0;
+    }
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, "SELECT * FROM ");
     weir__buf_put_sql_ident(&q, catalog);
@@ -432,10 +438,7 @@ int weir__conn_table_columns(weir_conn *c, const char *catalog,
         if (!absent)
             rc = weir__db_error(err, "", msg, c->memory_limit);
     } else {
-        /* The catalog did not describe it: not a table. */
         *exists = true;
-        if (view)
-            *view = found == DuckDBError;
         rc = prepared_columns(st, out, n_out, arena, err);
     }
     duckdb_destroy_prepare(&st);
