@@ -17,16 +17,6 @@
  * read them too. */
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
-static bool option_name_ok(const char *s)
-{
-    if (!s || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
-        return false;
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-              (*s >= '0' && *s <= '9') || *s == '_'))
-            return false;
-    return true;
-}
 
 /* Spark's Kafka source options, in Spark's spelling (the client keeps the
  * user's case; Spark matches them case-insensitively). */
@@ -173,7 +163,7 @@ static int read_files(plan_ctx *c, const Spark__Connect__Read__DataSource *ds,
                 continue;
             }
         }
-        if (!option_name_ok(k))
+        if (!weir__str_is_identifier(k))
             return weir__plan_fail(c, PLAN_E_UNSUPPORTED,
                                    "Read option '%.200s' is not supported.", o->key);
         weir__buf_printf(b, ", %s => ", k);

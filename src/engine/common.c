@@ -7,20 +7,11 @@
 
 #include <string.h>
 
+#include "util/str.h"
+
 void weir__phys(weir_buf *b, const weir_gdataset *d)
 {
     weir__storage_table_ref(b, d->catalog, d->database, d->name);
-}
-
-static bool plain_ident(const char *s)
-{
-    if (!*s || (*s >= '0' && *s <= '9'))
-        return false;
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-              (*s >= '0' && *s <= '9') || *s == '_'))
-            return false;
-    return true;
 }
 
 void weir__cli_name(weir_buf *b, const weir_graph *g, const weir_gdataset *d)
@@ -31,13 +22,13 @@ void weir__cli_name(weir_buf *b, const weir_graph *g, const weir_gdataset *d)
         first = !strcmp(d->database, g->default_database) ? 2 : 1;
     bool quoted = false;
     for (size_t i = first; i < 3; i++)
-        quoted |= !plain_ident(parts[i]);
+        quoted |= !weir__str_is_identifier(parts[i]);
     if (quoted)
         weir__buf_putc(b, '\'');
     for (size_t i = first; i < 3; i++) {
         if (i > first)
             weir__buf_putc(b, '.');
-        bool tick = !plain_ident(parts[i]);
+        bool tick = !weir__str_is_identifier(parts[i]);
         if (tick)
             weir__buf_putc(b, '`');
         for (const char *p = parts[i]; *p; p++) {

@@ -523,6 +523,15 @@ int weir__checkpoint_batch_sources(const weir_checkpoint *cp, int64_t gen,
 
 /* ---- full refresh and relocation ------------------------------------------ */
 
+/* "<catalog>._weir.<table> WHERE target = '<target>'" */
+static void of_target(weir_buf *q, const char *catalog, const char *table,
+                      const char *target)
+{
+    weir__meta_table(q, catalog, table);
+    weir__buf_puts(q, " WHERE target = ");
+    weir__buf_put_sql_string(q, target);
+}
+
 void weir__checkpoint_put_reset(weir_buf *q, const char *catalog,
                                 const char *target,
                                 const char *const *flows, size_t n_flows,
@@ -540,15 +549,11 @@ void weir__checkpoint_put_reset(weir_buf *q, const char *catalog,
                           "now()::TIMESTAMP, ");
         weir__buf_put_sql_string(q, update_id);
         weir__buf_puts(q, " FROM ");
-        weir__meta_table(q, catalog, "checkpoints");
-        weir__buf_puts(q, " WHERE target = ");
-        weir__buf_put_sql_string(q, target);
+        of_target(q, catalog, "checkpoints", target);
     }
     /* The new generation starts with no batches. */
     weir__buf_puts(q, "; DELETE FROM ");
-    weir__meta_table(q, catalog, "flow_state");
-    weir__buf_puts(q, " WHERE target = ");
-    weir__buf_put_sql_string(q, target);
+    of_target(q, catalog, "flow_state", target);
 }
 
 void weir__checkpoint_put_reset_target(weir_buf *q, const char *catalog,
@@ -559,19 +564,13 @@ void weir__checkpoint_put_reset_target(weir_buf *q, const char *catalog,
     weir__meta_table(q, catalog, "checkpoints");
     weir__buf_puts(q, " SELECT flow, target, (SELECT coalesce(max(generation), "
                       "0) + 1 FROM ");
-    weir__meta_table(q, catalog, "checkpoints");
-    weir__buf_puts(q, " WHERE target = ");
-    weir__buf_put_sql_string(q, target);
+    of_target(q, catalog, "checkpoints", target);
     weir__buf_puts(q, "), -1, '', 0, 0, 0, now()::TIMESTAMP, ");
     weir__buf_put_sql_string(q, update_id);
     weir__buf_puts(q, " FROM (SELECT DISTINCT flow, target FROM ");
-    weir__meta_table(q, catalog, "checkpoints");
-    weir__buf_puts(q, " WHERE target = ");
-    weir__buf_put_sql_string(q, target);
+    of_target(q, catalog, "checkpoints", target);
     weir__buf_puts(q, "); DELETE FROM ");
-    weir__meta_table(q, catalog, "flow_state");
-    weir__buf_puts(q, " WHERE target = ");
-    weir__buf_put_sql_string(q, target);
+    of_target(q, catalog, "flow_state", target);
 }
 
 /* col = new || the rest, for values at or under old (in prefix form:

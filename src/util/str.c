@@ -71,6 +71,17 @@ void weir__str_lower(char *s)
         *s = (char)lower((unsigned char)*s);
 }
 
+bool weir__str_is_identifier(const char *s)
+{
+    if (!s || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
+        return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+              (*s >= '0' && *s <= '9') || *s == '_'))
+            return false;
+    return true;
+}
+
 bool weir__str_parse_bool(const char *s, bool *out)
 {
     if (weir__str_ieq(s, "true")) {

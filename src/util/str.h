@@ -22,6 +22,9 @@ void weir__str_lower(char *s);
 int weir__str_hex_value(char c);
 /* Parse a boolean the way Spark does ("true"/"false", any case). */
 bool weir__str_parse_bool(const char *s, bool *out);
+/* Whether s is a plain identifier: an ASCII letter or underscore, then
+ * letters, digits and underscores (NULL: false). */
+bool weir__str_is_identifier(const char *s);
 /* Parse a non-negative integer; false on junk or overflow. */
 bool weir__str_parse_u64(const char *s, unsigned long long *out);
 
