@@ -71,6 +71,10 @@ int weir__kafka_conf(const weir_kvpair *options, size_t n,
         return WEIR_ERR(err, WEIR_ESQL, "INVALID_KAFKA_OPTION",
                         "Kafka needs the broker list: option "
                         "'kafka.bootstrap.servers'");
+    /* Every client starts here: librdkafka is loaded now. */
+    int rc = weir__rdk_load(err);
+    if (rc)
+        return rc;
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
     if (!conf)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
@@ -87,7 +91,6 @@ int weir__kafka_conf(const weir_kvpair *options, size_t n,
         "log.connection.close", "false",
         NULL
     };
-    int rc = 0;
     for (size_t i = 0; !rc && bounds[i]; i += 2)
         rc = set(conf, bounds[i], bounds[i], bounds[i + 1], err);
     if (!rc)

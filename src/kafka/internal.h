@@ -5,9 +5,8 @@
 #ifndef WEIR_KAFKA_INTERNAL_H
 #define WEIR_KAFKA_INTERNAL_H
 
-#include <librdkafka/rdkafka.h>
-
 #include "kafka/kafka.h"
+#include "kafka/rdk.h"
 
 /* A new librdkafka configuration (caller owns it; rd_kafka_new() takes
  * it) from the `kafka.*` options, with weir's bounded timeouts and quiet
