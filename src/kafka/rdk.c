@@ -39,6 +39,8 @@ static void rdk_open(void)
     /* Kept loaded for the life of the process. */
 }
 
+/* A failure is the process's answer for good (pthread_once): a library
+ * installed later is seen by the next process. */
 int weir__rdk_load(weir_error *err)
 {
     pthread_once(&rdk_once, rdk_open);

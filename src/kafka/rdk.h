@@ -19,7 +19,8 @@
 
 #include "util/error.h"
 
-/* The soname Debian's librdkafka1 (1.x and 2.x) installs. */
+/* The soname of librdkafka 1.x and 2.x (Debian's librdkafka1); 1.5 or
+ * later (rd_kafka_message_errstr is a function from 1.5 on). */
 #define WEIR_RDK_SONAME "librdkafka.so.1"
 
 /* Every librdkafka function weir calls. */

@@ -46,6 +46,14 @@ for l in ${links//;/ }; do
     *) echo "the weir CLI links '$l': it must link only weir_shared (and weir_connect; dl, to load the UI module)"; fail=1 ;;
     esac
 done
+# Libraries only some commands need are loaded when used, not linked:
+# librdkafka (src/kafka/rdk.c), Graphviz and libmicrohttpd (the UI module).
+for f in "$lib" "$cli"; do
+    if readelf -d "$f" | grep -E 'NEEDED.*\[lib(rdkafka|gvc|cgraph|microhttpd|gnutls)'; then
+        echo "$(basename "$f") links the libraries above: they must be loaded on use"
+        fail=1
+    fi
+done
 readelf -d "$cli" | grep -q 'NEEDED.*\[libweir\.so' \
     || { echo "the weir CLI does not load libweir.so"; fail=1; }
 # Symbols the endpoint's static archives bring in are allowed.
