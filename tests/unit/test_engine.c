@@ -10,9 +10,11 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "engine/analyze.h"
+#include "engine/common.h"
 #include "engine/exec.h"
 #include "engine/materialize.h"
 #include "graph/graph.h"
@@ -762,6 +764,37 @@ TEST(test_engine_store__write_behind_not_alone)
     drop_temp(dir, root);
 }
 
+/* A dataset's name in an error's hint, as `weir run --full-refresh`
+ * takes it from a shell. */
+TEST(test_engine_common__cli_name)
+{
+    weir_graph g;
+    memset(&g, 0, sizeof(g));
+    g.default_catalog = "spark_catalog";
+    g.default_database = "default";
+    static const char *const cases[][4] = {
+        { "spark_catalog", "default", "x", "x" },
+        { "spark_catalog", "s2", "t", "s2.t" },
+        { "other", "default", "t", "other.default.t" },
+        { "spark_catalog", "s2", "we.ird", "'s2.`we.ird`'" },
+        { "spark_catalog", "default", "My X", "'`My X`'" },
+        { "spark_catalog", "default", "a`b", "'`a``b`'" },
+        { "spark_catalog", "default", "it's", "'`it'\\''s`'" },
+        { "spark_catalog", "default", "1st", "'`1st`'" },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        weir_gdataset d;
+        memset(&d, 0, sizeof(d));
+        d.catalog = cases[i][0];
+        d.database = cases[i][1];
+        d.name = cases[i][2];
+        weir_buf b = WEIR_BUF_INIT;
+        weir__cli_name(&b, &g, &d);
+        CHECK_STR(weir__buf_cstr(&b), cases[i][3]);
+        weir__buf_free(&b);
+    }
+}
+
 TEST_MAIN(RUN(test_engine_mv__readers_never_see_partial);
           RUN(test_engine_mv__fills_new_table);
           RUN(test_engine_dry__macros_on_first_use);
@@ -770,4 +803,5 @@ TEST_MAIN(RUN(test_engine_mv__readers_never_see_partial);
           RUN(test_engine_store__schema_once);
           RUN(test_engine_store__commit_of_aborted_transaction);
           RUN(test_engine_store__write_behind_holds_commits);
-          RUN(test_engine_store__write_behind_not_alone))
+          RUN(test_engine_store__write_behind_not_alone);
+          RUN(test_engine_common__cli_name))
