@@ -373,14 +373,33 @@ int weir__conn_describe(weir_conn *c, const char *sql, weir_db_column **out,
     return rc;
 }
 
+/* What the catalog holds under catalog.schema.name, by one lookup: binding
+ * a query of a missing table fails slowly (DuckDB looks for similar names
+ * to suggest, ~10 ms). DuckDB 1.4 answers "No table with that schema+name
+ * could be located" for a missing table, schema or catalog; anything else
+ * it does not describe is not a table (a view). */
+typedef enum { NAME_ABSENT, NAME_TABLE, NAME_OTHER } name_kind;
+
+static name_kind look_up_name(weir_conn *c, const char *catalog,
+                              const char *schema, const char *name)
+{
+    duckdb_table_description td = NULL;
+    duckdb_state found = duckdb_table_description_create_ext(
+        c->handle, catalog, schema, name, &td);
+    const char *why = found == DuckDBError && td
+                          ? duckdb_table_description_error(td) : NULL;
+    name_kind k = found == DuckDBSuccess ? NAME_TABLE
+                  : why && strncmp(why, "No table with that", 18) == 0
+                      ? NAME_ABSENT
+                      : NAME_OTHER;
+    duckdb_table_description_destroy(&td);
+    return k;
+}
+
 bool weir__conn_is_table(weir_conn *c, const char *catalog, const char *schema,
                          const char *name)
 {
-    duckdb_table_description td = NULL;
-    bool found = duckdb_table_description_create_ext(c->handle, catalog, schema,
-                                                     name, &td) == DuckDBSuccess;
-    duckdb_table_description_destroy(&td);
-    return found;
+    return look_up_name(c, catalog, schema, name) == NAME_TABLE;
 }
 
 int weir__conn_table_columns(weir_conn *c, const char *catalog,
@@ -393,24 +412,13 @@ int weir__conn_table_columns(weir_conn *c, const char *catalog,
         *view = false;
     *out = NULL;
     *n_out = 0;
-    /* A catalog lookup first: binding a query of a missing table fails
-     * slowly (DuckDB looks for similar names to suggest, ~10 ms). It
-     * answers "No table with that schema+name could be located" for a
-     * missing table, schema or catalog; anything else (a view of that
-     * name, which it does not describe) is left to the query below. */
-    duckdb_table_description td = NULL;
-    duckdb_state found = duckdb_table_description_create_ext(
-        c->handle, catalog, schema, table, &td);
-    const char *why = found == DuckDBError && td
-                          ? duckdb_table_description_error(td) : NULL;
-    bool missing = found == DuckDBError && why &&
-                   strncmp(why, "No table with that", 18) == 0;
-    duckdb_table_description_destroy(&td);
-    if (missing)
+    name_kind k = look_up_name(c, catalog, schema, table);
+    if (k == NAME_ABSENT)
         return 0;
     /* Not a table (a view): a caller that asks is told so, without
-     * binding the view (which may fail: its sources may be gone). */
-    if (view && found == DuckDBError) {
+     * binding the view (which may fail: its sources may be gone); other
+     * callers get its columns by the query below. */
+    if (view && k == NAME_OTHER) {
         *exists = *view = true;
         return 0;
     }
