@@ -716,7 +716,13 @@ typedef struct weir_run_options {
      * topic; not range()) reads at most this many rows per query and per
      * streaming batch, and the update writes into the storage's path with
      * "-sample" appended (of storage above when set), never into the real
-     * storage, whose external tables it reads (attached read-only). 0 = a normal run; negative is WEIR_EINVAL. */
+     * storage, whose external tables it reads (attached read-only). Its
+     * sinks never write their destinations either: as with sink_root and
+     * local_kafka below, sinks with a path write below the folder
+     * "outputs" of the sample storage (or below sink_root when set), and
+     * Kafka sinks append to the sample storage's local topics (Kafka
+     * sources still read the brokers). 0 = a normal run; negative is
+     * WEIR_EINVAL. */
     int64_t sample_rows;
     /* Version 3: */
     /* A folder the sinks with a `path` (files, Delta) write below instead

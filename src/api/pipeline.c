@@ -785,17 +785,22 @@ int weir_pipeline_start_run(weir_pipeline *p, const weir_run_options *opts,
     eo.sample_rows = sample;
     /* A sample run reads the real storage's external tables (read-only). */
     eo.input_storage = sample > 0 ? (opts->storage ? real : p->storage) : NULL;
-    char *sink_root = NULL;
-    if (opts->version >= 3 && opts->sink_root) {
-        sink_root = weir__path_absolute(opts->sink_root, p->root_dir);
-        if (!sink_root) {
-            free(real);
-            free(storage);
-            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-        }
+    /* Sinks write their real destinations only in a normal run: a test
+     * gives a folder, a sample run writes below its storage. */
+    bool given = opts->version >= 3 && opts->sink_root;
+    bool sampled = sample > 0 && eo.storage;
+    char *sink_root =
+        given     ? weir__path_absolute(opts->sink_root, p->root_dir)
+        : sampled ? weir__path_join(eo.storage, WEIR_SAMPLE_OUTPUTS)
+                  : NULL;
+    if ((given || sampled) && !sink_root) {
+        free(real);
+        free(storage);
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     }
     eo.sink_root = sink_root;
-    eo.local_kafka = opts->version >= 4 && opts->local_kafka;
+    eo.local_kafka_sources = opts->version >= 4 && opts->local_kafka;
+    eo.local_kafka_sinks = eo.local_kafka_sources || sample > 0;
     rc = keep ? weir__query_storage_for_run(p, &eo.held, err) : 0;
     if (!rc)
         rc = weir__engine_run(p->graph, &eo, opts, out, &p->diags, err);

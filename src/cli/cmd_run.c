@@ -156,6 +156,12 @@ static int start(const cli *c, const run_args *a, project *p)
                       "Sample run: at most %lld rows of each external input, "
                       "written to %s-sample",
                       (long long)a->sample, st ? st : "(no storage)");
+        if (st)
+            print_logline(p->log,
+                          "Sample run: sinks write below %s-sample/outputs "
+                          "and Kafka sinks to its local topics, never to "
+                          "their destinations",
+                          st);
     }
     event_printer_init(&ep, c, events_mode(a));
     refresh_options(&ro, a);

@@ -22,9 +22,13 @@ typedef struct weir_engine_opts {
     void *log_payload;
     int64_t sample_rows; /* > 0: each external input is read up to this
                             many rows (weir_run_options.sample_rows) */
-    const char *sink_root; /* weir_run_options.sink_root (absolute), or
-                              NULL */
-    bool local_kafka;    /* weir_run_options.local_kafka */
+    /* Redirected sinks (weir test, sample runs): sinks with a path write
+     * below sink_root (absolute; NULL = their destination), Kafka sinks
+     * append to the storage's local topics (store/topics.h). */
+    const char *sink_root;
+    bool local_kafka_sinks;
+    bool local_kafka_sources; /* Kafka sources read the local topics
+                                 (weir_run_options.local_kafka) */
     const char *input_storage; /* sample runs: the real storage (absolute),
                                   whose external tables the flows read
                                   (read-only); NULL = this storage's */

@@ -24,11 +24,12 @@ typedef struct weir_flow_exec {
     weir_storage *st;
     weir_conn *conn;
     const char *root_dir;
-    const char *sink_root; /* sinks write below it (tests), or NULL */
+    const char *sink_root; /* sinks write below it (weir_engine_opts), or
+                              NULL */
     bool input_tables; /* external tables are the real storage's (sample
                           runs: weir_engine_opts.input_storage) */
-    bool local_kafka; /* Kafka sources and sinks use the storage's local
-                         topics (weir_run_options.local_kafka) */
+    bool local_kafka_sinks;   /* Kafka sinks, sources use the storage's */
+    bool local_kafka_sources; /* local topics (weir_engine_opts) */
     const char *update_id;
     struct weir_infer_cache *infer; /* file schemas of this update */
     int64_t sample_rows; /* > 0: external inputs read at most this many

@@ -397,8 +397,8 @@ static int open_catalogs(run_state *rs, weir_error *err)
     if (!rs->run->dry)
         rc = weir__storage_use_catalog(rs->st, g->default_catalog,
                                        g->default_database, err);
-    if (!rc && !rs->run->dry && rs->opts->local_kafka &&
-        weir__graph_uses_kafka(g))
+    bool local = rs->opts->local_kafka_sinks || rs->opts->local_kafka_sources;
+    if (!rc && !rs->run->dry && local && weir__graph_uses_kafka(g))
         rc = weir__topics_create(rs->st->conn, g->default_catalog, err);
     /* Each catalog and database once (a statement each), not per dataset. */
     weir_arena a = WEIR_ARENA_INIT;

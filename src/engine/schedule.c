@@ -168,7 +168,8 @@ static void start_slot(run_state *rs, slot *s)
     s->exec.st = rs->st;
     s->exec.root_dir = rs->opts->root_dir;
     s->exec.sink_root = rs->opts->sink_root;
-    s->exec.local_kafka = rs->opts->local_kafka;
+    s->exec.local_kafka_sinks = rs->opts->local_kafka_sinks;
+    s->exec.local_kafka_sources = rs->opts->local_kafka_sources;
     s->exec.input_tables = rs->opts->input_storage != NULL;
     s->exec.update_id = rs->update_id;
     s->exec.infer = rs->infer;

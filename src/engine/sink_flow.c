@@ -50,7 +50,7 @@ static int sink_batch(weir_flow_exec *x, const weir_gdataset *t, int64_t gen,
     b->n_options = t->def->n_options;
     b->root_dir = x->root_dir;
     b->redirect_root = x->sink_root;
-    b->local_topics = x->local_kafka ? x->g->default_catalog : NULL;
+    b->local_topics = x->local_kafka_sinks ? x->g->default_catalog : NULL;
     /* A staging folder per flow, named after the sink, the flow and a hash
      * of the flow's name; the names are encoded so that none reaches
      * outside <storage>/sinks. */

@@ -24,7 +24,7 @@
  * already: nothing is sent again. release() aborts the transaction of a
  * batch that did not commit; discard() removes the staged file.
  *
- * With local topics (weir_run_options.local_kafka: weir test), stage()
+ * With local topics (weir test, sample runs: weir_engine_opts), stage()
  * appends the batch to the storage's table of messages instead, in the
  * flow's transaction, and nothing is staged or published.
  */

@@ -42,10 +42,11 @@ typedef struct weir_sink_batch {
     const char *root_dir;  /* base for a relative `path` option */
     const char *redirect_root; /* when set, the destination is below this
                                   folder instead (weir_run_options
-                                  .sink_root) */
+                                  .sink_root; sample runs) */
     const char *local_topics; /* Kafka: the catalog of the local topics to
                                  append to instead of brokers
-                                 (weir_run_options.local_kafka), or NULL */
+                                 (weir_run_options.local_kafka; sample
+                                 runs), or NULL */
     const char *stage_dir; /* a folder owned by weir for this flow's
                               staging: <storage>/sinks/<sink>/<flow-hash>
                               (created by the engine) */

@@ -161,6 +161,11 @@ int weir__storage_attach_input(weir_storage *s, const char *input_root,
 void weir__storage_input_table_ref(weir_buf *out, const char *catalog,
                                    const char *database, const char *name);
 
+/* Sample runs write what their sinks with a path publish into this folder
+ * of the sample storage (the sinks' paths below it, weir_engine_opts
+ * .sink_root), never into the sinks' destinations. */
+#define WEIR_SAMPLE_OUTPUTS "outputs"
+
 /* Rewrite open.sql, the script that attaches every file for stock DuckDB. */
 int weir__storage_write_open_script(weir_storage *s, weir_error *err);
 

@@ -2,7 +2,8 @@
  * Local Kafka topics: a table of the storage standing in for Kafka
  * brokers when a run has weir_run_options.local_kafka (weir test). The
  * Kafka source reads its partitions, watermarks and messages from it, and
- * the Kafka sink appends to it in its flow's transaction; test fixtures
+ * the Kafka sink appends to it in its flow's transaction (also in sample
+ * runs, whose Kafka sources read the brokers); test fixtures
  * write topics into it and test expectations read it. One table,
  * weir_kafka.messages of the pipeline's default catalog, with the Kafka
  * source's columns; offsets are numbered from 0 per topic and partition.
