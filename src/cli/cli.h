@@ -384,6 +384,8 @@ typedef struct interrupt_guard {
  * the process. */
 volatile int *interrupt_catch(interrupt_guard *g);
 void interrupt_release(interrupt_guard *g);
+/* A signal came while a guard catches them (a child's wait polls it). */
+bool interrupt_pending(void);
 
 /* --- Small shared helpers -------------------------------------------- */
 

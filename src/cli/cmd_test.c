@@ -291,6 +291,10 @@ int cmd_test(const cli *c, int argc, char **argv)
         weir_pipeline_drop(p.pipeline);
         p.pipeline = NULL;
     }
+    /* Only the import used it: a test run killed later leaves none. */
+    nftw(import_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(import_dir);
+    import_dir = NULL;
     if (rc) {
         code = s ? print_definition_problems(c, s, &err, a.json)
                  : (print_failure(c, NULL, rc, &err), exit_code_for(rc));

@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -31,6 +32,8 @@ extern char **environ;
 
 /* The launcher's exit statuses (weir_launch.py). */
 enum { LAUNCH_MISSING = 3, LAUNCH_DEFINITION = 4, EXEC_FAILED = 127 };
+/* wait_bounded's other outcomes (never wait statuses: those are >= 0). */
+enum { WAIT_TIMEOUT = -1, WAIT_INTERRUPTED = -3, START_FAILED = -2 };
 
 #define DEFAULT_TIMEOUT_S 300
 #define REPORT_MARK "weir-python-error: "
@@ -164,10 +167,23 @@ static int open_pidfd(pid_t pid)
 #endif
 }
 
-/* Wait for pid at most secs seconds; kills it after that. Returns the
- * wait status, or -1 on timeout. With a pidfd the wait ends the moment the
- * child exits; without one, waitpid is polled every millisecond at first,
- * then every 20 ms (the child takes at least the interpreter's start-up). */
+/* Has pid exited? Polls without reaping it: while it is a zombie its pid,
+ * which is also its process group's id, cannot be reused. */
+static bool exited(pid_t pid)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+           si.si_pid == pid;
+}
+
+/* Wait for pid at most secs seconds, or until Ctrl-C when a guard catches
+ * it; then kill its process group (what it forked and left behind, or
+ * everything on a timeout) and reap it. Returns the wait status, or
+ * WAIT_TIMEOUT, WAIT_INTERRUPTED. With a pidfd the wait ends
+ * the moment the child exits; without one, it is polled every
+ * millisecond at first, then every 20 ms (the child takes at least the
+ * interpreter's start-up). */
 static int wait_bounded(pid_t pid, unsigned secs)
 {
     int status = 0;
@@ -175,24 +191,17 @@ static int wait_bounded(pid_t pid, unsigned secs)
     clock_gettime(CLOCK_MONOTONIC, &start);
     const long limit_ms = (long)secs * 1000;
     int pidfd = open_pidfd(pid);
-    for (long tick = 0;; tick++) {
-        pid_t r = waitpid(pid, &status, WNOHANG);
-        if (r == pid) {
-            if (pidfd >= 0)
-                close(pidfd);
-            return status;
-        }
-        if (r < 0 && errno != EINTR)
-            break;
+    bool done = false, interrupted = false;
+    for (long tick = 0; !(done = exited(pid)); tick++) {
         clock_gettime(CLOCK_MONOTONIC, &now);
         long elapsed_ms = (now.tv_sec - start.tv_sec) * 1000 +
                           (now.tv_nsec - start.tv_nsec) / 1000000;
-        if (elapsed_ms > limit_ms)
+        if (elapsed_ms > limit_ms || (interrupted = interrupt_pending()))
             break;
         if (pidfd >= 0) {
             struct pollfd pf = { pidfd, POLLIN, 0 };
             long left = limit_ms - elapsed_ms + 1;
-            (void)poll(&pf, 1, left > 60000 ? 60000 : (int)left);
+            (void)poll(&pf, 1, left > 250 ? 250 : (int)left);
         } else {
             struct timespec pause = { 0, (tick < 100 ? 1 : 20) * 1000 * 1000 };
             nanosleep(&pause, NULL);
@@ -200,10 +209,11 @@ static int wait_bounded(pid_t pid, unsigned secs)
     }
     if (pidfd >= 0)
         close(pidfd);
-    kill(pid, SIGKILL);
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL); /* if it could not make its group */
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    return -1;
+    return done ? status : interrupted ? WAIT_INTERRUPTED : WAIT_TIMEOUT;
 }
 
 /* The whole of fd (from the start), NUL-terminated, malloc'd. */
@@ -306,10 +316,15 @@ static int report_child(const cli *c, int status, const char *python,
                         char *out, const char *dir, bool have_diags,
                         FILE *json_out)
 {
-    if (status == -1) {
+    if (status == WAIT_TIMEOUT) {
         print_error(c, "the Python definition files did not finish within "
                        "%u seconds (WEIR_PYTHON_TIMEOUT); stopped",
                     timeout_seconds());
+        return EXIT_FAILED;
+    }
+    if (status == WAIT_INTERRUPTED) {
+        print_error(c, "interrupted: Python was stopped while importing the "
+                       "definition files");
         return EXIT_FAILED;
     }
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -340,14 +355,22 @@ static int report_child(const cli *c, int status, const char *python,
     return code == EXEC_FAILED ? EXIT_USAGE : EXIT_FAILED;
 }
 
-/* Run the launcher as a child of this process and wait for it. */
+/* Run the launcher as a child of this process and wait for it. The child
+ * leads its own process group, so that the kill after it (wait_bounded)
+ * reaches what a definition file forked, and dies with the thread that
+ * forked it (PR_SET_PDEATHSIG), which waits for it: a weir killed with
+ * SIGKILL leaves no Python behind. */
 static int run_launcher(const char *python, char *const *argv, char **env,
                         const char *dir, int out_fd, int err_fd)
 {
     int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
         /* Only async-signal-safe calls until exec. */
+        if (setpgid(0, 0) != 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 ||
+            getppid() != parent)
+            _exit(EXEC_FAILED);
         if (chdir(dir) != 0 || null_fd < 0 || dup2(null_fd, 0) < 0 ||
             dup2(out_fd >= 0 ? out_fd : null_fd, 1) < 0 || dup2(err_fd, 2) < 0)
             _exit(EXEC_FAILED);
@@ -357,7 +380,8 @@ static int run_launcher(const char *python, char *const *argv, char **env,
     if (null_fd >= 0)
         close(null_fd);
     if (pid < 0)
-        return -2;
+        return START_FAILED;
+    setpgid(pid, pid); /* also here: the kill may come before the child ran */
     return wait_bounded(pid, timeout_seconds());
 }
 
@@ -415,7 +439,7 @@ static int launch(project *p, const char *remote, const char *graph_env,
         fflush(stdout);
         int status = run_launcher(python, argv, env, dir,
                                   p->log ? fileno(p->log) : -1, err_fd);
-        if (status == -2) {
+        if (status == START_FAILED) {
             print_error(p->cli, "cannot start Python: %s", strerror(errno));
             code = EXIT_FAILED;
         } else if (status != 0) {

@@ -604,25 +604,24 @@ static bool has_file_fixtures(const weir_test *t)
     return false;
 }
 
-/* Under $TMPDIR; else in memory (/dev/shm, a tmpfs on Linux) when it is
- * there and writable: a test's storage is thrown away, and there its
- * commits and checkpoints cost no disk writes and no fsync; else /tmp. */
-static char *make_sandbox(void)
+/* Where sandboxes go: under $TMPDIR; else in memory (/dev/shm, a tmpfs
+ * on Linux) when it is there and writable: a test's storage is thrown
+ * away, and there its commits and checkpoints cost no disk writes and no
+ * fsync; else /tmp. */
+static const char *sandbox_parent(void)
 {
     const char *tmp = getenv("TMPDIR");
-    if (!tmp || !*tmp)
-        tmp = weir__fs_is_dir("/dev/shm") && access("/dev/shm", W_OK | X_OK) == 0
-                  ? "/dev/shm"
-                  : "/tmp";
-    weir_buf b = WEIR_BUF_INIT;
-    weir__buf_printf(&b, "%s/weir-test-XXXXXX", tmp);
-    char *path = weir__buf_detach(&b);
-    if (path && !mkdtemp(path)) {
-        free(path);
-        return NULL;
-    }
-    return path;
+    if (tmp && *tmp)
+        return tmp;
+    return weir__fs_is_dir("/dev/shm") && access("/dev/shm", W_OK | X_OK) == 0
+               ? "/dev/shm"
+               : "/tmp";
 }
+
+#define SANDBOX_PREFIX "weir-test-"
+/* A sandbox unchanged for this long, and not locked, was left by a test
+ * run that was killed (weir__fs_sweep_temp_dirs). */
+#define SANDBOX_STALE_S 60
 
 static void run_test(const weir_test_suite *suite, size_t i,
                      weir_session *session, const weir_load_options *load,
@@ -640,7 +639,11 @@ static void run_test(const weir_test_suite *suite, size_t i,
     res->status = WEIR_TEST_PASSED;
     test_run r = { suite, t, res, a, 0, NULL, suite->spec_dir, NULL, NULL,
                    cancel };
-    char *sandbox = make_sandbox();
+    char *sandbox = NULL;
+    int sandbox_lock = -1;
+    weir_error serr;
+    weir__fs_temp_dir(&sandbox, &sandbox_lock, sandbox_parent(),
+                      SANDBOX_PREFIX, &serr);
     char *storage = sandbox ? weir__path_join(sandbox, "storage") : NULL;
     char *root = sandbox ? weir__path_join(sandbox, "root") : NULL;
     char *sinks = sandbox ? weir__path_join(sandbox, "sinks") : NULL;
@@ -729,6 +732,7 @@ out:
     weir_pipeline_drop(r.p);
     if (sandbox)
         weir__fs_remove_tree(sandbox, NULL);
+    weir__fs_unlock(sandbox_lock);
     free(sandbox);
     free(storage);
     free(root);
@@ -800,6 +804,8 @@ int weir_test_suite_run(weir_test_suite *s, weir_session *session,
                         "the suite's definitions have problems");
     if (s->n_tests == 0)
         return 0;
+    /* What test runs that were killed left behind. */
+    weir__fs_sweep_temp_dirs(sandbox_parent(), SANDBOX_PREFIX, SANDBOX_STALE_S);
     for (size_t i = 0; s->result_arenas && i < s->n_tests; i++)
         weir__arena_free(&s->result_arenas[i]);
     free(s->results);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "str.h"
@@ -660,6 +661,85 @@ void weir__fs_unlock(int fd)
         flock(fd, LOCK_UN);
         close(fd);
     }
+}
+
+/* ---- throw-away folders ------------------------------------------------------ */
+
+int weir__fs_temp_dir(char **out, int *lock_fd, const char *parent,
+                      const char *prefix, weir_error *err)
+{
+    *out = NULL;
+    *lock_fd = -1;
+    weir_buf b = WEIR_BUF_INIT;
+    weir__buf_printf(&b, "%s/%sXXXXXX", parent, prefix);
+    char *path = weir__buf_detach(&b);
+    if (!path)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    if (!mkdtemp(path)) {
+        int e = errno;
+        WEIR_ERR(err, WEIR_EIO, NULL, "cannot create a folder in %s: %s",
+                 parent, strerror(e));
+        free(path);
+        return WEIR_EIO;
+    }
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int rc = 0;
+    while (fd >= 0 && (rc = flock(fd, LOCK_EX)) < 0 && errno == EINTR)
+        ;
+    if (fd < 0 || rc < 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        rmdir(path);
+        WEIR_ERR(err, WEIR_EIO, NULL, "cannot lock %s: %s", path, strerror(e));
+        free(path);
+        return WEIR_EIO;
+    }
+    *out = path;
+    *lock_fd = fd;
+    return 0;
+}
+
+/* Is name prefix + six characters of mkdtemp's alphabet? */
+static bool temp_name(const char *name, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    if (strncmp(name, prefix, n) != 0 || strlen(name + n) != 6)
+        return false;
+    for (const char *c = name + n; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+              (*c >= '0' && *c <= '9')))
+            return false;
+    return true;
+}
+
+void weir__fs_sweep_temp_dirs(const char *parent, const char *prefix,
+                              unsigned min_age_s)
+{
+    DIR *d = opendir(parent);
+    if (!d)
+        return;
+    time_t now = time(NULL);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!temp_name(e->d_name, prefix))
+            continue;
+        int fd = openat(dirfd(d), e->d_name,
+                        O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        struct stat st;
+        /* Locked: its owner lives (or is starting: young, below). */
+        bool stale = flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &st) == 0 &&
+                     st.st_uid == geteuid() &&
+                     now - st.st_mtime >= (time_t)min_age_s;
+        char *path = stale ? weir__path_join(parent, e->d_name) : NULL;
+        if (path)
+            weir__fs_remove_tree(path, NULL); /* under the lock */
+        free(path);
+        close(fd);
+    }
+    closedir(d);
 }
 
 /* ---- names as path segments ------------------------------------------------ */

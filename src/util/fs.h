@@ -92,4 +92,23 @@ int weir__fs_lock(int *fd_out, const char *path, char *holder_out,
                   size_t holder_size, weir_error *err);
 void weir__fs_unlock(int fd);
 
+/*
+ * Throw-away folders that a killed process leaves behind and a later one
+ * removes. weir__fs_temp_dir makes parent/PREFIX + six random characters
+ * (mkdtemp) and holds an exclusive flock on the folder itself through
+ * *lock_fd (close-on-exec) for as long as the caller uses it: release it
+ * with weir__fs_unlock after removing the folder. The kernel drops the
+ * lock when its holder dies, whatever killed it, so a folder nobody locks
+ * has no owner any more.
+ */
+int weir__fs_temp_dir(char **out, int *lock_fd, const char *parent,
+                      const char *prefix, weir_error *err);
+/* Remove the folders weir__fs_temp_dir left in parent with this prefix
+ * whose owner died: named PREFIX + six characters, real folders (not
+ * symbolic links) of this user, not locked, and unchanged for
+ * min_age_s seconds (a folder just made, not locked yet, is young).
+ * Errors are ignored. */
+void weir__fs_sweep_temp_dirs(const char *parent, const char *prefix,
+                              unsigned min_age_s);
+
 #endif

@@ -1,0 +1,1 @@
+# Never imported: the case's stand-in Python (fake-python) runs instead.

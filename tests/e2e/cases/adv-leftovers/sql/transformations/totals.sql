@@ -1,0 +1,1 @@
+CREATE MATERIALIZED VIEW totals AS SELECT sum(x) AS total FROM base;
