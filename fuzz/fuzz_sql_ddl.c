@@ -31,9 +31,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < n; i++) {
         if (stmts[i].query) {
             weir_sql_reads r;
-            weir_sql_shape sh;
+            weir_sql_sop *ops;
+            size_t n_ops;
             weir__sql_query_reads(&r, &a, stmts[i].query, NULL);
-            weir__sql_query_shape(&sh, stmts[i].query);
+            weir__sql_stream_ops(&ops, &n_ops, &a, stmts[i].query, NULL);
         }
         for (size_t k = 0; k < stmts[i].n_constraints; k++) {
             const char **cols;

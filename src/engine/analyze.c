@@ -361,9 +361,7 @@ static void check_expectations(analysis *an, weir_gdataset *d)
     for (size_t i = 0; i < d->n_expectations; i++) {
         const weir_def_expectation *x = &d->expectations[i];
         weir_error e;
-        weir_sql_shape shape;
-        weir__sql_expr_shape(&shape, x->condition);
-        if (shape.has_subquery) {
+        if (weir__sql_expr_has_subquery(x->condition)) {
             WEIR_ERR(&e, WEIR_EGRAPH, "INVALID_EXPECTATION",
                      "Expectation '%s' of %s contains a subquery; "
                      "expectations check one record at a time",

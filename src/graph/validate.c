@@ -553,6 +553,150 @@ static void check_cdc(builder *b, const weir_gflow *f)
                            fq);
 }
 
+/* ---- operators of streaming queries (docs/streaming.md) ---------------- */
+
+/* The view a STREAM reference of flow ctx names, for the analysis to look
+ * into: its query is part of the reader's. */
+static const weir_sql_query *stream_view(void *payload, const void *ctx,
+                                         const weir_sql_relref *ref,
+                                         const void **view_ctx)
+{
+    const weir_graph *g = payload;
+    const weir_gflow *f = ctx;
+    for (size_t i = 0; f && i < f->n_inputs; i++) {
+        const weir_input *in = &f->inputs[i];
+        if (!in->ref || in->ref->node != ref->node || in->dataset < 0)
+            continue;
+        const weir_gdataset *d = &g->datasets[in->dataset];
+        if (!weir__is_view(d->kind) || !d->n_flows)
+            return NULL;
+        const weir_gflow *vf = &g->flows[d->flows[0]];
+        *view_ctx = vf;
+        return vf->query;
+    }
+    return NULL;
+}
+
+static void report_stream_op(builder *b, const weir_gflow *f,
+                             const weir_sql_sop *op)
+{
+    weir_origin o = { op->src, op->pos, false };
+    const char *fq = weir__graph_quoted(&b->g->arena, f->display);
+    switch (op->kind) {
+    case WEIR_SQL_SOP_AGGREGATE:
+        if (!op->watermarked)
+            weir__graph_report(b, &o, NULL,
+                      "UNSUPPORTED_STREAMING_OPERATOR_WITHOUT_WATERMARK",
+                      "Append output mode not supported when there are "
+                      "streaming aggregations on streaming DataFrames/DataSets "
+                      "without watermark (flow %s, %s). Aggregate in a "
+                      "materialized view that reads the streaming table "
+                      "instead.",
+                      fq, op->what);
+        else
+            weir__graph_report(b, &o, NULL, "STREAMING_STATE_NOT_SUPPORTED",
+                      "Flow %s aggregates a stream by event time (%s): Spark "
+                      "keeps each open group as state across updates and "
+                      "writes it once the watermark passes it, and weir does "
+                      "not keep that state yet. Aggregate in a materialized "
+                      "view that reads the streaming table instead.",
+                      fq, op->what);
+        break;
+    case WEIR_SQL_SOP_DEDUPLICATE:
+    case WEIR_SQL_SOP_EXCEPT:
+        weir__graph_report(b, &o, NULL, "STREAMING_STATE_NOT_SUPPORTED",
+                  "Flow %s deduplicates a stream (%s): Spark keeps the keys "
+                  "it has seen as state and drops a key that comes again in "
+                  "a later update, and weir does not keep that state yet "
+                  "(it would deduplicate within each update only). "
+                  "Deduplicate in a materialized view that reads the "
+                  "streaming table instead.",
+                  fq, op->what);
+        break;
+    case WEIR_SQL_SOP_JOIN:
+        weir__graph_report(b, &o, NULL, "STREAMING_STATE_NOT_SUPPORTED",
+                  "Flow %s joins two streams (%s): Spark keeps the rows of "
+                  "both sides as state, so that a row matches rows of the "
+                  "other side that arrive in later updates, and weir does "
+                  "not keep that state yet (it would lose those matches). "
+                  "Join in a materialized view that reads both tables, or "
+                  "read one side without STREAM (a stream-static join).",
+                  fq, op->what);
+        break;
+    case WEIR_SQL_SOP_LIMIT:
+        weir__graph_report(b, &o, NULL, "STREAMING_STATE_NOT_SUPPORTED",
+                  "Flow %s limits a stream (LIMIT): Spark counts the rows "
+                  "written across updates as state, and weir does not keep "
+                  "that state yet (it would write up to the limit in every "
+                  "update). Limit in a materialized view that reads the "
+                  "streaming table instead.",
+                  fq);
+        break;
+    case WEIR_SQL_SOP_WINDOW_FUNCTION:
+        weir__graph_report(b, &o, NULL,
+                  "NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING",
+                  "Window function is not supported in %s on streaming "
+                  "DataFrames/Datasets (flow %s). Structured Streaming only "
+                  "supports time-window aggregation using the WINDOW "
+                  "function.",
+                  op->what, fq);
+        break;
+    case WEIR_SQL_SOP_UNSUPPORTED:
+        weir__graph_report(b, &o, NULL, "_LEGACY_ERROR_TEMP_3102",
+                           "%s (flow %s).", op->what, fq);
+        break;
+    }
+}
+
+static bool is_stream_op_class(const char *cls)
+{
+    static const char *const classes[] = {
+        "UNSUPPORTED_STREAMING_OPERATOR_WITHOUT_WATERMARK",
+        "STREAMING_STATE_NOT_SUPPORTED",
+        "NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING", "_LEGACY_ERROR_TEMP_3102"
+    };
+    for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
+        if (!strcmp(cls, classes[i]))
+            return true;
+    return false;
+}
+
+/* An operator of a view that two flows read is reported once. */
+static bool stream_op_reported(const builder *b, const weir_sql_sop *op)
+{
+    weir_error at;
+    memset(&at, 0, sizeof(at));
+    if (!op->src)
+        return false;
+    weir__sql_error_at(&at, op->src, op->pos);
+    for (size_t i = 0; i < b->diags->len; i++) {
+        const weir_error *e = &b->diags->items[i];
+        if (e->line == at.line && e->column == at.column &&
+            !strcmp(e->path, at.path) && is_stream_op_class(e->error_class))
+            return true;
+    }
+    return false;
+}
+
+/* Operators of a flow's query (with the views it streams from) that need
+ * state across updates, or that Spark refuses on a stream. A view's
+ * operators are reported where they are written, once. */
+static void check_stream_ops(builder *b, const weir_gflow *f)
+{
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_sql_stream_resolver res = { stream_view, b->g, f };
+    weir_sql_sop *ops = NULL;
+    size_t n = 0;
+    if (weir__sql_stream_ops(&ops, &n, &a, f->query, &res)) {
+        b->rc = WEIR_ENOMEM;
+        n = 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!stream_op_reported(b, &ops[i]))
+            report_stream_op(b, f, &ops[i]);
+    weir__arena_free(&a);
+}
+
 void weir__graph_validate_flow(builder *b, const weir_gflow *f)
 {
     weir_graph *g = b->g;
@@ -669,19 +813,8 @@ void weir__graph_validate_flow(builder *b, const weir_gflow *f)
                   "attempts to write a batch relation to the sink %s. Use "
                   "the STREAM operator to read its source as a stream.",
                   fq, fq, weir__graph_quoted(&g->arena, t->display));
-    if (f->streaming && t->kind != WEIR_TEMPORARY_VIEW) {
-        weir_sql_shape shape;
-        weir__sql_query_shape(&shape, f->query);
-        if (shape.aggregates)
-            weir__graph_report(b, &f->origin, &shape.aggregate_pos,
-                      "UNSUPPORTED_STREAMING_OPERATOR_WITHOUT_WATERMARK",
-                      "Append output mode not supported when there are "
-                      "streaming aggregations on streaming DataFrames/DataSets "
-                      "without watermark (flow %s). Aggregate in a "
-                      "materialized view that reads the streaming table "
-                      "instead.",
-                      fq);
-    }
+    if (f->streaming && t->kind != WEIR_TEMPORARY_VIEW)
+        check_stream_ops(b, f);
 }
 
 void weir__graph_validate_datasets(builder *b)

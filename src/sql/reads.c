@@ -1,8 +1,8 @@
 /*
  * Facts about a parsed query for the graph: what it reads (table references
  * outside the CTE names in scope, and table-valued calls, in source order,
- * subqueries included), its shape (streaming aggregation, subqueries,
- * window functions, LIMIT) and the columns an expression references.
+ * subqueries included), whether an expression holds a subquery and the
+ * columns it references.
  */
 #include "internal.h"
 
@@ -244,144 +244,27 @@ int weir__sql_query_reads(weir_sql_reads *out, weir_arena *arena,
 }
 
 /* ------------------------------------------------------------------------
- * Shape
+ * Subqueries of an expression
  * ------------------------------------------------------------------------ */
 
-typedef struct shaper {
-    weir_sql_shape *out;
-    bool streaming; /* the query reads a stream somewhere */
-    int depth;
-} shaper;
-
-static bool is_time_window(const weir_sql_expr *e)
+static bool has_subquery(const weir_sql_expr *e, int depth)
 {
-    return e->kind == EX_FUNC &&
-           (weir__str_ieq(e->name, "window") ||
-            weir__str_ieq(e->name, "session_window"));
+    if (!e || depth > 4 * SQL_MAX_DEPTH)
+        return false;
+    if (e->kind == EX_SUBQUERY || e->kind == EX_EXISTS || e->query)
+        return true;
+    if (has_subquery(e->a, depth + 1) || has_subquery(e->b, depth + 1) ||
+        has_subquery(e->c, depth + 1) || has_subquery(e->filter, depth + 1))
+        return true;
+    for (size_t i = 0; i < e->n; i++)
+        if (has_subquery(e->list[i], depth + 1))
+            return true;
+    return false;
 }
 
-/* Facts of an expression; top says whether aggregates count (not inside a
- * subquery). */
-static void shape_query(shaper *s, const weir_sql_query *q, bool top);
-
-static void shape_expr(shaper *s, const weir_sql_expr *e, bool agg_counts)
+bool weir__sql_expr_has_subquery(const weir_sql_expr *e)
 {
-    if (!e || ++s->depth > 4 * SQL_MAX_DEPTH) {
-        if (e)
-            s->depth--;
-        return;
-    }
-    if (e->kind == EX_SUBQUERY || (e->kind == EX_IN && e->query) ||
-        e->kind == EX_EXISTS) {
-        s->out->has_subquery = true;
-        shape_query(s, e->query, false);
-    }
-    if (e->kind == EX_FUNC) {
-        if (e->over) {
-            s->out->has_window = true;
-        } else if (agg_counts && weir__sql_is_aggregate(e->name) &&
-                   !s->out->aggregates) {
-            s->out->aggregates = true;
-            s->out->aggregate_pos = e->pos;
-        }
-    }
-    if (!is_time_window(e)) {
-        shape_expr(s, e->a, agg_counts);
-        shape_expr(s, e->b, agg_counts);
-        shape_expr(s, e->c, agg_counts);
-        for (size_t i = 0; i < e->n; i++)
-            shape_expr(s, e->list[i], agg_counts && e->kind != EX_LAMBDA);
-        shape_expr(s, e->filter, agg_counts);
-    }
-    s->depth--;
-}
-
-static void shape_rel(shaper *s, const sql_rel *r, bool top)
-{
-    if (!r)
-        return;
-    switch (r->kind) {
-    case R_SUBQUERY: shape_query(s, r->query, top); break;
-    case R_JOIN:
-        shape_rel(s, r->left, top);
-        shape_rel(s, r->right, top);
-        shape_expr(s, r->on, false);
-        break;
-    case R_LATERAL_VIEW: shape_rel(s, r->left, top); break;
-    case R_TVF:
-        for (size_t i = 0; i < r->n_args; i++)
-            shape_expr(s, r->args[i], false);
-        break;
-    default: break;
-    }
-}
-
-static void shape_query(shaper *s, const weir_sql_query *q, bool top)
-{
-    if (!q)
-        return;
-    for (size_t i = 0; i < q->n_ctes; i++)
-        shape_query(s, q->ctes[i].q, top);
-    if (top && q->limit)
-        s->out->has_limit = true;
-    if (q->kind == Q_SETOP) {
-        shape_query(s, q->left, top);
-        shape_query(s, q->right, top);
-        if (top && q->setop && !q->all && s->streaming && !s->out->aggregates) {
-            /* UNION (distinct) of streams deduplicates. */
-            s->out->aggregates = true;
-            s->out->aggregate_pos = q->pos;
-        }
-        return;
-    }
-    if (q->kind == Q_VALUES)
-        return;
-    const sql_select *sel = q->sel;
-    bool count = top && s->streaming;
-    shape_rel(s, sel->from, top);
-    if (count && !s->out->aggregates &&
-        (sel->group != GB_NONE || sel->distinct)) {
-        s->out->aggregates = true;
-        s->out->aggregate_pos = sel->pos;
-    }
-    for (size_t i = 0; i < sel->n_items; i++)
-        shape_expr(s, sel->items[i].e, count);
-    shape_expr(s, sel->where, false);
-    shape_expr(s, sel->having, count);
-    shape_expr(s, sel->qualify, false);
-    for (size_t i = 0; i < sel->n_group_by; i++)
-        shape_expr(s, sel->group_by[i], false);
-    for (size_t i = 0; i < q->n_order; i++)
-        shape_expr(s, q->order[i].e, false);
-}
-
-static bool reads_stream(const weir_sql_query *q)
-{
-    weir_arena a = WEIR_ARENA_INIT;
-    weir_sql_reads r;
-    bool streaming = false;
-    if (weir__sql_query_reads(&r, &a, q, NULL) == 0) {
-        for (size_t i = 0; i < r.n_refs; i++)
-            streaming |= r.refs[i].streaming;
-        for (size_t i = 0; i < r.n_tvfs; i++)
-            streaming |= r.tvfs[i].streaming;
-    }
-    weir__arena_free(&a);
-    return streaming;
-}
-
-void weir__sql_query_shape(weir_sql_shape *out, const weir_sql_query *q)
-{
-    memset(out, 0, sizeof(*out));
-    shaper s = { out, reads_stream(q), 0 };
-    shape_query(&s, q, true);
-}
-
-void weir__sql_expr_shape(weir_sql_shape *out, const weir_sql_expr *e)
-{
-    memset(out, 0, sizeof(*out));
-    shaper s = { out, true, 0 };
-    shape_expr(&s, e, true);
+    return has_subquery(e, 0);
 }
 
 /* ------------------------------------------------------------------------

@@ -13,6 +13,7 @@ set(WEIR_SQL_SOURCES
   src/sql/types.c
   src/sql/reads.c
   src/sql/incremental.c
+  src/sql/streaming.c
   src/sql/translate.c
   src/sql/translate_from.c
   src/sql/translate_types.c

@@ -173,18 +173,62 @@ typedef struct weir_sql_reads {
 int weir__sql_query_reads(weir_sql_reads *out, weir_arena *arena,
                           const weir_sql_query *q, weir_error *err);
 
-/* Shape facts the graph validates. */
-typedef struct weir_sql_shape {
-    bool aggregates;   /* GROUP BY, aggregate functions or DISTINCT at the
-                          top level of a SELECT that reads a stream */
-    bool has_subquery; /* any subquery (for expectation conditions) */
-    bool has_window;   /* window functions outside a time window() */
-    bool has_limit;
-    weir_sql_pos aggregate_pos;
-} weir_sql_shape;
+/* Whether an expression holds a subquery (expectation conditions check
+ * one row at a time). */
+bool weir__sql_expr_has_subquery(const weir_sql_expr *e);
 
-void weir__sql_query_shape(weir_sql_shape *out, const weir_sql_query *q);
-void weir__sql_expr_shape(weir_sql_shape *out, const weir_sql_expr *e);
+/*
+ * The operators of a streaming query that Structured Streaming treats
+ * apart (streaming.c, docs/streaming.md): those that keep state across
+ * micro-batches and those Spark refuses on a stream. Each is found where a
+ * relation it works on is a stream (a STREAM read, a view it names, a CTE
+ * or subquery over one).
+ */
+typedef enum weir_sql_sop_kind {
+    WEIR_SQL_SOP_AGGREGATE = 1, /* GROUP BY, an aggregate function, SELECT
+                                   DISTINCT or UNION (distinct) */
+    WEIR_SQL_SOP_DEDUPLICATE,   /* dropDuplicates(keys), written by the
+                                   Connect translator as SELECT * ... QUALIFY
+                                   row_number() OVER (PARTITION BY keys
+                                   ORDER BY keys) = 1 */
+    WEIR_SQL_SOP_JOIN,          /* a join of two streams */
+    WEIR_SQL_SOP_LIMIT,         /* LIMIT (Spark counts rows across batches) */
+    WEIR_SQL_SOP_EXCEPT,        /* EXCEPT of a stream and a batch relation */
+    WEIR_SQL_SOP_WINDOW_FUNCTION, /* Spark: NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING */
+    WEIR_SQL_SOP_UNSUPPORTED    /* refused by Spark's unsupported-operation
+                                   checks; what is Spark's message */
+} weir_sql_sop_kind;
+
+typedef struct weir_sql_sop {
+    weir_sql_sop_kind kind;
+    const char *what;           /* the construct ("INNER JOIN", "SELECT
+                                   DISTINCT", "dropDuplicates(id)", "row_number()
+                                   (as column `rn`)"), or Spark's message */
+    const weir_sql_source *src; /* where it is written: pos in src */
+    weir_sql_pos pos;
+    bool watermarked; /* AGGREGATE: a group key is an event-time column
+                         with a watermark, or a time window of one;
+                         DEDUPLICATE: a key is */
+} weir_sql_sop;
+
+/* How the analysis looks into the views a query reads with STREAM. */
+typedef struct weir_sql_stream_resolver {
+    /* The query of the pipeline view ref names, when ref (a reference
+     * read in the query of ctx) is one; *view_ctx is the context its own
+     * references are read in. NULL: not a view. */
+    const weir_sql_query *(*view)(void *payload, const void *ctx,
+                                  const weir_sql_relref *ref,
+                                  const void **view_ctx);
+    void *payload;
+    const void *ctx; /* the context of the analysed query */
+} weir_sql_stream_resolver;
+
+/* The streaming operators of q, in the order they are found (inner ones
+ * first), into *out (arena). res may be NULL (views are not looked
+ * into). 0, or WEIR_ENOMEM. */
+int weir__sql_stream_ops(weir_sql_sop **out, size_t *n_out, weir_arena *arena,
+                         const weir_sql_query *q,
+                         const weir_sql_stream_resolver *res);
 /* How a materialized view's query can be brought up to date from the rows
  * appended to its inputs (incremental.c; docs/engine.md). */
 typedef enum weir_sql_incr_kind {

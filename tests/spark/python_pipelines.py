@@ -234,6 +234,28 @@ def spark_known(name):
     return d["why"], set(d["tables"])
 
 
+def weir_refuses(name):
+    """The error class weir refuses project NAME with, until it keeps the
+    state a flow needs (docs/streaming.md): python-projects/NAME/
+    weir-refuses.json, {"class": ..., "why": ...}; None when it runs it."""
+    path = os.path.join(CORPUS, name, "weir-refuses.json")
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def weir_check_refused(weir, project, python, refused):
+    """weir's dry run must refuse the project with the stated class."""
+    env = dict(os.environ, WEIR_PYTHON=python)
+    r = subprocess.run([weir, "dry-run"], cwd=project, capture_output=True, text=True,
+                       env=env, timeout=600)
+    if r.returncode != 2 or "[%s]" % refused["class"] not in r.stderr:
+        raise RuntimeError("weir should refuse the project with %s (exit 2), got exit "
+                           "%d:\n%s" % (refused["class"], r.returncode,
+                                        (r.stdout + r.stderr)[-3000:]))
+
+
 def write_expected(name, tables, keep=()):
     folder = os.path.join(EXPECTED, name)
     os.makedirs(folder, exist_ok=True)
@@ -288,7 +310,8 @@ def main():
     os.makedirs(out, exist_ok=True)
 
     t0 = time.time()
-    counts = {"projects": 0, "tables": 0, "rows": 0, "match": 0, "known": 0, "fail": 0}
+    counts = {"projects": 0, "tables": 0, "rows": 0, "match": 0, "known": 0, "fail": 0,
+              "refused": 0}
     spark_wrong = {}
     report = ["# Python pipelines on weir and %s" % ("the stored Spark answers"
                                                    if a.expected else "Spark"), ""]
@@ -308,6 +331,14 @@ def main():
                 if a.write_expected:
                     write_expected(name, s, keep=known)
             wproj = make_project(weir, os.path.join(out, "weir"), name)
+            refused = weir_refuses(name)
+            if refused:
+                weir_check_refused(weir, wproj, python, refused)
+                counts["refused"] += 1
+                line = "%s: refused by weir (%s): %s" % (name, refused["class"], refused["why"])
+                print(line, flush=True)
+                report.append("## %s\n\n%s\n" % (name, line))
+                continue
             weir_run(weir, wproj, python, a.runs)
             w = weir_tables(weir, wproj)
             if a.write_known and known:
@@ -352,7 +383,8 @@ def main():
                                                              difftest.show(w[t], 1500)))
     summary = ("%(projects)d projects, %(tables)d tables, %(rows)d rows compared: "
                "%(match)d tables match (%(known)d against hand-checked answers where "
-               "Spark is wrong), %(fail)d failed" % counts)
+               "Spark is wrong), %(refused)d projects refused by weir, %(fail)d failed"
+               % counts)
     report += ["", summary, "", "(%.0f s)" % (time.time() - t0)]
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write("\n".join(report) + "\n")

@@ -492,29 +492,100 @@ TEST(test_sql_reads__unaliased_columns)
     UNALIASED("VALUES (1, 2)", NULL, 0);
 }
 
-TEST(test_sql_reads__shape_and_text)
+/* The streaming operators of a query, one "KIND what @col[ wm]" each,
+ * joined by " | ". */
+static void ops_str(weir_buf *b, const char *text)
+{
+    static const char *const kinds[] = { "", "AGG", "DEDUP", "JOIN", "LIMIT",
+                                         "EXCEPT", "WINFN", "UNSUPPORTED" };
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_sql_source s;
+    weir_sql_query *q = pq(&a, &s, text);
+    weir_sql_sop *ops = NULL;
+    size_t n = 0;
+    weir__buf_clear(b);
+    if (!q || weir__sql_stream_ops(&ops, &n, &a, q, NULL)) {
+        weir__buf_puts(b, "(failed)");
+        n = 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        weir__buf_printf(b, "%s%s %s @%u%s", i ? " | " : "", kinds[ops[i].kind],
+                         ops[i].kind == WEIR_SQL_SOP_UNSUPPORTED ? "-" : ops[i].what,
+                         ops[i].pos.column, ops[i].watermarked ? " wm" : "");
+    weir__arena_free(&a);
+}
+
+#define OPS(text, want)                                                        \
+    do {                                                                       \
+        ops_str(&b, text);                                                     \
+        CHECK_STR(weir__buf_cstr(&b), want);                                   \
+    } while (0)
+
+TEST(test_sql_stream_ops)
+{
+    weir_buf b = WEIR_BUF_INIT;
+    /* Batch queries have none. */
+    OPS("SELECT k, count(*) FROM t GROUP BY k", "");
+    OPS("SELECT * FROM a JOIN b ON a.k = b.k ORDER BY 1 LIMIT 3", "");
+    /* Stateless streaming queries have none. */
+    OPS("SELECT upper(k) FROM STREAM t WHERE k IN (SELECT 1)", "");
+    OPS("SELECT * FROM STREAM(a) JOIN b ON a.k = b.k", "");
+    OPS("SELECT * FROM STREAM(a) LEFT JOIN b ON a.k = b.k", "");
+    OPS("SELECT * FROM STREAM a UNION ALL SELECT * FROM STREAM b", "");
+    /* Aggregations, with and without an event-time key. */
+    OPS("SELECT k, count(*) FROM STREAM t GROUP BY k", "AGG GROUP BY @1");
+    OPS("SELECT DISTINCT k FROM STREAM t", "AGG SELECT DISTINCT @1");
+    OPS("SELECT count(*) FROM STREAM t", "AGG an aggregate function @8");
+    OPS("SELECT window(ts, '1 minute') AS w, count(*) FROM STREAM t "
+        "WATERMARK ts DELAY OF INTERVAL 1 MINUTE GROUP BY w",
+        "AGG GROUP BY @1 wm");
+    OPS("SELECT k, count(*) FROM STREAM t WATERMARK ts DELAY OF INTERVAL 1 "
+        "MINUTE GROUP BY k",
+        "AGG GROUP BY @1");
+    OPS("SELECT e, count(*) FROM (SELECT ts AS e FROM STREAM t WATERMARK ts "
+        "DELAY OF INTERVAL 1 MINUTE) GROUP BY 1",
+        "AGG GROUP BY @1 wm");
+    OPS("WITH s AS (SELECT * FROM STREAM t WATERMARK ts DELAY OF INTERVAL 1 "
+        "SECOND) SELECT DISTINCT * FROM s",
+        "AGG SELECT DISTINCT @76 wm");
+    OPS("SELECT k, count(DISTINCT v) FROM STREAM t GROUP BY k", "UNSUPPORTED - @11");
+    OPS("SELECT k, count(*) FROM STREAM t GROUP BY ROLLUP(k)", "UNSUPPORTED - @1");
+    OPS("SELECT * FROM STREAM a UNION SELECT * FROM STREAM b", "AGG UNION (DISTINCT) @1");
+    /* Deduplication as the Connect translator writes it. */
+    OPS("SELECT * FROM (SELECT * FROM STREAM t) AS _p1 QUALIFY row_number() "
+        "OVER (PARTITION BY `id` ORDER BY `id`) = 1",
+        "DEDUP dropDuplicates(id) @1");
+    /* Joins of two streams. */
+    OPS("SELECT * FROM STREAM(a) JOIN STREAM(b) ON a.k = b.k", "JOIN INNER JOIN @25");
+    OPS("SELECT * FROM STREAM a, STREAM b", "JOIN join (a comma in FROM) @23");
+    OPS("SELECT * FROM STREAM a FULL JOIN STREAM b USING (k)", "JOIN FULL OUTER JOIN @24");
+    OPS("SELECT * FROM (SELECT * FROM STREAM a) x LEFT SEMI JOIN STREAM b ON x.k = b.k",
+        "JOIN LEFT SEMI JOIN @42");
+    OPS("WITH s AS (SELECT * FROM STREAM b) SELECT * FROM STREAM a JOIN s USING (k)",
+        "JOIN INNER JOIN @59");
+    /* What Spark refuses on streams. */
+    OPS("SELECT * FROM STREAM a LEFT ANTI JOIN STREAM b USING (k)", "UNSUPPORTED - @24");
+    OPS("SELECT * FROM a LEFT JOIN STREAM b USING (k)", "UNSUPPORTED - @17");
+    OPS("SELECT * FROM STREAM a RIGHT JOIN b USING (k)", "UNSUPPORTED - @24");
+    OPS("SELECT * FROM STREAM a FULL JOIN b USING (k)", "UNSUPPORTED - @24");
+    OPS("SELECT * FROM STREAM a ORDER BY k", "UNSUPPORTED - @33");
+    OPS("SELECT * FROM STREAM a LIMIT 3", "LIMIT LIMIT @24");
+    OPS("SELECT * FROM STREAM a LIMIT 3 OFFSET 1", "UNSUPPORTED - @39 | LIMIT LIMIT @24");
+    OPS("SELECT k, row_number() OVER (ORDER BY k) AS rn FROM STREAM t",
+        "WINFN row_number() (as column `rn`) @11");
+    OPS("SELECT * FROM STREAM a INTERSECT SELECT * FROM STREAM b", "UNSUPPORTED - @1");
+    OPS("SELECT * FROM a EXCEPT SELECT * FROM STREAM b", "UNSUPPORTED - @1");
+    OPS("SELECT * FROM STREAM a EXCEPT SELECT * FROM b", "EXCEPT EXCEPT @1");
+    OPS("SELECT * FROM STREAM a UNION ALL SELECT * FROM b", "UNSUPPORTED - @1");
+    OPS("SELECT monotonically_increasing_id() AS id FROM STREAM a", "UNSUPPORTED - @8");
+    weir__buf_free(&b);
+}
+
+TEST(test_sql_reads__text)
 {
     weir_arena a = WEIR_ARENA_INIT;
     weir_sql_source s;
-    weir_sql_shape sh;
-    weir_sql_query *q = pq(&a, &s, "SELECT k, count(*) FROM STREAM t GROUP BY k");
-    weir__sql_query_shape(&sh, q);
-    CHECK(sh.aggregates);
-    CHECK(!sh.has_limit);
-    q = pq(&a, &s, "SELECT k, count(*) FROM t GROUP BY k");
-    weir__sql_query_shape(&sh, q);
-    CHECK(!sh.aggregates);
-    q = pq(&a, &s, "SELECT DISTINCT k FROM STREAM t");
-    weir__sql_query_shape(&sh, q);
-    CHECK(sh.aggregates);
-    q = pq(&a, &s, "SELECT k, row_number() OVER (ORDER BY k) FROM t LIMIT 3");
-    weir__sql_query_shape(&sh, q);
-    CHECK(sh.has_window);
-    CHECK(sh.has_limit);
-    q = pq(&a, &s, "SELECT upper(k) FROM STREAM t WHERE k IN (SELECT 1)");
-    weir__sql_query_shape(&sh, q);
-    CHECK(!sh.aggregates);
-    CHECK(sh.has_subquery);
+    weir_sql_query *q;
     q = pq(&a, &s, "  WITH x AS (SELECT 1) SELECT * FROM x  ");
     size_t len;
     const char *txt = weir__sql_query_text(q, &len);
@@ -535,12 +606,10 @@ TEST(test_sql_reads__shape_and_text)
         CHECK_STR(cols[2], "arr");
         CHECK_STR(cols[3], "z");
     }
-    weir__sql_expr_shape(&sh, e);
-    CHECK(!sh.has_subquery && !sh.aggregates);
+    CHECK(!weir__sql_expr_has_subquery(e));
     s = src_of("x IN (SELECT 1)");
     CHECK_INT(weir__sql_parse_expr(&e, &a, &s, 0, s.len, NULL), 0);
-    weir__sql_expr_shape(&sh, e);
-    CHECK(sh.has_subquery);
+    CHECK(weir__sql_expr_has_subquery(e));
     weir_buf b = WEIR_BUF_INIT;
     s = src_of("x <=> 1 AND name RLIKE '^a'");
     CHECK_INT(weir__sql_parse_expr(&e, &a, &s, 0, s.len, NULL), 0);
@@ -1044,7 +1113,7 @@ TEST_MAIN(RUN(test_sql_split__basics); RUN(test_sql_translate__resolver); RUN(te
           RUN(test_sql_ddl__views_flows_sinks_set_use);
           RUN(test_sql_ddl__errors); RUN(test_sql_ddl__continues_after_errors);
           RUN(test_sql_reads__scoping); RUN(test_sql_reads__tvf_args);
-          RUN(test_sql_reads__shape_and_text);
+          RUN(test_sql_reads__text); RUN(test_sql_stream_ops);
           RUN(test_sql_reads__unaliased_columns); RUN(test_sql_lex__edge_cases);
           RUN(test_sql_lex__deep_nesting);
     RUN(test_sql_parse__keyword_retries_linear); RUN(test_sql_types__spark_and_duckdb);
