@@ -281,6 +281,42 @@ int project_define_python(project *p, FILE *json_out);
 int project_define_python_remote(project *p, const char *uri,
                                  const char *graph_id, FILE *json_out);
 
+/* --- python_child.c: the Python process --------------------------------- */
+
+/* child_run's outcomes that are not wait statuses (those are >= 0). */
+enum { CHILD_TIMEOUT = -1, CHILD_START_FAILED = -2, CHILD_INTERRUPTED = -3 };
+/* The child's exit status when it could not exec. */
+#define CHILD_EXEC_FAILED 127
+/* The child's status channel: its descriptor 3, a pipe to weir. */
+#define CHILD_STATUS_FD 3
+
+typedef struct child_spec {
+    const char *python;  /* the executable */
+    char *const *argv;
+    char **env;
+    const char *dir;     /* its working folder */
+    FILE *out;           /* its stdout, line by line, prefixed "python: "
+                            and escaped; NULL = dropped */
+    int err_fd;          /* its stderr */
+    unsigned timeout_s;
+} child_spec;
+
+/* One line of the child's status channel (without its newline). */
+typedef void (*child_status_fn)(void *payload, const char *line);
+
+/*
+ * Run the child in a process group of its own that is killed with this
+ * thread (PR_SET_PDEATHSIG: call from a thread that outlives the child),
+ * relaying its stdout and status channel until it exits, timeout_s pass or
+ * a Ctrl-C comes that a guard catches (interrupt_pending); then kill its
+ * group and reap it. Returns its wait status, CHILD_TIMEOUT,
+ * CHILD_INTERRUPTED, or CHILD_START_FAILED (errno says why).
+ */
+int child_run(const child_spec *spec, child_status_fn on_status, void *payload);
+/* Write text (len bytes, lines of the child's output) to out as child_run
+ * relays stdout: each line prefixed "python: " and escaped. */
+void child_put_lines(FILE *out, const char *text, size_t len);
+
 /* --- remote.c: running on a Spark Connect server (--remote) ----------- */
 
 /* Is uri a Spark Connect URI weir can use? Prints why not. */

@@ -4,23 +4,21 @@
  * and runs the user's Python with the real pyspark-client and weir's
  * launcher (python/weir_launch.py, compiled in) to import the files; what
  * they define lands in the pipeline, which the command then validates and
- * runs like a SQL project. Owns finding Python, the child process, its
- * bounded wait, and turning its failures into weir's error format.
+ * runs like a SQL project. Owns finding Python, what the launcher tells
+ * weir on its status channel, and turning its failures into weir's error
+ * format (the process itself is python_child.c).
+ *
+ * The launcher's exit status is believed only together with its status
+ * channel: it names each file before importing it and says when it has
+ * imported them all ("done"); its error reports travel there too, never
+ * in the output a definition file can write to.
  */
-/* syscall() for pidfd_open. */
-#define _DEFAULT_SOURCE
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -31,12 +29,9 @@ extern const char cli_py_shim[];
 extern char **environ;
 
 /* The launcher's exit statuses (weir_launch.py). */
-enum { LAUNCH_MISSING = 3, LAUNCH_DEFINITION = 4, EXEC_FAILED = 127 };
-/* wait_bounded's other outcomes (never wait statuses: those are >= 0). */
-enum { WAIT_TIMEOUT = -1, WAIT_INTERRUPTED = -3, START_FAILED = -2 };
+enum { LAUNCH_MISSING = 3, LAUNCH_DEFINITION = 4 };
 
 #define DEFAULT_TIMEOUT_S 300
-#define REPORT_MARK "weir-python-error: "
 #define CLIENT_PIN "pyspark-client==4.2.0"
 
 static bool executable(const char *path)
@@ -156,66 +151,6 @@ static unsigned timeout_seconds(void)
                                                   : DEFAULT_TIMEOUT_S;
 }
 
-/* A descriptor that becomes readable when pid exits (Linux 5.3+), or -1. */
-static int open_pidfd(pid_t pid)
-{
-#ifdef SYS_pidfd_open
-    return (int)syscall(SYS_pidfd_open, pid, 0);
-#else
-    (void)pid;
-    return -1;
-#endif
-}
-
-/* Has pid exited? Polls without reaping it: while it is a zombie its pid,
- * which is also its process group's id, cannot be reused. */
-static bool exited(pid_t pid)
-{
-    siginfo_t si;
-    memset(&si, 0, sizeof si);
-    return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-           si.si_pid == pid;
-}
-
-/* Wait for pid at most secs seconds, or until Ctrl-C when a guard catches
- * it; then kill its process group (what it forked and left behind, or
- * everything on a timeout) and reap it. Returns the wait status, or
- * WAIT_TIMEOUT, WAIT_INTERRUPTED. With a pidfd the wait ends
- * the moment the child exits; without one, it is polled every
- * millisecond at first, then every 20 ms (the child takes at least the
- * interpreter's start-up). */
-static int wait_bounded(pid_t pid, unsigned secs)
-{
-    int status = 0;
-    struct timespec start, now;
-    clock_gettime(CLOCK_MONOTONIC, &start);
-    const long limit_ms = (long)secs * 1000;
-    int pidfd = open_pidfd(pid);
-    bool done = false, interrupted = false;
-    for (long tick = 0; !(done = exited(pid)); tick++) {
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        long elapsed_ms = (now.tv_sec - start.tv_sec) * 1000 +
-                          (now.tv_nsec - start.tv_nsec) / 1000000;
-        if (elapsed_ms > limit_ms || (interrupted = interrupt_pending()))
-            break;
-        if (pidfd >= 0) {
-            struct pollfd pf = { pidfd, POLLIN, 0 };
-            long left = limit_ms - elapsed_ms + 1;
-            (void)poll(&pf, 1, left > 250 ? 250 : (int)left);
-        } else {
-            struct timespec pause = { 0, (tick < 100 ? 1 : 20) * 1000 * 1000 };
-            nanosleep(&pause, NULL);
-        }
-    }
-    if (pidfd >= 0)
-        close(pidfd);
-    kill(-pid, SIGKILL);
-    kill(pid, SIGKILL); /* if it could not make its group */
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    return done ? status : interrupted ? WAIT_INTERRUPTED : WAIT_TIMEOUT;
-}
-
 /* The whole of fd (from the start), NUL-terminated, malloc'd. */
 static char *slurp(int fd)
 {
@@ -273,116 +208,190 @@ static void source_line(char *buf, size_t size, const char *dir,
     buf[strcspn(buf, "\r\n")] = '\0';
 }
 
-/* A definition error: the launcher's report (the JSON after the mark, on
- * the last line of its stderr) as a weir_error; the rest of stderr (the
- * user's traceback) is printed after it. */
-static void print_definition_error(const cli *c, char *out, const char *dir,
+/* What the launcher said on its status channel. */
+typedef struct launch_state {
+    project *p;
+    const char *const *files; /* relative to dir, as the launcher has them */
+    size_t n_files;
+    const char *dir;          /* the spec's folder */
+    long importing;           /* the file being imported; -1 before any */
+    bool done;                /* it said it imported every file */
+    char *report;             /* its error report (a JSON object) or NULL */
+} launch_state;
+
+static void on_status(void *payload, const char *line)
+{
+    launch_state *ls = payload;
+    char event[32];
+    int64_t n = -1;
+    if (!json_get_string(json_member(line, "event"), event, sizeof event))
+        return;
+    if (strcmp(event, "importing") == 0) {
+        if (!json_get_int(json_member(line, "file"), &n) || n < 0 ||
+            (uint64_t)n >= ls->n_files || n != ls->importing + 1)
+            return; /* files come in order, each once */
+        ls->importing = (long)n;
+        const char *f = ls->files[n];
+        if (ls->p->log)
+            print_logline(ls->p->log, "Importing %s%s%s...",
+                          f[0] == '/' ? "" : ls->dir, f[0] == '/' ? "" : "/", f);
+    } else if (strcmp(event, "done") == 0) {
+        ls->done = json_get_int(json_member(line, "files"), &n) &&
+                   (uint64_t)n == ls->n_files &&
+                   ls->importing + 1 == (long)ls->n_files;
+    } else if (strcmp(event, "error") == 0 && !ls->report) {
+        ls->report = strdup(line);
+    }
+}
+
+/* Is path (relative to the spec's folder) one of the definition files?
+ * Only their lines are quoted: a path in a report or a diagnostic is not
+ * trusted to name a file weir may show. */
+static bool definition_file(const launch_state *ls, const char *path)
+{
+    for (size_t i = 0; i < ls->n_files; i++)
+        if (strcmp(ls->files[i], path) == 0)
+            return true;
+    return false;
+}
+
+/* The kind of the launcher's report ("missing", "definition", ...), or
+ * "" without one. */
+static void report_kind(const launch_state *ls, char *kind, size_t size)
+{
+    kind[0] = '\0';
+    if (ls->report)
+        json_get_string(json_member(ls->report, "kind"), kind, size);
+}
+
+/* Python's stderr (the user's traceback): prefixed and escaped. */
+static void show_stderr(int err_fd)
+{
+    char *text = slurp(err_fd);
+    if (text)
+        child_put_lines(stderr, text, strlen(text));
+    free(text);
+}
+
+/* s (of buffer size size) with the bytes a terminal would act on escaped,
+ * as text_put writes them: the report's text is the child's. */
+static void defuse(char *s, size_t size)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m)
+        return;
+    text_put(m, s, SIZE_MAX);
+    if (fclose(m) == 0)
+        snprintf(s, size, "%s", buf);
+    free(buf);
+}
+
+/* A definition error from the launcher's report, then the user's
+ * traceback. */
+static void print_definition_error(const launch_state *ls, int err_fd,
                                    bool have_diags, FILE *json_out)
 {
-    char *mark = strstr(out, REPORT_MARK), *next;
-    while (mark && (next = strstr(mark + 1, REPORT_MARK)))
-        mark = next;
+    const char *j = ls->report;
+    /* The endpoint's diagnostics say it better (and the traceback only
+     * shows pyspark sending the definition). */
+    const char *server = json_member(j, "server");
+    if (have_diags && server && strncmp(server, "true", 4) == 0)
+        return;
     weir_error e;
     memset(&e, 0, sizeof e);
     e.code = WEIR_ESQL;
-    if (mark) {
-        const char *j = mark + strlen(REPORT_MARK);
-        int64_t line = 0;
-        *mark = '\0';
-        /* The endpoint's diagnostics say it better (and the traceback
-         * only shows pyspark sending the definition). */
-        const char *server = json_member(j, "server");
-        if (have_diags && server && strncmp(server, "true", 4) == 0)
-            return;
-        json_get_string(json_member(j, "message"), e.message, sizeof e.message);
-        json_get_string(json_member(j, "error_class"), e.error_class,
-                        sizeof e.error_class);
-        json_get_string(json_member(j, "path"), e.path, sizeof e.path);
-        if (json_get_int(json_member(j, "line"), &line) && line > 0 &&
-            line < 1000000000)
-            e.line = (unsigned)line;
-        source_line(e.line_text, sizeof e.line_text, dir, e.path, e.line);
-    } else {
-        snprintf(e.message, sizeof e.message, "a Python definition file failed");
-    }
-    print_diagnostic(c, &e);
-    fputs(out, stderr);
+    int64_t line = 0;
+    json_get_string(json_member(j, "message"), e.message, sizeof e.message);
+    json_get_string(json_member(j, "error_class"), e.error_class,
+                    sizeof e.error_class);
+    json_get_string(json_member(j, "path"), e.path, sizeof e.path);
+    if (json_get_int(json_member(j, "line"), &line) && line > 0 &&
+        line < 1000000000)
+        e.line = (unsigned)line;
+    defuse(e.message, sizeof e.message);
+    defuse(e.error_class, sizeof e.error_class);
+    defuse(e.path, sizeof e.path);
+    if (definition_file(ls, e.path))
+        source_line(e.line_text, sizeof e.line_text, ls->dir, e.path, e.line);
+    print_diagnostic(ls->p->cli, &e);
+    show_stderr(err_fd);
     if (json_out)
         print_failure_json(json_out, NULL, e.code, &e);
 }
 
-/* What went wrong with the child, printed; the exit code. */
-static int report_child(const cli *c, int status, const char *python,
-                        char *out, const char *dir, bool have_diags,
-                        FILE *json_out)
+/* Python ended with status 0 without saying it imported every file: a
+ * definition file ended the process (os._exit). An error at that file. */
+static int ended_early(const launch_state *ls, FILE *json_out)
 {
-    if (status == WAIT_TIMEOUT) {
-        print_error(c, "the Python definition files did not finish within "
-                       "%u seconds (WEIR_PYTHON_TIMEOUT); stopped",
-                    timeout_seconds());
+    if (ls->importing < 0) {
+        print_error(ls->p->cli, "Python exited with status 0 before importing "
+                                "any definition file");
         return EXIT_FAILED;
     }
-    if (status == WAIT_INTERRUPTED) {
-        print_error(c, "interrupted: Python was stopped while importing the "
-                       "definition files");
+    weir_error e;
+    memset(&e, 0, sizeof e);
+    e.code = WEIR_ESQL;
+    snprintf(e.path, sizeof e.path, "%s", ls->files[ls->importing]);
+    snprintf(e.message, sizeof e.message,
+             "Python exited with status 0 while this file was imported, so "
+             "the definition files after it were not imported: a definition "
+             "file must not end the process (os._exit)");
+    print_diagnostic(ls->p->cli, &e);
+    if (json_out)
+        print_failure_json(json_out, NULL, e.code, &e);
+    return EXIT_USAGE;
+}
+
+/* What went wrong with the child, printed; the exit code. */
+static int report_child(const launch_state *ls, int status, const char *python,
+                        int err_fd, bool have_diags, FILE *json_out)
+{
+    const cli *c = ls->p->cli;
+    char during[4200] = "before importing any definition file";
+    if (ls->importing >= 0)
+        snprintf(during, sizeof during, "while importing %s",
+                 ls->files[ls->importing]);
+    if (status == CHILD_TIMEOUT) {
+        print_error(c, "the Python definition files did not finish within "
+                       "%u seconds (WEIR_PYTHON_TIMEOUT); stopped %s",
+                    timeout_seconds(), during);
+        return EXIT_FAILED;
+    }
+    if (status == CHILD_INTERRUPTED) {
+        print_error(c, "interrupted: Python was stopped %s", during);
         return EXIT_FAILED;
     }
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    if (code == LAUNCH_MISSING) {
+    char kind[32];
+    report_kind(ls, kind, sizeof kind);
+    if (code == LAUNCH_MISSING && strcmp(kind, "missing") == 0) {
         print_error(c, "pyspark-client is not installed for %s: install it "
                        "with `%s -m pip install '" CLIENT_PIN "'`, or point "
                        "WEIR_PYTHON at a Python that has it",
                     python, python);
         return EXIT_USAGE;
     }
-    if (code == LAUNCH_DEFINITION) {
-        print_definition_error(c, out, dir, have_diags, json_out);
+    if (code == LAUNCH_DEFINITION && strcmp(kind, "definition") == 0) {
+        print_definition_error(ls, err_fd, have_diags, json_out);
         return EXIT_USAGE;
     }
-    fputs(out, stderr);
-    if (code == EXEC_FAILED)
+    show_stderr(err_fd);
+    if (code == 0)
+        return ended_early(ls, json_out);
+    if (code == CHILD_EXEC_FAILED && ls->importing < 0)
         print_error(c, "cannot run Python '%s' (set WEIR_PYTHON to a Python "
                        "3 with pyspark-client)",
                     python);
     else if (WIFSIGNALED(status))
-        print_error(c, "Python (%s) was killed by signal %d while importing "
-                       "the definition files",
-                    python, WTERMSIG(status));
+        print_error(c, "Python (%s) was killed by signal %d %s", python,
+                    WTERMSIG(status), during);
     else
-        print_error(c, "Python (%s) failed with exit status %d while "
-                       "importing the definition files",
-                    python, code);
-    return code == EXEC_FAILED ? EXIT_USAGE : EXIT_FAILED;
-}
-
-/* Run the launcher as a child of this process and wait for it. The child
- * leads its own process group, so that the kill after it (wait_bounded)
- * reaches what a definition file forked, and dies with the thread that
- * forked it (PR_SET_PDEATHSIG), which waits for it: a weir killed with
- * SIGKILL leaves no Python behind. */
-static int run_launcher(const char *python, char *const *argv, char **env,
-                        const char *dir, int out_fd, int err_fd)
-{
-    int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid == 0) {
-        /* Only async-signal-safe calls until exec. */
-        if (setpgid(0, 0) != 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 ||
-            getppid() != parent)
-            _exit(EXEC_FAILED);
-        if (chdir(dir) != 0 || null_fd < 0 || dup2(null_fd, 0) < 0 ||
-            dup2(out_fd >= 0 ? out_fd : null_fd, 1) < 0 || dup2(err_fd, 2) < 0)
-            _exit(EXEC_FAILED);
-        execve(python, argv, env);
-        _exit(EXEC_FAILED);
-    }
-    if (null_fd >= 0)
-        close(null_fd);
-    if (pid < 0)
-        return START_FAILED;
-    setpgid(pid, pid); /* also here: the kill may come before the child ran */
-    return wait_bounded(pid, timeout_seconds());
+        print_error(c, "Python (%s) failed with exit status %d %s", python,
+                    code, during);
+    return code == CHILD_EXEC_FAILED && ls->importing < 0 ? EXIT_USAGE
+                                                          : EXIT_FAILED;
 }
 
 /* Find Python and run the launcher with SPARK_REMOTE=remote (and
@@ -405,9 +414,11 @@ static int launch(project *p, const char *remote, const char *graph_env,
         return EXIT_USAGE;
     }
     char *settings = pipeline_conf_json(p->pipeline);
-    char *ours[4] = { (char *)remote, "PYTHONDONTWRITEBYTECODE=1", settings,
-                      (char *)graph_env };
-    char **env = settings ? child_env(ours, graph_env ? 4 : 3) : NULL;
+    char status_env[32];
+    snprintf(status_env, sizeof status_env, "WEIR_STATUS_FD=%d", CHILD_STATUS_FD);
+    char *ours[5] = { (char *)remote, "PYTHONDONTWRITEBYTECODE=1", status_env,
+                      settings, (char *)graph_env };
+    char **env = settings ? child_env(ours, graph_env ? 5 : 4) : NULL;
     char **argv = calloc(n_files + 6, sizeof *argv);
     char *dir = spec_dir(p->pipeline);
     const char *tmpdir = getenv("TMPDIR");
@@ -419,6 +430,7 @@ static int launch(project *p, const char *remote, const char *graph_env,
     /* Python's stderr: shown only when it fails. */
     int err_fd = mkstemp(err_tmpl);
     int code = EXIT_OK;
+    launch_state ls = { p, files, n_files, dir, -1, false, NULL };
     if (!env || !argv || !dir || err_fd < 0) {
         print_error(p->cli, "cannot start Python: %s",
                     err_fd < 0 ? strerror(errno) : "out of memory");
@@ -437,18 +449,16 @@ static int launch(project *p, const char *remote, const char *graph_env,
         if (p->log)
             fflush(p->log);
         fflush(stdout);
-        int status = run_launcher(python, argv, env, dir,
-                                  p->log ? fileno(p->log) : -1, err_fd);
-        if (status == START_FAILED) {
+        child_spec spec = { python, argv, env, dir, p->log, err_fd,
+                            timeout_seconds() };
+        int status = child_run(&spec, on_status, &ls);
+        if (status == CHILD_START_FAILED) {
             print_error(p->cli, "cannot start Python: %s", strerror(errno));
             code = EXIT_FAILED;
-        } else if (status != 0) {
-            char *out = slurp(err_fd);
-            code = report_child(p->cli, status, shown, out ? out : (char *)"",
-                                dir,
+        } else if (status != 0 || !ls.done) {
+            code = report_child(&ls, status, shown, err_fd,
                                 server && weir_connect_diagnostics(server, NULL) > 0,
                                 json_out);
-            free(out);
         }
     }
     /* Problems the endpoint found in what the files defined, named like
@@ -461,7 +471,7 @@ static int launch(project *p, const char *remote, const char *graph_env,
         if (dir_len && strncmp(e.path, dir, dir_len) == 0 &&
             e.path[dir_len] == '/')
             memmove(e.path, e.path + dir_len + 1, strlen(e.path + dir_len));
-        if (!e.line_text[0] && dir)
+        if (!e.line_text[0] && dir && definition_file(&ls, e.path))
             source_line(e.line_text, sizeof e.line_text, dir, e.path, e.line);
         print_diagnostic(p->cli, &e);
         if (json_out)
@@ -471,6 +481,7 @@ static int launch(project *p, const char *remote, const char *graph_env,
         code = EXIT_USAGE;
     if (err_fd >= 0)
         close(err_fd);
+    free(ls.report);
     free(dir);
     free(argv);
     free(env);

@@ -11,6 +11,7 @@ set(WEIR_CLI_FILES
   src/cli/table.c
   src/cli/project.c
   src/cli/python.c
+  src/cli/python_child.c
   src/cli/remote.c
   src/cli/scaffold.c
   src/cli/token.c

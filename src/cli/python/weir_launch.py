@@ -11,11 +11,18 @@
 # Connect server's session weir opened and the files define into that
 # graph, which weir created and runs.
 #
+# weir listens on descriptor $WEIR_STATUS_FD (a pipe): one JSON object per
+# line, {"event": "importing", "file": N} before the Nth file (from 0),
+# {"event": "done", "files": N} once every file is imported, and
+# {"event": "error", "kind": ..., "message": ..., "error_class": ...,
+# "path": ..., "line": ..., "server": ...} when something fails. weir
+# believes the exit status only with these: a status 0 without "done"
+# means a definition file ended the process.
+#
 # Exit status: 0 done; 3 pyspark-client (or pyspark.pipelines) cannot be
-# imported; 4 a definition file failed; 5 the session or graph could not
-# be set up (before any file). For 3 and 4 the last line on stderr is
-# "weir-python-error: " and a JSON object (kind, message, error_class,
-# path, line), after the user's traceback.
+# imported (kind "missing"); 4 a definition file failed (kind
+# "definition", after the user's traceback on stderr); 5 the session or
+# graph could not be set up (before any file).
 import json
 import os
 import sys
@@ -25,30 +32,51 @@ import sys
 if "__file__" not in globals():
     __file__ = "<weir_launch>"
 
-import time
 import traceback
 import types
 
 EXIT_MISSING = 3
 EXIT_DEFINITION = 4
 EXIT_CLIENT = 5
-MARK = "weir-python-error: "
 ANALYSIS_CLASS = "ATTEMPT_ANALYSIS_IN_PIPELINE_QUERY_FUNCTION"
 ANALYSIS_MESSAGE = ("Operations that trigger DataFrame analysis or execution "
                     "are not allowed in pipeline query functions. Move code "
                     "outside of the pipeline query function.")
 
 
-def log(message):
-    print(f"{time.strftime('%Y-%m-%d %H:%M:%S')}: {message}", flush=True)
+class _Status:
+    """The status channel to weir (None when run by hand)."""
+    out = None
+
+
+def open_status():
+    fd = os.environ.pop("WEIR_STATUS_FD", None)
+    if fd is None:
+        return
+    try:
+        fd = int(fd)
+        # Not for what a definition file starts.
+        os.set_inheritable(fd, False)
+        _Status.out = os.fdopen(fd, "w", encoding="utf-8", buffering=1)
+    except (ValueError, OSError):
+        _Status.out = None
+
+
+def status(event, **fields):
+    if _Status.out is None:
+        return
+    try:
+        _Status.out.write(json.dumps({"event": event, **fields}) + "\n")
+        _Status.out.flush()
+    except (OSError, ValueError):
+        # A definition file closed it: weir sees no "done".
+        _Status.out = None
 
 
 def report(kind, message, error_class="", path="", line=0, server=False):
     sys.stderr.flush()
-    print(MARK + json.dumps({"kind": kind, "message": message,
-                             "error_class": error_class, "path": path,
-                             "line": line, "server": server}),
-          file=sys.stderr, flush=True)
+    status("error", kind=kind, message=message, error_class=error_class,
+           path=path, line=line, server=server)
 
 
 def load_shim(source):
@@ -171,6 +199,7 @@ def message_of(exc):
 
 
 def main(argv):
+    open_status()
     if len(argv) < 2:
         print("usage: weir_launch SHIM_SOURCE SPEC_PATH FILE...", file=sys.stderr)
         return 2
@@ -237,10 +266,10 @@ def main(argv):
             analysis_blocker())
         shim._State.registry = registry
         with graph_element_registration_context(registry):
-            for rel in rel_files:
+            for index, rel in enumerate(rel_files):
                 current = rel
                 path = os.path.join(root, rel)
-                log(f"Importing {path}...")
+                status("importing", file=index)
                 name = os.path.splitext(os.path.basename(path))[0]
                 module_spec = importlib.util.spec_from_file_location(name, path)
                 module = importlib.util.module_from_spec(module_spec)
@@ -277,6 +306,7 @@ def main(argv):
         report("definition", message_of(e), error_class_of(e), path,
                line or 0, server)
         return EXIT_DEFINITION
+    status("done", files=len(rel_files))
     return 0
 
 
