@@ -359,14 +359,15 @@ YML
 # during the case, thus neither leaves most kills after the end nor
 # crowds them at its start.
 #
-#   kill_spawn OUT        start `weir run` in the background (output in OUT)
+#   kill_spawn OUT [ARGS] start `weir run [ARGS]` in the background (output
+#                         in OUT)
 #   kill_started          wait until it prints "Starting run..." or exits
 #   kill_at MS            SIGKILL it MS ms from now (unless it exited) and
 #                         reap it; sets kill_landed (0/1), kill_status
-#   kill_run OUT PCT      all three, MS drawn from $RANDOM, uniform in
+#   kill_run OUT PCT [ARGS]  all three, MS drawn from $RANDOM, uniform in
 #                         [0, PCT% of kill_est_ms]; sets kill_delay_ms too
-#   kill_measure OUT      a run not killed: its exit status in kill_status,
-#                         its update's length in kill_est_ms
+#   kill_measure OUT [ARGS]  a run not killed: its exit status in
+#                         kill_status, its update's length in kill_est_ms
 kill_est_ms=1000
 kill_pid=
 kill_out=
@@ -386,9 +387,9 @@ kill_exited() {
 kill_ended_update() { grep -qsE "Run is (COMPLETED|FAILED|CANCELED)" "$kill_out"; }
 kill_began_update() { grep -qs "Starting run" "$kill_out"; }
 
-kill_spawn() { # OUT
+kill_spawn() { # OUT [ARGS...]
     kill_out=$1 kill_t0=0
-    "$WEIR" run >"$kill_out" 2>&1 &
+    "$WEIR" run "${@:2}" >"$kill_out" 2>&1 &
     kill_pid=$!
 }
 
@@ -450,16 +451,16 @@ kill_at() { # MS
     fi
 }
 
-kill_run() { # OUT PCT
-    kill_spawn "$1"
+kill_run() { # OUT PCT [ARGS...]
+    kill_spawn "$1" "${@:3}"
     kill_started || true
     local range=$((kill_est_ms * $2 / 100 + 1))
     kill_delay_ms=$(((RANDOM * 32768 + RANDOM) % range))
     kill_at "$kill_delay_ms"
 }
 
-kill_measure() { # OUT
-    kill_spawn "$1"
+kill_measure() { # OUT [ARGS...]
+    kill_spawn "$@"
     local t0=0
     kill_started && t0=$kill_t0
     while ! kill_exited; do

@@ -2,8 +2,8 @@
 # The Spark differential tier: weir against real Apache Spark.
 #
 #   tests/spark/run.sh [--quick] [--only REGEX] [--no-pipelines] [--no-python]
-#                      [--no-grammar]
-#                      [--python-only] [--write-expected] [--no-fail]
+#                      [--no-grammar] [--no-stateful]
+#                      [--python-only] [--stateful] [--write-expected] [--no-fail]
 #                      [--no-checkpoint] [--checkpoint-only] [--no-remote]
 #
 # Creates (once) a Python venv with pinned pyspark in build-spark-venv/,
@@ -17,17 +17,22 @@
 # and the Python pipelines (tests/spark/python_pipelines.py; --quick: a
 # subset; --no-python skips them, --python-only runs only them,
 # --write-expected stores Spark's answers in tests/spark/python-expected/),
-# then has weir import the checkpoints of Structured Streaming queries it
-# just ran, of files and of a Kafka topic (tests/spark/import_checkpoint.py;
-# not with --only, --python-only or --no-checkpoint; --checkpoint-only runs
+# then the stateful streaming corpus over several updates
+# (tests/spark/stateful/stateful.py: Spark's answers must still equal the
+# stored ones, weir must give them or refuse per entry; --quick: a subset;
+# --stateful runs only it, --no-stateful skips it, --write-expected stores
+# Spark's answers in tests/spark/stateful/expected/), then has weir import
+# the checkpoints of Structured Streaming queries it just ran, of files and
+# of a Kafka topic (tests/spark/import_checkpoint.py; not with --only,
+# --python-only, --stateful or --no-checkpoint; --checkpoint-only runs
 # only it; for it, run.sh fetches Spark's Kafka connector into
 # build-spark-kafka/ with tests/spark/kafka-jars.sh and the test broker
 # with scripts/kafka.sh), then runs projects through `weir run --remote` on
 # a Spark Connect server it starts and compares their tables with local
-# runs (tests/spark/remote.py; not with --only, --python-only,
+# runs (tests/spark/remote.py; not with --only, --python-only, --stateful,
 # --checkpoint-only or --no-remote). Results go to build-spark-out/
-# (report.md, results.json, pipelines/, python/, import_checkpoint.txt,
-# remote/);
+# (report.md, results.json, pipelines/, python/, stateful/,
+# import_checkpoint.txt, remote/);
 # regenerate docs/sql-functions.md with
 # tests/spark/gen_docs.py build-spark-out/results.json.
 #
@@ -46,21 +51,23 @@ VENV="${SPARK_VENV:-$ROOT/build-spark-venv}"
 OUT="${SPARK_OUT:-$ROOT/build-spark-out}"
 WEIR="${WEIR:-$ROOT/build/weir}"
 
-quick="" pipelines=1 python=1 corpus=1 checkpoint=1 grammar=1 remote=1 pyargs=() args=()
+quick="" pipelines=1 python=1 corpus=1 checkpoint=1 grammar=1 remote=1 stateful=1 pyargs=() args=()
 while [ $# -gt 0 ]; do
     case "$1" in
     --quick) quick=--quick; args+=(--quick) ;;
     --no-pipelines) pipelines=0 ;;
     --no-python) python=0 ;;
-    --python-only) corpus=0 pipelines=0 checkpoint=0 grammar=0 remote=0 ;;
+    --python-only) corpus=0 pipelines=0 checkpoint=0 grammar=0 remote=0 stateful=0 ;;
+    --stateful) corpus=0 pipelines=0 python=0 checkpoint=0 grammar=0 remote=0 stateful=1 ;;
+    --no-stateful) stateful=0 ;;
     --no-grammar) grammar=0 ;;
     --no-checkpoint) checkpoint=0 ;;
-    --checkpoint-only) corpus=0 pipelines=0 python=0 grammar=0 remote=0 checkpoint=1 ;;
+    --checkpoint-only) corpus=0 pipelines=0 python=0 grammar=0 remote=0 stateful=0 checkpoint=1 ;;
     --no-remote) remote=0 ;;
     --write-expected) pyargs+=(--write-expected) ;;
-    --only) args+=(--only "$2"); pipelines=0; python=0; checkpoint=0; grammar=0; remote=0; shift ;;
+    --only) args+=(--only "$2"); pipelines=0; python=0; checkpoint=0; grammar=0; remote=0; stateful=0; shift ;;
     --no-fail) args+=(--no-fail) ;;
-    -h|--help) sed -n "2,40p" "$0"; exit 0 ;;
+    -h|--help) sed -n "2,44p" "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -125,6 +132,13 @@ if [ "$python" = 1 ]; then
     WEIR_PYTHON="${WEIR_PYTHON:-$VENV/bin/python}" \
         "$VENV/bin/python" "$HERE/python_pipelines.py" --weir "$WEIR" \
         --out "$OUT/python" $quick "${pyargs[@]}" || rc=$?
+fi
+# Stateful streaming pipelines over several updates (one Spark Connect
+# server for the corpus); weir imports Python files with the same pyspark.
+if [ "$stateful" = 1 ]; then
+    WEIR_PYTHON="${WEIR_PYTHON:-$VENV/bin/python}" \
+        "$VENV/bin/python" "$HERE/stateful/stateful.py" corpus --weir "$WEIR" \
+        --out "$OUT/stateful" $quick "${pyargs[@]}" || rc=$?
 fi
 # import_checkpoint against a checkpoint Spark writes now.
 if [ "$checkpoint" = 1 ]; then

@@ -1,0 +1,33 @@
+import os
+
+from pyspark import pipelines as dp
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+spark = SparkSession.active()
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
+EV = "id BIGINT, k STRING, ts TIMESTAMP, v BIGINT"
+
+
+def landing(name, schema=EV):
+    """The JSON files of data/<name>/ as a stream (absolute path: Spark
+    resolves relative ones against its server's working directory)."""
+    return spark.readStream.format("json").schema(schema).load(os.path.join(DATA, name))
+
+
+@dp.table
+def events():
+    return landing("events")
+
+
+@dp.table
+def per_window():
+    return (spark.readStream.table("events")
+            .withWatermark("ts", "10 minutes")
+            .groupBy(F.window("ts", "10 minutes"), "k")
+            .agg(F.count("*").alias("n"), F.sum("v").alias("total")))
+
+
+@dp.table
+def first_by_id():
+    return spark.readStream.table("events").dropDuplicates(["id"])

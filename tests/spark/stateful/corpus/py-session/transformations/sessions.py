@@ -1,0 +1,23 @@
+import os
+
+from pyspark import pipelines as dp
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+spark = SparkSession.active()
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
+EV = "id BIGINT, k STRING, ts TIMESTAMP, v BIGINT"
+
+
+def landing(name, schema=EV):
+    """The JSON files of data/<name>/ as a stream (absolute path: Spark
+    resolves relative ones against its server's working directory)."""
+    return spark.readStream.format("json").schema(schema).load(os.path.join(DATA, name))
+
+
+@dp.table
+def sessions():
+    return (landing("events")
+            .withWatermark("ts", "10 minutes")
+            .groupBy(F.session_window("ts", "5 minutes"), "k")
+            .agg(F.count("*").alias("n"), F.sum("v").alias("total"), F.min("id").alias("first_id")))

@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""Write the corpus's input files: corpus/<entry>/input/<k>/data/<source>/
+u<k>.json, one JSON object a line, for every entry listed in INPUTS below.
+
+The inputs are seeded, so the files are the same on every run; they are
+committed with the corpus (run this only to change them, then store
+Spark's answers again: stateful.py --write-expected). Event times start at
+2024-01-01 10:00:00 and move about STEP minutes an update; each update also
+brings rows that are late (their event time well behind the newest one seen
+so far: some still inside an open window or the delay, some older than the
+watermark), and, for the deduplication entries, copies of rows already
+delivered, in the same update or an earlier one.
+"""
+import datetime as dt
+import json
+import os
+import random
+import shutil
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BASE = dt.datetime(2024, 1, 1, 10, 0, 0)
+
+
+def ts(minutes):
+    return (BASE + dt.timedelta(seconds=round(minutes * 60))).strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def events(seed, updates, n=10, step=20, late=3, dups=0, replays=0, keys="abcd", delay=10):
+    """{k: [rows]}: id, k (a key), ts, v. Per update: n rows in the update's
+    stretch of event time (the newest one, in odd updates, exactly on the
+    stretch's end: a watermark on a whole minute), `late` rows 5 to 40
+    minutes behind the newest time so far, `dups` exact copies of earlier
+    rows, `replays` rows with an earlier id and a new time 1 to 30 minutes
+    after that id's first time, and, after the first update, four rows
+    about the watermark W a delay of DELAY minutes gives after the previous
+    update: at W - 5 min, W - 5 min + 1 s, W - 1 s and W (the edges of
+    Spark's lateness rules: event time < W; window end <= W; session end,
+    time + gap, <= W for a gap of 5 minutes)."""
+    rnd = random.Random(seed)
+    out, seen, nid, newest = {}, [], 1, 0.0
+    for u in range(1, updates + 1):
+        rows = []
+        wm = newest - delay
+        for i in range(n):
+            m = (u - 1) * step + rnd.uniform(0, step)
+            if i == 0 and u % 2:
+                m = u * step
+            rows.append({"id": nid, "k": rnd.choice(keys), "ts": m, "v": rnd.randint(1, 100)})
+            nid += 1
+        if u > 1:
+            for m in (wm - 5, wm - 5 + 1 / 60, wm - 1 / 60, wm):
+                rows.append({"id": nid, "k": rnd.choice(keys), "ts": m, "v": rnd.randint(1, 100)})
+                nid += 1
+        newest = max([newest] + [r["ts"] for r in rows])
+        for _ in range(late if u > 1 else 0):
+            rows.append({"id": nid, "k": rnd.choice(keys), "ts": max(0, newest - rnd.uniform(5, 40)),
+                         "v": rnd.randint(1, 100)})
+            nid += 1
+        pool = seen + rows
+        for _ in range(dups):
+            rows.append(dict(rnd.choice(pool)))
+        for _ in range(replays):
+            r = dict(rnd.choice(pool))
+            r["ts"] = r["ts"] + rnd.uniform(1, 30)
+            r["v"] = rnd.randint(1, 100)
+            rows.append(r)
+        rnd.shuffle(rows)
+        seen += rows
+        newest = max(newest, max(r["ts"] for r in rows))  # (replays too)
+        out[u] = rows
+    return {u: [dict(r, ts=ts(r["ts"])) for r in rows] for u, rows in out.items()}
+
+
+def ad_events(seed, updates, n=8, step=20, bound=15):
+    """Impressions (imp_id, ad, imp_ts) and clicks (click_id, imp_id,
+    click_ts): about two thirds of the impressions are clicked 1 to 20
+    minutes later (so some after the join's bound of `bound` minutes); a
+    click arrives in its impression's update or the next; some clicks name
+    no impression; each update brings an impression clicked at its own
+    time and one clicked exactly `bound` minutes later, and each update
+    after the first three late pairs: one well behind, one at the
+    impressions' watermark W (10 minutes) after the previous update, one
+    at W - 1 s."""
+    rnd = random.Random(seed)
+    imps, clicks = {u: [] for u in range(1, updates + 1)}, {u: [] for u in range(1, updates + 1)}
+    nimp, nclick, newest = 1, 1, 0.0
+    for u in range(1, updates + 1):
+        wm = newest - 10
+        for _ in range(n):
+            m = (u - 1) * step + rnd.uniform(0, step)
+            imps[u].append({"imp_id": nimp, "ad": rnd.choice("xyz"), "imp_ts": m})
+            if rnd.random() < 0.67:
+                later = min(updates, u + (rnd.random() < 0.3))
+                clicks[later].append({"click_id": nclick, "imp_id": nimp,
+                                      "click_ts": m + rnd.uniform(1, bound + 5)})
+                nclick += 1
+            nimp += 1
+        clicks[u].append({"click_id": nclick, "imp_id": 1000 + nimp,
+                          "click_ts": (u - 1) * step + rnd.uniform(0, step)})
+        nclick += 1
+        if u > 1:
+            # late: a pair well behind; a pair at W and one at W - 1 s
+            # (W: the previous update's newest impression less 10 minutes)
+            for m in (newest - rnd.uniform(20, 45), wm, wm - 1 / 60):
+                imps[u].append({"imp_id": nimp, "ad": rnd.choice("xyz"), "imp_ts": m})
+                clicks[u].append({"click_id": nclick, "imp_id": nimp,
+                                  "click_ts": m + rnd.uniform(1, 10)})
+                nimp += 1
+                nclick += 1
+        # the bounds of the range condition: a click at its impression's
+        # time and one exactly `bound` minutes after it
+        for d in (0, bound):
+            m = (u - 1) * step + rnd.uniform(0, step / 2)
+            imps[u].append({"imp_id": nimp, "ad": rnd.choice("xyz"), "imp_ts": m})
+            clicks[u].append({"click_id": nclick, "imp_id": nimp, "click_ts": m + d})
+            nimp += 1
+            nclick += 1
+        newest = max(newest, max(r["imp_ts"] for r in imps[u]))
+    for u in imps:
+        rnd.shuffle(imps[u])
+        rnd.shuffle(clicks[u])
+    fix = lambda rows, col: [dict(r, **{col: ts(r[col])}) for r in rows]  # noqa: E731
+    return ({u: fix(r, "imp_ts") for u, r in imps.items()},
+            {u: fix(r, "click_ts") for u, r in clicks.items()})
+
+
+def two_paces(seed, updates, lag=30):
+    """Two sources of events, `fast` and `slow`; slow's event times lag
+    fast's by about LAG minutes (so their watermarks differ)."""
+    fast = events(seed, updates, n=8, late=2, delay=5)
+    slow = events(seed + 1, updates, n=8, late=1, delay=15)
+    for rows in slow.values():
+        for r in rows:
+            t = dt.datetime.strptime(r["ts"], "%Y-%m-%dT%H:%M:%S") - dt.timedelta(minutes=lag)
+            r["ts"] = max(t, BASE).strftime("%Y-%m-%dT%H:%M:%S")
+            r["id"] += 1000
+    return fast, slow
+
+
+# entry -> {source folder: {update: rows}}
+def inputs():
+    adimp, adclick = ad_events(41, 5)
+    fast, slow = two_paces(43, 5)
+    ev = events(7, 5)
+    ev6 = events(11, 6)
+    dup = events(13, 5, dups=3, replays=2)
+    users_a = {u: [{"uid": u * 10 + i, "name": "a%d" % (u * 10 + i)} for i in range(3)]
+               for u in range(1, 6)}
+    users_b = {u: [{"uid": (u - 1) * 10 + i, "score": u * 100 + i} for i in (1, 2, 5)]
+               for u in range(1, 6)}
+    return {
+        "sql-tumbling": {"events": ev},
+        "sql-sliding": {"events": events(23, 5, delay=5)},
+        "sql-session": {"events": events(17, 5, n=10, step=30)},
+        "sql-group-eventtime": {"events": ev},
+        "sql-distinct": {"events": dup},
+        "sql-dedup-watermark": {"events": dup},
+        "sql-join-inner": {"impressions": adimp, "clicks": adclick},
+        "sql-join-unbounded": {"users_a": users_a, "users_b": users_b},
+        "sql-join-left": {"impressions": adimp, "clicks": adclick},
+        "sql-join-right": {"impressions": adimp, "clicks": adclick},
+        "sql-join-full": {"impressions": adimp, "clicks": adclick},
+        "sql-join-semi": {"impressions": adimp, "clicks": adclick},
+        "sql-watermark-min": {"fast": fast, "slow": slow},
+        "sql-chain": {"events": dup},
+        "sql-no-watermark": {"events": ev},
+        "sql-full-refresh": {"events": ev6},
+        "py-tumbling": {"events": ev},
+        "py-session": {"events": events(19, 5, n=10, step=30)},
+        "py-dedup": {"events": dup},
+        "py-dedup-watermark": {"events": dup},
+        "py-dedup-within": {"events": dup},
+        "py-join-left": {"impressions": adimp, "clicks": adclick},
+        "py-watermark-max": {"fast": fast, "slow": slow},
+        "py-readstream-table": {"events": ev},
+    }
+
+
+def main():
+    for entry, sources in inputs().items():
+        folder = os.path.join(HERE, "corpus", entry)
+        if not os.path.isdir(folder):
+            continue
+        shutil.rmtree(os.path.join(folder, "input"), ignore_errors=True)
+        for src, per_update in sources.items():
+            for u, rows in per_update.items():
+                d = os.path.join(folder, "input", str(u), "data", src)
+                os.makedirs(d, exist_ok=True)
+                with open(os.path.join(d, "u%d.json" % u), "w", encoding="utf-8") as f:
+                    for r in rows:
+                        f.write(json.dumps(r) + "\n")
+
+
+if __name__ == "__main__":
+    main()
