@@ -549,7 +549,28 @@ bool weir__sql_is_generator(const char *name);
 int weir__sql_tx_generator(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
                            const char *const *aliases, size_t n_aliases);
 /* Spark's auto-generated column name for e (toPrettySQL). */
-void weir__sql_pretty(weir_buf *out, const weir_sql_expr *e);
+/* Spark's generated name of e, an expression of a SELECT over from (NULL:
+ * none): src/sql/pretty.c, the one rule. */
+void weir__sql_pretty(weir_buf *out, const weir_sql_expr *e, const sql_rel *from);
+/* What pretty.c knows while naming an expression: the FROM whose relations
+ * qualify columns, and the parameters of the lambdas it is inside. */
+typedef struct sql_pretty {
+    const sql_rel *from;
+    const char *const *lambda;
+    size_t n_lambda;
+    const struct sql_pretty *up;
+} sql_pretty;
+void weir__sql_pretty_expr(weir_buf *out, const weir_sql_expr *e, int depth,
+                           const sql_pretty *c);
+/* ... OVER (...) of a window call e, with Spark's default frame. */
+void weir__sql_pretty_window(weir_buf *out, const weir_sql_expr *e, int depth,
+                             const sql_pretty *c);
+/* A function call (pretty_fn.c). */
+void weir__sql_pretty_call(weir_buf *out, const weir_sql_expr *e, int depth,
+                           const sql_pretty *c);
+/* A literal; an interval literal (pretty_lit.c). */
+void weir__sql_pretty_lit(weir_buf *out, const weir_sql_expr *e);
+void weir__sql_pretty_interval(weir_buf *out, const weir_sql_expr *e);
 /* Spark datetime pattern -> strftime (parse: strptime) format; false and
  * the offending letters in bad if not convertible. */
 bool weir__sql_datetime_format(weir_buf *out, const char *pattern, bool parse,

@@ -322,7 +322,7 @@ weir_sql_expr *weir__sql_parse_special(sql_parser *p, const sql_token *t,
             weir_sql_expr *e = new_expr(p, EX_FUNC, t);
             if (!e)
                 return NULL;
-            e->name = t->text;
+            e->name = "substring"; /* either spelling: Spark's Substring */
             size_t cap = 0;
             weir_sql_expr *pos = weir__sql_expr(p);
             if (!pos || !push_expr(p, &e->list, &e->n, &cap, s) ||

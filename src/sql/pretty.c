@@ -2,8 +2,12 @@
  * Spark's auto-generated column names (toPrettySQL over usePrettyExpression):
  * what an unaliased select item is called, e.g. count(1), sum(amount),
  * (a + 1), upper(name), CAST(x + 1 AS INT), `a LIKE b%`. Literals print as
- * their values (a string literal by its text), attributes by their names,
- * and a cast of a column keeps the column's name.
+ * their values (a string literal by its text; pretty_lit.c), attributes by
+ * their names without the relation that qualifies them, lambda variables as
+ * namedlambdavariable(), function calls as the expression Spark builds for
+ * them (pretty_fn.c), and a cast of a column keeps the column's name. This
+ * is the one rule for generated names, in SQL files and in DataFrames alike
+ * (a DataFrame's columns are SQL text by then).
  */
 #include "internal.h"
 
@@ -14,13 +18,7 @@
 
 #include "util/str.h"
 
-static void pretty(weir_buf *out, const weir_sql_expr *e, int depth);
-
-static void lower_name(weir_buf *out, const char *s)
-{
-    for (; *s; s++)
-        weir__buf_putc(out, (char)tolower((unsigned char)*s));
-}
+#define pretty weir__sql_pretty_expr
 
 /* Spark's DataType.sql: ARRAY<INT>, MAP<STRING, INT>, STRUCT<a: INT>. */
 static void upper_type(weir_buf *out, const weir_sql_type *t)
@@ -58,54 +56,40 @@ static void upper_type(weir_buf *out, const weir_sql_type *t)
     }
 }
 
-static void lit(weir_buf *out, const weir_sql_expr *e)
+/* Whether column e names a parameter of an enclosing lambda. */
+static bool lambda_var(const sql_pretty *c, const weir_sql_expr *e)
 {
-    switch (e->lit) {
-    case LIT_NULL: weir__buf_puts(out, "NULL"); break;
-    case LIT_STRING: weir__buf_puts(out, e->text); break;
-    case LIT_DATE: weir__buf_printf(out, "DATE '%s'", e->text); break;
-    case LIT_TIMESTAMP: weir__buf_printf(out, "TIMESTAMP '%s'", e->text); break;
-    case LIT_TIMESTAMP_NTZ:
-        weir__buf_printf(out, "TIMESTAMP_NTZ '%s'", e->text);
-        break;
-    case LIT_BINARY: weir__buf_printf(out, "X'%s'", e->text); break;
-    case LIT_DOUBLE:
-    case LIT_FLOAT: {
-        /* Java prints doubles with a fraction: 1.0, 1000.0, 1.5. */
-        const char *s = e->text;
-        bool expo = strpbrk(s, "eE") != NULL;
-        if (expo) {
-            char *end;
-            double v = strtod(s, &end);
-            char tmp[64];
-            if (v < 1e7 && v > -1e7 && v == (double)(long long)v)
-                snprintf(tmp, sizeof(tmp), "%.1f", v);
-            else
-                snprintf(tmp, sizeof(tmp), "%g", v);
-            weir__buf_puts(out, tmp);
-        } else if (!strchr(s, '.')) {
-            weir__buf_printf(out, "%s.0", s);
-        } else {
-            weir__buf_puts(out, s);
-            if (s[strlen(s) - 1] == '.')
-                weir__buf_putc(out, '0');
-        }
-        break;
-    }
-    default: weir__buf_puts(out, e->text); break;
-    }
+    if (e->n_names != 1)
+        return false;
+    for (; c; c = c->up)
+        for (size_t i = 0; i < c->n_lambda; i++)
+            if (weir__str_ieq(c->lambda[i], e->names[0]))
+                return true;
+    return false;
 }
 
-static void args(weir_buf *out, const weir_sql_expr *e, int depth)
+/* Whether e is a column of a relation (not a struct field, not a lambda
+ * variable): Spark names a cast of it after it. */
+static bool is_attribute(const sql_pretty *c, const weir_sql_expr *e)
+{
+    if (e->kind != EX_COLUMN || lambda_var(c, e))
+        return false;
+    return e->n_names == 1 ||
+           (e->n_names == 2 && c && c->from && weir__sql_tx_is_relation(c->from, e->names[0]));
+}
+
+static void args(weir_buf *out, const weir_sql_expr *e, int depth,
+                 const sql_pretty *c)
 {
     for (size_t i = 0; i < e->n; i++) {
         if (i)
             weir__buf_puts(out, ", ");
-        pretty(out, e->list[i], depth);
+        pretty(out, e->list[i], depth, c);
     }
 }
 
-static void window(weir_buf *out, const weir_sql_expr *e, int depth)
+void weir__sql_pretty_window(weir_buf *out, const weir_sql_expr *e, int depth,
+                             const sql_pretty *c)
 {
     const sql_window *w = e->over;
     weir__buf_puts(out, " OVER (");
@@ -120,7 +104,7 @@ static void window(weir_buf *out, const weir_sql_expr *e, int depth)
         for (size_t i = 0; i < w->n_partition; i++) {
             if (i)
                 weir__buf_puts(out, ", ");
-            pretty(out, w->partition[i], depth);
+            pretty(out, w->partition[i], depth, c);
         }
         sp = true;
     }
@@ -129,7 +113,7 @@ static void window(weir_buf *out, const weir_sql_expr *e, int depth)
         for (size_t i = 0; i < w->n_order; i++) {
             if (i)
                 weir__buf_puts(out, ", ");
-            pretty(out, w->order[i].e, depth);
+            pretty(out, w->order[i].e, depth, c);
             bool desc = w->order[i].dir == 2;
             int nulls = w->order[i].nulls ? w->order[i].nulls : (desc ? 2 : 1);
             weir__buf_puts(out, desc ? " DESC" : " ASC");
@@ -139,7 +123,7 @@ static void window(weir_buf *out, const weir_sql_expr *e, int depth)
     }
     weir__buf_puts(out, sp ? " " : "");
     static const char *const RANKING[] = { "row_number", "rank", "dense_rank",
-                                           "percent_rank", "cume_dist", "ntile",
+                                           "percent_rank", "ntile",
                                            "lag", "lead", NULL };
     bool ranking = false;
     for (int i = 0; RANKING[i]; i++)
@@ -154,7 +138,7 @@ static void window(weir_buf *out, const weir_sql_expr *e, int depth)
             const sql_bound *bd = b[k];
             int kind = bd->kind ? bd->kind : 3;
             if (kind == 2 || kind == 4) {
-                pretty(out, bd->n, depth);
+                pretty(out, bd->n, depth, c);
                 weir__buf_puts(out, kind == 2 ? " PRECEDING" : " FOLLOWING");
             } else {
                 weir__buf_puts(out, kind == 1   ? "UNBOUNDED PRECEDING"
@@ -183,115 +167,93 @@ static void window(weir_buf *out, const weir_sql_expr *e, int depth)
     weir__buf_putc(out, ')');
 }
 
-static void func(weir_buf *out, const weir_sql_expr *e, int depth)
-{
-    const char *name = e->name;
-    if (weir__str_ieq(name, "count") && e->n == 1 && e->list[0]->kind == EX_STAR) {
-        weir__buf_puts(out, "count(1)");
-    } else if (weir__str_ieq(name, "if") || weir__str_ieq(name, "iff")) {
-        weir__buf_puts(out, "(IF(");
-        args(out, e, depth);
-        weir__buf_puts(out, "))");
-    } else if (e->n == 0 && (weir__str_ieq(name, "current_date") ||
-                             weir__str_ieq(name, "current_timestamp") ||
-                             weir__str_ieq(name, "current_user"))) {
-        lower_name(out, name);
-        weir__buf_puts(out, "()");
-    } else {
-        lower_name(out, name);
-        weir__buf_putc(out, '(');
-        if (e->distinct)
-            weir__buf_puts(out, "DISTINCT ");
-        args(out, e, depth);
-        /* substr(s, p) is substr(s, p, 2147483647) in Spark's name. */
-        if (e->n == 2 && (weir__str_ieq(name, "substr") ||
-                          weir__str_ieq(name, "substring")))
-            weir__buf_puts(out, ", 2147483647");
-        weir__buf_putc(out, ')');
-        if (e->ignore_nulls == 1)
-            weir__buf_puts(out, " IGNORE NULLS");
-    }
-    if (e->filter) {
-        weir__buf_puts(out, " FILTER (WHERE ");
-        pretty(out, e->filter, depth);
-        weir__buf_putc(out, ')');
-    }
-    if (e->over)
-        window(out, e, depth);
-}
-
-static void binop(weir_buf *out, const weir_sql_expr *e, int depth)
+static void binop(weir_buf *out, const weir_sql_expr *e, int depth,
+                  const sql_pretty *c)
 {
     const char *op = e->op;
     if (strcmp(op, "||") == 0) {
         weir__buf_puts(out, "concat(");
-        pretty(out, e->a, depth);
+        pretty(out, e->a, depth, c);
         weir__buf_puts(out, ", ");
-        pretty(out, e->b, depth);
+        pretty(out, e->b, depth, c);
         weir__buf_putc(out, ')');
         return;
     }
     if (strcmp(op, "<>") == 0) {
         weir__buf_puts(out, "(NOT (");
-        pretty(out, e->a, depth);
+        pretty(out, e->a, depth, c);
         weir__buf_puts(out, " = ");
-        pretty(out, e->b, depth);
+        pretty(out, e->b, depth, c);
         weir__buf_puts(out, "))");
         return;
     }
     weir__buf_putc(out, '(');
-    pretty(out, e->a, depth);
+    pretty(out, e->a, depth, c);
     weir__buf_printf(out, " %s ", op);
-    pretty(out, e->b, depth);
+    pretty(out, e->b, depth, c);
     weir__buf_putc(out, ')');
 }
 
-static void pretty(weir_buf *out, const weir_sql_expr *e, int depth)
+void weir__sql_pretty_expr(weir_buf *out, const weir_sql_expr *e, int depth,
+                           const sql_pretty *c)
 {
     if (!e || depth > 4 * SQL_MAX_DEPTH)
         return;
     depth++;
     switch (e->kind) {
-    case EX_COLUMN:
-        for (size_t i = 0; i < e->n_names; i++) {
-            if (i)
+    case EX_COLUMN: {
+        /* A resolved column prints as its name: a qualifier naming a
+         * relation of the FROM (t.a, or _pN.a from a DataFrame) is not
+         * part of it; struct fields are (s.x). */
+        if (lambda_var(c, e)) {
+            weir__buf_puts(out, "namedlambdavariable()");
+            break;
+        }
+        size_t first = 0;
+        if (e->n_names >= 2 && c && c->from &&
+            weir__sql_tx_is_relation(c->from, e->names[0]))
+            first = 1;
+        for (size_t i = first; i < e->n_names; i++) {
+            if (i > first)
                 weir__buf_putc(out, '.');
             weir__buf_puts(out, e->names[i]);
         }
         break;
+    }
     case EX_STAR: weir__buf_putc(out, '*'); break;
-    case EX_LIT: lit(out, e); break;
+    case EX_LIT: weir__sql_pretty_lit(out, e); break;
     case EX_UNARY:
         if (strcmp(e->op, "NOT") == 0) {
             weir__buf_puts(out, "(NOT ");
-            pretty(out, e->a, depth);
+            pretty(out, e->a, depth, c);
             weir__buf_putc(out, ')');
         } else if (strcmp(e->op, "~") == 0) {
             weir__buf_putc(out, '~');
-            pretty(out, e->a, depth);
+            pretty(out, e->a, depth, c);
         } else {
             weir__buf_printf(out, "(%s ", e->op);
-            pretty(out, e->a, depth);
+            pretty(out, e->a, depth, c);
             weir__buf_putc(out, ')');
         }
         break;
-    case EX_BINARY: binop(out, e, depth); break;
-    case EX_FUNC: func(out, e, depth); break;
+    case EX_BINARY: binop(out, e, depth, c); break;
+    case EX_FUNC: weir__sql_pretty_call(out, e, depth, c); break;
     case EX_CASE:
+        /* CASE x WHEN v ...: Spark's CASE WHEN (x = v) ... */
         weir__buf_puts(out, "CASE");
-        if (e->a) {
-            weir__buf_putc(out, ' ');
-            pretty(out, e->a, depth);
-        }
         for (size_t i = 0; i + 1 < e->n; i += 2) {
-            weir__buf_puts(out, " WHEN ");
-            pretty(out, e->list[i], depth);
-            weir__buf_puts(out, " THEN ");
-            pretty(out, e->list[i + 1], depth);
+            weir__buf_puts(out, e->a ? " WHEN (" : " WHEN ");
+            if (e->a) {
+                pretty(out, e->a, depth, c);
+                weir__buf_puts(out, " = ");
+            }
+            pretty(out, e->list[i], depth, c);
+            weir__buf_puts(out, e->a ? ") THEN " : " THEN ");
+            pretty(out, e->list[i + 1], depth, c);
         }
         if (e->b) {
             weir__buf_puts(out, " ELSE ");
-            pretty(out, e->b, depth);
+            pretty(out, e->b, depth, c);
         }
         weir__buf_puts(out, " END");
         break;
@@ -299,12 +261,12 @@ static void pretty(weir_buf *out, const weir_sql_expr *e, int depth)
         /* a select item that is a cast of a column is named after the
          * column (Spark's ResolveAliases); inside an expression the cast
          * shows (count(CAST(x AS STRING))) */
-        if (depth == 1 && e->a->kind == EX_COLUMN && !e->flag) {
+        if (depth == 1 && is_attribute(c, e->a)) {
             weir__buf_puts(out, e->a->names[e->a->n_names - 1]);
             break;
         }
         weir__buf_puts(out, e->flag ? "TRY_CAST(" : "CAST(");
-        pretty(out, e->a, depth);
+        pretty(out, e->a, depth, c);
         weir__buf_puts(out, " AS ");
         upper_type(out, e->type);
         weir__buf_putc(out, ')');
@@ -313,12 +275,12 @@ static void pretty(weir_buf *out, const weir_sql_expr *e, int depth)
         if (e->negated)
             weir__buf_puts(out, "(NOT ");
         weir__buf_putc(out, '(');
-        pretty(out, e->a, depth);
+        pretty(out, e->a, depth, c);
         if (e->query) {
             weir__buf_puts(out, " IN (listquery()))");
         } else {
             weir__buf_puts(out, " IN (");
-            args(out, e, depth);
+            args(out, e, depth, c);
             weir__buf_puts(out, "))");
         }
         if (e->negated)
@@ -330,11 +292,11 @@ static void pretty(weir_buf *out, const weir_sql_expr *e, int depth)
         if (e->negated)
             weir__buf_puts(out, "(NOT ");
         weir__buf_puts(out, "between(");
-        pretty(out, e->a, depth);
+        pretty(out, e->a, depth, c);
         weir__buf_puts(out, ", ");
-        pretty(out, e->b, depth);
+        pretty(out, e->b, depth, c);
         weir__buf_puts(out, ", ");
-        pretty(out, e->c, depth);
+        pretty(out, e->c, depth, c);
         weir__buf_putc(out, ')');
         if (e->negated)
             weir__buf_putc(out, ')');
@@ -344,18 +306,23 @@ static void pretty(weir_buf *out, const weir_sql_expr *e, int depth)
             weir__buf_puts(out, "(NOT ");
         if (e->op[0] == 'R' || e->op[0] == 'I') {
             weir__buf_puts(out, e->op[0] == 'R' ? "RLIKE(" : "ilike(");
-            pretty(out, e->a, depth);
+            pretty(out, e->a, depth, c);
             weir__buf_puts(out, ", ");
-            pretty(out, e->b, depth);
+            pretty(out, e->b, depth, c);
             weir__buf_putc(out, ')');
         } else if (e->b) {
-            pretty(out, e->a, depth);
+            pretty(out, e->a, depth, c);
             weir__buf_puts(out, " LIKE ");
-            pretty(out, e->b, depth);
+            pretty(out, e->b, depth, c);
+            if (e->c) {
+                weir__buf_puts(out, " ESCAPE '");
+                pretty(out, e->c, depth, c);
+                weir__buf_putc(out, '\'');
+            }
         } else {
-            pretty(out, e->a, depth);
+            pretty(out, e->a, depth, c);
             weir__buf_printf(out, " LIKE %s (", e->quant);
-            args(out, e, depth);
+            args(out, e, depth, c);
             weir__buf_putc(out, ')');
         }
         if (e->negated)
@@ -364,84 +331,122 @@ static void pretty(weir_buf *out, const weir_sql_expr *e, int depth)
     case EX_IS:
         if (strcmp(e->op, "DISTINCT") == 0) {
             weir__buf_puts(out, e->negated ? "(" : "(NOT (");
-            pretty(out, e->a, depth);
+            pretty(out, e->a, depth, c);
             weir__buf_puts(out, " <=> ");
-            pretty(out, e->b, depth);
+            pretty(out, e->b, depth, c);
             weir__buf_puts(out, e->negated ? ")" : "))");
+        } else if (strcmp(e->op, "TRUE") == 0 || strcmp(e->op, "FALSE") == 0) {
+            /* x IS TRUE is (x <=> true) */
+            weir__buf_puts(out, e->negated ? "(NOT (" : "(");
+            pretty(out, e->a, depth, c);
+            weir__buf_printf(out, " <=> %s)", e->op[0] == 'T' ? "true" : "false");
+            if (e->negated)
+                weir__buf_putc(out, ')');
         } else {
             weir__buf_putc(out, '(');
-            pretty(out, e->a, depth);
-            weir__buf_printf(out, e->negated ? " IS NOT %s)" : " IS %s)", e->op);
+            pretty(out, e->a, depth, c);
+            weir__buf_puts(out, e->negated ? " IS NOT NULL)" : " IS NULL)");
         }
         break;
-    case EX_LAMBDA:
+    case EX_LAMBDA: {
+        sql_pretty inner = { c ? c->from : NULL, e->names, e->n_names, c };
         weir__buf_puts(out, "lambdafunction(");
-        pretty(out, e->a, depth);
+        pretty(out, e->a, depth, &inner);
         for (size_t i = 0; i < e->n_names; i++)
-            weir__buf_printf(out, ", %s", e->names[i]);
+            weir__buf_puts(out, ", namedlambdavariable()");
         weir__buf_putc(out, ')');
         break;
+    }
     case EX_SUBSCRIPT:
-        pretty(out, e->a, depth);
+        pretty(out, e->a, depth, c);
         weir__buf_putc(out, '[');
-        pretty(out, e->b, depth);
+        pretty(out, e->b, depth, c);
         weir__buf_putc(out, ']');
         break;
     case EX_FIELD:
-        pretty(out, e->a, depth);
+        pretty(out, e->a, depth, c);
         weir__buf_printf(out, ".%s", e->name);
         break;
-    case EX_INTERVAL:
-        weir__buf_puts(out, "INTERVAL ");
-        for (size_t i = 0; i < e->n; i++) {
-            if (i)
-                weir__buf_putc(out, ' ');
-            weir__buf_printf(out, "'%s'", e->list[i]->text);
-            if (e->names[i])
-                weir__buf_printf(out, " %s", e->names[i]);
-        }
-        if (e->op)
-            weir__buf_printf(out, " %s", e->op);
-        break;
+    case EX_INTERVAL: weir__sql_pretty_interval(out, e); break;
     case EX_TUPLE:
         weir__buf_puts(out, "named_struct(");
         for (size_t i = 0; i < e->n; i++) {
             if (i)
                 weir__buf_puts(out, ", ");
-            weir__buf_printf(out, "col%zu, ", i + 1);
-            pretty(out, e->list[i], depth);
+            /* (a, b + 1): a struct whose fields are named after the
+             * columns, colN otherwise */
+            const weir_sql_expr *f = e->list[i];
+            if (f->kind == EX_COLUMN)
+                weir__buf_printf(out, "%s, ", f->names[f->n_names - 1]);
+            else
+                weir__buf_printf(out, "col%zu, ", i + 1);
+            pretty(out, f, depth, c);
         }
         weir__buf_putc(out, ')');
         break;
     case EX_EXTRACT:
         weir__buf_printf(out, "extract(%s FROM ", e->name);
-        pretty(out, e->a, depth);
+        pretty(out, e->a, depth, c);
         weir__buf_putc(out, ')');
         break;
     case EX_TRIM:
+        if (e->b) { /* TRIM(BOTH x FROM s) */
+            weir__buf_printf(out, "TRIM(%s ", e->op);
+            pretty(out, e->b, depth, c);
+            weir__buf_puts(out, " FROM ");
+            pretty(out, e->a, depth, c);
+            weir__buf_putc(out, ')');
+            break;
+        }
         weir__buf_puts(out, strcmp(e->op, "LEADING") == 0    ? "ltrim("
                             : strcmp(e->op, "TRAILING") == 0 ? "rtrim("
                                                              : "trim(");
-        pretty(out, e->a, depth);
-        if (e->b) {
-            weir__buf_puts(out, ", ");
-            pretty(out, e->b, depth);
-        }
+        pretty(out, e->a, depth, c);
         weir__buf_putc(out, ')');
         break;
     case EX_POSITION:
         weir__buf_puts(out, "locate(");
-        pretty(out, e->a, depth);
+        pretty(out, e->a, depth, c);
         weir__buf_puts(out, ", ");
-        pretty(out, e->b, depth);
+        pretty(out, e->b, depth, c);
         weir__buf_puts(out, ", 1)");
         break;
     }
 }
 
-void weir__sql_pretty(weir_buf *out, const weir_sql_expr *e)
+void weir__sql_pretty(weir_buf *out, const weir_sql_expr *e, const sql_rel *from)
 {
-    pretty(out, e, 0);
+    sql_pretty c = { from, NULL, 0, NULL };
+    pretty(out, e, 0, &c);
+}
+
+/* The name Spark gives select item it of a SELECT over from. */
+static void item_name(weir_buf *out, const sql_item *it, const sql_rel *from)
+{
+    const weir_sql_expr *e = it->e;
+    if (it->alias)
+        weir__buf_puts(out, it->alias);
+    else if (e->kind == EX_STAR)
+        weir__buf_putc(out, '*');
+    else if (e->kind == EX_FUNC && !e->over && weir__sql_is_generator(e->name))
+        weir__buf_putc(out, '?');
+    else if (e->kind == EX_COLUMN)
+        weir__buf_puts(out, e->names[e->n_names - 1]);
+    else
+        weir__sql_pretty(out, e, from);
+}
+
+void weir__sql_query_names(const weir_sql_query *q, weir_buf *out)
+{
+    while (q && q->kind == Q_SETOP)
+        q = q->left;
+    if (!q || q->kind != Q_SELECT || !q->sel)
+        return;
+    for (size_t i = 0; i < q->sel->n_items; i++) {
+        if (i)
+            weir__buf_putc(out, '\n');
+        item_name(out, &q->sel->items[i], q->sel->from);
+    }
 }
 
 bool weir__sql_query_unaliased(const weir_sql_query *q, weir_buf *name,
@@ -459,7 +464,7 @@ bool weir__sql_query_unaliased(const weir_sql_query *q, weir_buf *name,
             e->kind == EX_STAR ||
             (e->kind == EX_FUNC && weir__sql_is_generator(e->name)))
             continue;
-        weir__sql_pretty(name, e);
+        weir__sql_pretty(name, e, q->sel->from);
         *pos = it->pos;
         return true;
     }

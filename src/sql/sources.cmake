@@ -19,6 +19,8 @@ set(WEIR_SQL_SOURCES
   src/sql/translate_types.c
   src/sql/translate_expr.c
   src/sql/pretty.c
+  src/sql/pretty_fn.c
+  src/sql/pretty_lit.c
   src/sql/functions.c
   src/sql/fn_custom.c
   src/sql/fn_generators.c

@@ -121,6 +121,11 @@ const weir_sql_source *weir__sql_query_source(const weir_sql_query *q);
  * (CREATE_PERMANENT_VIEW_WITHOUT_ALIAS). */
 bool weir__sql_query_unaliased(const weir_sql_query *q, weir_buf *name,
                                weir_sql_pos *pos);
+/* The names of q's output columns as Spark names them, one a line: an
+ * alias, a column's name, or the name Spark generates for an expression
+ * (`*` for a star, `?` for a generator's columns). For tests of the
+ * naming rule against Spark's (tests/spark/names.py). */
+void weir__sql_query_names(const weir_sql_query *q, weir_buf *out);
 
 /* A table reference found in a query. */
 typedef struct weir_sql_relref {

@@ -240,7 +240,7 @@ static int tx_item(sql_tx *t, weir_buf *out, const sql_item *it)
         if (e->kind == EX_COLUMN)
             weir__buf_puts(&name, e->names[e->n_names - 1]);
         else
-            weir__sql_pretty(&name, e);
+            weir__sql_pretty(&name, e, t->from);
         weir__buf_puts(out, " AS ");
         weir__buf_put_sql_ident(out, weir__buf_cstr(&name));
         weir__buf_free(&name);
@@ -385,14 +385,20 @@ static int tx_body(sql_tx *t, weir_buf *out, const weir_sql_query *q)
     switch (q->kind) {
     case Q_SELECT:
         rc = tx_select(t, out, q->sel);
-        if (!rc && q->n_order && t->sel == NULL) {
-            /* ORDER BY may use the select's named windows. */
-        }
         if (!rc) {
+            /* ORDER BY and LIMIT are over this SELECT: its named windows,
+             * and its FROM for the columns they name (probing the outer
+             * FROM would render this query again, without end). */
             const sql_select *saved = t->sel;
+            const sql_rel *saved_from = t->from;
+            weir_buf *saved_text = t->from_text;
             t->sel = q->sel;
+            t->from = q->sel->from;
+            t->from_text = NULL;
             rc = tx_modifiers(t, out, q);
             t->sel = saved;
+            t->from = saved_from;
+            t->from_text = saved_text;
         }
         return rc;
     case Q_VALUES:

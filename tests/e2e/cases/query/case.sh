@@ -87,3 +87,19 @@ run_weir run
 expect_exit 2
 expect_stderr_contains "SELEC"
 rm transformations/broken.sql transformations/broken.py
+
+# Generated names are Spark's (the rule is checked against Spark's own names
+# by unit/test_sql_names): a column is named without the relation that
+# qualifies it, math functions in upper case, defaults filled in.
+expect_query "SELECT sum(t.a), ACOS(0) > 1, bround(2.5D), isnotnull(max(t.a)) FROM VALUES (1) AS t(a)" \
+'sum(a),(ACOS(0) > 1),"bround(2.5, 0)",(max(a) IS NOT NULL)
+1,true,2.0,true'
+
+# An ORDER BY in a subquery naming its own relation's column (DataFrame
+# plans nest queries like this) is translated once: it used to render the
+# query around it again, and that query it, without end.
+q="SELECT * FROM (SELECT * FROM (SELECT * FROM (SELECT * FROM (SELECT * FROM
+  (VALUES (1, 'a')) AS t(a, n)) AS _p1) AS _p2) AS _p4 ORDER BY _p4.n) AS _p3"
+timeout 120 "$WEIR" query --format csv "$q" >"$E2E_OUT/nested.out" 2>&1 ||
+    e2e_fail "nested ORDER BY: $(tail -3 "$E2E_OUT/nested.out")"
+expect_file_contains "$E2E_OUT/nested.out" "1,a"
