@@ -223,8 +223,9 @@ int weir__cquery_collect(weir__cquery *q, const char *sql,
                          weir__arrow_emit emit, void *ctx, weir__cstatus *st);
 /* Run statements for their effect (DDL, DML). */
 int weir__cquery_statement(weir__cquery *q, const char *sql, weir__cstatus *st);
-/* DataFrame.show(): the first num_rows rows of a query as Spark's text
- * table, emitted as a one-row result with the column show_string. */
+/* DataFrame.show(): the first num_rows rows of a query (which reads at
+ * most num_rows + 1: one more tells there are more) as Spark's text table,
+ * emitted as a one-row result with the column show_string. */
 int weir__cquery_show(weir__cquery *q, const char *sql, int num_rows,
                       int truncate, bool vertical, weir__arrow_emit emit,
                       void *ctx, weir__cstatus *st);
@@ -241,7 +242,7 @@ int weir__arrow_ipc_string(const char *name, const char *value,
 int weir__cquery_ddl(weir__cquery *q, const char *ddl, weir_arena *a,
                      Spark__Connect__DataType **out, weir__cstatus *st);
 
-/* The result schema of a query, in arena a. */
+/* The result schema of a query (LIMIT 0: it is run), in arena a. */
 int weir__cquery_schema(weir__cquery *q, const char *sql, weir_arena *a,
                         Spark__Connect__DataType **out, weir__cstatus *st);
 

@@ -279,7 +279,29 @@ int weir__plan_rel(plan_ctx *c, const Rel *r, plan_query *out)
     return rc;
 }
 
+/* At most n rows of x, as df.limit(n) gives them but without a derived
+ * table when x can take the LIMIT itself (a derived table would lose
+ * duplicate column names). */
+static int limit_query(plan_ctx *c, plan_query *x, long long n)
+{
+    if (x->is_closed && weir__plan_query_wrap(c, x, NULL) < 0)
+        return -1;
+    if (n > INT32_MAX)
+        n = INT32_MAX;
+    if (!x->has_limit || x->limit > n)
+        x->limit = (int32_t)n;
+    x->has_limit = true;
+    x->stage = PLAN_ST_LIMIT;
+    return 0;
+}
+
 int weir__plan_relation_sql(const Rel *r, char **out, weir__plan_error *err)
+{
+    return weir__plan_relation_sql_limit(r, -1, out, err);
+}
+
+int weir__plan_relation_sql_limit(const Rel *r, long long limit, char **out,
+                                  weir__plan_error *err)
 {
     memset(err, 0, sizeof *err);
     *out = NULL;
@@ -288,6 +310,8 @@ int weir__plan_relation_sql(const Rel *r, char **out, weir__plan_error *err)
     weir__plan_query_init(&x);
     weir_buf b = WEIR_BUF_INIT;
     int rc = weir__plan_rel(&c, r, &x);
+    if (rc == 0 && limit >= 0)
+        rc = limit_query(&c, &x, limit);
     if (rc == 0)
         query_text(&x, &b);
     weir__plan_query_free(&x);

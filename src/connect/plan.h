@@ -47,6 +47,12 @@ typedef struct weir__plan_error {
  * Returns 0, or -1 with *err filled (err must not be NULL). */
 int weir__plan_relation_sql(const Spark__Connect__Relation *rel, char **out,
                             weir__plan_error *err);
+/* The same with at most limit rows (limit >= 0; -1: all), in the query's
+ * own SELECT when it has room for a LIMIT: a derived table around it would
+ * rename duplicate column names (DuckDB's a, a_1), which Spark keeps. */
+int weir__plan_relation_sql_limit(const Spark__Connect__Relation *rel,
+                                  long long limit, char **out,
+                                  weir__plan_error *err);
 
 /* Render an expression (a Column) as Spark SQL; ownership and errors as
  * weir__plan_relation_sql. */

@@ -513,7 +513,10 @@ int weir__plan_expr(plan_ctx *c, weir_buf *b, const Expr *e)
             break;
         }
         weir__buf_putc(b, '(');
-        weir__plan_put_text(b, e->expression_string->expression);
+        weir__buf_put(b, e->expression_string->expression,
+                      weir__plan_text_unaliased(e->expression_string->expression));
+        if (strstr(e->expression_string->expression, "--"))
+            weir__buf_putc(b, '\n'); /* a comment ends at the line's end */
         weir__buf_putc(b, ')');
         break;
     case SPARK__CONNECT__EXPRESSION__EXPR_TYPE_UNRESOLVED_STAR:

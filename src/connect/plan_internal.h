@@ -76,6 +76,10 @@ void weir__plan_put_stringn(weir_buf *b, const char *s, size_t n);
  * comments closed, parentheses balanced, no `;` outside quotes. The
  * message names what (e.g. "expression"). */
 int weir__plan_check_text(plan_ctx *c, const char *text, const char *what);
+/* The length of an expression string without its own alias: "hour(ts) AS
+ * h" and "hour(ts) h" are "hour(ts)" (Spark's parser takes a named
+ * expression; inside another expression the alias names nothing). */
+size_t weir__plan_text_unaliased(const char *text);
 /* Append checked text; a line break follows when it has a `--` comment. */
 void weir__plan_put_text(weir_buf *b, const char *text);
 

@@ -3,6 +3,7 @@
  * nesting and size bounds, Spark identifiers and names, string literals,
  * and the check that user-written SQL fragments are self-contained.
  */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -331,4 +332,125 @@ void weir__plan_put_text(weir_buf *b, const char *text)
     weir__buf_puts(b, text);
     if (strstr(text, "--"))
         weir__buf_putc(b, '\n');
+}
+
+/* ---- an expression string's own alias ---- */
+
+enum { TOK_WORD, TOK_QUOTED, TOK_STRING, TOK_NUMBER, TOK_GROUP, TOK_OTHER };
+
+typedef struct text_tok {
+    size_t start, end;
+    int kind;
+} text_tok;
+
+static bool word_in(const char *text, const text_tok *t, const char *const *list)
+{
+    size_t n = t->end - t->start;
+    for (int i = 0; list[i]; i++)
+        if (strlen(list[i]) == n && weir__str_ieqn(text + t->start, list[i], n))
+            return true;
+    return false;
+}
+
+/* The last three tokens of text at nesting depth 0 (a parenthesised group
+ * is one token); returns how many of them there are (at most 3, the last
+ * in t[2]). Comments are skipped. */
+static int last_tokens(const char *text, text_tok t[3])
+{
+    int n = 0, depth = 0;
+    size_t group = 0;
+    for (size_t i = 0; text[i];) {
+        char ch = text[i];
+        text_tok k = { i, i + 1, TOK_OTHER };
+        if (ch == '-' && text[i + 1] == '-') {
+            while (text[i] && text[i] != '\n')
+                i++;
+            continue;
+        }
+        if (ch == '/' && text[i + 1] == '*') {
+            const char *e = strstr(text + i + 2, "*/");
+            i = e ? (size_t)(e - text) + 2 : strlen(text);
+            continue;
+        }
+        if (isspace((unsigned char)ch)) {
+            i++;
+            continue;
+        }
+        if (ch == '(') {
+            if (depth++ == 0)
+                group = i;
+            i++;
+            continue;
+        }
+        if (ch == ')' && depth > 0) {
+            i++;
+            if (--depth > 0)
+                continue;
+            k.start = group;
+            k.kind = TOK_GROUP;
+        } else if (ch == '\'' || ch == '"' || ch == '`') {
+            size_t j = i + 1;
+            while (text[j] && text[j] != ch)
+                j += (text[j] == '\\' && ch != '`' && text[j + 1]) ? 2 : 1;
+            k.end = text[j] ? j + 1 : j;
+            k.kind = ch == '`' ? TOK_QUOTED : TOK_STRING;
+        } else if (isalpha((unsigned char)ch) || ch == '_') {
+            while (isalnum((unsigned char)text[k.end]) || text[k.end] == '_')
+                k.end++;
+            k.kind = TOK_WORD;
+        } else if (isdigit((unsigned char)ch)) {
+            while (isalnum((unsigned char)text[k.end]) || text[k.end] == '.')
+                k.end++;
+            k.kind = TOK_NUMBER;
+        }
+        if (k.kind != TOK_GROUP)
+            i = k.end;
+        if (depth > 0)
+            continue;
+        if (n == 3) {
+            t[0] = t[1];
+            t[1] = t[2];
+            n = 2;
+        }
+        t[n++] = k;
+    }
+    for (int i = n - 1; n < 3 && i >= 0; i--) /* the last token in t[2] */
+        t[3 - n + i] = t[i];
+    return n;
+}
+
+size_t weir__plan_text_unaliased(const char *text)
+{
+    /* Words that end an expression themselves (x IS NULL, INTERVAL 1 DAY,
+     * CASE .. END), and words after which an expression follows. */
+    static const char *const ENDS[] = {
+        "NULL", "TRUE", "FALSE", "UNKNOWN", "END", "ASC", "DESC", "FIRST",
+        "LAST", "ROW", "FOLLOWING", "PRECEDING", "YEAR", "YEARS", "MONTH",
+        "MONTHS", "WEEK", "WEEKS", "DAY", "DAYS", "HOUR", "HOURS", "MINUTE",
+        "MINUTES", "SECOND", "SECONDS", "MILLISECOND", "MILLISECONDS",
+        "MICROSECOND", "MICROSECONDS", NULL
+    };
+    static const char *const LEADS[] = {
+        "AND", "OR", "NOT", "IS", "IN", "LIKE", "ILIKE", "RLIKE", "REGEXP",
+        "BETWEEN", "THEN", "ELSE", "WHEN", "CASE", "DISTINCT", "ALL", "ANY",
+        "SOME", "EXISTS", "ESCAPE", "DIV", "AS", "BY", "OVER", "FROM", "NULLS",
+        "TO", "INTERVAL", "ON", "SELECT", "WHERE", "HAVING", NULL
+    };
+    text_tok t[3];
+    int n = last_tokens(text, t);
+    size_t len = strlen(text);
+    if (n >= 3 && t[1].kind == TOK_WORD && t[1].end - t[1].start == 2 &&
+        weir__str_ieqn(text + t[1].start, "AS", 2) &&
+        (t[2].kind == TOK_WORD || t[2].kind == TOK_QUOTED || t[2].kind == TOK_GROUP))
+        len = t[1].start; /* expr AS alias, expr AS (a, b) */
+    else if (n >= 2 && (t[2].kind == TOK_QUOTED ||
+                        (t[2].kind == TOK_WORD && !word_in(text, &t[2], ENDS))) &&
+             ((t[1].kind == TOK_WORD && !word_in(text, &t[1], LEADS)) ||
+              t[1].kind == TOK_QUOTED || t[1].kind == TOK_STRING ||
+              t[1].kind == TOK_NUMBER || t[1].kind == TOK_GROUP ||
+              (t[1].kind == TOK_OTHER && text[t[1].start] == ']')))
+        len = t[2].start; /* expr alias */
+    while (len > 0 && isspace((unsigned char)text[len - 1]))
+        len--;
+    return len;
 }

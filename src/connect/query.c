@@ -118,14 +118,6 @@ static int oom(weir__cstatus *st)
                              "out of memory");
 }
 
-/* "SELECT * FROM (sql) LIMIT n" (malloc'd), or NULL. */
-static char *limited(const char *sql, long long n)
-{
-    weir_buf b = WEIR_BUF_INIT;
-    weir__buf_printf(&b, "SELECT * FROM (%s) LIMIT %lld", sql, n);
-    return weir__buf_detach(&b);
-}
-
 /* Run sql on the query pipeline (loaded on first use, under the lock) and
  * hand its result to use(): an Arrow stream when arrow is set (released
  * afterwards), else the text result (freed afterwards). */
@@ -200,15 +192,10 @@ int weir__cquery_show(weir__cquery *q, const char *sql, int num_rows,
                       void *ctx, weir__cstatus *st)
 {
     show_ctx x = { num_rows > 0 ? (size_t)num_rows : 0, truncate, vertical, NULL };
-    /* One row more than shown tells whether there are more. */
-    char *probe = limited(sql, (long long)x.rows + 1);
-    if (!probe)
-        return oom(st);
-    int rc = run(q, probe, false, use_show, &x, st);
+    int rc = run(q, sql, false, use_show, &x, st);
     if (!rc)
         rc = weir__arrow_ipc_string("show_string", x.text, emit, ctx, st);
     free(x.text);
-    free(probe);
     return rc;
 }
 
@@ -237,13 +224,8 @@ int weir__cquery_schema(weir__cquery *q, const char *sql, weir_arena *a,
                         Spark__Connect__DataType **out, weir__cstatus *st)
 {
     *out = NULL;
-    char *probe = limited(sql, 0);
-    if (!probe)
-        return oom(st);
     schema_ctx x = { a, out };
-    int rc = run(q, probe, true, use_schema, &x, st);
-    free(probe);
-    return rc;
+    return run(q, sql, true, use_schema, &x, st);
 }
 
 /* The type of the one column of `SELECT CAST(NULL AS type) AS x`. */
@@ -251,7 +233,7 @@ static int cast_type(weir__cquery *q, const char *type, weir_arena *a,
                      Spark__Connect__DataType **out, weir__cstatus *st)
 {
     weir_buf b = WEIR_BUF_INIT;
-    weir__buf_printf(&b, "SELECT CAST(NULL AS %s) AS x", type);
+    weir__buf_printf(&b, "SELECT CAST(NULL AS %s) AS x LIMIT 0", type);
     char *sql = weir__buf_detach(&b);
     if (!sql)
         return oom(st);

@@ -70,7 +70,7 @@ static int analyze_schema(weir_connect_server *srv, const Spark__Connect__Plan *
     char *sql = NULL;
     weir__plan_error pe;
     memset(&pe, 0, sizeof pe);
-    if (weir__plan_relation_sql(plan->root, &sql, &pe))
+    if (weir__plan_relation_sql_limit(plan->root, 0, &sql, &pe))
         return weir__cstatus_set(st, WEIR_GRPC_UNIMPLEMENTED,
                                  pe.error_class[0] ? pe.error_class
                                                    : "UNSUPPORTED_FEATURE",

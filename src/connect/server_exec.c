@@ -119,7 +119,9 @@ static int exec_query(exec_ctx *x, const Spark__Connect__Relation *rel,
     char *sql = NULL;
     weir__plan_error pe;
     memset(&pe, 0, sizeof pe);
-    if (weir__plan_relation_sql(show ? show->input : rel, &sql, &pe))
+    /* show(n) reads one row more than it shows: it tells there are more */
+    long long limit = !show ? -1 : show->num_rows > 0 ? (long long)show->num_rows + 1 : 1;
+    if (weir__plan_relation_sql_limit(show ? show->input : rel, limit, &sql, &pe))
         return weir__cstatus_set(st, WEIR_GRPC_UNIMPLEMENTED,
                                  pe.error_class[0] ? pe.error_class
                                                    : "UNSUPPORTED_FEATURE",

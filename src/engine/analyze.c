@@ -151,6 +151,30 @@ static void describe_level(analysis *an, job *jobs, size_t n,
     pthread_mutex_destroy(&q.mu);
 }
 
+/* A dataset cannot have two columns of one name (case-insensitive, as
+ * Spark's default spark.sql.caseSensitive=false): Spark refuses the query
+ * at analysis (a join's `SELECT *` over two `id` columns, say), where
+ * DuckDB would only fail the write. Temporary views are not written. */
+static bool duplicate_column(analysis *an, job *j)
+{
+    const weir_gdataset *d = &an->g->datasets[j->f->target];
+    if (d->kind == WEIR_TEMPORARY_VIEW)
+        return false;
+    for (size_t i = 1; i < j->n; i++)
+        for (size_t k = 0; k < i; k++)
+            if (weir__str_ieq(j->cols[i].name, j->cols[k].name)) {
+                weir_error e;
+                WEIR_ERR(&e, WEIR_EGRAPH, "COLUMN_ALREADY_EXISTS",
+                         "The column `%s` already exists in the result of flow '%s'. "
+                         "Choose another name or rename the existing column "
+                         "(select the columns by name, or alias one of them).",
+                         j->cols[i].name, j->f->display);
+                fail_flow(an, j->f, &e);
+                return true;
+            }
+    return false;
+}
+
 static int finish_job(analysis *an, job *j)
 {
     if (j->rc == WEIR_ENOMEM)
@@ -159,6 +183,8 @@ static int finish_job(analysis *an, job *j)
         fail_flow(an, j->f, &j->e);
         return 0;
     }
+    if (duplicate_column(an, j))
+        return 0;
     int rc = to_schema(&j->f->schema, &an->g->arena, j->cols, j->n);
     if (rc || !j->f->cdc)
         return rc;

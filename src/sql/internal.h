@@ -513,6 +513,9 @@ bool weir__sql_tx_decimal_of(sql_tx *t, const char *const *x_sql, size_t n,
  * cannot tell (no probe, or they do not bind). */
 bool weir__sql_tx_types(sql_tx *t, const char *const *x_sql, size_t n,
                         weir_buf *types);
+/* Whether e, over the current SELECT's FROM, is of a STRUCT type (false
+ * when the resolver cannot tell). */
+bool weir__sql_tx_is_struct(sql_tx *t, const weir_sql_expr *e);
 /* Whether name is the alias (or the unaliased name) of a relation in r. */
 bool weir__sql_tx_is_relation(const sql_rel *r, const char *name);
 /* A FROM relation (translate_from.c): a table, table-valued function,
@@ -552,6 +555,8 @@ int weir__sql_tx_generator(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
 /* Spark's generated name of e, an expression of a SELECT over from (NULL:
  * none): src/sql/pretty.c, the one rule. */
 void weir__sql_pretty(weir_buf *out, const weir_sql_expr *e, const sql_rel *from);
+/* The same in the translator: types it can probe name a struct's fields. */
+void weir__sql_tx_pretty(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
 /* What pretty.c knows while naming an expression: the FROM whose relations
  * qualify columns, and the parameters of the lambdas it is inside. */
 typedef struct sql_pretty {
@@ -559,6 +564,10 @@ typedef struct sql_pretty {
     const char *const *lambda;
     size_t n_lambda;
     const struct sql_pretty *up;
+    /* Whether e is of a STRUCT type, when the translator can tell (NULL:
+     * never known): Spark names s['x'] of a struct s.x. */
+    bool (*is_struct)(void *ctx, const weir_sql_expr *e);
+    void *ctx;
 } sql_pretty;
 void weir__sql_pretty_expr(weir_buf *out, const weir_sql_expr *e, int depth,
                            const sql_pretty *c);

@@ -349,7 +349,12 @@ void weir__sql_pretty_expr(weir_buf *out, const weir_sql_expr *e, int depth,
         }
         break;
     case EX_LAMBDA: {
-        sql_pretty inner = { c ? c->from : NULL, e->names, e->n_names, c };
+        sql_pretty inner = { 0 };
+        if (c)
+            inner = *c;
+        inner.lambda = (const char *const *)e->names;
+        inner.n_lambda = e->n_names;
+        inner.up = c;
         weir__buf_puts(out, "lambdafunction(");
         pretty(out, e->a, depth, &inner);
         for (size_t i = 0; i < e->n_names; i++)
@@ -359,6 +364,11 @@ void weir__sql_pretty_expr(weir_buf *out, const weir_sql_expr *e, int depth,
     }
     case EX_SUBSCRIPT:
         pretty(out, e->a, depth, c);
+        if (e->b->kind == EX_LIT && e->b->lit == LIT_STRING && c && c->is_struct &&
+            c->is_struct(c->ctx, e->a)) {
+            weir__buf_printf(out, ".%s", e->b->text); /* a struct's field */
+            break;
+        }
         weir__buf_putc(out, '[');
         pretty(out, e->b, depth, c);
         weir__buf_putc(out, ']');
@@ -416,7 +426,18 @@ void weir__sql_pretty_expr(weir_buf *out, const weir_sql_expr *e, int depth,
 
 void weir__sql_pretty(weir_buf *out, const weir_sql_expr *e, const sql_rel *from)
 {
-    sql_pretty c = { from, NULL, 0, NULL };
+    sql_pretty c = { from, NULL, 0, NULL, NULL, NULL };
+    pretty(out, e, 0, &c);
+}
+
+static bool tx_is_struct(void *ctx, const weir_sql_expr *e)
+{
+    return weir__sql_tx_is_struct(ctx, e);
+}
+
+void weir__sql_tx_pretty(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    sql_pretty c = { t->from, NULL, 0, NULL, tx_is_struct, t };
     pretty(out, e, 0, &c);
 }
 

@@ -240,7 +240,7 @@ static int tx_item(sql_tx *t, weir_buf *out, const sql_item *it)
         if (e->kind == EX_COLUMN)
             weir__buf_puts(&name, e->names[e->n_names - 1]);
         else
-            weir__sql_pretty(&name, e, t->from);
+            weir__sql_tx_pretty(t, &name, e);
         weir__buf_puts(out, " AS ");
         weir__buf_put_sql_ident(out, weir__buf_cstr(&name));
         weir__buf_free(&name);

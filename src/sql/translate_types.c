@@ -96,6 +96,22 @@ bool weir__sql_tx_types(sql_tx *t, const char *const *x_sql, size_t n,
     return ok;
 }
 
+bool weir__sql_tx_is_struct(sql_tx *t, const weir_sql_expr *e)
+{
+    if (!t->resolver || !t->resolver->expr_type)
+        return false;
+    weir_error saved = *t->err;
+    weir_buf x = WEIR_BUF_INIT, types = WEIR_BUF_INIT;
+    int rc = weir__sql_tx_expr(t, &x, e);
+    *t->err = saved;
+    const char *xs = weir__buf_cstr(&x);
+    bool is = !rc && !x.failed && weir__sql_tx_types(t, &xs, 1, &types) &&
+              strncmp(weir__buf_cstr(&types), "STRUCT(", 7) == 0;
+    weir__buf_free(&x);
+    weir__buf_free(&types);
+    return is;
+}
+
 static bool has_word(const char *s, const char *w)
 {
     size_t n = strlen(w);

@@ -5,6 +5,7 @@
 #                      [--no-grammar] [--no-stateful]
 #                      [--python-only] [--stateful] [--write-expected] [--no-fail]
 #                      [--no-checkpoint] [--checkpoint-only] [--no-remote]
+#                      [--dataframes] [--doctests]
 #
 # Creates (once) a Python venv with pinned pyspark in build-spark-venv/,
 # uses the machine's Java 17, runs the SQL corpus (tests/spark/corpus/*.sql)
@@ -33,6 +34,14 @@
 # --checkpoint-only or --no-remote). Results go to build-spark-out/
 # (report.md, results.json, pipelines/, python/, stateful/,
 # import_checkpoint.txt, remote/);
+# the generated column names of every built-in function's examples are
+# asked of Spark (tests/spark/names.py; with the grammar check) and must be
+# the stored ones that unit/test_sql_names checks weir against;
+# --dataframes runs only the DataFrame corpus (tests/spark/dataframes.py,
+# with the pinned pyspark-client 4.2.0; --write-expected stores Spark's
+# answers), --doctests only the doctest sweep (tests/spark/doctests.py: the
+# client's docstring examples on Spark and on weir; long; --write-expected
+# stores the list Spark passes);
 # regenerate docs/sql-functions.md with
 # tests/spark/gen_docs.py build-spark-out/results.json.
 #
@@ -52,6 +61,7 @@ OUT="${SPARK_OUT:-$ROOT/build-spark-out}"
 WEIR="${WEIR:-$ROOT/build/weir}"
 
 quick="" pipelines=1 python=1 corpus=1 checkpoint=1 grammar=1 remote=1 stateful=1 pyargs=() args=()
+dataframes=0 doctests=0
 while [ $# -gt 0 ]; do
     case "$1" in
     --quick) quick=--quick; args+=(--quick) ;;
@@ -65,9 +75,11 @@ while [ $# -gt 0 ]; do
     --checkpoint-only) corpus=0 pipelines=0 python=0 grammar=0 remote=0 stateful=0 checkpoint=1 ;;
     --no-remote) remote=0 ;;
     --write-expected) pyargs+=(--write-expected) ;;
+    --dataframes) dataframes=1 corpus=0 pipelines=0 python=0 checkpoint=0 grammar=0 remote=0 stateful=0 ;;
+    --doctests) doctests=1 corpus=0 pipelines=0 python=0 checkpoint=0 grammar=0 remote=0 stateful=0 ;;
     --only) args+=(--only "$2"); pipelines=0; python=0; checkpoint=0; grammar=0; remote=0; stateful=0; shift ;;
     --no-fail) args+=(--no-fail) ;;
-    -h|--help) sed -n "2,44p" "$0"; exit 0 ;;
+    -h|--help) sed -n "2,54p" "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -123,6 +135,31 @@ if [ "$grammar" = 1 ]; then
     mkdir -p "$OUT"
     "$VENV/bin/python" "$HERE/grammar.py" --check --out "$OUT/grammar.tsv" \
         --weir-test "$GRAMMAR_TEST" || rc=$?
+fi
+if [ "$grammar" = 1 ]; then
+    NAMES_TEST="$(dirname "$WEIR")/tests/test_sql_names"
+    [ -x "$NAMES_TEST" ] || cmake --build "$(dirname "$WEIR")" --target test_sql_names >/dev/null
+    "$VENV/bin/python" "$HERE/names.py" || rc=$?
+    (cd "$ROOT/tests/unit" && "$NAMES_TEST") || rc=$?
+fi
+# The client side: the DataFrame corpus and the doctest sweep, with the
+# pinned pyspark-client (scripts/pyclient.sh) against Spark's Connect server
+# and weir serve.
+if [ "$dataframes" = 1 ] || [ "$doctests" = 1 ]; then
+    CLIENT=$("$ROOT/scripts/pyclient.sh" 4.2.0)
+fi
+if [ "$dataframes" = 1 ]; then
+    "$CLIENT" "$HERE/dataframes.py" --spark "$VENV" --weir "$WEIR" --client "$CLIENT" \
+        --out-dir "$OUT/dataframes" "${pyargs[@]}" || rc=$?
+fi
+if [ "$doctests" = 1 ]; then
+    mkdir -p "$OUT/doctests"
+    "$CLIENT" "$HERE/doctests.py" --spark "$VENV" --client "$CLIENT" \
+        --out "$OUT/doctests/spark.json" || rc=$?
+    "$CLIENT" "$HERE/doctests.py" --weir "$WEIR" --client "$CLIENT" --timeout 60 \
+        --out "$OUT/doctests/weir.json" || rc=$?
+    "$CLIENT" "$HERE/doctests.py" --compare "$OUT/doctests/spark.json" \
+        "$OUT/doctests/weir.json" --report "$OUT/doctests/report.md" "${pyargs[@]}" || rc=$?
 fi
 if [ "$pipelines" = 1 ]; then
     "$VENV/bin/python" "$HERE/pipelines.py" --weir "$WEIR" --out "$OUT/pipelines" $quick || rc=$?

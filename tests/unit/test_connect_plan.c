@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "connect/plan.h"
+#include "connect/plan_internal.h"
 #include "harness.h"
 #include "spark/connect/expressions.pb-c.h"
 
@@ -702,6 +703,46 @@ static char *translate_file(const char *path)
     return s;
 }
 
+/* An expression string's own alias is left out where the string is part of
+ * another expression (withColumn, GROUP BY, filters). */
+TEST(expression_string_alias)
+{
+    static const struct {
+        const char *text, *expr;
+    } C[] = {
+        { "HOUR(ts) AS hour", "HOUR(ts)" },
+        { "hour(ts) as h", "hour(ts)" },
+        { "a b", "a" },
+        { "a + 1 AS `odd name`", "a + 1" },
+        { "CAST(x AS INT) y", "CAST(x AS INT)" },
+        { "explode(m) AS (k, v)", "explode(m)" },
+        { "CASE WHEN a THEN 1 END c", "CASE WHEN a THEN 1 END" },
+        { "'x' s", "'x'" },
+        { "a", "a" },
+        { "a + b", "a + b" },
+        { "a IS NOT NULL", "a IS NOT NULL" },
+        { "a AND b", "a AND b" },
+        { "CASE WHEN a THEN 1 END", "CASE WHEN a THEN 1 END" },
+        { "INTERVAL 1 DAY", "INTERVAL 1 DAY" },
+        { "ts + INTERVAL '1' HOUR", "ts + INTERVAL '1' HOUR" },
+        { "x.y", "x.y" },
+        { "count(*) OVER w", "count(*) OVER w" },
+        { "a = 'AS b'", "a = 'AS b'" },
+        { "f(a AS b)", "f(a AS b)" },
+        { "a -- AS b", "a -- AS b" },
+        { "NOT a", "NOT a" },
+        { NULL, NULL }
+    };
+    for (int i = 0; C[i].text; i++) {
+        size_t n = weir__plan_text_unaliased(C[i].text);
+        if (n != strlen(C[i].expr) || strncmp(C[i].text, C[i].expr, n) != 0) {
+            fprintf(stderr, "  %s -> %.*s, want %s\n", C[i].text, (int)n, C[i].text,
+                    C[i].expr);
+            T_.failures++;
+        }
+    }
+}
+
 #define FIXTURES "../e2e/cases/connect-plans/plans"
 
 TEST(client_fixtures)
@@ -782,6 +823,7 @@ int main(int argc, char **argv)
     RUN(read_files_with_json_schema);
     RUN(read_kafka_options);
     RUN(client_fixtures);
+    RUN(expression_string_alias);
     printf("%d passed, %d failed\n", T_.passed, T_.failed);
     return T_.failed ? 1 : 0;
 }
