@@ -174,10 +174,51 @@ static bool star_covers(const weir_sql_expr *e, const char *alias)
     return !e->n_names || weir__str_ieq(e->names[e->n_names - 1], alias);
 }
 
+/* The USING columns of the joins of r, outermost join first (a left-deep
+ * chain), each once: Spark's `*` over a USING join lists them first, then
+ * the other columns of the left side, then the right side's; DuckDB leaves
+ * them where the left side has them. Semi and anti joins keep the left
+ * side's columns as they are. */
+static size_t using_keys(const sql_rel *r, const char **keys, size_t n, size_t cap)
+{
+    for (; r && r->kind == R_JOIN && r->join != J_SEMI && r->join != J_ANTI;
+         r = r->left) {
+        for (size_t i = 0; i < r->n_using; i++) {
+            bool seen = false;
+            for (size_t k = 0; k < n && !seen; k++)
+                seen = weir__str_ieq(keys[k], r->using_cols[i]);
+            if (!seen && n < cap)
+                keys[n++] = r->using_cols[i];
+        }
+    }
+    return n;
+}
+
+static bool excepted(const weir_sql_expr *star, const char *name)
+{
+    for (size_t i = 0; i < star->n; i++) {
+        const weir_sql_expr *c = star->list[i];
+        if (weir__str_ieq(c->names[c->n_names - 1], name))
+            return true;
+    }
+    return false;
+}
+
 static int tx_item(sql_tx *t, weir_buf *out, const sql_item *it)
 {
     const weir_sql_expr *e = it->e;
     if (e->kind == EX_STAR) {
+        const char *keys[32];
+        size_t n_keys = e->n_names ? 0 : using_keys(t->from, keys, 0, 32);
+        size_t shown = 0;
+        for (size_t i = 0; i < n_keys; i++) {
+            if (excepted(e, keys[i]))
+                continue;
+            weir__buf_put_sql_ident(out, keys[i]);
+            weir__buf_puts(out, ", ");
+            keys[shown++] = keys[i];
+        }
+        n_keys = shown;
         if (e->n_names) {
             for (size_t i = 0; i < e->n_names; i++) {
                 weir__buf_put_sql_ident(out, e->names[i]);
@@ -190,6 +231,10 @@ static int tx_item(sql_tx *t, weir_buf *out, const sql_item *it)
             const weir_sql_expr *c = e->list[i];
             weir__buf_puts(out, i ? ", " : " EXCLUDE (");
             weir__buf_put_sql_ident(out, c->names[c->n_names - 1]);
+        }
+        for (size_t i = 0; i < n_keys; i++) {
+            weir__buf_puts(out, n++ ? ", " : " EXCLUDE (");
+            weir__buf_put_sql_ident(out, keys[i]);
         }
         /* The hidden columns of the relations the star covers, once each. */
         for (size_t i = t->hidden_base; i < t->n_hidden; i++) {

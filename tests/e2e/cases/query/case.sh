@@ -103,3 +103,8 @@ q="SELECT * FROM (SELECT * FROM (SELECT * FROM (SELECT * FROM (SELECT * FROM
 timeout 120 "$WEIR" query --format csv "$q" >"$E2E_OUT/nested.out" 2>&1 ||
     e2e_fail "nested ORDER BY: $(tail -3 "$E2E_OUT/nested.out")"
 expect_file_contains "$E2E_OUT/nested.out" "1,a"
+
+# `*` over a USING join lists the join columns first, as Spark does.
+expect_query "SELECT * FROM VALUES (1, 2) AS a(x, k) JOIN VALUES (2, 3) AS b(k, y) USING (k)" \
+'k,x,y
+2,1,3'
