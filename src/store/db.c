@@ -19,6 +19,7 @@
 #include "store/macros.h"
 #include "store/scan.h"
 #include "store/tally.h"
+#include "store/wal_guard.h"
 #include "util/str.h"
 #include "weir.h"
 
@@ -259,6 +260,7 @@ static void db_free(weir_db *db)
 int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
 {
     *out = NULL;
+    weir__wal_guard_install();
     weir_db *db = calloc(1, sizeof(*db));
     if (!db)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
@@ -360,6 +362,22 @@ int weir__db_configure(weir_db *db, const weir_db_config *cfg,
                  cfg->memory_limit);
     weir__buf_free(&sql);
     return rc;
+}
+
+void weir__db_close_as_is(weir_db *db)
+{
+    if (!db)
+        return;
+    /* A pragma of DuckDB's configuration only: nothing is read or written
+     * in the attached files. */
+    duckdb_connection c;
+    if (duckdb_connect(db->handle, &c) != DuckDBError) {
+        duckdb_result r;
+        duckdb_query(c, "PRAGMA disable_checkpoint_on_shutdown", &r);
+        duckdb_destroy_result(&r);
+        duckdb_disconnect(&c);
+    }
+    weir__db_close(db);
 }
 
 void weir__db_close(weir_db *db)

@@ -33,6 +33,10 @@ typedef struct weir_db_config {
 /* An in-memory DuckDB instance; storage files are attached separately. */
 int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err);
 void weir__db_close(weir_db *db);
+/* Close without DuckDB's checkpoint of the attached files: for an
+ * instance whose commit failed to write (storage.c), whose files are left
+ * as they are on disk for the next open to replay. */
+void weir__db_close_as_is(weir_db *db);
 /* Apply cfg's threads and memory limit (those set) to an open instance,
  * as weir__db_open would have; temp_dir is left as it is. */
 int weir__db_configure(weir_db *db, const weir_db_config *cfg,

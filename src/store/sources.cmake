@@ -10,5 +10,6 @@ set(WEIR_STORE_SOURCES
   src/store/storage.c
   src/store/topics.c
   src/store/tally.c
+  src/store/wal_guard.c
 )
 set(WEIR_STORE_DEPS util sql)

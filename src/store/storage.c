@@ -370,7 +370,13 @@ void weir__storage_close(weir_storage *s)
     weir__storage_write_wait(s, NULL);
     checkpoint_files(s);
     weir__conn_close(s->conn);
-    weir__db_close(s->db);
+    /* After a failed commit the instance writes nothing more: DuckDB's
+     * own checkpoint at close is skipped too (the log replays at the next
+     * open). */
+    if (weir__storage_write_failed(s))
+        weir__db_close_as_is(s->db);
+    else
+        weir__db_close(s->db);
     weir__fs_unlock(s->lock_fd);
     size_t it = 0;
     void *v;
