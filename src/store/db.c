@@ -16,11 +16,13 @@
 
 #include "sql/sql.h"
 #include "store/db_conn.h"
+#include "store/extensions.h"
 #include "store/macros.h"
 #include "store/scan.h"
 #include "store/tally.h"
 #include "store/wal_guard.h"
 #include "util/str.h"
+#include "util/url.h"
 #include "weir.h"
 
 /* weir's metadata tables (WEIR_META_SCHEMA of each catalog: flow state,
@@ -49,6 +51,7 @@ struct weir_db {
     weir_macros *macros;   /* lazy_macros: those not created yet */
     char memory_limit[64]; /* as configured, or "" */
     weir_scans *scans;     /* owned by DuckDB (scan.h) */
+    weir_extensions *extensions; /* those loaded (extensions.h) */
     uint64_t budget_bytes; /* DuckDB's memory limit in effect, 0 = unknown */
     unsigned budget_threads; /* DuckDB's threads in effect, 0 = unknown */
 };
@@ -151,9 +154,37 @@ static int global_setup(weir_db *db, duckdb_connection c, bool lazy_macros,
     return rc;
 }
 
+/* The extensions the object-store URLs in text need, loaded into db
+ * (httpfs for S3, GCS and HTTP, azure for Azure). */
+int weir__db_extensions_for(weir_db *db, const char *text, weir_error *err)
+{
+    weir_url_kind k;
+    for (const char *u = weir__url_find(text, &k); u;
+         u = weir__url_find(strstr(u, "://") + 3, &k)) {
+        char what[64];
+        snprintf(what, sizeof(what), "%s URLs", weir__url_kind_name(k));
+        int rc = weir__db_extension(db, k == WEIR_URL_AZURE ? "azure" : "httpfs",
+                                    what, err);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int weir__db_extension(weir_db *db, const char *name, const char *what,
+                       weir_error *err)
+{
+    return weir__extensions_load(db->extensions, db->handle, name, what, err);
+}
+
 duckdb_connection weir__conn_counted(weir_conn *c, const char *sql)
 {
     c->statements++;
+    /* A failure is kept for the statement's error (weir__conn_query_error):
+     * DuckDB fails it without the extension. */
+    c->extension_failed =
+        sql && strstr(sql, "://") &&
+        weir__db_extensions_for(c->db, sql, &c->extension_error) != 0;
     weir__macros_ensure(c->db->macros, c->handle, c->made, sql);
     return c->handle;
 }
@@ -230,9 +261,20 @@ weir_scans *weir__conn_scans(weir_conn *c)
     return c->db->scans;
 }
 
+int weir__conn_prepare_error(weir_conn *c, weir_error *err, const char *msg)
+{
+    if (!c->extension_failed)
+        return weir__db_error(err, "", msg, c->memory_limit);
+    if (err)
+        *err = c->extension_error;
+    return c->extension_error.code;
+}
+
 int weir__conn_query_error(weir_conn *c, weir_error *err, const char *msg)
 {
-    int rc = weir__scans_take_error(c->db->scans, c, err)
+    int rc = c->extension_failed
+                 ? weir__conn_prepare_error(c, err, msg)
+                 : weir__scans_take_error(c->db->scans, c, err)
                  ? err->code
                  : weir__db_error(err, "", msg, c->memory_limit);
     weir__str_copy(c->failed, sizeof(c->failed),
@@ -252,6 +294,7 @@ const char *weir__db_version(void)
 
 static void db_free(weir_db *db)
 {
+    weir__extensions_free(db->extensions);
     pthread_mutex_destroy(&db->gate.mu);
     pthread_cond_destroy(&db->gate.cv);
     free(db);
@@ -283,9 +326,19 @@ int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
     }
     if (cfg && cfg->temp_dir)
         duckdb_set_config(config, "temp_directory", cfg->temp_dir);
-    /* Extensions are bundled; never download anything. */
+    /* Extensions come from weir's folder and are loaded by weir when a
+     * statement needs one (extensions.h); DuckDB never downloads or
+     * loads one by itself. */
     duckdb_set_config(config, "autoinstall_known_extensions", "false");
-    duckdb_set_config(config, "autoload_known_extensions", "true");
+    duckdb_set_config(config, "autoload_known_extensions", "false");
+    char ext_dir[4096];
+    if (weir__extensions_dir(ext_dir, sizeof(ext_dir)))
+        duckdb_set_config(config, "extension_directory", ext_dir);
+    if (weir__extensions_new(&db->extensions)) {
+        duckdb_destroy_config(&config);
+        db_free(db);
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
     char *open_err = NULL;
     if (duckdb_open_ext(NULL, &db->handle, config, &open_err) == DuckDBError) {
         int rc = weir__db_error(err, "cannot open DuckDB: ", open_err,

@@ -237,4 +237,17 @@ bool weir__db_error_in_sql(const weir_error *err);
 /* The DuckDB library version, e.g. "v1.4.4". */
 const char *weir__db_version(void);
 
+/* DuckDB's extension `name` (httpfs, aws, azure, delta, postgres, mysql,
+ * sqlite, tpch; store/extensions.h), loaded into db once from weir's
+ * pinned folder; DuckDB loads none by itself. Not installed is
+ * DUCKDB_EXTENSION_MISSING, WEIR_EINVAL (exit 2), naming the install
+ * command; `what` (may be NULL) says what needs it ("S3 URLs"). */
+int weir__db_extension(weir_db *db, const char *name, const char *what,
+                       weir_error *err);
+/* The extensions the object-store URLs anywhere in text need (httpfs for
+ * s3://, gs://, http(s)://; azure for abfss://, az://), loaded as above.
+ * Every statement a connection runs is scanned so; a run checks its
+ * pipeline's texts up front to fail before any flow starts. */
+int weir__db_extensions_for(weir_db *db, const char *text, weir_error *err);
+
 #endif

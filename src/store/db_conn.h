@@ -21,6 +21,8 @@ struct weir_conn {
     bool *made; /* lazy macros: those this connection made (macros.h) */
     const char *memory_limit; /* the instance's, or NULL */
     char failed[512]; /* the last failed statement's error, or "" */
+    bool extension_failed; /* the statement's extension did not load: */
+    weir_error extension_error; /* why (weir__conn_query_error) */
 };
 
 /* c's DuckDB handle, for one more statement, sql (with lazy macros, the
@@ -43,5 +45,9 @@ duckdb_state weir__conn_query_shared(weir_conn *c, const char *sql,
  * (weir__db_error), remembers it as c's last failure and returns its
  * code. */
 int weir__conn_query_error(weir_conn *c, weir_error *err, const char *msg);
+/* A statement of c failed to prepare with DuckDB's message msg: sets err
+ * to the extension it needed that did not load, else to DuckDB's error
+ * (weir__db_error); returns its code. */
+int weir__conn_prepare_error(weir_conn *c, weir_error *err, const char *msg);
 
 #endif

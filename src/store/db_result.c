@@ -365,8 +365,7 @@ int weir__conn_describe(weir_conn *c, const char *sql, weir_db_column **out,
     duckdb_prepared_statement st;
     int rc;
     if (duckdb_prepare(weir__conn_counted(c, sql), sql, &st) == DuckDBError)
-        rc = weir__db_error(err, "", duckdb_prepare_error(st),
-                            c->memory_limit);
+        rc = weir__conn_prepare_error(c, err, duckdb_prepare_error(st));
     else
         rc = prepared_columns(st, out, n_out, arena, err);
     duckdb_destroy_prepare(&st);

@@ -130,8 +130,7 @@ int weir__conn_cursor(weir_conn *c, const char *sql, weir_db_cursor **out,
     k->shared = weir__db_gate_share(c->db, sql);
     int rc = 0;
     if (duckdb_prepare(weir__conn_counted(c, sql), sql, &k->stmt) == DuckDBError) {
-        rc = weir__db_error(err, "", duckdb_prepare_error(k->stmt),
-                            c->memory_limit);
+        rc = weir__conn_prepare_error(c, err, duckdb_prepare_error(k->stmt));
     } else {
         if (duckdb_execute_prepared_streaming(k->stmt, &k->result) == DuckDBError)
             rc = weir__conn_query_error(c, err,

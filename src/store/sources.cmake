@@ -4,6 +4,7 @@ set(WEIR_STORE_SOURCES
   src/store/db_error.c
   src/store/db_result.c
   src/store/db_stream.c
+  src/store/extensions.c
   src/store/macros.c
   src/store/meta.c
   src/store/scan.c

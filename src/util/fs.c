@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "str.h"
+#include "url.h"
 #include "vec.h"
 
 int weir__fs_read(char **out, size_t *len, const char *path, weir_error *err)
@@ -567,7 +568,7 @@ const char *weir__path_basename(const char *path)
 
 bool weir__path_is_abs(const char *path)
 {
-    return path[0] == '/';
+    return path[0] == '/' || weir__url_is_remote(path);
 }
 
 char *weir__path_cwd(void)
@@ -577,6 +578,8 @@ char *weir__path_cwd(void)
 
 char *weir__path_absolute(const char *path, const char *base)
 {
+    if (weir__url_is_remote(path))
+        return weir__url_normalize(path);
     char *joined;
     if (weir__path_is_abs(path)) {
         joined = strdup(path);

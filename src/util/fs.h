@@ -67,9 +67,12 @@ void weir__fs_put_escaped_name(weir_buf *b, const char *path);
 char *weir__path_join(const char *a, const char *b);
 char *weir__path_dirname(const char *path);
 const char *weir__path_basename(const char *path); /* borrowed tail */
+/* A path starting with '/', or an object store URL (url.h). */
 bool weir__path_is_abs(const char *path);
 /* Absolute, normalised form of path relative to base (NULL base = cwd);
- * does not require the path to exist and does not resolve symlinks. */
+ * does not require the path to exist and does not resolve symlinks. An
+ * object store URL is absolute: it comes back in weir's spelling
+ * (weir__url_normalize). */
 char *weir__path_absolute(const char *path, const char *base);
 /* The current working directory (malloc'd). */
 char *weir__path_cwd(void);

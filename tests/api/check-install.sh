@@ -40,6 +40,12 @@ mkdir -p "$prefix/project"
     || { echo "the installed CLI cannot write a report"; exit 1; }
 grep -q "<svg" "$prefix/project/demo/report.html" \
     || { echo "the installed CLI's report has no graph"; exit 1; }
+# DuckDB's pinned extensions beside the installed libduckdb.so, where the
+# installed CLI loads them from (a statement naming an S3 URL needs httpfs).
+[ -e "$libdir/duckdb_extensions/v1.4.4/linux_amd64/httpfs.duckdb_extension" ] \
+    || { echo "not installed: DuckDB's extensions in $libdir/duckdb_extensions"; exit 1; }
+(cd "$prefix/project/demo" && "$prefix/bin/weir" query "SELECT 's3://b/k' AS u" > /dev/null) \
+    || { echo "the installed CLI cannot load DuckDB's httpfs extension"; exit 1; }
 echo "installed into $prefix; pkg-config weir: $(pkg-config --cflags --libs weir)"
 
 flags=(-std=c11 -Wall -Wextra -Werror -pedantic)

@@ -12,6 +12,7 @@
 #include "util/json.h"
 #include "util/map.h"
 #include "util/str.h"
+#include "util/url.h"
 #include "util/vec.h"
 
 TEST(test_util_buf__append_and_quote)
@@ -205,10 +206,42 @@ TEST(test_util_fs__file_names)
     CHECK(weir__fs_unreadable_name("/x/\xed\xa0\x80.json")); /* surrogate */
 }
 
+TEST(test_util_url__schemes)
+{
+    CHECK(weir__url_kind("S3A://b/k") == WEIR_URL_S3);
+    CHECK(weir__url_kind("gcs://b/k") == WEIR_URL_GCS);
+    CHECK(weir__url_kind("abfss://c@a.dfs.core.windows.net/k") == WEIR_URL_AZURE);
+    CHECK(weir__url_kind("https://h/x.json") == WEIR_URL_HTTP);
+    CHECK(weir__url_kind("/data/s3://x") == WEIR_URL_NONE);
+    CHECK(weir__url_kind("ftp://h/x") == WEIR_URL_NONE);
+    CHECK(!weir__url_writable(WEIR_URL_HTTP) && weir__url_writable(WEIR_URL_S3));
+    char *n = weir__url_normalize("s3a://bucket/landing//");
+    CHECK_STR(n, "s3://bucket/landing");
+    free(n);
+    n = weir__url_normalize("GCS://b/p/");
+    CHECK_STR(n, "gs://b/p");
+    free(n);
+    char b[64];
+    CHECK(weir__url_bucket("s3://my-bucket/a/b", b, sizeof(b)));
+    CHECK_STR(b, "my-bucket");
+    CHECK(!weir__url_bucket("s3:///a", b, sizeof(b)));
+    weir_url_kind k = WEIR_URL_NONE;
+    const char *sql = "SELECT * FROM x://y, read_json('az://c/p')";
+    const char *u = weir__url_find(sql, &k);
+    CHECK(u && strncmp(u, "az://", 5) == 0 && k == WEIR_URL_AZURE);
+    CHECK(!weir__url_find("SELECT 'xs3://b'", &k));
+    CHECK(!weir__url_find("SELECT 1", &k));
+    /* URLs are absolute paths, kept in weir's spelling. */
+    CHECK(weir__path_is_abs("s3a://b/k"));
+    n = weir__path_absolute("s3a://b/k/", "/proj");
+    CHECK_STR(n, "s3://b/k");
+    free(n);
+}
+
 TEST_MAIN(RUN(test_util_buf__append_and_quote); RUN(test_util_arena__many_allocs);
           RUN(test_util_map__case_insensitive); RUN(test_util_vec__push);
           RUN(test_util_json__parse); RUN(test_util_path__absolute);
           RUN(test_util_path__names);
           RUN(test_util_error__location); RUN(test_util_error__line_of);
           RUN(test_util_str__helpers);
-          RUN(test_util_fs__file_names))
+          RUN(test_util_fs__file_names); RUN(test_util_url__schemes))
