@@ -422,8 +422,9 @@ static int by_text(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* "k1, k2 | TYPE" in *out (malloc'd): the names of cols but __weir_seq
- * and __weir_del (the keys; lower case, sorted) and __weir_seq's type. */
+/* "k1, k2 | TYPE" in *out (malloc'd): the names of cols but __weir_seq,
+ * __weir_del and the column sequences of IGNORE NULL UPDATES (the keys;
+ * lower case, sorted) and __weir_seq's type. */
 static int shape_text(cdc_run *r, const weir_db_column *cols, size_t n,
                       weir_arena *a, char **out)
 {
@@ -437,7 +438,8 @@ static int shape_text(cdc_run *r, const weir_db_column *cols, size_t n,
         weir__str_lower(low);
         if (!strcmp(low, "__weir_seq"))
             type = cols[i].type;
-        else if (strcmp(low, "__weir_del") != 0)
+        else if (strcmp(low, "__weir_del") != 0 &&
+                 !weir__cdc_inu_column(cols[i].name))
             keys[k++] = low;
     }
     if (!keys)
@@ -452,24 +454,28 @@ static int shape_text(cdc_run *r, const weir_db_column *cols, size_t n,
     return *out ? 0 : weir__cdc_oom(r->err);
 }
 
-/* The keys (sorted, lower case) and the SEQUENCE BY type the state table
- * was made for, "k1, k2 | TYPE", in *old (NULL: no state yet), and the
- * flow's own in *now. Both by binding a query, not by filtering
- * duckdb_columns() (see weir__conn_table_columns). */
-static int state_shape(cdc_run *r, char **old, char **now)
+int weir__cdc_hidden_columns(cdc_run *r, const char *what, bool *exists,
+                             weir_db_column **cols, size_t *n, weir_arena *a)
 {
-    weir_arena a = WEIR_ARENA_INIT;
-    weir_db_column *cols = NULL;
-    size_t n = 0;
-    bool exists = false;
     char alias[300], name[900];
     weir__storage_catalog_alias(alias, sizeof(alias), r->cat);
-    hidden_name(name, sizeof(name), r, "state");
-    int rc = weir__conn_table_columns(r->conn, alias, WEIR_META_SCHEMA, name,
-                                      &exists, NULL, &cols, &n, &a, r->err);
-    if (!rc && exists)
-        rc = shape_text(r, cols, n, &a, old);
-    if (!rc && exists) {
+    hidden_name(name, sizeof(name), r, what);
+    return weir__conn_table_columns(r->conn, alias, WEIR_META_SCHEMA, name,
+                                    exists, NULL, cols, n, a, r->err);
+}
+
+/* The keys (sorted, lower case) and the SEQUENCE BY type the state table
+ * was made for, "k1, k2 | TYPE", in *old (NULL: no state yet), and the
+ * flow's own in *now, by binding a query of the batch. */
+static int state_shape(cdc_run *r, char **old, char **now)
+{
+    if (!r->state_exists)
+        return 0;
+    weir_arena a = WEIR_ARENA_INIT;
+    int rc = shape_text(r, r->state_cols, r->n_state_cols, &a, old);
+    weir_db_column *cols = NULL;
+    size_t n = 0;
+    if (!rc) {
         weir__buf_puts(&r->q, "SELECT ");
         weir__cdc_list(r, NULL, r->keys, r->n_keys);
         weir__buf_puts(&r->q, ", __weir_seq FROM " CDC_BATCH);
@@ -526,9 +532,11 @@ int weir__cdc_apply(weir_conn *conn, const weir_graph *g, const weir_gflow *f,
     r.err = err;
     bool scd2_cols = r.c->scd_type == 2;
     r.data = calloc(schema->n + 1, sizeof(*r.data));
+    r.values = calloc(schema->n + 1, sizeof(*r.values));
     r.keys = calloc(r.c->n_keys + 1, sizeof(*r.keys));
-    if (!r.data || !r.keys) {
+    if (!r.data || !r.values || !r.keys) {
         free(r.data);
+        free(r.values);
         free(r.keys);
         return weir__cdc_oom(err);
     }
@@ -551,9 +559,19 @@ int weir__cdc_apply(weir_conn *conn, const weir_graph *g, const weir_gflow *f,
         }
         r.keys[r.n_keys++] = k->name;
     }
+    for (size_t i = 0; i < r.n_data; i++)
+        if (!weir__cdc_is_key(&r, r.data[i]))
+            r.values[r.n_values++] = r.data[i];
     int64_t n_changes = 0;
     if (!rc)
         rc = stage(&r, src_sql, &n_changes);
+    /* The state's columns, by binding a query of it (not by filtering
+     * duckdb_columns(): see weir__conn_table_columns). */
+    weir_db_column *state_cols = NULL;
+    if (!rc && !fresh)
+        rc = weir__cdc_hidden_columns(&r, "state", &r.state_exists,
+                                      &state_cols, &r.n_state_cols, &r.arena);
+    r.state_cols = state_cols;
     if (!rc && !fresh)
         rc = check_state(&r);
     if (!rc)
@@ -566,7 +584,9 @@ int weir__cdc_apply(weir_conn *conn, const weir_graph *g, const weir_gflow *f,
     if (!rc)
         rc = weir__cdc_run_q(&r, NULL);
     weir__buf_free(&r.q);
+    weir__arena_free(&r.arena);
     free(r.data);
+    free(r.values);
     free(r.keys);
     return rc;
 }

@@ -13,6 +13,8 @@
 #include <stdint.h>
 
 #include "engine/cdc.h"
+#include "store/db.h"
+#include "util/arena.h"
 #include "util/buf.h"
 
 /* Temporary tables: the staged batch, SCD 1's rows to apply, SCD 2's new
@@ -34,8 +36,14 @@ typedef struct cdc_run {
     size_t n_data;
     const char **keys; /* the target's spelling of the keys */
     size_t n_keys;
+    const char **values; /* data but the keys */
+    size_t n_values;
     weir_error *err;
     weir_buf q;
+    weir_arena arena; /* the apply's: state_cols */
+    bool state_exists; /* the state table before the batch (not fresh) */
+    const weir_db_column *state_cols;
+    size_t n_state_cols;
     int64_t n_trunc; /* the batch's truncates (stage) */
     bool truncated;  /* a truncate is recorded: older changes are late */
 } cdc_run;
@@ -66,6 +74,10 @@ int weir__cdc_scalars_q(cdc_run *r, int64_t *out, size_t n);
  * LIMIT 0, dropped first when fresh. */
 int weir__cdc_hidden_table(cdc_run *r, const char *what, const char *cols,
                            bool fresh);
+/* The columns of the hidden table what (*exists false, no columns, when
+ * there is none), in a: bound, not looked up in duckdb_columns(). */
+int weir__cdc_hidden_columns(cdc_run *r, const char *what, bool *exists,
+                             weir_db_column **cols, size_t *n, weir_arena *a);
 /* The keys, quoted and comma-separated, appended to out. */
 int weir__cdc_key_cols(cdc_run *r, weir_buf *out);
 /* Each key's latest change (src: the keys, __weir_seq and __weir_del, one
@@ -74,6 +86,22 @@ int weir__cdc_state_merge(cdc_run *r, const char *src);
 /* Append the keys' state (__weir_s, NULL for a new key) joined to the
  * batch (__weir_b). */
 void weir__cdc_join_state(cdc_run *r);
+
+/* SCD 1 with IGNORE NULL UPDATES (cdc_scd1_inu.c): the state's
+ * per-column sequences. Whether a state column is one of them; append
+ * them to a state table's column list (", <expr> AS <name>..." over the
+ * batch); make an existing state's columns follow the flow (converted
+ * from a state made without them, extended by new target columns,
+ * dropped without IGNORE NULL UPDATES); after a truncate, clear the
+ * values set at or before it; apply the batch (target and state):
+ * *n_applied changes applied, *upserted rows inserted or updated,
+ * *changed target rows deleted, updated or inserted. */
+bool weir__cdc_inu_column(const char *state_column);
+void weir__cdc_inu_state_cols(cdc_run *r, weir_buf *out);
+int weir__cdc_inu_layout(cdc_run *r); /* r->state_cols: as it was */
+int weir__cdc_inu_truncate(cdc_run *r);
+int weir__cdc_inu_apply(cdc_run *r, int64_t *n_applied, int64_t *upserted,
+                        int64_t *changed);
 
 /* Apply the staged batch (n_changes changes) by SCD type 1 (cdc_scd1.c)
  * or 2 (cdc_scd2.c), hidden state included; fresh: the state starts

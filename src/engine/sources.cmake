@@ -2,6 +2,7 @@ set(WEIR_ENGINE_SOURCES
   src/engine/analyze.c
   src/engine/cdc.c
   src/engine/cdc_scd1.c
+  src/engine/cdc_scd1_inu.c
   src/engine/cdc_scd2.c
   src/engine/common.c
   src/engine/exec.c

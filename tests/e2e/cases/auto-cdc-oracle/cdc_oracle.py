@@ -3,19 +3,19 @@
   cdc_oracle.py gen STATE DIR BATCH N   append batch BATCH (N changes) as
                                         DIR/batch-BATCH.json; STATE keeps
                                         the full change log (JSON lines)
-  cdc_oracle.py mark STATE              an update applied what came so far
   cdc_oracle.py scd1 STATE              expected SCD 1 table, CSV
-  cdc_oracle.py scd1-inu STATE [once]   expected SCD 1 table with IGNORE
+  cdc_oracle.py scd1-inu STATE          expected SCD 1 table with IGNORE
                                         NULL UPDATES and truncates, CSV
-                                        (once: the whole log in one update)
   cdc_oracle.py scd2 STATE [TRACKED] [inu]
                                         expected SCD 2 table, CSV; TRACKED
                                         is a comma list (default: name,v);
                                         inu: IGNORE NULL UPDATES
-  cdc_oracle.py all STATE [once]        the six tables of the case's
+  cdc_oracle.py all STATE               the six tables of the case's
                                         pipeline in one CSV, each row led by
                                         its table (columns tbl, id, seq,
                                         name, v, start_at, end_at)
+  cdc_oracle.py query                   the SQL that reads those six tables
+                                        from weir in the same shape
 
 Changes have columns id, seq, op ('UPSERT' / 'DELETE' / 'TRUNCATE'), name,
 v. The stream is out of order (sequence values jitter around a rising base,
@@ -27,11 +27,11 @@ across keys, has NULL names and values, and now and then a truncate. A key
 never gets two different changes with one sequence value: with those, the
 winner is arbitrary.
 
-The oracles scd1 and scd2 (which skip truncates) are computed from the
-whole change log, in no particular arrival order: per key, the changes
-sorted by sequence. SCD 1 with IGNORE NULL UPDATES depends on arrival (a
-late change is ignored, even where it has a value the newer one lacks), so
-scd1-inu replays the updates as marked. Both are independent of weir.
+Every oracle is computed from the whole change log, in no particular
+arrival order: per key, the changes sorted by sequence and applied one by
+one, as if they had arrived in order. So the tables must not depend on
+how the feed was split into batches or updates (scd1 and scd2 skip
+truncates; scd1-inu applies them). They are independent of weir.
 """
 import contextlib
 import io
@@ -44,15 +44,11 @@ NAMES = ["ada", "bob", "cy", "dee"]
 KEYS = 25
 
 
-def load_all(state):
+def load(state):
     if not os.path.exists(state):
         return []
     with open(state) as f:
         return [json.loads(line) for line in f if line.strip()]
-
-
-def load(state):
-    return [e for e in load_all(state) if "mark" not in e]
 
 
 def gen(state, folder, batch, n):
@@ -112,41 +108,24 @@ def scd1(log):
                                    csv(last["v"])))
 
 
-def scd1_inu(entries):
-    """Replays the updates: a change not newer than its key's last applied
-    change or than the last truncate is ignored; a truncate removes the
-    rows whose last change is not newer; an update with NULLs keeps the
-    row's values; a delete clears them."""
-    updates, cur = [], []
-    for e in entries:
-        if "mark" in e:
-            updates.append(cur)
-            cur = []
-        else:
-            cur.append(e)
-    last, rows, trunc = {}, {}, None  # key -> seq; key -> [seq, name, v]
-    for batch in updates:
-        truncs = [e["seq"] for e in batch if e["op"] == "TRUNCATE"]
-        if truncs:
-            trunc = max(truncs + ([trunc] if trunc is not None else []))
-            for k in [k for k, s in last.items() if s <= trunc]:
-                del last[k]
-                rows.pop(k, None)
-        seen = {}
-        for e in batch:
-            if e["op"] != "TRUNCATE":
-                seen[(e["id"], e["seq"])] = e
-        for (k, s), e in sorted(seen.items()):
-            if (k in last and s <= last[k]) or (trunc is not None and s <= trunc):
+def scd1_inu(log):
+    """In sequence order: a change at or before the last truncate is
+    gone; a delete removes the row; an upsert inserts one, or updates the
+    row with its values but the NULL ones."""
+    truncs = [e["seq"] for e in log if e["op"] == "TRUNCATE"]
+    trunc = max(truncs) if truncs else None
+    rows = {}  # key -> [seq, name, v]
+    for k, evs in by_key(log).items():
+        for e in evs:
+            if trunc is not None and e["seq"] <= trunc:
                 continue
-            last[k] = s
             if e["op"] == "DELETE":
                 rows.pop(k, None)
             elif k not in rows:
-                rows[k] = [s, e["name"], e["v"]]
+                rows[k] = [e["seq"], e["name"], e["v"]]
             else:
                 row = rows[k]
-                row[0] = s
+                row[0] = e["seq"]
                 row[1] = e["name"] if e["name"] is not None else row[1]
                 row[2] = e["v"] if e["v"] is not None else row[2]
     print("id,seq,name,v")
@@ -189,13 +168,11 @@ def rows_of(fn, *args):
     return out.getvalue().splitlines()[1:]
 
 
-def all_tables(state, once):
-    log, entries = load(state), load_all(state)
-    if once:
-        entries = log + [{"mark": True}]
+def all_tables(state):
+    log = load(state)
     tables = {
         "latest": rows_of(scd1, log),
-        "latest_inu": rows_of(scd1_inu, entries),
+        "latest_inu": rows_of(scd1_inu, log),
         "history": rows_of(scd2, log, ["name", "v"]),
         "names": rows_of(scd2, log, ["name"]),
         "history_inu": rows_of(scd2, log, ["name", "v"], True),
@@ -211,22 +188,28 @@ def all_tables(state, once):
                 print(",".join([t, c[0], ""] + c[1:]))
 
 
+def query():
+    scd1 = ("SELECT '%s' AS tbl, id, seq, name, v, NULL::BIGINT AS start_at, "
+            "NULL::BIGINT AS end_at FROM %s")
+    scd2 = "SELECT '%s', id, NULL, name, v, __START_AT, __END_AT FROM %s"
+    parts = [scd1 % (t, t) for t in ("latest", "latest_inu")]
+    parts += [scd2 % (t, t) for t in ("history", "names", "history_inu",
+                                       "names_inu")]
+    print(" UNION ALL ".join(parts) + " ORDER BY tbl, id, start_at")
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "gen":
         gen(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
-    elif cmd == "mark":
-        with open(sys.argv[2], "a") as f:
-            f.write(json.dumps({"mark": True}) + "\n")
     elif cmd == "scd1":
         scd1(load(sys.argv[2]))
     elif cmd == "scd1-inu":
-        entries = load_all(sys.argv[2])
-        if sys.argv[3:] == ["once"]:
-            entries = [e for e in entries if "mark" not in e] + [{"mark": True}]
-        scd1_inu(entries)
+        scd1_inu(load(sys.argv[2]))
     elif cmd == "all":
-        all_tables(sys.argv[2], sys.argv[3:] == ["once"])
+        all_tables(sys.argv[2])
+    elif cmd == "query":
+        query()
     elif cmd == "scd2":
         tracked = sys.argv[3].split(",") if len(sys.argv) > 3 else ["name", "v"]
         scd2(load(sys.argv[2]), tracked, sys.argv[4:] == ["inu"])

@@ -33,18 +33,26 @@ expect_query "SELECT * FROM cities ORDER BY id" "id,city,name
 1,rome,
 2,lima,"
 
-# Late changes: older than what was applied (ignored), a late insert for
-# the deleted key 3 (stays deleted), a new key.
+# Late changes: a late insert for the deleted key 3 (stays deleted), a new
+# key, and a change of key 1 older than its last: ignored without IGNORE
+# NULL UPDATES (cities); with it, its name (seq 2) is newer than the one
+# the row holds (seq 1), so it applies column by column, as if the changes
+# had arrived in order: seq 3 left name NULL, so 'old' from seq 2 stays.
 land 2 '{"id": 1, "seq": 2, "op": "UPSERT", "name": "old", "city": "old"}
 {"id": 3, "seq": 8, "op": "UPSERT", "name": "cy", "city": "nice"}
 {"id": 4, "seq": 6, "op": "UPSERT", "name": "dee", "city": "bern"}'
 run_weir run --json
 expect_exit 0
+expect_stdout_contains '"auto_cdc": {"upserted": 2, "deleted": 0, "ignored": 1}'
 expect_stdout_contains '"auto_cdc": {"upserted": 1, "deleted": 0, "ignored": 2}'
 expect_query "SELECT id, seq, name, city FROM customers ORDER BY id" "id,seq,name,city
-1,3,ada,rome
+1,3,old,rome
 2,5,,lima
 4,6,dee,bern"
+expect_query "SELECT * FROM cities ORDER BY id" "id,city,name
+1,rome,
+2,lima,
+4,bern,dee"
 
 # A truncate at 7 removes the rows applied before it; the change of key 5
 # at 10 (same batch, newer) stays, the one of key 6 at 6 is older.

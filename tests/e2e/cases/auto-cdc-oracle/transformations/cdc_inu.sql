@@ -1,5 +1,5 @@
 -- The targets of cdc.sql with IGNORE NULL UPDATES; the latest row per key
--- also applies the feed's truncates (auto-cdc-kill leaves this file out).
+-- also applies the feed's truncates.
 CREATE STREAMING TABLE latest_inu
 FLOW AUTO CDC FROM STREAM(changes) KEYS (id) IGNORE NULL UPDATES
 APPLY AS DELETE WHEN op = 'DELETE' APPLY AS TRUNCATE WHEN op = 'TRUNCATE'
