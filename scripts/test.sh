@@ -17,6 +17,8 @@ scripts/pyclient.sh 4.1.3 >/dev/null
 scripts/kafka.sh fetch
 # Apache Spark's JVM Connect client of e2e/serve-jvm-client (Maven Central).
 scripts/jvm-client.sh fetch >/dev/null
+# S3Proxy, the S3-compatible server of the objstore-* cases (Maven Central).
+scripts/s3.sh fetch
 # The independent readers (stock DuckDB, deltalake) several cases use.
 scripts/pyenv.sh >/dev/null
 

@@ -102,7 +102,7 @@ static int open_mode(weir_pipeline *p, weir_storage_mode mode, weir_error *err)
         return WEIR_ERR(err, WEIR_EINVAL, "PIPELINE_STORAGE_ROOT_INVALID",
                         "the pipeline has no storage to query");
     weir_db_config cfg = { p->session->threads, p->session->memory_limit, NULL,
-                           false };
+                           false, p->defs.conf, p->defs.n_conf };
     return weir__storage_open(&p->qstore, p->storage, mode, &cfg, err);
 }
 

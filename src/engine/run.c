@@ -659,6 +659,8 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
         eopts.db.memory_limit = mem;
     if (thr)
         eopts.db.threads = (unsigned)weir__run_parse_long(thr, 0);
+    eopts.db.conf = g->conf; /* object storage settings (store/credentials.h) */
+    eopts.db.n_conf = g->n_conf;
     rs.opts = &eopts;
     int rc = open_update(&rs, err);
     if (!rc) {

@@ -21,10 +21,6 @@
  * Definitions (as registered, before validation)
  * ------------------------------------------------------------------------ */
 
-typedef struct weir_kvpair {
-    const char *key, *value;
-} weir_kvpair;
-
 /* The value of key (case-insensitive) among n pairs, or NULL. */
 const char *weir__kvpair_get(const weir_kvpair *kv, size_t n, const char *key);
 

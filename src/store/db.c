@@ -15,6 +15,7 @@
 #include <duckdb.h>
 
 #include "sql/sql.h"
+#include "store/credentials.h"
 #include "store/db_conn.h"
 #include "store/extensions.h"
 #include "store/macros.h"
@@ -52,6 +53,9 @@ struct weir_db {
     char memory_limit[64]; /* as configured, or "" */
     weir_scans *scans;     /* owned by DuckDB (scan.h) */
     weir_extensions *extensions; /* those loaded (extensions.h) */
+    pthread_mutex_t s3_mu;
+    weir_s3_conf *s3;      /* the configuration's S3 settings, or NULL */
+    bool s3_ready;         /* their secrets exist in DuckDB */
     uint64_t budget_bytes; /* DuckDB's memory limit in effect, 0 = unknown */
     unsigned budget_threads; /* DuckDB's threads in effect, 0 = unknown */
 };
@@ -154,8 +158,46 @@ static int global_setup(weir_db *db, duckdb_connection c, bool lazy_macros,
     return rc;
 }
 
+/* The S3 secrets of db's configuration (credentials.h), created once
+ * httpfs is loaded; a failure names no secret. */
+static int s3_secrets(weir_db *db, weir_error *err)
+{
+    pthread_mutex_lock(&db->s3_mu);
+    int rc = 0;
+    if (db->s3_ready)
+        goto out;
+    if (weir__credentials_chain(db->s3) &&
+        (rc = weir__db_extension(db, "aws", "AWS's credential chain", err)))
+        goto out;
+    weir_buf sql = WEIR_BUF_INIT;
+    weir__credentials_sql(db->s3, &sql);
+    duckdb_connection c;
+    duckdb_result r;
+    if (duckdb_connect(db->handle, &c) == DuckDBError) {
+        rc = WEIR_ERR(err, WEIR_EENGINE, NULL, "cannot connect to DuckDB");
+    } else {
+        if (duckdb_query(c, weir__buf_cstr(&sql), &r) == DuckDBError) {
+            weir_buf m = WEIR_BUF_INIT;
+            weir__credentials_mask(db->s3, duckdb_result_error(&r), &m);
+            rc = WEIR_ERR(err, WEIR_EINVAL, "OBJECT_STORE_SETTINGS_INVALID",
+                          "the S3 settings (spark.hadoop.fs.s3a.*, AWS_*) "
+                          "were refused: %s",
+                          weir__buf_cstr(&m));
+            weir__buf_free(&m);
+        } else {
+            db->s3_ready = true;
+        }
+        duckdb_destroy_result(&r);
+        duckdb_disconnect(&c);
+    }
+    weir__buf_free(&sql);
+out:
+    pthread_mutex_unlock(&db->s3_mu);
+    return rc;
+}
+
 /* The extensions the object-store URLs in text need, loaded into db
- * (httpfs for S3, GCS and HTTP, azure for Azure). */
+ * (httpfs for S3, GCS and HTTP, azure for Azure), and the S3 secrets. */
 int weir__db_extensions_for(weir_db *db, const char *text, weir_error *err)
 {
     weir_url_kind k;
@@ -165,6 +207,8 @@ int weir__db_extensions_for(weir_db *db, const char *text, weir_error *err)
         snprintf(what, sizeof(what), "%s URLs", weir__url_kind_name(k));
         int rc = weir__db_extension(db, k == WEIR_URL_AZURE ? "azure" : "httpfs",
                                     what, err);
+        if (!rc && k == WEIR_URL_S3)
+            rc = s3_secrets(db, err);
         if (rc)
             return rc;
     }
@@ -295,6 +339,8 @@ const char *weir__db_version(void)
 static void db_free(weir_db *db)
 {
     weir__extensions_free(db->extensions);
+    weir__credentials_free(db->s3);
+    pthread_mutex_destroy(&db->s3_mu);
     pthread_mutex_destroy(&db->gate.mu);
     pthread_cond_destroy(&db->gate.cv);
     free(db);
@@ -309,6 +355,12 @@ int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     pthread_mutex_init(&db->gate.mu, NULL);
     pthread_cond_init(&db->gate.cv, NULL);
+    pthread_mutex_init(&db->s3_mu, NULL);
+    if (!(db->s3 = weir__credentials_s3(cfg ? cfg->conf : NULL,
+                                        cfg ? cfg->n_conf : 0))) {
+        db_free(db);
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
     duckdb_config config;
     if (duckdb_create_config(&config) == DuckDBError) {
         db_free(db);
@@ -384,6 +436,16 @@ int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
 int weir__db_configure(weir_db *db, const weir_db_config *cfg,
                        weir_error *err)
 {
+    if (cfg && cfg->n_conf) {
+        weir_s3_conf *s3 = weir__credentials_s3(cfg->conf, cfg->n_conf);
+        if (!s3)
+            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        pthread_mutex_lock(&db->s3_mu);
+        weir__credentials_free(db->s3);
+        db->s3 = s3;
+        db->s3_ready = false;
+        pthread_mutex_unlock(&db->s3_mu);
+    }
     if (!cfg || (!cfg->threads && !cfg->memory_limit))
         return 0;
     weir_buf sql = WEIR_BUF_INIT;

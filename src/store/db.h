@@ -15,6 +15,7 @@
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/map.h"
 
 /* The schema of weir's metadata tables in every catalog (meta.h). */
 #define WEIR_META_SCHEMA "_weir"
@@ -28,6 +29,11 @@ typedef struct weir_db_config {
     const char *temp_dir;     /* spill folder; NULL = DuckDB's default */
     bool lazy_macros;         /* create weir's Spark macros on first use,
                                  per connection (store/macros.c) */
+    /* The pipeline configuration, for its object storage settings
+     * (spark.hadoop.fs.s3a.*: store/credentials.h), copied; the secrets
+     * are created when a statement first names an s3:// URL. */
+    const weir_kvpair *conf;
+    size_t n_conf;
 } weir_db_config;
 
 /* An in-memory DuckDB instance; storage files are attached separately. */
@@ -37,8 +43,9 @@ void weir__db_close(weir_db *db);
  * instance whose commit failed to write (storage.c), whose files are left
  * as they are on disk for the next open to replay. */
 void weir__db_close_as_is(weir_db *db);
-/* Apply cfg's threads and memory limit (those set) to an open instance,
- * as weir__db_open would have; temp_dir is left as it is. */
+/* Apply cfg's threads, memory limit and object storage settings (those
+ * set) to an open instance, as weir__db_open would have; temp_dir is left
+ * as it is. */
 int weir__db_configure(weir_db *db, const weir_db_config *cfg,
                        weir_error *err);
 

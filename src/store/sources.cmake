@@ -1,4 +1,5 @@
 set(WEIR_STORE_SOURCES
+  src/store/credentials.c
   src/store/db.c
   src/store/db_append.c
   src/store/db_error.c

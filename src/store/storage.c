@@ -261,7 +261,7 @@ int weir__storage_open(weir_storage **out, const char *root,
                      holder[0] ? ")" : "");
         free(lock);
     }
-    weir_db_config dbcfg = { 0, NULL, NULL, false };
+    weir_db_config dbcfg = { 0, NULL, NULL, false, NULL, 0 };
     if (cfg)
         dbcfg = *cfg;
     char *tmp = NULL;

@@ -23,6 +23,12 @@ e2e_end() {
     trap - ERR
     set +eE
     echo "e2e/$E2E_NAME: passed ($E2E_CHECKS checks)"
+    # Servers the case started stop before their folders go (their pid
+    # files are there).
+    local c
+    for c in "${E2E_AT_EXIT[@]}"; do $c; done
+    E2E_AT_EXIT=()
+    trap - EXIT
     if [ -z "${E2E_KEEP:-}" ]; then
         cd / && rm -rf "$E2E_ROOT"
     else
@@ -549,6 +555,20 @@ kafka_stop() { "$WEIR_KAFKA_SH" stop "$KAFKA_DIR"; }
 kafka_pause() { "$WEIR_KAFKA_SH" pause "$KAFKA_DIR"; }
 kafka_resume() { "$WEIR_KAFKA_SH" resume "$KAFKA_DIR"; }
 ktool() { "$WEIR_KTOOL" -b "$KAFKA" "$@"; }
+
+# s3_start: a real S3-compatible server for this case (scripts/s3.sh:
+# S3Proxy on a free loopback port, buckets under the case's folder); sets
+# S3_ENDPOINT. Stopped when the case ends. s3 put URL FILE | mb BUCKET |
+# rm URL: requests to it, signed with its key (S3_KEY, S3_SECRET).
+s3_start() {
+    S3_DIR="$E2E_ROOT/s3"
+    S3_ENDPOINT=$("$WEIR_S3_SH" start "$S3_DIR") \
+        || e2e_fail "the S3 server did not start"
+    e2e_at_exit s3_cleanup
+    S3_KEY=weir-test S3_SECRET=weir-test-secret
+}
+s3_cleanup() { "$WEIR_S3_SH" stop "$S3_DIR" >/dev/null 2>&1; }
+s3() { local op=$1; shift; "$WEIR_S3_SH" "$op" "$S3_DIR" "$@"; }
 # run_broker_paused [PATTERN DELAY]: `weir run` (its output in paused.out)
 # meets a paused broker: paused from the start, or DELAY seconds after
 # PATTERN shows in the output; resumed once an attempt fails with

@@ -10,6 +10,7 @@
 
 #include <stdlib.h>
 
+#include "store/credentials.h"
 #include "store/db.h"
 #include "weir.h"
 
@@ -28,6 +29,10 @@ static bool loaded(weir_conn *c, const char *name)
 
 TEST(test_store_extensions__on_demand)
 {
+    /* No AWS credentials around: the S3 secret is a plain one. */
+    setenv("HOME", "/nonexistent", 1);
+    unsetenv("AWS_ACCESS_KEY_ID");
+    unsetenv("AWS_PROFILE");
     weir_db *db = NULL;
     weir_conn *c = NULL;
     weir_error e;
@@ -86,5 +91,77 @@ TEST(test_store_extensions__missing)
     unsetenv("WEIR_DUCKDB_EXTENSIONS");
 }
 
+TEST(test_store_credentials__spark_keys)
+{
+    unsetenv("AWS_ENDPOINT_URL");
+    unsetenv("AWS_ENDPOINT_URL_S3");
+    unsetenv("AWS_REGION");
+    unsetenv("AWS_DEFAULT_REGION");
+    const weir_kvpair conf[] = {
+        { "spark.hadoop.fs.s3a.access.key", "AK" },
+        { "spark.hadoop.fs.s3a.secret.key", "s3cr'et" },
+        { "spark.hadoop.fs.s3a.endpoint", "http://127.0.0.1:9000/" },
+        { "spark.hadoop.fs.s3a.path.style.access", "true" },
+        { "spark.hadoop.fs.s3a.endpoint.region", "eu-west-1" },
+        { "fs.s3a.bucket.logs.access.key", "LK" },
+        { "fs.s3a.bucket.logs.secret.key", "logsecret" },
+        { "spark.sql.shuffle.partitions", "4" },
+    };
+    weir_s3_conf *c = weir__credentials_s3(conf, sizeof(conf) / sizeof(conf[0]));
+    CHECK(c != NULL);
+    CHECK(!weir__credentials_chain(c));
+    weir_buf b = WEIR_BUF_INIT;
+    weir__credentials_sql(c, &b);
+    CHECK_STR(weir__buf_cstr(&b),
+              "CREATE OR REPLACE SECRET __weir_s3_0 (TYPE s3, KEY_ID 'AK', "
+              "SECRET 's3cr''et', ENDPOINT '127.0.0.1:9000', USE_SSL false, "
+              "URL_STYLE 'path', REGION 'eu-west-1');\n"
+              "CREATE OR REPLACE SECRET __weir_s3_1 (TYPE s3, KEY_ID 'LK', "
+              "SECRET 'logsecret', ENDPOINT '127.0.0.1:9000', USE_SSL false, "
+              "URL_STYLE 'path', REGION 'eu-west-1', SCOPE 's3://logs');\n");
+    weir__buf_clear(&b);
+    weir__credentials_mask(c, "bad: s3cr'et and logsecret", &b);
+    CHECK_STR(weir__buf_cstr(&b), "bad: *** and ***");
+    weir__buf_free(&b);
+    weir__credentials_free(c);
+}
+
+TEST(test_store_credentials__chain)
+{
+    /* No keys: anonymous unless AWS's variables or a provider say
+     * otherwise. */
+    setenv("HOME", "/nonexistent", 1);
+    unsetenv("AWS_ACCESS_KEY_ID");
+    unsetenv("AWS_PROFILE");
+    weir_s3_conf *c = weir__credentials_s3(NULL, 0);
+    weir_buf b = WEIR_BUF_INIT;
+    weir__credentials_sql(c, &b);
+    CHECK_STR(weir__buf_cstr(&b),
+              "CREATE OR REPLACE SECRET __weir_s3_0 (TYPE s3);\n");
+    CHECK(!weir__credentials_chain(c));
+    weir__credentials_free(c);
+    setenv("AWS_ACCESS_KEY_ID", "x", 1);
+    c = weir__credentials_s3(NULL, 0);
+    weir__buf_clear(&b);
+    weir__credentials_sql(c, &b);
+    CHECK_CONTAINS(weir__buf_cstr(&b), "PROVIDER credential_chain, CHAIN 'env;config'");
+    CHECK(weir__credentials_chain(c));
+    weir__credentials_free(c);
+    unsetenv("AWS_ACCESS_KEY_ID");
+    const weir_kvpair conf[] = {
+        { "spark.hadoop.fs.s3a.aws.credentials.provider",
+          "com.amazonaws.auth.InstanceProfileCredentialsProvider" },
+    };
+    c = weir__credentials_s3(conf, 1);
+    weir__buf_clear(&b);
+    weir__credentials_sql(c, &b);
+    CHECK_STR(weir__buf_cstr(&b), "CREATE OR REPLACE SECRET __weir_s3_0 "
+                                  "(TYPE s3, PROVIDER credential_chain);\n");
+    weir__credentials_free(c);
+    weir__buf_free(&b);
+}
+
 TEST_MAIN(RUN(test_store_extensions__on_demand);
-          RUN(test_store_extensions__missing))
+          RUN(test_store_extensions__missing);
+          RUN(test_store_credentials__spark_keys);
+          RUN(test_store_credentials__chain))

@@ -263,7 +263,7 @@ TEST(scan_lanes_fill_at_once_each_in_order)
     weir_error e;
     weir_db *db = NULL;
     weir_conn *conn = NULL;
-    weir_db_config cfg = { 4, NULL, NULL, false };
+    weir_db_config cfg = { 4, NULL, NULL, false, NULL, 0 };
     CHECK_INT(weir__db_open(&db, &cfg, &e), 0);
     CHECK_INT(weir__db_connect(&conn, db, &e), 0);
     counter c = { 200000, -1, 2048, 0, 0, 4, 0, 0 };
@@ -316,7 +316,7 @@ static void db_budget_read_back(void)
     weir_error e;
     weir_db *db = NULL;
     weir_conn *c = NULL;
-    weir_db_config cfg = { 3, "1GB", NULL, false };
+    weir_db_config cfg = { 3, "1GB", NULL, false, NULL, 0 };
     CHECK_INT(weir__db_open(&db, &cfg, &e), 0);
     CHECK_INT(weir__db_connect(&c, db, &e), 0);
     uint64_t mem = 0;
@@ -325,7 +325,7 @@ static void db_budget_read_back(void)
     /* DuckDB says "953.6 MiB" for 1 GB */
     CHECK(mem > 999000000ull && mem < 1000100000ull);
     CHECK_INT(threads, 3);
-    weir_db_config more = { 1, "4GiB", NULL, false };
+    weir_db_config more = { 1, "4GiB", NULL, false, NULL, 0 };
     CHECK_INT(weir__db_configure(db, &more, &e), 0);
     weir__conn_budget(c, &mem, &threads);
     CHECK(mem == 4ull << 30);
