@@ -610,6 +610,21 @@ static const fn_def *lookup(const char *name, size_t n, bool *name_known)
     return NULL;
 }
 
+/* Whether e's result type depends on its first argument's type (a
+ * DECIMAL's): sum, avg and the roundings, when the resolver can tell. */
+static bool typed_by_argument(const sql_tx *t, const char *name,
+                              const weir_sql_expr *e)
+{
+    static const char *const NAMES[] = { "sum",  "avg",     "mean",  "floor",
+                                         "ceil", "ceiling", "round", "bround" };
+    if (e->n < 1 || !t->resolver || !t->resolver->expr_type)
+        return false;
+    for (size_t i = 0; i < sizeof(NAMES) / sizeof(NAMES[0]); i++)
+        if (strcmp(name, NAMES[i]) == 0)
+            return true;
+    return false;
+}
+
 /* Spark's result type of sum() and avg() of a DECIMAL(p,s) (Sum and
  * Average in Catalyst): DECIMAL(p+10,s) and DECIMAL(p+4,s+4), at most 38
  * digits. DuckDB's are DECIMAL(38,s) and DOUBLE, so the call is cast when
@@ -735,20 +750,18 @@ static int spark_rounding(sql_tx *t, weir_buf *out, const char *name,
     } else if (ro) {
         weir__buf_printf(out, "round(%s, %d)", xs, d);
     } else {
-        /* y = x * 10^d exactly; ties to the even neighbour of trunc(y). */
-        weir_buf y = WEIR_BUF_INIT, back = WEIR_BUF_INIT;
-        weir__buf_printf(&y, "((%s) * ", xs);
-        pow10_literal(&y, d);
-        weir__buf_putc(&y, ')');
-        pow10_literal(&back, -d);
-        const char *ys = weir__buf_cstr(&y);
-        weir__buf_printf(out,
-                         "(CASE WHEN abs(%s - trunc(%s)) = 0.5 AND "
-                         "trunc(%s) %% 2 = 0 THEN trunc(%s) ELSE round(%s) END "
-                         "* %s)",
-                         ys, ys, ys, ys, ys, weir__buf_cstr(&back));
-        weir__buf_free(&y);
-        weir__buf_free(&back);
+        /* y = x * 10^d exactly; ties to the even neighbour of trunc(y).
+         * y is a lambda's parameter: written once, so that nested calls
+         * do not multiply the text. */
+        weir__buf_printf(out, "(list_transform([(%s) * ", xs);
+        pow10_literal(out, d);
+        weir__buf_puts(out,
+                       "], lambda \"__weir_y\": CASE WHEN abs(\"__weir_y\" - "
+                       "trunc(\"__weir_y\")) = 0.5 AND trunc(\"__weir_y\") % 2 "
+                       "= 0 THEN trunc(\"__weir_y\") ELSE round(\"__weir_y\") "
+                       "END)[1] * ");
+        pow10_literal(out, -d);
+        weir__buf_putc(out, ')');
     }
     weir__buf_printf(out, " AS DECIMAL(%d,%d))", prec, scale);
     weir__buf_free(&x);
@@ -916,16 +929,29 @@ int weir__sql_tx_func(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
                                   "IGNORE NULLS is not supported for %s()", name);
     if (regex_function(name) && !(e = weir__sql_tx_regex_arg(t, e, 1)))
         return WEIR_ESQL;
-    if (spark_rounding(t, out, name, e) || exact_avg(t, out, name, e))
-        return 0;
+    if (!typed_by_argument(t, name, e))
+        return d->handler ? d->handler(t, out, e) : expand(t, out, e, d->tmpl);
+    /* Its first argument is translated once, for its type and the call. */
+    weir_buf arg = WEIR_BUF_INIT;
+    int rc = weir__sql_tx_expr(t, &arg, e->list[0]);
+    if (!rc && arg.failed)
+        rc = WEIR_ERR(t->err, WEIR_ENOMEM, NULL, "out of memory");
+    const weir_sql_expr *done = t->done;
+    const char *done_text = t->done_text;
+    t->done = e->list[0];
+    t->done_text = weir__buf_cstr(&arg);
     int prec, scale;
-    if (spark_decimal_result(t, name, e, &prec, &scale)) {
+    if (rc || spark_rounding(t, out, name, e) || exact_avg(t, out, name, e)) {
+        /* written, or failed */
+    } else if (spark_decimal_result(t, name, e, &prec, &scale)) {
         weir__buf_puts(out, "CAST(");
-        int rc = d->handler ? d->handler(t, out, e) : expand(t, out, e, d->tmpl);
+        rc = d->handler ? d->handler(t, out, e) : expand(t, out, e, d->tmpl);
         weir__buf_printf(out, " AS DECIMAL(%d,%d))", prec, scale);
-        return rc;
+    } else {
+        rc = d->handler ? d->handler(t, out, e) : expand(t, out, e, d->tmpl);
     }
-    if (d->handler)
-        return d->handler(t, out, e);
-    return expand(t, out, e, d->tmpl);
+    t->done = done;
+    t->done_text = done_text;
+    weir__buf_free(&arg);
+    return rc;
 }

@@ -460,6 +460,30 @@ const sql_cte_scope *weir__sql_cte_lookup(const sql_cte_scope *s,
  * its own) into keep[i]. Returns 0 or WEIR_ENOMEM. */
 int weir__sql_cte_refs(const weir_sql_query *q, unsigned *refs, bool *keep);
 
+/* What the expressions being translated are evaluated over, for the
+ * probes of their types (translate_types.c): the FROM of a SELECT (its
+ * clauses, ORDER BY and LIMIT), or the two sides of a join (its ON
+ * condition), or the relation a LATERAL VIEW extends (its generator). Its
+ * DuckDB text is made once, on the first probe, and every later probe and
+ * the SELECT itself reuse it (or its error): a probe never translates a
+ * FROM again, so translation stays linear in the query. Parts of a FROM
+ * (table function arguments, VALUES rows), a set operation's ORDER BY and
+ * a query's CTEs have no scope (sql_tx.scope NULL). */
+typedef struct sql_scope {
+    const sql_rel *rel;   /* whose columns are in reach */
+    weir_buf text;        /* rel's DuckDB text, once made */
+    int rc;               /* -1 not made yet, 0 made, else the failure's code */
+    weir_error *failure;  /* that failure (arena), replayed, not made again */
+    int depth;            /* sql_tx.depth rel is translated at */
+    /* A join's ON: text is left JOIN right ON true, from the two sides'
+     * translations already in *sides (its byte ranges); NULL: rel is
+     * translated. */
+    const weir_buf *sides;
+    size_t left[2], right[2]; /* right[0] == right[1]: no right side */
+    int decimals;         /* whether a column of rel is a DECIMAL: 0 not
+                             known yet, 1 no, 2 yes or unknown */
+} sql_scope;
+
 typedef struct sql_tx {
     const weir_sql_resolver *resolver;
     weir_error *err;
@@ -467,12 +491,12 @@ typedef struct sql_tx {
     int depth;
     bool unqualify;                  /* translate_expr: drop qualifiers */
     const sql_select *sel;           /* for named windows */
-    const sql_rel *from;             /* FROM of the innermost SELECT */
-    weir_buf *from_text;             /* its DuckDB text once a probe made it */
-    int from_rc;                     /* -1: not made yet */
-    int from_decimals;               /* whether a column of the FROM is a
-                                        DECIMAL: 0 not probed yet, 1 no,
-                                        2 yes or unknown */
+    sql_scope *scope;                /* probes' relation; NULL: none */
+    /* A function's argument translated already (to learn its type) and
+     * its text: weir__sql_tx_expr pastes the text instead of translating
+     * the argument again, so that nested calls stay linear. */
+    const weir_sql_expr *done;
+    const char *done_text;
     const weir_sql_expr *time_window;/* window(...) of the GROUP BY */
     sql_lambda_scope *lambdas;
     const sql_cte_scope *ctes;
@@ -488,6 +512,19 @@ typedef struct sql_tx {
     size_t hidden_base; /* the innermost SELECT's entries start here */
 } sql_tx;
 
+/* The relation of t's scope (the FROM of the innermost SELECT when its
+ * clauses are translated), or NULL. */
+static inline const sql_rel *weir__sql_tx_from(const sql_tx *t)
+{
+    return t->scope ? t->scope->rel : NULL;
+}
+/* A scope over rel, its text made when first needed. */
+void weir__sql_scope_init(sql_scope *s, const sql_rel *rel, int depth);
+void weir__sql_scope_free(sql_scope *s);
+/* The text of t's scope, made on first use: 0, or the code of the failure
+ * to translate it, with *t->err set to that failure (every time). */
+int weir__sql_scope_text(sql_tx *t);
+
 int weir__sql_tx_query(sql_tx *t, weir_buf *out, const weir_sql_query *q);
 int weir__sql_tx_expr(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
 int weir__sql_tx_error(sql_tx *t, weir_sql_pos pos, const weir_sql_source *src,
@@ -502,19 +539,19 @@ int weir__sql_tx_order(sql_tx *t, weir_buf *out, const sql_order *o, size_t n);
 int weir__sql_tx_lambda(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
                         bool indexed);
 /* The DuckDB types (translate_types.c) of the n translated expressions
- * x_sql evaluated over the current SELECT's FROM, when the resolver can
+ * x_sql evaluated over the current scope (sql_scope), when the resolver can
  * tell: each one's precision and scale into p[i], s[i] (a DECIMAL, or an
  * integral type as the DECIMAL(n,0) Spark widens it to, integral[i] set),
  * or -1 for another type. False when the expressions cannot be typed. */
 bool weir__sql_tx_decimal_of(sql_tx *t, const char *const *x_sql, size_t n,
                              int *p, int *s, bool *integral);
 /* The DuckDB types of the n translated expressions over the current
- * SELECT's FROM, one a line, appended to types; false when the resolver
+ * scope, one a line, appended to types; false when the resolver
  * cannot tell (no probe, or they do not bind). */
 bool weir__sql_tx_types(sql_tx *t, const char *const *x_sql, size_t n,
                         weir_buf *types);
-/* Whether e, over the current SELECT's FROM, is of a STRUCT type (false
- * when the resolver cannot tell). */
+/* Whether e, over the current scope, is of a STRUCT type (false when the
+ * resolver cannot tell). */
 bool weir__sql_tx_is_struct(sql_tx *t, const weir_sql_expr *e);
 /* Whether name is the alias (or the unaliased name) of a relation in r. */
 bool weir__sql_tx_is_relation(const sql_rel *r, const char *name);

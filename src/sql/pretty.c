@@ -437,7 +437,7 @@ static bool tx_is_struct(void *ctx, const weir_sql_expr *e)
 
 void weir__sql_tx_pretty(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
-    sql_pretty c = { t->from, NULL, 0, NULL, tx_is_struct, t };
+    sql_pretty c = { weir__sql_tx_from(t), NULL, 0, NULL, tx_is_struct, t };
     pretty(out, e, 0, &c);
 }
 

@@ -209,7 +209,8 @@ static int tx_item(sql_tx *t, weir_buf *out, const sql_item *it)
     const weir_sql_expr *e = it->e;
     if (e->kind == EX_STAR) {
         const char *keys[32];
-        size_t n_keys = e->n_names ? 0 : using_keys(t->from, keys, 0, 32);
+        size_t n_keys =
+            e->n_names ? 0 : using_keys(weir__sql_tx_from(t), keys, 0, 32);
         size_t shown = 0;
         for (size_t i = 0; i < n_keys; i++) {
             if (excepted(e, keys[i]))
@@ -314,35 +315,61 @@ static bool has_star(const sql_select *s)
     return false;
 }
 
-static int tx_select(sql_tx *t, weir_buf *out, const sql_select *s)
+static int tx_group_by(sql_tx *t, weir_buf *out, const sql_select *s)
+{
+    int rc = 0;
+    weir__buf_puts(out, " GROUP BY ");
+    switch (s->group) {
+    case GB_ALL: weir__buf_puts(out, "ALL"); break;
+    case GB_EXPRS: rc = expr_list_out(t, out, s->group_by, s->n_group_by); break;
+    case GB_ROLLUP:
+    case GB_CUBE:
+        weir__buf_puts(out, s->group == GB_ROLLUP ? "ROLLUP (" : "CUBE (");
+        rc = expr_list_out(t, out, s->group_by, s->n_group_by);
+        weir__buf_putc(out, ')');
+        break;
+    case GB_SETS:
+        weir__buf_puts(out, "GROUPING SETS (");
+        for (size_t i = 0; !rc && i < s->n_sets; i++) {
+            if (i)
+                weir__buf_puts(out, ", ");
+            weir__buf_putc(out, '(');
+            rc = expr_list_out(t, out, s->sets[i].e, s->sets[i].n);
+            weir__buf_putc(out, ')');
+        }
+        weir__buf_putc(out, ')');
+        break;
+    default: break;
+    }
+    return rc;
+}
+
+static int tx_modifiers(sql_tx *t, weir_buf *out, const weir_sql_query *q);
+
+/* SELECT s, and the ORDER BY and LIMIT of its query q, over the scope of
+ * its FROM. */
+static int tx_select(sql_tx *t, weir_buf *out, const sql_select *s,
+                     const weir_sql_query *q)
 {
     const sql_select *saved_sel = t->sel;
-    const sql_rel *saved_from = t->from;
-    weir_buf *saved_text = t->from_text;
-    int saved_rc = t->from_rc;
-    int saved_decimals = t->from_decimals;
+    sql_scope *saved_scope = t->scope;
     const weir_sql_expr *saved_tw = t->time_window;
-    weir_buf from_text = WEIR_BUF_INIT;
+    sql_scope scope;
+    weir__sql_scope_init(&scope, s->from, t->depth);
     t->sel = s;
-    t->from = s->from;
-    t->from_text = &from_text;
-    t->from_rc = -1;
-    t->from_decimals = 0;
+    t->scope = s->from ? &scope : NULL;
     t->time_window = find_time_window(s);
     size_t saved_hidden = t->n_hidden, saved_base = t->hidden_base;
     t->hidden_base = t->n_hidden; /* an outer SELECT's are not this one's */
     int rc = 0;
     if (s->from && t->resolver && t->resolver->tvf_hidden && has_star(s)) {
         /* The FROM first: its table functions tell their hidden columns,
-         * which the stars leave out. Errors are reported where the FROM
-         * is rendered again (as after a probe). */
+         * which the stars leave out. Its errors are reported where the
+         * FROM is written. */
         weir_error saved = *t->err;
-        t->from_text = NULL;
-        t->from_rc = weir__sql_tx_rel(t, &from_text, s->from) ? 1 : 0;
-        t->from_text = &from_text;
-        *t->err = saved;
-        if (t->from_rc)
+        if (weir__sql_scope_text(t))
             t->n_hidden = saved_hidden;
+        *t->err = saved;
     }
     weir__buf_puts(out, s->distinct ? "SELECT DISTINCT " : "SELECT ");
     for (size_t i = 0; !rc && i < s->n_items; i++) {
@@ -352,40 +379,16 @@ static int tx_select(sql_tx *t, weir_buf *out, const sql_select *s)
     }
     if (!rc && s->from) {
         weir__buf_puts(out, " FROM ");
-        if (t->from_rc == 0) /* a probe rendered it already */
-            weir__buf_put(out, from_text.ptr, from_text.len);
-        else
-            rc = weir__sql_tx_rel(t, out, s->from);
+        rc = weir__sql_scope_text(t); /* made once, probes included */
+        if (!rc)
+            weir__buf_put(out, scope.text.ptr, scope.text.len);
     }
     if (!rc && s->where) {
         weir__buf_puts(out, " WHERE ");
         rc = weir__sql_tx_expr(t, out, s->where);
     }
-    if (!rc && s->group != GB_NONE) {
-        weir__buf_puts(out, " GROUP BY ");
-        switch (s->group) {
-        case GB_ALL: weir__buf_puts(out, "ALL"); break;
-        case GB_EXPRS: rc = expr_list_out(t, out, s->group_by, s->n_group_by); break;
-        case GB_ROLLUP:
-        case GB_CUBE:
-            weir__buf_puts(out, s->group == GB_ROLLUP ? "ROLLUP (" : "CUBE (");
-            rc = expr_list_out(t, out, s->group_by, s->n_group_by);
-            weir__buf_putc(out, ')');
-            break;
-        case GB_SETS:
-            weir__buf_puts(out, "GROUPING SETS (");
-            for (size_t i = 0; !rc && i < s->n_sets; i++) {
-                if (i)
-                    weir__buf_puts(out, ", ");
-                weir__buf_putc(out, '(');
-                rc = expr_list_out(t, out, s->sets[i].e, s->sets[i].n);
-                weir__buf_putc(out, ')');
-            }
-            weir__buf_putc(out, ')');
-            break;
-        default: break;
-        }
-    }
+    if (!rc && s->group != GB_NONE)
+        rc = tx_group_by(t, out, s);
     if (!rc && s->having) {
         weir__buf_puts(out, " HAVING ");
         rc = weir__sql_tx_expr(t, out, s->having);
@@ -394,15 +397,14 @@ static int tx_select(sql_tx *t, weir_buf *out, const sql_select *s)
         weir__buf_puts(out, " QUALIFY ");
         rc = weir__sql_tx_expr(t, out, s->qualify);
     }
+    if (!rc && q) /* ORDER BY may use the select's named windows */
+        rc = tx_modifiers(t, out, q);
     t->sel = saved_sel;
-    t->from = saved_from;
-    t->from_text = saved_text;
-    t->from_rc = saved_rc;
-    t->from_decimals = saved_decimals;
+    t->scope = saved_scope;
     t->time_window = saved_tw;
     t->n_hidden = saved_hidden;
     t->hidden_base = saved_base;
-    weir__buf_free(&from_text);
+    weir__sql_scope_free(&scope);
     return rc;
 }
 
@@ -429,23 +431,7 @@ static int tx_body(sql_tx *t, weir_buf *out, const weir_sql_query *q)
     int rc = 0;
     switch (q->kind) {
     case Q_SELECT:
-        rc = tx_select(t, out, q->sel);
-        if (!rc) {
-            /* ORDER BY and LIMIT are over this SELECT: its named windows,
-             * and its FROM for the columns they name (probing the outer
-             * FROM would render this query again, without end). */
-            const sql_select *saved = t->sel;
-            const sql_rel *saved_from = t->from;
-            weir_buf *saved_text = t->from_text;
-            t->sel = q->sel;
-            t->from = q->sel->from;
-            t->from_text = NULL;
-            rc = tx_modifiers(t, out, q);
-            t->sel = saved;
-            t->from = saved_from;
-            t->from_text = saved_text;
-        }
-        return rc;
+        return tx_select(t, out, q->sel, q);
     case Q_VALUES:
         weir__buf_puts(out, "SELECT * FROM ");
         rc = weir__sql_tx_values_rel(t, out, q, NULL, NULL, 0);
@@ -573,7 +559,10 @@ int weir__sql_tx_query(sql_tx *t, weir_buf *out, const weir_sql_query *q)
         return weir__sql_tx_error(t, q->pos, q->src, "Query nested too deeply");
     }
     const sql_cte_scope *outer = t->ctes;
+    sql_scope *scope = t->scope;
+    t->scope = NULL; /* its SELECTs have their own; the rest none */
     int rc = q->n_ctes ? tx_with(t, out, q) : tx_body(t, out, q);
+    t->scope = scope;
     t->ctes = outer;
     t->depth--;
     return rc;

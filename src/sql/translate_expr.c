@@ -151,7 +151,8 @@ static int array_fields(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
     *done = false;
     if (e->n_names < 2 || !t->resolver || !t->resolver->expr_type ||
         t->lambdas || t->unqualify ||
-        (e->n_names == 2 && weir__sql_tx_is_relation(t->from, e->names[0])))
+        (e->n_names == 2 && t->scope &&
+         weir__sql_tx_is_relation(t->scope->rel, e->names[0])))
         return 0;
     weir_buf name = WEIR_BUF_INIT, type = WEIR_BUF_INIT;
     put_names(&name, e, 0, e->n_names);
@@ -807,6 +808,10 @@ static int tx_subscript(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 
 int weir__sql_tx_expr(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
+    if (e == t->done) {
+        weir__buf_puts(out, t->done_text);
+        return 0;
+    }
     if (++t->depth > 4 * SQL_MAX_DEPTH) {
         t->depth--;
         return weir__sql_tx_error(t, e->pos, e->src, "Expression nested too deeply");

@@ -151,11 +151,26 @@ static const char *join_sql(sql_join_kind k)
     return " JOIN ";
 }
 
+/* A scope over the translations in out: [l0, l1) alone, or joined with
+ * [r0, r1) (translate_types.c's join_text). */
+static void sides_scope(sql_scope *s, const sql_rel *rel, const weir_buf *out,
+                        size_t l0, size_t l1, size_t r0, size_t r1, int depth)
+{
+    weir__sql_scope_init(s, rel, depth);
+    s->sides = out;
+    s->left[0] = l0, s->left[1] = l1;
+    s->right[0] = r0, s->right[1] = r1;
+}
+
 static int tx_lateral_view(sql_tx *t, weir_buf *out, const sql_rel *r)
 {
+    size_t l0 = out->len;
     int rc = weir__sql_tx_rel(t, out, r->left);
     if (rc)
         return rc;
+    /* the generator's arguments read the relation it extends */
+    sql_scope scope;
+    sides_scope(&scope, r->left, out, l0, out->len, 0, 0, t->depth);
     const char *name = r->gen->name;
     char lname[64];
     weir__str_copy(lname, sizeof(lname), name);
@@ -168,8 +183,11 @@ static int tx_lateral_view(sql_tx *t, weir_buf *out, const sql_rel *r)
     bool outer = r->outer || strstr(lname, "_outer") != NULL;
     weir__buf_puts(out, outer ? " LEFT JOIN LATERAL (SELECT "
                               : " CROSS JOIN LATERAL (SELECT ");
+    t->scope = &scope;
     rc = weir__sql_tx_generator(t, out, r->gen, r->col_aliases,
                                 r->n_col_aliases);
+    t->scope = NULL;
+    weir__sql_scope_free(&scope);
     if (rc)
         return rc;
     weir__buf_puts(out, ") AS ");
@@ -179,12 +197,61 @@ static int tx_lateral_view(sql_tx *t, weir_buf *out, const sql_rel *r)
     return 0;
 }
 
+/* left JOIN right ON cond: cond over the scope of the two sides. */
+static int tx_join(sql_tx *t, weir_buf *out, const sql_rel *r)
+{
+    size_t l0 = out->len;
+    int rc = weir__sql_tx_rel(t, out, r->left);
+    if (rc)
+        return rc;
+    size_t l1 = out->len;
+    if (r->natural)
+        weir__buf_puts(out, " NATURAL");
+    weir__buf_puts(out, join_sql(r->join));
+    size_t r0 = out->len;
+    if (r->right->kind == R_JOIN)
+        weir__buf_putc(out, '(');
+    t->open++; /* DuckDB lets the right side see the left */
+    rc = weir__sql_tx_rel(t, out, r->right);
+    t->open--;
+    if (rc)
+        return rc;
+    if (r->right->kind == R_JOIN)
+        weir__buf_putc(out, ')');
+    size_t r1 = out->len;
+    if (r->on) {
+        weir__buf_puts(out, " ON ");
+        sql_scope scope;
+        sides_scope(&scope, r, out, l0, l1, r0, r1, t->depth);
+        t->scope = &scope;
+        rc = weir__sql_tx_expr(t, out, r->on);
+        t->scope = NULL;
+        weir__sql_scope_free(&scope);
+    } else if (r->n_using) {
+        weir__buf_puts(out, " USING (");
+        for (size_t i = 0; i < r->n_using; i++) {
+            if (i)
+                weir__buf_puts(out, ", ");
+            weir__buf_put_sql_ident(out, r->using_cols[i]);
+        }
+        weir__buf_putc(out, ')');
+    } else if (!r->natural && r->join != J_CROSS && r->join != J_COMMA) {
+        /* Spark allows JOIN without a condition: a cross join. */
+        weir__buf_puts(out, " ON true");
+    }
+    return rc;
+}
+
 int weir__sql_tx_rel(sql_tx *t, weir_buf *out, const sql_rel *r)
 {
     if (++t->depth > 4 * SQL_MAX_DEPTH) {
         t->depth--;
         return weir__sql_tx_error(t, r->pos, NULL, "Query nested too deeply");
     }
+    /* A FROM's parts have no scope of their own but a join's ON and a
+     * LATERAL VIEW's generator: never the SELECT's FROM they make up. */
+    sql_scope *scope = t->scope;
+    t->scope = NULL;
     int rc = 0;
     switch (r->kind) {
     case R_TABLE: {
@@ -254,40 +321,13 @@ int weir__sql_tx_rel(sql_tx *t, weir_buf *out, const sql_rel *r)
             put_alias(out, r->alias, r->col_aliases, r->n_col_aliases);
         break;
     case R_JOIN:
-        if ((rc = weir__sql_tx_rel(t, out, r->left)))
-            break;
-        if (r->natural)
-            weir__buf_puts(out, " NATURAL");
-        weir__buf_puts(out, join_sql(r->join));
-        if (r->right->kind == R_JOIN)
-            weir__buf_putc(out, '(');
-        t->open++; /* DuckDB lets the right side see the left */
-        rc = weir__sql_tx_rel(t, out, r->right);
-        t->open--;
-        if (rc)
-            break;
-        if (r->right->kind == R_JOIN)
-            weir__buf_putc(out, ')');
-        if (r->on) {
-            weir__buf_puts(out, " ON ");
-            rc = weir__sql_tx_expr(t, out, r->on);
-        } else if (r->n_using) {
-            weir__buf_puts(out, " USING (");
-            for (size_t i = 0; i < r->n_using; i++) {
-                if (i)
-                    weir__buf_puts(out, ", ");
-                weir__buf_put_sql_ident(out, r->using_cols[i]);
-            }
-            weir__buf_putc(out, ')');
-        } else if (!r->natural && r->join != J_CROSS && r->join != J_COMMA) {
-            /* Spark allows JOIN without a condition: a cross join. */
-            weir__buf_puts(out, " ON true");
-        }
+        rc = tx_join(t, out, r);
         break;
     case R_LATERAL_VIEW:
         rc = tx_lateral_view(t, out, r);
         break;
     }
+    t->scope = scope;
     t->depth--;
     return rc;
 }

@@ -1,9 +1,10 @@
 /*
  * The result types of translated expressions and queries, where Spark's
- * rules need them: probes of expressions over the current SELECT's FROM
- * through the resolver (which operands are DECIMALs, and of what precision
- * and scale), and Spark's analysis checks of a set operation's inputs
- * (column counts, compatible column types).
+ * rules need them: probes of expressions over the current scope (a
+ * SELECT's FROM, a join's two sides: sql_scope, whose text is made here
+ * once) through the resolver (which operands are DECIMALs, and of what
+ * precision and scale), and Spark's analysis checks of a set operation's
+ * inputs (column counts, compatible column types).
  */
 #include "internal.h"
 
@@ -44,37 +45,89 @@ static void decimal_view(const char *ty, size_t len, int *p, int *s,
         }
 }
 
-/* The types of "SELECT <list> FROM <the SELECT's FROM>", one per line. */
+void weir__sql_scope_init(sql_scope *s, const sql_rel *rel, int depth)
+{
+    memset(s, 0, sizeof(*s));
+    s->rel = rel;
+    s->text = (weir_buf)WEIR_BUF_INIT;
+    s->rc = -1;
+    s->depth = depth;
+}
+
+void weir__sql_scope_free(sql_scope *s)
+{
+    if (s)
+        weir__buf_free(&s->text);
+}
+
+/* A join's ON scope: its two sides as already translated, joined on
+ * nothing (the ON condition's columns are both sides', whatever the join;
+ * a SEMI or ANTI JOIN would hide the right side's). */
+static void join_text(sql_scope *s)
+{
+    const char *p = s->sides->ptr;
+    weir__buf_put(&s->text, p + s->left[0], s->left[1] - s->left[0]);
+    if (s->right[1] > s->right[0]) {
+        weir__buf_puts(&s->text, " JOIN ");
+        weir__buf_put(&s->text, p + s->right[0], s->right[1] - s->right[0]);
+        weir__buf_puts(&s->text, " ON true");
+    }
+}
+
+int weir__sql_scope_text(sql_tx *t)
+{
+    sql_scope *s = t->scope;
+    if (!s)
+        return 0;
+    if (s->rc < 0) {
+        if (s->sides) {
+            join_text(s);
+            s->rc = 0;
+        } else {
+            /* at the depth the SELECT translates it, so that the text
+             * (or the failure) is the one it would make itself */
+            int depth = t->depth;
+            t->depth = s->depth;
+            s->rc = weir__sql_tx_rel(t, &s->text, s->rel);
+            t->depth = depth;
+        }
+        if (!s->rc && s->text.failed)
+            s->rc = WEIR_ERR(t->err, WEIR_ENOMEM, NULL, "out of memory");
+        if (s->rc) {
+            s->failure = weir__arena_alloc(t->arena, sizeof(*s->failure));
+            if (s->failure)
+                *s->failure = *t->err;
+        }
+        return s->rc;
+    }
+    if (s->rc && s->failure)
+        *t->err = *s->failure;
+    else if (s->rc)
+        WEIR_ERR(t->err, WEIR_ENOMEM, NULL, "out of memory");
+    return s->rc;
+}
+
+/* The types of "SELECT <list> FROM <the scope's relation>", one per line. */
 static bool probe_types(sql_tx *t, const char *const *x_sql, size_t n,
                         weir_buf *types)
 {
     if (!t->resolver || !t->resolver->expr_type || t->lambdas)
         return false;
-    /* The probe renders the FROM again: errors there are not the query's. */
+    /* A FROM that does not translate is the query's error, not a probe's. */
     weir_error saved = *t->err;
+    int rc = weir__sql_scope_text(t);
+    *t->err = saved;
+    if (rc)
+        return false;
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, "SELECT ");
     for (size_t i = 0; i < n; i++)
         weir__buf_printf(&q, "%s%s", i ? ", " : "", x_sql[i]);
-    int rc = 0;
-    if (t->from && t->from_text) {
-        /* rendered once per SELECT: probes of nested views would
-         * otherwise multiply */
-        if (t->from_rc < 0) {
-            weir_buf *text = t->from_text;
-            t->from_text = NULL; /* probes inside the FROM render their own */
-            t->from_rc = weir__sql_tx_rel(t, text, t->from) ? 1 : 0;
-            t->from_text = text;
-        }
-        rc = t->from_rc;
+    if (t->scope) {
         weir__buf_puts(&q, " FROM ");
-        weir__buf_put(&q, t->from_text->ptr, t->from_text->len);
-    } else if (t->from) {
-        weir__buf_puts(&q, " FROM ");
-        rc = weir__sql_tx_rel(t, &q, t->from);
+        weir__buf_put(&q, t->scope->text.ptr, t->scope->text.len);
     }
-    *t->err = saved;
-    bool ok = !rc && !q.failed &&
+    bool ok = !q.failed &&
               t->resolver->expr_type(t->resolver->payload, weir__buf_cstr(&q),
                                      types) == 0 && !types->failed;
     weir__buf_free(&q);
@@ -182,30 +235,31 @@ static int known_decimals(sql_tx *t, const sql_rel *r)
     return known;
 }
 
-/* No operand can be a DECIMAL: they are plain and the FROM has no DECIMAL
+/* No operand can be a DECIMAL: they are plain and the scope has no DECIMAL
  * column (known from the resolver's types of its tables, else one probe
- * per SELECT), so the types DuckDB gives are Spark's and the operator
+ * per scope), so the types DuckDB gives are Spark's and the operator
  * needs no probe of its own. */
 static bool no_decimals(sql_tx *t, const char *const *x_sql, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (!plain_operand(x_sql[i]))
             return false;
-    if (!t->from)
+    sql_scope *sc = t->scope;
+    if (!sc)
         return true;
-    if (!t->from_decimals && t->resolver && !t->lambdas)
-        t->from_decimals = known_decimals(t, t->from);
-    if (!t->from_decimals) {
+    if (!sc->decimals && t->resolver && !t->lambdas)
+        sc->decimals = known_decimals(t, sc->rel);
+    if (!sc->decimals) {
         weir_buf types = WEIR_BUF_INIT;
         const char *star = "*";
         bool ok = probe_types(t, &star, 1, &types);
-        t->from_decimals = ok && !types.failed &&
-                                   !has_word(weir__buf_cstr(&types), "DECIMAL")
-                               ? 1
-                               : 2;
+        sc->decimals = ok && !types.failed &&
+                               !has_word(weir__buf_cstr(&types), "DECIMAL")
+                           ? 1
+                           : 2;
         weir__buf_free(&types);
     }
-    return t->from_decimals == 1;
+    return sc->decimals == 1;
 }
 
 bool weir__sql_tx_decimal_of(sql_tx *t, const char *const *x_sql, size_t n,
