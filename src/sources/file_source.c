@@ -16,7 +16,9 @@
 #include <string.h>
 
 #include "sources/files.h"
+#include "store/objects.h"
 #include "util/fs.h"
+#include "util/url.h"
 #include "util/map.h"
 
 /* A batch's files and the schema they are read with. */
@@ -93,7 +95,7 @@ static int plan(const weir_source_ctx *c, const weir_input *in,
     int rc = weir__file_opts(&fs->file.opts, in->tvf, c->err);
     if (!rc)
         rc = weir__files_list(&files, &bad, &fs->file.folder_missing,
-                              c->root_dir, &fs->file.opts, c->err);
+                              c->conn, c->root_dir, &fs->file.opts, c->err);
     if (rc)
         return rc;
     warn_unreadable(c, &bad);
@@ -219,6 +221,55 @@ static int render(weir_buf *out, const weir_source_read *r,
                               r->with_metadata, err);
 }
 
+/* Objects' sizes and times now, one listing per parent prefix: a
+ * batch's files are sorted, so those of a prefix come together. */
+typedef struct {
+    char *parent; /* listed, with its '/' (malloc'd), or NULL */
+    weir_file_list objects; /* sorted by URL */
+} object_cache;
+
+static int by_path(const void *key, const void *item)
+{
+    return strcmp(key, ((const weir_file_info *)item)->path);
+}
+
+/* A file's size and time now: weir__fs_stat, or the store's listing of
+ * its object (WEIR_ENOTFOUND when it is gone). out->path is NULL for an
+ * object. */
+static int stat_file(weir_conn *conn, object_cache *oc, const char *path,
+                     weir_file_info *out, weir_error *err)
+{
+    if (!weir__url_is_remote(path))
+        return weir__fs_stat(out, path, err);
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) + 1 : 0;
+    if (!oc->parent || strlen(oc->parent) != n || strncmp(oc->parent, path, n)) {
+        free(oc->parent);
+        weir__fs_list_free(&oc->objects);
+        oc->parent = strndup(path, n);
+        char *pattern = oc->parent ? malloc(n + 2) : NULL;
+        if (!pattern)
+            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        memcpy(pattern, path, n);
+        memcpy(pattern + n, "*", 2);
+        int rc = weir__objects_list(conn, pattern, &oc->objects, err);
+        free(pattern);
+        if (rc) {
+            free(oc->parent);
+            oc->parent = NULL;
+            return rc;
+        }
+    }
+    const weir_file_info *hit =
+        bsearch(path, oc->objects.items, oc->objects.len,
+                sizeof(*oc->objects.items), by_path);
+    if (!hit)
+        return WEIR_ENOTFOUND;
+    *out = *hit;
+    out->path = NULL;
+    return 0;
+}
+
 /* After the batch was read: a file whose size or modification time is no
  * longer what the listing saw was being written while read, so the batch
  * may hold part of it. It is remembered, and the engine reads the batch
@@ -228,10 +279,12 @@ static int check_read(const weir_source_ctx *c, weir_source_batch *b,
 {
     const file_source *fs = b->impl;
     weir_source_unstable *u = c->unstable;
-    for (size_t k = 0; fs && k < fs->n_files; k++) {
+    object_cache oc = { NULL, { NULL, 0, 0 } };
+    int rc = 0;
+    for (size_t k = 0; !rc && fs && k < fs->n_files; k++) {
         weir_file_info now;
         weir_error ignore;
-        int src = weir__fs_stat(&now, fs->files[k], &ignore);
+        int src = stat_file(c->conn, &oc, fs->files[k], &now, &ignore);
         if (src == WEIR_ENOTFOUND)
             continue; /* moved away after it was read: it was complete */
         if (!src) {
@@ -244,13 +297,16 @@ static int check_read(const weir_source_ctx *c, weir_source_batch *b,
                             : NULL;
         if (!grown) {
             free(copy);
-            return WEIR_ERR(c->err, WEIR_ENOMEM, NULL, "out of memory");
+            rc = WEIR_ERR(c->err, WEIR_ENOMEM, NULL, "out of memory");
+            break;
         }
         u->paths = grown;
         u->paths[u->n++] = copy;
         (*changed)++;
     }
-    return 0;
+    free(oc.parent);
+    weir__fs_list_free(&oc.objects);
+    return rc;
 }
 
 /* The new or evolved schema, then the manifest of the batch's files. */

@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/objects.h"
 #include "util/str.h"
+#include "util/url.h"
 #include "util/vec.h"
 
 /* ---- options ------------------------------------------------------------- */
@@ -223,8 +225,60 @@ static int split_unreadable(weir_file_list *l, weir_file_list *bad,
     return rc;
 }
 
+/* Whether an object below a listed prefix is hidden: a name (of the
+ * object or of a "folder" between) starting with '.' or '_'. */
+static bool hidden_below(const char *rest)
+{
+    for (const char *p = rest; *p; p++)
+        if ((p == rest || p[-1] == '/') && (*p == '.' || *p == '_'))
+            return true;
+    return false;
+}
+
+/* The objects of a URL (see weir__files_list). */
+static int list_remote(weir_file_list *all, weir_conn *conn, const char *url,
+                       bool recursive, bool *missing, weir_error *err)
+{
+    bool pattern = strpbrk(url, "*?[") != NULL;
+    weir_buf p = WEIR_BUF_INIT;
+    weir__buf_puts(&p, url);
+    if (!pattern)
+        weir__buf_puts(&p, recursive ? "/**" : "/*");
+    int rc = weir__buf_failed(&p)
+                 ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                 : weir__objects_list(conn, weir__buf_cstr(&p), all, err);
+    weir__buf_free(&p);
+    if (!rc && !all->len && !pattern)
+        rc = weir__objects_list(conn, url, all, err); /* one object */
+    /* What hides an object: its name, and folder names below the prefix
+     * (a pattern's: below its last '/' before the first wildcard). */
+    size_t base = strlen(url);
+    if (pattern) {
+        base = (size_t)(strpbrk(url, "*?[") - url);
+        while (base && url[base - 1] != '/')
+            base--;
+    }
+    size_t k = 0;
+    for (size_t i = 0; !rc && i < all->len; i++) {
+        const char *path = all->items[i].path;
+        const char *rest = strlen(path) > base ? path + base : "";
+        while (*rest == '/')
+            rest++;
+        if (all->items[i].path && hidden_below(rest) &&
+            strcmp(path, url) != 0) {
+            free(all->items[i].path);
+            continue;
+        }
+        all->items[k++] = all->items[i];
+    }
+    if (!rc)
+        all->len = k;
+    *missing = !rc && !all->len;
+    return rc;
+}
+
 int weir__files_list(weir_file_list *out, weir_file_list *unreadable,
-                     bool *missing, const char *root_dir,
+                     bool *missing, weir_conn *conn, const char *root_dir,
                      const weir_file_opts *o, weir_error *err)
 {
     *missing = false;
@@ -234,7 +288,11 @@ int weir__files_list(weir_file_list *out, weir_file_list *unreadable,
     int rc = 0;
     weir_file_list all = { NULL, 0, 0 };
     /* A path that exists is taken literally, glob characters or not. */
-    if (weir__fs_is_dir(abs)) {
+    if (weir__url_is_remote(abs)) {
+        rc = conn ? list_remote(&all, conn, abs, o->recursive, missing, err)
+                  : WEIR_ERR(err, WEIR_ERROR, NULL,
+                             "internal error: no connection to list %s", abs);
+    } else if (weir__fs_is_dir(abs)) {
         rc = weir__fs_list(&all, abs, o->recursive, true, err);
     } else if (weir__fs_is_file(abs)) {
         rc = push_file(&all, abs, err);

@@ -52,9 +52,12 @@ int weir__file_opts(weir_file_opts *out, const weir_sql_tvf *call,
  * exists is literal; only one that does not is expanded as a glob.
  * Files whose names DuckDB cannot be given (weir__fs_unreadable_name) go
  * to *unreadable when it is not NULL (else they are dropped). *missing is
- * set when the path does not exist (yet). */
+ * set when the path does not exist (yet). An object storage URL is listed
+ * through conn (store/objects.h): a prefix's objects (below it too when
+ * recursive), else the object it names, else a glob; an empty prefix is
+ * *missing, as S3 has no folders. */
 int weir__files_list(weir_file_list *out, weir_file_list *unreadable,
-                     bool *missing, const char *root_dir,
+                     bool *missing, weir_conn *conn, const char *root_dir,
                      const weir_file_opts *o, weir_error *err);
 
 typedef struct weir_file_schema {

@@ -513,7 +513,8 @@ int weir__files_analysis_relation(weir_buf *out, weir_conn *conn,
     weir_file_list files = { NULL, 0, 0 };
     if (!rc && !found) {
         bool missing;
-        rc = weir__files_list(&files, NULL, &missing, root_dir, &b.opts, err);
+        rc = weir__files_list(&files, NULL, &missing, conn, root_dir, &b.opts,
+                              err);
         const char **paths = weir__arena_array(&a, files.len + 1, sizeof(char *));
         for (size_t i = 0; !rc && paths && i < files.len; i++)
             paths[i] = files.items[i].path;

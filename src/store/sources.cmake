@@ -8,6 +8,7 @@ set(WEIR_STORE_SOURCES
   src/store/extensions.c
   src/store/macros.c
   src/store/meta.c
+  src/store/objects.c
   src/store/scan.c
   src/store/storage.c
   src/store/topics.c

@@ -1,0 +1,6 @@
+CREATE STREAMING TABLE bronze AS
+SELECT * FROM STREAM read_files('s3a://landing/orders', format => 'json',
+                                schema => 'id BIGINT, amount BIGINT');
+CREATE STREAMING TABLE big AS
+SELECT * FROM STREAM read_files('s3://landing/many/', format => 'json',
+                                schema => 'id BIGINT, amount BIGINT');
