@@ -1,6 +1,7 @@
 /*
  * Projects with Python definition files: weir starts its Spark Connect
- * endpoint on loopback with a one-time token, bound to the loaded pipeline,
+ * endpoint on an abstract unix-domain socket that serves only its own
+ * children, with a one-time token, bound to the loaded pipeline,
  * and runs the user's Python with the real pyspark-client and weir's
  * launcher (python/weir_launch.py, compiled in) to import the files; what
  * they define lands in the pipeline, which the command then validates and
@@ -86,10 +87,16 @@ static char **child_env(char *const *ours, size_t n_ours)
     char **env = calloc(n + n_ours + 1, sizeof *env);
     if (!env)
         return NULL;
+    /* Where the launcher connects comes from weir only. */
+    static const char *const dropped[] = {
+        "SPARK_CONNECT_AUTHENTICATE_TOKEN=", "SPARK_REMOTE=",
+        "WEIR_CONNECT_SOCKET=", "WEIR_CONNECT_TOKEN=", "WEIR_GRAPH_ID=",
+    };
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        bool replaced = strncmp(environ[i], "SPARK_CONNECT_AUTHENTICATE_TOKEN=",
-                                33) == 0;
+        bool replaced = false;
+        for (size_t j = 0; j < sizeof dropped / sizeof *dropped; j++)
+            replaced |= strncmp(environ[i], dropped[j], strlen(dropped[j])) == 0;
         for (size_t j = 0; j < n_ours && !replaced; j++) {
             size_t len = strcspn(ours[j], "=") + 1;
             replaced = strncmp(environ[i], ours[j], len) == 0;
@@ -394,11 +401,12 @@ static int report_child(const launch_state *ls, int status, const char *python,
                                                           : EXIT_FAILED;
 }
 
-/* Find Python and run the launcher with SPARK_REMOTE=remote (and
- * graph_env, "WEIR_GRAPH_ID=..." or NULL) in its environment, reporting
- * what fails; server (may be NULL) is weir's endpoint the files define
- * into, whose diagnostics say more than the launcher's report. */
-static int launch(project *p, const char *remote, const char *graph_env,
+/* Find Python and run the launcher with the n_where variables of where
+ * ("NAME=value": the endpoint, weir_launch.py says which) in its
+ * environment, reporting what fails; server (may be NULL) is weir's
+ * endpoint the files define into, whose diagnostics say more than the
+ * launcher's report. */
+static int launch(project *p, const char *const where[2], size_t n_where,
                   weir_connect_server *server, FILE *json_out)
 {
     const char *const *files = NULL;
@@ -416,9 +424,9 @@ static int launch(project *p, const char *remote, const char *graph_env,
     char *settings = pipeline_conf_json(p->pipeline);
     char status_env[32];
     snprintf(status_env, sizeof status_env, "WEIR_STATUS_FD=%d", CHILD_STATUS_FD);
-    char *ours[5] = { (char *)remote, "PYTHONDONTWRITEBYTECODE=1", status_env,
-                      settings, (char *)graph_env };
-    char **env = settings ? child_env(ours, graph_env ? 5 : 4) : NULL;
+    char *ours[5] = { "PYTHONDONTWRITEBYTECODE=1", status_env, settings,
+                      (char *)where[0], n_where > 1 ? (char *)where[1] : NULL };
+    char **env = settings ? child_env(ours, 3 + n_where) : NULL;
     char **argv = calloc(n_files + 6, sizeof *argv);
     char *dir = spec_dir(p->pipeline);
     const char *tmpdir = getenv("TMPDIR");
@@ -494,14 +502,21 @@ int project_define_python(project *p, FILE *json_out)
 {
     if (weir_pipeline_python_files(p->pipeline, NULL) == 0)
         return EXIT_OK;
-    char token[RANDOM_TOKEN_SIZE];
-    if (!random_token(token)) {
+    char token[RANDOM_TOKEN_SIZE], name[RANDOM_TOKEN_SIZE];
+    if (!random_token(token) || !random_token(name)) {
         print_error(p->cli, "cannot read /dev/urandom for the session token");
         return EXIT_FAILED;
     }
+    /* An abstract unix-domain socket (no file to leave behind) that
+     * serves this process's children only: no other process, local user
+     * or not, can hold its connections. */
+    char socket_name[64];
+    snprintf(socket_name, sizeof socket_name, "@weir-connect-%ld-%.16s",
+             (long)getpid(), name);
     weir_connect_options co;
     memset(&co, 0, sizeof co);
-    co.host = "127.0.0.1";
+    co.unix_path = socket_name;
+    co.children_only = true;
     co.token = token;
     co.pipeline = p->pipeline;
     weir_connect_server *server = NULL;
@@ -512,12 +527,12 @@ int project_define_python(project *p, FILE *json_out)
         print_failure(p->cli, NULL, rc, &err);
         return exit_code_for(rc);
     }
-    /* "localhost" exactly: with a token, pyspark uses plaintext only for
-     * that host name (any other means TLS). */
-    char remote[160];
-    snprintf(remote, sizeof remote, "SPARK_REMOTE=sc://localhost:%u/;token=%s",
-             weir_connect_port(server), token);
-    int code = launch(p, remote, NULL, server, json_out);
+    char socket_env[96], token_env[96];
+    snprintf(socket_env, sizeof socket_env, "WEIR_CONNECT_SOCKET=%s",
+             socket_name);
+    snprintf(token_env, sizeof token_env, "WEIR_CONNECT_TOKEN=%s", token);
+    const char *where[2] = { socket_env, token_env };
+    int code = launch(p, where, 2, server, json_out);
     weir_connect_stop(server);
     return code;
 }
@@ -533,7 +548,8 @@ int project_define_python_remote(project *p, const char *uri,
     if ((remote = malloc(n1)) && (graph = malloc(n2))) {
         snprintf(remote, n1, "SPARK_REMOTE=%s", uri);
         snprintf(graph, n2, "WEIR_GRAPH_ID=%s", graph_id);
-        code = launch(p, remote, graph, NULL, json_out);
+        const char *where[2] = { remote, graph };
+        code = launch(p, where, 2, NULL, json_out);
     } else {
         print_error(p->cli, "out of memory");
     }

@@ -19,9 +19,12 @@
  *    interactive DataFrame queries and spark.sql() run on its catalog and
  *    return Arrow IPC batches (query.c, arrow.c).
  *
- * Security: binds loopback unless told otherwise, every call must carry
- * `authorization: Bearer <token>` (otherwise UNAUTHENTICATED), and message
- * sizes, nesting and per-client state are bounded.
+ * Security: binds loopback unless told otherwise (or a unix-domain socket
+ * that serves only this process's children: the one-time endpoint of
+ * registration), every call must carry `authorization: Bearer <token>`
+ * (otherwise UNAUTHENTICATED), connections that do not send it soon are
+ * closed, at most a few such per peer (grpc.h), and message sizes,
+ * nesting and per-client state are bounded.
  *
  * Threads: the server runs on its own thread(s) from weir_connect_start
  * until weir_connect_stop. In registration mode the pipeline is touched
@@ -46,6 +49,13 @@ typedef struct weir_connect_options {
     unsigned port;     /* 0 = any free port (see weir_connect_port) */
     const char *token; /* required bearer token */
     size_t max_message; /* largest accepted gRPC message; 0 = 128 MiB */
+    /* Listen on this unix-domain socket instead of host and port: a path
+     * (the file is created and removed by weir_connect_stop; put it in a
+     * folder only its user can enter) or "@name", an abstract name
+     * (Linux; no file). Such an endpoint can serve the process's own
+     * children only: */
+    const char *unix_path;
+    bool children_only; /* with unix_path: other processes are refused */
     /* Registration mode: definitions go into this pipeline (borrowed; must
      * outlive the server). NULL = serving mode. */
     weir_pipeline *pipeline;

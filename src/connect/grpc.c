@@ -4,6 +4,7 @@
  * the worker threads that run handlers, and the server's start, drain and
  * stop. What happens on a connection's streams is grpc_call.c.
  */
+#define _GNU_SOURCE /* accept4 */
 #include "connect/grpc.h"
 
 #include <arpa/inet.h>
@@ -13,19 +14,32 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "connect/grpc_internal.h"
+#include "util/clock.h"
 #include "util/error.h"
 
 #define DEFAULT_MAX_MESSAGE (128u << 20)
+#define DEFAULT_MAX_CONNECTIONS 256
+#define DEFAULT_AUTH_MS 10000
+#define DEFAULT_IDLE_MS (5 * 60 * 1000)
+#define MAX_PENDING 128        /* connections without a token yet */
+#define MAX_PENDING_PER_PEER 64
 #define MAX_QUEUED_CALLS 256
 #define READ_CHUNK 16384
+
+static int64_t now_ms(void)
+{
+    return weir__monotonic_us() / 1000;
+}
 
 void weir__grpc_wake_io(weir__grpc_server *s)
 {
@@ -142,6 +156,7 @@ static bool conn_read(grpc_conn *cn)
             return errno == EAGAIN || errno == EWOULDBLOCK;
         if (n == 0)
             return false;
+        cn->active_ms = now_ms();
         ssize_t used = nghttp2_session_mem_recv(cn->session, buf, (size_t)n);
         if (used < 0)
             return false; /* not HTTP/2: drop the connection */
@@ -150,26 +165,93 @@ static bool conn_read(grpc_conn *cn)
     }
 }
 
+/* Make room for a connection from peer: when that peer holds too many
+ * connections without the token, its oldest goes; else, when too many
+ * connections lack it in all, or the server is full, the oldest of them
+ * goes (a client with the token sends it at once: it is the youngest).
+ * False when the server is full of authenticated connections. */
+static bool make_room(weir__grpc_server *s, const char *peer)
+{
+    size_t total = 0, pending = 0, mine = 0;
+    grpc_conn *oldest = NULL, *my_oldest = NULL;
+    for (grpc_conn *cn = s->conns; cn; cn = cn->next) {
+        if (cn->dead)
+            continue;
+        total++;
+        if (cn->authed)
+            continue;
+        pending++;
+        if (!oldest || cn->born_ms < oldest->born_ms)
+            oldest = cn;
+        if (strcmp(cn->peer, peer) == 0) {
+            mine++;
+            if (!my_oldest || cn->born_ms < my_oldest->born_ms)
+                my_oldest = cn;
+        }
+    }
+    grpc_conn *victim = mine >= MAX_PENDING_PER_PEER ? my_oldest
+                        : pending >= MAX_PENDING ||
+                                total >= s->cfg.max_connections
+                            ? oldest
+                            : NULL;
+    if (victim) {
+        victim->dead = true;
+        total--;
+    }
+    return total < s->cfg.max_connections;
+}
+
 static void accept_all(weir__grpc_server *s)
 {
     for (;;) {
-        int fd = accept(s->listen_fd, NULL, NULL);
+        int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
         if (fd < 0)
             return;
-        if (s->n_conns >= s->cfg.max_connections || set_nonblocking(fd)) {
+        char peer[WEIR_PEER_KEY];
+        weir__peer_key(fd, peer);
+        if ((s->cfg.children_only && !weir__peer_is_child(fd)) ||
+            !make_room(s, peer) || set_nonblocking(fd)) {
             close(fd);
             continue;
         }
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        if (!s->unix_path) {
+            int one = 1;
+            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        }
         grpc_conn *cn = conn_new(s, fd);
         if (!cn) {
             close(fd);
             continue;
         }
+        cn->born_ms = cn->active_ms = now_ms();
+        memcpy(cn->peer, peer, sizeof peer);
         cn->next = s->conns;
         s->conns = cn;
         s->n_conns++;
+        /* A client sends its first request as it connects: read it now,
+         * so that a burst of connections accepted after it does not take
+         * it for one that never sends the token. */
+        if (!conn_read(cn))
+            cn->dead = true;
+    }
+}
+
+/* A connection that never sent the token in time is closed; one with the
+ * token but no call for idle_ms says GOAWAY (the client opens a new one
+ * when it needs it), and closes once that is out. */
+static void check_deadlines(weir__grpc_server *s, grpc_conn *cn, int64_t now)
+{
+    if (cn->dead || cn->closing)
+        return;
+    if (!cn->authed) {
+        if (now - cn->born_ms > (int64_t)s->cfg.auth_ms)
+            cn->dead = true;
+    } else if (cn->n_streams || cn->pending_len) {
+        cn->active_ms = now;
+    } else if (now - cn->active_ms > (int64_t)s->cfg.idle_ms) {
+        cn->closing = true;
+        if (nghttp2_session_terminate_session(cn->session, NGHTTP2_NO_ERROR))
+            cn->dead = true;
     }
 }
 
@@ -241,8 +323,10 @@ static void *io_main(void *arg)
         if (fds[1].revents & POLLIN)
             accept_all(s);
         bool idle = true;
+        int64_t now = now_ms();
         for (grpc_conn **pp = &s->conns; *pp;) {
             grpc_conn *cn = *pp;
+            check_deadlines(s, cn, now);
             if (!cn->dead && !conn_flush(cn))
                 cn->dead = true;
             if (cn->dead) {
@@ -324,8 +408,45 @@ bool weir__grpc_enqueue(weir__grpc_server *s, weir__grpc_call *c)
  * Server
  * ------------------------------------------------------------------------ */
 
+/* Listen on s->unix_path: a fresh socket file (an old one is an error:
+ * another server may use it), or, for "@name", the abstract name (Linux:
+ * no file, gone with the socket). */
+static int listen_unix(weir__grpc_server *s, weir_error *err)
+{
+    struct sockaddr_un sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sun_family = AF_UNIX;
+    size_t n = strlen(s->unix_path);
+    bool abstract = s->unix_path[0] == '@';
+    if (n >= sizeof sa.sun_path)
+        return WEIR_ERR(err, WEIR_EINVAL, NULL,
+                        "the socket path %s is longer than %zu bytes",
+                        s->unix_path, sizeof sa.sun_path - 1);
+    memcpy(sa.sun_path, s->unix_path, n);
+    if (abstract)
+        sa.sun_path[0] = '\0';
+    socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n +
+                                !abstract);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, len) || listen(fd, 256) ||
+        set_nonblocking(fd)) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        WEIR_ERR(err, WEIR_EIO, NULL, "cannot listen on %s: %s", s->unix_path,
+                 strerror(e));
+        free(s->unix_path);
+        s->unix_path = NULL; /* not ours to remove */
+        return WEIR_EIO;
+    }
+    s->listen_fd = fd;
+    return 0;
+}
+
 static int listen_on(weir__grpc_server *s, weir_error *err)
 {
+    if (s->unix_path)
+        return listen_unix(s, err);
     const char *host = s->cfg.host ? s->cfg.host : "127.0.0.1";
     struct addrinfo hints, *res = NULL;
     memset(&hints, 0, sizeof hints);
@@ -344,7 +465,7 @@ static int listen_on(weir__grpc_server *s, weir_error *err)
     int one = 1;
     if (fd >= 0)
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (fd < 0 || bind(fd, res->ai_addr, res->ai_addrlen) || listen(fd, 64) ||
+    if (fd < 0 || bind(fd, res->ai_addr, res->ai_addrlen) || listen(fd, 256) ||
         set_nonblocking(fd)) {
         int e = errno;
         if (fd >= 0)
@@ -384,15 +505,22 @@ int weir__grpc_start(weir__grpc_server **out, const weir__grpc_config *cfg,
     if (!s->cfg.workers)
         s->cfg.workers = 4;
     if (!s->cfg.max_connections)
-        s->cfg.max_connections = 64;
+        s->cfg.max_connections = DEFAULT_MAX_CONNECTIONS;
+    if (!s->cfg.auth_ms)
+        s->cfg.auth_ms = DEFAULT_AUTH_MS;
+    if (!s->cfg.idle_ms)
+        s->cfg.idle_ms = DEFAULT_IDLE_MS;
+    s->cfg.unix_path = NULL;
+    s->cfg.children_only = cfg->children_only && cfg->unix_path;
     s->listen_fd = s->wake[0] = s->wake[1] = -1;
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->job_ready, NULL);
     atomic_init(&s->stopping, false);
     atomic_init(&s->io_idle, true);
     s->token = strdup(cfg->token);
+    s->unix_path = cfg->unix_path ? strdup(cfg->unix_path) : NULL;
     s->workers = calloc(s->cfg.workers, sizeof *s->workers);
-    if (!s->token || !s->workers) {
+    if (!s->token || !s->workers || (cfg->unix_path && !s->unix_path)) {
         weir__grpc_stop(s);
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     }
@@ -473,6 +601,9 @@ void weir__grpc_stop(weir__grpc_server *s)
     }
     if (s->listen_fd >= 0)
         close(s->listen_fd);
+    if (s->unix_path && s->unix_path[0] != '@' && s->listen_fd >= 0)
+        unlink(s->unix_path);
+    free(s->unix_path);
     if (s->wake[0] >= 0)
         close(s->wake[0]);
     if (s->wake[1] >= 0)

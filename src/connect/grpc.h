@@ -16,7 +16,13 @@
  *
  * Bounds: connections, concurrent streams per connection, request size
  * (max_message), header bytes, queued calls and response bytes buffered per
- * call are all limited; garbage on a connection closes that connection.
+ * call are all limited; garbage on a connection closes that connection. A
+ * connection that has sent no request with the token within auth_ms is
+ * closed, and at most a few such connections are kept per peer (the user
+ * of a local process, else the address) and in all: the oldest goes when
+ * a new one comes, so a client with the token gets in however many idle
+ * or slow connections others hold. An authenticated connection without a
+ * call for idle_ms is closed with GOAWAY.
  *
  * Owns: the listening socket, the connections, the threads and every call.
  */
@@ -60,7 +66,17 @@ typedef struct weir__grpc_config {
     const char *token;  /* required bearer token (non-empty) */
     size_t max_message; /* largest request message; 0 = 128 MiB */
     unsigned workers;   /* handler threads; 0 = 4 */
-    unsigned max_connections; /* 0 = 64 */
+    unsigned max_connections; /* 0 = 256 */
+    /* Listen on this unix-domain socket (created, removed by
+     * weir__grpc_stop; its folder's permissions say who may connect), or
+     * for "@name" on that abstract name (no file; anyone may connect:
+     * children_only), instead of host and port. */
+    const char *unix_path;
+    /* With unix_path: serve only descendants of this process (of this
+     * user; SO_PEERCRED and /proc), other connections are closed at once. */
+    bool children_only;
+    unsigned auth_ms;  /* until the first request with the token; 0 = 10 s */
+    unsigned idle_ms;  /* authenticated, without calls; 0 = 5 minutes */
     weir__grpc_handler_fn handler;
     void *payload;
 } weir__grpc_config;

@@ -374,6 +374,8 @@ static void check_headers(grpc_conn *cn, grpc_stream *st)
         reply_status(cn, st, WEIR_GRPC_UNAUTHENTICATED,
                      "missing or invalid bearer token");
     }
+    if (st->authorized)
+        cn->authed = true; /* no longer bound by auth_ms (grpc.c) */
 }
 
 static int on_frame_recv(nghttp2_session *session, const nghttp2_frame *frame,

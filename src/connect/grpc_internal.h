@@ -23,6 +23,7 @@
 
 #include "connect/grpc.h"
 #include "util/buf.h"
+#include "util/peer.h"
 
 #define GRPC_MAX_STREAMS_PER_CONN 32
 #define GRPC_MAX_HEADER_BYTES (16u << 10)
@@ -72,6 +73,11 @@ struct grpc_conn {
     size_t inbound; /* request bytes buffered across its streams */
     uint8_t *pending; /* serialized output the socket did not take yet */
     size_t pending_len;
+    int64_t born_ms;   /* accepted (monotonic clock) */
+    int64_t active_ms; /* last read, or last moment a call was open */
+    char peer[WEIR_PEER_KEY]; /* util/peer.h */
+    bool authed;       /* a request on it carried the token */
+    bool closing;      /* idle: GOAWAY sent, closed once it is out */
     bool dead;
     grpc_conn *next;
 };
@@ -79,6 +85,7 @@ struct grpc_conn {
 struct weir__grpc_server {
     weir__grpc_config cfg;
     char *token;
+    char *unix_path; /* the socket file to remove at stop, or NULL */
     int listen_fd;
     unsigned port;
     int wake[2];

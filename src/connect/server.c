@@ -270,6 +270,8 @@ int weir_connect_start(weir_connect_server **out,
     cfg.port = opts->port;
     cfg.token = opts->token;
     cfg.max_message = opts->max_message;
+    cfg.unix_path = opts->unix_path;
+    cfg.children_only = opts->children_only;
     /* Serving: every running update holds a worker for its whole run. */
     cfg.workers = srv->serve ? 16 : 0;
     cfg.handler = handle;

@@ -27,12 +27,17 @@
 
 #include <microhttpd.h>
 
+#include "ui/gate.h"
 #include "ui/ui.h"
 
 #define CACHE_SLOTS 32
 #define MAX_CONNECTIONS 256
+/* Per address, unless the address is loopback: there every local user
+ * shares it, and the gate tells them apart. */
+#define MAX_PER_ADDRESS 64
 #define POOL_THREADS 4
-#define CONNECTION_TIMEOUT_S 30
+#define CONNECTION_TIMEOUT_S 10 /* idle, with the token or not */
+#define AUTH_MS 10000 /* until a request with the token (gate.c) */
 #define CONNECTION_MEMORY (64 * 1024)
 #define COOKIE "weir_ui"
 
@@ -49,6 +54,7 @@ typedef struct signature {
 
 struct ui_server {
     struct MHD_Daemon *daemon;
+    ui_gate *gate;
     pthread_mutex_t mu;
     pthread_cond_t wake;
     pthread_t refresher;
@@ -343,6 +349,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
     if (!auth)
         return send_text(c, MHD_HTTP_UNAUTHORIZED,
                          "this page needs the token printed by `weir ui`\n", s);
+    ui_gate_admit(s->gate, c);
     bool cookie = auth == 2;
     if (strcmp(url, "/ui.js") == 0) {
         char *body = strdup(ui_script);
@@ -437,17 +444,24 @@ int ui_server_start(ui_server **out, ui_snapshot *first,
     s->load_payload = opts->load_payload;
     s->poll_ms = opts->poll_ms ? opts->poll_ms : 1000;
     read_signature(s->watch, &s->sig);
-    if (!s->token || (opts->watch && !s->watch)) {
+    s->gate = ui_gate_new(AUTH_MS);
+    if (!s->token || (opts->watch && !s->watch) || !s->gate) {
         ui_server_stop(s);
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     }
+    bool loopback = (addr == (struct sockaddr *)&v4 &&
+                     (ntohl(v4.sin_addr.s_addr) >> 24) == 127) ||
+                    (addr == (struct sockaddr *)&v6 &&
+                     IN6_IS_ADDR_LOOPBACK(&v6.sin6_addr));
     s->daemon = MHD_start_daemon(
         flags, (uint16_t)opts->port, NULL, NULL, handle, s,
         MHD_OPTION_SOCK_ADDR, addr,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)POOL_THREADS,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        (unsigned)(loopback ? MAX_CONNECTIONS : MAX_PER_ADDRESS),
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S,
+        MHD_OPTION_NOTIFY_CONNECTION, ui_gate_notify, s->gate,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY,
         MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)MAX_CONNECTIONS,
         MHD_OPTION_END);
@@ -476,6 +490,7 @@ void ui_server_stop(ui_server *s)
         return;
     if (s->daemon)
         MHD_stop_daemon(s->daemon);
+    ui_gate_free(s->gate);
     pthread_mutex_lock(&s->mu);
     s->stop = true;
     pthread_cond_broadcast(&s->wake);

@@ -3,6 +3,7 @@
 # public API (include/weir.h) like src/connect, and is the only module that
 # links Graphviz's libgvc (graph layout) and libmicrohttpd (the server).
 set(WEIR_UI_SOURCES
+  src/ui/gate.c
   src/ui/graph.c
   src/ui/html.c
   src/ui/module.c

@@ -6,6 +6,7 @@ set(WEIR_UTIL_SOURCES
   src/util/fs.c
   src/util/json.c
   src/util/map.c
+  src/util/peer.c
   src/util/str.c
   src/util/url.c
   src/util/vec.c

@@ -3,13 +3,14 @@
 # for this one run, so that their datasets and flows land in weir's graph.
 #
 # Run by the weir CLI as `python -c <this file> SHIM_SOURCE SPEC_PATH
-# FILE...` with SPARK_REMOTE=sc://localhost:PORT/;token=TOKEN, in the
-# spec's folder. FILEs are relative to that folder, in weir's order; SQL
-# files are not among them (weir registers those itself). The graph is
-# only defined here: weir validates and runs it, so there is no start_run.
-# With WEIR_GRAPH_ID set (`weir run --remote`), SPARK_REMOTE is a Spark
-# Connect server's session weir opened and the files define into that
-# graph, which weir created and runs.
+# FILE...` with WEIR_CONNECT_SOCKET (weir's endpoint: "@name", an abstract
+# unix-domain socket) and WEIR_CONNECT_TOKEN, in the spec's folder. FILEs
+# are relative to that folder, in weir's order; SQL files are not among
+# them (weir registers those itself). The graph is only defined here: weir
+# validates and runs it, so there is no start_run.
+# With SPARK_REMOTE and WEIR_GRAPH_ID set instead (`weir run --remote`),
+# SPARK_REMOTE is a Spark Connect server's session weir opened and the
+# files define into that graph, which weir created and runs.
 #
 # weir listens on descriptor $WEIR_STATUS_FD (a pipe): one JSON object per
 # line, {"event": "importing", "file": N} before the Nth file (from 0),
@@ -85,6 +86,41 @@ def load_shim(source):
     exec(compile(source, shim.__file__, "exec"), shim.__dict__)
     sys.modules[shim.__name__] = shim
     return shim
+
+
+def session_builder(SparkSession):
+    """The session's builder: over weir's one-time endpoint, an abstract
+    unix-domain socket that serves weir's children only
+    (WEIR_CONNECT_SOCKET, WEIR_CONNECT_TOKEN); else SPARK_REMOTE (`weir
+    run --remote`)."""
+    socket = os.environ.pop("WEIR_CONNECT_SOCKET", None)
+    token = os.environ.pop("WEIR_CONNECT_TOKEN", None)
+    if socket is None:
+        return SparkSession.builder
+    import grpc
+    from pyspark.sql.connect.client.core import ChannelBuilder
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+    target = ("unix-abstract:" + socket[1:] if socket.startswith("@")
+              else "unix:" + socket)
+
+    class WeirChannel(ChannelBuilder):
+        @property
+        def host(self):
+            return "localhost"
+
+        def metadata(self):
+            return [("authorization", f"Bearer {token}")]
+
+        def toChannel(self):
+            return self._insecure_channel(target)
+
+    # Definition files that ask for a session (SparkSession.builder
+    # .getOrCreate(), SparkSession.active()) get this one; the URL is
+    # never dialled (port 0).
+    os.environ["SPARK_CONNECT_MODE_ENABLED"] = "1"
+    os.environ["SPARK_REMOTE"] = "sc://localhost:0"
+    return ConnectSession.builder.channelBuilder(WeirChannel())
 
 
 def spec_settings(spec_path):
@@ -242,7 +278,7 @@ def main(argv):
         if effective is not None:
             conf = {str(k): str(v) for k, v in json.loads(effective).items()}
             catalog = database = None
-        builder = SparkSession.builder.config(
+        builder = session_builder(SparkSession).config(
             "spark.sql.connect.serverStacktrace.enabled", "false")
         for key, value in conf.items():
             builder = builder.config(key, value)
