@@ -973,6 +973,22 @@ WEIR_API bool weir_result_column_is_numeric(const weir_result *result,
 WEIR_API const char *weir_result_value(const weir_result *result, size_t col,
                                        size_t row);
 
+/**
+ * Make the pipeline's queries (weir_pipeline_query, _arrow) cancellable:
+ * while one runs, weir calls cancelled(payload) from a thread of its own
+ * about twenty times a second; once it returns true the query stops where
+ * it is, translating or executing (a statement that writes rolls back),
+ * and fails with WEIR_ECANCELED (class OPERATION_CANCELED). cancelled
+ * NULL: queries are not cancellable (the default). The callback is called
+ * only during queries and must be safe to call from another thread; set
+ * it (or another) before each query.
+ * Thread-safety: pipeline-serial.
+ * Errors: WEIR_EINVAL (NULL pipeline).
+ */
+WEIR_API int weir_pipeline_set_query_cancel(weir_pipeline *pipeline,
+                                            bool (*cancelled)(void *payload),
+                                            void *payload);
+
 /* Arrow C Data Interface and C Stream Interface, as specified (ABI-stable)
  * by https://arrow.apache.org/docs/format/CDataInterface.html and
  * https://arrow.apache.org/docs/format/CStreamInterface.html. The guards

@@ -70,6 +70,9 @@ struct weir_pipeline {
     weir_storage *qstore; /* storage held open by queries */
     weir_guard_print qprint; /* weir's state before a writing statement */
     unsigned open_results; /* results and Arrow streams not yet freed */
+    bool (*query_cancelled)(void *); /* weir_pipeline_set_query_cancel */
+    void *query_cancel_payload;
+    struct weir_query_watch *qwatch; /* the running query's (query_cancel.c) */
     WEIR_VEC(weir_def_record *) records; /* C-call definitions (replay.c;
                                             the records live in arena) */
 };
@@ -100,6 +103,19 @@ void weir__query_close(weir_pipeline *p);
 int weir__query_storage_for_run(weir_pipeline *p, weir_storage **out,
                                 weir_error *err);
 void weir__query_after_run(weir_pipeline *p);
+
+/* query_cancel.c: a query's watch for its cancel callback, from start to
+ * end (a thread, when the pipeline has a callback; nothing otherwise).
+ * watch_conn names the connection to interrupt (NULL: none any more);
+ * weir__query_cancelled says whether the query must stop now; watch_end
+ * joins the watcher and turns a failure of a stopped query into
+ * WEIR_ECANCELED (weir__query_cancel_error's), returning rc otherwise. */
+typedef struct weir_query_watch weir_query_watch;
+int weir__query_watch_start(weir_pipeline *p, weir_error *err);
+void weir__query_watch_conn(weir_pipeline *p, weir_conn *conn);
+bool weir__query_cancelled(const weir_pipeline *p);
+int weir__query_cancel_error(weir_error *err);
+int weir__query_watch_end(weir_pipeline *p, int rc, weir_error *err);
 
 /* query_guard.c. Refuse (WEIR_ESQL with location left to the caller) a
  * statement's target when any reading DuckDB can give the name lands in

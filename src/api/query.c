@@ -38,6 +38,7 @@ struct weir_result {
 
 void weir__query_close(weir_pipeline *p)
 {
+    weir__query_watch_conn(p, NULL);
     weir__storage_close(p->qstore);
     p->qstore = NULL;
     weir__guard_print_free(&p->qprint);
@@ -242,6 +243,8 @@ static int on_relation(void *payload, const weir_sql_relref *ref, weir_buf *out,
     weir_pipeline *p = ((query_ctx *)payload)->p;
     const weir_sql_name *n = &ref->name;
     size_t start = out->len;
+    if (weir__query_cancelled(p))
+        return weir__query_cancel_error(err);
     if (n->n == 2 && direct_path(p, n->parts[0], n->parts[1])) {
         if (weir__str_ieq(n->parts[0], "delta"))
             return delta_read(p, n->parts[1], out, err);
@@ -305,6 +308,8 @@ static int on_tvf(void *payload, const weir_sql_tvf *call, weir_buf *out,
 static int on_expr_type(void *payload, const char *sql, weir_buf *out)
 {
     weir_pipeline *p = ((query_ctx *)payload)->p;
+    if (weir__query_cancelled(p))
+        return -1; /* on_relation ends the translation */
     weir_arena a = WEIR_ARENA_INIT;
     weir_db_column *cols = NULL;
     size_t n = 0;
@@ -407,6 +412,7 @@ static int run_all_but_last(weir_pipeline *p, const char *sql, weir_buf *last,
     int rc = open_storage(p, err);
     if (rc)
         return rc;
+    weir__query_watch_conn(p, p->qstore->conn);
     weir_arena a = WEIR_ARENA_INIT;
     weir_sql_source src = { "query", sql, strlen(sql), NULL, 0, NULL, 0, false };
     weir_sql_span *spans = NULL;
@@ -427,6 +433,8 @@ static int run_all_but_last(weir_pipeline *p, const char *sql, weir_buf *last,
                                            spans[i].len, &r, err);
         if (!rc && last->failed)
             rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        if (!rc && weir__query_cancelled(p))
+            rc = weir__query_cancel_error(err);
         if (!rc && i + 1 < n)
             rc = classify(run_statement(p, weir__buf_cstr(last), q.writes,
                                         q.use, err),
@@ -450,8 +458,10 @@ int weir_pipeline_query(weir_pipeline *p, const char *sql, weir_result **out,
         err = &local;
     weir_buf duck = WEIR_BUF_INIT;
     weir_rows *rows = NULL;
-    bool writes, use;
-    int rc = run_all_but_last(p, sql, &duck, &writes, &use, err);
+    bool writes = false, use = false;
+    int rc = weir__query_watch_start(p, err);
+    if (!rc)
+        rc = run_all_but_last(p, sql, &duck, &writes, &use, err);
     if (!rc && writes)
         rc = write_begin(p, err);
     if (!rc) {
@@ -462,6 +472,7 @@ int weir_pipeline_query(weir_pipeline *p, const char *sql, weir_result **out,
             rc = write_end(p, rc, err);
         rc = classify(rc, err);
     }
+    rc = weir__query_watch_end(p, rc, err);
     weir__buf_free(&duck);
     if (rc) {
         weir__rows_free(rows);
@@ -593,8 +604,10 @@ int weir_pipeline_query_arrow(weir_pipeline *p, const char *sql,
     if (!st)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     weir_buf duck = WEIR_BUF_INIT;
-    bool writes, use;
-    int rc = run_all_but_last(p, sql, &duck, &writes, &use, err);
+    bool writes = false, use = false;
+    int rc = weir__query_watch_start(p, err);
+    if (!rc)
+        rc = run_all_but_last(p, sql, &duck, &writes, &use, err);
     if (!rc && writes)
         rc = write_begin(p, err);
     if (!rc) {
@@ -607,6 +620,7 @@ int weir_pipeline_query_arrow(weir_pipeline *p, const char *sql,
             rc = write_end(p, rc, err);
         rc = classify(rc, err);
     }
+    rc = weir__query_watch_end(p, rc, err);
     weir__buf_free(&duck);
     if (rc) {
         weir__arrow_free(st->arrow);

@@ -3,6 +3,7 @@ set(WEIR_API_SOURCES
   src/api/describe.c
   src/api/pipeline.c
   src/api/query.c
+  src/api/query_cancel.c
   src/api/query_guard.c
   src/api/spark.c
   src/api/replay.c

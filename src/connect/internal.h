@@ -179,6 +179,8 @@ weir__cquery *weir__cserve_query(weir__cserve *s);
  * have ended and reported to their clients. Returns how many were
  * cancelled. */
 unsigned weir__cserve_shutdown(weir__cserve *s);
+/* Has the shutdown begun (running queries stop)? */
+bool weir__cserve_stopping(weir__cserve *s);
 
 /* --- Interactive queries in serving mode (query.c, arrow.c) ------------ */
 
@@ -218,17 +220,24 @@ weir__cquery *weir__cquery_new(weir_session *session, const char *spec_path,
 void weir__cquery_free(weir__cquery *q);
 /* Close the project's storage (before a run that needs it). */
 void weir__cquery_release(weir__cquery *q);
-/* Run a Spark SQL query and emit its result as Arrow IPC batches. */
+/* Run a Spark SQL query and emit its result as Arrow IPC batches. While
+ * it runs, stop(ctx) (may be NULL) is asked from another thread whether
+ * its client has gone: then the query stops, failing with
+ * OPERATION_CANCELED (weir_pipeline_set_query_cancel). The same for the
+ * two below. */
 int weir__cquery_collect(weir__cquery *q, const char *sql,
-                         weir__arrow_emit emit, void *ctx, weir__cstatus *st);
+                         weir__arrow_emit emit, bool (*stop)(void *ctx),
+                         void *ctx, weir__cstatus *st);
 /* Run statements for their effect (DDL, DML). */
-int weir__cquery_statement(weir__cquery *q, const char *sql, weir__cstatus *st);
+int weir__cquery_statement(weir__cquery *q, const char *sql,
+                           bool (*stop)(void *ctx), void *ctx,
+                           weir__cstatus *st);
 /* DataFrame.show(): the first num_rows rows of a query (which reads at
  * most num_rows + 1: one more tells there are more) as Spark's text table,
  * emitted as a one-row result with the column show_string. */
 int weir__cquery_show(weir__cquery *q, const char *sql, int num_rows,
                       int truncate, bool vertical, weir__arrow_emit emit,
-                      void *ctx, weir__cstatus *st);
+                      bool (*stop)(void *ctx), void *ctx, weir__cstatus *st);
 /* Spark's showString of r's first num_rows rows (r may hold one more, to
  * tell that there are more); *out is malloc'd. 0 or -1 (OOM). */
 int weir__show_string(const weir_result *r, size_t num_rows, int truncate,

@@ -8,7 +8,10 @@
  * open between queries; a run of the same storage needs it, so serve.c
  * releases it before every run (the next query opens it again). Queries
  * are serialised (weir's pipeline-serial rule); a query while an update
- * holds the storage fails with weir's busy error.
+ * holds the storage fails with weir's busy error. A query stops, wherever
+ * it is, when its client goes away, Interrupt names it or the server
+ * shuts down (the caller says, weir_pipeline_set_query_cancel asks), so a
+ * dead client's query does not hold the others back.
  *
  * Owns: the query pipeline.
  */
@@ -77,8 +80,8 @@ static int from_weir(weir__cstatus *st, int rc, const weir_error *e)
     const char *cls = e->error_class[0] ? e->error_class
                       : rc == WEIR_EBUSY ? "PIPELINE_STORAGE_BUSY"
                                          : "INTERNAL_ERROR";
-    int r = weir__cstatus_set(st, code, cls, "", "%s",
-                              e->message[0] ? e->message : weir_strerror(rc));
+    int r = weir__cstatus_set(st, code, cls, rc == WEIR_ECANCELED ? "HY008" : "",
+                              "%s", e->message[0] ? e->message : weir_strerror(rc));
     if (rc == WEIR_ESQL && weir__str_istarts(cls, "PARSE_"))
         snprintf(st->exception, sizeof st->exception, "%s",
                  "org.apache.spark.sql.catalyst.parser.ParseException");
@@ -118,13 +121,21 @@ static int oom(weir__cstatus *st)
                              "out of memory");
 }
 
+/* Why a query may have to stop (the caller's client gone): asked from
+ * the query's watcher thread (weir_pipeline_set_query_cancel). */
+typedef struct stop_fn {
+    bool (*fn)(void *ctx);
+    void *ctx;
+} stop_fn;
+
 /* Run sql on the query pipeline (loaded on first use, under the lock) and
  * hand its result to use(): an Arrow stream when arrow is set (released
- * afterwards), else the text result (freed afterwards). */
+ * afterwards), else the text result (freed afterwards). The query stops
+ * when stop says so (stop or stop->fn may be NULL: it does not). */
 typedef int (*use_result)(void *ctx, struct ArrowArrayStream *s,
                           const weir_result *r, weir__cstatus *st);
 static int run(weir__cquery *q, const char *sql, bool arrow, use_result use,
-               void *ctx, weir__cstatus *st)
+               void *ctx, const stop_fn *stop, weir__cstatus *st)
 {
     pthread_mutex_lock(&q->lock);
     weir_pipeline *p = pipeline(q, st);
@@ -135,8 +146,11 @@ static int run(weir__cquery *q, const char *sql, bool arrow, use_result use,
         weir_error e;
         memset(&s, 0, sizeof s);
         memset(&e, 0, sizeof e);
+        weir_pipeline_set_query_cancel(p, stop ? stop->fn : NULL,
+                                       stop ? stop->ctx : NULL);
         int wrc = arrow ? weir_pipeline_query_arrow(p, sql, &s, &e)
                         : weir_pipeline_query(p, sql, &res, &e);
+        weir_pipeline_set_query_cancel(p, NULL, NULL);
         rc = wrc ? from_weir(st, wrc, &e) : use ? use(ctx, &s, res, st) : 0;
         if (!wrc && arrow)
             s.release(&s);
@@ -160,15 +174,20 @@ static int use_emit(void *ctx, struct ArrowArrayStream *s, const weir_result *r,
 }
 
 int weir__cquery_collect(weir__cquery *q, const char *sql,
-                         weir__arrow_emit emit, void *ctx, weir__cstatus *st)
+                         weir__arrow_emit emit, bool (*stop)(void *ctx),
+                         void *ctx, weir__cstatus *st)
 {
     emit_ctx x = { emit, ctx };
-    return run(q, sql, true, use_emit, &x, st);
+    stop_fn why = { stop, ctx };
+    return run(q, sql, true, use_emit, &x, &why, st);
 }
 
-int weir__cquery_statement(weir__cquery *q, const char *sql, weir__cstatus *st)
+int weir__cquery_statement(weir__cquery *q, const char *sql,
+                           bool (*stop)(void *ctx), void *ctx,
+                           weir__cstatus *st)
 {
-    return run(q, sql, false, NULL, NULL, st);
+    stop_fn why = { stop, ctx };
+    return run(q, sql, false, NULL, NULL, &why, st);
 }
 
 typedef struct show_ctx {
@@ -189,10 +208,11 @@ static int use_show(void *ctx, struct ArrowArrayStream *s, const weir_result *r,
 
 int weir__cquery_show(weir__cquery *q, const char *sql, int num_rows,
                       int truncate, bool vertical, weir__arrow_emit emit,
-                      void *ctx, weir__cstatus *st)
+                      bool (*stop)(void *ctx), void *ctx, weir__cstatus *st)
 {
     show_ctx x = { num_rows > 0 ? (size_t)num_rows : 0, truncate, vertical, NULL };
-    int rc = run(q, sql, false, use_show, &x, st);
+    stop_fn why = { stop, ctx };
+    int rc = run(q, sql, false, use_show, &x, &why, st);
     if (!rc)
         rc = weir__arrow_ipc_string("show_string", x.text, emit, ctx, st);
     free(x.text);
@@ -225,7 +245,7 @@ int weir__cquery_schema(weir__cquery *q, const char *sql, weir_arena *a,
 {
     *out = NULL;
     schema_ctx x = { a, out };
-    return run(q, sql, true, use_schema, &x, st);
+    return run(q, sql, true, use_schema, &x, NULL, st);
 }
 
 /* The type of the one column of `SELECT CAST(NULL AS type) AS x`. */

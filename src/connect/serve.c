@@ -191,6 +191,14 @@ weir__cquery *weir__cserve_query(weir__cserve *s)
     return s->query;
 }
 
+bool weir__cserve_stopping(weir__cserve *s)
+{
+    pthread_mutex_lock(&s->lock);
+    bool stopping = s->stopping;
+    pthread_mutex_unlock(&s->lock);
+    return stopping;
+}
+
 /* Take g out of the list if it is dropped and unused; the caller frees
  * what this returns (after unlocking). Caller holds s->lock. */
 static cgraph *unlink_if_done(weir__cserve *s, cgraph *g)

@@ -141,12 +141,20 @@ static void handle_interrupt(weir_connect_server *srv, weir__grpc_call *call)
         weir__ccall_fail(call, &st);
         return;
     }
-    /* Registration commands are short and not interruptible: nothing is
-     * reported as interrupted. */
+    /* Serving: the running queries named stop where they are
+     * (server_exec.c). Registration commands are short and not
+     * interruptible, nor are runs (their client's going cancels them):
+     * nothing is reported for those. */
+    char *ids[64];
+    size_t n = srv->serve ? weir__csrv_op_interrupt(srv, req, ids, 64) : 0;
     Spark__Connect__InterruptResponse resp = SPARK__CONNECT__INTERRUPT_RESPONSE__INIT;
     resp.session_id = req->session_id;
     resp.server_side_session_id = srv->ssid;
+    resp.n_interrupted_ids = n;
+    resp.interrupted_ids = n ? ids : NULL;
     weir__ccall_reply(call, &resp.base);
+    for (size_t i = 0; i < n; i++)
+        free(ids[i]);
     spark__connect__interrupt_request__free_unpacked(req, NULL);
 }
 

@@ -67,6 +67,17 @@ static bool exec_gone(void *ctx)
     return weir__grpc_gone(x->call);
 }
 
+/* Must a query stop: its client gone (the call closed), the server
+ * shutting down, or Interrupt naming it? Asked from the query's watcher
+ * thread (weir_pipeline_set_query_cancel). Runs have their own rules
+ * (serve.c): the shutdown cancels them and lets them tell their clients. */
+static bool exec_query_stop(void *ctx)
+{
+    const exec_ctx *x = ctx;
+    return weir__grpc_gone(x->call) || weir__cserve_stopping(x->srv->serve) ||
+           weir__csrv_op_interrupted(x->srv, x->op_id);
+}
+
 /* One Arrow IPC stream of a result as an ExecutePlanResponse. */
 static int exec_arrow(void *ctx, const uint8_t *data, size_t n, int64_t rows)
 {
@@ -127,9 +138,12 @@ static int exec_query(exec_ctx *x, const Spark__Connect__Relation *rel,
                                                    : "UNSUPPORTED_FEATURE",
                                  "0A000", "%s", pe.message);
     weir__cquery *q = weir__cserve_query(x->srv->serve);
+    weir__csrv_op_is_query(x->srv, x->op_id);
     int rc = show ? weir__cquery_show(q, sql, show->num_rows, show->truncate,
-                                      show->vertical, exec_arrow, x, st)
-                  : weir__cquery_collect(q, sql, exec_arrow, x, st);
+                                      show->vertical, exec_arrow,
+                                      exec_query_stop, x, st)
+                  : weir__cquery_collect(q, sql, exec_arrow, exec_query_stop,
+                                         x, st);
     if (rc && !st->code)
         weir__cstatus_set(st, WEIR_GRPC_CANCELLED, "", "", "client gone");
     free(sql);
@@ -201,7 +215,9 @@ static int exec_sql_command(exec_ctx *x, const Spark__Connect__SqlCommand *cmd,
         rel.rel_type_case = SPARK__CONNECT__RELATION__REL_TYPE_SQL;
         rel.sql = &text;
     } else {
-        if (weir__cquery_statement(weir__cserve_query(x->srv->serve), sql, st))
+        weir__csrv_op_is_query(x->srv, x->op_id);
+        if (weir__cquery_statement(weir__cserve_query(x->srv->serve), sql,
+                                   exec_query_stop, x, st))
             return -1;
         size_t n = 0;
         if (weir__arrow_ipc_no_columns(&empty, &n, st))
@@ -242,7 +258,8 @@ void weir__csrv_execute(weir_connect_server *srv, weir__grpc_call *call)
     else
         weir__uuid(op_id);
     exec_ctx x = { srv, call, req->session_id, op_id, 0 };
-    int rc = weir__csrv_op_begin(srv, op_id, &st);
+    int rc = weir__csrv_op_begin(srv, op_id, req->session_id, req->tags,
+                                 req->n_tags, &st);
     const Spark__Connect__Plan *plan = req->plan;
     const Spark__Connect__Command *cmd =
         plan && plan->op_type_case == SPARK__CONNECT__PLAN__OP_TYPE_COMMAND

@@ -57,10 +57,22 @@ void weir__csrv_execute(weir_connect_server *srv, weir__grpc_call *call);
 bool weir__csrv_no_columns(const Spark__Connect__Relation *rel);
 
 /* ---- operations (server_ops.c) ---- */
-/* Start keeping the responses of operation id; fails when the id is in
- * use or too many operations are kept. */
+/* Start keeping the responses of operation id, of session with its tags
+ * (both copied); fails when the id is in use or too many operations are
+ * kept. */
 int weir__csrv_op_begin(weir_connect_server *srv, const char *id,
+                        const char *session, char *const *tags, size_t n_tags,
                         weir__cstatus *st);
+/* Operation id runs a query: Interrupt may name it. */
+void weir__csrv_op_is_query(weir_connect_server *srv, const char *id);
+/* Has Interrupt named operation id while it ran? */
+bool weir__csrv_op_interrupted(weir_connect_server *srv, const char *id);
+/* Interrupt: mark the running queries req names (its session's: all, by
+ * tag or by id); their ids, at most max_ids, into ids (malloc'd, the
+ * caller frees them). Returns how many ids. */
+size_t weir__csrv_op_interrupt(weir_connect_server *srv,
+                               const Spark__Connect__InterruptRequest *req,
+                               char **ids, size_t max_ids);
 /* Keep one response (a copy) of operation id, within its byte budget. */
 void weir__csrv_op_keep(weir_connect_server *srv, const char *id,
                         const char *response_id, const uint8_t *data,

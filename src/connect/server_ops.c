@@ -2,8 +2,10 @@
  * The operations of ExecutePlan kept for the client's reattachment: each
  * operation's responses, in order and within a byte budget, until the
  * client releases them (ReleaseExecute) or a newer operation needs the
- * room; ReattachExecute sends them again. All under the server's `state`
- * lock (server_internal.h).
+ * room; ReattachExecute sends them again. Also whom an operation belongs
+ * to (session, tags), so that Interrupt can mark the running ones it names
+ * (their query or run then stops: server_exec.c). All under the server's
+ * `state` lock (server_internal.h).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -21,11 +23,17 @@ typedef struct stored_response {
     size_t len;
 } stored_response;
 
+#define MAX_OP_TAGS 16
+
 typedef struct csrv_operation {
     char id[64];
+    char session[64];
+    char *tags[MAX_OP_TAGS]; /* the request's first tags (malloc'd) */
     WEIR_VEC(stored_response) responses;
     size_t bytes;
     bool done, failed, overflow;
+    bool query;       /* runs a query (only those can be interrupted) */
+    bool interrupted; /* by Interrupt, while it ran */
 } operation;
 
 /* ------------------------------------------------------------------------
@@ -39,6 +47,8 @@ static void op_free(operation *op)
     for (size_t i = 0; i < op->responses.len; i++)
         free(op->responses.items[i].data);
     WEIR_VEC_FREE(&op->responses);
+    for (size_t i = 0; i < MAX_OP_TAGS; i++)
+        free(op->tags[i]);
     free(op);
 }
 
@@ -66,7 +76,9 @@ static void op_remove(weir_connect_server *srv, const char *id)
     op_free(op);
 }
 
-int weir__csrv_op_begin(weir_connect_server *srv, const char *id, weir__cstatus *st)
+int weir__csrv_op_begin(weir_connect_server *srv, const char *id,
+                        const char *session, char *const *tags, size_t n_tags,
+                        weir__cstatus *st)
 {
     pthread_mutex_lock(&srv->state);
     int rc = 0;
@@ -87,8 +99,13 @@ int weir__csrv_op_begin(weir_connect_server *srv, const char *id, weir__cstatus 
             free(op);
             rc = weir__cstatus_set(st, WEIR_GRPC_RESOURCE_EXHAUSTED, "", "",
                                    "too many operations in progress");
-        } else
+        } else {
             snprintf(op->id, sizeof op->id, "%s", id);
+            snprintf(op->session, sizeof op->session, "%s",
+                     session ? session : "");
+            for (size_t i = 0; i < n_tags && i < MAX_OP_TAGS; i++)
+                op->tags[i] = tags[i] ? strdup(tags[i]) : NULL;
+        }
     }
     pthread_mutex_unlock(&srv->state);
     return rc;
@@ -124,6 +141,68 @@ void weir__csrv_op_end(weir_connect_server *srv, const char *id, bool failed)
         op->failed = failed;
     }
     pthread_mutex_unlock(&srv->state);
+}
+
+void weir__csrv_op_is_query(weir_connect_server *srv, const char *id)
+{
+    pthread_mutex_lock(&srv->state);
+    operation *op = op_find(srv, id, NULL);
+    if (op)
+        op->query = true;
+    pthread_mutex_unlock(&srv->state);
+}
+
+bool weir__csrv_op_interrupted(weir_connect_server *srv, const char *id)
+{
+    pthread_mutex_lock(&srv->state);
+    operation *op = op_find(srv, id, NULL);
+    bool interrupted = op && op->interrupted;
+    pthread_mutex_unlock(&srv->state);
+    return interrupted;
+}
+
+/* Does the Interrupt request req name op (of its session)? */
+static bool op_named(const operation *op,
+                     const Spark__Connect__InterruptRequest *req)
+{
+    if (op->done || strcmp(op->session, req->session_id ? req->session_id : "") != 0)
+        return false;
+    switch (req->interrupt_type) {
+    case SPARK__CONNECT__INTERRUPT_REQUEST__INTERRUPT_TYPE__INTERRUPT_TYPE_ALL:
+        return true;
+    case SPARK__CONNECT__INTERRUPT_REQUEST__INTERRUPT_TYPE__INTERRUPT_TYPE_TAG:
+        for (size_t i = 0; req->interrupt_case ==
+                               SPARK__CONNECT__INTERRUPT_REQUEST__INTERRUPT_OPERATION_TAG &&
+                           i < MAX_OP_TAGS;
+             i++)
+            if (op->tags[i] && strcmp(op->tags[i], req->operation_tag) == 0)
+                return true;
+        return false;
+    case SPARK__CONNECT__INTERRUPT_REQUEST__INTERRUPT_TYPE__INTERRUPT_TYPE_OPERATION_ID:
+        return req->interrupt_case ==
+                   SPARK__CONNECT__INTERRUPT_REQUEST__INTERRUPT_OPERATION_ID &&
+               strcmp(op->id, req->operation_id) == 0;
+    default:
+        return false;
+    }
+}
+
+size_t weir__csrv_op_interrupt(weir_connect_server *srv,
+                               const Spark__Connect__InterruptRequest *req,
+                               char **ids, size_t max_ids)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&srv->state);
+    for (size_t i = 0; i < srv->ops.len; i++) {
+        operation *op = srv->ops.items[i];
+        if (!op->query || !op_named(op, req))
+            continue;
+        op->interrupted = true;
+        if (n < max_ids && (ids[n] = strdup(op->id)))
+            n++;
+    }
+    pthread_mutex_unlock(&srv->state);
+    return n;
 }
 
 void weir__csrv_ops_free(weir_connect_server *srv)

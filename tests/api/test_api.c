@@ -10,6 +10,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "harness.h"
 
+#include <stdatomic.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -683,6 +684,75 @@ TEST(test_results_and_streams)
 
 static void put_file(const char *dir, const char *rel, const char *text);
 
+/* A cancel callback that says yes from its nth call on, counting calls
+ * (asked from weir's watcher thread). */
+typedef struct cancel_after {
+    atomic_int calls;
+    int nth;
+} cancel_after;
+
+static bool cancel_now(void *payload)
+{
+    cancel_after *c = payload;
+    return atomic_fetch_add(&c->calls, 1) + 1 >= c->nth;
+}
+
+/* Runs for hours unless stopped. */
+#define ENDLESS "SELECT count(*) FROM range(100000000) a CROSS JOIN " \
+                "range(100000000) b WHERE a.id + b.id < 0"
+
+TEST(test_query_cancel)
+{
+    scratch sc;
+    scratch_init(&sc);
+    weir_error err;
+    weir_session *s;
+    CHECK_INT(weir_session_open(&s, NULL, &err), 0);
+    weir_pipeline *p = pipeline_at(s, &sc);
+    char buf[64];
+    weir_result *res = NULL;
+    CHECK_INT(weir_pipeline_query(p, "CREATE TABLE t AS SELECT 1 AS id", &res,
+                                  &err),
+              0);
+    weir_result_free(res);
+    CHECK_INT(weir_pipeline_set_query_cancel(NULL, NULL, NULL), WEIR_EINVAL);
+
+    /* Stopped wherever it is once the callback says so (its third answer,
+     * a moment after the start), as text and as Arrow. */
+    cancel_after later = { 0, 3 };
+    CHECK_INT(weir_pipeline_set_query_cancel(p, cancel_now, &later), 0);
+    CHECK_INT(weir_pipeline_query(p, ENDLESS, &res, &err), WEIR_ECANCELED);
+    CHECK(res == NULL);
+    CHECK_STR(err.error_class, "OPERATION_CANCELED");
+    CHECK(atomic_load(&later.calls) >= 3);
+    atomic_store(&later.calls, 0);
+    struct ArrowArrayStream st;
+    CHECK_INT(weir_pipeline_query_arrow(p, ENDLESS, &st, &err), WEIR_ECANCELED);
+    CHECK(st.release == NULL);
+
+    /* A writing statement stopped leaves its table as it was; a callback
+     * that says yes at once stops a script before its first statement. */
+    atomic_store(&later.calls, 0);
+    CHECK_INT(weir_pipeline_query(p, "INSERT INTO t " ENDLESS, &res, &err),
+              WEIR_ECANCELED);
+    cancel_after at_once = { 0, 1 };
+    CHECK_INT(weir_pipeline_set_query_cancel(p, cancel_now, &at_once), 0);
+    CHECK_INT(weir_pipeline_query(p, "INSERT INTO t VALUES (2); SELECT 1",
+                                  &res, &err),
+              WEIR_ECANCELED);
+
+    /* Without a callback (or one that says no) queries run as before, on
+     * the same storage. */
+    cancel_after never = { 0, 1 << 30 };
+    CHECK_INT(weir_pipeline_set_query_cancel(p, cancel_now, &never), 0);
+    CHECK_STR(scalar(p, "SELECT count(*) FROM t", buf, sizeof buf), "1");
+    CHECK_INT(weir_pipeline_set_query_cancel(p, NULL, NULL), 0);
+    CHECK_STR(scalar(p, "SELECT sum(id) FROM t", buf, sizeof buf), "1");
+    weir_pipeline_drop(p);
+    weir_session_close(s);
+    scratch_free(&sc);
+}
+
 TEST(test_load_spec)
 {
     scratch sc;
@@ -1124,7 +1194,8 @@ TEST_MAIN(RUN(test_version); RUN(test_null_and_versions);
           RUN(test_names_and_references); RUN(test_sql_error_locations);
           RUN(test_full_definition); RUN(test_run_options);
           RUN(test_refresh_upstream);
-          RUN(test_results_and_streams); RUN(test_load_spec);
+          RUN(test_results_and_streams); RUN(test_query_cancel);
+          RUN(test_load_spec);
           RUN(test_import_checkpoint); RUN(test_auto_cdc);
           RUN(test_keep_storage_open); RUN(test_copy_definitions);
           RUN(test_record_update);)
