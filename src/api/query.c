@@ -17,6 +17,7 @@
 #include "engine/analyze.h"
 #include "sinks/sink.h"
 #include "sql/sql.h"
+#include "state/state.h"
 #include "store/db.h"
 #include "util/fs.h"
 #include "util/str.h"
@@ -104,7 +105,8 @@ static int open_mode(weir_pipeline *p, weir_storage_mode mode, weir_error *err)
                         "the pipeline has no storage to query");
     weir_db_config cfg = { p->session->threads, p->session->memory_limit, NULL,
                            false, p->defs.conf, p->defs.n_conf };
-    return weir__storage_open(&p->qstore, p->storage, mode, &cfg, err);
+    return weir__storage_open(&p->qstore, p->storage, mode, &cfg,
+                              weir__state_schema(), err);
 }
 
 static int open_storage(weir_pipeline *p, weir_error *err)

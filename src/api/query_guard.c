@@ -24,10 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "state/state.h"
+#include "state/tables.h"
 #include "store/db.h"
 #include "util/str.h"
-
-#define STATE_SCHEMA "_weir"
 
 typedef struct place {
     const char *catalog, *schema; /* NULL: the current one */
@@ -156,7 +156,7 @@ static void candidates(places *ps, weir_sql_action action, const weir_sql_name *
 static bool protected_place(const place *pl)
 {
     return (pl->catalog && weir__str_ieq(pl->catalog, WEIR_SYSTEM_ALIAS)) ||
-           (pl->schema && weir__str_ieq(pl->schema, STATE_SCHEMA));
+           (pl->schema && weir__str_ieq(pl->schema, WEIR_META_SCHEMA));
 }
 
 static void name_text(weir_buf *b, const weir_sql_name *n)
@@ -193,24 +193,8 @@ static int managed_kind(weir_storage *st, const char *catalog,
     weir__str_lower(alias);
     if (!weir__map_has(&st->attached, alias))
         return 0;
-    weir_buf suffix = WEIR_BUF_INIT;
-    weir__buf_printf(&suffix, ".%s.%s", schema, table);
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT kind || CASE WHEN ends_with(lower(name), lower(");
-    weir__buf_put_sql_string(&q, weir__buf_cstr(&suffix));
-    weir__buf_puts(&q, ")) THEN '' ELSE ' (its quarantine table)' END FROM ");
-    weir__buf_put_sql_ident(&q, alias);
-    weir__buf_puts(&q, "." STATE_SCHEMA ".tables WHERE ends_with(lower(name), lower(");
-    weir__buf_put_sql_string(&q, weir__buf_cstr(&suffix));
-    weir__buf_puts(&q, ")) OR ends_with(lower(name) || '_quarantine', lower(");
-    weir__buf_put_sql_string(&q, weir__buf_cstr(&suffix));
-    weir__buf_puts(&q, ")) ORDER BY 1 LIMIT 1");
-    int rc = (q.failed || suffix.failed)
-                 ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
-                 : weir__conn_scalar_text(st->conn, weir__buf_cstr(&q), kind, err);
-    weir__buf_free(&q);
-    weir__buf_free(&suffix);
-    return rc;
+    return weir__tables_managed_kind(st->conn, alias, schema, table, kind,
+                                     err);
 }
 
 static const char *verb(weir_sql_action a)
@@ -269,17 +253,7 @@ static int managed_in_schema(weir_storage *st, const char *catalog,
     weir__str_lower(alias);
     if (!weir__map_has(&st->attached, alias))
         return 0;
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT min(name) FROM ");
-    weir__buf_put_sql_ident(&q, alias);
-    weir__buf_puts(&q, "." STATE_SCHEMA ".tables WHERE lower(name) LIKE '%.' || lower(");
-    weir__buf_put_sql_string(&q, schema);
-    weir__buf_puts(&q, ") || '.%'");
-    int rc = q.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
-                      : weir__conn_scalar_text(st->conn, weir__buf_cstr(&q), name,
-                                               err);
-    weir__buf_free(&q);
-    return rc;
+    return weir__tables_managed_in_schema(st->conn, alias, schema, name, err);
 }
 
 int weir__guard_target(weir_storage *st, weir_sql_action action,
@@ -327,53 +301,12 @@ int weir__guard_target(weir_storage *st, weir_sql_action action,
 
 /* ---- the print of the state --------------------------------------------- */
 
-/* The tables of the _weir schemas (a dropped, recreated or altered one
- * gets a new oid or column count; dropping the schema drops its tables). */
-#define OBJECTS_SQL \
-    "SELECT 'table ' || database_name || '.' || schema_name || '.' || " \
-    "table_name || ' ' || table_oid || ' ' || column_count AS v FROM " \
-    "duckdb_tables() WHERE lower(schema_name) = '" STATE_SCHEMA "'"
-
 int weir__guard_print(weir_storage *st, weir_guard_print *out, weir_error *err)
 {
     weir__guard_print_free(out);
-    weir_rows *tables = NULL;
-    int rc = weir__conn_query(st->conn,
-                              "SELECT database_name, schema_name, table_name FROM "
-                              "duckdb_tables() WHERE lower(schema_name) = '" STATE_SCHEMA
-                              "' ORDER BY ALL",
-                              &tables, err);
-    /* The objects, then each table's row count and an order-independent
-     * sum of row hashes, as one text. */
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT string_agg(v, chr(10) ORDER BY v) FROM (" OBJECTS_SQL);
-    for (size_t i = 0; !rc && i < tables->n_rows; i++) {
-        weir_buf name = WEIR_BUF_INIT;
-        for (size_t c = 0; c < 3; c++) {
-            if (c)
-                weir__buf_putc(&name, '.');
-            weir__buf_put_sql_ident(&name, weir__rows_get(tables, i, c));
-        }
-        weir__buf_puts(&q, " UNION ALL SELECT ");
-        weir__buf_put_sql_string(&q, weir__buf_cstr(&name));
-        weir__buf_puts(&q, " || ' ' || count(*) || ' ' || coalesce(sum(hash("
-                           "\"__weir_row\")::HUGEINT), 0) FROM ");
-        weir__buf_puts(&q, weir__buf_cstr(&name));
-        weir__buf_puts(&q, " AS \"__weir_row\"");
-        if (name.failed)
-            q.failed = true;
-        weir__buf_free(&name);
-    }
-    weir__buf_putc(&q, ')');
-    weir__rows_free(tables);
-    if (!rc && q.failed)
-        rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    if (!rc) {
-        out->sql = weir__buf_detach(&q);
-        rc = out->sql ? weir__guard_reprint(st, out, err)
-                      : WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    }
-    weir__buf_free(&q);
+    int rc = weir__state_print_sql(st->conn, &out->sql, err);
+    if (!rc)
+        rc = weir__guard_reprint(st, out, err);
     if (rc)
         weir__guard_print_free(out);
     return rc;

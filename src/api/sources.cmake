@@ -9,4 +9,4 @@ set(WEIR_API_SOURCES
   src/api/replay.c
   src/api/version.c
 )
-set(WEIR_API_DEPS util spec sql graph store events engine)
+set(WEIR_API_DEPS util spec sql graph store state events engine)

@@ -14,8 +14,7 @@
 #include <string.h>
 
 #include "engine/common.h"
-#include "sources/checkpoint.h"
-#include "store/meta.h"
+#include "state/cdc.h"
 #include "util/buf.h"
 #include "util/str.h"
 
@@ -209,18 +208,9 @@ int weir__cdc_target_schema(weir_schema *out, weir_arena *a, weir_conn *conn,
 
 /* The statements the SCD types share (cdc_apply.h). */
 
-static void hidden_name(char *out, size_t size, const cdc_run *r,
-                        const char *what)
-{
-    snprintf(out, size, "autocdc_%s:%s", what, r->t->display);
-}
-
 void weir__cdc_hidden(cdc_run *r, const char *what)
 {
-    char name[900];
-    hidden_name(name, sizeof(name), r, what);
-    weir__meta_table(&r->q, r->cat, "");
-    weir__buf_put_sql_ident(&r->q, name);
+    weir__autocdc_table(&r->q, r->cat, r->t->display, what);
 }
 
 void weir__cdc_ident(cdc_run *r, const char *prefix, const char *name)
@@ -457,11 +447,8 @@ static int shape_text(cdc_run *r, const weir_db_column *cols, size_t n,
 int weir__cdc_hidden_columns(cdc_run *r, const char *what, bool *exists,
                              weir_db_column **cols, size_t *n, weir_arena *a)
 {
-    char alias[300], name[900];
-    weir__storage_catalog_alias(alias, sizeof(alias), r->cat);
-    hidden_name(name, sizeof(name), r, what);
-    return weir__conn_table_columns(r->conn, alias, WEIR_META_SCHEMA, name,
-                                    exists, NULL, cols, n, a, r->err);
+    return weir__autocdc_table_columns(r->conn, r->cat, r->t->display, what,
+                                       exists, cols, n, a, r->err);
 }
 
 /* The keys (sorted, lower case) and the SEQUENCE BY type the state table

@@ -2,8 +2,8 @@
  * Private to the apply of an AUTO CDC batch (cdc.c, cdc_scd1.c,
  * cdc_scd2.c): the state of one apply, the temporary tables of the flow's
  * connection it works in, and the statement pieces they share. Statements
- * are built in r->q; the hidden tables live in the target's catalog,
- * schema _weir ("autocdc_<what>:<target>"). Errors go to r->err.
+ * are built in r->q; the hidden tables live in the target's state catalog
+ * (state/cdc.h). Errors go to r->err.
  */
 #ifndef WEIR_ENGINE_CDC_APPLY_H
 #define WEIR_ENGINE_CDC_APPLY_H
@@ -31,7 +31,7 @@ typedef struct cdc_run {
     const weir_gdataset *t;
     const weir_sql_cdc *c;
     const weir_schema *schema; /* the target's columns */
-    const char *cat; /* catalog holding _weir */
+    const char *cat; /* the target's state catalog */
     const char **data; /* the target's change columns (no __START_AT..) */
     size_t n_data;
     const char **keys; /* the target's spelling of the keys */

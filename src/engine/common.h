@@ -8,8 +8,7 @@
 #include <stdint.h>
 
 #include "graph/graph.h"
-#include "sources/checkpoint.h"
-#include "store/meta.h"
+#include "state/checkpoint.h"
 #include "store/storage.h"
 #include "util/buf.h"
 

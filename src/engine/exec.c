@@ -1,6 +1,6 @@
 /*
- * Flow execution (see exec.h). The checks of a flow's _weir.flow_state are
- * flow_state.c's; staging and publishing a sink's batches, sink_flow.c's.
+ * Flow execution (see exec.h). Staging and publishing a sink's batches
+ * are sink_flow.c's; the flow's state is src/state's.
  */
 #define _GNU_SOURCE
 #include "exec.h"
@@ -11,7 +11,6 @@
 
 #include "engine/cdc.h"
 #include "engine/common.h"
-#include "engine/flow_state.h"
 #include "engine/mv.h"
 #include "engine/resolve.h"
 #include "engine/sink_flow.h"
@@ -38,6 +37,18 @@ static int flow_position(weir_flow_exec *x, const weir_gdataset *t,
 {
     weir_checkpoint cp = weir__flow_checkpoint(x, t);
     return weir__checkpoint_position(&cp, gen, next_batch);
+}
+
+/* The flow's state is whole (weir__checkpoint_check) at generation gen
+ * with next_batch batches committed; its flow_state row into fs. */
+static int check_state(weir_flow_exec *x, const weir_gdataset *t,
+                       int64_t gen, int64_t next_batch, bool manifest,
+                       weir_flow_state *fs)
+{
+    weir_checkpoint cp = weir__flow_checkpoint(x, t);
+    const char *import = x->f->def ? x->f->def->import_checkpoint : NULL;
+    return weir__checkpoint_check(&cp, t, x->st->root, import, gen,
+                                  next_batch, manifest, fs);
 }
 
 /* ---- planning a batch through the source kinds (sources/source.h) ------- */
@@ -271,13 +282,13 @@ static bool plan_has_data(const batch_plan *p)
 
 /* In the batch's transaction: flow_state, a checkpoint row per source
  * (its end position), then what each kind records besides. */
-static int record_checkpoint(weir_flow_exec *x, const batch_plan *p,
-                             const weir_gdataset *t)
+static int record_checkpoint(weir_flow_exec *x, const batch_plan *p)
 {
     int64_t new_files = 0;
     for (size_t i = 0; i < p->sources.len; i++)
         new_files += p->sources.items[i].new_files;
-    if (weir__flow_state_put(x, t, p->gen, p->batch_id + 1, new_files))
+    if (weir__checkpoint_set_flow_state(&p->cp, p->gen, p->batch_id + 1,
+                                        new_files))
         return x->err.code;
     weir_checkpoint_row *rows =
         calloc(p->sources.len ? p->sources.len : 1, sizeof(*rows));
@@ -487,7 +498,7 @@ static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
     p.ctx.batch_id = p.batch_id;
     weir_flow_state fs;
     if (!rc)
-        rc = weir__flow_state_check(x, t, p.gen, p.batch_id, true, &fs);
+        rc = check_state(x, t, p.gen, p.batch_id, true, &fs);
     /* import_checkpoint: only into a flow without any checkpoint (its
      * first update; after a full refresh the flow has a new, empty one). */
     const char *import = x->f->def ? x->f->def->import_checkpoint : NULL;
@@ -513,7 +524,7 @@ static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
         if (rc)
             weir__files_explain_error(&x->err);
         if (!rc)
-            rc = record_checkpoint(x, &p, t);
+            rc = record_checkpoint(x, &p);
     } else if (!rc && x->f->cdc) {
         rc = apply_changes(x, t, &p);
         if (rc)
@@ -521,7 +532,7 @@ static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
         if (!rc)
             rc = check_files_stable(x, &p);
         if (!rc)
-            rc = record_checkpoint(x, &p, t);
+            rc = record_checkpoint(x, &p);
     } else if (!rc) {
         rc = insert_rows(x, t, p.sources.items, p.sources.len);
         if (rc)
@@ -529,7 +540,7 @@ static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
         if (!rc)
             rc = check_files_stable(x, &p);
         if (!rc)
-            rc = record_checkpoint(x, &p, t);
+            rc = record_checkpoint(x, &p);
     }
     if (!rc)
         plan_details(x, &p);
@@ -548,7 +559,7 @@ static int exec_once(weir_flow_exec *x, const weir_gdataset *t)
     int rc = flow_position(x, t, &gen, &done);
     weir_flow_state fs;
     if (!rc)
-        rc = weir__flow_state_check(x, t, gen, done ? 1 : 0, false, &fs);
+        rc = check_state(x, t, gen, done ? 1 : 0, false, &fs);
     if (rc)
         return rc;
     if (done) {
@@ -556,10 +567,10 @@ static int exec_once(weir_flow_exec *x, const weir_gdataset *t)
         return 0;
     }
     rc = insert_rows(x, t, NULL, 0);
+    weir_checkpoint cp = weir__flow_checkpoint(x, t);
     if (!rc)
-        rc = weir__flow_state_put(x, t, gen, 1, 0);
+        rc = weir__checkpoint_set_flow_state(&cp, gen, 1, 0);
     if (!rc) {
-        weir_checkpoint cp = weir__flow_checkpoint(x, t);
         weir_checkpoint_row row = { WEIR_CHECKPOINT_ONCE, 0, 0 };
         rc = weir__checkpoint_add_batch(&cp, gen, 0, &row, 1, x->rows_written);
     }

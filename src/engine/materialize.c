@@ -17,6 +17,7 @@
 #include "engine/common.h"
 #include "engine/resolve.h"
 #include "engine/write.h"
+#include "state/tables.h"
 #include "util/str.h"
 #include "util/vec.h"
 
@@ -32,16 +33,8 @@ typedef struct column_list {
 typedef struct snapshot {
     weir_arena arena;
     column_list *tables; /* by dataset index: the columns of its table */
-    weir_map meta;       /* display name -> meta_row */
-    weir_rows *rows;
+    weir_table_records meta;
 } snapshot;
-
-typedef struct meta_row {
-    int64_t epoch;
-    const char *kind;       /* weir__kind_name() of the dataset then */
-    const char *partitions; /* comma-separated */
-    const char *signature;  /* the row's content (meta_signature) */
-} meta_row;
 
 /* weir's metadata of every attached catalog (one query); the datasets'
  * tables are looked up one by one (look_up), only those the update
@@ -51,41 +44,10 @@ static int load_snapshot(snapshot *s, weir_storage *st, size_t n_datasets,
 {
     memset(s, 0, sizeof(*s));
     weir__arena_init(&s->arena);
-    weir__map_init(&s->meta, true);
+    int rc = weir__tables_load(&s->meta, st, err);
     s->tables = calloc(n_datasets + 1, sizeof(*s->tables));
-    if (!s->tables)
-        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    int rc = 0;
-    weir_buf q = WEIR_BUF_INIT;
-    size_t it = 0;
-    const char *alias;
-    while (weir__map_next(&st->attached, &it, &alias, NULL)) {
-        if (q.len)
-            weir__buf_puts(&q, " UNION ALL ");
-        weir__buf_puts(&q, "SELECT name, epoch, array_to_string(partition_cols, ','), "
-                           "concat_ws(chr(31), kind, CAST(epoch AS VARCHAR), "
-                           "CAST(properties AS VARCHAR), coalesce(comment, "
-                           "chr(30)), format, coalesce(array_to_string("
-                           "partition_cols, ','), ''), coalesce(array_to_string("
-                           "cluster_cols, ','), '')), kind FROM ");
-        weir__buf_put_sql_ident(&q, alias);
-        weir__buf_puts(&q, "._weir.tables");
-    }
-    if (q.len)
-        rc = weir__query_buf(st->conn, &q, &s->rows, err);
-    weir__buf_free(&q);
-    for (size_t i = 0; !rc && s->rows && i < s->rows->n_rows; i++) {
-        meta_row *m = weir__arena_alloc(&s->arena, sizeof(*m));
-        if (!m)
-            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-        const char *e = weir__rows_get(s->rows, i, 1);
-        m->epoch = e ? strtoll(e, NULL, 10) : 0;
-        m->partitions = weir__rows_get(s->rows, i, 2);
-        m->signature = weir__rows_get(s->rows, i, 3);
-        m->kind = weir__rows_get(s->rows, i, 4);
-        if (weir__map_put(&s->meta, weir__rows_get(s->rows, i, 0), m))
-            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    }
+    if (!rc && !s->tables)
+        rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     return rc;
 }
 
@@ -105,8 +67,7 @@ static int look_up(snapshot *s, weir_storage *st, const weir_graph *g, int di,
 static void free_snapshot(snapshot *s)
 {
     free(s->tables);
-    weir__map_free(&s->meta);
-    weir__rows_free(s->rows);
+    weir__tables_free(&s->meta);
     weir__arena_free(&s->arena);
 }
 
@@ -133,101 +94,12 @@ static void drop_view(weir_buf *q, const snapshot *s, int di,
 static bool was_materialized_view(const snapshot *s, int di,
                                   const weir_gdataset *d)
 {
-    const meta_row *m = weir__map_get(&s->meta, d->display);
+    const weir_table_record *m = weir__tables_get(&s->meta, d);
     return d->kind == WEIR_STREAMING_TABLE && existing(s, di) && m &&
            m->kind && !strcmp(m->kind, weir__kind_name(WEIR_MATERIALIZED_VIEW));
 }
 
 /* ---- statements ---------------------------------------------------------- */
-
-static void list_sql(weir_buf *b, const char **items, size_t n)
-{
-    weir__buf_putc(b, '[');
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            weir__buf_puts(b, ", ");
-        weir__buf_put_sql_string(b, items[i]);
-    }
-    weir__buf_puts(b, "]::VARCHAR[]");
-}
-
-static void props_json(weir_buf *b, const weir_gdataset *d)
-{
-    weir__buf_putc(b, '{');
-    for (size_t i = 0; i < d->def->n_properties; i++) {
-        if (i)
-            weir__buf_puts(b, ", ");
-        weir__buf_put_json_string(b, d->def->properties[i].key);
-        weir__buf_puts(b, ": ");
-        weir__buf_put_json_string(b, d->def->properties[i].value);
-    }
-    weir__buf_putc(b, '}');
-}
-
-static void names_csv(weir_buf *b, const char **items, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        weir__buf_printf(b, "%s%s", i ? "," : "", items[i]);
-}
-
-/* The content of the dataset's _weir.tables row as load_snapshot's
- * signature column spells it. */
-static void meta_signature(weir_buf *b, const weir_gdataset *d, int64_t epoch)
-{
-    weir__buf_printf(b, "%s\x1f%lld\x1f", weir__kind_name(d->kind),
-                     (long long)epoch);
-    props_json(b, d);
-    weir__buf_printf(b, "\x1f%s\x1f%s\x1f",
-                     d->def->comment ? d->def->comment : "\x1e",
-                     d->def->format ? d->def->format : "duckdb");
-    names_csv(b, d->def->partition_cols, d->def->n_partition_cols);
-    weir__buf_putc(b, '\x1f');
-    names_csv(b, d->def->cluster_cols, d->def->n_cluster_cols);
-}
-
-/* Replace the dataset's row in _weir.tables, unless it already says the
- * same (most updates change nothing there). */
-static void put_metadata(weir_buf *b, const weir_gdataset *d, int64_t epoch,
-                         const meta_row *m, const char *update_id)
-{
-    if (m && m->signature) {
-        weir_buf sig = WEIR_BUF_INIT;
-        meta_signature(&sig, d, epoch);
-        bool same = !sig.failed && strcmp(weir__buf_cstr(&sig), m->signature) == 0;
-        weir__buf_free(&sig);
-        if (same)
-            return;
-    }
-    weir__buf_puts(b, "; DELETE FROM ");
-    weir__meta_table(b, d->catalog, "tables");
-    weir__buf_puts(b, " WHERE name = ");
-    weir__buf_put_sql_string(b, d->display);
-    weir__buf_puts(b, "; INSERT INTO ");
-    weir__meta_table(b, d->catalog, "tables");
-    weir__buf_puts(b, " VALUES (");
-    weir__buf_put_sql_string(b, d->display);
-    weir__buf_puts(b, ", ");
-    weir__buf_put_sql_string(b, weir__kind_name(d->kind));
-    weir__buf_printf(b, ", %lld, ", (long long)epoch);
-    weir_buf props = WEIR_BUF_INIT;
-    props_json(&props, d);
-    weir__buf_put_sql_string(b, weir__buf_cstr(&props));
-    weir__buf_free(&props);
-    weir__buf_puts(b, ", ");
-    if (d->def->comment)
-        weir__buf_put_sql_string(b, d->def->comment);
-    else
-        weir__buf_puts(b, "NULL");
-    weir__buf_puts(b, ", ");
-    weir__buf_put_sql_string(b, d->def->format ? d->def->format : "duckdb");
-    weir__buf_puts(b, ", ");
-    list_sql(b, d->def->partition_cols, d->def->n_partition_cols);
-    weir__buf_puts(b, ", ");
-    list_sql(b, d->def->cluster_cols, d->def->n_cluster_cols);
-    weir__buf_puts(b, ", now()::TIMESTAMP, ");
-    weir__buf_put_sql_string(b, update_id);
-    weir__buf_putc(b, ')');
-}
 
 /* The quarantine companion of a streaming table with QUARANTINE
  * expectations: its columns plus the failed expectations, update and time.
@@ -310,13 +182,13 @@ static int evolve(const column_list *cl, const weir_gdataset *d, weir_buf *ddl,
     return 0;
 }
 
-static int check_partitions(const meta_row *m, const weir_gdataset *d,
+static int check_partitions(const weir_table_record *m, const weir_gdataset *d,
                             weir_error *err)
 {
     if (!m)
         return 0;
     weir_buf want = WEIR_BUF_INIT;
-    names_csv(&want, d->def->partition_cols, d->def->n_partition_cols);
+    weir__tables_put_partitions(&want, d);
     const char *have = m->partitions ? m->partitions : "";
     int rc = 0;
     if (!weir__str_ieq(have, weir__buf_cstr(&want)))
@@ -382,7 +254,7 @@ static int reset_dataset(piece_vec *v, const weir_graph *g, int di,
     int rc = reset_checkpoints(v, g, di, update_id);
     if (rc || d->kind == WEIR_SINK)
         return rc;
-    const meta_row *m = weir__map_get(&s->meta, d->display);
+    const weir_table_record *m = weir__tables_get(&s->meta, d);
     /* A materialized view keeps its rows until its flow replaces them in
      * one transaction: a failed recomputation leaves the old contents. */
     bool keep = d->kind == WEIR_MATERIALIZED_VIEW && existing(s, di);
@@ -398,7 +270,7 @@ static int reset_dataset(piece_vec *v, const weir_graph *g, int di,
         weir__comments(&q, d);
     }
     quarantine_ddl(&q, d, true);
-    put_metadata(&q, d, (m ? m->epoch : 0) + 1, NULL, update_id);
+    weir__tables_put(&q, d, (m ? m->epoch : 0) + 1, NULL, update_id);
     return add_piece(v, di, d->catalog, &q);
 }
 
@@ -409,7 +281,7 @@ static int materialize_dataset(piece_vec *v, const weir_graph *g, int di,
     const weir_gdataset *d = &g->datasets[di];
     /* Partitioning together with clustering was rejected by the graph. */
     const column_list *cl = existing(s, di);
-    const meta_row *m = weir__map_get(&s->meta, d->display);
+    const weir_table_record *m = weir__tables_get(&s->meta, d);
     weir_buf q = WEIR_BUF_INIT;
     int rc = 0;
     /* A streaming table an earlier update created, dropped behind weir's
@@ -455,7 +327,7 @@ static int materialize_dataset(piece_vec *v, const weir_graph *g, int di,
         /* A new table (the first, or one whose dataset was a view in
          * between) starts a new quarantine table too. */
         quarantine_ddl(&q, d, !cl);
-        put_metadata(&q, d, epoch, m, update_id);
+        weir__tables_put(&q, d, epoch, m, update_id);
         rc = add_piece(v, di, d->catalog, &q);
         if (rc)
             WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
@@ -623,27 +495,9 @@ static int replace_table(weir_buf *sql, weir_storage *st, const weir_graph *g,
                          const weir_gdataset *d, bool reset,
                          const char *update_id, weir_error *err)
 {
-    /* Names are DuckDB's: case-insensitive. */
-    weir_buf where = WEIR_BUF_INIT;
-    weir__buf_puts(&where, " WHERE lower(name) = lower(");
-    weir__buf_put_sql_string(&where, d->display);
-    weir__buf_putc(&where, ')');
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT kind, (SELECT any_value(j.value ->> '$') FROM "
-                       "json_each(properties) AS j WHERE lower(j.key) = "
-                       "'pipelines.reset.allowed') FROM ");
-    weir__meta_table(&q, d->catalog, "tables");
-    weir__buf_puts(&q, weir__buf_cstr(&where));
-    weir_rows *r = NULL;
-    int rc = q.failed || where.failed
-                 ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
-                 : weir__query_buf(st->conn, &q, &r, err);
-    weir__buf_free(&q);
-    const char *kind = !rc && r->n_rows ? weir__rows_get(r, 0, 0) : NULL;
-    const char *allowed = kind ? weir__rows_get(r, 0, 1) : NULL;
+    char *kind = NULL;
     bool resettable = true;
-    if (allowed)
-        weir__str_parse_bool(allowed, &resettable);
+    int rc = weir__tables_recorded_kind(st->conn, d, &kind, &resettable, err);
     const char *mv = weir__kind_name(WEIR_MATERIALIZED_VIEW);
     weir_buf name = WEIR_BUF_INIT;
     weir__cli_name(&name, g, d);
@@ -670,18 +524,15 @@ static int replace_table(weir_buf *sql, weir_storage *st, const weir_graph *g,
                       "table and publish the view.",
                       d->display, kind, weir__buf_cstr(&name));
     weir__buf_free(&name);
+    free(kind);
     if (!rc) {
         weir__buf_puts(sql, "BEGIN TRANSACTION; DROP TABLE ");
         weir__phys(sql, d);
-        weir__buf_puts(sql, "; DELETE FROM ");
-        weir__meta_table(sql, d->catalog, "tables");
-        weir__buf_puts(sql, weir__buf_cstr(&where));
+        weir__tables_put_forget(sql, d);
         weir__checkpoint_put_reset_target(sql, weir__state_catalog(g, d),
                                           d->display, update_id);
         weir__buf_puts(sql, ";\n");
     }
-    weir__buf_free(&where);
-    weir__rows_free(r);
     return rc;
 }
 

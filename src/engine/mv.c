@@ -24,6 +24,7 @@
 #include "engine/mv_state.h"
 #include "engine/write.h"
 #include "sources/source.h"
+#include "state/tables.h"
 #include "util/str.h"
 
 #define DEFINITION_PREFIX "weir:definition:"
@@ -77,14 +78,7 @@ static int flow_sql(weir_flow_exec *x, const weir_source_batch *batches,
  * (sources/table.c), as after any change that is not an append. */
 static int bump_epoch(weir_flow_exec *x, const weir_gdataset *t)
 {
-    weir_buf sql = WEIR_BUF_INIT;
-    weir__buf_puts(&sql, "UPDATE ");
-    weir__meta_table(&sql, t->catalog, "tables");
-    weir__buf_puts(&sql, " SET epoch = epoch + 1 WHERE name = ");
-    weir__buf_put_sql_string(&sql, t->display);
-    int rc = weir__exec_buf(x->conn, &sql, &x->err);
-    weir__buf_free(&sql);
-    return rc;
+    return weir__tables_bump_epoch(x->conn, t, &x->err);
 }
 
 /* The update's materialize step created the view's table (x->fresh):
@@ -436,7 +430,8 @@ static int forget(refresh *r)
     if (rc || r->next_batch == 0)
         return rc;
     rc = restart_checkpoint(r);
-    return rc ? rc : weir__mv_state_drop(r->x, r->t);
+    /* The state is gone, whatever its shape was. */
+    return rc ? rc : weir__mv_state_drop_tables(r->x->conn, r->t, &r->x->err);
 }
 
 /* Recompute a followed view and restart its checkpoint from what the
@@ -448,7 +443,7 @@ static int recompute_followed(refresh *r)
     weir_flow_exec *x = r->x;
     int rc = restart_checkpoint(r);
     if (!rc)
-        rc = weir__mv_state_drop(x, r->t);
+        rc = weir__mv_state_drop_tables(x->conn, r->t, &x->err);
     r->ctx.gen = r->gen;
     const char *changed = NULL;
     if (!rc)

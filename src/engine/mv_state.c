@@ -18,35 +18,13 @@
 #include <string.h>
 
 #include "engine/common.h"
+#include "state/mv.h"
 #include "store/db.h"
 #include "util/str.h"
-
-#define STATE_PREFIX "mv_state "
 
 static int oom(weir_flow_exec *x)
 {
     return WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
-}
-
-/* The name of a state table (see weir__mv_state_table), unquoted. */
-static void state_name(weir_buf *b, const weir_gdataset *t, long col)
-{
-    weir__buf_puts(b, STATE_PREFIX);
-    weir__buf_puts(b, t->display);
-    if (col >= 0)
-        weir__buf_printf(b, " #%ld", col);
-}
-
-void weir__mv_state_table(weir_buf *q, const weir_gdataset *t, long col)
-{
-    weir_buf name = WEIR_BUF_INIT, ident = WEIR_BUF_INIT;
-    state_name(&name, t, col);
-    weir__buf_put_sql_ident(&ident, weir__buf_cstr(&name));
-    weir__meta_table(q, t->catalog, weir__buf_cstr(&ident));
-    if (name.failed || ident.failed)
-        q->failed = true;
-    weir__buf_free(&name);
-    weir__buf_free(&ident);
 }
 
 void weir__mv_state_put_match(weir_buf *q, const weir_mv_state *st,
@@ -295,66 +273,6 @@ int weir__mv_state_put_distinct(weir_buf *q, const weir_mv_state *st,
     return rc;
 }
 
-int weir__mv_state_drop(weir_flow_exec *x, const weir_gdataset *t)
-{
-    /* Whatever the view kept: its shape may have changed since. */
-    char alias[300];
-    weir__storage_catalog_alias(alias, sizeof(alias), t->catalog);
-    weir_buf q = WEIR_BUF_INIT, name = WEIR_BUF_INIT;
-    state_name(&name, t, -1);
-    weir__buf_puts(&q, "SELECT table_name FROM duckdb_tables() WHERE "
-                       "database_name = ");
-    weir__buf_put_sql_string(&q, alias);
-    weir__buf_puts(&q, " AND schema_name = '_weir' AND (table_name = ");
-    weir__buf_put_sql_string(&q, weir__buf_cstr(&name));
-    weir__buf_puts(&name, " #");
-    weir__buf_puts(&q, " OR starts_with(table_name, ");
-    weir__buf_put_sql_string(&q, weir__buf_cstr(&name));
-    weir__buf_puts(&q, "))");
-    if (name.failed)
-        q.failed = true;
-    weir_rows *rows = NULL;
-    int rc = weir__query_buf(x->conn, &q, &rows, &x->err);
-    for (size_t i = 0; !rc && i < rows->n_rows; i++) {
-        weir_buf ident = WEIR_BUF_INIT;
-        weir__buf_put_sql_ident(&ident, weir__rows_get(rows, i, 0));
-        weir__buf_clear(&q);
-        weir__buf_puts(&q, "DROP TABLE ");
-        weir__meta_table(&q, t->catalog, weir__buf_cstr(&ident));
-        if (ident.failed)
-            q.failed = true;
-        weir__buf_free(&ident);
-        rc = weir__exec_buf(x->conn, &q, &x->err);
-    }
-    weir__rows_free(rows);
-    weir__buf_free(&q);
-    weir__buf_free(&name);
-    return rc;
-}
-
-/* Does state table col (see weir__mv_state_table) exist? */
-static int state_exists(const weir_mv_state *st, weir_flow_exec *x, long col,
-                        bool *out)
-{
-    char alias[300];
-    weir__storage_catalog_alias(alias, sizeof(alias), st->t->catalog);
-    weir_buf q = WEIR_BUF_INIT, name = WEIR_BUF_INIT;
-    state_name(&name, st->t, col);
-    weir__buf_puts(&q, "SELECT count(*) FROM duckdb_tables() WHERE "
-                       "database_name = ");
-    weir__buf_put_sql_string(&q, alias);
-    weir__buf_puts(&q, " AND schema_name = '_weir' AND table_name = ");
-    weir__buf_put_sql_string(&q, weir__buf_cstr(&name));
-    if (name.failed)
-        q.failed = true;
-    weir__buf_free(&name);
-    int64_t n = 0;
-    int rc = weir__scalar_buf(x->conn, &q, &n, NULL, &x->err);
-    weir__buf_free(&q);
-    *out = !rc && n == 1;
-    return rc;
-}
-
 int weir__mv_state_check(const weir_mv_state *st, weir_flow_exec *x,
                          int64_t view_rows, bool *ok)
 {
@@ -363,7 +281,7 @@ int weir__mv_state_check(const weir_mv_state *st, weir_flow_exec *x,
     for (long col = -1; !rc && *ok && col < (long)st->shape->n_cols; col++) {
         if (col < 0 ? !st->query : !st->distinct[col])
             continue;
-        rc = state_exists(st, x, col, ok);
+        rc = weir__mv_state_exists(x->conn, st->t, col, ok, &x->err);
         if (rc || !*ok)
             break;
         /* A row per group, or as many pairs as the view counts. */

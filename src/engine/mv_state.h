@@ -1,19 +1,19 @@
 /*
  * The hidden state of a materialized view refreshed by GROUP_AGGREGATE
  * whose avg() and count(DISTINCT x) columns cannot be merged from their
- * own values: the exact sum and the count of each average per group, in
- * a table of the view's catalog (`_weir."mv_state <view>"`), and the
- * (group, value) pairs of each count(DISTINCT x) column i
- * (`_weir."mv_state <view> #i"`), written in the refresh's transaction
- * with the view and its checkpoint. The view keeps exactly its own
- * columns; only mv.c reads and writes the state (docs/engine.md,
- * "Incremental refresh").
+ * own values: the exact sum and the count of each average per group, and
+ * the (group, value) pairs of each count(DISTINCT x) column, in tables
+ * state/mv.h names and drops, written in the refresh's transaction with
+ * the view and its checkpoint. The view keeps exactly its own columns;
+ * only mv.c reads and writes the state (docs/engine.md, "Incremental
+ * refresh").
  */
 #ifndef WEIR_ENGINE_MV_STATE_H
 #define WEIR_ENGINE_MV_STATE_H
 
 #include "engine/exec.h"
 #include "sql/sql.h"
+#include "state/mv.h"
 
 typedef struct weir_mv_state {
     const weir_gdataset *t;
@@ -50,17 +50,10 @@ int weir__mv_state_sql(const weir_sql_query *q, weir_flow_exec *x,
 /* After a recomputation of the view: the state from its inputs whole. */
 int weir__mv_state_rebuild(const weir_mv_state *st, weir_flow_exec *x);
 
-/* The state of t is gone (a refresh that is not followed). */
-int weir__mv_state_drop(weir_flow_exec *x, const weir_gdataset *t);
-
 /* Does the state match the view (a row of sums and counts per row of the
  * view, view_rows; as many pairs as each count(DISTINCT x) counts)? */
 int weir__mv_state_check(const weir_mv_state *st, weir_flow_exec *x,
                          int64_t view_rows, bool *ok);
-
-/* The state table of the averages (col < 0) or of count(DISTINCT x)
- * column col, qualified. */
-void weir__mv_state_table(weir_buf *q, const weir_gdataset *t, long col);
 
 /* Statements that put the (group, value) pairs of count(DISTINCT x)
  * column i that the rows of batches (a term of the change) add into the

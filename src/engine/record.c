@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "events/events.h"
-#include "store/storage.h"
+#include "state/state.h"
 #include "util/clock.h"
 
 int weir__engine_record(const char *storage, const weir_db_config *db,
@@ -27,7 +27,8 @@ int weir__engine_record(const char *storage, const weir_db_config *db,
         memcpy(update_id, given, strlen(given) + 1);
     else
         weir__uuid(update_id);
-    int rc = weir__storage_open(&st, storage, WEIR_STORAGE_RUN, db, err);
+    int rc = weir__storage_open(&st, storage, WEIR_STORAGE_RUN, db,
+                                weir__state_schema(), err);
     if (!rc)
         rc = weir__eventlog_open(&log, st, update_id, NULL, NULL, NULL,
                                  err);

@@ -9,6 +9,7 @@
 
 #include "sources/files.h"
 #include "sinks/sink.h"
+#include "state/state.h"
 #include "util/fs.h"
 #include "util/str.h"
 
@@ -294,7 +295,7 @@ static int on_tvf(void *payload, const weir_sql_tvf *call, weir_buf *out,
         an.conn = ctx->st ? ctx->st->conn : NULL;
         if (top->target >= 0) {
             const weir_gdataset *t = &ctx->g->datasets[top->target];
-            an.state_catalog = t->catalog ? t->catalog : ctx->g->default_catalog;
+            an.state_catalog = weir__state_catalog(ctx->g, t);
             if (!ctx->st || !weir__storage_has_catalog(ctx->st, an.state_catalog))
                 an.state_catalog = NULL;
         }

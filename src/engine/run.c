@@ -506,7 +506,7 @@ static int open_update(run_state *rs, weir_error *err)
     } else if (!rc) {
         rc = weir__storage_open(&rs->st, opts->storage ? opts->storage : "/nonexistent",
                                 run->dry ? WEIR_STORAGE_DRY : WEIR_STORAGE_RUN,
-                                &opts->db, err);
+                                &opts->db, weir__state_schema(), err);
     }
     if (!rc)
         rc = open_catalogs(rs, err);

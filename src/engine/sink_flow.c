@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "engine/common.h"
+#include "state/sink.h"
 #include "util/fs.h"
 #include "util/str.h"
 
@@ -18,25 +19,6 @@ typedef struct sink_names {
     char stage[4096];
     char state_id[64];
 } sink_names;
-
-/* The random id of the catalog state holding the target's checkpoints
- * (storage.c makes it with the _weir schema); "" when there is none. */
-static int state_id(weir_flow_exec *x, const weir_gdataset *t, char *out,
-                    size_t size)
-{
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT value FROM ");
-    weir__meta_table(&q, weir__state_catalog(x->g, t), "meta");
-    weir__buf_puts(&q, " WHERE key = 'state_id' ORDER BY value LIMIT 1");
-    weir_rows *r = NULL;
-    int rc = weir__query_buf(x->conn, &q, &r, &x->err);
-    weir__buf_free(&q);
-    out[0] = '\0';
-    if (!rc && r->n_rows && weir__rows_get(r, 0, 0))
-        weir__str_copy(out, size, weir__rows_get(r, 0, 0));
-    weir__rows_free(r);
-    return rc;
-}
 
 static int sink_batch(weir_flow_exec *x, const weir_gdataset *t, int64_t gen,
                       int64_t batch_id, weir_sink_batch *b, sink_names *n)
@@ -70,8 +52,10 @@ static int sink_batch(weir_flow_exec *x, const weir_gdataset *t, int64_t gen,
     if (!rc)
         weir__str_copy(n->stage, sizeof(n->stage), weir__buf_cstr(&p));
     weir__buf_free(&p);
-    if (!rc)
-        rc = state_id(x, t, n->state_id, sizeof(n->state_id));
+    if (!rc) {
+        weir_checkpoint cp = weir__flow_checkpoint(x, t);
+        rc = weir__state_id(&cp, n->state_id, sizeof(n->state_id));
+    }
     b->stage_dir = n->stage;
     b->state_id = n->state_id;
     b->generation = gen;
@@ -80,49 +64,30 @@ static int sink_batch(weir_flow_exec *x, const weir_gdataset *t, int64_t gen,
     return rc;
 }
 
-static void where_sink_flow(weir_buf *q, const weir_flow_exec *x,
-                            const weir_gdataset *t)
-{
-    weir__buf_puts(q, " WHERE sink = ");
-    weir__buf_put_sql_string(q, t->name);
-    weir__buf_puts(q, " AND flow = ");
-    weir__buf_put_sql_string(q, x->f->display);
-}
-
 /* Record batch b of the sink as published, in a transaction of its own
  * committed like every other (weir__storage_commit: one at a time, alone
  * against statements on _weir tables, refused after a failed write). */
 static int mark_published(weir_flow_exec *x, const weir_gdataset *t,
                           const weir_sink_batch *b)
 {
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "UPDATE ");
-    weir__meta_table(&q, weir__state_catalog(x->g, t), "sink_batches");
-    weir__buf_puts(&q, " SET state = 'published'");
-    where_sink_flow(&q, x, t);
-    weir__buf_printf(&q, " AND generation = %lld AND batch_id = %lld",
-                     (long long)b->generation, (long long)b->batch_id);
+    weir_checkpoint cp = weir__flow_checkpoint(x, t);
     int rc = weir__conn_begin(x->conn, &x->err);
     if (!rc)
-        rc = weir__exec_buf(x->conn, &q, &x->err);
+        rc = weir__sink_batch_published(&cp, t->name, b->generation,
+                                        b->batch_id);
     if (!rc)
         rc = weir__storage_commit(x->st, x->conn, &x->err);
     if (rc)
         weir__conn_rollback(x->conn);
-    weir__buf_free(&q);
     return rc;
 }
 
 int weir__sink_flow_recover(weir_flow_exec *x, const weir_gdataset *t,
                             const weir_sink_format *fmt)
 {
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT generation, batch_id FROM ");
-    weir__meta_table(&q, weir__state_catalog(x->g, t), "sink_batches");
-    where_sink_flow(&q, x, t);
-    weir__buf_puts(&q, " AND state = 'committed' ORDER BY generation, batch_id");
+    weir_checkpoint cp = weir__flow_checkpoint(x, t);
     weir_rows *r = NULL;
-    int rc = weir__query_buf(x->conn, &q, &r, &x->err);
+    int rc = weir__sink_batches_unpublished(&cp, t->name, &r);
     for (size_t i = 0; !rc && i < r->n_rows; i++) {
         weir_sink_batch b;
         sink_names names;
@@ -134,7 +99,6 @@ int weir__sink_flow_recover(weir_flow_exec *x, const weir_gdataset *t,
             rc = mark_published(x, t, &b);
     }
     weir__rows_free(r);
-    weir__buf_free(&q);
     return rc;
 }
 
@@ -162,19 +126,9 @@ int weir__sink_flow_stage(weir_flow_exec *x, const weir_gdataset *t,
                             &x->sink_pending, &x->err);
     }
     if (!rc) {
-        weir__buf_clear(&sql);
-        weir__buf_puts(&sql, "INSERT INTO ");
-        weir__meta_table(&sql, weir__state_catalog(x->g, t), "sink_batches");
-        weir__buf_puts(&sql, " VALUES (");
-        weir__buf_put_sql_string(&sql, x->f->display);
-        weir__buf_puts(&sql, ", ");
-        weir__buf_put_sql_string(&sql, t->name);
-        weir__buf_printf(&sql, ", %lld, %lld, 'committed', ",
-                         (long long)gen, (long long)batch_id);
-        weir__buf_put_sql_string(&sql, x->update_id);
-        weir__buf_printf(&sql, ", now()::TIMESTAMP, %lld)",
-                         (long long)x->rows_written);
-        rc = weir__exec_buf(x->conn, &sql, &x->err);
+        weir_checkpoint cp = weir__flow_checkpoint(x, t);
+        rc = weir__sink_batch_add(&cp, t->name, gen, batch_id,
+                                  x->rows_written);
     }
     weir__buf_free(&sql);
     if (!rc) {

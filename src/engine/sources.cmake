@@ -6,7 +6,6 @@ set(WEIR_ENGINE_SOURCES
   src/engine/cdc_scd2.c
   src/engine/common.c
   src/engine/exec.c
-  src/engine/flow_state.c
   src/engine/materialize.c
   src/engine/record.c
   src/engine/mv.c
@@ -19,4 +18,4 @@ set(WEIR_ENGINE_SOURCES
   src/engine/sink_flow.c
   src/engine/write.c
 )
-set(WEIR_ENGINE_DEPS util sql graph store events sinks sources)
+set(WEIR_ENGINE_DEPS util sql graph store state events sinks sources)

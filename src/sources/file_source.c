@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "sources/files.h"
+#include "state/file_schemas.h"
 #include "store/objects.h"
 #include "util/fs.h"
 #include "util/url.h"
@@ -314,13 +315,10 @@ static int commit(const weir_source_ctx *c, const weir_source_batch *b)
 {
     const file_source *fs = b->impl;
     int rc = 0;
-    if (fs->file.store_schema && fs->n_files) {
-        weir_buf q = WEIR_BUF_INIT;
-        weir__files_store_schema(&q, &fs->file, c->cp->catalog, c->f->display,
-                                 c->gen, b->key, c->update_id);
-        rc = weir__exec_buf(c->conn, &q, c->err);
-        weir__buf_free(&q);
-    }
+    if (fs->file.store_schema && fs->n_files)
+        rc = weir__file_schema_add(c->cp, c->gen, b->key,
+                                   fs->file.schema_version,
+                                   fs->file.schema.cols, fs->file.schema.n);
     if (!rc)
         rc = weir__checkpoint_manifest_add(c->cp, c->gen, c->batch_id, b->key,
                                            (const char *const *)fs->files,

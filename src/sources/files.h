@@ -101,7 +101,8 @@ typedef struct weir_file_batch {
 /*
  * Decide the schema of a batch reading `files` (n > 0): the stored one of
  * this flow, source and generation, else inferred (schemaHints applied) or
- * given; evolved as the options say. state_catalog holds _weir.
+ * given; evolved as the options say. state_catalog holds the flow's
+ * state (state/file_schemas.h).
  */
 int weir__files_plan(weir_file_batch *b, weir_arena *a, weir_conn *conn,
                      const char *state_catalog, const char *flow,
@@ -138,12 +139,6 @@ void weir__files_explain_error_in(weir_error *err, const char *const *files,
 /* An empty relation with the batch's schema (a source with no new file). */
 void weir__files_empty_relation(weir_buf *out, const weir_file_batch *b,
                                 bool with_metadata);
-
-/* Append the statement that stores b->schema as version b->schema_version. */
-void weir__files_store_schema(weir_buf *sql, const weir_file_batch *b,
-                              const char *state_catalog, const char *flow,
-                              int64_t generation, const char *source,
-                              const char *update_id);
 
 /*
  * The schema a streaming file source has for resolution (dry runs too):

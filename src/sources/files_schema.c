@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/meta.h"
-#include "util/json.h"
+#include "state/file_schemas.h"
 #include "util/str.h"
 
 /* DuckDB's name for a field past the end of a CSV header: columnN. */
@@ -277,44 +276,6 @@ static int schema_for_files(weir_file_schema *out, weir_arena *a,
     return rc;
 }
 
-static void schema_json(weir_buf *b, const weir_file_schema *s)
-{
-    weir__buf_putc(b, '[');
-    for (size_t i = 0; i < s->n; i++) {
-        weir__buf_puts(b, i ? ", {\"name\": " : "{\"name\": ");
-        weir__buf_put_json_string(b, s->cols[i].name);
-        weir__buf_puts(b, ", \"type\": ");
-        weir__buf_put_json_string(b, s->cols[i].type);
-        weir__buf_putc(b, '}');
-    }
-    weir__buf_putc(b, ']');
-}
-
-static int parse_schema_json(weir_file_schema *out, weir_arena *a,
-                             const char *text, weir_error *err)
-{
-    weir_json *j;
-    int rc = weir__json_parse(&j, a, text, strlen(text), err);
-    if (rc || j->type != WEIR_JSON_ARRAY)
-        return WEIR_ERR(err, WEIR_ECORRUPT, "CORRUPT_CHECKPOINT",
-                        "the stored schema of a file source is damaged");
-    out->cols = weir__arena_array(a, j->len + 1, sizeof(*out->cols));
-    if (!out->cols)
-        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    out->n = 0;
-    for (size_t i = 0; i < j->len; i++) {
-        const char *name = weir__json_get_str(j->items[i], "name");
-        const char *type = weir__json_get_str(j->items[i], "type");
-        if (!name || !type)
-            return WEIR_ERR(err, WEIR_ECORRUPT, "CORRUPT_CHECKPOINT",
-                            "the stored schema of a file source is damaged");
-        out->cols[out->n].name = name;
-        out->cols[out->n].type = type;
-        out->n++;
-    }
-    return 0;
-}
-
 /* The latest stored schema of a source: 0 and *found, or 0 without. */
 static int stored_schema(weir_file_schema *out, int64_t *version, bool *found,
                          weir_arena *a, weir_conn *conn,
@@ -322,43 +283,9 @@ static int stored_schema(weir_file_schema *out, int64_t *version, bool *found,
                          int64_t generation, const char *source,
                          weir_error *err)
 {
-    *found = false;
-    weir_buf q = WEIR_BUF_INIT;
-    /* Every version's row, the latest picked here: an ORDER BY .. LIMIT 1
-     * costs DuckDB more than the few rows it saves. */
-    weir__buf_puts(&q, "SELECT generation, version, columns FROM ");
-    weir__meta_table(&q, state_catalog, "file_schemas");
-    weir__buf_puts(&q, " WHERE flow = ");
-    weir__buf_put_sql_string(&q, flow);
-    if (generation >= 0)
-        weir__buf_printf(&q, " AND generation = %lld", (long long)generation);
-    weir__buf_puts(&q, " AND source = ");
-    weir__buf_put_sql_string(&q, source);
-    weir_rows *r = NULL;
-    int rc = weir__query_buf(conn, &q, &r, err);
-    weir__buf_free(&q);
-    size_t best = 0;
-    int64_t best_gen = 0, best_version = 0;
-    for (size_t i = 0; !rc && i < r->n_rows; i++) {
-        const char *gs = weir__rows_get(r, i, 0), *vs = weir__rows_get(r, i, 1);
-        int64_t g = gs ? strtoll(gs, NULL, 10) : 0;
-        int64_t v = vs ? strtoll(vs, NULL, 10) : 0;
-        if (i == 0 || g > best_gen || (g == best_gen && v > best_version)) {
-            best = i;
-            best_gen = g;
-            best_version = v;
-        }
-    }
-    if (!rc && r->n_rows) {
-        *version = best_version;
-        const char *cols = weir__rows_get(r, best, 2);
-        const char *json = weir__arena_strdup(a, cols ? cols : "");
-        rc = json ? parse_schema_json(out, a, json, err)
-                  : WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-        *found = !rc;
-    }
-    weir__rows_free(r);
-    return rc;
+    weir_checkpoint cp = { conn, state_catalog, flow, NULL, NULL, err };
+    return weir__file_schema_read(&cp, generation, source, a, &out->cols,
+                                  &out->n, version, found);
 }
 
 int weir__files_plan_stored(weir_file_batch *b, weir_arena *a, weir_conn *conn,
@@ -436,27 +363,6 @@ int weir__files_plan(weir_file_batch *b, weir_arena *a, weir_conn *conn,
     }
     weir__buf_free(&added);
     return rc;
-}
-
-void weir__files_store_schema(weir_buf *sql, const weir_file_batch *b,
-                              const char *state_catalog, const char *flow,
-                              int64_t generation, const char *source,
-                              const char *update_id)
-{
-    weir__buf_puts(sql, "INSERT INTO ");
-    weir__meta_table(sql, state_catalog, "file_schemas");
-    weir__buf_puts(sql, " VALUES (");
-    weir__buf_put_sql_string(sql, flow);
-    weir__buf_printf(sql, ", %lld, ", (long long)generation);
-    weir__buf_put_sql_string(sql, source);
-    weir__buf_printf(sql, ", %lld, ", (long long)b->schema_version);
-    weir_buf j = WEIR_BUF_INIT;
-    schema_json(&j, &b->schema);
-    weir__buf_put_sql_string(sql, weir__buf_cstr(&j));
-    weir__buf_free(&j);
-    weir__buf_puts(sql, ", now()::TIMESTAMP, ");
-    weir__buf_put_sql_string(sql, update_id);
-    weir__buf_putc(sql, ')');
 }
 
 /* ---- resolution ------------------------------------------------------------- */

@@ -296,7 +296,7 @@ int weir__source_import(const weir_source_ctx *c, const char *path,
     if (!rc)
         rc = weir__checkpoint_add_batch(c->cp, c->gen, c->batch_id, rows, n, 0);
     if (!rc)
-        rc = weir__checkpoint_put_flow_state(c->cp, c->gen, c->batch_id + 1,
+        rc = weir__checkpoint_set_flow_state(c->cp, c->gen, c->batch_id + 1,
                                              files);
     if (!rc && record->failed)
         rc = oom(c);

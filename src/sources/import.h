@@ -2,8 +2,8 @@
  * import_checkpoint (docs/import-checkpoint.md): on a flow's first update,
  * the last committed position of a Spark Structured Streaming checkpoint
  * (spark_checkpoint.h) becomes the flow's batch 0, written through the
- * checkpoint store (checkpoint.h) in the transaction of the flow's first
- * batch: the files the Spark query processed go to the file manifest, the
+ * checkpoint store (state/checkpoint.h) in the transaction of the flow's
+ * first batch: the files the Spark query processed go to the file manifest, the
  * Kafka offsets per partition to _weir.kafka_offsets, a checkpoint row
  * per source and the flow_state row. The flow's first batch is then
  * planned from there like any later one.

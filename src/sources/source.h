@@ -6,7 +6,7 @@
  * (docs/sources.md):
  *
  *   1. plan():      from the position stored in the checkpoint store
- *                   (checkpoint.h), discover what is new and fix the
+ *                   (state/checkpoint.h), discover what is new and fix the
  *                   batch's bounds [start, end).
  *   2. render():    the batch as a DuckDB relation in the flow's query.
  *   3. check_read() after the query ran (optional): is what was read
@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 #include "graph/graph.h"
-#include "sources/checkpoint.h"
+#include "state/checkpoint.h"
 #include "store/db.h"
 #include "util/arena.h"
 #include "util/buf.h"

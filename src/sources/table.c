@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "state/tables.h"
 #include "store/storage.h"
 
 static bool accepts(const weir_input *in)
@@ -42,20 +43,6 @@ static const char *key(weir_arena *a, const weir_graph *g,
     (void)a;
     (void)root_dir;
     return in->dataset >= 0 ? g->datasets[in->dataset].display : in->external;
-}
-
-/* The table's epoch in _weir.tables (0 when unknown). */
-static int table_epoch(weir_conn *c, const weir_gdataset *d, int64_t *out,
-                       weir_error *err)
-{
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT coalesce(max(epoch), 0) FROM ");
-    weir__meta_table(&q, d->catalog, "tables");
-    weir__buf_puts(&q, " WHERE name = ");
-    weir__buf_put_sql_string(&q, d->display);
-    int rc = weir__scalar_buf(c, &q, out, NULL, err);
-    weir__buf_free(&q);
-    return rc;
 }
 
 /* The stored table the input names; an external name is qualified with
@@ -310,7 +297,7 @@ static int plan(const weir_source_ctx *c, const weir_input *in,
     weir__buf_free(&rel);
     if (!t->rel)
         return oom(c);
-    int rc = d ? table_epoch(c->conn, d, &b->epoch, c->err) : 0;
+    int rc = d ? weir__tables_epoch(c->conn, d, &b->epoch, c->err) : 0;
     /* Where this flow stopped reading the source, and at which epoch. */
     bool none = true;
     int64_t seen_epoch = 0;

@@ -6,7 +6,6 @@
 #include "db.h"
 
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -623,30 +622,28 @@ int weir__conn_exec_alone(weir_conn *c, const char *sql, weir_error *err)
     return rc;
 }
 
-int weir__conn_execf(weir_conn *c, weir_error *err, const char *fmt, ...)
+int weir__exec_buf(weir_conn *c, weir_buf *sql, weir_error *err)
 {
-    weir_buf b = WEIR_BUF_INIT;
-    va_list ap;
-    va_start(ap, fmt);
-    char small[1024];
-    int n = vsnprintf(small, sizeof(small), fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return WEIR_ERR(err, WEIR_EINVAL, NULL, "bad format");
-    if ((size_t)n >= sizeof(small)) {
-        if (!weir__buf_reserve(&b, (size_t)n + 1))
-            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-        va_start(ap, fmt);
-        vsnprintf(b.ptr, (size_t)n + 1, fmt, ap);
-        va_end(ap);
-        b.len = (size_t)n;
-    } else {
-        weir__buf_put(&b, small, (size_t)n);
-    }
-    int rc = b.failed ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
-                      : weir__conn_exec(c, weir__buf_cstr(&b), NULL, err);
-    weir__buf_free(&b);
-    return rc;
+    if (sql->failed)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    return weir__conn_exec(c, weir__buf_cstr(sql), NULL, err);
+}
+
+int weir__query_buf(weir_conn *c, weir_buf *sql, weir_rows **out,
+                    weir_error *err)
+{
+    *out = NULL;
+    if (sql->failed)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    return weir__conn_query(c, weir__buf_cstr(sql), out, err);
+}
+
+int weir__scalar_buf(weir_conn *c, weir_buf *sql, int64_t *out, bool *null,
+                     weir_error *err)
+{
+    if (sql->failed)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    return weir__conn_scalar_i64(c, weir__buf_cstr(sql), out, null, err);
 }
 
 int weir__conn_begin(weir_conn *c, weir_error *err)

@@ -17,7 +17,8 @@
 #include "util/error.h"
 #include "util/map.h"
 
-/* The schema of weir's metadata tables in every catalog (meta.h). */
+/* The schema of weir's state tables in every catalog (src/state), whose
+ * statements share the gate (weir__conn_exec_alone). */
 #define WEIR_META_SCHEMA "_weir"
 
 typedef struct weir_db weir_db;
@@ -77,8 +78,6 @@ int weir__conn_exec(weir_conn *c, const char *sql, int64_t *rows_changed,
  * connection of c's instance: for statements that commit (db.c, the
  * gate). */
 int weir__conn_exec_alone(weir_conn *c, const char *sql, weir_error *err);
-int weir__conn_execf(weir_conn *c, weir_error *err, const char *fmt, ...)
-    WEIR_PRINTF(3, 4);
 
 /* A fully materialised result, values as text (NULL for SQL NULL). */
 typedef struct weir_rows {
@@ -108,6 +107,14 @@ int weir__conn_scalar_i64(weir_conn *c, const char *sql, int64_t *out,
                           bool *is_null, weir_error *err);
 int weir__conn_scalar_text(weir_conn *c, const char *sql, char **out,
                            weir_error *err); /* *out malloc'd or NULL */
+
+/* weir__conn_exec, _query and _scalar_i64 of a statement built in sql:
+ * a buffer that ran out of memory is WEIR_ENOMEM, not a statement. */
+int weir__exec_buf(weir_conn *c, weir_buf *sql, weir_error *err);
+int weir__query_buf(weir_conn *c, weir_buf *sql, weir_rows **out,
+                    weir_error *err);
+int weir__scalar_buf(weir_conn *c, weir_buf *sql, int64_t *out, bool *null,
+                     weir_error *err);
 
 /* Output columns of a query without running it. */
 typedef struct weir_db_column {

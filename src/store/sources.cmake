@@ -7,7 +7,6 @@ set(WEIR_STORE_SOURCES
   src/store/db_stream.c
   src/store/extensions.c
   src/store/macros.c
-  src/store/meta.c
   src/store/objects.c
   src/store/scan.c
   src/store/storage.c

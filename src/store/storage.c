@@ -33,51 +33,6 @@ static const char SYSTEM_SCHEMA_SQL[] =
     "CREATE TABLE IF NOT EXISTS weir.main.catalogs ("
     "  alias VARCHAR, created_at TIMESTAMP);";
 
-/* '@' stands for the catalog's quoted alias. */
-static const char CATALOG_SCHEMA_SQL[] =
-    "CREATE SCHEMA IF NOT EXISTS @._weir;"
-    "CREATE TABLE IF NOT EXISTS @._weir.checkpoints ("
-    "  flow VARCHAR, target VARCHAR, generation INTEGER, batch_id BIGINT,"
-    "  source VARCHAR, source_epoch BIGINT, end_offset BIGINT, rows BIGINT,"
-    "  committed_at TIMESTAMP, update_id VARCHAR);"
-    "CREATE TABLE IF NOT EXISTS @._weir.flow_state ("
-    "  flow VARCHAR, target VARCHAR, generation INTEGER, batches BIGINT,"
-    "  files BIGINT, update_id VARCHAR);"
-    "CREATE TABLE IF NOT EXISTS @._weir.files ("
-    "  flow VARCHAR, generation INTEGER, source VARCHAR, path VARCHAR,"
-    "  size BIGINT, mtime BIGINT, batch_id BIGINT, update_id VARCHAR);"
-    "CREATE TABLE IF NOT EXISTS @._weir.file_schemas ("
-    "  flow VARCHAR, generation INTEGER, source VARCHAR, version BIGINT,"
-    "  columns JSON, created_at TIMESTAMP, update_id VARCHAR);"
-    /* The Kafka source's offsets per partition (sources/checkpoint.c):
-     * every partition's position after each batch. */
-    "CREATE TABLE IF NOT EXISTS @._weir.kafka_offsets ("
-    "  flow VARCHAR, generation INTEGER, source VARCHAR, batch_id BIGINT,"
-    "  topic VARCHAR, partition INTEGER, start_offset BIGINT,"
-    "  end_offset BIGINT, update_id VARCHAR);"
-    /* What streaming reads of tables consumed (sources/checkpoint.c):
-     * a fingerprint of the rows read so far after each batch, and a
-     * sample of their row hashes (the smallest ones). */
-    "CREATE TABLE IF NOT EXISTS @._weir.table_reads ("
-    "  flow VARCHAR, generation INTEGER, source VARCHAR, batch_id BIGINT,"
-    "  columns VARCHAR, rows BIGINT, hash HUGEINT, complete BOOLEAN,"
-    "  update_id VARCHAR);"
-    "CREATE TABLE IF NOT EXISTS @._weir.table_sample ("
-    "  flow VARCHAR, generation INTEGER, source VARCHAR, hash UBIGINT);"
-    "CREATE TABLE IF NOT EXISTS @._weir.sink_batches ("
-    "  flow VARCHAR, sink VARCHAR, generation INTEGER, batch_id BIGINT,"
-    "  state VARCHAR, update_id VARCHAR, committed_at TIMESTAMP, rows BIGINT);"
-    "CREATE TABLE IF NOT EXISTS @._weir.tables ("
-    "  name VARCHAR, kind VARCHAR, epoch BIGINT, properties JSON,"
-    "  comment VARCHAR, format VARCHAR, partition_cols VARCHAR[],"
-    "  cluster_cols VARCHAR[], updated_at TIMESTAMP, update_id VARCHAR);"
-    /* A random id of this catalog's state, made when its _weir schema is:
-     * recreated state (a deleted storage folder or catalog file) gets a
-     * new one, so sink files it names never collide with earlier ones. */
-    "CREATE TABLE IF NOT EXISTS @._weir.meta (key VARCHAR, value VARCHAR);"
-    "INSERT INTO @._weir.meta SELECT 'state_id', CAST(uuid() AS VARCHAR) "
-    "  WHERE NOT EXISTS (SELECT 1 FROM @._weir.meta WHERE key = 'state_id');";
-
 /* The tag of a schema script: a hash of its text, kept in the meta table
  * it creates ("schema" row) once the script ran, so an open runs it only
  * when the file predates it (another version of weir) or is new. */
@@ -226,7 +181,7 @@ static bool storage_locked_elsewhere(const char *root, char *holder,
 
 int weir__storage_open(weir_storage **out, const char *root,
                        weir_storage_mode mode, const weir_db_config *cfg,
-                       weir_error *err)
+                       const weir_catalog_schema *schema, weir_error *err)
 {
     *out = NULL;
     weir_storage *s = calloc(1, sizeof(*s));
@@ -234,6 +189,7 @@ int weir__storage_open(weir_storage **out, const char *root,
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     s->lock_fd = -1;
     s->mode = mode;
+    s->schema = schema;
     pthread_mutex_init(&s->commit_mu, NULL);
     pthread_mutex_init(&s->behind_mu, NULL);
     weir__map_init(&s->attached, true);
@@ -598,6 +554,17 @@ static void catalog_file(weir_buf *out, const char *alias)
     weir__buf_puts(out, ".duckdb");
 }
 
+/* text with each '@' replaced by the quoted alias, appended to out. */
+static void put_for_alias(weir_buf *out, const char *text, const char *alias)
+{
+    for (const char *c = text; *c; c++) {
+        if (*c == '@')
+            weir__buf_put_sql_ident(out, alias);
+        else
+            weir__buf_putc(out, *c);
+    }
+}
+
 static int attach_alias(weir_storage *s, const char *alias, bool create,
                         weir_error *err)
 {
@@ -625,23 +592,17 @@ static int attach_alias(weir_storage *s, const char *alias, bool create,
     if (!rc)
         rc = attach(s, file, alias, ro, err);
     weir__buf_free(&fb);
-    if (!rc && !ro) {
+    if (!rc && !ro && s->schema) {
         weir_buf sql = WEIR_BUF_INIT;
-        weir_buf q = WEIR_BUF_INIT;
-        weir__buf_put_sql_ident(&q, alias);
-        for (const char *c = CATALOG_SCHEMA_SQL; *c; c++) {
-            if (*c == '@')
-                weir__buf_puts(&sql, weir__buf_cstr(&q));
-            else
-                weir__buf_putc(&sql, *c);
-        }
-        weir__buf_puts(&q, "._weir.meta");
-        rc = sql.failed || q.failed
+        weir_buf meta = WEIR_BUF_INIT;
+        put_for_alias(&sql, s->schema->script, alias);
+        put_for_alias(&meta, s->schema->version_table, alias);
+        rc = sql.failed || meta.failed
                  ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
                  : ensure_schema(s->conn, weir__buf_cstr(&sql),
-                                 weir__buf_cstr(&q), false, !exists, err);
+                                 weir__buf_cstr(&meta), false, !exists, err);
         weir__buf_free(&sql);
-        weir__buf_free(&q);
+        weir__buf_free(&meta);
     }
     if (rc)
         return rc;

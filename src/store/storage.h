@@ -1,7 +1,7 @@
 /*
  * The storage folder of a pipeline: one DuckDB file per Spark catalog
  * (<storage>/<catalog>.duckdb, holding that catalog's databases as DuckDB
- * schemas plus weir's `_weir` schema of checkpoints and file manifests),
+ * schemas plus the schema of weir's state its opener gives, src/state),
  * the system file <storage>/weir.duckdb (event log, updates), an exclusive
  * lock held by `weir run`, and open.sql for stock DuckDB. Layout and
  * protocol: docs/storage.md.
@@ -33,9 +33,20 @@ typedef struct {
 
 enum { WEIR_CHECKPOINT_JOBS = 8 };
 
+/* A schema script for catalog files: statements in which '@' stands for
+ * the catalog's quoted alias, run in one transaction when a file is new
+ * or its version table (a key/value table the script creates, named with
+ * '@' too) has no 'schema' row holding a hash of the script's text, which
+ * the run then records: a file gets the script once per version of it. */
+typedef struct weir_catalog_schema {
+    const char *script;
+    const char *version_table;
+} weir_catalog_schema;
+
 typedef struct weir_storage {
     char *root; /* absolute folder */
     weir_storage_mode mode;
+    const weir_catalog_schema *schema; /* of catalog files, or NULL */
     weir_db *db;
     weir_conn *conn; /* the control connection */
     int lock_fd;
@@ -67,11 +78,13 @@ typedef struct weir_storage {
 /*
  * Open storage in the given mode. RUN and QUERY fail with WEIR_EBUSY when
  * another process holds the storage. DRY never creates the folder and,
- * while another process holds the storage, attaches nothing.
+ * while another process holds the storage, attaches nothing. schema (may
+ * be NULL: none) is what every catalog file attached read-write gets
+ * (weir__state_schema(), src/state); borrowed for the storage's life.
  */
 int weir__storage_open(weir_storage **out, const char *root,
                        weir_storage_mode mode, const weir_db_config *cfg,
-                       weir_error *err);
+                       const weir_catalog_schema *schema, weir_error *err);
 void weir__storage_close(weir_storage *s);
 /*
  * An update that will write no more to its catalogs (its flows are done)

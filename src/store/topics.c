@@ -5,7 +5,6 @@
  */
 #include "store/topics.h"
 
-#include "store/meta.h"
 #include "store/storage.h"
 
 void weir__topics_ref(weir_buf *out, const char *catalog)

@@ -19,8 +19,8 @@
 #include "engine/materialize.h"
 #include "graph/graph.h"
 #include "sql/sql.h"
+#include "state/state.h"
 #include "store/db.h"
-#include "store/meta.h"
 #include "store/storage.h"
 #include "util/fs.h"
 
@@ -56,7 +56,8 @@ static int setup(fixture *fx, const char *pre, const char *sql)
         weir__graph_build(&fx->g, &fx->defs, &fx->diags, &e))
         return -1;
     char *root = weir__path_join(fx->dir, "storage");
-    int rc = weir__storage_open(&fx->st, root, WEIR_STORAGE_RUN, NULL, &e);
+    int rc = weir__storage_open(&fx->st, root, WEIR_STORAGE_RUN, NULL,
+                                weir__state_schema(), &e);
     free(root);
     if (!rc)
         rc = weir__storage_use_catalog(fx->st, "spark_catalog", "default", &e);
@@ -344,7 +345,7 @@ TEST(test_engine_mv__fills_new_table)
     rows_text(fx.st->conn, contents, rows1, sizeof(rows1));
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, "SELECT name, epoch FROM ");
-    weir__meta_table(&q, "spark_catalog", "tables");
+    weir__buf_puts(&q, "spark_catalog._weir.tables");
     weir__buf_puts(&q, " ORDER BY name");
     rows_text(fx.st->conn, weir__buf_cstr(&q), epochs, sizeof(epochs));
     CHECK_STR(epochs, "spark_catalog.default.a,0\nspark_catalog.default.b,0\n"
@@ -389,7 +390,7 @@ TEST(test_engine_mv__fills_new_table)
                       "spark_catalog.default.c,3\nspark_catalog.default.d,3\n");
     weir__buf_clear(&q);
     weir__buf_puts(&q, "SELECT target, batch_id FROM ");
-    weir__meta_table(&q, "spark_catalog", "checkpoints");
+    weir__buf_puts(&q, "spark_catalog._weir.checkpoints");
     weir__buf_puts(&q, " ORDER BY target");
     rows_text(fx.st->conn, weir__buf_cstr(&q), epochs, sizeof(epochs));
     CHECK_STR(epochs, "spark_catalog.default.c,-1\nspark_catalog.default.d,-1\n");
@@ -443,7 +444,7 @@ TEST(test_engine_dry__macros_on_first_use)
         weir_storage *st = NULL;
         CHECK_INT(weir__storage_open(&st, root,
                                      mode ? WEIR_STORAGE_RUN : WEIR_STORAGE_DRY,
-                                     NULL, &e),
+                                     NULL, weir__state_schema(), &e),
                   0);
         if (!st)
             continue;
@@ -489,7 +490,8 @@ TEST(test_engine_dry__macros_on_first_use)
         weir__storage_close(st);
     }
     weir_storage *q = NULL;
-    CHECK_INT(weir__storage_open(&q, root, WEIR_STORAGE_QUERY, NULL, &e), 0);
+    CHECK_INT(weir__storage_open(&q, root, WEIR_STORAGE_QUERY, NULL,
+                                 weir__state_schema(), &e), 0);
     CHECK(q && macros_made(q->conn, "memory") > 40);
     weir__storage_close(q);
     drop_temp(dir, root);
@@ -587,7 +589,8 @@ TEST(test_engine_store__schema_once)
         "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'cat' "
         "AND schema_name = '_weir' AND table_name = 'table_sample'";
     for (int round = 0; round < 3; round++) {
-        CHECK_INT(weir__storage_open(&st, root, WEIR_STORAGE_RUN, NULL, &e), 0);
+        CHECK_INT(weir__storage_open(&st, root, WEIR_STORAGE_RUN, NULL,
+                                     weir__state_schema(), &e), 0);
         if (!st)
             break;
         CHECK_INT(weir__storage_use_catalog(st, "cat", "db", &e), 0);
@@ -618,7 +621,8 @@ static weir_storage *storage_with_table(char *root)
 {
     weir_storage *st = NULL;
     weir_error e;
-    CHECK_INT(weir__storage_open(&st, root, WEIR_STORAGE_RUN, NULL, &e), 0);
+    CHECK_INT(weir__storage_open(&st, root, WEIR_STORAGE_RUN, NULL,
+                                     weir__state_schema(), &e), 0);
     if (st && (weir__storage_use_catalog(st, "cat", "db", &e) ||
                weir__conn_exec(st->conn, "CREATE TABLE cat.db.t (i INT)", NULL,
                                &e))) {

@@ -1,6 +1,6 @@
 /*
- * The checkpoint store: the one owner of a flow's progress rows in the
- * _weir schema of its state catalog (docs/storage.md, docs/sources.md).
+ * A flow's progress in the _weir schema of its state catalog
+ * (docs/storage.md, docs/sources.md): the one owner of these tables.
  *
  *   _weir.checkpoints  one row per source per committed batch: the
  *                      source's key, its epoch then, and its end position
@@ -9,42 +9,30 @@
  *                      marker row (batch_id -1) that opens a generation;
  *                      once flows write one row with source '__once__'.
  *   _weir.flow_state   one row per flow: generation, batches committed in
- *                      it, files recorded in it (integrity counters).
+ *                      it, files recorded in it (integrity counters,
+ *                      checked by weir__checkpoint_check).
  *   _weir.files        the file manifest: every file a flow ingested,
  *                      with its size and mtime then.
  *   _weir.kafka_offsets  Kafka sources: each partition's offsets after
  *                      each batch (the checkpoint row's end is their
  *                      running total).
+ *   _weir.table_reads, _weir.table_sample  what streaming reads of tables
+ *                      consumed (table_reads.c).
  *
- * Every write here runs on the flow's connection inside the batch's open
- * transaction, so the data and the position commit together. Source kinds
- * (source.h) read and write positions only through these functions.
+ * Every write runs on cp->conn inside the batch's open transaction, so
+ * the data and the position commit together. Source kinds
+ * (sources/source.h) read and write positions only through these
+ * functions. Errors go to cp->err.
  */
-#ifndef WEIR_SOURCES_CHECKPOINT_H
-#define WEIR_SOURCES_CHECKPOINT_H
+#ifndef WEIR_STATE_CHECKPOINT_H
+#define WEIR_STATE_CHECKPOINT_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "graph/graph.h"
-#include "store/meta.h"
+#include "state/state.h"
 #include "util/arena.h"
 #include "util/buf.h"
-#include "util/error.h"
-
-/* The catalog whose _weir schema keeps the checkpoints of flows into t:
- * t's own (sinks: the pipeline's default catalog). */
-const char *weir__state_catalog(const weir_graph *g, const weir_gdataset *t);
-
-/* One flow's checkpoints (all borrowed). */
-typedef struct weir_checkpoint {
-    weir_conn *conn;
-    const char *catalog; /* weir__state_catalog() of the target */
-    const char *flow;    /* the flow's display name */
-    const char *target;  /* the target's display name */
-    const char *update_id;
-    weir_error *err;     /* receives errors of every call below */
-} weir_checkpoint;
 
 /* "SELECT count(*) ...": how many checkpoint rows the flow has in any
  * generation (none: it never recorded a batch or a full refresh),
@@ -64,7 +52,7 @@ typedef struct weir_flow_state {
 int weir__checkpoint_flow_state(const weir_checkpoint *cp, weir_flow_state *out);
 /* Record a batch in flow_state: `batches` committed in `gen`, new_files
  * more files (counted from 0 again in a new generation). */
-int weir__checkpoint_put_flow_state(const weir_checkpoint *cp, int64_t gen,
+int weir__checkpoint_set_flow_state(const weir_checkpoint *cp, int64_t gen,
                                     int64_t batches, int64_t new_files);
 
 /* The end position of the flow's latest batch from source `key` in
@@ -87,11 +75,9 @@ int weir__checkpoint_add_batch(const weir_checkpoint *cp, int64_t gen,
 /* The row a once flow writes for its single batch of the generation. */
 #define WEIR_CHECKPOINT_ONCE "__once__"
 
-/* Rows of the streaming table t (display name) its flows' checkpoints
- * account for: the batches of each flow's latest generation, each once.
- * Appends a scalar subquery to q. */
-void weir__checkpoint_put_accounted_rows(weir_buf *q, const char *catalog,
-                                         const char *target);
+/* Rows of the streaming table cp->target its flows' checkpoints account
+ * for: the batches of each flow's latest generation, each once. */
+int weir__checkpoint_accounted_rows(const weir_checkpoint *cp, int64_t *out);
 
 /* ---- the file manifest ---- */
 
@@ -192,5 +178,20 @@ void weir__checkpoint_put_reset_target(weir_buf *q, const char *catalog,
  * `alias`. */
 void weir__checkpoint_put_relocate(weir_buf *q, const char *alias,
                                    const char *from, const char *to);
+
+/* ---- integrity ---- */
+
+/* Read the flow's flow_state row into fs and check it against its
+ * checkpoints into t, at generation gen with next_batch batches committed:
+ * they hold every batch the row counts; without a row, t (a sink's batch
+ * log, a streaming table's rows) holds nothing the checkpoints do not
+ * account for; with manifest, the file manifest holds every file the row
+ * counts. storage_root names the storage in messages; import is the
+ * flow's import_checkpoint, or NULL. Returns 0 or the code in cp->err
+ * (CHECKPOINT_MISSING, FILE_MANIFEST_MISSING, IMPORT_CHECKPOINT_TARGET). */
+int weir__checkpoint_check(const weir_checkpoint *cp, const weir_gdataset *t,
+                           const char *storage_root, const char *import,
+                           int64_t gen, int64_t next_batch, bool manifest,
+                           weir_flow_state *fs);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * Unit tests of the checkpoint store's records of table reads
- * (sources/checkpoint.c): the fingerprint of the latest batch only, the
+ * (state/table_reads.c): the fingerprint of the latest batch only, the
  * sample of row hashes kept to its smallest WEIR_CHECKPOINT_SAMPLE_MAX and
  * marked incomplete once trimmed, a rebase that empties it, a big batch's
  * sample found under a bound (and whole when duplicates defeat it), and
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "sources/checkpoint.h"
+#include "state/checkpoint.h"
 #include "store/storage.h"
 #include "util/fs.h"
 
@@ -31,7 +31,8 @@ static int setup(fixture *fx)
     if (!mkdtemp(fx->dir))
         return -1;
     char *root = weir__path_join(fx->dir, "storage");
-    int rc = weir__storage_open(&fx->st, root, WEIR_STORAGE_RUN, NULL, &fx->err);
+    int rc = weir__storage_open(&fx->st, root, WEIR_STORAGE_RUN, NULL,
+                                weir__state_schema(), &fx->err);
     free(root);
     if (!rc)
         rc = weir__storage_use_catalog(fx->st, "spark_catalog", "default",

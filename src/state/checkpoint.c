@@ -1,20 +1,17 @@
 /*
- * The checkpoint store (see checkpoint.h): every read and write of
+ * A flow's progress (see checkpoint.h): every read and write of
  * _weir.checkpoints, _weir.flow_state, the file manifest _weir.files and
- * the Kafka sources' partition offsets _weir.kafka_offsets.
+ * the Kafka sources' partition offsets _weir.kafka_offsets; a full
+ * refresh's new generation and a project's relocation.
  */
-#include "sources/checkpoint.h"
+#include "state/checkpoint.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-const char *weir__state_catalog(const weir_graph *g, const weir_gdataset *t)
-{
-    return t->catalog ? t->catalog : g->default_catalog;
-}
+#include "state/internal.h"
 
-/* WHERE target = '..' AND flow = '..' */
-static void where_flow(weir_buf *b, const weir_checkpoint *cp)
+void weir__state_where_flow(weir_buf *b, const weir_checkpoint *cp)
 {
     weir__buf_puts(b, " WHERE target = ");
     weir__buf_put_sql_string(b, cp->target);
@@ -22,17 +19,11 @@ static void where_flow(weir_buf *b, const weir_checkpoint *cp)
     weir__buf_put_sql_string(b, cp->flow);
 }
 
-static int64_t cell_i64(const weir_rows *r, size_t row, size_t col)
-{
-    const char *v = weir__rows_get(r, row, col);
-    return v ? strtoll(v, NULL, 10) : 0;
-}
-
 void weir__checkpoint_put_row_count(weir_buf *q, const weir_checkpoint *cp)
 {
     weir__buf_puts(q, "SELECT count(*) FROM ");
-    weir__meta_table(q, cp->catalog, "checkpoints");
-    where_flow(q, cp);
+    weir__state_table(q, cp->catalog, "checkpoints");
+    weir__state_where_flow(q, cp);
 }
 
 int weir__checkpoint_position(const weir_checkpoint *cp, int64_t *gen,
@@ -40,16 +31,16 @@ int weir__checkpoint_position(const weir_checkpoint *cp, int64_t *gen,
 {
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, "SELECT generation, max(batch_id) + 1 FROM ");
-    weir__meta_table(&q, cp->catalog, "checkpoints");
-    where_flow(&q, cp);
+    weir__state_table(&q, cp->catalog, "checkpoints");
+    weir__state_where_flow(&q, cp);
     weir__buf_puts(&q, " GROUP BY generation ORDER BY generation DESC LIMIT 1");
     weir_rows *r = NULL;
     int rc = weir__query_buf(cp->conn, &q, &r, cp->err);
     weir__buf_free(&q);
     *gen = *next_batch = 0;
     if (!rc && r->n_rows) {
-        *gen = cell_i64(r, 0, 0);
-        *next_batch = cell_i64(r, 0, 1);
+        *gen = weir__state_cell_i64(r, 0, 0);
+        *next_batch = weir__state_cell_i64(r, 0, 1);
     }
     weir__rows_free(r);
     return rc;
@@ -59,35 +50,35 @@ int weir__checkpoint_flow_state(const weir_checkpoint *cp, weir_flow_state *fs)
 {
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, "SELECT generation, batches, files FROM ");
-    weir__meta_table(&q, cp->catalog, "flow_state");
-    where_flow(&q, cp);
+    weir__state_table(&q, cp->catalog, "flow_state");
+    weir__state_where_flow(&q, cp);
     weir_rows *r = NULL;
     int rc = weir__query_buf(cp->conn, &q, &r, cp->err);
     weir__buf_free(&q);
     memset(fs, 0, sizeof(*fs));
     if (!rc && r->n_rows) {
         fs->found = true;
-        fs->gen = cell_i64(r, 0, 0);
-        fs->batches = cell_i64(r, 0, 1);
-        fs->files = cell_i64(r, 0, 2);
+        fs->gen = weir__state_cell_i64(r, 0, 0);
+        fs->batches = weir__state_cell_i64(r, 0, 1);
+        fs->files = weir__state_cell_i64(r, 0, 2);
     }
     weir__rows_free(r);
     return rc;
 }
 
-int weir__checkpoint_put_flow_state(const weir_checkpoint *cp, int64_t gen,
+int weir__checkpoint_set_flow_state(const weir_checkpoint *cp, int64_t gen,
                                     int64_t batches, int64_t new_files)
 {
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, "UPDATE ");
-    weir__meta_table(&q, cp->catalog, "flow_state");
+    weir__state_table(&q, cp->catalog, "flow_state");
     weir__buf_printf(&q, " SET generation = %lld, batches = %lld, files = "
                          "CASE WHEN generation = %lld THEN files ELSE 0 END "
                          "+ %lld, update_id = ",
                      (long long)gen, (long long)batches, (long long)gen,
                      (long long)new_files);
     weir__buf_put_sql_string(&q, cp->update_id);
-    where_flow(&q, cp);
+    weir__state_where_flow(&q, cp);
     int64_t changed = 0;
     int rc = q.failed ? WEIR_ERR(cp->err, WEIR_ENOMEM, NULL, "out of memory")
                       : weir__conn_exec(cp->conn, weir__buf_cstr(&q), &changed,
@@ -95,7 +86,7 @@ int weir__checkpoint_put_flow_state(const weir_checkpoint *cp, int64_t gen,
     if (!rc && changed == 0) {
         weir__buf_clear(&q);
         weir__buf_puts(&q, "INSERT INTO ");
-        weir__meta_table(&q, cp->catalog, "flow_state");
+        weir__state_table(&q, cp->catalog, "flow_state");
         weir__buf_puts(&q, " VALUES (");
         weir__buf_put_sql_string(&q, cp->flow);
         weir__buf_puts(&q, ", ");
@@ -119,8 +110,8 @@ int weir__checkpoint_source_end(const weir_checkpoint *cp, int64_t gen,
      * table was replaced (sources/table.c). */
     weir__buf_puts(&q, "SELECT arg_max(end_offset, batch_id), "
                        "arg_max(source_epoch, batch_id) FROM ");
-    weir__meta_table(&q, cp->catalog, "checkpoints");
-    where_flow(&q, cp);
+    weir__state_table(&q, cp->catalog, "checkpoints");
+    weir__state_where_flow(&q, cp);
     weir__buf_printf(&q, " AND generation = %lld AND batch_id >= 0 AND source = ",
                      (long long)gen);
     weir__buf_put_sql_string(&q, key);
@@ -131,8 +122,8 @@ int weir__checkpoint_source_end(const weir_checkpoint *cp, int64_t gen,
     *none = true;
     if (!rc && r->n_rows && weir__rows_get(r, 0, 0)) {
         *none = false;
-        *end = cell_i64(r, 0, 0);
-        *epoch = cell_i64(r, 0, 1);
+        *end = weir__state_cell_i64(r, 0, 0);
+        *epoch = weir__state_cell_i64(r, 0, 1);
     }
     weir__rows_free(r);
     return rc;
@@ -144,7 +135,7 @@ int weir__checkpoint_add_batch(const weir_checkpoint *cp, int64_t gen,
 {
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, "INSERT INTO ");
-    weir__meta_table(&q, cp->catalog, "checkpoints");
+    weir__state_table(&q, cp->catalog, "checkpoints");
     weir__buf_puts(&q, " VALUES ");
     for (size_t i = 0; i < n; i++) {
         if (i)
@@ -167,20 +158,24 @@ int weir__checkpoint_add_batch(const weir_checkpoint *cp, int64_t gen,
     return rc;
 }
 
-void weir__checkpoint_put_accounted_rows(weir_buf *q, const char *catalog,
-                                         const char *target)
+int weir__checkpoint_accounted_rows(const weir_checkpoint *cp, int64_t *out)
 {
-    weir__buf_puts(q, "(SELECT coalesce(sum(r), 0) FROM (SELECT "
-                      "max(c.rows) AS r FROM ");
-    weir__meta_table(q, catalog, "checkpoints");
-    weir__buf_puts(q, " AS c JOIN (SELECT flow, max(generation) AS g FROM ");
-    weir__meta_table(q, catalog, "checkpoints");
-    weir__buf_puts(q, " WHERE target = ");
-    weir__buf_put_sql_string(q, target);
-    weir__buf_puts(q, " GROUP BY flow) AS m ON c.flow = m.flow AND "
-                      "c.generation = m.g WHERE c.target = ");
-    weir__buf_put_sql_string(q, target);
-    weir__buf_puts(q, " AND c.batch_id >= 0 GROUP BY c.flow, c.batch_id))");
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT coalesce(sum(r), 0) FROM (SELECT max(c.rows) "
+                       "AS r FROM ");
+    weir__state_table(&q, cp->catalog, "checkpoints");
+    weir__buf_puts(&q, " AS c JOIN (SELECT flow, max(generation) AS g FROM ");
+    weir__state_table(&q, cp->catalog, "checkpoints");
+    weir__buf_puts(&q, " WHERE target = ");
+    weir__buf_put_sql_string(&q, cp->target);
+    weir__buf_puts(&q, " GROUP BY flow) AS m ON c.flow = m.flow AND "
+                       "c.generation = m.g WHERE c.target = ");
+    weir__buf_put_sql_string(&q, cp->target);
+    weir__buf_puts(&q, " AND c.batch_id >= 0 GROUP BY c.flow, c.batch_id)");
+    *out = 0;
+    int rc = weir__scalar_buf(cp->conn, &q, out, NULL, cp->err);
+    weir__buf_free(&q);
+    return rc;
 }
 
 /* ---- the file manifest ---------------------------------------------------- */
@@ -190,7 +185,7 @@ int weir__checkpoint_manifest_count(const weir_checkpoint *cp, int64_t gen,
 {
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, "SELECT count(*) FROM ");
-    weir__meta_table(&q, cp->catalog, "files");
+    weir__state_table(&q, cp->catalog, "files");
     weir__buf_puts(&q, " WHERE flow = ");
     weir__buf_put_sql_string(&q, cp->flow);
     weir__buf_printf(&q, " AND generation = %lld", (long long)gen);
@@ -205,7 +200,7 @@ int weir__checkpoint_manifest_read(const weir_checkpoint *cp, int64_t gen,
 {
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, "SELECT path, size, mtime FROM ");
-    weir__meta_table(&q, cp->catalog, "files");
+    weir__state_table(&q, cp->catalog, "files");
     weir__buf_puts(&q, " WHERE flow = ");
     weir__buf_put_sql_string(&q, cp->flow);
     weir__buf_printf(&q, " AND generation = %lld AND source = ",
@@ -229,7 +224,7 @@ static int insert_rows(const weir_checkpoint *cp, const char *table,
     for (size_t k = 0; !rc && k < n; k += 500) {
         weir__buf_clear(&q);
         weir__buf_puts(&q, "INSERT INTO ");
-        weir__meta_table(&q, cp->catalog, table);
+        weir__state_table(&q, cp->catalog, table);
         weir__buf_puts(&q, " VALUES ");
         for (size_t j = k; j < n && j < k + 500; j++) {
             weir__buf_puts(&q, j > k ? ", (" : "(");
@@ -285,10 +280,10 @@ int weir__checkpoint_partitions_read(const weir_checkpoint *cp, int64_t gen,
                      (long long)gen);
     weir__buf_put_sql_string(&w, source);
     weir__buf_puts(&q, "SELECT topic, partition, end_offset FROM ");
-    weir__meta_table(&q, cp->catalog, "kafka_offsets");
+    weir__state_table(&q, cp->catalog, "kafka_offsets");
     weir__buf_puts(&q, weir__buf_cstr(&w));
     weir__buf_puts(&q, " AND batch_id = (SELECT max(batch_id) FROM ");
-    weir__meta_table(&q, cp->catalog, "kafka_offsets");
+    weir__state_table(&q, cp->catalog, "kafka_offsets");
     weir__buf_puts(&q, weir__buf_cstr(&w));
     weir__buf_puts(&q, ") ORDER BY topic, partition");
     int rc = weir__query_buf(cp->conn, &q, out, cp->err);
@@ -320,191 +315,6 @@ int weir__checkpoint_partitions_add(const weir_checkpoint *cp, int64_t gen,
     return insert_rows(cp, "kafka_offsets", gen, source, n, partition_row, &p);
 }
 
-/* ---- what streaming reads of tables consumed -------------------------------- */
-
-/* WHERE flow = '..' AND generation = g AND source = '..' */
-static void where_read(weir_buf *q, const weir_checkpoint *cp, int64_t gen,
-                       const char *source)
-{
-    weir__buf_puts(q, " WHERE flow = ");
-    weir__buf_put_sql_string(q, cp->flow);
-    weir__buf_printf(q, " AND generation = %lld AND source = ", (long long)gen);
-    weir__buf_put_sql_string(q, source);
-}
-
-int weir__checkpoint_table_read(const weir_checkpoint *cp, int64_t gen,
-                                const char *source, weir_arena *a,
-                                weir_checkpoint_table_read *out)
-{
-    memset(out, 0, sizeof(*out));
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "SELECT columns, rows, CAST(hash AS VARCHAR), complete "
-                       "FROM ");
-    weir__meta_table(&q, cp->catalog, "table_reads");
-    where_read(&q, cp, gen, source);
-    /* Only the latest batch's record: an older one would be checked
-     * against rows the flow read since. */
-    weir__buf_puts(&q, " AND batch_id = (SELECT max(batch_id) FROM ");
-    weir__meta_table(&q, cp->catalog, "checkpoints");
-    where_flow(&q, cp);
-    weir__buf_printf(&q, " AND generation = %lld AND batch_id >= 0 AND "
-                         "source = ", (long long)gen);
-    weir__buf_put_sql_string(&q, source);
-    weir__buf_puts(&q, ") LIMIT 1");
-    weir_rows *r = NULL;
-    int rc = weir__query_buf(cp->conn, &q, &r, cp->err);
-    weir__buf_free(&q);
-    if (!rc && r->n_rows && weir__rows_get(r, 0, 0) && weir__rows_get(r, 0, 2)) {
-        out->found = true;
-        out->columns = weir__arena_strdup(a, weir__rows_get(r, 0, 0));
-        out->rows = cell_i64(r, 0, 1);
-        out->hash = weir__arena_strdup(a, weir__rows_get(r, 0, 2));
-        const char *c = weir__rows_get(r, 0, 3);
-        out->complete = c && !strcmp(c, "true");
-        if (!out->columns || !out->hash)
-            rc = WEIR_ERR(cp->err, WEIR_ENOMEM, NULL, "out of memory");
-    }
-    weir__rows_free(r);
-    return rc;
-}
-
-void weir__checkpoint_put_sample(weir_buf *q, const weir_checkpoint *cp,
-                                 int64_t gen, const char *source)
-{
-    weir__buf_puts(q, "(SELECT hash FROM ");
-    weir__meta_table(q, cp->catalog, "table_sample");
-    where_read(q, cp, gen, source);
-    weir__buf_putc(q, ')');
-}
-
-/* The table_reads row of a batch. */
-static int put_table_read(const weir_checkpoint *cp, int64_t gen,
-                          int64_t batch_id, const char *source,
-                          const weir_checkpoint_table_read *r, bool complete)
-{
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "INSERT INTO ");
-    weir__meta_table(&q, cp->catalog, "table_reads");
-    weir__buf_puts(&q, " VALUES (");
-    weir__buf_put_sql_string(&q, cp->flow);
-    weir__buf_printf(&q, ", %lld, ", (long long)gen);
-    weir__buf_put_sql_string(&q, source);
-    weir__buf_printf(&q, ", %lld, ", (long long)batch_id);
-    weir__buf_put_sql_string(&q, r->columns);
-    weir__buf_printf(&q, ", %lld, CAST(", (long long)r->rows);
-    weir__buf_put_sql_string(&q, r->hash);
-    weir__buf_printf(&q, " AS HUGEINT), %s, ", complete ? "true" : "false");
-    weir__buf_put_sql_string(&q, cp->update_id);
-    weir__buf_putc(&q, ')');
-    int rc = weir__exec_buf(cp->conn, &q, cp->err);
-    weir__buf_free(&q);
-    return rc;
-}
-
-/* Add to the sample the smallest distinct hashes of the batch not in it
- * yet, WEIR_CHECKPOINT_SAMPLE_MAX + 1 of them at most; *added: how many.
- * bound > 0 considers only hashes up to it (a hash is uniform over
- * UBIGINT, so a bound the batch's size sets keeps a few times the rows
- * needed): without it DuckDB finds the distinct hashes of the whole
- * batch, the largest cost of recording a big batch. */
-static int sample_add(const weir_checkpoint *cp, int64_t gen,
-                      const char *source, const char *key,
-                      const char *hashes_sql, uint64_t bound, int64_t *added)
-{
-    weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "INSERT INTO ");
-    weir__meta_table(&q, cp->catalog, "table_sample");
-    weir__buf_puts(&q, " SELECT ");
-    weir__buf_put_sql_string(&q, cp->flow);
-    weir__buf_printf(&q, ", %lld, ", (long long)gen);
-    weir__buf_put_sql_string(&q, source);
-    weir__buf_printf(&q, ", h FROM (SELECT DISTINCT h FROM (%s) AS b(h) "
-                         "WHERE ", hashes_sql);
-    if (bound)
-        weir__buf_printf(&q, "h <= CAST(%llu AS UBIGINT) AND ",
-                         (unsigned long long)bound);
-    weir__buf_puts(&q, "h NOT IN (SELECT hash FROM ");
-    weir__meta_table(&q, cp->catalog, "table_sample");
-    weir__buf_puts(&q, key);
-    weir__buf_printf(&q, ")) ORDER BY h LIMIT %d", WEIR_CHECKPOINT_SAMPLE_MAX + 1);
-    int rc = q.failed ? WEIR_ERR(cp->err, WEIR_ENOMEM, NULL, "out of memory")
-                      : weir__conn_exec(cp->conn, weir__buf_cstr(&q), added,
-                                        cp->err);
-    weir__buf_free(&q);
-    return rc;
-}
-
-/* A bound on the hashes that keeps about four times the sample's size of
- * a batch of `rows` rows, or 0 when the batch is too small to need one. */
-static uint64_t sample_bound(int64_t rows)
-{
-    const double keep = 4.0 * (WEIR_CHECKPOINT_SAMPLE_MAX + 1);
-    if (rows <= 0 || (double)rows <= 2 * keep)
-        return 0;
-    return (uint64_t)(keep / (double)rows * 18446744073709551615.0);
-}
-
-int weir__checkpoint_table_add(const weir_checkpoint *cp, int64_t gen,
-                               int64_t batch_id, const char *source,
-                               const weir_checkpoint_table_read *r,
-                               bool rebase, const char *hashes_sql,
-                               int64_t batch_rows)
-{
-    weir_buf q = WEIR_BUF_INIT, key = WEIR_BUF_INIT;
-    where_read(&key, cp, gen, source);
-    int rc = 0;
-    if (rebase || !hashes_sql) {
-        weir__buf_puts(&q, "DELETE FROM ");
-        weir__meta_table(&q, cp->catalog, "table_sample");
-        weir__buf_puts(&q, " WHERE flow = ");
-        weir__buf_put_sql_string(&q, cp->flow);
-        weir__buf_puts(&q, " AND source = ");
-        weir__buf_put_sql_string(&q, source);
-        rc = q.failed ? WEIR_ERR(cp->err, WEIR_ENOMEM, NULL, "out of memory")
-                      : weir__exec_buf(cp->conn, &q, cp->err);
-        weir__buf_clear(&q);
-    }
-    if (rc || !hashes_sql) {
-        /* No sample: an incomplete one, empty. */
-        weir__buf_free(&q);
-        weir__buf_free(&key);
-        return rc ? rc : put_table_read(cp, gen, batch_id, source, r, false);
-    }
-    /* The batch's distinct hashes not in the sample yet, at most as many
-     * as it keeps. Under a bound, N + 1 of them found are the smallest N
-     * + 1 of the batch; fewer (duplicate rows, an estimate too high) and
-     * the batch is looked at whole. */
-    uint64_t bound = key.failed ? 0 : sample_bound(batch_rows);
-    int64_t added = 0;
-    if (key.failed)
-        rc = WEIR_ERR(cp->err, WEIR_ENOMEM, NULL, "out of memory");
-    if (!rc)
-        rc = sample_add(cp, gen, source, weir__buf_cstr(&key), hashes_sql,
-                        bound, &added);
-    if (!rc && bound && added < WEIR_CHECKPOINT_SAMPLE_MAX + 1)
-        rc = sample_add(cp, gen, source, weir__buf_cstr(&key), hashes_sql, 0,
-                        &added);
-    /* Then the sample trimmed to its smallest. */
-    int64_t trimmed = 0;
-    if (!rc) {
-        weir__buf_puts(&q, "DELETE FROM ");
-        weir__meta_table(&q, cp->catalog, "table_sample");
-        weir__buf_puts(&q, weir__buf_cstr(&key));
-        weir__buf_puts(&q, " AND hash > (SELECT hash FROM ");
-        weir__meta_table(&q, cp->catalog, "table_sample");
-        weir__buf_puts(&q, weir__buf_cstr(&key));
-        weir__buf_printf(&q, " ORDER BY hash LIMIT 1 OFFSET %d)",
-                         WEIR_CHECKPOINT_SAMPLE_MAX - 1);
-        rc = q.failed ? WEIR_ERR(cp->err, WEIR_ENOMEM, NULL, "out of memory")
-                      : weir__conn_exec(cp->conn, weir__buf_cstr(&q), &trimmed,
-                                        cp->err);
-    }
-    bool complete = (rebase || r->complete) && trimmed == 0;
-    weir__buf_free(&q);
-    weir__buf_free(&key);
-    return rc ? rc : put_table_read(cp, gen, batch_id, source, r, complete);
-}
-
 int weir__checkpoint_batch_sources(const weir_checkpoint *cp, int64_t gen,
                                    int64_t batch_id, weir_rows **out)
 {
@@ -512,8 +322,8 @@ int weir__checkpoint_batch_sources(const weir_checkpoint *cp, int64_t gen,
     /* A row per source (a DISTINCT or ORDER BY would cost DuckDB more
      * than the rows it saves). */
     weir__buf_puts(&q, "SELECT source FROM ");
-    weir__meta_table(&q, cp->catalog, "checkpoints");
-    where_flow(&q, cp);
+    weir__state_table(&q, cp->catalog, "checkpoints");
+    weir__state_where_flow(&q, cp);
     weir__buf_printf(&q, " AND generation = %lld AND batch_id = %lld",
                      (long long)gen, (long long)batch_id);
     int rc = weir__query_buf(cp->conn, &q, out, cp->err);
@@ -527,7 +337,7 @@ int weir__checkpoint_batch_sources(const weir_checkpoint *cp, int64_t gen,
 static void of_target(weir_buf *q, const char *catalog, const char *table,
                       const char *target)
 {
-    weir__meta_table(q, catalog, table);
+    weir__state_table(q, catalog, table);
     weir__buf_puts(q, " WHERE target = ");
     weir__buf_put_sql_string(q, target);
 }
@@ -540,7 +350,7 @@ void weir__checkpoint_put_reset(weir_buf *q, const char *catalog,
     /* A new generation for each flow: one past the target's highest. */
     for (size_t i = 0; i < n_flows; i++) {
         weir__buf_puts(q, "; INSERT INTO ");
-        weir__meta_table(q, catalog, "checkpoints");
+        weir__state_table(q, catalog, "checkpoints");
         weir__buf_puts(q, " SELECT ");
         weir__buf_put_sql_string(q, flows[i]);
         weir__buf_puts(q, ", ");
@@ -561,7 +371,7 @@ void weir__checkpoint_put_reset_target(weir_buf *q, const char *catalog,
                                        const char *update_id)
 {
     weir__buf_puts(q, "; INSERT INTO ");
-    weir__meta_table(q, catalog, "checkpoints");
+    weir__state_table(q, catalog, "checkpoints");
     weir__buf_puts(q, " SELECT flow, target, (SELECT coalesce(max(generation), "
                       "0) + 1 FROM ");
     of_target(q, catalog, "checkpoints", target);
