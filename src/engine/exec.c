@@ -47,8 +47,8 @@ static int check_state(weir_flow_exec *x, const weir_gdataset *t,
 {
     weir_checkpoint cp = weir__flow_checkpoint(x, t);
     const char *import = x->f->def ? x->f->def->import_checkpoint : NULL;
-    return weir__checkpoint_check(&cp, t, x->st->root, import, gen,
-                                  next_batch, manifest, fs);
+    return weir__checkpoint_check(&cp, t, x->st, import, gen, next_batch,
+                                  manifest, fs);
 }
 
 /* ---- planning a batch through the source kinds (sources/source.h) ------- */

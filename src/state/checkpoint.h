@@ -186,11 +186,11 @@ void weir__checkpoint_put_relocate(weir_buf *q, const char *alias,
  * they hold every batch the row counts; without a row, t (a sink's batch
  * log, a streaming table's rows) holds nothing the checkpoints do not
  * account for; with manifest, the file manifest holds every file the row
- * counts. storage_root names the storage in messages; import is the
- * flow's import_checkpoint, or NULL. Returns 0 or the code in cp->err
+ * counts. Messages name the state's file in st; import is the flow's
+ * import_checkpoint, or NULL. Returns 0 or the code in cp->err
  * (CHECKPOINT_MISSING, FILE_MANIFEST_MISSING, IMPORT_CHECKPOINT_TARGET). */
 int weir__checkpoint_check(const weir_checkpoint *cp, const weir_gdataset *t,
-                           const char *storage_root, const char *import,
+                           const weir_storage *st, const char *import,
                            int64_t gen, int64_t next_batch, bool manifest,
                            weir_flow_state *fs);
 

@@ -17,22 +17,26 @@
 typedef struct check {
     const weir_checkpoint *cp;
     const weir_gdataset *t;
-    const char *storage_root;
+    const weir_storage *st;
     const char *import;
 } check;
 
 static int state_damaged(const check *k, const char *cls, const char *what)
 {
-    return WEIR_ERR(k->cp->err, WEIR_ERROR, cls,
-                    "The %s of flow '%s' in %s/%s.duckdb (schema _weir) is "
-                    "missing rows: %s. Reading its sources again would "
-                    "duplicate data, so the flow stops. Restore the storage "
-                    "folder from a backup, or recompute the table from "
-                    "scratch with --full-refresh %s.",
-                    !strcmp(cls, "CHECKPOINT_MISSING") ? "checkpoint"
-                                                       : "file manifest",
-                    k->cp->flow, k->storage_root, k->cp->catalog, what,
-                    k->cp->target);
+    weir_buf file = WEIR_BUF_INIT;
+    weir__storage_catalog_path(&file, k->st, k->cp->catalog);
+    int rc = WEIR_ERR(k->cp->err, WEIR_ERROR, cls,
+                      "The %s of flow '%s' in %s (schema _weir) is missing "
+                      "rows: %s. Reading its sources again would duplicate "
+                      "data, so the flow stops. Restore the storage folder "
+                      "from a backup, or recompute the table from scratch "
+                      "with --full-refresh %s.",
+                      !strcmp(cls, "CHECKPOINT_MISSING") ? "checkpoint"
+                                                         : "file manifest",
+                      k->cp->flow, weir__buf_cstr(&file), what,
+                      k->cp->target);
+    weir__buf_free(&file);
+    return rc;
 }
 
 /* The checkpoints must hold every batch flow_state counts. */
@@ -134,11 +138,11 @@ static int check_unrecorded(const check *k, const weir_flow_state *fs,
 }
 
 int weir__checkpoint_check(const weir_checkpoint *cp, const weir_gdataset *t,
-                           const char *storage_root, const char *import,
+                           const weir_storage *st, const char *import,
                            int64_t gen, int64_t next_batch, bool manifest,
                            weir_flow_state *fs)
 {
-    check k = { cp, t, storage_root, import };
+    check k = { cp, t, st, import };
     int rc = weir__checkpoint_flow_state(cp, fs);
     if (!rc)
         rc = check_batches(&k, fs, gen, next_batch);

@@ -115,6 +115,14 @@ static void put_signature(weir_buf *b, const weir_gdataset *d, int64_t epoch)
     names_csv(b, d->def->cluster_cols, d->def->n_cluster_cols);
 }
 
+/* "alias"._weir.tables WHERE name = '<d>' */
+static void row_of(weir_buf *b, const weir_gdataset *d)
+{
+    weir__state_table(b, d->catalog, "tables");
+    weir__buf_puts(b, " WHERE name = ");
+    weir__buf_put_sql_string(b, d->display);
+}
+
 void weir__tables_put(weir_buf *b, const weir_gdataset *d, int64_t epoch,
                       const weir_table_record *old, const char *update_id)
 {
@@ -127,9 +135,7 @@ void weir__tables_put(weir_buf *b, const weir_gdataset *d, int64_t epoch,
             return;
     }
     weir__buf_puts(b, "; DELETE FROM ");
-    weir__state_table(b, d->catalog, "tables");
-    weir__buf_puts(b, " WHERE name = ");
-    weir__buf_put_sql_string(b, d->display);
+    row_of(b, d);
     weir__buf_puts(b, "; INSERT INTO ");
     weir__state_table(b, d->catalog, "tables");
     weir__buf_puts(b, " VALUES (");
@@ -201,9 +207,7 @@ int weir__tables_epoch(weir_conn *c, const weir_gdataset *d, int64_t *out,
 {
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, "SELECT coalesce(max(epoch), 0) FROM ");
-    weir__state_table(&q, d->catalog, "tables");
-    weir__buf_puts(&q, " WHERE name = ");
-    weir__buf_put_sql_string(&q, d->display);
+    row_of(&q, d);
     int rc = weir__scalar_buf(c, &q, out, NULL, err);
     weir__buf_free(&q);
     return rc;

@@ -565,6 +565,17 @@ static void put_for_alias(weir_buf *out, const char *text, const char *alias)
     }
 }
 
+void weir__storage_catalog_path(weir_buf *out, const weir_storage *s,
+                                const char *catalog)
+{
+    char alias[300];
+    weir__storage_catalog_alias(alias, sizeof(alias), catalog);
+    weir__buf_puts(out, s->root);
+    if (!weir__str_ends(s->root, "/"))
+        weir__buf_putc(out, '/');
+    catalog_file(out, alias);
+}
+
 static int attach_alias(weir_storage *s, const char *alias, bool create,
                         weir_error *err)
 {

@@ -155,6 +155,11 @@ bool weir__storage_has_catalog(const weir_storage *s, const char *catalog);
  * reserved names get a "_catalog" suffix). Written into out. */
 void weir__storage_catalog_alias(char *out, size_t size, const char *catalog);
 
+/* Append the path of catalog's file: <root>/<its alias, encoded so that
+ * no name reaches outside the folder>.duckdb. */
+void weir__storage_catalog_path(weir_buf *out, const weir_storage *s,
+                                const char *catalog);
+
 /* Append the quoted DuckDB name of a table: "alias"."db"."name". */
 void weir__storage_table_ref(weir_buf *out, const char *catalog,
                              const char *database, const char *name);

@@ -78,3 +78,17 @@ expect_query "SELECT origin, count(*) AS n FROM silver GROUP BY origin ORDER BY 
 history,10
 live,100
 more,100"
+
+# The error names the file that holds the flow's state: catalog Main lives
+# in main_catalog.duckdb (before: "<storage>/Main.duckdb", no such file).
+cat >>transformations/pipeline.sql <<'SQL'
+CREATE STREAMING TABLE Main.default.copy AS SELECT id FROM STREAM spark_catalog.default.src;
+SQL
+run_weir run
+expect_exit 0
+"$py" -c 'import duckdb, sys; duckdb.connect("storage/main_catalog.duckdb").execute(sys.argv[1])' \
+    "DELETE FROM _weir.checkpoints WHERE flow LIKE '%copy'; DELETE FROM _weir.flow_state WHERE flow LIKE '%copy'"
+run_weir run
+expect_exit 1
+expect_stdout_contains "[CHECKPOINT_MISSING]"
+expect_stdout_contains "/storage/main_catalog.duckdb (schema _weir) is missing rows"
