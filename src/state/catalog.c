@@ -94,6 +94,23 @@ void weir__state_hidden_table(weir_buf *b, const char *catalog,
     weir__buf_put_sql_ident(b, name);
 }
 
+void weir__state_where_source(weir_buf *b, const weir_checkpoint *cp,
+                              int64_t gen, const char *source)
+{
+    weir__buf_puts(b, " WHERE flow = ");
+    weir__buf_put_sql_string(b, cp->flow);
+    weir__buf_printf(b, " AND generation = %lld AND source = ", (long long)gen);
+    weir__buf_put_sql_string(b, source);
+}
+
+void weir__state_put_key(weir_buf *b, const weir_checkpoint *cp, int64_t gen,
+                         const char *source)
+{
+    weir__buf_put_sql_string(b, cp->flow);
+    weir__buf_printf(b, ", %lld, ", (long long)gen);
+    weir__buf_put_sql_string(b, source);
+}
+
 int64_t weir__state_cell_i64(const weir_rows *r, size_t row, size_t col)
 {
     const char *v = weir__rows_get(r, row, col);

@@ -201,11 +201,7 @@ int weir__checkpoint_manifest_read(const weir_checkpoint *cp, int64_t gen,
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, "SELECT path, size, mtime FROM ");
     weir__state_table(&q, cp->catalog, "files");
-    weir__buf_puts(&q, " WHERE flow = ");
-    weir__buf_put_sql_string(&q, cp->flow);
-    weir__buf_printf(&q, " AND generation = %lld AND source = ",
-                     (long long)gen);
-    weir__buf_put_sql_string(&q, source);
+    weir__state_where_source(&q, cp, gen, source);
     weir__buf_puts(&q, " ORDER BY batch_id"); /* the latest read wins */
     int rc = weir__query_buf(cp->conn, &q, out, cp->err);
     weir__buf_free(&q);
@@ -228,9 +224,7 @@ static int insert_rows(const weir_checkpoint *cp, const char *table,
         weir__buf_puts(&q, " VALUES ");
         for (size_t j = k; j < n && j < k + 500; j++) {
             weir__buf_puts(&q, j > k ? ", (" : "(");
-            weir__buf_put_sql_string(&q, cp->flow);
-            weir__buf_printf(&q, ", %lld, ", (long long)gen);
-            weir__buf_put_sql_string(&q, source);
+            weir__state_put_key(&q, cp, gen, source);
             weir__buf_puts(&q, ", ");
             row(&q, j, ctx);
             weir__buf_puts(&q, ", ");
@@ -274,11 +268,7 @@ int weir__checkpoint_partitions_read(const weir_checkpoint *cp, int64_t gen,
                                      const char *source, weir_rows **out)
 {
     weir_buf q = WEIR_BUF_INIT, w = WEIR_BUF_INIT;
-    weir__buf_puts(&w, " WHERE flow = ");
-    weir__buf_put_sql_string(&w, cp->flow);
-    weir__buf_printf(&w, " AND generation = %lld AND source = ",
-                     (long long)gen);
-    weir__buf_put_sql_string(&w, source);
+    weir__state_where_source(&w, cp, gen, source);
     weir__buf_puts(&q, "SELECT topic, partition, end_offset FROM ");
     weir__state_table(&q, cp->catalog, "kafka_offsets");
     weir__buf_puts(&q, weir__buf_cstr(&w));

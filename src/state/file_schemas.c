@@ -99,9 +99,7 @@ int weir__file_schema_add(const weir_checkpoint *cp, int64_t gen,
     weir__buf_puts(&q, "INSERT INTO ");
     weir__state_table(&q, cp->catalog, "file_schemas");
     weir__buf_puts(&q, " VALUES (");
-    weir__buf_put_sql_string(&q, cp->flow);
-    weir__buf_printf(&q, ", %lld, ", (long long)gen);
-    weir__buf_put_sql_string(&q, source);
+    weir__state_put_key(&q, cp, gen, source);
     weir__buf_printf(&q, ", %lld, ", (long long)version);
     weir_buf j = WEIR_BUF_INIT;
     schema_json(&j, cols, n);

@@ -9,16 +9,6 @@
 
 #include "state/internal.h"
 
-/* WHERE flow = '..' AND generation = g AND source = '..' */
-static void where_read(weir_buf *q, const weir_checkpoint *cp, int64_t gen,
-                       const char *source)
-{
-    weir__buf_puts(q, " WHERE flow = ");
-    weir__buf_put_sql_string(q, cp->flow);
-    weir__buf_printf(q, " AND generation = %lld AND source = ", (long long)gen);
-    weir__buf_put_sql_string(q, source);
-}
-
 int weir__checkpoint_table_read(const weir_checkpoint *cp, int64_t gen,
                                 const char *source, weir_arena *a,
                                 weir_checkpoint_table_read *out)
@@ -28,7 +18,7 @@ int weir__checkpoint_table_read(const weir_checkpoint *cp, int64_t gen,
     weir__buf_puts(&q, "SELECT columns, rows, CAST(hash AS VARCHAR), complete "
                        "FROM ");
     weir__state_table(&q, cp->catalog, "table_reads");
-    where_read(&q, cp, gen, source);
+    weir__state_where_source(&q, cp, gen, source);
     /* Only the latest batch's record: an older one would be checked
      * against rows the flow read since. */
     weir__buf_puts(&q, " AND batch_id = (SELECT max(batch_id) FROM ");
@@ -60,7 +50,7 @@ void weir__checkpoint_put_sample(weir_buf *q, const weir_checkpoint *cp,
 {
     weir__buf_puts(q, "(SELECT hash FROM ");
     weir__state_table(q, cp->catalog, "table_sample");
-    where_read(q, cp, gen, source);
+    weir__state_where_source(q, cp, gen, source);
     weir__buf_putc(q, ')');
 }
 
@@ -73,9 +63,7 @@ static int put_table_read(const weir_checkpoint *cp, int64_t gen,
     weir__buf_puts(&q, "INSERT INTO ");
     weir__state_table(&q, cp->catalog, "table_reads");
     weir__buf_puts(&q, " VALUES (");
-    weir__buf_put_sql_string(&q, cp->flow);
-    weir__buf_printf(&q, ", %lld, ", (long long)gen);
-    weir__buf_put_sql_string(&q, source);
+    weir__state_put_key(&q, cp, gen, source);
     weir__buf_printf(&q, ", %lld, ", (long long)batch_id);
     weir__buf_put_sql_string(&q, r->columns);
     weir__buf_printf(&q, ", %lld, CAST(", (long long)r->rows);
@@ -102,9 +90,7 @@ static int sample_add(const weir_checkpoint *cp, int64_t gen,
     weir__buf_puts(&q, "INSERT INTO ");
     weir__state_table(&q, cp->catalog, "table_sample");
     weir__buf_puts(&q, " SELECT ");
-    weir__buf_put_sql_string(&q, cp->flow);
-    weir__buf_printf(&q, ", %lld, ", (long long)gen);
-    weir__buf_put_sql_string(&q, source);
+    weir__state_put_key(&q, cp, gen, source);
     weir__buf_printf(&q, ", h FROM (SELECT DISTINCT h FROM (%s) AS b(h) "
                          "WHERE ", hashes_sql);
     if (bound)
@@ -138,7 +124,7 @@ int weir__checkpoint_table_add(const weir_checkpoint *cp, int64_t gen,
                                int64_t batch_rows)
 {
     weir_buf q = WEIR_BUF_INIT, key = WEIR_BUF_INIT;
-    where_read(&key, cp, gen, source);
+    weir__state_where_source(&key, cp, gen, source);
     int rc = 0;
     if (rebase || !hashes_sql) {
         weir__buf_puts(&q, "DELETE FROM ");
