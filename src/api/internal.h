@@ -75,6 +75,8 @@ struct weir_pipeline {
     struct weir_query_watch *qwatch; /* the running query's (query_cancel.c) */
     WEIR_VEC(weir_def_record *) records; /* C-call definitions (replay.c;
                                             the records live in arena) */
+    char *query_zone; /* spark.sql.session.timeZone as a query SET it, or
+                         NULL (then the configuration's) */
 };
 
 void weir__session_log(const weir_session *s, const char *fmt, ...)

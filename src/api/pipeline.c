@@ -198,6 +198,7 @@ void weir_pipeline_drop(weir_pipeline *p)
     free(p->database);
     free(p->root_dir);
     free(p->spec_path);
+    free(p->query_zone);
     free(p);
 }
 

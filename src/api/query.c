@@ -29,6 +29,7 @@ typedef struct query_ctx {
     weir_pipeline *p;
     bool writes, use;
     const weir_sql_source *src; /* for locations */
+    weir_sql_resolver *resolver; /* its time zone follows SET */
 } query_ctx;
 
 struct weir_result {
@@ -335,6 +336,27 @@ static int on_target(void *payload, weir_sql_action action,
     return weir__guard_target(q->p->qstore, action, n, err);
 }
 
+/* SET spark.sql.session.timeZone = z: the zone of the statements after
+ * it, in this query and the pipeline's later ones. Other keys are
+ * answered and change nothing. */
+static int on_set(void *payload, const char *key, const char *value,
+                  weir_error *err)
+{
+    query_ctx *q = payload;
+    if (strcmp(key, "spark.sql.session.timeZone") != 0)
+        return 0;
+    int rc = weir__check_time_zone(q->p->qstore->conn, value, err);
+    char *copy = rc ? NULL : strdup(value);
+    if (!rc && !copy)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    if (rc)
+        return rc;
+    free(q->p->query_zone);
+    q->p->query_zone = copy;
+    q->resolver->time_zone = copy;
+    return 0;
+}
+
 /* Engine errors about unknown tables, columns and functions are errors in
  * the user's SQL. err is never NULL here: the code depends on it. */
 static int classify(int rc, weir_error *err)
@@ -404,6 +426,14 @@ static int run_statement(weir_pipeline *p, const char *duck, bool writes,
     return writes ? write_end(p, rc, err) : rc;
 }
 
+/* The session time zone of queries: a SET of it in an earlier query of
+ * this pipeline, else the pipeline configuration's. */
+static const char *query_time_zone(const weir_pipeline *p)
+{
+    return p->query_zone ? p->query_zone
+                         : weir_pipeline_conf_get(p, "spark.sql.session.timeZone");
+}
+
 /* Translate the statements of sql, run all but the last, and leave the
  * last one, as DuckDB SQL, in *last (*writes: whether it writes, *use:
  * whether it is a USE, after which the caller calls keep_macros). */
@@ -425,9 +455,10 @@ static int run_all_but_last(weir_pipeline *p, const char *sql, weir_buf *last,
     if (!rc && n == 0)
         rc = WEIR_ERR(err, WEIR_ESQL, "PARSE_EMPTY_STATEMENT",
                       "Syntax error, unexpected empty statement.");
-    query_ctx q = { p, false, false, &src };
+    query_ctx q = { p, false, false, &src, NULL };
     weir_sql_resolver r = { on_relation, on_tvf, &q, on_target, on_expr_type,
-                            NULL, NULL };
+                            NULL, NULL, query_time_zone(p), on_set };
+    q.resolver = &r;
     for (size_t i = 0; !rc && i < n; i++) {
         weir__buf_clear(last);
         q.writes = q.use = false;

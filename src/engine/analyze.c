@@ -202,10 +202,39 @@ static int finish_job(analysis *an, job *j)
     return 0;
 }
 
+int weir__check_time_zone(weir_conn *c, const char *id, weir_error *err)
+{
+    char duck[128];
+    int rc = weir__sql_zone_duck(duck, sizeof(duck), id);
+    if (!rc && duck[0] && duck[0] != '+' && duck[0] != '-') {
+        weir_buf q = WEIR_BUF_INIT;
+        weir__buf_puts(&q, "SELECT timezone(");
+        weir__buf_put_sql_string(&q, duck);
+        weir__buf_puts(&q, ", TIMESTAMPTZ '2000-01-01 00:00:00+00')");
+        weir_error ignore;
+        rc = q.failed ? WEIR_ENOMEM : weir__conn_exec(c, weir__buf_cstr(&q), NULL, &ignore);
+        weir__buf_free(&q);
+        if (rc == WEIR_ENOMEM)
+            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    if (rc)
+        return WEIR_ERR(err, WEIR_ESQL, "INVALID_CONF_VALUE.TIME_ZONE",
+                        "The value '%s' in the config "
+                        "\"spark.sql.session.timeZone\" is invalid. Cannot "
+                        "resolve the given timezone.",
+                        id);
+    return 0;
+}
+
 static int translate_job(analysis *an, job *j)
 {
     weir_buf sql = WEIR_BUF_INIT;
     weir__error_clear(&j->e);
+    const char *zone = weir__flow_time_zone(j->f);
+    if (zone && an->st && weir__check_time_zone(an->st->conn, zone, &j->e)) {
+        j->rc = j->e.code;
+        return j->rc == WEIR_ENOMEM ? WEIR_ENOMEM : 0;
+    }
     j->rc = weir__resolve_flow_sql(&sql, &an->rctx, j->f, &j->e);
     if (!j->rc && sql.failed)
         j->rc = WEIR_ERR(&j->e, WEIR_ENOMEM, NULL, "out of memory");
@@ -398,7 +427,8 @@ static void check_expectations(analysis *an, weir_gdataset *d)
         }
         weir_buf sql = WEIR_BUF_INIT;
         weir__buf_puts(&sql, "SELECT (");
-        int rc = weir__sql_translate_expr(&sql, x->condition, &e);
+        int rc = weir__sql_translate_expr(&sql, x->condition,
+                                          weir__dataset_time_zone(an->g, d), &e);
         weir__buf_puts(&sql, ") FROM ");
         weir__resolve_table_name(&sql, &an->rctx, d);
         weir_db_column *cols;

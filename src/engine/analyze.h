@@ -22,4 +22,9 @@ int weir__analyze(weir_graph *g, weir_storage *st, const char *root_dir,
                   bool input_tables, struct weir_infer_cache *infer,
                   weir__diags *diags, weir_error *err);
 
+/* Whether id (spark.sql.session.timeZone) names a time zone: Spark's
+ * forms (weir__sql_zone_duck), a region DuckDB's ICU knows. 0, or
+ * INVALID_CONF_VALUE.TIME_ZONE (WEIR_ESQL) with Spark's message. */
+int weir__check_time_zone(weir_conn *c, const char *id, weir_error *err);
+
 #endif

@@ -89,7 +89,7 @@ static int expr_type(const char **out, weir_arena *a, weir_conn *conn,
 {
     weir_buf q = WEIR_BUF_INIT;
     weir__buf_puts(&q, "SELECT (");
-    int rc = weir__sql_translate_expr(&q, e, err);
+    int rc = weir__sql_translate_expr(&q, e, weir__flow_time_zone(f), err);
     if (rc) {
         weir__buf_free(&q);
         return rc;
@@ -294,7 +294,7 @@ static int put_expr(cdc_run *r, const weir_sql_expr *e, const char *dflt)
         return 0;
     }
     weir__buf_putc(&r->q, '(');
-    int rc = weir__sql_translate_expr(&r->q, e, r->err);
+    int rc = weir__sql_translate_expr(&r->q, e, weir__flow_time_zone(r->f), r->err);
     weir__buf_putc(&r->q, ')');
     return rc;
 }

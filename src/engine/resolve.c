@@ -381,7 +381,8 @@ static int translate_flow_at(weir_buf *out, const weir_resolve_ctx *ctx,
                         f->display);
     level lv = { ctx, f, depth };
     weir_sql_resolver r = { on_relation, on_tvf, &lv, NULL, on_expr_type,
-                            on_relation_types, on_tvf_hidden };
+                            on_relation_types, on_tvf_hidden,
+                            weir__flow_time_zone(f), NULL };
     return weir__sql_translate_query(out, f->query, &r, err);
 }
 

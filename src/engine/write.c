@@ -157,7 +157,8 @@ static void offending_record(weir_flow_exec *x, const weir_gdataset *def,
         weir__buf_puts(&q, sql);
         weir__buf_puts(&q, ") AS \"__weir_q\" WHERE NOT coalesce((");
         weir_error e;
-        if (weir__sql_translate_expr(&q, def->expectations[i].condition, &e))
+        if (weir__sql_translate_expr(&q, def->expectations[i].condition,
+                                     weir__flow_time_zone(x->f), &e))
             q.failed = true;
         weir__buf_puts(&q, "), false)");
     }
@@ -266,7 +267,7 @@ static int flagged(weir_flow_exec *x, const weir_gdataset *def,
     for (size_t i = 0; i < def->n_expectations; i++) {
         weir__buf_puts(q, ", coalesce((");
         int rc = weir__sql_translate_expr(q, def->expectations[i].condition,
-                                          &x->err);
+                                          weir__flow_time_zone(x->f), &x->err);
         if (rc)
             return rc;
         weir__buf_puts(q, "), false) AS ");

@@ -130,6 +130,24 @@ const char *weir__flow_conf(const weir_gflow *f, const char *key,
     return dflt;
 }
 
+#define TIME_ZONE_KEY "spark.sql.session.timeZone"
+
+const char *weir__flow_time_zone(const weir_gflow *f)
+{
+    return weir__flow_conf(f, TIME_ZONE_KEY, NULL);
+}
+
+const char *weir__dataset_time_zone(const weir_graph *g,
+                                    const weir_gdataset *d)
+{
+    if (d->n_flows > 0)
+        return weir__flow_time_zone(&g->flows[d->flows[0]]);
+    for (size_t i = g->n_conf; i-- > 0;)
+        if (weir__str_ieq(g->conf[i].key, TIME_ZONE_KEY))
+            return g->conf[i].value;
+    return NULL;
+}
+
 const char *weir__dataset_property(const weir_gdataset *d, const char *key)
 {
     if (!d->def)

@@ -251,6 +251,13 @@ const char *weir__graph_qualify(weir_arena *arena, const weir_sql_name *name,
 const char *weir__flow_conf(const weir_gflow *f, const char *key,
                             const char *dflt);
 const char *weir__dataset_property(const weir_gdataset *d, const char *key);
+/* Spark's session time zone (spark.sql.session.timeZone) a flow's SQL is
+ * analysed and run in (its confs, then the pipeline's), NULL when unset:
+ * UTC. A dataset's expectations run in its first flow's, else the
+ * pipeline's. */
+const char *weir__flow_time_zone(const weir_gflow *f);
+const char *weir__dataset_time_zone(const weir_graph *g,
+                                    const weir_gdataset *d);
 
 /* Does the graph read Kafka (read_kafka) or write it (a Kafka sink)? */
 bool weir__graph_uses_kafka(const weir_graph *g);

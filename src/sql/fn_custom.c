@@ -66,6 +66,21 @@ int weir__fn_decode(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     return rc;
 }
 
+/* Argument i of a function that casts it to a string (a timestamp as the
+ * session zone's wall clock). */
+static int put_text_arg(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
+                        size_t i)
+{
+    if (!t->zone)
+        return put_arg(t, out, e, i);
+    weir_buf x = WEIR_BUF_INIT;
+    int rc = put_arg(t, &x, e, i);
+    if (!rc)
+        weir__sql_tz_text(t, out, e->list[i], weir__buf_cstr(&x));
+    weir__buf_free(&x);
+    return rc;
+}
+
 int weir__fn_concat(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
     if (e->n == 0) {
@@ -76,7 +91,7 @@ int weir__fn_concat(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     for (size_t i = 0; i < e->n; i++) {
         if (i)
             weir__buf_puts(out, " || ");
-        int rc = put_arg(t, out, e, i);
+        int rc = put_text_arg(t, out, e, i);
         if (rc)
             return rc;
     }
@@ -342,21 +357,57 @@ static const char *duck_unit(const char *u)
     return NULL;
 }
 
+/* Units of a day and more are added to the session zone's wall clock by
+ * Spark's timestampadd; smaller ones in microseconds. */
+static bool calendar_unit(const char *du)
+{
+    return strcmp(du, "day") == 0 || strcmp(du, "week") == 0 ||
+           strcmp(du, "month") == 0 || strcmp(du, "quarter") == 0 ||
+           strcmp(du, "year") == 0;
+}
+
+/* Argument i as a TIMESTAMP instant (a string or date in the zone), or
+ * as the zone's wall clock when wall is set. */
+static int put_ts_arg(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
+                      size_t i, bool wall)
+{
+    weir_buf x = WEIR_BUF_INIT, ts = WEIR_BUF_INIT;
+    int rc = put_arg(t, &x, e, i);
+    if (!t->zone)
+        weir__buf_printf(&ts, "CAST(%s AS TIMESTAMP)", weir__buf_cstr(&x));
+    else
+        weir__sql_tz_instant(t, &ts, weir__buf_cstr(&x), false);
+    if (wall)
+        weir__sql_tz_local(t, out, weir__buf_cstr(&ts));
+    else
+        weir__buf_puts(out, weir__buf_cstr(&ts));
+    weir__buf_free(&x);
+    weir__buf_free(&ts);
+    return rc;
+}
+
 int weir__fn_timestampadd(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
     char u[32];
     const char *du = unit_arg(e->list[0], u, sizeof(u)) ? duck_unit(u) : NULL;
     if (!du)
         return weir__fn_need_literal(t, e, 0, "unit");
-    weir__buf_puts(out, "(CAST(");
-    int rc = put_arg(t, out, e, 2);
-    weir__buf_puts(out, " AS TIMESTAMP) + CAST(");
+    bool wall = t->zone && calendar_unit(du);
+    weir_buf sum = WEIR_BUF_INIT;
+    weir__buf_putc(&sum, '(');
+    int rc = put_ts_arg(t, &sum, e, 2, wall);
+    weir__buf_puts(&sum, " + CAST(");
     if (!rc)
-        rc = put_arg(t, out, e, 1);
+        rc = put_arg(t, &sum, e, 1);
     if (strcmp(du, "quarter") == 0)
-        weir__buf_puts(out, " AS BIGINT) * INTERVAL 3 MONTH)");
+        weir__buf_puts(&sum, " AS BIGINT) * INTERVAL 3 MONTH)");
     else
-        weir__buf_printf(out, " AS BIGINT) * INTERVAL 1 %s)", du);
+        weir__buf_printf(&sum, " AS BIGINT) * INTERVAL 1 %s)", du);
+    if (wall)
+        weir__sql_tz_utc(t, out, weir__buf_cstr(&sum));
+    else
+        weir__buf_puts(out, weir__buf_cstr(&sum));
+    weir__buf_free(&sum);
     return rc;
 }
 
@@ -366,12 +417,14 @@ int weir__fn_timestampdiff(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     const char *du = unit_arg(e->list[0], u, sizeof(u)) ? duck_unit(u) : NULL;
     if (!du)
         return weir__fn_need_literal(t, e, 0, "unit");
-    weir__buf_printf(out, "date_sub('%s', CAST(", du);
-    int rc = put_arg(t, out, e, 1);
-    weir__buf_puts(out, " AS TIMESTAMP), CAST(");
+    /* Spark counts every unit between the two wall clocks */
+    bool wall = t->zone != NULL;
+    weir__buf_printf(out, "date_sub('%s', ", du);
+    int rc = put_ts_arg(t, out, e, 1, wall);
+    weir__buf_puts(out, ", ");
     if (!rc)
-        rc = put_arg(t, out, e, 2);
-    weir__buf_puts(out, " AS TIMESTAMP))");
+        rc = put_ts_arg(t, out, e, 2, wall);
+    weir__buf_putc(out, ')');
     return rc;
 }
 
@@ -387,9 +440,38 @@ int weir__fn_date_trunc(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
             return 0;
         }
     }
-    weir__buf_printf(out, "CAST(date_trunc('%s', CAST(", du);
-    int rc = put_arg(t, out, e, 1);
-    weir__buf_puts(out, " AS TIMESTAMP)) AS TIMESTAMP)");
+    /* truncated on the session zone's wall clock */
+    weir_buf x = WEIR_BUF_INIT, w = WEIR_BUF_INIT, tr = WEIR_BUF_INIT;
+    int rc = put_arg(t, &x, e, 1);
+    if (t->zone)
+        weir__sql_tz_wall(t, &w, weir__buf_cstr(&x));
+    else
+        weir__buf_printf(&w, "CAST(%s AS TIMESTAMP)", weir__buf_cstr(&x));
+    weir__buf_printf(&tr, "CAST(date_trunc('%s', %s) AS TIMESTAMP)", du,
+                     weir__buf_cstr(&w));
+    weir__sql_tz_utc(t, out, weir__buf_cstr(&tr));
+    weir__buf_free(&x);
+    weir__buf_free(&w);
+    weir__buf_free(&tr);
+    return rc;
+}
+
+/* Argument i as a DATE: a timestamp's date in the session zone. */
+static int put_date_arg(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
+                        size_t i, bool try_cast)
+{
+    int rc;
+    if (!t->zone) {
+        weir__buf_puts(out, try_cast ? "TRY_CAST(" : "CAST(");
+        rc = put_arg(t, out, e, i);
+        weir__buf_puts(out, " AS DATE)");
+        return rc;
+    }
+    weir__buf_puts(out, try_cast ? "weir_tz_try_date(" : "weir_tz_date(");
+    rc = put_arg(t, out, e, i);
+    weir__buf_puts(out, ", ");
+    weir__sql_tz_put_zone(t, out);
+    weir__buf_putc(out, ')');
     return rc;
 }
 
@@ -404,9 +486,9 @@ int weir__fn_trunc(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
         weir__buf_puts(out, "CAST(NULL AS DATE)");
         return 0;
     }
-    weir__buf_printf(out, "CAST(date_trunc('%s', CAST(", du);
-    int rc = put_arg(t, out, e, 0);
-    weir__buf_puts(out, " AS DATE)) AS DATE)");
+    weir__buf_printf(out, "CAST(date_trunc('%s', ", du);
+    int rc = put_date_arg(t, out, e, 0, false);
+    weir__buf_puts(out, ") AS DATE)");
     return rc;
 }
 
@@ -439,12 +521,8 @@ static bool is_try(const weir_sql_expr *e)
 int weir__fn_to_date(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
     int rc;
-    if (e->n == 1) {
-        weir__buf_puts(out, is_try(e) ? "TRY_CAST(" : "CAST(");
-        rc = put_arg(t, out, e, 0);
-        weir__buf_puts(out, " AS DATE)");
-        return rc;
-    }
+    if (e->n == 1)
+        return put_date_arg(t, out, e, 0, is_try(e));
     weir__buf_puts(out, is_try(e) ? "CAST(try_strptime(" : "CAST(strptime(");
     rc = put_arg(t, out, e, 0);
     weir__buf_puts(out, ", ");
@@ -454,22 +532,40 @@ int weir__fn_to_date(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     return rc;
 }
 
+/* Does a converted strftime/strptime pattern read or write a zone? */
+static bool zoned_pattern(const char *f)
+{
+    for (const char *p = f; (p = strchr(p, '%')) && p[1]; p += 2)
+        if (p[1] == 'z' || p[1] == 'Z')
+            return true;
+    return false;
+}
+
 int weir__fn_to_timestamp(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
     int rc;
-    if (e->n == 1) {
-        /* like CAST(s AS TIMESTAMP): a zone offset in s is honoured */
-        weir__buf_puts(out, is_try(e) ? "weir_try_to_ts(" : "weir_to_ts(");
-        rc = put_arg(t, out, e, 0);
-        weir__buf_putc(out, ')');
+    if (weir__str_ieq(e->name, "to_timestamp_ntz") &&
+        (rc = weir__sql_tz_refuse_ntz(t, e->pos, e->src, "to_timestamp_ntz()")))
         return rc;
+    weir_buf x = WEIR_BUF_INIT, f = WEIR_BUF_INIT, ts = WEIR_BUF_INIT;
+    rc = put_arg(t, &x, e, 0);
+    if (!rc && e->n == 1) {
+        /* like CAST(s AS TIMESTAMP): a zone offset in s is honoured */
+        weir__sql_tz_instant(t, out, weir__buf_cstr(&x), is_try(e));
+    } else if (!rc && !(rc = pattern(t, &f, e, 1, true))) {
+        /* the text is a wall clock of the session zone, unless the
+         * pattern reads its zone */
+        weir__buf_printf(&ts, "CAST(%s(%s, %s) AS TIMESTAMP)",
+                         is_try(e) ? "try_strptime" : "strptime",
+                         weir__buf_cstr(&x), weir__buf_cstr(&f));
+        if (zoned_pattern(weir__buf_cstr(&f)))
+            weir__buf_puts(out, weir__buf_cstr(&ts));
+        else
+            weir__sql_tz_utc(t, out, weir__buf_cstr(&ts));
     }
-    weir__buf_puts(out, is_try(e) ? "CAST(try_strptime(" : "CAST(strptime(");
-    rc = put_arg(t, out, e, 0);
-    weir__buf_puts(out, ", ");
-    if (!rc)
-        rc = pattern(t, out, e, 1, true);
-    weir__buf_puts(out, ") AS TIMESTAMP)");
+    weir__buf_free(&x);
+    weir__buf_free(&f);
+    weir__buf_free(&ts);
     return rc;
 }
 
@@ -496,29 +592,54 @@ static int format_ts(sql_tx *t, weir_buf *out, const char *ts,
     return rc;
 }
 
+/* A pattern that writes the zone (z, Z, X, x) outside UTC: weir writes
+ * only UTC's. */
+static int zone_letters(sql_tx *t, const weir_sql_expr *e, size_t i)
+{
+    weir_buf f = WEIR_BUF_INIT;
+    int rc = 0;
+    if (t->zone && !pattern(t, &f, e, i, false) &&
+        zoned_pattern(weir__buf_cstr(&f)))
+        rc = weir__sql_tx_error(t, e->list[i]->pos, e->src,
+                                "%s() with a pattern that writes the time "
+                                "zone (z, Z, X, x) under the session time zone "
+                                "'%s' is not supported by weir",
+                                e->name, t->zone_id);
+    weir__buf_free(&f);
+    return rc;
+}
+
 int weir__fn_date_format(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
-    weir_buf ts = WEIR_BUF_INIT;
-    weir__buf_puts(&ts, "CAST(");
-    int rc = put_arg(t, &ts, e, 0);
-    weir__buf_puts(&ts, " AS TIMESTAMP)");
+    weir_buf x = WEIR_BUF_INIT, ts = WEIR_BUF_INIT;
+    int rc = put_arg(t, &x, e, 0);
+    /* the session zone's wall clock */
+    if (t->zone)
+        weir__sql_tz_wall(t, &ts, weir__buf_cstr(&x));
+    else
+        weir__buf_printf(&ts, "CAST(%s AS TIMESTAMP)", weir__buf_cstr(&x));
+    if (!rc)
+        rc = zone_letters(t, e, 1);
     if (!rc)
         rc = format_ts(t, out, weir__buf_cstr(&ts), e, 1);
+    weir__buf_free(&x);
     weir__buf_free(&ts);
     return rc;
 }
 
 int weir__fn_from_unixtime(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
-    weir_buf ts = WEIR_BUF_INIT;
-    weir__buf_puts(&ts, "make_timestamp(CAST(");
-    int rc = put_arg(t, &ts, e, 0);
-    weir__buf_puts(&ts, " AS BIGINT) * 1000000)");
-    if (!rc && e->n == 2)
+    weir_buf x = WEIR_BUF_INIT, ts = WEIR_BUF_INIT;
+    weir__buf_puts(&x, "make_timestamp(CAST(");
+    int rc = put_arg(t, &x, e, 0);
+    weir__buf_puts(&x, " AS BIGINT) * 1000000)");
+    weir__sql_tz_local(t, &ts, weir__buf_cstr(&x));
+    if (!rc && e->n == 2 && !(rc = zone_letters(t, e, 1)))
         rc = format_ts(t, out, weir__buf_cstr(&ts), e, 1);
-    else if (!rc)
+    else if (!rc && e->n != 2)
         weir__buf_printf(out, "strftime(%s, '%%Y-%%m-%%d %%H:%%M:%%S')",
                          weir__buf_cstr(&ts));
+    weir__buf_free(&x);
     weir__buf_free(&ts);
     return rc;
 }
@@ -530,6 +651,14 @@ int weir__fn_unix_timestamp(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
         weir__buf_puts(out, "CAST(floor(epoch(current_timestamp)) AS BIGINT)");
         return 0;
     }
+    if (e->n == 1 && t->zone) {
+        weir__buf_puts(out, "weir_unix_timestamp_z(");
+        rc = put_arg(t, out, e, 0);
+        weir__buf_puts(out, ", ");
+        weir__sql_tz_put_zone(t, out);
+        weir__buf_putc(out, ')');
+        return rc;
+    }
     if (e->n == 1) {
         weir__buf_puts(out, "weir_unix_timestamp(");
         rc = put_arg(t, out, e, 0);
@@ -537,13 +666,21 @@ int weir__fn_unix_timestamp(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
         return rc;
     }
     /* The pattern parses strings only: Spark ignores it for a TIMESTAMP or
-     * DATE (pyspark's F.unix_timestamp(col) always sends one). */
-    weir__buf_puts(out, "weir_unix_timestamp_fmt(");
-    rc = put_arg(t, out, e, 0);
-    weir__buf_puts(out, ", ");
+     * DATE (pyspark's F.unix_timestamp(col) always sends one). A string is
+     * a wall clock of the session zone unless the pattern reads a zone. */
+    weir_buf f = WEIR_BUF_INIT;
+    rc = pattern(t, &f, e, 1, true);
+    bool zoned = !rc && t->zone && !zoned_pattern(weir__buf_cstr(&f));
+    weir__buf_puts(out, zoned ? "weir_unix_timestamp_fmt_z(" : "weir_unix_timestamp_fmt(");
     if (!rc)
-        rc = pattern(t, out, e, 1, true);
+        rc = put_arg(t, out, e, 0);
+    weir__buf_printf(out, ", %s", weir__buf_cstr(&f));
+    if (zoned) {
+        weir__buf_puts(out, ", ");
+        weir__sql_tz_put_zone(t, out);
+    }
     weir__buf_putc(out, ')');
+    weir__buf_free(&f);
     return rc;
 }
 
@@ -867,7 +1004,7 @@ int weir__fn_concat_ws(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
             continue;
         }
         weir__buf_puts(out, "weir_cws(");
-        rc = put_arg(t, out, e, i);
+        rc = put_text_arg(t, out, e, i);
         weir__buf_putc(out, ')');
     }
     weir__buf_puts(out, e->n > 1 ? "]))" : "CAST([] AS VARCHAR[])]))");
@@ -876,12 +1013,20 @@ int weir__fn_concat_ws(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 
 int weir__fn_months_between(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
-    weir__buf_puts(out, "weir_months_between(weir_to_ts(");
-    int rc = put_arg(t, out, e, 0);
-    weir__buf_puts(out, "), weir_to_ts(");
-    if (!rc)
-        rc = put_arg(t, out, e, 1);
-    weir__buf_puts(out, "), ");
+    /* on the session zone's wall clocks */
+    weir_buf x = WEIR_BUF_INIT, ts = WEIR_BUF_INIT;
+    int rc = 0;
+    weir__buf_puts(out, "weir_months_between(");
+    for (size_t i = 0; !rc && i < 2; i++) {
+        weir__buf_clear(&x);
+        weir__buf_clear(&ts);
+        rc = put_arg(t, &x, e, i);
+        weir__sql_tz_instant(t, &ts, weir__buf_cstr(&x), false);
+        weir__sql_tz_local(t, out, weir__buf_cstr(&ts));
+        weir__buf_puts(out, ", ");
+    }
+    weir__buf_free(&x);
+    weir__buf_free(&ts);
     if (!rc && e->n == 3)
         rc = put_arg(t, out, e, 2);
     else
@@ -952,9 +1097,7 @@ int weir__fn_next_day(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
                                   "of week: %s",
                                   lit);
     weir_buf d = WEIR_BUF_INIT;
-    weir__buf_puts(&d, "CAST(");
-    int rc = put_arg(t, &d, e, 0);
-    weir__buf_puts(&d, " AS DATE)");
+    int rc = put_date_arg(t, &d, e, 0, false);
     weir__buf_printf(out, "CAST(%s + CAST(((%d - dayofweek(%s) + 6) %% 7) + 1 AS "
                           "INTEGER) AS DATE)",
                      weir__buf_cstr(&d), k, weir__buf_cstr(&d));

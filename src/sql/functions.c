@@ -310,47 +310,47 @@ static const fn_def FUNCS[] = {
     { "str_to_map", 2, 2, 0, "weir_str_to_map($1, $2, ':')", NULL },
     { "str_to_map", 3, 3, 0, "weir_str_to_map($1, $2, $3)", NULL },
     /* ---- dates and times ---- */
-    { "current_date", 0, 0, 0, "current_date", NULL },
-    { "curdate", 0, 0, 0, "current_date", NULL },
+    { "current_date", 0, 0, 0, "CAST($[CAST(current_timestamp AS TIMESTAMP)$] AS DATE)", NULL },
+    { "curdate", 0, 0, 0, "CAST($[CAST(current_timestamp AS TIMESTAMP)$] AS DATE)", NULL },
     { "current_timestamp", 0, 0, 0, "CAST(current_timestamp AS TIMESTAMP)", NULL },
     { "now", 0, 0, 0, "CAST(current_timestamp AS TIMESTAMP)", NULL },
     { "localtimestamp", 0, 0, 0, "CAST(current_timestamp AS TIMESTAMP)", NULL },
-    { "current_timezone", 0, 0, 0, "current_setting('TimeZone')", NULL },
-    { "year", 1, 1, 0, "CAST(year(CAST($1 AS TIMESTAMP)) AS INTEGER)", NULL },
-    { "quarter", 1, 1, 0, "CAST(quarter(CAST($1 AS TIMESTAMP)) AS INTEGER)", NULL },
-    { "month", 1, 1, 0, "CAST(month(CAST($1 AS TIMESTAMP)) AS INTEGER)", NULL },
-    { "day", 1, 1, 0, "CAST(day(CAST($1 AS TIMESTAMP)) AS INTEGER)", NULL },
-    { "dayofmonth", 1, 1, 0, "CAST(day(CAST($1 AS TIMESTAMP)) AS INTEGER)", NULL },
-    { "dayofyear", 1, 1, 0, "CAST(dayofyear(CAST($1 AS TIMESTAMP)) AS INTEGER)", NULL },
-    { "dayofweek", 1, 1, 0, "CAST((dayofweek(CAST($1 AS TIMESTAMP)) + 1) AS INTEGER)", NULL },
-    { "weekday", 1, 1, 0, "CAST((isodow(CAST($1 AS TIMESTAMP)) - 1) AS INTEGER)", NULL },
-    { "weekofyear", 1, 1, 0, "CAST(weekofyear(CAST($1 AS TIMESTAMP)) AS INTEGER)", NULL },
-    { "hour", 1, 1, 0, "CAST(hour(CAST($1 AS TIMESTAMP)) AS INTEGER)", NULL },
-    { "minute", 1, 1, 0, "CAST(minute(CAST($1 AS TIMESTAMP)) AS INTEGER)", NULL },
-    { "second", 1, 1, 0, "CAST(second(CAST($1 AS TIMESTAMP)) AS INTEGER)", NULL },
-    { "last_day", 1, 1, 0, "last_day(CAST($1 AS DATE))", NULL },
+    { "current_timezone", 0, 0, 0, "$Q", NULL },
+    { "year", 1, 1, 0, "CAST(year($W1) AS INTEGER)", NULL },
+    { "quarter", 1, 1, 0, "CAST(quarter($W1) AS INTEGER)", NULL },
+    { "month", 1, 1, 0, "CAST(month($W1) AS INTEGER)", NULL },
+    { "day", 1, 1, 0, "CAST(day($W1) AS INTEGER)", NULL },
+    { "dayofmonth", 1, 1, 0, "CAST(day($W1) AS INTEGER)", NULL },
+    { "dayofyear", 1, 1, 0, "CAST(dayofyear($W1) AS INTEGER)", NULL },
+    { "dayofweek", 1, 1, 0, "CAST((dayofweek($W1) + 1) AS INTEGER)", NULL },
+    { "weekday", 1, 1, 0, "CAST((isodow($W1) - 1) AS INTEGER)", NULL },
+    { "weekofyear", 1, 1, 0, "CAST(weekofyear($W1) AS INTEGER)", NULL },
+    { "hour", 1, 1, 0, "CAST(hour($W1) AS INTEGER)", NULL },
+    { "minute", 1, 1, 0, "CAST(minute($W1) AS INTEGER)", NULL },
+    { "second", 1, 1, 0, "CAST(second($W1) AS INTEGER)", NULL },
+    { "last_day", 1, 1, 0, "last_day($Y1)", NULL },
     { "make_date", 3, 3, 0, "make_date($1, $2, $3)", NULL },
-    { "make_timestamp", 6, 6, 0, "make_timestamp($1, $2, $3, $4, $5, $6)", NULL },
+    { "make_timestamp", 6, 6, 0, "$<make_timestamp($1, $2, $3, $4, $5, $6)$>", NULL },
     { "date_add", 2, 2, 0,
-      "CAST(CAST($1 AS DATE) + CAST($2 AS INTEGER) AS DATE)", NULL },
+      "CAST($Y1 + CAST($2 AS INTEGER) AS DATE)", NULL },
     { "date_add", 3, 3, 0, NULL, weir__fn_timestampadd },
     { "dateadd", 2, 2, 0,
-      "CAST(CAST($1 AS DATE) + CAST($2 AS INTEGER) AS DATE)", NULL },
+      "CAST($Y1 + CAST($2 AS INTEGER) AS DATE)", NULL },
     { "dateadd", 3, 3, 0, NULL, weir__fn_timestampadd },
     { "timestampadd", 3, 3, 0, NULL, weir__fn_timestampadd },
     { "date_sub", 2, 2, 0,
-      "CAST(CAST($1 AS DATE) - CAST($2 AS INTEGER) AS DATE)", NULL },
+      "CAST($Y1 - CAST($2 AS INTEGER) AS DATE)", NULL },
     { "datediff", 2, 2, 0,
-      "CAST(date_diff('day', CAST($2 AS DATE), CAST($1 AS DATE)) AS INTEGER)",
+      "CAST(date_diff('day', $Y2, $Y1) AS INTEGER)",
       NULL },
     { "date_diff", 2, 2, 0,
-      "CAST(date_diff('day', CAST($2 AS DATE), CAST($1 AS DATE)) AS INTEGER)",
+      "CAST(date_diff('day', $Y2, $Y1) AS INTEGER)",
       NULL },
     { "datediff", 3, 3, 0, NULL, weir__fn_timestampdiff },
     { "date_diff", 3, 3, 0, NULL, weir__fn_timestampdiff },
     { "timestampdiff", 3, 3, 0, NULL, weir__fn_timestampdiff },
     { "add_months", 2, 2, 0,
-      "CAST(CAST($1 AS DATE) + to_months(CAST($2 AS INTEGER)) AS DATE)", NULL },
+      "CAST($Y1 + to_months(CAST($2 AS INTEGER)) AS DATE)", NULL },
     { "date_trunc", 2, 2, 0, NULL, weir__fn_date_trunc },
     { "trunc", 2, 2, 0, NULL, weir__fn_trunc },
     { "to_date", 1, 2, 0, NULL, weir__fn_to_date },
@@ -368,18 +368,18 @@ static const fn_def FUNCS[] = {
     { "timestamp_millis", 1, 1, 0,
       "make_timestamp(CAST($1 AS BIGINT) * 1000)", NULL },
     { "timestamp_micros", 1, 1, 0, "make_timestamp(CAST($1 AS BIGINT))", NULL },
-    { "unix_seconds", 1, 1, 0, "CAST(floor(epoch($1)) AS BIGINT)", NULL },
-    { "unix_millis", 1, 1, 0, "epoch_ms($1)", NULL },
-    { "unix_micros", 1, 1, 0, "epoch_us($1)", NULL },
+    { "unix_seconds", 1, 1, 0, "CAST(floor(epoch($T1)) AS BIGINT)", NULL },
+    { "unix_millis", 1, 1, 0, "epoch_ms($T1)", NULL },
+    { "unix_micros", 1, 1, 0, "epoch_us($T1)", NULL },
     { "unix_date", 1, 1, 0,
-      "CAST(date_diff('day', DATE '1970-01-01', CAST($1 AS DATE)) AS INTEGER)",
+      "CAST(date_diff('day', DATE '1970-01-01', $Y1) AS INTEGER)",
       NULL },
     { "date_from_unix_date", 1, 1, 0,
       "CAST(DATE '1970-01-01' + CAST($1 AS INTEGER) AS DATE)", NULL },
     { "from_utc_timestamp", 2, 2, 0,
-      "timezone($2, CAST(CAST($1 AS TIMESTAMP) AS TIMESTAMPTZ))", NULL },
+      "timezone($2, CAST($T1 AS TIMESTAMPTZ))", NULL },
     { "to_utc_timestamp", 2, 2, 0,
-      "CAST(timezone($2, CAST($1 AS TIMESTAMP)) AS TIMESTAMP)", NULL },
+      "CAST(timezone($2, $T1) AS TIMESTAMP)", NULL },
     { "window", 2, 4, 0, NULL, weir__fn_window },
     /* ---- JSON ---- */
     { "get_json_object", 2, 2, 0,
@@ -549,6 +549,24 @@ int weir__fn_over_clause(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     return weir__sql_tx_window(t, out, e->over, e);
 }
 
+/* $Wn: argument n as the session zone's wall clock (a TIMESTAMP, for its
+ * fields); $Yn: as a DATE in the zone; $Tn: as a TIMESTAMP instant (a
+ * string or a date read in the zone). In UTC, plain casts. */
+static void zoned_arg(sql_tx *t, weir_buf *out, char c, const char *a)
+{
+    if (!t->zone) {
+        weir__buf_printf(out, "CAST(%s AS %s)", a, c == 'Y' ? "DATE" : "TIMESTAMP");
+        return;
+    }
+    if (c == 'T') {
+        weir__sql_tz_instant(t, out, a, false);
+        return;
+    }
+    weir__buf_printf(out, "%s(%s, ", c == 'W' ? "weir_tz_wall" : "weir_tz_date", a);
+    weir__sql_tz_put_zone(t, out);
+    weir__buf_putc(out, ')');
+}
+
 static int expand(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
                   const char *tmpl)
 {
@@ -563,7 +581,24 @@ static int expand(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
             continue;
         }
         char c = *++p;
-        if (c >= '1' && c <= '9') {
+        if ((c == 'W' || c == 'Y' || c == 'T') && p[1] >= '1' && p[1] <= '9') {
+            size_t i = (size_t)(*++p - '1');
+            if (i < e->n)
+                zoned_arg(t, out, c, weir__buf_cstr(&a[i]));
+        } else if (c == 'Z') {
+            weir__sql_tz_put_zone(t, out);
+        } else if (c == 'Q') {
+            weir__buf_put_sql_string(out, t->zone_id ? t->zone_id : "UTC");
+        } else if (c == '<' || c == '[') {
+            if (t->zone)
+                weir__buf_puts(out, c == '<' ? "weir_tz_utc(" : "weir_tz_local(");
+        } else if (c == '>' || c == ']') {
+            if (t->zone) {
+                weir__buf_puts(out, ", ");
+                weir__sql_tz_put_zone(t, out);
+                weir__buf_putc(out, ')');
+            }
+        } else if (c >= '1' && c <= '9') {
             size_t i = (size_t)(c - '1');
             if (i < e->n)
                 weir__buf_puts(out, weir__buf_cstr(&a[i]));
@@ -877,6 +912,14 @@ const weir_sql_expr *weir__sql_tx_regex_arg(sql_tx *t, const weir_sql_expr *e,
     return copy;
 }
 
+/* Functions that are casts; the session zone changes these three. */
+static const struct {
+    const char *name;
+    sql_type_kind kind;
+} CAST_FUNCS[] = { { "string", TY_STRING },
+                   { "date", TY_DATE },
+                   { "timestamp", TY_TIMESTAMP } };
+
 int weir__sql_tx_func(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
     char name[96];
@@ -929,6 +972,18 @@ int weir__sql_tx_func(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
                                   "IGNORE NULLS is not supported for %s()", name);
     if (regex_function(name) && !(e = weir__sql_tx_regex_arg(t, e, 1)))
         return WEIR_ESQL;
+    if (t->zone && e->n == 1 && !e->over)
+        for (size_t i = 0; i < sizeof(CAST_FUNCS) / sizeof(CAST_FUNCS[0]); i++)
+            if (strcmp(name, CAST_FUNCS[i].name) == 0) {
+                /* string(x) is CAST(x AS STRING): the zone's rules */
+                weir_sql_type ty = { .kind = CAST_FUNCS[i].kind };
+                weir_sql_expr cast = *e;
+                cast.kind = EX_CAST;
+                cast.a = e->list[0];
+                cast.type = &ty;
+                cast.flag = false;
+                return weir__sql_tx_expr(t, out, &cast);
+            }
     if (!typed_by_argument(t, name, e))
         return d->handler ? d->handler(t, out, e) : expand(t, out, e, d->tmpl);
     /* Its first argument is translated once, for its type and the call. */

@@ -510,6 +510,9 @@ typedef struct sql_tx {
     } hidden[8];
     size_t n_hidden;
     size_t hidden_base; /* the innermost SELECT's entries start here */
+    /* Spark's session time zone (timezone.c): zone_id as configured (NULL:
+     * UTC), zone its DuckDB form, NULL when it is UTC or an offset of 0. */
+    const char *zone_id, *zone;
 } sql_tx;
 
 /* The relation of t's scope (the FROM of the innermost SELECT when its
@@ -626,6 +629,38 @@ bool weir__sql_datetime_format(weir_buf *out, const char *pattern, bool parse,
 int weir__sql_json_structure(weir_buf *out, const weir_sql_type *t);
 int weir__sql_parse_schema(const weir_sql_type **out, weir_arena *arena,
                            const char *text, weir_error *err);
+/* The session time zone (timezone.c). Set t's zone from a Spark zone id
+ * (NULL: UTC); INVALID_CONF_VALUE.TIME_ZONE when it is no zone id. */
+int weir__sql_tx_set_zone(sql_tx *t, const char *id, weir_error *err);
+/* The zone as a SQL string literal ('UTC' when there is none). */
+void weir__sql_tz_put_zone(const sql_tx *t, weir_buf *out);
+/* SQL of a date, timestamp or string as the wall clock of the session
+ * zone (a TIMESTAMP: its fields, its date); sql itself in UTC. */
+void weir__sql_tz_wall(const sql_tx *t, weir_buf *out, const char *sql);
+/* A TIMESTAMP instant as the zone's wall clock, and back (an instant from
+ * a wall clock, Java's rules in gaps and overlaps); as is in UTC. */
+void weir__sql_tz_local(const sql_tx *t, weir_buf *out, const char *ts);
+void weir__sql_tz_utc(const sql_tx *t, weir_buf *out, const char *wall);
+/* CAST(sql AS TIMESTAMP) with Spark's rules: strings without an offset
+ * and dates are read in the zone. */
+void weir__sql_tz_instant(const sql_tx *t, weir_buf *out, const char *sql,
+                          bool try_cast);
+/* Refuse what makes a TIMESTAMP_NTZ outside UTC (0 in UTC). */
+int weir__sql_tz_refuse_ntz(sql_tx *t, weir_sql_pos pos,
+                            const weir_sql_source *src, const char *what);
+/* What e (translated: sql) is, for the wrappers: 'T' a timestamp, 'D' a
+ * date, 'S' a string, 'O' something else, '?' unknown (not a literal or a
+ * cast, and the resolver cannot type it). */
+char weir__sql_tz_kind(sql_tx *t, const weir_sql_expr *e, const char *sql);
+/* An operand that Spark casts to a string (||, concat): a timestamp as
+ * the zone's wall clock. */
+void weir__sql_tz_text(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
+                       const char *sql);
+/* A string or date literal compared with other: a timestamp in the zone
+ * when other is a timestamp. */
+void weir__sql_tz_compared(sql_tx *t, weir_buf *out, const weir_sql_expr *other,
+                           const char *other_sql, const weir_sql_expr *lit,
+                           const char *lit_sql);
 /* Statement-level parse for weir query (stmt.c). */
 bool weir__sql_ieq(const char *a, const char *b);
 void weir__sql_put_ident(weir_buf *out, const char *s);

@@ -352,7 +352,100 @@ static const char SETUP[] =
     " starts_with(s, '-'), t) END;\n"
     "CREATE OR REPLACE TEMP MACRO weir_overlay(s, r, p, l) AS"
     " weir_substr(s, 1, p - 1) || r || weir_substr(s, p +"
-    " CASE WHEN l < 0 THEN length(r) ELSE l END);\n";
+    " CASE WHEN l < 0 THEN length(r) ELSE l END);\n"
+    /* The session time zone (timezone.c). z is an ICU region id, or a
+     * fixed offset in seconds ('+3600'). TIMESTAMPs hold UTC wall clocks:
+     * weir_tz_local gives the zone's wall clock of one, weir_tz_utc the
+     * instant of a wall clock, as Java resolves it: in a gap the offset
+     * before it (02:30 of a spring-forward day is 03:30), in an overlap
+     * the earlier instant (ICU takes the later one). */
+    "CREATE OR REPLACE TEMP MACRO weir_tz_local(u, z) AS CASE"
+    " WHEN z[1] IN ('+', '-') THEN u + to_seconds(TRY_CAST(z AS BIGINT))"
+    " ELSE timezone(z, CAST(u AS TIMESTAMPTZ)) END;\n"
+    "CREATE OR REPLACE TEMP MACRO weir_tz_pick(l, u, early, z) AS CASE"
+    " WHEN early <> u AND weir_tz_local(early, z) = l THEN early ELSE u END;\n"
+    "CREATE OR REPLACE TEMP MACRO weir_tz_utc(l, z) AS CASE"
+    " WHEN z[1] IN ('+', '-') THEN l - to_seconds(TRY_CAST(z AS BIGINT))"
+    " ELSE weir_tz_pick(l, CAST(timezone(z, l) AS TIMESTAMP),"
+    " l - (weir_tz_local(l - INTERVAL 1 DAY, z) - (l - INTERVAL 1 DAY)), z) END;\n"
+    /* A date, string or timestamp as the zone's wall clock (a timestamp's
+     * fields), and as a DATE (a timestamp's date in the zone); typeof, not
+     * typed overloads, so that aggregates bind. */
+    "CREATE OR REPLACE TEMP MACRO weir_tz_wall(a, z) AS CASE"
+    " WHEN typeof(a) LIKE 'TIMESTAMP%' THEN weir_tz_local(CAST(a AS TIMESTAMP), z)"
+    " ELSE CAST(a AS TIMESTAMP) END;\n"
+    "CREATE OR REPLACE TEMP MACRO weir_tz_date(a, z) AS CASE"
+    " WHEN typeof(a) LIKE 'TIMESTAMP%'"
+    " THEN CAST(weir_tz_local(CAST(a AS TIMESTAMP), z) AS DATE)"
+    " ELSE CAST(a AS DATE) END;\n"
+    "CREATE OR REPLACE TEMP MACRO weir_tz_try_date(a, z) AS CASE"
+    " WHEN typeof(a) LIKE 'TIMESTAMP%'"
+    " THEN CAST(weir_tz_local(CAST(a AS TIMESTAMP), z) AS DATE)"
+    " ELSE TRY_CAST(a AS DATE) END;\n"
+    /* CAST(x AS TIMESTAMP) in the zone: strings without an offset and
+     * dates are wall clocks of the zone. */
+    "CREATE OR REPLACE TEMP MACRO weir_str_to_ts_z(a, z) AS CASE"
+    " WHEN weir_ts_plain(a) THEN weir_tz_utc(CAST(trim(a) AS TIMESTAMP), z)"
+    " ELSE CAST(CAST(trim(a) AS TIMESTAMPTZ) AS TIMESTAMP) END;\n"
+    "CREATE OR REPLACE TEMP MACRO weir_to_ts_z"
+    "(a VARCHAR, z) AS weir_str_to_ts_z(a, z),"
+    " (a BIGINT, z) AS CAST(to_timestamp(a) AS TIMESTAMP),"
+    " (a DATE, z) AS weir_tz_utc(CAST(a AS TIMESTAMP), z), (a TIMESTAMP, z) AS a,"
+    " (a, z) AS CAST(to_timestamp(a) AS TIMESTAMP);\n"
+    "CREATE OR REPLACE TEMP MACRO weir_try_to_ts_z"
+    "(a VARCHAR, z) AS CASE WHEN weir_ts_plain(a)"
+    " THEN weir_tz_utc(TRY_CAST(trim(a) AS TIMESTAMP), z)"
+    " ELSE CAST(TRY_CAST(trim(a) AS TIMESTAMPTZ) AS TIMESTAMP) END,"
+    " (a BIGINT, z) AS CAST(to_timestamp(a) AS TIMESTAMP),"
+    " (a DATE, z) AS weir_tz_utc(CAST(a AS TIMESTAMP), z), (a TIMESTAMP, z) AS a,"
+    " (a, z) AS CAST(to_timestamp(a) AS TIMESTAMP);\n"
+    /* CAST(x AS STRING) and the operands of || in the zone: a timestamp
+     * as its wall clock (weir_tz_text: for operands of an unknown type,
+     * not aggregates, which no typed overload binds reliably). */
+    "CREATE OR REPLACE TEMP MACRO weir_to_str_z(a, z) AS CASE"
+    " WHEN typeof(a) LIKE 'TIMESTAMP%' THEN CAST(weir_tz_local(CAST(CAST(a AS"
+    " VARCHAR) AS TIMESTAMP), z) AS VARCHAR) ELSE weir_to_str(a) END;\n"
+    "CREATE OR REPLACE TEMP MACRO weir_tz_text"
+    "(a TIMESTAMP, z) AS CAST(weir_tz_local(a, z) AS VARCHAR),"
+    " (a DATE, z) AS a, (a VARCHAR, z) AS a, (a, z) AS a;\n"
+    /* A string or date literal s compared with x: a timestamp in the zone
+     * when x is one. */
+    "CREATE OR REPLACE TEMP MACRO weir_tz_lit"
+    "(x TIMESTAMP, s, z) AS CASE WHEN typeof(s) = 'DATE'"
+    " THEN weir_tz_utc(CAST(s AS TIMESTAMP), z)"
+    " ELSE weir_str_to_ts_z(CAST(s AS VARCHAR), z) END,"
+    " (x DATE, s, z) AS s, (x VARCHAR, s, z) AS s, (x, s, z) AS s;\n"
+    /* A timestamp plus an interval in the zone, as Spark adds them: a
+     * day-time interval's whole days and a calendar interval's months and
+     * days to the wall clock, the rest in microseconds. */
+    "CREATE OR REPLACE TEMP MACRO weir_iv_months(i) AS"
+    " CAST(datepart('year', i) * 12 + datepart('month', i) AS INTEGER);\n"
+    "CREATE OR REPLACE TEMP MACRO weir_iv_us(i) AS"
+    " CAST(datepart('day', i) AS BIGINT) * 86400000000"
+    " + CAST(datepart('hour', i) AS BIGINT) * 3600000000"
+    " + CAST(datepart('minute', i) AS BIGINT) * 60000000"
+    " + datepart('microseconds', i);\n"
+    "CREATE OR REPLACE TEMP MACRO weir_ts_add_z(a, i, z) AS CASE"
+    " WHEN weir_iv_months(i) = 0 THEN weir_tz_utc(weir_tz_local(a, z)"
+    " + to_days(CAST(weir_iv_us(i) // 86400000000 AS INTEGER)), z)"
+    " + to_microseconds(weir_iv_us(i) % 86400000000)"
+    " ELSE weir_tz_utc(weir_tz_local(a, z) + to_months(weir_iv_months(i))"
+    " + to_days(datepart('day', i)), z)"
+    " + to_microseconds(weir_iv_us(i) - CAST(datepart('day', i) AS BIGINT)"
+    " * 86400000000) END;\n"
+    "CREATE OR REPLACE TEMP MACRO weir_ts_add_any_z"
+    "(a TIMESTAMP, i, z) AS weir_ts_add_z(a, i, z),"
+    " (a DATE, i, z) AS weir_date_plus(a, i), (a, i, z) AS a + i;\n"
+    "CREATE OR REPLACE TEMP MACRO weir_unix_timestamp_z"
+    "(a TIMESTAMP, z) AS CAST(floor(epoch(a)) AS BIGINT),"
+    " (a DATE, z) AS CAST(floor(epoch(weir_tz_utc(CAST(a AS TIMESTAMP), z))) AS BIGINT),"
+    " (a VARCHAR, z) AS CAST(floor(epoch(weir_tz_utc(strptime(a,"
+    " '%Y-%m-%d %H:%M:%S'), z))) AS BIGINT);\n"
+    "CREATE OR REPLACE TEMP MACRO weir_unix_timestamp_fmt_z"
+    "(a TIMESTAMP, f, z) AS CAST(floor(epoch(a)) AS BIGINT),"
+    " (a DATE, f, z) AS CAST(floor(epoch(weir_tz_utc(CAST(a AS TIMESTAMP), z))) AS BIGINT),"
+    " (a VARCHAR, f, z) AS CAST(floor(epoch(weir_tz_utc(strptime(a, f), z))) AS BIGINT);\n";
+
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop

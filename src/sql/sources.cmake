@@ -27,6 +27,7 @@ set(WEIR_SQL_SOURCES
   src/sql/fn_lambda.c
   src/sql/fn_strings.c
   src/sql/datetime.c
+  src/sql/timezone.c
   src/sql/session.c
   src/sql/read_files.c
   src/sql/regex.c

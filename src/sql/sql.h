@@ -366,7 +366,25 @@ typedef struct weir_sql_resolver {
      * carries that `*` does not expand to (a file source's _metadata, a
      * hidden column in Spark), or NULL. */
     const char *(*tvf_hidden)(void *payload, const weir_sql_tvf *call);
+    /* Spark's session time zone (spark.sql.session.timeZone) as
+     * configured, NULL for UTC: where Spark reads or writes a timestamp as
+     * a wall clock (casts to and from strings and dates, fields,
+     * formatting, parsing, day and month arithmetic) the translation does
+     * so in this zone (docs/sql.md, "Session time zone"). */
+    const char *time_zone;
+    /* Statements only (optional): SET key = value (SET TIME ZONE 'z' as
+     * key spark.sql.session.timeZone) before the statement answers the
+     * pair; nonzero refuses it (the location is added). */
+    int (*set)(void *payload, const char *key, const char *value,
+               weir_error *err);
 } weir_sql_resolver;
+
+/* The DuckDB form of a Spark zone id (spark.sql.session.timeZone) into
+ * out: "" for UTC (and every zone id of offset 0), "+3600"/"-28800" for a
+ * fixed offset in seconds (+08:00, UTC+8, GMT-05:30, EST), else a region
+ * id (Java's three-letter ids as their regions) for DuckDB's ICU, which
+ * checks it. WEIR_EINVAL when id is no zone id. */
+int weir__sql_zone_duck(char *out, size_t size, const char *id);
 
 /*
  * Translate a query to DuckDB SQL, appending to out. Unaliased select items
@@ -378,9 +396,10 @@ typedef struct weir_sql_resolver {
 int weir__sql_translate_query(weir_buf *out, const weir_sql_query *q,
                               const weir_sql_resolver *resolver,
                               weir_error *err);
-/* Translate an expression (column references are rendered unqualified). */
+/* Translate an expression (column references are rendered unqualified)
+ * in the session time zone time_zone (NULL: UTC). */
 int weir__sql_translate_expr(weir_buf *out, const weir_sql_expr *e,
-                             weir_error *err);
+                             const char *time_zone, weir_error *err);
 
 /*
  * Translate one Spark SQL statement of any kind `weir query` accepts (a

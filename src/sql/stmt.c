@@ -499,6 +499,31 @@ static int show(st *s)
     return unsupported(s, "This SHOW statement");
 }
 
+/* SET TIME ZONE 'zone' (Spark's spelling of SET
+ * spark.sql.session.timeZone = zone); LOCAL and INTERVAL are refused. */
+static int set_time_zone(st *s)
+{
+    sql_parser *p = &s->p;
+    p->i += 2;
+    const sql_token *at = weir__sql_peek(p, 0);
+    if (at->kind != TK_STRING || p->i + 1 != p->n)
+        return unsupported(s, "SET TIME ZONE other than a zone id in quotes");
+    p->i = p->n;
+    if (s->t.resolver && s->t.resolver->set) {
+        int rc = s->t.resolver->set(s->t.resolver->payload,
+                                    "spark.sql.session.timeZone", at->text, p->err);
+        if (rc) {
+            if (!p->err->path[0])
+                weir__sql_error_at(p->err, p->src, weir__sql_tok_pos(at));
+            return rc;
+        }
+    }
+    weir__buf_puts(s->out, "SELECT 'spark.sql.session.timeZone' AS \"key\", ");
+    weir__buf_put_sql_string(s->out, at->text);
+    weir__buf_puts(s->out, " AS \"value\"");
+    return 0;
+}
+
 static int statement(st *s)
 {
     sql_parser *p = &s->p;
@@ -555,7 +580,9 @@ static int statement(st *s)
         return 0;
     }
     if (weir__sql_accept_kw(p, "SET")) {
-        /* Spark's SET k = v answers with the pair; nothing to change here. */
+        /* Spark's SET k = v answers with the pair; the resolver applies it */
+        if (weir__sql_is_kw(p, 0, "TIME") && weir__sql_is_kw(p, 1, "ZONE"))
+            return set_time_zone(s);
         size_t eq = p->i;
         while (eq < p->n && !(p->t[eq].kind == TK_OP && strcmp(p->t[eq].text, "=") == 0))
             eq++;
@@ -568,6 +595,15 @@ static int statement(st *s)
         char *v = weir__arena_strndup(p->arena, p->src->text + vs, ve > vs ? ve - vs : 0);
         if (!k || !v)
             return WEIR_ERR(p->err, WEIR_ENOMEM, NULL, "out of memory");
+        if (s->t.resolver && s->t.resolver->set) {
+            int rc = s->t.resolver->set(s->t.resolver->payload, k, v, p->err);
+            if (rc) {
+                if (!p->err->path[0])
+                    weir__sql_error_at(p->err, p->src,
+                                       weir__sql_tok_pos(&p->t[eq + 1]));
+                return rc;
+            }
+        }
         weir__buf_puts(s->out, "SELECT ");
         weir__buf_put_sql_string(s->out, k);
         weir__buf_puts(s->out, " AS \"key\", ");
@@ -596,7 +632,11 @@ int weir__sql_translate_statement(weir_buf *out, weir_arena *arena,
     s.t.arena = arena;
     s.out = out;
     size_t start = out->len;
-    rc = statement(&s);
+    rc = weir__sql_tx_set_zone(&s.t, resolver ? resolver->time_zone : NULL, err);
+    if (rc)
+        weir__sql_error_at(err, src, weir__sql_pos_of(src, offset));
+    else
+        rc = statement(&s);
     if (!rc && weir__buf_failed(out))
         rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     if (rc) {

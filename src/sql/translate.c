@@ -579,7 +579,11 @@ int weir__sql_translate_query(weir_buf *out, const weir_sql_query *q,
     t.err = err;
     t.arena = &arena;
     size_t start = out->len;
-    int rc = weir__sql_tx_query(&t, out, q);
+    int rc = weir__sql_tx_set_zone(&t, resolver ? resolver->time_zone : NULL, err);
+    if (rc)
+        weir__sql_error_at(err, q->src, q->pos);
+    else
+        rc = weir__sql_tx_query(&t, out, q);
     if (!rc && (weir__buf_failed(out) || weir__arena_failed(&arena)))
         rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     if (rc)
@@ -589,7 +593,7 @@ int weir__sql_translate_query(weir_buf *out, const weir_sql_query *q,
 }
 
 int weir__sql_translate_expr(weir_buf *out, const weir_sql_expr *e,
-                             weir_error *err)
+                             const char *time_zone, weir_error *err)
 {
     weir_arena arena = WEIR_ARENA_INIT;
     sql_tx t;
@@ -598,7 +602,11 @@ int weir__sql_translate_expr(weir_buf *out, const weir_sql_expr *e,
     t.arena = &arena;
     t.unqualify = true;
     size_t start = out->len;
-    int rc = weir__sql_tx_expr(&t, out, e);
+    int rc = weir__sql_tx_set_zone(&t, time_zone, err);
+    if (rc)
+        weir__sql_error_at(err, e->src, e->pos);
+    else
+        rc = weir__sql_tx_expr(&t, out, e);
     if (!rc && (weir__buf_failed(out) || weir__arena_failed(&arena)))
         rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     if (rc)

@@ -58,7 +58,6 @@ static void decimal_type(weir_buf *out, const char *text)
 
 static int tx_lit(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
-    (void)t;
     switch (e->lit) {
     case LIT_NULL: weir__buf_puts(out, "NULL"); break;
     case LIT_BOOL: weir__buf_puts(out, e->text); break;
@@ -100,16 +99,40 @@ static int tx_lit(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
             weir__buf_put_sql_string(out, e->text);
             weir__buf_puts(out, " AS TIMESTAMP)");
         } else {
-            weir__buf_puts(out, "TIMESTAMP ");
-            weir__buf_put_sql_string(out, e->text);
+            /* a wall clock of the session zone */
+            weir_buf lit = WEIR_BUF_INIT;
+            weir__buf_puts(&lit, "TIMESTAMP ");
+            weir__buf_put_sql_string(&lit, e->text);
+            weir__sql_tz_utc(t, out, weir__buf_cstr(&lit));
+            weir__buf_free(&lit);
         }
         break;
     case LIT_TIMESTAMP_NTZ:
         weir__buf_puts(out, "TIMESTAMP ");
         weir__buf_put_sql_string(out, e->text);
-        break;
+        return weir__sql_tz_refuse_ntz(t, e->pos, e->src, "A TIMESTAMP_NTZ literal");
     }
     return 0;
+}
+
+/* A string or date literal x compared with other (=, <, BETWEEN, IN ..):
+ * Spark casts it to a timestamp in the session zone when other is one. */
+static int compared(sql_tx *t, weir_buf *out, const weir_sql_expr *x,
+                    const weir_sql_expr *other)
+{
+    if (!t->zone || x->kind != EX_LIT ||
+        (x->lit != LIT_STRING && x->lit != LIT_DATE) || other->kind == EX_LIT)
+        return sub(t, out, x);
+    weir_buf lit = WEIR_BUF_INIT, o = WEIR_BUF_INIT;
+    int rc = sub(t, &lit, x);
+    if (!rc)
+        rc = sub(t, &o, other);
+    if (!rc)
+        weir__sql_tz_compared(t, out, other, weir__buf_cstr(&o), x,
+                              weir__buf_cstr(&lit));
+    weir__buf_free(&lit);
+    weir__buf_free(&o);
+    return rc;
 }
 
 static const sql_lambda_scope *lambda_param(const sql_tx *t, const char *name,
@@ -443,6 +466,68 @@ static void int_literal(weir_buf *sql, const weir_sql_expr *x)
     *sql = c;
 }
 
+static bool comparison(const char *op)
+{
+    static const char *const OPS[] = { "=", "<>", "<", "<=", ">", ">=", "<=>" };
+    for (size_t i = 0; i < sizeof(OPS) / sizeof(OPS[0]); i++)
+        if (strcmp(op, OPS[i]) == 0)
+            return true;
+    return false;
+}
+
+/* A binary operator where the session zone (not UTC) matters: a
+ * comparison of a timestamp with a string or date literal, ||, and a
+ * timestamp plus or minus an interval literal (days and months are added
+ * to the zone's wall clock, as Spark does: across a DST change a day is
+ * 23 or 25 hours). */
+static int tx_zoned_binary(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    const char *op = e->op;
+    weir_buf a = WEIR_BUF_INIT, b = WEIR_BUF_INIT, x = WEIR_BUF_INIT;
+    int rc = 0;
+    if (comparison(op)) {
+        rc = compared(t, &a, e->a, e->b);
+        if (!rc)
+            rc = compared(t, &b, e->b, e->a);
+        if (!rc)
+            put_binary(out, e, weir__buf_cstr(&a), weir__buf_cstr(&b));
+    } else if (strcmp(op, "||") == 0) {
+        rc = sub(t, &x, e->a);
+        if (!rc)
+            weir__sql_tz_text(t, &a, e->a, weir__buf_cstr(&x));
+        weir__buf_clear(&x);
+        if (!rc)
+            rc = sub(t, &x, e->b);
+        if (!rc) {
+            weir__sql_tz_text(t, &b, e->b, weir__buf_cstr(&x));
+            weir__buf_printf(out, "(%s || %s)", weir__buf_cstr(&a),
+                             weir__buf_cstr(&b));
+        }
+    } else {
+        rc = sub(t, &a, e->a);
+        if (!rc)
+            rc = sub(t, &b, e->b);
+        char k = rc ? 'O' : weir__sql_tz_kind(t, e->a, weir__buf_cstr(&a));
+        if (!rc && k == 'T') {
+            weir__buf_printf(out, "weir_ts_add_z(%s, %s(%s), ", weir__buf_cstr(&a),
+                             op[0] == '-' ? "-" : "", weir__buf_cstr(&b));
+            weir__sql_tz_put_zone(t, out);
+            weir__buf_putc(out, ')');
+        } else if (!rc && k == '?') {
+            weir__buf_printf(out, "weir_ts_add_any_z(%s, %s(%s), ", weir__buf_cstr(&a),
+                             op[0] == '-' ? "-" : "", weir__buf_cstr(&b));
+            weir__sql_tz_put_zone(t, out);
+            weir__buf_putc(out, ')');
+        } else if (!rc) {
+            put_binary(out, e, weir__buf_cstr(&a), weir__buf_cstr(&b));
+        }
+    }
+    weir__buf_free(&a);
+    weir__buf_free(&b);
+    weir__buf_free(&x);
+    return rc;
+}
+
 /* Arithmetic with a decimal is cast to Spark's result type when the
  * operands' types are known (DuckDB's differ: DECIMAL(p1+p2,s1+s2) for *,
  * DOUBLE for /). */
@@ -453,6 +538,10 @@ static int tx_binary(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
                  strcmp(op, "*") == 0 || strcmp(op, "/") == 0 ||
                  strcmp(op, "%") == 0;
     bool plain = strcmp(op, "div") == 0 || strcmp(op, "^") == 0;
+    if (t->zone && (comparison(op) || strcmp(op, "||") == 0 ||
+                    ((!strcmp(op, "+") || !strcmp(op, "-")) &&
+                     e->b->kind == EX_INTERVAL)))
+        return tx_zoned_binary(t, out, e);
     weir_buf a = WEIR_BUF_INIT, b = WEIR_BUF_INIT;
     int rc = plain ? sub(t, &a, e->a) : operand(t, &a, e->a, e->b, arith);
     if (!rc)
@@ -511,6 +600,21 @@ static bool has_aggregate(const weir_sql_expr *e)
     return false;
 }
 
+/* The rest of CAST(x AS type) (after "CAST(") through a weir_* macro
+ * taking the session zone: fn(x, zone) AS type). */
+static int zoned_cast(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
+                      const char *fn)
+{
+    weir__buf_printf(out, "%s(", fn);
+    int rc = sub(t, out, e->a);
+    weir__buf_puts(out, ", ");
+    weir__sql_tz_put_zone(t, out);
+    weir__buf_puts(out, ") AS ");
+    weir__sql_type_to_duckdb(out, e->type);
+    weir__buf_putc(out, ')');
+    return rc;
+}
+
 static int tx_cast(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
     weir__buf_puts(out, e->flag ? "TRY_CAST(" : "CAST(");
@@ -521,9 +625,18 @@ static int tx_cast(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     else if (trunc)
         weir__buf_puts(out, e->flag ? "weir_try_trunc_for_int("
                                     : "weir_trunc_for_int(");
-    else if (e->type->kind == TY_TIMESTAMP) {
+    else if (e->type->kind == TY_TIMESTAMP && t->zone) {
+        return zoned_cast(t, out, e, e->flag ? "weir_try_to_ts_z" : "weir_to_ts_z");
+    } else if (e->type->kind == TY_TIMESTAMP) {
         trunc = true; /* the same closing parenthesis */
         weir__buf_puts(out, e->flag ? "weir_try_to_ts(" : "weir_to_ts(");
+    } else if (e->type->kind == TY_STRING && t->zone) {
+        return zoned_cast(t, out, e, "weir_to_str_z");
+    } else if (e->type->kind == TY_DATE && t->zone) {
+        return zoned_cast(t, out, e, e->flag ? "weir_tz_try_date" : "weir_tz_date");
+    } else if (e->type->kind == TY_TIMESTAMP_NTZ &&
+               weir__sql_tz_refuse_ntz(t, e->pos, e->src, "A cast to TIMESTAMP_NTZ")) {
+        return WEIR_ESQL;
     } else if (e->type->kind == TY_STRING) {
         trunc = true;
         weir__buf_puts(out, "weir_to_str(");
@@ -752,34 +865,45 @@ static const struct {
 static int tx_extract(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
     const char *f = e->name;
-    int rc;
+    weir_buf x = WEIR_BUF_INIT, w = WEIR_BUF_INIT;
+    int rc = sub(t, &x, e->a);
+    if (rc) {
+        weir__buf_free(&x);
+        return rc;
+    }
+    /* the fields of the session zone's wall clock (not an interval's) */
+    char k = t->zone ? weir__sql_tz_kind(t, e->a, weir__buf_cstr(&x)) : 'O';
+    if (k == 'T' || k == '?')
+        weir__sql_tz_wall(t, &w, weir__buf_cstr(&x));
+    else
+        weir__buf_puts(&w, weir__buf_cstr(&x));
+    const char *a = weir__buf_cstr(&w);
+    rc = -1;
     if (weir__str_ieq(f, "DAYOFWEEK") || weir__str_ieq(f, "DOW")) {
-        weir__buf_puts(out, "CAST(dayofweek(");
-        if ((rc = sub(t, out, e->a)))
-            return rc;
-        weir__buf_puts(out, ") + 1 AS INTEGER)");
-        return 0;
+        weir__buf_printf(out, "CAST(dayofweek(%s) + 1 AS INTEGER)", a);
+        rc = 0;
+    } else if (weir__str_ieq(f, "SECOND") || weir__str_ieq(f, "S") ||
+               weir__str_ieq(f, "SEC") || weir__str_ieq(f, "SECONDS") ||
+               weir__str_ieq(f, "SECS")) {
+        weir__buf_printf(out,
+                         "CAST(date_part('microsecond', %s) / 1000000 AS "
+                         "DECIMAL(8,6))",
+                         a);
+        rc = 0;
     }
-    if (weir__str_ieq(f, "SECOND") || weir__str_ieq(f, "S") ||
-        weir__str_ieq(f, "SEC") || weir__str_ieq(f, "SECONDS") ||
-        weir__str_ieq(f, "SECS")) {
-        weir__buf_puts(out, "CAST(date_part('microsecond', ");
-        if ((rc = sub(t, out, e->a)))
-            return rc;
-        weir__buf_puts(out, ") / 1000000 AS DECIMAL(8,6))");
-        return 0;
-    }
-    for (int i = 0; EXTRACT_FIELDS[i].spark; i++) {
+    for (int i = 0; rc && EXTRACT_FIELDS[i].spark; i++) {
         if (weir__str_ieq(f, EXTRACT_FIELDS[i].spark)) {
-            weir__buf_printf(out, "CAST(date_part('%s', ", EXTRACT_FIELDS[i].duck);
-            if ((rc = sub(t, out, e->a)))
-                return rc;
-            weir__buf_puts(out, ") AS INTEGER)");
-            return 0;
+            weir__buf_printf(out, "CAST(date_part('%s', %s) AS INTEGER)",
+                             EXTRACT_FIELDS[i].duck, a);
+            rc = 0;
         }
     }
-    return weir__sql_tx_error(t, e->pos, e->src,
-                              "EXTRACT field %s is not supported", f);
+    weir__buf_free(&x);
+    weir__buf_free(&w);
+    if (rc)
+        return weir__sql_tx_error(t, e->pos, e->src,
+                                  "EXTRACT field %s is not supported", f);
+    return 0;
 }
 
 static int tx_subscript(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
@@ -874,7 +998,7 @@ int weir__sql_tx_expr(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
             for (size_t i = 0; !rc && i < e->n; i++) {
                 if (i)
                     weir__buf_puts(out, ", ");
-                rc = sub(t, out, e->list[i]);
+                rc = compared(t, out, e->list[i], e->a);
             }
         }
         weir__buf_puts(out, "))");
@@ -898,10 +1022,10 @@ int weir__sql_tx_expr(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
         rc = sub(t, out, e->a);
         weir__buf_puts(out, e->negated ? " NOT BETWEEN " : " BETWEEN ");
         if (!rc)
-            rc = sub(t, out, e->b);
+            rc = compared(t, out, e->b, e->a);
         weir__buf_puts(out, " AND ");
         if (!rc)
-            rc = sub(t, out, e->c);
+            rc = compared(t, out, e->c, e->a);
         weir__buf_putc(out, ')');
         break;
     case EX_LIKE: rc = tx_like(t, out, e); break;

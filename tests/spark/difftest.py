@@ -43,7 +43,8 @@ functions_version = [""]
 
 def load_corpus(folder):
     """Entries of every corpus/*.sql file: a query ends with ';' at a line end;
-    the `--` lines before it may hold `-- known: reason` and `-- error`."""
+    the `--` lines before it may hold `-- known: reason`, `-- error` and
+    `-- conf: key=value` (a session conf for that entry, repeatable)."""
     entries = []
     for fname in sorted(os.listdir(folder)):
         if not fname.endswith(".sql"):
@@ -62,10 +63,13 @@ def load_corpus(folder):
                     n += 1
                     sql = "\n".join(lines).strip()[:-1].strip()
                     known = [x[6:].strip() for x in notes if x.startswith("known:")]
+                    conf = [x[5:].strip().split("=", 1) for x in notes
+                            if x.startswith("conf:")]
                     entries.append({
                         "id": "%s:%d" % (category, n), "category": category,
                         "sql": sql, "known": known[0] if known else None,
                         "expect_error": any(x == "error" for x in notes),
+                        "conf": [(k.strip(), v.strip()) for k, v in conf],
                     })
                     notes, lines = [], []
     return entries
@@ -351,6 +355,8 @@ def run_spark(entries, log):
     functions = sorted(r[0] for r in spark.sql("SHOW FUNCTIONS").collect())
     functions_version[0] = spark.version
     for e in entries:
+        for k, v in e["conf"]:
+            spark.conf.set(k, v)
         try:
             df = spark.sql(e["sql"])
             cols = [(f.name, spark_type(f.dataType)) for f in df.schema.fields]
@@ -359,13 +365,18 @@ def run_spark(entries, log):
         except Exception as ex:  # noqa: BLE001 - any Spark failure is a result
             msg = first_line(str(ex))
             e["spark"] = {"error": msg, "class": error_class(msg)}
+        for k, _ in e["conf"]:
+            spark.conf.unset(k)
     log("spark: %d queries in %.1fs" % (len(entries), time.time() - t0))
     spark.stop()
     return functions
 
 
-def weir_run(weir, cwd, sql):
-    p = subprocess.run([weir, "query", "--format", "json", "-"], input=sql,
+def weir_run(weir, cwd, sql, conf=()):
+    args = [weir, "query", "--format", "json"]
+    for k, v in conf:
+        args += ["--conf", "%s=%s" % (k, v)]
+    p = subprocess.run(args + ["-"], input=sql,
                        cwd=cwd, capture_output=True, text=True, timeout=120)
     return p.returncode, p.stdout, p.stderr
 
@@ -373,12 +384,14 @@ def weir_run(weir, cwd, sql):
 def run_weir_one(weir, cwd, e):
     sql = e["sql"]
     rc, out, err = weir_run(weir, cwd,
-                            "CREATE TEMPORARY VIEW __q AS %s;\nDESCRIBE __q" % sql)
+                            "CREATE TEMPORARY VIEW __q AS %s;\nDESCRIBE __q" % sql,
+                            e["conf"])
     if rc == 0:
         cols = [(json.loads(l)["col_name"], duck_to_spark(json.loads(l)["data_type"]))
                 for l in out.splitlines() if l.strip()]
         rc, out, err = weir_run(weir, cwd,
-                                "SELECT to_json(__q) AS __j FROM (%s) __q" % sql)
+                                "SELECT to_json(__q) AS __j FROM (%s) __q" % sql,
+                                e["conf"])
     if rc != 0:
         msg = ""
         for line in err.splitlines():
@@ -515,7 +528,15 @@ def main():
     ap.add_argument("--only", help="regular expression on entry ids")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--no-fail", action="store_true")
+    ap.add_argument("--reuse-spark", metavar="RESULTS",
+                    help="take Spark's answers from a previous results.json "
+                         "for entries of the same SQL and confs (iterating "
+                         "on weir without restarting Spark)")
     a = ap.parse_args()
+
+    # pyspark turns timestamps into datetimes of this process's zone
+    os.environ["TZ"] = "UTC"
+    time.tzset()
 
     def log(msg):
         print(msg, file=sys.stderr, flush=True)
@@ -526,10 +547,30 @@ def main():
     if a.only:
         entries = [e for e in entries if re.search(a.only, e["id"])]
     os.makedirs(a.out, exist_ok=True)
+    functions, fresh = [], entries
+    if a.reuse_spark:
+        with open(a.reuse_spark, encoding="utf-8") as f:
+            old = json.load(f)
+        known = {(e["sql"], json.dumps(e.get("conf", []))): e["spark"]
+                 for e in old["entries"] if "spark" in e}
+        functions = old.get("spark_functions", [])
+        functions_version[0] = old.get("spark_version", "")
+        fresh = []
+        for e in entries:
+            hit = known.get((e["sql"], json.dumps([list(c) for c in e["conf"]])))
+            if hit is None:
+                fresh.append(e)
+            else:
+                if "cols" in hit:  # JSON gave lists; run_spark makes tuples
+                    hit["cols"] = [tuple(c) for c in hit["cols"]]
+                e["spark"] = hit
+        log("spark: %d answers reused, %d to run" % (len(entries) - len(fresh),
+                                                     len(fresh)))
     with cf.ThreadPoolExecutor(1) as bg:
         weir_done = bg.submit(run_weir, entries, os.path.abspath(a.weir),
                               a.jobs, log)
-        functions = run_spark(entries, log)
+        if fresh:
+            functions = run_spark(fresh, log)
         weir_done.result()
     for e in entries:
         kind, detail = compare(e)

@@ -613,7 +613,7 @@ TEST(test_sql_reads__text)
     weir_buf b = WEIR_BUF_INIT;
     s = src_of("x <=> 1 AND name RLIKE '^a'");
     CHECK_INT(weir__sql_parse_expr(&e, &a, &s, 0, s.len, NULL), 0);
-    CHECK_INT(weir__sql_translate_expr(&b, e, NULL), 0);
+    CHECK_INT(weir__sql_translate_expr(&b, e, NULL, NULL), 0);
     CHECK_STR(weir__buf_cstr(&b),
               "((\"x\" IS NOT DISTINCT FROM 1) AND regexp_matches(\"name\", '^a'))");
     weir__buf_free(&b);
@@ -635,7 +635,7 @@ static void check_expr(const char *file, int line, const char *text,
     memset(&err, 0, sizeof(err));
     int rc = weir__sql_parse_expr(&e, &a, &s, 0, s.len, &err);
     if (!rc)
-        rc = weir__sql_translate_expr(&b, e, &err);
+        rc = weir__sql_translate_expr(&b, e, NULL, &err);
     const char *got = rc ? err.message : weir__buf_cstr(&b);
     if (strcmp(got, want) != 0) {
         fprintf(stderr, "  %s:%d: \"%s\" -> \"%s\", expected \"%s\"\n", file, line,
@@ -968,7 +968,7 @@ TEST(test_sql_translate__resolver)
                            "SELECT x.src, y.src FROM STREAM cat.db.x JOIN y ON true "
                            "CROSS JOIN range(2) r, read_files('f.json') j");
     int calls = 0;
-    weir_sql_resolver res = { rel_cb, tvf_cb, &calls, NULL, NULL, NULL, NULL };
+    weir_sql_resolver res = { rel_cb, tvf_cb, &calls, NULL, NULL, NULL, NULL, NULL, NULL };
     weir_buf b = WEIR_BUF_INIT;
     weir_error err;
     CHECK_INT(weir__sql_translate_query(&b, q, &res, &err), 0);
@@ -1029,7 +1029,7 @@ TEST(test_sql_translate__hidden_columns)
         weir_arena a = WEIR_ARENA_INIT;
         weir_sql_source s;
         weir_sql_query *q = pq(&a, &s, cases[i][0]);
-        weir_sql_resolver res = { NULL, hidden_tvf, NULL, NULL, NULL, NULL, hidden_col };
+        weir_sql_resolver res = { NULL, hidden_tvf, NULL, NULL, NULL, NULL, hidden_col, NULL, NULL };
         weir_buf b = WEIR_BUF_INIT;
         weir_error err;
         CHECK_INT(weir__sql_translate_query(&b, q, &res, &err), 0);

@@ -91,7 +91,7 @@ static int translate(const char *spark, weir_buf *out, weir_error *err)
     weir_sql_source src = { "q.sql", spark, strlen(spark), NULL, 0, NULL, 0, false };
     weir_sql_query *q = NULL;
     int rc = weir__sql_parse_query(&q, &a, &src, 0, src.len, err);
-    weir_sql_resolver probe = { NULL, NULL, NULL, NULL, probe_type, NULL, NULL };
+    weir_sql_resolver probe = { NULL, NULL, NULL, NULL, probe_type, NULL, NULL, NULL, NULL };
     if (!rc)
         rc = weir__sql_translate_query(out, q, &probe, err);
     weir__arena_free(&a);
@@ -946,7 +946,7 @@ TEST(test_sql_translate__cte_not_resolved)
         weir_error err;
         memset(&err, 0, sizeof(err));
         weir_buf out = WEIR_BUF_INIT;
-        weir_sql_resolver r = { refuse_c, NULL, NULL, NULL, NULL, NULL, NULL };
+        weir_sql_resolver r = { refuse_c, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
         int rc = weir__sql_parse_query(&q, &a, &src, 0, src.len, &err);
         if (!rc)
             rc = weir__sql_translate_query(&out, q, &r, &err);
@@ -965,7 +965,7 @@ TEST(test_sql_translate__cte_not_resolved)
         weir_error err;
         memset(&err, 0, sizeof(err));
         weir_buf out = WEIR_BUF_INIT;
-        weir_sql_resolver r = { refuse_c, NULL, NULL, NULL, NULL, NULL, NULL };
+        weir_sql_resolver r = { refuse_c, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
         int rc = weir__sql_parse_query(&q, &a, &src, 0, src.len, &err);
         CHECK(rc == 0);
         CHECK(weir__sql_translate_query(&out, q, &r, &err) != 0);
@@ -1148,7 +1148,7 @@ static int translate_known(const char *spark, weir_buf *out, int *probes)
     weir_sql_query *q = NULL;
     weir_error err;
     int rc = weir__sql_parse_query(&q, &a, &src, 0, src.len, &err);
-    weir_sql_resolver r = { NULL, NULL, probes, NULL, counted_probe, known_types, NULL };
+    weir_sql_resolver r = { NULL, NULL, probes, NULL, counted_probe, known_types, NULL, NULL, NULL };
     if (!rc)
         rc = weir__sql_translate_query(out, q, &r, &err);
     weir__arena_free(&a);
