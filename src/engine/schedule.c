@@ -258,6 +258,34 @@ static void slot_completed(run_state *rs, slot *s, const weir_gflow *f,
     weir__buf_free(&d);
 }
 
+/* Errors that the flow's query and the data it read decide alone, so that
+ * a retry fails the same way (docs/engine.md, step 6): analysis errors, a
+ * FAIL UPDATE expectation, Spark's ANSI data errors. Errors that can pass
+ * on retry (a file still being written, a table created meanwhile, memory,
+ * I/O, a broker, raise_error(), which may test for data yet to come) are
+ * not in the list. */
+static bool deterministic_error(const char *cls)
+{
+    static const char *const EXACT[] = {
+        "EXPECTATION_VIOLATION", "ANALYSIS_ERROR", "PARSE_SYNTAX_ERROR",
+        "FIELD_NOT_FOUND", "COLUMN_ALREADY_EXISTS", "UNSUPPORTED_SPARK_SQL",
+        "UNRESOLVABLE_TABLE_VALUED_FUNCTION", "INCOMPATIBLE_COLUMN_TYPE",
+        "NUM_COLUMNS_MISMATCH", "CAST_INVALID_INPUT", "CAST_OVERFLOW",
+        "DIVIDE_BY_ZERO", "ARITHMETIC_OVERFLOW", "INVALID_INDEX_OF_ZERO",
+        "NUMERIC_VALUE_OUT_OF_RANGE",
+    };
+    static const char *const PREFIX[] = { "UNRESOLVED_", "DATATYPE_MISMATCH",
+                                          "INVALID_ARRAY_INDEX",
+                                          "INVALID_CONF_VALUE" };
+    for (size_t i = 0; i < sizeof(EXACT) / sizeof(EXACT[0]); i++)
+        if (strcmp(cls, EXACT[i]) == 0)
+            return true;
+    for (size_t i = 0; i < sizeof(PREFIX) / sizeof(PREFIX[0]); i++)
+        if (weir__str_starts(cls, PREFIX[i]))
+            return true;
+    return false;
+}
+
 /* The flow of slot idx failed: retried after a backoff, or FAILED for
  * good and what reads it skipped. */
 static void slot_failed(run_state *rs, size_t idx)
@@ -275,14 +303,16 @@ static void slot_failed(run_state *rs, size_t idx)
     if (write_error || weir__storage_write_failed(rs->st))
         rs->storage_failed = true;
     /* Damaged state, Kafka offsets that are gone, a Spark checkpoint that
-     * cannot be imported, and streaming sources changed in place or added
-     * or removed fail the same way every time. */
+     * cannot be imported, streaming sources changed in place or added or
+     * removed, and the errors deterministic_error lists fail the same way
+     * every time: not retried. */
     bool damaged = !strcmp(x->err.error_class, "CHECKPOINT_MISSING") ||
                    !strcmp(x->err.error_class, "FILE_MANIFEST_MISSING") ||
                    !strcmp(x->err.error_class, "KAFKA_DATA_LOSS") ||
                    !strncmp(x->err.error_class, "IMPORT_CHECKPOINT_", 18) ||
                    !strcmp(x->err.error_class, "STREAMING_SOURCE_CHANGED") ||
-                   !strcmp(x->err.error_class, WEIR_SOURCES_CHANGED_CLASS);
+                   !strcmp(x->err.error_class, WEIR_SOURCES_CHANGED_CLASS) ||
+                   deterministic_error(x->err.error_class);
     bool retry = !rs->storage_failed && !damaged && s->attempts <= s->max_retries;
     /* Retries used up (Spark's message), or not retried at all. */
     bool exhausted = !retry && !damaged && !rs->storage_failed &&
