@@ -172,6 +172,21 @@ static bool has_glob(const char *p)
     return strpbrk(p, "*?[{") != NULL;
 }
 
+/* The names a folder's files are read by: pathGlobFilter's (default *),
+ * without hidden files, whose names start with '.' or '_' (Spark skips
+ * them: .crc checksums, _SUCCESS, _committed_*, _started_*). DuckDB's
+ * glob has classes, so a leading '*' or '?' becomes [!._]. */
+static void put_visible_names(weir_buf *b, const char *filter)
+{
+    if (!filter)
+        filter = "*";
+    if (filter[0] == '*' || filter[0] == '?') {
+        weir__buf_puts(b, "[!._]");
+        filter += filter[0] == '?';
+    }
+    weir__buf_puts(b, filter);
+}
+
 /* The DuckDB file argument: a list of files or a path/glob string. */
 static int put_files(rf *r, weir_buf *out, const char *const *files,
                      size_t n_files, const char *base_dir, int recursive,
@@ -211,7 +226,7 @@ static int put_files(rf *r, weir_buf *out, const char *const *files,
             weir__buf_putc(&b, '/');
         if (recursive == 1)
             weir__buf_puts(&b, "**/");
-        weir__buf_puts(&b, filter ? filter : "*");
+        put_visible_names(&b, filter);
     } else if (weir__fs_is_file(p)) {
         weir__fs_put_glob_literal(&b, p);
     } else {

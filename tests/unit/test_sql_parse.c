@@ -914,15 +914,15 @@ TEST(test_sql_read_files__render)
        "(SELECT COLUMNS('^column(\\d+)$') AS '_c\\1' FROM read_csv('/d/x.csv', "
        "union_by_name = true, header = false))");
     RF("SELECT * FROM read_files('/d/', format => 'parquet', recursiveFileLookup => true)",
-       "read_parquet('/d/**/*', union_by_name = true)");
+       "read_parquet('/d/**/[!._]*', union_by_name = true)");
     RF("SELECT * FROM read_files('/d/', format => 'json', pathGlobFilter => '*.jsonl', "
        "multiLine => true, schema => 'a INT, b STRING')",
-       "read_json('/d/*.jsonl', format = 'auto', union_by_name = true, columns = "
+       "read_json('/d/[!._]*.jsonl', format = 'auto', union_by_name = true, columns = "
        "{'a': 'INTEGER', 'b': 'VARCHAR'})");
     RF("SELECT * FROM cloud_files('/d/', 'csv', map('header', 'true', "
        "'cloudFiles.inferColumnTypes', 'false', 'cloudFiles.schemaLocation', '/s'))",
        "(SELECT COLUMNS(c -> NOT regexp_full_match(c, 'column[0-9]+')) FROM "
-       "read_csv('/d/*', union_by_name = true, header = true, all_varchar = true, "
+       "read_csv('/d/[!._]*', union_by_name = true, header = true, all_varchar = true, "
        "null_padding = true))");
     RF("SELECT * FROM read_files('/d/a.txt')",
        "(SELECT unnest(regexp_split_to_array(regexp_replace(content, '\\r?\\n$', ''), "
