@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "store/objects.h"
+#include "util/spark_sink_log.h"
 #include "util/str.h"
 #include "util/url.h"
 #include "util/vec.h"
@@ -292,6 +293,8 @@ int weir__files_list(weir_file_list *out, weir_file_list *unreadable,
         rc = conn ? list_remote(&all, conn, abs, o->recursive, missing, err)
                   : WEIR_ERR(err, WEIR_ERROR, NULL,
                              "internal error: no connection to list %s", abs);
+    } else if (weir__fs_is_dir(abs) && weir__spark_sink_has_log(abs)) {
+        rc = weir__spark_sink_files(&all, abs, err); /* as Spark lists it */
     } else if (weir__fs_is_dir(abs)) {
         rc = weir__fs_list(&all, abs, o->recursive, true, err);
     } else if (weir__fs_is_file(abs)) {

@@ -7,12 +7,14 @@
  */
 #include "internal.h"
 
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/fs.h"
+#include "util/spark_sink_log.h"
 #include "util/str.h"
 
 typedef struct opt {
@@ -187,6 +189,43 @@ static void put_visible_names(weir_buf *b, const char *filter)
     weir__buf_puts(b, filter);
 }
 
+/* A folder Spark's file sink wrote: the files its _spark_metadata log
+ * commits, as Spark reads it (pathGlobFilter applies to their names). */
+static int put_sink_files(rf *r, weir_buf *out, const char *dir,
+                          const char *filter)
+{
+    weir_file_list l;
+    int rc = weir__spark_sink_files(&l, dir, r->err);
+    if (rc) {
+        if (r->err && r->call->pos.line) {
+            r->err->line = r->call->pos.line;
+            r->err->column = r->call->pos.column;
+        }
+        return rc;
+    }
+    size_t k = 0;
+    weir__buf_putc(out, '[');
+    for (size_t i = 0; i < l.len; i++) {
+        if (filter && fnmatch(filter, weir__path_basename(l.items[i].path), 0))
+            continue;
+        weir_buf lit = WEIR_BUF_INIT;
+        weir__fs_put_glob_literal(&lit, l.items[i].path);
+        if (k++)
+            weir__buf_puts(out, ", ");
+        weir__buf_put_sql_string(out, weir__buf_cstr(&lit));
+        weir__buf_free(&lit);
+    }
+    weir__buf_putc(out, ']');
+    weir__fs_list_free(&l);
+    if (!k)
+        return rf_error(r, r->call->pos,
+                        "%s(): a folder whose file sink log (_spark_metadata) "
+                        "commits no files is not supported by weir (Spark "
+                        "reads no rows): '%s'",
+                        r->call->name, dir);
+    return 0;
+}
+
 /* The DuckDB file argument: a list of files or a path/glob string. */
 static int put_files(rf *r, weir_buf *out, const char *const *files,
                      size_t n_files, const char *base_dir, int recursive,
@@ -220,6 +259,11 @@ static int put_files(rf *r, weir_buf *out, const char *const *files,
     /* A path that exists is literal (DuckDB would expand its glob
      * characters); only one that does not is a glob. */
     bool folder = n == 0 || weir__fs_is_dir(p) || (!has_glob(p) && p[n - 1] == '/');
+    if (folder && weir__spark_sink_has_log(p)) {
+        int rc = put_sink_files(r, out, p, filter);
+        free(full);
+        return rc;
+    }
     if (folder) {
         weir__fs_put_glob_literal(&b, p);
         if (!n || p[n - 1] != '/')

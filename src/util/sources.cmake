@@ -7,6 +7,7 @@ set(WEIR_UTIL_SOURCES
   src/util/json.c
   src/util/map.c
   src/util/peer.c
+  src/util/spark_sink_log.c
   src/util/str.c
   src/util/url.c
   src/util/vec.c

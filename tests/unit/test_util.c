@@ -1,7 +1,8 @@
 /*
  * Unit tests for src/util: buffers, arenas, maps, vectors, JSON, paths,
- * errors.
+ * errors, Spark's file sink log.
  */
+#define _GNU_SOURCE
 #include "harness.h"
 
 #include "util/arena.h"
@@ -11,6 +12,7 @@
 #include "util/fs.h"
 #include "util/json.h"
 #include "util/map.h"
+#include "util/spark_sink_log.h"
 #include "util/str.h"
 #include "util/url.h"
 #include "util/vec.h"
@@ -238,10 +240,79 @@ TEST(test_util_url__schemes)
     free(n);
 }
 
+static void put_file(const char *dir, const char *name, const char *text)
+{
+    char *p = weir__path_join(dir, name);
+    FILE *f = fopen(p, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+    free(p);
+}
+
+/* A log written elsewhere (paths of another folder, URI-encoded), a
+ * compaction, a later delete, a partition folder, a batch's .crc and a
+ * stray part file: only the committed files, mapped into the folder. */
+TEST(test_util_spark_sink_log)
+{
+    char tmpl[] = "/tmp/weir-sink-log-XXXXXX";
+    char *dir = mkdtemp(tmpl);
+    CHECK(dir != NULL);
+    if (!dir)
+        return;
+    char sub[512], meta[512];
+    snprintf(sub, sizeof(sub), "%s/k=a b", dir);
+    snprintf(meta, sizeof(meta), "%s/_spark_metadata", dir);
+    weir_error err;
+    CHECK(!weir__spark_sink_has_log(dir));
+    CHECK_INT(weir__fs_mkdirs(sub, &err), 0);
+    CHECK_INT(weir__fs_mkdirs(meta, &err), 0);
+    CHECK(weir__spark_sink_has_log(dir));
+    put_file(dir, "p0.json", "{}\n");
+    put_file(dir, "p1.json", "{}\n");
+    put_file(dir, "p2.json", "{}\n");
+    put_file(dir, "stray.json", "{}\n");
+    put_file(sub, "p3.json", "{}\n");
+#define ADD "{\"path\":\"file:///old/out/%s\",\"size\":3,\"isDir\":false," \
+            "\"action\":\"%s\"}\n"
+    char text[2048];
+    int n = snprintf(text, sizeof(text), "v1\n");
+    n += snprintf(text + n, sizeof(text) - (size_t)n, ADD, "p0.json", "add");
+    n += snprintf(text + n, sizeof(text) - (size_t)n, ADD, "p1.json", "add");
+    put_file(meta, "0", "v1\n{\"path\":\"file:///old/out/p9.json\",\"action\":\"add\"}\n");
+    put_file(meta, "1.compact", text);
+    n = snprintf(text, sizeof(text), "v1\n");
+    n += snprintf(text + n, sizeof(text) - (size_t)n, ADD, "k=a%20b/p3.json", "add");
+    n += snprintf(text + n, sizeof(text) - (size_t)n, ADD, "p0.json", "delete");
+    put_file(meta, "2", text);
+    put_file(meta, ".2.crc", "junk");
+    weir_file_list l;
+    CHECK_INT(weir__spark_sink_files(&l, dir, &err), 0);
+    CHECK_INT((int)l.len, 2);
+    if (l.len == 2) {
+        CHECK_STR(weir__path_basename(l.items[0].path), "p1.json");
+        char want[600];
+        snprintf(want, sizeof(want), "%s/p3.json", sub);
+        CHECK_STR(l.items[1].path, want);
+        CHECK_INT((int)l.items[1].size, 3);
+    }
+    weir__fs_list_free(&l);
+    /* a batch missing after the compaction, then a malformed entry */
+    put_file(meta, "4", "v1\n");
+    CHECK(weir__spark_sink_files(&l, dir, &err) != 0);
+    put_file(meta, "3", "v1\nnot json\n");
+    CHECK(weir__spark_sink_files(&l, dir, &err) != 0);
+    CHECK(strstr(err.message, "not an entry of Spark's file sink log") != NULL);
+    weir__fs_remove_tree(dir, &err);
+#undef ADD
+}
+
 TEST_MAIN(RUN(test_util_buf__append_and_quote); RUN(test_util_arena__many_allocs);
           RUN(test_util_map__case_insensitive); RUN(test_util_vec__push);
           RUN(test_util_json__parse); RUN(test_util_path__absolute);
           RUN(test_util_path__names);
           RUN(test_util_error__location); RUN(test_util_error__line_of);
           RUN(test_util_str__helpers);
-          RUN(test_util_fs__file_names); RUN(test_util_url__schemes))
+          RUN(test_util_fs__file_names); RUN(test_util_url__schemes);
+          RUN(test_util_spark_sink_log))
