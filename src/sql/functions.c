@@ -88,7 +88,8 @@ static const fn_def FUNCS[] = {
     { "factorial", 1, 1, 0,
       "CASE WHEN ($1) BETWEEN 0 AND 20 THEN CAST(factorial(CAST($1 AS INTEGER)) "
       "AS BIGINT) END", NULL },
-    { "hash", 1, -1, 0, "CAST(hash($*) % 2147483648 AS INTEGER)", NULL },
+    { "hash", 1, -1, 0, "__weir_spark_hash($*)", NULL },
+    { "xxhash64", 1, -1, 0, "__weir_spark_xxhash64($*)", NULL },
     { "conv", 3, 3, 0, "weir_conv(trim(CAST($1 AS VARCHAR)), $2, $3)", NULL },
     { "hex", 1, 1, 0, "hex($1)", NULL },
     { "unhex", 1, 1, 0, "from_hex($1)", NULL },
