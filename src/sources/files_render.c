@@ -115,9 +115,12 @@ void weir__files_csv_options(weir_buf *b, const weir_file_opts *o,
         weir__buf_puts(b, ", escape = ");
         weir__buf_put_sql_string(b, o->escape);
     }
-    if (o->null_value) {
-        weir__buf_puts(b, ", nullstr = ");
+    if (o->null_value && *o->null_value) {
+        /* empty unquoted fields stay NULL and quoted empty strings stay
+         * '', as Spark reads them (read_files.c, null_option) */
+        weir__buf_puts(b, ", nullstr = [");
         weir__buf_put_sql_string(b, o->null_value);
+        weir__buf_puts(b, ", ''], allow_quoted_nulls = false");
     }
 }
 

@@ -336,6 +336,27 @@ static int string_option(rf *r, weir_buf *out, const char *key, const char *name
     return 0;
 }
 
+/* Spark's nullValue: fields equal to it are NULL, and so are empty
+ * unquoted fields whatever it is (Spark's parser reads them as the null
+ * value; DuckDB's nullstr alone would read them as ''), while a quoted
+ * empty string stays '' once nullValue is not empty (Spark's emptyValue). */
+static int null_option(rf *r, weir_buf *out)
+{
+    opt *o = find(r, "nullValue");
+    if (!o)
+        return 0;
+    const char *v = o->arg->text ? o->arg->text : "";
+    weir__buf_puts(out, ", nullstr = ");
+    if (!*v) {
+        weir__buf_puts(out, "''");
+        return 0;
+    }
+    weir__buf_putc(out, '[');
+    weir__buf_put_sql_string(out, v);
+    weir__buf_puts(out, ", ''], allow_quoted_nulls = false");
+    return 0;
+}
+
 /* Options that are accepted and have no effect in weir. */
 static const char *const IGNORED[] = {
     "schemaLocation", "schemaEvolutionMode", "maxFilesPerTrigger",
@@ -419,7 +440,7 @@ int weir__sql_render_read_files(weir_buf *out, const weir_sql_tvf *call,
         }
         if ((rc = string_option(&r, &body, "quote", "quote")) ||
             (rc = string_option(&r, &body, "escape", "escape")) ||
-            (rc = string_option(&r, &body, "nullValue", "nullstr")) ||
+            (rc = null_option(&r, &body)) ||
             (rc = string_option(&r, &body, "comment", "comment")) ||
             (rc = date_option(&r, &body, "dateFormat", "dateformat")) ||
             (rc = date_option(&r, &body, "timestampFormat", "timestampformat")))
