@@ -165,6 +165,13 @@ static bool binary_operator_call(const char *detail)
     return parse_sig(&s, detail) && is_operator(s.name) && s.n == 2;
 }
 
+/* "Table with name t already exists!", "View with name v ..." */
+static bool table_or_view(const char *detail)
+{
+    return weir__str_starts(detail, "Table with name") ||
+           weir__str_starts(detail, "View with name");
+}
+
 /* ---- messages ----------------------------------------------------------- */
 
 static void say_column(weir_buf *out, const char *detail, const char *unused)
@@ -230,6 +237,19 @@ static void say_table(weir_buf *out, const char *detail, const char *unused)
     weir__buf_printf(out,
                      "The table or view `%s` cannot be found. Verify the "
                      "spelling and correctness of the schema and catalog.",
+                     name);
+}
+
+static void say_exists(weir_buf *out, const char *detail, const char *unused)
+{
+    (void)unused;
+    char name[256];
+    word_after(name, sizeof(name), detail, "with name ");
+    weir__buf_printf(out,
+                     "Cannot create table or view `%s` because it already "
+                     "exists. Choose a different name, drop or replace the "
+                     "existing object, or add the IF NOT EXISTS clause to "
+                     "tolerate pre-existing objects.",
                      name);
 }
 
@@ -343,6 +363,8 @@ static const rule RULES[] = {
     { "Binder Error: ", "Could not find key", NULL, "FIELD_NOT_FOUND", true,
       say_field },
     { "Binder Error: ", NULL, NULL, "ANALYSIS_ERROR", true, NULL },
+    { "Catalog Error: ", "already exists", table_or_view,
+      "TABLE_OR_VIEW_ALREADY_EXISTS", true, say_exists },
     { "Catalog Error: ", "Table with name", NULL, "TABLE_OR_VIEW_NOT_FOUND",
       true, say_table },
     { "Catalog Error: ", "Table Function with name", NULL,

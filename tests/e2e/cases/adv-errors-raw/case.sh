@@ -90,3 +90,10 @@ no_duckdb_text "tiny memory limit"
 cp spec.saved spark-pipeline.yml
 run_weir run
 expect_exit 0
+
+# CREATE TABLE over a table that exists: Spark's TABLE_OR_VIEW_ALREADY_EXISTS
+# (it was TABLE_OR_VIEW_NOT_FOUND, from the words "Table with name").
+run_weir query "CREATE TABLE ext_t AS SELECT 2 AS id"
+expect_exit 2
+expect_stderr_contains "[TABLE_OR_VIEW_ALREADY_EXISTS] Cannot create table or view \`ext_t\` because it already exists."
+no_duckdb_text "create over an existing table"
