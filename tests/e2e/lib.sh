@@ -67,6 +67,8 @@ e2e_fail() {
     : >"$E2E_OUT/failed"
     {
         echo "FAIL e2e/$E2E_NAME at $(e2e_where): $*"
+        [ ! -e "$E2E_OUT/spread" ] ||
+            echo "short sweeps: E2E_SPREAD_OFFSET=$E2E_SPREAD_OFFSET repeats their choice of positions"
         if [ -n "$WEIR_CMD" ]; then
             echo "last command: $WEIR_CMD  (exit $WEIR_EXIT)"
             e2e_show stdout "$WEIR_STDOUT"
@@ -87,6 +89,36 @@ e2e_at_exit() {
     for c in "${E2E_AT_EXIT[@]}"; do [ "$c" = "$1" ] && return 0; done
     E2E_AT_EXIT+=("$1")
     trap 'for c in "${E2E_AT_EXIT[@]}"; do $c; done' EXIT
+}
+
+# --- Short and full sweeps -------------------------------------------------------
+# Sweeps and soaks (fault positions, kill trials, load) run a short version
+# in the default suite and their full one under the ctest label heavy
+# (heavy/<case>, which sets WEIR_E2E_HEAVY=1; tests/CMakeLists.txt).
+
+# e2e_heavy: true when the case runs its full version.
+e2e_heavy() { [ "${WEIR_E2E_HEAVY:-0}" = 1 ]; }
+
+# e2e_size SHORT FULL: a sweep's or soak's size for this version.
+e2e_size() { if e2e_heavy; then echo "$2"; else echo "$1"; fi; }
+
+# e2e_spread STRIDE ITEM...: the items a sweep tries: all of them in the
+# full version; in the short one the first, the last and every STRIDE-th
+# from an offset drawn once per case run, so that successive runs cover
+# every item between them. E2E_SPREAD_OFFSET=N repeats a run's choice (a
+# failure prints it).
+E2E_SPREAD_OFFSET=${E2E_SPREAD_OFFSET:-$RANDOM}
+e2e_spread() {
+    local stride=$1 i=0 last=$# item
+    shift
+    e2e_heavy || : >"$E2E_OUT/spread"
+    for item in "$@"; do
+        if e2e_heavy || [ "$i" = 0 ] || [ "$i" = $((last - 2)) ] ||
+            [ $((i % stride)) = $((E2E_SPREAD_OFFSET % stride)) ]; then
+            echo "$item"
+        fi
+        i=$((i + 1))
+    done
 }
 
 # --- Running weir -----------------------------------------------------------

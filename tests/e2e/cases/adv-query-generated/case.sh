@@ -1,4 +1,5 @@
-# Bounded adversarial test of weir query: about 220 generated statements
+# Bounded adversarial test of weir query: about 80 generated statements
+# (220 in heavy/adv-query-generated)
 # (writes, failing writes, self-reads, reads of weir's state, writes to
 # weir's state and to the pipeline's datasets spelled many ways, DuckDB
 # statements that reach past the catalogs) from a fixed seed, checked

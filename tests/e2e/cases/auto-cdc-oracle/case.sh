@@ -8,9 +8,10 @@
 # continue their history with keys rebuilt from the log. The oracle knows nothing of batches: it applies the whole log in
 # sequence order, so every table must be independent of how the feed was
 # split (e2e/auto-cdc-batches tries many splits of one feed).
-# WEIR_CDC_BATCHES (default 15) sets the batch count.
+# WEIR_CDC_BATCHES sets the batch count (6 in the default suite, 15 in
+# heavy/auto-cdc-oracle).
 oracle="python3 $PWD/cdc_oracle.py"
-batches=${WEIR_CDC_BATCHES:-15}
+batches=${WEIR_CDC_BATCHES:-$(e2e_size 6 15)}
 all_tables=$($oracle query) # the six targets in one query
 
 compare() { # after update $1

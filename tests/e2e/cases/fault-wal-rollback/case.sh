@@ -6,8 +6,8 @@
 # 0 when only the close was hit), never a signal, and after the fault is
 # gone the next update ends with exactly the expected rows everywhere.
 # Swept over a catalog's WAL and weir.duckdb's. The default suite sweeps
-# the first positions; WEIR_FAULT_SWEEP=full (ctest -L heavy,
-# heavy/fault-wal-rollback) every position, with each errno, on both.
+# the first positions; the full version (ctest -L heavy,
+# heavy/fault-wal-rollback, or WEIR_FAULT_SWEEP=full) every position, with each errno, on both.
 
 shim=${WEIR_FAULT_LIB:-$(dirname "$WEIR")/tests/libweirfault.so}
 [ -f "$shim" ] || e2e_fail "the fault shim is not built: $shim"
@@ -89,7 +89,7 @@ sweep() {
     done
 }
 
-if [ "${WEIR_FAULT_SWEEP:-quick}" = full ]; then
+if [ "${WEIR_FAULT_SWEEP:-$(e2e_size quick full)}" = full ]; then
     for errno in EIO ENOSPC EDQUOT; do
         sweep spark_catalog.duckdb.wal "$errno" 60
         sweep weir.duckdb.wal "$errno" 60

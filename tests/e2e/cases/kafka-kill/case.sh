@@ -1,7 +1,8 @@
 # Exactly once from Kafka to Kafka across kill -9: Kafka source -> streaming
 # table -> Kafka sink, while a producer keeps adding messages to the source
 # topic (rounds of distinct ids). `weir run` is killed with SIGKILL at
-# seeded random instants WEIR_KAFKA_KILLS times (default 100); the run after
+# seeded random instants WEIR_KAFKA_KILLS times (25 in the default suite,
+# 100 in heavy/kafka-kill); the run after
 # a kill recovers what it left (a batch read but not committed, a batch
 # staged for the sink but not published), and is itself the next one
 # killed. Then the producer stops and a clean run finishes. Every source
@@ -10,7 +11,7 @@
 # must have landed mid-update and mid-publish (a staged sink batch left
 # behind, aborted transactions that a read_uncommitted consumer sees).
 # WEIR_KAFKA_KILL_SEED (default 15) seeds the kill instants.
-kills=${WEIR_KAFKA_KILLS:-100}
+kills=${WEIR_KAFKA_KILLS:-$(e2e_size 25 100)}
 RANDOM=${WEIR_KAFKA_KILL_SEED:-15}
 round=300 # messages per producer round
 

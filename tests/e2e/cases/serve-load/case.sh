@@ -1,5 +1,5 @@
-# weir serve under load and faults (issue 14): 8 PySpark sessions x 200
-# mixed requests (queries, toPandas, createDataFrame, aggregates) and a
+# weir serve under load and faults (issue 14): 8 PySpark sessions x 60
+# mixed requests (200 in heavy/serve-load) (queries, toPandas, createDataFrame, aggregates) and a
 # stock-pipelines-CLI run each, while a client is killed in the middle of
 # a 3M-row result, a connection stays half open, and tests/connect/abuse.py
 # sends garbage, an oversized message, bad tokens and deep nesting. Every
@@ -7,10 +7,10 @@
 # sanitizer reports, and hold no graph of a released session. The server's
 # memory before and after is printed (ASan's quarantine makes it no
 # measure of leaks; LeakSanitizer at exit is).
-# WEIR_LOAD_CLIENTS / WEIR_LOAD_REQUESTS override 8 / 200.
+# WEIR_LOAD_CLIENTS / WEIR_LOAD_REQUESTS override them.
 py=$("$E2E_LIB/../../scripts/pyclient.sh" 4.2.0)
 clients=${WEIR_LOAD_CLIENTS:-8}
-requests=${WEIR_LOAD_REQUESTS:-200}
+requests=${WEIR_LOAD_REQUESTS:-$(e2e_size 60 200)}
 # The shop project the serve-* cases share.
 cp -R "$E2E_CASE/../serve-common/project" project
 cd project

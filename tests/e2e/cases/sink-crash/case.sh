@@ -5,10 +5,10 @@
 # with stock DuckDB and, for Delta, the deltalake package. Half of the
 # kills wait for a batch to be staged first and then land at a random
 # moment of the writes, commits and publishes that follow.
-# WEIR_SINK_CRASH_TRIALS (default 12) and WEIR_SINK_CRASH_SEED (default 11)
-# tune it.
+# WEIR_SINK_CRASH_TRIALS (6 in the default suite, 12 in heavy/sink-crash)
+# and WEIR_SINK_CRASH_SEED (default 11) tune it.
 
-trials=${WEIR_SINK_CRASH_TRIALS:-12}
+trials=${WEIR_SINK_CRASH_TRIALS:-$(e2e_size 6 12)}
 RANDOM=${WEIR_SINK_CRASH_SEED:-11}
 per_trial=100000
 py=$(weir_python)
