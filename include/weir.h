@@ -399,6 +399,13 @@ typedef enum weir_dataset_kind {
     WEIR_SINK = 5               /* an external destination (files) */
 } weir_dataset_kind;
 
+/**
+ * Spark's words for a dataset kind: "streaming table", "materialized
+ * view", "temporary view", "view" or "sink"; "dataset" for a value that is
+ * none of the enum's. Static storage. Thread-safe.
+ */
+WEIR_API const char *weir_dataset_kind_name(weir_dataset_kind kind);
+
 typedef enum weir_expectation_action {
     WEIR_EXPECT_WARN = 0,      /* keep the row, count the violation */
     WEIR_EXPECT_DROP = 1,      /* drop the row */

@@ -35,7 +35,7 @@ static bool plain_name(const char *s)
     return !quoted;
 }
 
-/* Parse "a.b.c" (backticks allowed) as a name via the SQL front end. */
+/* Parse "a.b.c" (backticks allowed) as a name (sql/). */
 int weir__parse_name(weir_pipeline *p, const char *text, weir_sql_name *out,
                      weir_error *err)
 {
@@ -44,27 +44,17 @@ int weir__parse_name(weir_pipeline *p, const char *text, weir_sql_name *out,
         return WEIR_ERR(err, WEIR_EINVAL, NULL, "a name is required");
     if (!plain_name(text))
         return WEIR_ERR(err, WEIR_EINVAL, NULL, "invalid name '%s'", text);
-    weir_sql_source *src = weir__arena_alloc(&p->arena, sizeof(*src));
-    char *sql = weir__arena_printf(&p->arena, "SELECT * FROM %s", text);
-    if (!src || !sql)
-        return oom(err);
-    src->path = "<api>";
-    src->text = sql;
-    src->len = strlen(sql);
+    weir_sql_source src = { .path = "<api>", .text = text,
+                            .len = strlen(text) };
     weir_error ignore;
-    weir_sql_query *q = NULL;
-    weir_sql_reads reads;
-    int rc = weir__sql_parse_query(&q, &p->arena, src, 0, src->len, &ignore);
-    if (!rc)
-        rc = weir__sql_query_reads(&reads, &p->arena, q, &ignore);
+    int rc = weir__sql_parse_table_name(out, &p->arena, &src, &ignore);
     if (rc == WEIR_ENOMEM)
         return oom(err);
     if (rc && strcmp(ignore.error_class, "REQUIRES_SINGLE_PART_NAMESPACE") == 0)
         return WEIR_ERR(err, WEIR_EINVAL, "REQUIRES_SINGLE_PART_NAMESPACE",
                         "4+ part table identifier %s is not supported.", text);
-    if (rc || reads.n_refs != 1 || reads.n_tvfs != 0)
+    if (rc)
         return WEIR_ERR(err, WEIR_EINVAL, NULL, "invalid name '%s'", text);
-    *out = reads.refs[0].name;
     /* Not a place in any text the graph reports on: errors about the name
      * point at the start of the definition's origin. */
     out->pos.offset = 0;
@@ -181,11 +171,11 @@ static int parse_cdc(weir_pipeline *p, const char *text, const char *what,
     return 0;
 }
 
-static weir_kvpair *copy_kv(weir_arena *a, const weir_kv *kv, size_t n)
+static weir_kv *copy_kv(weir_arena *a, const weir_kv *kv, size_t n)
 {
     if (!n || !kv)
         return NULL;
-    weir_kvpair *out = weir__arena_array(a, n, sizeof(*out));
+    weir_kv *out = weir__arena_array(a, n, sizeof(*out));
     for (size_t i = 0; out && i < n; i++) {
         out[i].key = weir__arena_strdup(a, kv[i].key);
         out[i].value = weir__arena_strdup(a, kv[i].value);

@@ -153,8 +153,8 @@ int weir_pipeline_create(weir_pipeline **out, weir_session *session,
                       "the catalog name 'weir' is reserved for weir's event "
                       "log; choose another catalog");
     if (!rc && opts->n_configuration) {
-        weir_kvpair *conf = weir__arena_array(&p->arena, opts->n_configuration,
-                                              sizeof(*conf));
+        weir_kv *conf = weir__arena_array(&p->arena, opts->n_configuration,
+                                          sizeof(*conf));
         for (size_t i = 0; conf && i < opts->n_configuration; i++) {
             conf[i].key = weir__arena_strdup(&p->arena, opts->configuration[i].key);
             conf[i].value =

@@ -1,9 +1,12 @@
 /*
- * Version strings and error-code descriptions of the public API.
+ * The public API's static strings: versions, error-code descriptions,
+ * dataset kind names.
  */
 #include "weir.h"
 
 #include <duckdb.h>
+
+#include "graph/graph.h"
 
 const char *weir_version(void)
 {
@@ -33,4 +36,9 @@ const char *weir_strerror(int code)
     case WEIR_ECANCELED: return "cancelled";
     default: return "error";
     }
+}
+
+const char *weir_dataset_kind_name(weir_dataset_kind kind)
+{
+    return weir__kind_name(kind);
 }

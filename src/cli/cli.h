@@ -427,7 +427,5 @@ bool interrupt_pending(void);
 
 /* The last part of a qualified name ("a.b.c" -> "c"). */
 const char *short_name(const char *qualified);
-/* Spark's words for a dataset kind, e.g. "streaming table". */
-const char *kind_name(weir_dataset_kind kind);
 
 #endif /* WEIR_CLI_H */

@@ -58,7 +58,7 @@ static void print_columns(FILE *out, const weir_dataset_info *d)
 
 static void print_dataset(FILE *out, const weir_dataset_info *d)
 {
-    fprintf(out, "%s %s", kind_name(d->kind), d->name);
+    fprintf(out, "%s %s", weir_dataset_kind_name(d->kind), d->name);
     if (d->source_path && d->source_line)
         fprintf(out, "  (%s:%u)", d->source_path, d->source_line);
     else if (d->source_path)
@@ -140,7 +140,7 @@ static void json_dataset(FILE *out, const weir_dataset_info *d)
     fputs("{\"name\":", out);
     json_put_string(out, d->name);
     fputs(",\"kind\":", out);
-    json_put_string(out, kind_name(d->kind));
+    json_put_string(out, weir_dataset_kind_name(d->kind));
     fputs(",\"comment\":", out);
     json_put_string(out, d->comment);
     fputs(",\"format\":", out);

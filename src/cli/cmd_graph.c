@@ -129,9 +129,10 @@ static void print_text(const dag *d, FILE *out)
     for (size_t n = 0; n < d->n_nodes; n++) {
         if (d->nodes[n].kind == 0 && !is_target(d, n))
             continue; /* an outside source: shown under what reads it */
+        int kind = d->nodes[n].kind;
         fprintf(out, "%s (%s)\n", d->nodes[n].name,
-                d->nodes[n].kind ? kind_name((weir_dataset_kind)d->nodes[n].kind)
-                                 : "outside the pipeline");
+                kind ? weir_dataset_kind_name((weir_dataset_kind)kind)
+                     : "outside the pipeline");
         bool any = false;
         for (size_t i = 0; i < d->n_edges; i++) {
             const edge *e = &d->edges[i];
@@ -200,7 +201,7 @@ static const char *dot_style(int kind)
 
 static const char *kind_label(int kind)
 {
-    return kind ? kind_name((weir_dataset_kind)kind) : "external";
+    return kind ? weir_dataset_kind_name((weir_dataset_kind)kind) : "external";
 }
 
 static void dot_edge(const dag *d, const edge *e, FILE *out)

@@ -218,15 +218,3 @@ const char *short_name(const char *qualified)
     const char *dot = strrchr(qualified, '.');
     return dot && dot[1] ? dot + 1 : qualified;
 }
-
-const char *kind_name(weir_dataset_kind kind)
-{
-    switch (kind) {
-    case WEIR_STREAMING_TABLE: return "streaming table";
-    case WEIR_MATERIALIZED_VIEW: return "materialized view";
-    case WEIR_TEMPORARY_VIEW: return "temporary view";
-    case WEIR_PERSISTED_VIEW: return "view";
-    case WEIR_SINK: return "sink";
-    }
-    return "dataset";
-}

@@ -342,15 +342,15 @@ static int resolve_target(builder *b, const weir_def_flow *def)
     return i;
 }
 
-static const weir_kvpair *merge_conf(weir_arena *a, const weir_defs *defs,
-                                     const weir_kvpair *conf, size_t n,
-                                     size_t *n_out)
+static const weir_kv *merge_conf(weir_arena *a, const weir_defs *defs,
+                                 const weir_kv *conf, size_t n,
+                                 size_t *n_out)
 {
     size_t total = defs->n_conf + n;
     *n_out = total;
     if (!total)
         return NULL;
-    weir_kvpair *out = weir__arena_array(a, total, sizeof(*out));
+    weir_kv *out = weir__arena_array(a, total, sizeof(*out));
     if (!out)
         return NULL;
     if (defs->n_conf)

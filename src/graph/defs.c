@@ -13,14 +13,6 @@
 #include "util/str.h"
 #include "util/vec.h"
 
-const char *weir__kvpair_get(const weir_kvpair *kv, size_t n, const char *key)
-{
-    for (size_t i = 0; i < n; i++)
-        if (weir__str_ieq(kv[i].key, key))
-            return kv[i].value;
-    return NULL;
-}
-
 int weir__defs_add_dataset(weir_defs *defs, const weir_def_dataset *d)
 {
     if (weir__vec_grow((void **)&defs->datasets, &defs->cap_datasets,
@@ -60,7 +52,7 @@ void weir__defs_free(weir_defs *defs)
 typedef struct file_state {
     const char *catalog;
     const char *database;
-    weir_kvpair *conf;
+    weir_kv *conf;
     size_t n_conf, cap_conf, n_holes;
     bool shared;
     weir_map index; /* case-sensitive, as SET keys are compared */
@@ -69,7 +61,7 @@ typedef struct file_state {
 /* Copy conf without holes into a new array of capacity cap. */
 static int conf_copy(file_state *st, weir_arena *arena, size_t cap)
 {
-    weir_kvpair *conf = weir__arena_array(arena, cap ? cap : 1, sizeof(*conf));
+    weir_kv *conf = weir__arena_array(arena, cap ? cap : 1, sizeof(*conf));
     if (!conf)
         return WEIR_ENOMEM;
     size_t n = 0;
@@ -103,7 +95,7 @@ static int set_conf(file_state *st, weir_arena *arena, const char *key,
         st->conf[at - 1].key = NULL;
         st->n_holes++;
     }
-    weir_kvpair *kv = &st->conf[st->n_conf];
+    weir_kv *kv = &st->conf[st->n_conf];
     kv->key = weir__arena_strdup(arena, key);
     kv->value = weir__arena_strdup(arena, value);
     if (!kv->key || !kv->value ||
@@ -122,12 +114,12 @@ static int conf_snapshot(file_state *st, weir_arena *arena)
     return 0;
 }
 
-static weir_kvpair *copy_props(weir_arena *arena,
-                               const weir_sql_property *props, size_t n)
+static weir_kv *copy_props(weir_arena *arena,
+                           const weir_sql_property *props, size_t n)
 {
     if (!n)
         return NULL;
-    weir_kvpair *out = weir__arena_array(arena, n, sizeof(*out));
+    weir_kv *out = weir__arena_array(arena, n, sizeof(*out));
     if (!out)
         return NULL;
     for (size_t i = 0; i < n; i++) {

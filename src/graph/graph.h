@@ -14,15 +14,13 @@
 #include "sql/sql.h"
 #include "util/arena.h"
 #include "util/error.h"
+#include "util/kv.h"
 #include "util/map.h"
 #include "weir.h"
 
 /* ------------------------------------------------------------------------
  * Definitions (as registered, before validation)
  * ------------------------------------------------------------------------ */
-
-/* The value of key (case-insensitive) among n pairs, or NULL. */
-const char *weir__kvpair_get(const weir_kvpair *kv, size_t n, const char *key);
 
 typedef struct weir_origin {
     const weir_sql_source *src; /* NULL for API definitions without text */
@@ -65,14 +63,14 @@ typedef struct weir_def_dataset {
     size_t n_partition_cols;
     const char **cluster_cols;
     size_t n_cluster_cols;
-    const weir_kvpair *properties;
+    const weir_kv *properties;
     size_t n_properties;
-    const weir_kvpair *options; /* sinks */
+    const weir_kv *options; /* sinks */
     size_t n_options;
     const weir_sql_query *query; /* implicit flow's query; NULL = none */
     const weir_sql_cdc *cdc;     /* the implicit flow is AUTO CDC (query is
                                     its source); NULL = an append flow */
-    const weir_kvpair *conf;     /* confs in effect for the implicit flow */
+    const weir_kv *conf;     /* confs in effect for the implicit flow */
     size_t n_conf;
     bool is_private;
     /* SQL written with a Databricks spelling of CREATE (see weir_sql_stmt),
@@ -90,7 +88,7 @@ typedef struct weir_def_flow {
     bool once;
     const weir_sql_cdc *cdc; /* an AUTO CDC flow: query is SELECT * FROM its
                                 source; NULL = an append flow */
-    const weir_kvpair *conf;
+    const weir_kv *conf;
     size_t n_conf;
     const char *comment;
     const char *import_checkpoint; /* a Spark checkpoint folder to import
@@ -108,7 +106,7 @@ typedef struct weir_defs {
     size_t n_flows, cap_flows;
     const char *default_catalog;  /* "spark_catalog" unless set */
     const char *default_database; /* "default" unless set */
-    const weir_kvpair *conf;      /* pipeline configuration */
+    const weir_kv *conf;      /* pipeline configuration */
     size_t n_conf;
 } weir_defs;
 
@@ -200,7 +198,7 @@ typedef struct weir_gflow {
     bool streaming; /* reads at least one stream (directly) */
     weir_input *inputs;
     size_t n_inputs;
-    const weir_kvpair *conf; /* pipeline conf overlaid with the flow's */
+    const weir_kv *conf; /* pipeline conf overlaid with the flow's */
     size_t n_conf;
     weir_origin origin;
     weir_sql_reads reads;
@@ -219,8 +217,8 @@ typedef struct weir_graph {
     weir_map dataset_by_name; /* display name -> index + 1 (nocase) */
     weir_map flow_by_name;
     const char *default_catalog, *default_database;
-    const weir_kvpair *conf; /* the pipeline configuration (borrowed from
-                                the definitions) */
+    const weir_kv *conf; /* the pipeline configuration (borrowed from
+                            the definitions) */
     size_t n_conf;
 } weir_graph;
 

@@ -20,18 +20,18 @@ bool weir__kafka_is_client_option(const char *key)
            weir__str_ieqn(key, PREFIX, PREFIX_LEN);
 }
 
-const char *weir__kafka_bootstrap(const weir_kvpair *options, size_t n,
+const char *weir__kafka_bootstrap(const weir_kv *options, size_t n,
                                   const char *bootstrap)
 {
     if (bootstrap && *bootstrap)
         return bootstrap;
-    const char *v = weir__kvpair_get(options, n, "kafka.bootstrap.servers");
+    const char *v = weir__kv_get(options, n, "kafka.bootstrap.servers");
     return v ? v : "";
 }
 
-int weir__kafka_timeout_ms(const weir_kvpair *options, size_t n)
+int weir__kafka_timeout_ms(const weir_kv *options, size_t n)
 {
-    const char *v = weir__kvpair_get(options, n, "kafka.socket.timeout.ms");
+    const char *v = weir__kv_get(options, n, "kafka.socket.timeout.ms");
     long ms = v ? strtol(v, NULL, 10) : 0;
     return ms > 0 && ms < 3600000 ? (int)ms : WEIR_KAFKA_TIMEOUT_MS;
 }
@@ -61,7 +61,7 @@ static int set(rd_kafka_conf_t *conf, const char *key, const char *name,
                         : why);
 }
 
-int weir__kafka_conf(const weir_kvpair *options, size_t n,
+int weir__kafka_conf(const weir_kv *options, size_t n,
                      const char *bootstrap, rd_kafka_conf_t **out,
                      weir_error *err)
 {
@@ -112,7 +112,7 @@ int weir__kafka_conf(const weir_kvpair *options, size_t n,
     return 0;
 }
 
-int weir__kafka_check_options(const weir_kvpair *options, size_t n,
+int weir__kafka_check_options(const weir_kv *options, size_t n,
                               const char *bootstrap, weir_error *err)
 {
     rd_kafka_conf_t *conf;
@@ -122,7 +122,7 @@ int weir__kafka_check_options(const weir_kvpair *options, size_t n,
     return rc;
 }
 
-int weir__kafka_probe(const weir_kvpair *options, size_t n,
+int weir__kafka_probe(const weir_kv *options, size_t n,
                       const char *bootstrap, weir_error *err)
 {
     rd_kafka_conf_t *conf;

@@ -42,7 +42,7 @@ static int unreachable(weir_kafka_consumer *c, rd_kafka_resp_err_t e,
 
 
 int weir__kafka_consumer_open(weir_kafka_consumer **out,
-                              const weir_kvpair *options, size_t n,
+                              const weir_kv *options, size_t n,
                               const char *bootstrap, weir_error *err)
 {
     *out = NULL;

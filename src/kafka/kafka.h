@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "graph/graph.h"
 #include "util/error.h"
+#include "util/kv.h"
 
 /* How long weir waits for a broker's answer before an error (ms), unless
  * the `kafka.socket.timeout.ms` option says otherwise. */
@@ -30,13 +30,13 @@ bool weir__kafka_is_client_option(const char *key);
  * WEIR_ESQL with INVALID_KAFKA_OPTION naming the option. `bootstrap` is
  * the broker list when the caller has it from another option (NULL: from
  * `kafka.bootstrap.servers`, which is then required). */
-int weir__kafka_check_options(const weir_kvpair *options, size_t n,
+int weir__kafka_check_options(const weir_kv *options, size_t n,
                               const char *bootstrap, weir_error *err);
 
 /* Ask the brokers for metadata within the timeout: an unreachable or
  * refusing broker is WEIR_EIO with KAFKA_BROKER_UNREACHABLE and the
  * address. For dry runs and the start of a batch. */
-int weir__kafka_probe(const weir_kvpair *options, size_t n,
+int weir__kafka_probe(const weir_kv *options, size_t n,
                       const char *bootstrap, weir_error *err);
 
 /* ---- the consumer of the Kafka source (consumer.c) ----------------------
@@ -50,7 +50,7 @@ typedef struct weir_kafka_consumer weir_kafka_consumer;
  * 64 MiB of messages (queued.max.messages.kbytes, unless the options set
  * it). */
 int weir__kafka_consumer_open(weir_kafka_consumer **out,
-                              const weir_kvpair *options, size_t n,
+                              const weir_kv *options, size_t n,
                               const char *bootstrap, weir_error *err);
 void weir__kafka_consumer_close(weir_kafka_consumer *c); /* NULL: nothing */
 
@@ -153,7 +153,7 @@ typedef struct weir_kafka_txn weir_kafka_txn;
  * address, other failures KAFKA_SINK_WRITE_FAILED. options: as for
  * weir__kafka_conf (they may not set transactional.id and friends: the
  * sink refuses those); borrowed until weir__kafka_txn_close(). */
-int weir__kafka_txn_open(weir_kafka_txn **out, const weir_kvpair *options,
+int weir__kafka_txn_open(weir_kafka_txn **out, const weir_kv *options,
                          size_t n, const char *id, weir_error *err);
 
 /* The marker committed for `topic` partition 0 in the id's group, as read

@@ -29,7 +29,7 @@ typedef struct topic_info {
 struct weir_kafka_txn {
     rd_kafka_t *rk;
     char *id;
-    const weir_kvpair *options; /* borrowed from the caller of open */
+    const weir_kv *options; /* borrowed from the caller of open */
     size_t n_options;
     char servers[256]; /* for messages */
     int timeout_ms;
@@ -52,10 +52,10 @@ static int64_t now_ms(void)
 
 /* Whether option key is unset or above ms (librdkafka refuses a message
  * timeout not above the linger). */
-static bool timeout_above(const weir_kvpair *o, size_t n, const char *key,
+static bool timeout_above(const weir_kv *o, size_t n, const char *key,
                           long ms)
 {
-    const char *v = weir__kvpair_get(o, n, key);
+    const char *v = weir__kv_get(o, n, key);
     return !v || strtol(v, NULL, 10) > ms;
 }
 
@@ -105,7 +105,7 @@ static int conf_set(rd_kafka_conf_t *conf, const char *name, const char *value,
                     "Kafka sink setting %s = %s: %s", name, value, why);
 }
 
-int weir__kafka_txn_open(weir_kafka_txn **out, const weir_kvpair *options,
+int weir__kafka_txn_open(weir_kafka_txn **out, const weir_kv *options,
                          size_t n, const char *id, weir_error *err)
 {
     *out = NULL;
@@ -124,15 +124,15 @@ int weir__kafka_txn_open(weir_kafka_txn **out, const weir_kvpair *options,
     if (!rc)
         rc = conf_set(conf, "transactional.id", id, err);
     /* Java's partitioner (Spark's): murmur2 of the key. */
-    if (!rc && !weir__kvpair_get(options, n, "kafka.partitioner"))
+    if (!rc && !weir__kv_get(options, n, "kafka.partitioner"))
         rc = conf_set(conf, "partitioner", "murmur2_random", err);
     /* A batch is sent whole and then flushed (which sends at once), so
      * waiting for fuller requests costs no latency: with librdkafka's 5
      * ms a producer that DuckDB's scan slows down sends many small
      * requests, and a million messages took 2.0-3.0 s instead of 1.4-1.9
      * (bench/kafka-RESULTS.md). */
-    if (!rc && !weir__kvpair_get(options, n, "kafka.linger.ms") &&
-        !weir__kvpair_get(options, n, "kafka.queue.buffering.max.ms") &&
+    if (!rc && !weir__kv_get(options, n, "kafka.linger.ms") &&
+        !weir__kv_get(options, n, "kafka.queue.buffering.max.ms") &&
         timeout_above(options, n, "kafka.message.timeout.ms", 50) &&
         timeout_above(options, n, "kafka.delivery.timeout.ms", 50))
         rc = conf_set(conf, "linger.ms", "50", err);
@@ -214,7 +214,7 @@ static rd_kafka_resp_err_t fetch_marker(weir_kafka_txn *t, rd_kafka_t *c,
 }
 
 static int marker_reader(rd_kafka_t **out, weir_kafka_txn *t,
-                         const weir_kvpair *options, size_t n, weir_error *err)
+                         const weir_kv *options, size_t n, weir_error *err)
 {
     *out = NULL;
     rd_kafka_conf_t *conf = NULL;

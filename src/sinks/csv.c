@@ -20,13 +20,13 @@ static const char *const CODECS[] = { "none", "uncompressed", "gzip", "zstd",
 
 /* The option as written, or its default (DuckDB's: ',' and '"' for both
  * the quote and the escape character). */
-static const char *char_option(const weir_kvpair *options, size_t n,
+static const char *char_option(const weir_kv *options, size_t n,
                                const char *key, const char **name)
 {
-    const char *v = weir__kvpair_get(options, n, key);
+    const char *v = weir__kv_get(options, n, key);
     *name = key;
     if (!v && !strcmp(key, "delimiter")) {
-        v = weir__kvpair_get(options, n, "sep");
+        v = weir__kv_get(options, n, "sep");
         *name = v ? "sep" : "delimiter";
     }
     if (v)
@@ -45,7 +45,7 @@ static void describe(char *out, size_t size, const char *name, const char *key,
         snprintf(out, size, "the default %s '%s'", key, v);
 }
 
-static int check(const weir_kvpair *options, size_t n, weir_error *err)
+static int check(const weir_kv *options, size_t n, weir_error *err)
 {
     int rc = weir__sink_check_choice(options, n, "compression", CODECS, err);
     bool header = false;
@@ -54,7 +54,7 @@ static int check(const weir_kvpair *options, size_t n, weir_error *err)
     static const char *const single[] = { "delimiter", "sep", "quote",
                                           "escape" };
     for (size_t i = 0; !rc && i < sizeof(single) / sizeof(*single); i++) {
-        const char *v = weir__kvpair_get(options, n, single[i]);
+        const char *v = weir__kv_get(options, n, single[i]);
         if (v && (strlen(v) != 1 || (unsigned char)v[0] >= 0x80))
             rc = WEIR_ERR(err, WEIR_EINVAL, "INVALID_SINK_OPTION",
                           "option %s = '%s' must be one ASCII character",
@@ -65,8 +65,8 @@ static int check(const weir_kvpair *options, size_t n, weir_error *err)
                           "separated by line breaks",
                           single[i]);
     }
-    if (!rc && weir__kvpair_get(options, n, "delimiter") &&
-        weir__kvpair_get(options, n, "sep"))
+    if (!rc && weir__kv_get(options, n, "delimiter") &&
+        weir__kv_get(options, n, "sep"))
         rc = WEIR_ERR(err, WEIR_EINVAL, "INVALID_SINK_OPTION",
                       "options delimiter and sep are the same option; give one");
     if (rc)
@@ -91,7 +91,7 @@ static int check(const weir_kvpair *options, size_t n, weir_error *err)
                         "differ from the quote and escape characters",
                         a, b);
     }
-    const char *nv = weir__kvpair_get(options, n, "nullValue");
+    const char *nv = weir__kv_get(options, n, "nullValue");
     if (nv && (strchr(nv, '\n') || strchr(nv, '\r')))
         return WEIR_ERR(err, WEIR_EINVAL, "INVALID_SINK_OPTION",
                         "option nullValue must not hold a line break");
@@ -119,22 +119,22 @@ static void put_option(weir_buf *out, const char *duck, const char *value)
     weir__buf_put_sql_string(out, value);
 }
 
-static void copy_options(weir_buf *out, const weir_kvpair *options, size_t n)
+static void copy_options(weir_buf *out, const weir_kv *options, size_t n)
 {
     const char *codec = weir__sink_compression(options, n);
     bool header = false;
     weir__sink_option_bool(options, n, "header", &header, NULL);
     weir__buf_printf(out, ", HEADER %s", header ? "true" : "false");
     put_option(out, "COMPRESSION", codec ? codec : "uncompressed");
-    const char *delim = weir__kvpair_get(options, n, "delimiter");
+    const char *delim = weir__kv_get(options, n, "delimiter");
     put_option(out, "DELIMITER", delim ? delim
-                                       : weir__kvpair_get(options, n, "sep"));
-    put_option(out, "QUOTE", weir__kvpair_get(options, n, "quote"));
-    put_option(out, "ESCAPE", weir__kvpair_get(options, n, "escape"));
-    put_option(out, "NULLSTR", weir__kvpair_get(options, n, "nullValue"));
+                                       : weir__kv_get(options, n, "sep"));
+    put_option(out, "QUOTE", weir__kv_get(options, n, "quote"));
+    put_option(out, "ESCAPE", weir__kv_get(options, n, "escape"));
+    put_option(out, "NULLSTR", weir__kv_get(options, n, "nullValue"));
 }
 
-static const char *extension(const weir_kvpair *options, size_t n)
+static const char *extension(const weir_kv *options, size_t n)
 {
     const char *codec = weir__sink_compression(options, n);
     if (codec && weir__str_ieq(codec, "gzip"))
@@ -147,7 +147,7 @@ static const char *extension(const weir_kvpair *options, size_t n)
 static const weir_folder_format CSV = { "csv", "csv", KEYS, check,
                                         copy_options, extension };
 
-static int validate(const weir_kvpair *options, size_t n, weir_error *err)
+static int validate(const weir_kv *options, size_t n, weir_error *err)
 {
     return weir__folder_validate(&CSV, options, n, err);
 }
@@ -160,6 +160,10 @@ static int stage(weir_conn *conn, const weir_sink_batch *b, const char *sql,
 }
 
 const weir_sink_format weir__sink_csv = {
-    "csv", validate, weir__sink_check_columns, stage, weir__folder_publish,
-    NULL, weir__folder_discard, NULL
+    .name = "csv",
+    .validate = validate,
+    .check_columns = weir__sink_check_columns,
+    .stage = stage,
+    .publish = weir__folder_publish,
+    .discard = weir__folder_discard,
 };

@@ -32,7 +32,7 @@ static const char *const CODECS[] = { "snappy", "gzip", "zstd",
                                       "lz4",    "brotli", "none",
                                       "uncompressed", NULL };
 
-static int validate(const weir_kvpair *options, size_t n, weir_error *err)
+static int validate(const weir_kv *options, size_t n, weir_error *err)
 {
     int rc = weir__sink_check_keys(options, n, "delta", KEYS, err);
     if (!rc)
@@ -115,8 +115,8 @@ static int plan_schema(plan *p, const weir_sink_batch *b, weir_error *err)
             return WEIR_ERR(err, WEIR_EINVAL, "DELTA_PARTITION_COLUMNS_MISMATCH",
                             "option partitionBy = '%s' differs from the "
                             "partition columns of the Delta table %s",
-                            weir__kvpair_get(b->options, b->n_options,
-                                             "partitionBy"),
+                            weir__kv_get(b->options, b->n_options,
+                                         "partitionBy"),
                             p->table);
         p->parts = p->log.partition_cols;
         p->n_parts = p->log.n_partition_cols;
@@ -808,5 +808,10 @@ static int discard(const weir_sink_batch *b, weir_error *err)
 
 /* No column checks at validation: a batch may leave out columns of an
  * existing table, partition columns included; stage() checks. */
-const weir_sink_format weir__sink_delta = { "delta", validate, NULL, stage,
-                                            publish, NULL,     discard, NULL };
+const weir_sink_format weir__sink_delta = {
+    .name = "delta",
+    .validate = validate,
+    .stage = stage,
+    .publish = publish,
+    .discard = discard,
+};

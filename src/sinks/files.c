@@ -20,7 +20,7 @@
 
 /* ---- options ---------------------------------------------------------------- */
 
-int weir__sink_check_keys(const weir_kvpair *options, size_t n,
+int weir__sink_check_keys(const weir_kv *options, size_t n,
                           const char *format, const char *const *known,
                           weir_error *err)
 {
@@ -40,7 +40,7 @@ int weir__sink_check_keys(const weir_kvpair *options, size_t n,
             return rc;
         }
     }
-    const char *path = weir__kvpair_get(options, n, "path");
+    const char *path = weir__kv_get(options, n, "path");
     if (!path || !*path)
         return WEIR_ERR(err, WEIR_EINVAL, "SINK_PATH_REQUIRED",
                         "the %s sink needs a 'path' option: OPTIONS (path "
@@ -49,11 +49,11 @@ int weir__sink_check_keys(const weir_kvpair *options, size_t n,
     return 0;
 }
 
-int weir__sink_check_choice(const weir_kvpair *options, size_t n,
+int weir__sink_check_choice(const weir_kv *options, size_t n,
                             const char *key, const char *const *values,
                             weir_error *err)
 {
-    const char *v = weir__kvpair_get(options, n, key);
+    const char *v = weir__kv_get(options, n, key);
     if (!v)
         return 0;
     for (size_t k = 0; values[k]; k++)
@@ -69,10 +69,10 @@ int weir__sink_check_choice(const weir_kvpair *options, size_t n,
     return rc;
 }
 
-int weir__sink_option_bool(const weir_kvpair *options, size_t n,
+int weir__sink_option_bool(const weir_kv *options, size_t n,
                            const char *key, bool *out, weir_error *err)
 {
-    const char *v = weir__kvpair_get(options, n, key);
+    const char *v = weir__kv_get(options, n, key);
     if (v && !weir__str_parse_bool(v, out))
         return WEIR_ERR(err, WEIR_EINVAL, "INVALID_SINK_OPTION",
                         "option %s = '%s' must be 'true' or 'false'", key, v);
@@ -110,12 +110,12 @@ static int add_col(const char ***cols, size_t *n, size_t *cap,
 }
 
 int weir__sink_partition_cols(const char ***out, size_t *n_out,
-                              weir_arena *arena, const weir_kvpair *options,
+                              weir_arena *arena, const weir_kv *options,
                               size_t n, weir_error *err)
 {
     *out = NULL;
     *n_out = 0;
-    const char *v = weir__kvpair_get(options, n, "partitionBy");
+    const char *v = weir__kv_get(options, n, "partitionBy");
     if (!v)
         return 0;
     size_t cap = 0;
@@ -160,7 +160,7 @@ int weir__sink_partition_cols(const char ***out, size_t *n_out,
     return 0;
 }
 
-int weir__sink_check_columns(const weir_kvpair *options, size_t n,
+int weir__sink_check_columns(const weir_kv *options, size_t n,
                              const weir_column *columns, size_t n_columns,
                              weir_error *err)
 {
@@ -182,14 +182,14 @@ int weir__sink_check_columns(const weir_kvpair *options, size_t n,
         rc = WEIR_ERR(err, WEIR_EINVAL, "INVALID_SINK_OPTION",
                       "option partitionBy = '%s' names every column: the "
                       "files would hold no columns",
-                      weir__kvpair_get(options, n, "partitionBy"));
+                      weir__kv_get(options, n, "partitionBy"));
     weir__arena_free(&a);
     return rc;
 }
 
-const char *weir__sink_compression(const weir_kvpair *options, size_t n)
+const char *weir__sink_compression(const weir_kv *options, size_t n)
 {
-    const char *v = weir__kvpair_get(options, n, "compression");
+    const char *v = weir__kv_get(options, n, "compression");
     if (!v)
         return NULL;
     if (weir__str_ieq(v, "none") || weir__str_ieq(v, "uncompressed"))
@@ -201,7 +201,7 @@ const char *weir__sink_compression(const weir_kvpair *options, size_t n)
 
 int weir__sink_target(char **out, const weir_sink_batch *b, weir_error *err)
 {
-    const char *path = weir__kvpair_get(b->options, b->n_options, "path");
+    const char *path = weir__kv_get(b->options, b->n_options, "path");
     if (!path || !*path)
         return WEIR_ERR(err, WEIR_EINVAL, "SINK_PATH_REQUIRED",
                         "sink %s has no 'path' option", b->sink);

@@ -17,7 +17,7 @@
 #include "util/str.h"
 
 int weir__folder_validate(const weir_folder_format *f,
-                          const weir_kvpair *options, size_t n,
+                          const weir_kv *options, size_t n,
                           weir_error *err)
 {
     int rc = weir__sink_check_keys(options, n, f->name, f->options, err);

@@ -27,26 +27,26 @@ extern const weir_sink_format weir__sink_parquet;
 /* Every option key is in known (NULL-terminated, case-insensitive) and
  * `path` is present and not empty; otherwise an error with a Spark-style
  * class naming the option. */
-int weir__sink_check_keys(const weir_kvpair *options, size_t n,
+int weir__sink_check_keys(const weir_kv *options, size_t n,
                           const char *format, const char *const *known,
                           weir_error *err);
 /* The option, when present, is one of values (case-insensitive). */
-int weir__sink_check_choice(const weir_kvpair *options, size_t n,
+int weir__sink_check_choice(const weir_kv *options, size_t n,
                             const char *key, const char *const *values,
                             weir_error *err);
 /* The option, when present, is "true" or "false". *out keeps its value
  * when the option is absent. */
-int weir__sink_option_bool(const weir_kvpair *options, size_t n,
+int weir__sink_option_bool(const weir_kv *options, size_t n,
                            const char *key, bool *out, weir_error *err);
 /* partitionBy: "a, b" or a JSON array ["a","b"] (Spark's encoding);
  * backquotes around names are dropped. *n_out is 0 when absent. */
 int weir__sink_partition_cols(const char ***out, size_t *n_out,
-                              weir_arena *arena, const weir_kvpair *options,
+                              weir_arena *arena, const weir_kv *options,
                               size_t n, weir_error *err);
 
 /* partitionBy names columns the sink's flows write, and not all of them
  * (the folder formats' check_columns). */
-int weir__sink_check_columns(const weir_kvpair *options, size_t n,
+int weir__sink_check_columns(const weir_kv *options, size_t n,
                              const weir_column *columns, size_t n_columns,
                              weir_error *err);
 
@@ -99,16 +99,16 @@ typedef struct weir_folder_format {
     const char *duck_format;     /* COPY ... (FORMAT <this>) */
     const char *const *options;  /* known keys, NULL-terminated */
     /* Check option values beyond the keys; NULL = nothing more. */
-    int (*check)(const weir_kvpair *options, size_t n, weir_error *err);
+    int (*check)(const weir_kv *options, size_t n, weir_error *err);
     /* Append ", KEY value" COPY options for the format's own options. */
-    void (*copy_options)(weir_buf *out, const weir_kvpair *options,
+    void (*copy_options)(weir_buf *out, const weir_kv *options,
                          size_t n);
     /* The file name extension, e.g. ".csv.gz". */
-    const char *(*extension)(const weir_kvpair *options, size_t n);
+    const char *(*extension)(const weir_kv *options, size_t n);
 } weir_folder_format;
 
 int weir__folder_validate(const weir_folder_format *f,
-                          const weir_kvpair *options, size_t n,
+                          const weir_kv *options, size_t n,
                           weir_error *err);
 int weir__folder_stage(const weir_folder_format *f, weir_conn *conn,
                        const weir_sink_batch *b, const char *sql,
@@ -119,6 +119,6 @@ int weir__folder_discard(const weir_sink_batch *b, weir_error *err);
 
 /* The compression option mapped to DuckDB's name ("none" and
  * "uncompressed" become "uncompressed"), or NULL when absent. */
-const char *weir__sink_compression(const weir_kvpair *options, size_t n);
+const char *weir__sink_compression(const weir_kv *options, size_t n);
 
 #endif

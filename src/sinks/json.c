@@ -12,19 +12,19 @@ static const char *const KEYS[] = { "path", "compression", NULL };
 static const char *const CODECS[] = { "none", "uncompressed", "gzip", "zstd",
                                       NULL };
 
-static int check(const weir_kvpair *options, size_t n, weir_error *err)
+static int check(const weir_kv *options, size_t n, weir_error *err)
 {
     return weir__sink_check_choice(options, n, "compression", CODECS, err);
 }
 
-static void copy_options(weir_buf *out, const weir_kvpair *options, size_t n)
+static void copy_options(weir_buf *out, const weir_kv *options, size_t n)
 {
     const char *codec = weir__sink_compression(options, n);
     weir__buf_puts(out, ", COMPRESSION ");
     weir__buf_put_sql_string(out, codec ? codec : "uncompressed");
 }
 
-static const char *extension(const weir_kvpair *options, size_t n)
+static const char *extension(const weir_kv *options, size_t n)
 {
     const char *codec = weir__sink_compression(options, n);
     if (codec && weir__str_ieq(codec, "gzip"))
@@ -37,7 +37,7 @@ static const char *extension(const weir_kvpair *options, size_t n)
 static const weir_folder_format JSON = { "json", "json", KEYS, check,
                                          copy_options, extension };
 
-static int validate(const weir_kvpair *options, size_t n, weir_error *err)
+static int validate(const weir_kv *options, size_t n, weir_error *err)
 {
     return weir__folder_validate(&JSON, options, n, err);
 }
@@ -50,6 +50,10 @@ static int stage(weir_conn *conn, const weir_sink_batch *b, const char *sql,
 }
 
 const weir_sink_format weir__sink_json = {
-    "json", validate, weir__sink_check_columns, stage, weir__folder_publish,
-    NULL, weir__folder_discard, NULL
+    .name = "json",
+    .validate = validate,
+    .check_columns = weir__sink_check_columns,
+    .stage = stage,
+    .publish = weir__folder_publish,
+    .discard = weir__folder_discard,
 };

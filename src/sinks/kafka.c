@@ -61,7 +61,7 @@ static const char *const REFUSED[] = {
     NULL, NULL
 };
 
-static int validate(const weir_kvpair *options, size_t n, weir_error *err)
+static int validate(const weir_kv *options, size_t n, weir_error *err)
 {
     for (size_t i = 0; i < n; i++) {
         const char *k = options[i].key, *v = options[i].value;
@@ -93,7 +93,7 @@ static int validate(const weir_kvpair *options, size_t n, weir_error *err)
     return weir__kafka_check_options(options, n, NULL, err);
 }
 
-static int probe(const weir_kvpair *options, size_t n, weir_error *err)
+static int probe(const weir_kv *options, size_t n, weir_error *err)
 {
     return weir__kafka_probe(options, n, NULL, err);
 }
@@ -176,10 +176,10 @@ static const char *type_name(const weir_column *c, char *buf, size_t size)
 /* The sink's columns among cols (index or -1 each), checked as Spark's
  * KafkaWriter checks them. */
 static int find_columns(int found[C_N], col_kind kinds[C_N],
-                        const weir_kvpair *options, size_t n,
+                        const weir_kv *options, size_t n,
                         const weir_column *cols, size_t n_cols, weir_error *err)
 {
-    bool topic_option = weir__kvpair_get(options, n, "topic") != NULL;
+    bool topic_option = weir__kv_get(options, n, "topic") != NULL;
     for (int c = 0; c < C_N; c++) {
         found[c] = -1;
         kinds[c] = K_NONE;
@@ -214,7 +214,7 @@ static int find_columns(int found[C_N], col_kind kinds[C_N],
     return 0;
 }
 
-static int check_columns(const weir_kvpair *options, size_t n,
+static int check_columns(const weir_kv *options, size_t n,
                          const weir_column *columns, size_t n_columns,
                          weir_error *err)
 {
@@ -240,12 +240,12 @@ static void put_col(weir_buf *q, const weir_db_column *cols, int i)
 /* The staging query: topic, partition, key, value, headers (text),
  * timestamp (ms) of each row of the batch; errors for a NULL topic or
  * header name, as Spark's. */
-static void stage_sql(weir_buf *q, const char *sql, const weir_kvpair *options,
+static void stage_sql(weir_buf *q, const char *sql, const weir_kv *options,
                       size_t n, const weir_db_column *cols, const int found[C_N],
                       const col_kind kinds[C_N])
 {
     weir__buf_puts(q, "SELECT ");
-    const char *topic = weir__kvpair_get(options, n, "topic");
+    const char *topic = weir__kv_get(options, n, "topic");
     if (topic) {
         weir__buf_put_sql_string(q, topic);
     } else {
@@ -331,7 +331,7 @@ static int stage_local(weir_conn *conn, const weir_sink_batch *b,
                        "row_number() OVER (PARTITION BY m.\"topic\", "
                        "m.\"partition\" ORDER BY m.\"seq\") - 1, "
                        "m.\"timestamp\", 0, m.\"headers\" FROM (SELECT ");
-    const char *topic = weir__kvpair_get(b->options, b->n_options, "topic");
+    const char *topic = weir__kv_get(b->options, b->n_options, "topic");
     if (topic)
         weir__buf_put_sql_string(&q, topic);
     else
@@ -696,5 +696,12 @@ static int publish(const weir_sink_batch *b, weir_sink_pending *p,
 }
 
 const weir_sink_format weir__sink_kafka = {
-    "kafka", validate, check_columns, stage, publish, release, discard, probe
+    .name = "kafka",
+    .validate = validate,
+    .check_columns = check_columns,
+    .stage = stage,
+    .publish = publish,
+    .release = release,
+    .discard = discard,
+    .probe = probe,
 };

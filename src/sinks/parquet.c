@@ -11,12 +11,12 @@ static const char *const CODECS[] = { "snappy", "gzip", "zstd",
                                       "lz4",    "brotli", "none",
                                       "uncompressed", NULL };
 
-static int check(const weir_kvpair *options, size_t n, weir_error *err)
+static int check(const weir_kv *options, size_t n, weir_error *err)
 {
     return weir__sink_check_choice(options, n, "compression", CODECS, err);
 }
 
-static void copy_options(weir_buf *out, const weir_kvpair *options, size_t n)
+static void copy_options(weir_buf *out, const weir_kv *options, size_t n)
 {
     const char *codec = weir__sink_compression(options, n);
     if (codec) {
@@ -25,7 +25,7 @@ static void copy_options(weir_buf *out, const weir_kvpair *options, size_t n)
     }
 }
 
-static const char *extension(const weir_kvpair *options, size_t n)
+static const char *extension(const weir_kv *options, size_t n)
 {
     (void)options;
     (void)n;
@@ -35,7 +35,7 @@ static const char *extension(const weir_kvpair *options, size_t n)
 static const weir_folder_format PARQUET = { "parquet", "parquet", KEYS, check,
                                             copy_options, extension };
 
-static int validate(const weir_kvpair *options, size_t n, weir_error *err)
+static int validate(const weir_kv *options, size_t n, weir_error *err)
 {
     return weir__folder_validate(&PARQUET, options, n, err);
 }
@@ -48,6 +48,10 @@ static int stage(weir_conn *conn, const weir_sink_batch *b, const char *sql,
 }
 
 const weir_sink_format weir__sink_parquet = {
-    "parquet", validate, weir__sink_check_columns, stage, weir__folder_publish,
-    NULL, weir__folder_discard, NULL
+    .name = "parquet",
+    .validate = validate,
+    .check_columns = weir__sink_check_columns,
+    .stage = stage,
+    .publish = weir__folder_publish,
+    .discard = weir__folder_discard,
 };

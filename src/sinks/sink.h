@@ -37,7 +37,7 @@ typedef struct weir_sink_batch {
     const char *sink;      /* the sink's name */
     const char *flow;      /* the flow's display name (Delta txn appId) */
     const char *format;    /* lower case, e.g. "delta" */
-    const weir_kvpair *options; /* as written in OPTIONS (...) */
+    const weir_kv *options; /* as written in OPTIONS (...) */
     size_t n_options;
     const char *root_dir;  /* base for a relative `path` option */
     const char *redirect_root; /* when set, the destination is below this
@@ -67,13 +67,13 @@ typedef struct weir_sink_format {
     const char *name;
     /* Check the options when the graph is validated (dry runs too):
      * required `path`, known option names and values. */
-    int (*validate)(const weir_kvpair *options, size_t n_options,
+    int (*validate)(const weir_kv *options, size_t n_options,
                     weir_error *err);
     /* Then, once the sink's schema is resolved, check the options against
      * the columns its flows write (e.g. partitionBy names some of them,
      * not all; Kafka's value column is a string or binary). NULL =
      * nothing to check. */
-    int (*check_columns)(const weir_kvpair *options, size_t n_options,
+    int (*check_columns)(const weir_kv *options, size_t n_options,
                          const weir_column *columns, size_t n_columns,
                          weir_error *err);
     /* Write the rows of `sql` (DuckDB SQL of the flow's batch) so that no
@@ -104,7 +104,7 @@ typedef struct weir_sink_format {
     int (*discard)(const weir_sink_batch *b, weir_error *err);
     /* Dry runs: check that the destination answers, within a bounded
      * time (a Kafka broker). NULL = nothing to check. */
-    int (*probe)(const weir_kvpair *options, size_t n_options,
+    int (*probe)(const weir_kv *options, size_t n_options,
                  weir_error *err);
 } weir_sink_format;
 

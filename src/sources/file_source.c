@@ -353,6 +353,13 @@ static int analyze(weir_buf *out, const weir_source_analysis *a,
 }
 
 const weir_source_kind weir__source_files = {
-    "files", accepts, key, plan, render, check_read, commit, progress, analyze,
-    NULL
+    .name = "files",
+    .accepts = accepts,
+    .key = key,
+    .plan = plan,
+    .render = render,
+    .check_read = check_read,
+    .commit = commit,
+    .progress = progress,
+    .analyze = analyze,
 };

@@ -16,7 +16,7 @@
 /* One of the flow's streaming sources, in the order the flow reads them. */
 typedef struct weir_import_source {
     const weir_input *in;
-    const char *key; /* weir__source_key() */
+    const char *key; /* its kind's key() */
 } weir_import_source;
 
 /* Import the checkpoint folder `path` (absolute) into the flow of c as

@@ -612,6 +612,14 @@ static int analyze(weir_buf *out, const weir_source_analysis *a,
 }
 
 const weir_source_kind weir__source_kafka = {
-    "kafka", accepts, key,      plan,    render, check_read,
-    commit,  progress, analyze, release
+    .name = "kafka",
+    .accepts = accepts,
+    .key = key,
+    .plan = plan,
+    .render = render,
+    .check_read = check_read,
+    .commit = commit,
+    .progress = progress,
+    .analyze = analyze,
+    .release = release,
 };

@@ -41,7 +41,7 @@ typedef struct weir_kafka_opts {
     int64_t max_per_trigger; /* 0: no cap */
     bool fail_on_data_loss;  /* default true */
     bool include_headers;
-    weir_kvpair *client;     /* kafka.* settings and the broker list */
+    weir_kv *client;     /* kafka.* settings and the broker list */
     size_t n_client;
 } weir_kafka_opts;
 

@@ -88,6 +88,10 @@ static int render(weir_buf *out, const weir_source_read *r,
 }
 
 const weir_source_kind weir__source_range = {
-    "range", accepts, key, plan, render, NULL, NULL,
-    weir__source_progress_offsets, NULL, NULL
+    .name = "range",
+    .accepts = accepts,
+    .key = key,
+    .plan = plan,
+    .render = render,
+    .progress = weir__source_progress_offsets,
 };

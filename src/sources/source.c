@@ -22,12 +22,6 @@ const weir_source_kind *weir__source_kind_of(const weir_input *in)
     return &weir__source_table;
 }
 
-const char *weir__source_key(weir_arena *a, const weir_graph *g,
-                             const weir_input *in, const char *root_dir)
-{
-    return weir__source_kind_of(in)->key(a, g, in, root_dir);
-}
-
 /* Append a sentence to a message buffer, cut with "..." when full. */
 static void append(char *buf, size_t room, const char *text)
 {

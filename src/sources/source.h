@@ -41,7 +41,7 @@ struct weir_source_kind;
 /* What a flow's batch reads from one source. */
 typedef struct weir_source_batch {
     const struct weir_source_kind *kind;
-    const char *key;      /* weir__source_key(): its name in checkpoints */
+    const char *key;      /* its kind's key(): its name in checkpoints */
     int64_t start, end;   /* positions: the batch reads [start, end); end
                              is stored as the source's new position */
     int64_t epoch;        /* the source's epoch (tables), else 0 */
@@ -122,7 +122,9 @@ typedef struct weir_source_kind {
     const char *name; /* "table", "files", "range" */
     /* Is this input one of the kind's? (graph/build.c classifies inputs) */
     bool (*accepts)(const weir_input *in);
-    /* The source's stable key in checkpoints, in arena a. */
+    /* The source's stable key in checkpoints, in arena a: the dataset or
+     * external table display name, range(...)'s text, "files:" + the
+     * absolute path, or "kafka:" + the subscription. */
     const char *(*key)(weir_arena *a, const weir_graph *g,
                        const weir_input *in, const char *root_dir);
     /* Fill *out (key, kind set by the caller) from the stored position. */
@@ -151,12 +153,6 @@ typedef struct weir_source_kind {
 
 /* The kind of a streaming input (never NULL: tables are the default). */
 const weir_source_kind *weir__source_kind_of(const weir_input *in);
-
-/* The stable key of a streaming source in checkpoints: the dataset or
- * external table display name, range(...)'s text, or "files:" + the
- * absolute path. In arena a. */
-const char *weir__source_key(weir_arena *a, const weir_graph *g,
-                             const weir_input *in, const char *root_dir);
 
 /* Append a sentence to the flow's warning (cut with "..." when full). */
 void weir__source_warn(const weir_source_ctx *c, const char *text);

@@ -464,6 +464,11 @@ static int commit(const weir_source_ctx *c, const weir_source_batch *b)
 }
 
 const weir_source_kind weir__source_table = {
-    "table", accepts, key, plan, render, NULL, commit,
-    weir__source_progress_offsets, NULL, NULL
+    .name = "table",
+    .accepts = accepts,
+    .key = key,
+    .plan = plan,
+    .render = render,
+    .commit = commit,
+    .progress = weir__source_progress_offsets,
 };

@@ -662,8 +662,6 @@ void weir__sql_tz_compared(sql_tx *t, weir_buf *out, const weir_sql_expr *other,
                            const char *other_sql, const weir_sql_expr *lit,
                            const char *lit_sql);
 /* Statement-level parse for weir query (stmt.c). */
-bool weir__sql_ieq(const char *a, const char *b);
-void weir__sql_put_ident(weir_buf *out, const char *s);
 void weir__sql_put_name(weir_buf *out, const weir_sql_name *n);
 
 #endif

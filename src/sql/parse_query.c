@@ -945,6 +945,25 @@ int weir__sql_parse_query(weir_sql_query **out, weir_arena *arena,
     return 0;
 }
 
+int weir__sql_parse_table_name(weir_sql_name *out, weir_arena *arena,
+                               const weir_sql_source *src, weir_error *err)
+{
+    sql_parser p;
+    int rc = weir__sql_parser_init(&p, arena, src, 0, src->len, err);
+    if (rc)
+        return rc;
+    const sql_token *at = weir__sql_peek(&p, 0);
+    weir_sql_name name;
+    if ((rc = weir__sql_parse_name(&name, &p)) ||
+        (rc = check_name(&p, &name, at)))
+        return rc;
+    if (weir__sql_peek(&p, 0)->kind != TK_EOF)
+        return weir__sql_syntax_error(&p);
+    weir__sql_strip_live(&name);
+    *out = name;
+    return 0;
+}
+
 const char *weir__sql_query_text(const weir_sql_query *q, size_t *len)
 {
     if (len)

@@ -13,11 +13,6 @@
 
 #include "util/str.h"
 
-bool weir__sql_ieq(const char *a, const char *b)
-{
-    return weir__str_ieq(a, b);
-}
-
 int weir__sql_parser_init(sql_parser *p, weir_arena *arena,
                           const weir_sql_source *src, size_t offset, size_t len,
                           weir_error *err)
@@ -344,11 +339,6 @@ int weir__sql_ident_list(const char ***out, size_t *n, sql_parser *p)
     *out = items;
     *n = len;
     return 0;
-}
-
-void weir__sql_put_ident(weir_buf *out, const char *s)
-{
-    weir__buf_put_sql_ident(out, s);
 }
 
 void weir__sql_put_name(weir_buf *out, const weir_sql_name *n)

@@ -106,6 +106,12 @@ typedef struct weir_sql_expr weir_sql_expr;
 int weir__sql_parse_query(weir_sql_query **out, weir_arena *arena,
                           const weir_sql_source *src, size_t offset,
                           size_t len, weir_error *err);
+/* Parse the whole of src as a table name, as a FROM clause reads one: 1
+ * to 3 dotted parts (backticks quote a part; a leading LIVE. is dropped),
+ * nothing after it. 4+ parts: WEIR_ESQL, REQUIRES_SINGLE_PART_NAMESPACE;
+ * anything else: a syntax error. Parts live in arena. */
+int weir__sql_parse_table_name(weir_sql_name *out, weir_arena *arena,
+                               const weir_sql_source *src, weir_error *err);
 /* Parse a single expression (an expectation's condition). */
 int weir__sql_parse_expr(weir_sql_expr **out, weir_arena *arena,
                          const weir_sql_source *src, size_t offset,

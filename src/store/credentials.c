@@ -130,7 +130,7 @@ static bool add_key(weir_s3_conf *c, const char *rest, const char *value)
     return (s->v[k] = keep(c, value)) != NULL;
 }
 
-weir_s3_conf *weir__credentials_s3(const weir_kvpair *conf, size_t n)
+weir_s3_conf *weir__credentials_s3(const weir_kv *conf, size_t n)
 {
     weir_s3_conf *c = calloc(1, sizeof(*c));
     if (!c || !(c->scopes = calloc(1, sizeof(scope)))) {

@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 #include "util/buf.h"
-#include "util/map.h"
+#include "util/kv.h"
 
 /* The S3 settings of conf (n pairs, keys case-insensitive; Spark's
  * spark.hadoop.fs.s3a.* or Hadoop's fs.s3a.*, per bucket too) and of the
@@ -25,7 +25,7 @@
  * ~/.aws holds credentials (env and config providers only: no slow
  * probe of an instance metadata service); else they are anonymous. */
 typedef struct weir_s3_conf weir_s3_conf;
-weir_s3_conf *weir__credentials_s3(const weir_kvpair *conf, size_t n);
+weir_s3_conf *weir__credentials_s3(const weir_kv *conf, size_t n);
 void weir__credentials_free(weir_s3_conf *c); /* NULL is fine */
 
 /* Whether the settings use AWS's credential chain (no keys given), which

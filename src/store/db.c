@@ -331,11 +331,6 @@ const char *weir__conn_last_failure(const weir_conn *c)
     return c->failed;
 }
 
-const char *weir__db_version(void)
-{
-    return duckdb_library_version();
-}
-
 static void db_free(weir_db *db)
 {
     weir__extensions_free(db->extensions);

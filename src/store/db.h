@@ -15,6 +15,7 @@
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/kv.h"
 #include "util/map.h"
 
 /* The schema of weir's state tables in every catalog (src/state), whose
@@ -33,7 +34,7 @@ typedef struct weir_db_config {
     /* The pipeline configuration, for its object storage settings
      * (spark.hadoop.fs.s3a.*: store/credentials.h), copied; the secrets
      * are created when a statement first names an s3:// URL. */
-    const weir_kvpair *conf;
+    const weir_kv *conf;
     size_t n_conf;
 } weir_db_config;
 
@@ -159,22 +160,7 @@ int weir__appender_open(weir_appender **out, weir_conn *c, const char *catalog,
 void weir__appender_text(weir_appender *a, const char *v);
 void weir__appender_i64(weir_appender *a, int64_t v);
 void weir__appender_timestamp_us(weir_appender *a, int64_t us);
-void weir__appender_i32(weir_appender *a, int32_t v);
-/* Bytes as a BLOB; NULL v: SQL NULL. */
-void weir__appender_blob(weir_appender *a, const void *v, size_t len);
 void weir__appender_end_row(weir_appender *a);
-/* Column-wise appending, much faster for many rows: set the columns of
- * the current row (any order; unset ones are undefined), then
- * weir__appender_col_end_row. Rows go to DuckDB a data chunk at a time.
- * Do not mix with the row functions above on one appender. */
-void weir__appender_col_bytes(weir_appender *a, size_t col, const void *v,
-                              size_t len); /* BLOB, or VARCHAR (valid UTF-8);
-                                              NULL v: NULL */
-void weir__appender_col_i32(weir_appender *a, size_t col, int32_t v);
-void weir__appender_col_i64(weir_appender *a, size_t col, int64_t v); /* BIGINT,
-                                              TIMESTAMP (microseconds) */
-void weir__appender_col_null(weir_appender *a, size_t col);
-void weir__appender_col_end_row(weir_appender *a);
 int weir__appender_close(weir_appender *a, weir_error *err);
 
 /* A streaming result, a data chunk at a time (the rows are not all held):
@@ -247,9 +233,6 @@ int weir__db_error(weir_error *err, const char *what, const char *msg,
  * unknown table, column or function, a type mismatch) rather than a
  * failure of the engine. */
 bool weir__db_error_in_sql(const weir_error *err);
-
-/* The DuckDB library version, e.g. "v1.4.4". */
-const char *weir__db_version(void);
 
 /* DuckDB's extension `name` (httpfs, aws, azure, delta, postgres, mysql,
  * sqlite, tpch; store/extensions.h), loaded into db once from weir's

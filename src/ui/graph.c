@@ -113,7 +113,7 @@ static void node(weir_buf *b, const ui_snapshot *s, size_t i,
             weir__buf_puts(b, "\", tooltip=\"");
         dot_escaped(b, as_title ? d->name : ui_short(s, d->name));
         weir__buf_puts(b, sep);
-        weir__buf_puts(b, d->kind ? ui_kind_name(d->kind) : "external");
+        weir__buf_puts(b, ui_kind_name(d->kind));
         if (run.state) {
             weir__buf_puts(b, sep);
             if (run.rows >= 0)

@@ -95,14 +95,7 @@ const char ui_script[] =
 
 const char *ui_kind_name(int kind)
 {
-    switch (kind) {
-    case WEIR_STREAMING_TABLE: return "streaming table";
-    case WEIR_MATERIALIZED_VIEW: return "materialized view";
-    case WEIR_TEMPORARY_VIEW: return "temporary view";
-    case WEIR_PERSISTED_VIEW: return "view";
-    case WEIR_SINK: return "sink";
-    default: return "external";
-    }
+    return kind ? weir_dataset_kind_name((weir_dataset_kind)kind) : "external";
 }
 
 static const char *kind_class(int kind)

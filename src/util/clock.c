@@ -1,5 +1,5 @@
 /*
- * Clocks, time formatting and UUIDs (see clock.h).
+ * Clocks and UUIDs (see clock.h).
  */
 #define _GNU_SOURCE
 #include "clock.h"
@@ -21,33 +21,6 @@ int64_t weir__monotonic_us(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-void weir__sleep_us(int64_t us)
-{
-    if (us <= 0)
-        return;
-    struct timespec ts = { (time_t)(us / 1000000), (long)(us % 1000000) * 1000 };
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
-    }
-}
-
-void weir__format_time(char *out, size_t size, int64_t us)
-{
-    time_t secs = (time_t)(us / 1000000);
-    struct tm tm;
-    gmtime_r(&secs, &tm);
-    strftime(out, size, "%Y-%m-%d %H:%M:%S", &tm);
-}
-
-void weir__format_time_iso(char *out, size_t size, int64_t us)
-{
-    time_t secs = (time_t)(us / 1000000);
-    struct tm tm;
-    gmtime_r(&secs, &tm);
-    char base[32];
-    strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(out, size, "%s.%06ldZ", base, (long)(us % 1000000));
 }
 
 void weir__uuid(char out[37])

@@ -9,12 +9,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* A key and its value, as configurations and options are listed (both
- * borrowed). */
-typedef struct weir_kvpair {
-    const char *key, *value;
-} weir_kvpair;
-
 typedef struct weir_map_slot {
     const char *key; /* NULL = empty */
     void *value;

@@ -5,6 +5,7 @@ set(WEIR_UTIL_SOURCES
   src/util/error.c
   src/util/fs.c
   src/util/json.c
+  src/util/kv.c
   src/util/map.c
   src/util/peer.c
   src/util/spark_sink_log.c

@@ -11,10 +11,10 @@
 
 /* The error class of opening a transactional producer with options
  * (n pairs) against a closed port, with a short socket timeout. */
-static const char *open_class(const weir_kvpair *extra, size_t n,
+static const char *open_class(const weir_kv *extra, size_t n,
                               char *cls, size_t size)
 {
-    weir_kvpair o[8] = { { "kafka.bootstrap.servers", "127.0.0.1:1" },
+    weir_kv o[8] = { { "kafka.bootstrap.servers", "127.0.0.1:1" },
                          { "kafka.socket.timeout.ms", "300" } };
     for (size_t i = 0; i < n && i < 6; i++)
         o[2 + i] = extra[i];
@@ -33,12 +33,12 @@ TEST(test_kafka_producer__linger_yields_to_short_timeouts)
      * delivery timeout of 50 ms or less is given: librdkafka refuses a
      * message timeout not above the linger. */
     char cls[128];
-    static const weir_kvpair msg40[] = { { "kafka.message.timeout.ms", "40" } };
-    static const weir_kvpair del50[] = { { "kafka.delivery.timeout.ms", "50" } };
+    static const weir_kv msg40[] = { { "kafka.message.timeout.ms", "40" } };
+    static const weir_kv del50[] = { { "kafka.delivery.timeout.ms", "50" } };
     CHECK_STR(open_class(msg40, 1, cls, sizeof cls), "KAFKA_BROKER_UNREACHABLE");
     CHECK_STR(open_class(del50, 1, cls, sizeof cls), "KAFKA_BROKER_UNREACHABLE");
     /* The user's own linger against their timeout is theirs to fix. */
-    static const weir_kvpair both[] = { { "kafka.message.timeout.ms", "40" },
+    static const weir_kv both[] = { { "kafka.message.timeout.ms", "40" },
                                         { "kafka.linger.ms", "100" } };
     CHECK_STR(open_class(both, 2, cls, sizeof cls), "INVALID_KAFKA_OPTION");
 }

@@ -54,33 +54,33 @@ TEST(test_validate_options)
     const weir_sink_format *csv = weir__sink_format("CSV");
     CHECK(csv != NULL);
     CHECK(weir__sink_format("avro") == NULL);
-    weir_kvpair ok[] = { { "path", "/x" }, { "header", "true" },
+    weir_kv ok[] = { { "path", "/x" }, { "header", "true" },
                          { "sep", ";" }, { "partitionBy", "a, `b`" } };
     CHECK_INT(csv->validate(ok, 4, &e), 0);
-    weir_kvpair none[] = { { "header", "true" } };
+    weir_kv none[] = { { "header", "true" } };
     CHECK_INT(csv->validate(none, 1, &e), WEIR_EINVAL);
     CHECK_STR(e.error_class, "SINK_PATH_REQUIRED");
-    weir_kvpair unknown[] = { { "path", "/x" }, { "colour", "red" } };
+    weir_kv unknown[] = { { "path", "/x" }, { "colour", "red" } };
     CHECK_INT(csv->validate(unknown, 2, &e), WEIR_EINVAL);
     CHECK_STR(e.error_class, "UNKNOWN_SINK_OPTION");
     CHECK_CONTAINS(e.message, "colour");
-    weir_kvpair delim[] = { { "path", "/x" }, { "delimiter", "ab" } };
+    weir_kv delim[] = { { "path", "/x" }, { "delimiter", "ab" } };
     CHECK_INT(csv->validate(delim, 2, &e), WEIR_EINVAL);
     CHECK_STR(e.error_class, "INVALID_SINK_OPTION");
-    weir_kvpair hdr[] = { { "path", "/x" }, { "header", "maybe" } };
+    weir_kv hdr[] = { { "path", "/x" }, { "header", "maybe" } };
     CHECK_INT(csv->validate(hdr, 2, &e), WEIR_EINVAL);
     const weir_sink_format *pq = weir__sink_format("parquet");
-    weir_kvpair codec[] = { { "PATH", "/x" }, { "compression", "ZSTD" } };
+    weir_kv codec[] = { { "PATH", "/x" }, { "compression", "ZSTD" } };
     CHECK_INT(pq->validate(codec, 2, &e), 0);
-    weir_kvpair bad_codec[] = { { "path", "/x" }, { "compression", "lzma" } };
+    weir_kv bad_codec[] = { { "path", "/x" }, { "compression", "lzma" } };
     CHECK_INT(pq->validate(bad_codec, 2, &e), WEIR_EINVAL);
     CHECK_CONTAINS(e.message, "lzma");
-    weir_kvpair bad_part[] = { { "path", "/x" }, { "partitionBy", " , " } };
+    weir_kv bad_part[] = { { "path", "/x" }, { "partitionBy", " , " } };
     CHECK_INT(pq->validate(bad_part, 2, &e), WEIR_EINVAL);
     const weir_sink_format *delta = weir__sink_format("delta");
-    weir_kvpair merge[] = { { "path", "/x" }, { "mergeSchema", "nope" } };
+    weir_kv merge[] = { { "path", "/x" }, { "mergeSchema", "nope" } };
     CHECK_INT(delta->validate(merge, 2, &e), WEIR_EINVAL);
-    weir_kvpair json_codec[] = { { "path", "/x" }, { "compression", "snappy" } };
+    weir_kv json_codec[] = { { "path", "/x" }, { "compression", "snappy" } };
     CHECK_INT(weir__sink_format("json")->validate(json_codec, 2, &e),
               WEIR_EINVAL);
 }
@@ -94,23 +94,23 @@ TEST(test_kafka_options)
     CHECK(k != NULL);
     if (!k)
         return;
-    weir_kvpair ok[] = { { "kafka.bootstrap.servers", "127.0.0.1:1" },
+    weir_kv ok[] = { { "kafka.bootstrap.servers", "127.0.0.1:1" },
                          { "topic", "out" }, { "kafka.linger.ms", "10" } };
     CHECK_INT(k->validate(ok, 3, &e), 0);
-    weir_kvpair no_servers[] = { { "topic", "out" } };
+    weir_kv no_servers[] = { { "topic", "out" } };
     CHECK_INT(k->validate(no_servers, 1, &e), WEIR_ESQL);
     CHECK_STR(e.error_class, "INVALID_KAFKA_OPTION");
-    weir_kvpair unknown[] = { { "kafka.bootstrap.servers", "h:1" }, { "path", "x" } };
+    weir_kv unknown[] = { { "kafka.bootstrap.servers", "h:1" }, { "path", "x" } };
     CHECK_INT(k->validate(unknown, 2, &e), WEIR_EINVAL);
     CHECK_STR(e.error_class, "UNKNOWN_SINK_OPTION");
-    weir_kvpair txn[] = { { "kafka.bootstrap.servers", "h:1" },
+    weir_kv txn[] = { { "kafka.bootstrap.servers", "h:1" },
                           { "kafka.transactional.id", "mine" } };
     CHECK_INT(k->validate(txn, 2, &e), WEIR_EINVAL);
     CHECK_STR(e.error_class, "INVALID_SINK_OPTION");
     CHECK_CONTAINS(e.message, "kafka.transactional.id");
-    weir_kvpair acks[] = { { "kafka.bootstrap.servers", "h:1" }, { "kafka.acks", "1" } };
+    weir_kv acks[] = { { "kafka.bootstrap.servers", "h:1" }, { "kafka.acks", "1" } };
     CHECK_INT(k->validate(acks, 2, &e), WEIR_EINVAL);
-    weir_kvpair bad[] = { { "kafka.bootstrap.servers", "h:1" },
+    weir_kv bad[] = { { "kafka.bootstrap.servers", "h:1" },
                           { "kafka.no.such.setting", "1" } };
     CHECK_INT(k->validate(bad, 2, &e), WEIR_ESQL);
     CHECK_STR(e.error_class, "INVALID_KAFKA_OPTION");
@@ -156,16 +156,16 @@ TEST(test_partition_cols)
     weir_error e;
     const char **cols;
     size_t n;
-    weir_kvpair list[] = { { "partitionBy", " a ,`b c`" } };
+    weir_kv list[] = { { "partitionBy", " a ,`b c`" } };
     CHECK_INT(weir__sink_partition_cols(&cols, &n, &a, list, 1, &e), 0);
     CHECK_INT(n, 2);
     CHECK_STR(cols[0], "a");
     CHECK_STR(cols[1], "b c");
-    weir_kvpair json[] = { { "partitionBy", "[\"x\",\"y\",\"z\"]" } };
+    weir_kv json[] = { { "partitionBy", "[\"x\",\"y\",\"z\"]" } };
     CHECK_INT(weir__sink_partition_cols(&cols, &n, &a, json, 1, &e), 0);
     CHECK_INT(n, 3);
     CHECK_STR(cols[2], "z");
-    weir_kvpair bad[] = { { "partitionBy", "[1]" } };
+    weir_kv bad[] = { { "partitionBy", "[1]" } };
     CHECK_INT(weir__sink_partition_cols(&cols, &n, &a, bad, 1, &e), WEIR_EINVAL);
     CHECK_INT(weir__sink_partition_cols(&cols, &n, &a, NULL, 0, &e), 0);
     CHECK_INT(n, 0);
@@ -249,7 +249,7 @@ typedef struct fixture {
     char stage[512], out[512];
     weir_db *db;
     weir_conn *conn;
-    weir_kvpair options[4];
+    weir_kv options[4];
     weir_sink_batch b;
 } fixture;
 
@@ -265,7 +265,7 @@ static void setup(fixture *fx, const char *format, const char *stage_base)
     weir__fs_mkdirs(fx->stage, &e);
     CHECK_INT(weir__db_open(&fx->db, NULL, &e), 0);
     CHECK_INT(weir__db_connect(&fx->conn, fx->db, &e), 0);
-    fx->options[0] = (weir_kvpair){ "path", "out" };
+    fx->options[0] = (weir_kv){ "path", "out" };
     fx->b.sink = "s";
     fx->b.flow = "f";
     fx->b.format = format;
@@ -325,7 +325,7 @@ static void stage_publish(const char *format, const char *reader,
     CHECK_INT(out_rows(&fx, reader), 100);
     CHECK_INT(count_files(fx.stage), 0);
     /* Batch 1 again, 3 partitions; a crash after moving one file. */
-    fx.options[1] = (weir_kvpair){ "partitionBy", "k" };
+    fx.options[1] = (weir_kv){ "partitionBy", "k" };
     fx.b.n_options = partitions ? 2 : 1;
     CHECK_INT(f->stage(fx.conn, &fx.b,
                        "SELECT range AS id, range % 3 AS k FROM range(30)",
@@ -387,9 +387,9 @@ TEST(test_csv_options)
 {
     fixture fx;
     setup(&fx, "csv", NULL);
-    fx.options[1] = (weir_kvpair){ "header", "true" };
-    fx.options[2] = (weir_kvpair){ "sep", ";" };
-    fx.options[3] = (weir_kvpair){ "compression", "gzip" };
+    fx.options[1] = (weir_kv){ "header", "true" };
+    fx.options[2] = (weir_kv){ "sep", ";" };
+    fx.options[3] = (weir_kv){ "compression", "gzip" };
     fx.b.n_options = 4;
     const weir_sink_format *f = weir__sink_format("csv");
     weir_error e;

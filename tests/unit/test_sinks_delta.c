@@ -252,7 +252,7 @@ typedef struct fixture {
     char stage[512], table[512];
     weir_db *db;
     weir_conn *conn;
-    weir_kvpair options[3];
+    weir_kv options[3];
     weir_sink_batch b;
     const weir_sink_format *f;
 } fixture;
@@ -267,7 +267,7 @@ static void setup(fixture *fx)
     weir__fs_mkdirs(fx->stage, &e);
     CHECK_INT(weir__db_open(&fx->db, NULL, &e), 0);
     CHECK_INT(weir__db_connect(&fx->conn, fx->db, &e), 0);
-    fx->options[0] = (weir_kvpair){ "path", "lake/t" };
+    fx->options[0] = (weir_kv){ "path", "lake/t" };
     fx->b.sink = "s";
     fx->b.flow = "f";
     fx->b.format = "delta";
@@ -456,7 +456,7 @@ TEST(test_partitioned)
     fixture fx;
     setup(&fx);
     weir_error e;
-    fx.options[1] = (weir_kvpair){ "partitionBy", "p" };
+    fx.options[1] = (weir_kv){ "partitionBy", "p" };
     fx.b.n_options = 2;
     CHECK_INT(stage(&fx, "SELECT range AS id, CASE range % 3 WHEN 0 THEN 'a/b c' "
                          "WHEN 1 THEN NULL ELSE 'NULL' END AS p FROM range(9)"),
@@ -483,7 +483,7 @@ TEST(test_partitioned)
     weir__arena_free(&a);
     weir__delta_log_free(&l);
     /* partitionBy must match the table's. */
-    fx.options[1] = (weir_kvpair){ "partitionBy", "id" };
+    fx.options[1] = (weir_kv){ "partitionBy", "id" };
     fx.b.batch_id = 1;
     CHECK_INT(fx.f->stage(fx.conn, &fx.b, "SELECT 1 AS id, 'x' AS p",
                           &(int64_t){ 0 }, NULL, &e),

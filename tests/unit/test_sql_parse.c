@@ -1040,6 +1040,38 @@ TEST(test_sql_translate__hidden_columns)
 }
 
 /* AUTO CDC: the three spellings, every clause, in any order after KEYS. */
+/* A table name on its own, as the API and the Connect front end take one:
+ * what FROM would read, and nothing else. */
+TEST(test_sql_parse__table_name)
+{
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_sql_name n;
+    weir_error err;
+    weir_sql_source s = src_of("cat.`my db`.events");
+    CHECK_INT(weir__sql_parse_table_name(&n, &a, &s, &err), 0);
+    CHECK_INT(n.n, 3);
+    if (n.n == 3) {
+        CHECK_STR(n.parts[0], "cat");
+        CHECK_STR(n.parts[1], "my db");
+        CHECK_STR(n.parts[2], "events");
+    }
+    s = src_of("LIVE.t");
+    CHECK_INT(weir__sql_parse_table_name(&n, &a, &s, &err), 0);
+    CHECK(n.n == 1 && n.live && strcmp(n.parts[0], "t") == 0);
+    s = src_of("range");
+    CHECK_INT(weir__sql_parse_table_name(&n, &a, &s, &err), 0);
+    CHECK_INT(n.n, 1);
+    s = src_of("a.b.c.d");
+    CHECK_INT(weir__sql_parse_table_name(&n, &a, &s, &err), WEIR_ESQL);
+    CHECK_STR(err.error_class, "REQUIRES_SINGLE_PART_NAMESPACE");
+    const char *bad[] = { "t WHERE x", "t(1)", "a.", ".a", "", "t; u" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        s = src_of(bad[i]);
+        CHECK_INT(weir__sql_parse_table_name(&n, &a, &s, &err), WEIR_ESQL);
+    }
+    weir__arena_free(&a);
+}
+
 TEST(test_sql_ddl__auto_cdc)
 {
     parsed p;
@@ -1109,7 +1141,7 @@ TEST(test_sql_ddl__auto_cdc)
 TEST_MAIN(RUN(test_sql_split__basics); RUN(test_sql_translate__resolver); RUN(test_sql_translate__hidden_columns); RUN(test_sql_split__errors);
           RUN(test_sql_ddl__materialized_view_and_table);
           RUN(test_sql_ddl__flow_import_checkpoint);
-          RUN(test_sql_ddl__auto_cdc);
+          RUN(test_sql_ddl__auto_cdc); RUN(test_sql_parse__table_name);
           RUN(test_sql_ddl__views_flows_sinks_set_use);
           RUN(test_sql_ddl__errors); RUN(test_sql_ddl__continues_after_errors);
           RUN(test_sql_reads__scoping); RUN(test_sql_reads__tvf_args);

@@ -97,7 +97,7 @@ TEST(test_store_credentials__spark_keys)
     unsetenv("AWS_ENDPOINT_URL_S3");
     unsetenv("AWS_REGION");
     unsetenv("AWS_DEFAULT_REGION");
-    const weir_kvpair conf[] = {
+    const weir_kv conf[] = {
         { "spark.hadoop.fs.s3a.access.key", "AK" },
         { "spark.hadoop.fs.s3a.secret.key", "s3cr'et" },
         { "spark.hadoop.fs.s3a.endpoint", "http://127.0.0.1:9000/" },
@@ -148,7 +148,7 @@ TEST(test_store_credentials__chain)
     CHECK(weir__credentials_chain(c));
     weir__credentials_free(c);
     unsetenv("AWS_ACCESS_KEY_ID");
-    const weir_kvpair conf[] = {
+    const weir_kv conf[] = {
         { "spark.hadoop.fs.s3a.aws.credentials.provider",
           "com.amazonaws.auth.InstanceProfileCredentialsProvider" },
     };
