@@ -123,10 +123,24 @@ void weir__plan_next_alias(plan_ctx *c, char *out, size_t n)
 
 /* Make x a single FROM item named alias (NULL: a fresh _pN unless x is
  * already a plain item). */
+static int wrap(plan_ctx *c, plan_query *x, const char *alias,
+                const char *clause);
+
 int weir__plan_query_wrap(plan_ctx *c, plan_query *x, const char *alias)
 {
     if (!alias && weir__plan_query_is_item(x))
         return 0;
+    return wrap(c, x, alias, NULL);
+}
+
+int weir__plan_query_wrap_clause(plan_ctx *c, plan_query *x, const char *clause)
+{
+    return wrap(c, x, NULL, clause);
+}
+
+static int wrap(plan_ctx *c, plan_query *x, const char *alias,
+                const char *clause)
+{
     char fresh[32];
     if (!alias) {
         weir__plan_next_alias(c, fresh, sizeof fresh);
@@ -140,6 +154,8 @@ int weir__plan_query_wrap(plan_ctx *c, plan_query *x, const char *alias)
         query_text(x, &from);
         weir__buf_putc(&from, ')');
     }
+    if (clause)
+        weir__buf_printf(&from, " %s", clause);
     weir__buf_puts(&from, " AS ");
     weir__buf_puts(&from, alias);
     plan_scope scope = x->scope;
@@ -214,13 +230,11 @@ static int dispatch(plan_ctx *c, const Rel *r, plan_query *out)
     case SPARK__CONNECT__RELATION__REL_TYPE_WITH_COLUMNS:
         return weir__plan_with_columns(c, r->with_columns, out);
     case SPARK__CONNECT__RELATION__REL_TYPE_DROP: return weir__plan_drop(c, r->drop, out);
-    /* No-ops on a single-node engine. The watermark is not needed either:
-     * a triggered update reads all available data, and weir's SQL
-     * translation ignores WATERMARK clauses too. */
+    case SPARK__CONNECT__RELATION__REL_TYPE_WITH_WATERMARK:
+        return weir__plan_watermark(c, r->with_watermark, out);
+    /* No-ops on a single-node engine. */
     case SPARK__CONNECT__RELATION__REL_TYPE_HINT:
         return weir__plan_rel(c, r->hint ? r->hint->input : NULL, out);
-    case SPARK__CONNECT__RELATION__REL_TYPE_WITH_WATERMARK:
-        return weir__plan_rel(c, r->with_watermark ? r->with_watermark->input : NULL, out);
     case SPARK__CONNECT__RELATION__REL_TYPE_REPARTITION:
         return weir__plan_rel(c, r->repartition ? r->repartition->input : NULL, out);
     case SPARK__CONNECT__RELATION__REL_TYPE_REPARTITION_BY_EXPRESSION:

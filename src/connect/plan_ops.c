@@ -190,9 +190,18 @@ int weir__plan_limit(plan_ctx *c, const Rel *input, int32_t n, bool is_offset, p
     return 0;
 }
 
+/* distinct() / dropDuplicates(): SELECT DISTINCT * FROM (input) AS _pN.
+ * The input is always a named derived table, so that on a stream the
+ * analysis tells a DataFrame's deduplication of every column (Spark's
+ * dropDuplicates, which keeps state) from SQL's SELECT DISTINCT (an
+ * aggregation there): docs/streaming.md. */
 static int distinct(plan_ctx *c, const Rel *input, plan_query *out)
 {
-    if (child_at(c, input, out, PLAN_ST_SELECT, false) < 0)
+    char alias[32];
+    if (weir__plan_rel(c, input, out) < 0)
+        return -1;
+    weir__plan_next_alias(c, alias, sizeof alias);
+    if (weir__plan_query_wrap(c, out, alias) < 0)
         return -1;
     out->distinct = true;
     out->stage = PLAN_ST_DISTINCT;
@@ -200,12 +209,21 @@ static int distinct(plan_ctx *c, const Rel *input, plan_query *out)
 }
 
 /* dropDuplicates(cols): the first row of each key (rows of a key are in no
- * particular order, as in Spark). */
+ * particular order, as in Spark). dropDuplicatesWithinWatermark(cols)
+ * differs on a stream only (keys expire with the watermark): it is marked
+ * by the window's frame, which does not change row_number(). */
 int weir__plan_dedup(plan_ctx *c, const Spark__Connect__Deduplicate *d, plan_query *out)
 {
     if (!d)
         return weir__plan_fail(c, PLAN_E_INVALID, "A deduplication is empty.");
-    if ((d->_all_columns_as_keys_case && d->all_columns_as_keys) || d->n_column_names == 0)
+    bool within = d->_within_watermark_case && d->within_watermark;
+    bool all = (d->_all_columns_as_keys_case && d->all_columns_as_keys) ||
+               d->n_column_names == 0;
+    if (all && within)
+        return weir__plan_fail(c, PLAN_E_UNSUPPORTED,
+                               "dropDuplicatesWithinWatermark() without columns "
+                               "is not supported: name the key columns.");
+    if (all)
         return distinct(c, d->input, out);
     if (weir__plan_rel(c, d->input, out) < 0 || weir__plan_query_wrap(c, out, NULL) < 0)
         return -1;
@@ -217,12 +235,38 @@ int weir__plan_dedup(plan_ctx *c, const Spark__Connect__Deduplicate *d, plan_que
     }
     weir_buf *t = &out->closed;
     weir__buf_printf(t, "SELECT * FROM %s QUALIFY row_number() OVER (PARTITION BY %s "
-                        "ORDER BY %s) = 1",
+                        "ORDER BY %s%s) = 1",
                      weir__buf_cstr(&out->from), weir__buf_cstr(&keys),
-                     weir__buf_cstr(&keys));
+                     weir__buf_cstr(&keys),
+                     within ? " ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW" : "");
     weir__buf_free(&keys);
     out->is_closed = true;
     return 0;
+}
+
+/* withWatermark(col, delay): Spark SQL's WATERMARK clause on the input as
+ * a FROM item, `(...) WATERMARK col DELAY OF INTERVAL 'delay' AS _pN`
+ * (docs/streaming.md). */
+int weir__plan_watermark(plan_ctx *c, const Spark__Connect__WithWatermark *w,
+                         plan_query *out)
+{
+    if (!w || !w->event_time || !w->event_time[0] || !w->delay_threshold ||
+        !w->delay_threshold[0])
+        return weir__plan_fail(c, PLAN_E_INVALID,
+                               "withWatermark needs an event-time column and a "
+                               "delay.");
+    if (weir__plan_rel(c, w->input, out) < 0)
+        return -1;
+    weir_buf clause = WEIR_BUF_INIT;
+    weir__buf_puts(&clause, "WATERMARK ");
+    weir__plan_put_ident(&clause, w->event_time);
+    weir__buf_puts(&clause, " DELAY OF INTERVAL ");
+    weir__plan_put_string(&clause, w->delay_threshold);
+    int rc = weir__buf_failed(&clause)
+                 ? weir__plan_oom(c)
+                 : weir__plan_query_wrap_clause(c, out, weir__buf_cstr(&clause));
+    weir__buf_free(&clause);
+    return rc;
 }
 
 /* `* EXCEPT (names...)` over x crossed with a one-row table that has every

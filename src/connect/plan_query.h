@@ -49,6 +49,9 @@ bool weir__plan_query_is_item(const plan_query *x);
 /* Make x a single FROM item named alias (NULL: a fresh _pN unless x is
  * already a plain item). */
 int weir__plan_query_wrap(plan_ctx *c, plan_query *x, const char *alias);
+/* Make x a single FROM item with a fresh _pN name, clause (Spark SQL text,
+ * e.g. a WATERMARK clause) between the item and its name. */
+int weir__plan_query_wrap_clause(plan_ctx *c, plan_query *x, const char *clause);
 void weir__plan_scope_free(plan_scope *s);
 int weir__plan_scope_append(plan_ctx *c, plan_scope *dst, const plan_scope *src);
 /* A fresh derived-table name _pN into out. */
@@ -79,6 +82,8 @@ int weir__plan_sort(plan_ctx *c, const Spark__Connect__Sort *s, plan_query *out)
 int weir__plan_limit(plan_ctx *c, const Spark__Connect__Relation *input, int32_t n,
                      bool is_offset, plan_query *out);
 int weir__plan_dedup(plan_ctx *c, const Spark__Connect__Deduplicate *d, plan_query *out);
+int weir__plan_watermark(plan_ctx *c, const Spark__Connect__WithWatermark *w,
+                         plan_query *out);
 int weir__plan_with_columns(plan_ctx *c, const Spark__Connect__WithColumns *w,
                             plan_query *out);
 int weir__plan_drop(plan_ctx *c, const Spark__Connect__Drop *d, plan_query *out);

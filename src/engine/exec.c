@@ -14,6 +14,7 @@
 #include "engine/mv.h"
 #include "engine/resolve.h"
 #include "engine/sink_flow.h"
+#include "engine/stateful.h"
 #include "engine/write.h"
 #include "sources/files.h"
 #include "sources/import.h"
@@ -388,14 +389,37 @@ static int add_missing_columns(weir_flow_exec *x, const weir_gdataset *t,
     return rc;
 }
 
+void weir__flow_resolve_ctx(weir_flow_exec *x, const weir_source_batch *batches,
+                            size_t n_batches, bool careful, bool batch_tables,
+                            weir_resolve_ctx *out)
+{
+    weir_resolve_ctx ctx = { .mode = WEIR_RESOLVE_EXECUTE,
+                             .g = x->g,
+                             .st = x->st,
+                             .root_dir = x->root_dir,
+                             .batches = batches,
+                             .n_batches = n_batches,
+                             .careful_files = careful && x->careful_files,
+                             .infer = x->infer,
+                             .sample_rows = x->sample_rows,
+                             .input_tables = x->input_tables,
+                             .probe = x->conn,
+                             .batch_tables = batch_tables,
+                             .fresh = x->fresh };
+    if (x->op_node) {
+        ctx.subst[0].node = x->op_node;
+        ctx.subst[0].rows = WEIR_OP_ROWS;
+        ctx.n_subst = 1;
+    }
+    *out = ctx;
+}
+
 int weir__flow_sql(weir_flow_exec *x, const weir_source_batch *batches,
                    size_t n_batches, bool careful, bool batch_tables,
                    weir_buf *sql)
 {
-    weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, x->g, x->st, x->root_dir,
-                             batches, n_batches, careful && x->careful_files,
-                             x->infer, x->sample_rows, x->input_tables,
-                             x->conn, batch_tables, x->fresh };
+    weir_resolve_ctx ctx;
+    weir__flow_resolve_ctx(x, batches, n_batches, careful, batch_tables, &ctx);
     int rc = weir__resolve_flow_sql(sql, &ctx, x->f, &x->err);
     if (!rc && sql->failed)
         rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
@@ -512,6 +536,9 @@ static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
         x->more |= p.sources.items[i].more;
     if (!rc && !plan_has_data(&p)) {
         x->no_new_data = true;
+    } else if (!rc && (rc = weir__stateful_step(x, t, p.gen, p.sources.items,
+                                                p.sources.len)) != 0) {
+        weir__files_explain_error(&x->err);
     } else if (!rc && t->kind == WEIR_SINK) {
         const weir_sink_format *fmt = weir__sink_format(t->def->format);
         rc = fmt ? weir__sink_flow_stage(x, t, p.gen, p.batch_id,
@@ -603,6 +630,8 @@ static int exec_batch(weir_flow_exec *x, const weir_gdataset *t)
 {
     x->rows_written = 0;
     x->idle = x->no_new_data = x->more = false;
+    x->op_node = NULL;
+    memset(&x->op_batch, 0, sizeof(x->op_batch));
     x->sink_format = NULL;
     x->careful_files = false;
     x->files_changed = false;
@@ -624,6 +653,11 @@ static int exec_batch(weir_flow_exec *x, const weir_gdataset *t)
     bool commit = !x->idle && (!x->no_new_data || x->import_pending);
     if (!rc && commit)
         rc = weir__storage_commit(x->st, x->conn, &x->err);
+    if (!rc && commit && x->op_batch.has) {
+        int64_t dropped = x->op.dropped + x->op_batch.dropped;
+        x->op = x->op_batch;
+        x->op.dropped = dropped;
+    }
     if (rc || !commit)
         weir__conn_rollback(x->conn);
     if (rc && x->import_pending)
@@ -659,6 +693,7 @@ int weir__flow_exec(weir_flow_exec *x)
      * Spark's Trigger.AvailableNow; the details list them all. */
     int64_t rows = 0, batches = 0;
     memset(&x->cdc, 0, sizeof(x->cdc));
+    memset(&x->op, 0, sizeof(x->op));
     weir_buf all = WEIR_BUF_INIT, last = WEIR_BUF_INIT;
     static const char member[] = ", \"checkpoint\": ";
     for (;;) {
@@ -695,6 +730,8 @@ int weir__flow_exec(weir_flow_exec *x)
                          "%lld, \"ignored\": %lld}",
                          (long long)x->cdc.upserted, (long long)x->cdc.deleted,
                          (long long)x->cdc.ignored);
+    if (batches)
+        weir__stateful_progress(x, &x->details);
     weir__buf_free(&all);
     weir__buf_free(&last);
     /* The outcome is rc (the scheduler reads x->err): an error a step

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "engine/resolve.h"
 #include "graph/graph.h"
 #include "sources/source.h"
 #include "store/storage.h"
@@ -80,6 +81,20 @@ typedef struct weir_flow_exec {
      * for the planning_information event; "" for other flows. */
     char technique[48];
     char technique_reason[768];
+    /* A stateful flow's batch: the operator whose output rows the batch's
+     * stateful step computed (engine/stateful.h); NULL otherwise. */
+    const weir_sql_query *op_node;
+    /* ... and what the update's batches did with its state, for the
+     * flow's progress (has: a batch ran the operator). */
+    struct weir_op_progress {
+        bool has;
+        const char *name;        /* Spark's operatorName */
+        int64_t rows_total;      /* state rows after the last batch */
+        int64_t dropped;         /* late rows dropped, all batches */
+        bool has_watermark;
+        int64_t watermark_ms;
+    } op, op_batch;              /* op_batch: the batch being run, folded
+                                    into op when it commits */
 } weir_flow_exec;
 
 /* Run the flow. Returns 0 or the code in x->err; on failure nothing of the
@@ -94,6 +109,10 @@ int weir__flow_exec(weir_flow_exec *x);
 int weir__flow_sql(weir_flow_exec *x, const weir_source_batch *batches,
                    size_t n_batches, bool careful, bool batch_tables,
                    weir_buf *sql);
+/* The translation context weir__flow_sql uses (engine/resolve.h). */
+void weir__flow_resolve_ctx(weir_flow_exec *x, const weir_source_batch *batches,
+                            size_t n_batches, bool careful, bool batch_tables,
+                            weir_resolve_ctx *out);
 
 /* Whether every pipeline table flow f reads (through views too) is fresh
  * (x->fresh): then its query's columns are those the update's analysis

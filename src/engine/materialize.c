@@ -545,8 +545,8 @@ int weir__view_publish(weir_storage *st, const weir_graph *g,
     const weir_gflow *f = &g->flows[d->flows[0]];
     if (unaliased_column(f, d, err))
         return err ? err->code : WEIR_ESQL;
-    weir_resolve_ctx ctx = { WEIR_RESOLVE_EXECUTE, g, st, root_dir, NULL, 0,
-                             false, NULL, 0, false, st->conn, false, NULL };
+    weir_resolve_ctx ctx = { .mode = WEIR_RESOLVE_EXECUTE, .g = g, .st = st,
+                             .root_dir = root_dir, .probe = st->conn };
     weir_buf sql = WEIR_BUF_INIT;
     char alias[300];
     weir__storage_catalog_alias(alias, sizeof(alias), d->catalog);

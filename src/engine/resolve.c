@@ -372,22 +372,56 @@ static const char *on_tvf_hidden(void *payload, const weir_sql_tvf *call)
     return "_metadata";
 }
 
-static int translate_flow_at(weir_buf *out, const weir_resolve_ctx *ctx,
-                             const weir_gflow *f, int depth, weir_error *err)
+/* A stateful operator's query is read as the rows it output, the rows of
+ * its plan's placeholders as the relations the engine gave them. */
+static int on_query(void *payload, const weir_sql_query *q, weir_buf *out,
+                    weir_error *err)
+{
+    (void)err;
+    const level *lv = payload;
+    for (size_t i = 0; i < lv->ctx->n_subst; i++)
+        if (lv->ctx->subst[i].node == q) {
+            weir__buf_printf(out, "SELECT * FROM %s", lv->ctx->subst[i].rows);
+            return 0;
+        }
+    return WEIR_ENOTFOUND;
+}
+
+static int translate_at(weir_buf *out, const weir_resolve_ctx *ctx,
+                        const weir_gflow *f, const weir_sql_query *q,
+                        int depth, weir_error *err)
 {
     if (depth > 64)
         return WEIR_ERR(err, WEIR_EGRAPH, "CIRCULAR_DEPENDENCY",
                         "views nest more than 64 levels deep at %s",
                         f->display);
     level lv = { ctx, f, depth };
-    weir_sql_resolver r = { on_relation, on_tvf, &lv, NULL, on_expr_type,
-                            on_relation_types, on_tvf_hidden,
-                            weir__flow_time_zone(f), NULL };
-    return weir__sql_translate_query(out, f->query, &r, err);
+    weir_sql_resolver r = { .relation = on_relation,
+                            .tvf = on_tvf,
+                            .payload = &lv,
+                            .expr_type = on_expr_type,
+                            .relation_types = on_relation_types,
+                            .tvf_hidden = on_tvf_hidden,
+                            .time_zone = weir__flow_time_zone(f),
+                            .query = on_query };
+    return weir__sql_translate_query(out, q, &r, err);
+}
+
+static int translate_flow_at(weir_buf *out, const weir_resolve_ctx *ctx,
+                             const weir_gflow *f, int depth, weir_error *err)
+{
+    return translate_at(out, ctx, f, f->query, depth, err);
 }
 
 int weir__resolve_flow_sql(weir_buf *out, const weir_resolve_ctx *ctx,
                            const weir_gflow *f, weir_error *err)
 {
     return translate_flow_at(out, ctx, f, 0, err);
+}
+
+int weir__resolve_query_sql(weir_buf *out, const weir_resolve_ctx *ctx,
+                            const weir_gflow *f, const weir_sql_query *q,
+                            weir_error *err)
+{
+    return translate_at(out, ctx, f, q, 0, err);
 }

@@ -51,11 +51,24 @@ typedef struct weir_resolve_ctx {
      * schema (weir_flow_exec.fresh; may be NULL), so its types are known
      * without asking DuckDB. */
     const bool *fresh;
+    /* Execution of a stateful flow (engine/stateful.c): queries read as
+     * DuckDB relations instead (the operator's output in the flow's
+     * query; its input's rows in the queries of its plan). */
+    struct weir_resolve_subst {
+        const weir_sql_query *node;
+        const char *rows; /* a DuckDB relation */
+    } subst[4];
+    size_t n_subst;
 } weir_resolve_ctx;
 
 /* Translate flow f's query to DuckDB SQL appended to out. */
 int weir__resolve_flow_sql(weir_buf *out, const weir_resolve_ctx *ctx,
                            const weir_gflow *f, weir_error *err);
+/* Translate query q, a part of flow f's query (or one built from its
+ * parts: weir_sql_state_plan), as f's own would be. */
+int weir__resolve_query_sql(weir_buf *out, const weir_resolve_ctx *ctx,
+                            const weir_gflow *f, const weir_sql_query *q,
+                            weir_error *err);
 
 /* Append the DuckDB relation of a pipeline table: the stored table, or in
  * analysis mode an empty relation with its schema. */

@@ -10,6 +10,9 @@ set(WEIR_ENGINE_SOURCES
   src/engine/record.c
   src/engine/mv.c
   src/engine/mv_state.c
+  src/engine/stateful.c
+  src/engine/stateful_join.c
+  src/engine/stateful_ops.c
   src/engine/relocate.c
   src/engine/resolve.c
   src/engine/run.c

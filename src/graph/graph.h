@@ -257,6 +257,13 @@ const char *weir__flow_time_zone(const weir_gflow *f);
 const char *weir__dataset_time_zone(const weir_graph *g,
                                     const weir_gdataset *d);
 
+/* The streaming operators of flow f's query, the views it reads with
+ * STREAM looked into (weir__sql_stream_ops; docs/streaming.md), in arena.
+ * 0 or WEIR_ENOMEM. */
+int weir__graph_stream_ops(const weir_graph *g, const weir_gflow *f,
+                           weir_arena *arena, weir_sql_sop **out,
+                           size_t *n_out);
+
 /* Does the graph read Kafka (read_kafka) or write it (a Kafka sink)? */
 bool weir__graph_uses_kafka(const weir_graph *g);
 

@@ -595,11 +595,14 @@ static void report_stream_op(builder *b, const weir_gflow *f,
                       fq, op->what);
         else
             weir__graph_report(b, &o, NULL, "STREAMING_STATE_NOT_SUPPORTED",
-                      "Flow %s aggregates a stream by event time (%s): Spark "
-                      "keeps each open group as state across updates and "
-                      "writes it once the watermark passes it, and weir does "
-                      "not keep that state yet. Aggregate in a materialized "
-                      "view that reads the streaming table instead.",
+                      "Flow %s aggregates a stream by event time (%s) in a "
+                      "way weir keeps no state for yet: it keeps the open "
+                      "groups of an aggregation over one relation (a stream, "
+                      "a view or a subquery, not a join) grouped by a "
+                      "window() or the event time itself (not a "
+                      "session_window). Join in "
+                      "a view the aggregation streams from, or aggregate in "
+                      "a materialized view that reads the streaming table.",
                       fq, op->what);
         break;
     case WEIR_SQL_SOP_DEDUPLICATE:
@@ -615,12 +618,13 @@ static void report_stream_op(builder *b, const weir_gflow *f,
         break;
     case WEIR_SQL_SOP_JOIN:
         weir__graph_report(b, &o, NULL, "STREAMING_STATE_NOT_SUPPORTED",
-                  "Flow %s joins two streams (%s): Spark keeps the rows of "
-                  "both sides as state, so that a row matches rows of the "
-                  "other side that arrive in later updates, and weir does "
-                  "not keep that state yet (it would lose those matches). "
-                  "Join in a materialized view that reads both tables, or "
-                  "read one side without STREAM (a stream-static join).",
+                  "Flow %s joins two streams (%s) in a way weir keeps no "
+                  "state for yet: it keeps the rows of both sides of a join "
+                  "ON a condition (not USING or NATURAL) of two relations "
+                  "(streams, views or subqueries, not joins themselves) "
+                  "that a SELECT without GROUP BY or DISTINCT reads "
+                  "directly. Join in a view the flow streams from, or in a "
+                  "materialized view that reads both tables.",
                   fq, op->what);
         break;
     case WEIR_SQL_SOP_LIMIT:
@@ -681,19 +685,42 @@ static bool stream_op_reported(const builder *b, const weir_sql_sop *op)
 /* Operators of a flow's query (with the views it streams from) that need
  * state across updates, or that Spark refuses on a stream. A view's
  * operators are reported where they are written, once. */
+int weir__graph_stream_ops(const weir_graph *g, const weir_gflow *f,
+                           weir_arena *arena, weir_sql_sop **out,
+                           size_t *n_out)
+{
+    weir_sql_stream_resolver res = { stream_view, (void *)g, f };
+    return weir__sql_stream_ops(out, n_out, arena, f->query, &res);
+}
+
 static void check_stream_ops(builder *b, const weir_gflow *f)
 {
     weir_arena a = WEIR_ARENA_INIT;
-    weir_sql_stream_resolver res = { stream_view, b->g, f };
     weir_sql_sop *ops = NULL;
     size_t n = 0;
-    if (weir__sql_stream_ops(&ops, &n, &a, f->query, &res)) {
+    if (weir__graph_stream_ops(b->g, f, &a, &ops, &n)) {
         b->rc = WEIR_ENOMEM;
         n = 0;
     }
+    size_t planned = 0;
     for (size_t i = 0; i < n; i++)
-        if (!stream_op_reported(b, &ops[i]))
+        planned += ops[i].plan != NULL;
+    for (size_t i = 0; i < n; i++) {
+        if ((ops[i].plan && planned < 2) || stream_op_reported(b, &ops[i]))
+            continue;
+        if (!ops[i].plan) {
             report_stream_op(b, f, &ops[i]);
+            continue;
+        }
+        weir_origin o = { ops[i].src, ops[i].pos, false };
+        weir__graph_report(b, &o, NULL, "STREAMING_STATE_NOT_SUPPORTED",
+                           "Flow %s chains stateful operators (%s is one of "
+                           "%zu): weir keeps the state of one operator per "
+                           "flow yet. Write each into a streaming table of "
+                           "its own, read by the next.",
+                           weir__graph_quoted(&b->g->arena, f->display),
+                           ops[i].what, planned);
+    }
     weir__arena_free(&a);
 }
 

@@ -684,17 +684,74 @@ int weir__fn_unix_timestamp(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     return rc;
 }
 
+bool weir__sql_window_slides(const weir_sql_expr *e)
+{
+    const char *dur = weir__fn_string_literal(arg(e, 1));
+    const char *slide = weir__fn_string_literal(arg(e, 2));
+    return e->n >= 3 && (!dur || !slide || strcmp(slide, dur) != 0);
+}
+
+/* Each window of size dur every slide that holds the row's time (Spark's
+ * TimeWindowing: start <= ts < end), the latest starting at the row's
+ * time bucket of the slide, aligned to the epoch. */
+int weir__fn_sliding_windows(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    const char *dur = weir__fn_string_literal(arg(e, 1));
+    const char *slide = weir__fn_string_literal(arg(e, 2));
+    if (!dur)
+        return weir__fn_need_literal(t, e, 1, "window duration");
+    if (!slide)
+        return weir__fn_need_literal(t, e, 2, "window slide");
+    if (e->n == 4)
+        return weir__sql_tx_error(t, e->list[3]->pos, e->src,
+                                  "window() start offsets are not supported");
+    weir_buf ts = WEIR_BUF_INIT, d = WEIR_BUF_INIT, s = WEIR_BUF_INIT,
+             last = WEIR_BUF_INIT;
+    int rc = put_arg(t, &ts, e, 0);
+    weir__buf_puts(&d, "CAST(");
+    weir__buf_put_sql_string(&d, dur);
+    weir__buf_puts(&d, " AS INTERVAL)");
+    weir__buf_puts(&s, "CAST(");
+    weir__buf_put_sql_string(&s, slide);
+    weir__buf_puts(&s, " AS INTERVAL)");
+    weir__buf_printf(&last, "time_bucket(%s, CAST(%s AS TIMESTAMP), TIMESTAMP "
+                            "'1970-01-01 00:00:00')",
+                     weir__buf_cstr(&s), weir__buf_cstr(&ts));
+    if (!rc)
+        weir__buf_printf(out,
+                         ", LATERAL (SELECT unnest(list_filter(list_transform("
+                         "generate_series(%s - %s, %s, %s), __weir_s -> "
+                         "struct_pack(\"start\" := __weir_s, \"end\" := "
+                         "__weir_s + %s)), __weir_w -> __weir_w.\"start\" <= "
+                         "CAST(%s AS TIMESTAMP) AND __weir_w.\"end\" > CAST(%s "
+                         "AS TIMESTAMP))) AS \"__weir_window\") AS "
+                         "\"__weir_sw\"",
+                         weir__buf_cstr(&last), weir__buf_cstr(&d),
+                         weir__buf_cstr(&last), weir__buf_cstr(&s),
+                         weir__buf_cstr(&d), weir__buf_cstr(&ts),
+                         weir__buf_cstr(&ts));
+    weir__buf_free(&ts);
+    weir__buf_free(&d);
+    weir__buf_free(&s);
+    weir__buf_free(&last);
+    return rc;
+}
+
 int weir__fn_window(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
     const char *dur = weir__fn_string_literal(arg(e, 1));
     if (!dur)
         return weir__fn_need_literal(t, e, 1, "window duration");
-    if (e->n >= 3) {
-        const char *slide = weir__fn_string_literal(e->list[2]);
-        if (!slide || strcmp(slide, dur) != 0)
+    if (weir__sql_window_slides(e)) {
+        /* A row's window is the one the FROM yields (see tx_select). */
+        if (t->time_window && t->sliding)
+            weir__buf_puts(out, "\"__weir_sw\".\"__weir_window\"");
+        else
             return weir__sql_tx_error(t, e->list[2]->pos, e->src,
                                       "Sliding windows (a slide different from "
-                                      "the duration) are not supported");
+                                      "the duration) are supported in GROUP BY "
+                                      "only");
+        return 0;
     }
     if (e->n == 4)
         return weir__sql_tx_error(t, e->list[3]->pos, e->src,

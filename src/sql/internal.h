@@ -498,6 +498,9 @@ typedef struct sql_tx {
     const weir_sql_expr *done;
     const char *done_text;
     const weir_sql_expr *time_window;/* window(...) of the GROUP BY */
+    bool sliding;                    /* ... and it slides: each row is in
+                                        several windows, which the FROM
+                                        yields as __weir_sw.__weir_window */
     sql_lambda_scope *lambdas;
     const sql_cte_scope *ctes;
     int open; /* inside a subquery expression, a join's right side or a
@@ -584,6 +587,12 @@ const weir_sql_expr *weir__sql_tx_regex_arg(sql_tx *t, const weir_sql_expr *e,
                                             size_t arg);
 /* A function call (functions.c). */
 int weir__sql_tx_func(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
+/* Whether window call e slides (a slide other than its duration). */
+bool weir__sql_window_slides(const weir_sql_expr *e);
+/* The windows of a sliding window() call e over its row, for the FROM:
+ * ", LATERAL (SELECT unnest(...) AS __weir_window) AS __weir_sw"
+ * (fn_custom.c). */
+int weir__fn_sliding_windows(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
 /* Is name an aggregate function Spark knows (for shape facts)? */
 bool weir__sql_is_aggregate(const char *name);
 bool weir__sql_is_generator(const char *name);

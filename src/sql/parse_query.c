@@ -320,7 +320,8 @@ static sql_rel *relation_primary(sql_parser *p)
         if (is_query) {
             r = new_rel(p, R_SUBQUERY, at);
             if (r && (!(r->query = weir__sql_query(p)) ||
-                      weir__sql_expect_op(p, ")") || rel_alias(r, p)))
+                      weir__sql_expect_op(p, ")") || watermark(r, p) ||
+                      rel_alias(r, p)))
                 r = NULL;
         } else {
             r = relation(p);

@@ -210,6 +210,75 @@ typedef enum weir_sql_sop_kind {
                                    checks; what is Spark's message */
 } weir_sql_sop_kind;
 
+/* The event-time watermark of one input of a stateful operator: a
+ * relation with a WATERMARK clause. */
+typedef struct weir_sql_watermark {
+    const weir_sql_query *max;  /* SELECT max(col) FROM <the relation>: the
+                                   latest event time of a batch */
+    const void *ctx;            /* the resolver context max is read in */
+    const weir_sql_expr *delay; /* DELAY OF: an interval */
+    const char *column;         /* the event-time column */
+} weir_sql_watermark;
+
+/* How weir runs a stateful operator it keeps state for (the engine's
+ * engine/stateful.c; docs/streaming.md). All in the analysis arena. */
+typedef struct weir_sql_state_plan {
+    weir_sql_sop_kind kind;      /* DEDUPLICATE, AGGREGATE or JOIN */
+    const weir_sql_query *node;  /* the operator's query within the flow's:
+                                    the engine renders it as the
+                                    operator's output (resolver.query) */
+    const void *ctx;             /* the resolver context node and input
+                                    are read in (the flow, or a view) */
+    const weir_sql_query *input; /* the rows it takes: SELECT * FROM its
+                                    FROM [WHERE ...] */
+    const char **keys;           /* DEDUPLICATE: key columns of input
+                                    (none: every column) */
+    size_t n_keys;
+    const char *event_time;      /* the key column that carries a
+                                    watermark (NULL: none); within the
+                                    watermark, the input's event time */
+    long event_wm;               /* the index in wms of event_time's
+                                    watermark, or -1 */
+    bool within_watermark;       /* dropDuplicatesWithinWatermark: a key
+                                    expires at its first event time plus
+                                    the watermark's delay */
+    weir_sql_watermark *wms;     /* the watermarks of its inputs */
+    size_t n_wms;
+    /* AGGREGATE: rows stands for a set of the input's rows (the resolver
+     * renders it: weir_sql_resolver.query); closes is SELECT *, <the end
+     * of the row's group: its time window's end, or its event time> AS
+     * __weir_end FROM rows; emit is the aggregation over rows. */
+    const weir_sql_query *rows;
+    const weir_sql_query *closes;
+    const weir_sql_query *emit;
+    /* JOIN of two streams: its kind; per side (0 left, 1 right) the rows
+     * it takes, its placeholder, its watermarked event time (NULL: none)
+     * and when its buffered rows can no longer match rows to come (the
+     * event time before the watermark plus the sum of terms; can_evict
+     * false: never); emit is the operator's SELECT over the join of the
+     * placeholders as written (SEMI, or INNER for the other kinds: the
+     * matched pairs), emit_left_nulls / emit_right_nulls the same over a
+     * LEFT / RIGHT join (outer rows with NULLs), pairs the sides' row ids
+     * (__weir_id) of the matched pairs. */
+    int join;                    /* WEIR_SQL_JOIN_* */
+    struct weir_sql_join_side {
+        const weir_sql_query *input;
+        const weir_sql_query *rows;
+        const char *alias;       /* what the query calls the side */
+        const char *event_time;
+        bool can_evict;
+        struct {
+            const weir_sql_expr *interval;
+            bool minus;
+        } evict[2];
+        size_t n_evict;
+    } side[2];
+    const weir_sql_query *emit_left_nulls, *emit_right_nulls, *pairs;
+} weir_sql_state_plan;
+
+enum { WEIR_SQL_JOIN_INNER = 1, WEIR_SQL_JOIN_LEFT, WEIR_SQL_JOIN_RIGHT,
+       WEIR_SQL_JOIN_FULL, WEIR_SQL_JOIN_SEMI };
+
 typedef struct weir_sql_sop {
     weir_sql_sop_kind kind;
     const char *what;           /* the construct ("INNER JOIN", "SELECT
@@ -220,6 +289,8 @@ typedef struct weir_sql_sop {
     bool watermarked; /* AGGREGATE: a group key is an event-time column
                          with a watermark, or a time window of one;
                          DEDUPLICATE: a key is */
+    const weir_sql_state_plan *plan; /* how weir runs it; NULL when it
+                                        keeps no state for it */
 } weir_sql_sop;
 
 /* How the analysis looks into the views a query reads with STREAM. */
@@ -383,6 +454,12 @@ typedef struct weir_sql_resolver {
      * pair; nonzero refuses it (the location is added). */
     int (*set)(void *payload, const char *key, const char *value,
                weir_error *err);
+    /* Optional: DuckDB text that replaces query q wherever it is
+     * translated (a stateful operator, whose output the engine computed:
+     * engine/stateful.c): 0 with the text appended to out, WEIR_ENOTFOUND
+     * to translate q as usual, or an error. */
+    int (*query)(void *payload, const weir_sql_query *q, weir_buf *out,
+                 weir_error *err);
 } weir_sql_resolver;
 
 /* The DuckDB form of a Spark zone id (spark.sql.session.timeZone) into

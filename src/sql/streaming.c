@@ -24,6 +24,9 @@
 /* A column that carries a watermark, in a list (arena). */
 typedef struct wm_name {
     const char *name;
+    const sql_rel *rel; /* the relation whose WATERMARK clause it comes from */
+    const void *ctx;    /* the resolver context rel is read in */
+    const weir_sql_source *src;
     const struct wm_name *next;
 } wm_name;
 
@@ -49,6 +52,11 @@ typedef struct an {
     const weir_sql_source *src; /* the text being analysed */
     int depth;
     int rc;
+    /* The last join of two streams found: the facts of its sides and the
+     * operator it added, for the SELECT over it to plan. */
+    const struct sql_rel *join;
+    struct facts *join_sides;
+    size_t join_op;
 } an;
 
 static void add(an *a, weir_sql_sop_kind kind, weir_sql_pos pos,
@@ -81,17 +89,16 @@ static weir_sql_sop *last(an *a)
 
 /* ---- watermarked columns ------------------------------------------------ */
 
-static bool wm_has(const wm_name *l, const char *name)
+/* l with name added, a column of the watermark of like (or, like NULL,
+ * of relation rel read here). */
+static const wm_name *wm_add(an *a, const wm_name *l, const char *name,
+                             const wm_name *like, const sql_rel *rel)
 {
-    for (; l; l = l->next)
-        if (weir__str_ieq(l->name, name))
-            return true;
-    return false;
-}
-
-static const wm_name *wm_add(an *a, const wm_name *l, const char *name)
-{
-    if (!name || wm_has(l, name))
+    const sql_rel *from = like ? like->rel : rel;
+    for (const wm_name *n = l; n; n = n->next)
+        if (n->rel == from && weir__str_ieq(n->name, name ? name : ""))
+            return l;
+    if (!name)
         return l;
     wm_name *n = weir__arena_alloc(a->arena, sizeof(*n));
     if (!n) {
@@ -99,6 +106,9 @@ static const wm_name *wm_add(an *a, const wm_name *l, const char *name)
         return l;
     }
     n->name = name;
+    n->rel = like ? like->rel : rel;
+    n->ctx = like ? like->ctx : a->ctx;
+    n->src = like ? like->src : a->src;
     n->next = l;
     return n;
 }
@@ -106,7 +116,7 @@ static const wm_name *wm_add(an *a, const wm_name *l, const char *name)
 static const wm_name *wm_union(an *a, const wm_name *x, const wm_name *y)
 {
     for (; y; y = y->next)
-        x = wm_add(a, x, y->name);
+        x = wm_add(a, x, y->name, y, NULL);
     return x;
 }
 
@@ -117,17 +127,26 @@ static bool is_time_window(const weir_sql_expr *e)
             weir__str_ieq(e->name, "session_window"));
 }
 
-/* e is a column that carries a watermark in wm, or a time window of one
- * (Spark's window column carries its time column's watermark). */
-static bool wm_expr(const wm_name *wm, const weir_sql_expr *e)
+/* The watermarked column e is, or whose time window it is (Spark's window
+ * column carries its time column's watermark); NULL for other
+ * expressions. */
+static const wm_name *wm_of(const wm_name *l, const weir_sql_expr *e)
 {
     if (!e)
-        return false;
-    if (e->kind == EX_COLUMN && e->n_names)
-        return wm_has(wm, e->names[e->n_names - 1]);
+        return NULL;
     if (is_time_window(e) && e->n)
-        return wm_expr(wm, e->list[0]);
-    return false;
+        return wm_of(l, e->list[0]);
+    if (e->kind != EX_COLUMN || !e->n_names)
+        return NULL;
+    for (; l; l = l->next)
+        if (weir__str_ieq(l->name, e->names[e->n_names - 1]))
+            return l;
+    return NULL;
+}
+
+static bool wm_expr(const wm_name *wm, const weir_sql_expr *e)
+{
+    return wm_of(wm, e) != NULL;
 }
 
 /* The name a select item's column gets when it passes a watermark on. */
@@ -293,6 +312,18 @@ static facts rel_facts(an *a, const sql_rel *r, const cte_frame *sc)
         facts l = rel_facts(a, r->left, sc);
         facts rr = rel_facts(a, r->right, sc);
         check_join(a, r, l.streaming, rr.streaming);
+        if (l.streaming && rr.streaming && last(a) && last(a)->kind == WEIR_SQL_SOP_JOIN) {
+            facts *sides = weir__arena_array(a->arena, 2, sizeof(*sides));
+            if (!sides) {
+                a->rc = WEIR_ENOMEM;
+                break;
+            }
+            sides[0] = l;
+            sides[1] = rr;
+            a->join = r;
+            a->join_sides = sides;
+            a->join_op = a->ops.len - 1;
+        }
         f.streaming = l.streaming || rr.streaming;
         f.wm = wm_union(a, l.wm, rr.wm);
         break;
@@ -303,51 +334,259 @@ static facts rel_facts(an *a, const sql_rel *r, const cte_frame *sc)
     }
     if (f.streaming && r->wm_col && r->wm_col->kind == EX_COLUMN &&
         r->wm_col->n_names)
-        f.wm = wm_add(a, f.wm, r->wm_col->names[r->wm_col->n_names - 1]);
+        f.wm = wm_add(a, f.wm, r->wm_col->names[r->wm_col->n_names - 1],
+                      NULL, r);
     return f;
 }
 
-/* dropDuplicates(keys) as the Connect translator writes it: SELECT * FROM
- * x QUALIFY row_number() OVER (PARTITION BY keys ORDER BY keys) = 1. */
-static bool is_dedup(const sql_select *s)
+/* What a DataFrame deduplication is, as the Connect translator writes it
+ * (connect/plan_ops.c), in text generated from a DataFrame (in a SQL file
+ * these are the window function and the aggregation Spark refuses or
+ * keeps apart on a stream). */
+typedef enum dedup_kind {
+    NOT_DEDUP = 0,
+    DEDUP_KEYS,   /* dropDuplicates(keys): SELECT * FROM x QUALIFY
+                     row_number() OVER (PARTITION BY keys ORDER BY keys) = 1 */
+    DEDUP_WITHIN, /* dropDuplicatesWithinWatermark(keys): the same with
+                     ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW */
+    DEDUP_ALL     /* distinct(), dropDuplicates(): SELECT DISTINCT * FROM
+                     x AS _pN */
+} dedup_kind;
+
+static bool star_only(const sql_select *s)
 {
-    const weir_sql_expr *q = s->qualify;
-    if (!q || s->n_items != 1 || s->items[0].e->kind != EX_STAR ||
-        s->items[0].e->n_names || s->items[0].e->n || s->group != GB_NONE ||
-        s->distinct || q->kind != EX_BINARY || strcmp(q->op, "=") ||
-        !q->b || q->b->kind != EX_LIT || !q->b->text || strcmp(q->b->text, "1"))
+    return s->n_items == 1 && s->items[0].e->kind == EX_STAR &&
+           !s->items[0].e->n_names && !s->items[0].e->n && s->group == GB_NONE;
+}
+
+/* A name the translator gives a derived table: _p<digits>. */
+static bool generated_alias(const char *alias)
+{
+    if (!alias || alias[0] != '_' || alias[1] != 'p' || !alias[2])
         return false;
+    for (const char *c = alias + 2; *c; c++)
+        if (*c < '0' || *c > '9')
+            return false;
+    return true;
+}
+
+static dedup_kind dedup_of(const an *a, const sql_select *s)
+{
+    if (!a->src || !a->src->at_path || !star_only(s))
+        return NOT_DEDUP;
+    if (s->distinct)
+        return !s->qualify && !s->where && s->from &&
+                       s->from->kind != R_JOIN && generated_alias(s->from->alias)
+                   ? DEDUP_ALL
+                   : NOT_DEDUP;
+    const weir_sql_expr *q = s->qualify;
+    if (!q || q->kind != EX_BINARY || strcmp(q->op, "=") || !q->b ||
+        q->b->kind != EX_LIT || !q->b->text || strcmp(q->b->text, "1"))
+        return NOT_DEDUP;
     const weir_sql_expr *rn = q->a;
     if (!rn || rn->kind != EX_FUNC || !rn->over || rn->n ||
         !weir__str_ieq(rn->name, "row_number"))
-        return false;
+        return NOT_DEDUP;
     const sql_window *w = rn->over;
-    if (w->ref || w->frame || !w->n_partition || w->n_partition != w->n_order)
-        return false;
+    if (w->ref || !w->n_partition || w->n_partition != w->n_order)
+        return NOT_DEDUP;
     for (size_t i = 0; i < w->n_partition; i++) {
         const weir_sql_expr *p = w->partition[i], *o = w->order[i].e;
         if (p->kind != EX_COLUMN || o->kind != EX_COLUMN || p->n_names != 1 ||
             o->n_names != 1 || strcmp(p->names[0], o->names[0]))
-            return false;
+            return NOT_DEDUP;
     }
-    return true;
+    if (!w->frame)
+        return DEDUP_KEYS;
+    return w->frame == 1 && w->start.kind == 1 && w->end.kind == 3
+               ? DEDUP_WITHIN
+               : NOT_DEDUP;
 }
 
-static void dedup_op(an *a, const sql_select *s, const facts *from)
+/* ---- how weir runs an operator ------------------------------------------ */
+
+static void *alloc(an *a, size_t size)
 {
-    const sql_window *w = s->qualify->a->over;
-    weir_buf keys = WEIR_BUF_INIT;
-    bool wm = false;
-    for (size_t i = 0; i < w->n_partition; i++) {
-        weir__buf_printf(&keys, "%s%s", i ? ", " : "", w->partition[i]->names[0]);
-        wm |= wm_expr(from->wm, w->partition[i]);
+    void *p = weir__arena_alloc(a->arena, size);
+    if (!p)
+        a->rc = WEIR_ENOMEM;
+    return p;
+}
+
+/* A SELECT query of sel in the analysed text. */
+static weir_sql_query *select_query(an *a, sql_select *sel, weir_sql_pos pos,
+                                    const weir_sql_source *src)
+{
+    weir_sql_query *q = alloc(a, sizeof(*q));
+    if (!q)
+        return NULL;
+    q->kind = Q_SELECT;
+    q->pos = pos;
+    q->src = src;
+    q->sel = sel;
+    return q;
+}
+
+/* The rows an operator takes: q's SELECT with its FROM and WHERE only
+ * (and q's CTEs, which they may read). */
+static const weir_sql_query *input_query(an *a, const weir_sql_query *q)
+{
+    sql_select *in = alloc(a, sizeof(*in));
+    sql_item *star = alloc(a, sizeof(*star));
+    weir_sql_expr *e = alloc(a, sizeof(*e));
+    if (a->rc)
+        return NULL;
+    e->kind = EX_STAR;
+    e->pos = q->sel->pos;
+    e->src = q->src;
+    star->e = e;
+    star->pos = q->sel->pos;
+    in->items = star;
+    in->n_items = 1;
+    in->from = q->sel->from;
+    in->where = q->sel->where;
+    in->pos = q->sel->pos;
+    weir_sql_query *r = select_query(a, in, q->pos, q->src);
+    if (r) {
+        r->ctes = q->ctes;
+        r->n_ctes = q->n_ctes;
+        r->recursive = q->recursive;
     }
-    add(a, WEIR_SQL_SOP_DEDUPLICATE, s->pos, "dropDuplicates(%s)",
+    return r;
+}
+
+/* SELECT max(col) FROM rel: the latest event time of a batch of rel. */
+static const weir_sql_query *max_query(an *a, const wm_name *w)
+{
+    weir_sql_expr *col = alloc(a, sizeof(*col));
+    weir_sql_expr *fn = alloc(a, sizeof(*fn));
+    weir_sql_expr **args = alloc(a, sizeof(*args));
+    const char **names = alloc(a, sizeof(*names));
+    sql_item *item = alloc(a, sizeof(*item));
+    sql_select *sel = alloc(a, sizeof(*sel));
+    if (a->rc)
+        return NULL;
+    col->kind = EX_COLUMN;
+    col->pos = w->rel->pos;
+    col->src = w->src;
+    names[0] = w->rel->wm_col->names[w->rel->wm_col->n_names - 1];
+    col->names = names;
+    col->n_names = 1;
+    fn->kind = EX_FUNC;
+    fn->pos = w->rel->pos;
+    fn->src = w->src;
+    fn->name = "max";
+    args[0] = col;
+    fn->list = args;
+    fn->n = 1;
+    item->e = fn;
+    item->alias = "m";
+    item->pos = w->rel->pos;
+    sel->items = item;
+    sel->n_items = 1;
+    sel->from = (sql_rel *)w->rel;
+    sel->pos = w->rel->pos;
+    return select_query(a, sel, w->rel->pos, w->src);
+}
+
+/* The watermarks of the relations below an operator (each once). */
+static void plan_watermarks(an *a, weir_sql_state_plan *p, const wm_name *wm)
+{
+    size_t n = 0;
+    for (const wm_name *w = wm; w; w = w->next)
+        n++;
+    p->wms = n ? alloc(a, n * sizeof(*p->wms)) : NULL;
+    for (const wm_name *w = wm; w && !a->rc; w = w->next) {
+        bool seen = false;
+        for (size_t i = 0; i < p->n_wms && !seen; i++)
+            seen = p->wms[i].column == w->rel->wm_col->names[w->rel->wm_col->n_names - 1] &&
+                   p->wms[i].delay == w->rel->wm_delay;
+        if (seen)
+            continue;
+        weir_sql_watermark *m = &p->wms[p->n_wms];
+        m->max = max_query(a, w);
+        m->ctx = w->ctx;
+        m->delay = w->rel->wm_delay;
+        m->column = w->rel->wm_col->names[w->rel->wm_col->n_names - 1];
+        p->n_wms += m->max != NULL;
+    }
+}
+
+/* The plan of a deduplication: its input is the SELECT without QUALIFY
+ * or DISTINCT; keys are the partition columns (none: every column). */
+static const weir_sql_state_plan *dedup_plan(an *a, const weir_sql_query *q,
+                                             const facts *from, dedup_kind kind)
+{
+    const sql_select *s = q->sel;
+    const sql_window *w = kind == DEDUP_ALL ? NULL : s->qualify->a->over;
+    size_t n_keys = w ? w->n_partition : 0;
+    weir_sql_state_plan *p = alloc(a, sizeof(*p));
+    const char **keys = n_keys ? alloc(a, n_keys * sizeof(*keys)) : NULL;
+    if (a->rc)
+        return NULL;
+    p->kind = WEIR_SQL_SOP_DEDUPLICATE;
+    p->node = q;
+    p->ctx = a->ctx;
+    p->input = input_query(a, q);
+    p->within_watermark = kind == DEDUP_WITHIN;
+    for (size_t i = 0; i < n_keys; i++) {
+        keys[i] = w->partition[i]->names[0];
+        if (!p->event_time && wm_expr(from->wm, w->partition[i]))
+            p->event_time = keys[i];
+    }
+    p->keys = keys;
+    p->n_keys = n_keys;
+    /* Every column is a key, a watermarked one too; within the watermark,
+     * the event time is the input's watermarked column. */
+    if (from->wm && (kind == DEDUP_ALL || kind == DEDUP_WITHIN)) {
+        const wm_name *first = from->wm;
+        while (first->next)
+            first = first->next;
+        p->event_time = first->name;
+    }
+    plan_watermarks(a, p, from->wm);
+    p->event_wm = -1;
+    const wm_name *et = NULL;
+    for (const wm_name *n = from->wm; p->event_time && n && !et; n = n->next)
+        if (weir__str_ieq(n->name, p->event_time))
+            et = n;
+    for (size_t i = 0; et && i < p->n_wms; i++)
+        if (p->wms[i].delay == et->rel->wm_delay)
+            p->event_wm = (long)i;
+    return a->rc ? NULL : p;
+}
+
+static void dedup_op(an *a, const weir_sql_query *q, const facts *from,
+                     dedup_kind kind)
+{
+    const sql_select *s = q->sel;
+    if (kind == DEDUP_WITHIN && !from->wm) {
+        add(a, WEIR_SQL_SOP_UNSUPPORTED, s->pos,
+            "dropDuplicatesWithinWatermark is not supported on streaming "
+            "DataFrames/DataSets without watermark");
+        return;
+    }
+    weir_buf keys = WEIR_BUF_INIT;
+    bool wm = kind == DEDUP_ALL && from->wm;
+    if (kind != DEDUP_ALL) {
+        const sql_window *w = s->qualify->a->over;
+        for (size_t i = 0; i < w->n_partition; i++) {
+            weir__buf_printf(&keys, "%s%s", i ? ", " : "",
+                             w->partition[i]->names[0]);
+            wm |= wm_expr(from->wm, w->partition[i]);
+        }
+    }
+    add(a, WEIR_SQL_SOP_DEDUPLICATE, s->pos, "%s(%s)",
+        kind == DEDUP_WITHIN ? "dropDuplicatesWithinWatermark"
+        : kind == DEDUP_ALL  ? "distinct"
+                             : "dropDuplicates",
         weir__buf_cstr(&keys));
     weir__buf_free(&keys);
     weir_sql_sop *op = last(a);
-    if (op)
-        op->watermarked = wm;
+    if (op) {
+        op->watermarked = wm || kind == DEDUP_WITHIN;
+        op->plan = dedup_plan(a, q, from, kind);
+    }
 }
 
 /* The GROUP BY key at i resolved through ordinals and select aliases. */
@@ -382,8 +621,450 @@ static bool grouped_by_event_time(const sql_select *s, const facts *from)
     return false;
 }
 
-static void select_ops(an *a, const sql_select *s, const facts *from)
+/* The name the rows of rel are read under in its SELECT. */
+static const char *rel_name(const sql_rel *rel)
 {
+    if (rel->alias)
+        return rel->alias;
+    if (rel->kind == R_TABLE && rel->name.n)
+        return rel->name.parts[rel->name.n - 1];
+    return "__weir_rows";
+}
+
+/* The group key that carries the watermark: a time window of the event
+ * time, or the event time itself. */
+static const weir_sql_expr *event_key(const sql_select *s, const facts *from)
+{
+    if (s->group == GB_EXPRS)
+        for (size_t i = 0; i < s->n_group_by; i++) {
+            const weir_sql_expr *k = group_key(s, s->group_by[i]);
+            if (wm_expr(from->wm, k))
+                return k;
+        }
+    if (s->group == GB_ALL || s->distinct)
+        for (size_t i = 0; i < s->n_items; i++)
+            if (wm_expr(from->wm, s->items[i].e))
+                return s->items[i].e;
+    return NULL;
+}
+
+/* The end of the last sliding window(ts, dur, slide) holding a row:
+ * window(ts, slide).start + INTERVAL dur. */
+static weir_sql_expr *sliding_last_end(an *a, const weir_sql_expr *k)
+{
+    weir_sql_expr *tumble = alloc(a, sizeof(*tumble));
+    weir_sql_expr **args = alloc(a, 2 * sizeof(*args));
+    weir_sql_expr *start = alloc(a, sizeof(*start));
+    weir_sql_expr *dur = alloc(a, sizeof(*dur));
+    weir_sql_expr **vals = alloc(a, sizeof(*vals));
+    const char **units = alloc(a, sizeof(*units));
+    weir_sql_expr *sum = alloc(a, sizeof(*sum));
+    if (a->rc)
+        return NULL;
+    *tumble = *k;
+    args[0] = k->list[0];
+    args[1] = k->list[2];
+    tumble->list = args;
+    tumble->n = 2;
+    start->kind = EX_FIELD;
+    start->pos = k->pos;
+    start->src = k->src;
+    start->a = tumble;
+    start->name = "start";
+    dur->kind = EX_INTERVAL;
+    dur->pos = k->pos;
+    dur->src = k->src;
+    vals[0] = k->list[1];
+    units[0] = NULL;
+    dur->list = vals;
+    dur->n = 1;
+    dur->names = units;
+    dur->n_names = 1;
+    sum->kind = EX_BINARY;
+    sum->pos = k->pos;
+    sum->src = k->src;
+    sum->op = "+";
+    sum->a = start;
+    sum->b = dur;
+    return sum;
+}
+
+/* The plan of an aggregation keyed by a watermarked event time, over one
+ * relation (a join below it is not planned): its input rows are kept until
+ * the watermark passes the end of their group (a tumbling time window's
+ * end, or the event time), and the aggregation runs over the rows of the
+ * groups it closed. */
+static const weir_sql_state_plan *agg_plan(an *a, const weir_sql_query *q,
+                                           const facts *from)
+{
+    const sql_select *s = q->sel;
+    const weir_sql_expr *k = event_key(s, from);
+    if (!k || !s->from || s->from->kind == R_JOIN ||
+        s->from->kind == R_LATERAL_VIEW || s->qualify)
+        return NULL;
+    if (k->kind == EX_FUNC && (!weir__str_ieq(k->name, "window") || k->n > 3))
+        return NULL; /* session windows, window start offsets */
+    weir_sql_state_plan *p = alloc(a, sizeof(*p));
+    weir_sql_query *rows = alloc(a, sizeof(*rows));
+    sql_rel *rel = alloc(a, sizeof(*rel));
+    sql_select *closes = alloc(a, sizeof(*closes));
+    sql_item *items = alloc(a, 2 * sizeof(*items));
+    weir_sql_expr *star = alloc(a, sizeof(*star));
+    weir_sql_expr *end = alloc(a, sizeof(*end));
+    weir_sql_expr *last_end = NULL;
+    sql_select *emit = alloc(a, sizeof(*emit));
+    sql_item *emit_items = alloc(a, (s->n_items + 1) * sizeof(*emit_items));
+    if (a->rc)
+        return NULL;
+    p->kind = WEIR_SQL_SOP_AGGREGATE;
+    p->node = q;
+    p->ctx = a->ctx;
+    p->input = input_query(a, q);
+    p->event_wm = -1;
+    rows->kind = Q_SELECT;
+    rows->pos = q->pos;
+    rows->src = q->src;
+    rel->kind = R_SUBQUERY;
+    rel->pos = s->from->pos;
+    rel->query = rows;
+    rel->alias = rel_name(s->from);
+    star->kind = EX_STAR;
+    star->pos = s->pos;
+    star->src = q->src;
+    /* A group ends at its window's end (the event time itself when it is
+     * the key); a row is kept until its last group ends: with a sliding
+     * window, the end of the one starting in its slide's time bucket. */
+    if (k->kind == EX_FUNC) {
+        end->kind = EX_FIELD;
+        end->pos = k->pos;
+        end->src = k->src;
+        end->a = (weir_sql_expr *)k;
+        end->name = "end";
+        last_end = k->n == 3 ? sliding_last_end(a, k) : end;
+    } else {
+        *end = *k;
+        last_end = end;
+    }
+    items[0].e = star;
+    items[0].pos = s->pos;
+    items[1].e = last_end;
+    items[1].alias = "__weir_end";
+    items[1].pos = k->pos;
+    closes->items = items;
+    closes->n_items = 2;
+    closes->from = rel;
+    closes->pos = s->pos;
+    *emit = *s;
+    emit->from = rel;
+    emit->where = NULL;
+    /* ... and the end of each group, which the engine writes once. */
+    memcpy(emit_items, s->items, s->n_items * sizeof(*emit_items));
+    emit_items[s->n_items].e = end;
+    emit_items[s->n_items].alias = "__weir_end";
+    emit_items[s->n_items].pos = k->pos;
+    emit->items = emit_items;
+    emit->n_items = s->n_items + 1;
+    p->rows = rows;
+    p->closes = select_query(a, closes, q->pos, q->src);
+    p->emit = select_query(a, emit, q->pos, q->src);
+    plan_watermarks(a, p, from->wm);
+    return a->rc ? NULL : p;
+}
+
+/* ---- joins of two streams ------------------------------------------------ */
+
+/* A side's event time in a join condition: col, col + INTERVAL, col -
+ * INTERVAL, where col is the watermarked event time of side 0 or 1. */
+typedef struct time_term {
+    int side; /* -1: not one */
+    const weir_sql_expr *interval;
+    bool minus;
+} time_term;
+
+static bool is_interval(const weir_sql_expr *e)
+{
+    return e && e->kind == EX_INTERVAL;
+}
+
+static int side_of_column(const weir_sql_expr *e, const char *const *alias,
+                          const facts *sides, const char **name)
+{
+    if (!e || e->kind != EX_COLUMN || !e->n_names || e->n_names > 2)
+        return -1;
+    const char *col = e->names[e->n_names - 1];
+    for (int i = 0; i < 2; i++) {
+        if (e->n_names == 2 && !weir__str_ieq(e->names[0], alias[i]))
+            continue;
+        for (const wm_name *w = sides[i].wm; w; w = w->next)
+            if (weir__str_ieq(w->name, col)) {
+                *name = w->name;
+                return i;
+            }
+    }
+    return -1;
+}
+
+static time_term term_of(const weir_sql_expr *e, const char *const *alias,
+                         const facts *sides, const char **name)
+{
+    time_term t = { -1, NULL, false };
+    if (e && e->kind == EX_BINARY && (!strcmp(e->op, "+") || !strcmp(e->op, "-")) &&
+        is_interval(e->b)) {
+        t.side = side_of_column(e->a, alias, sides, name);
+        t.interval = e->b;
+        t.minus = !strcmp(e->op, "-");
+        return t;
+    }
+    t.side = side_of_column(e, alias, sides, name);
+    return t;
+}
+
+/* Add the bound "side s's time <= (>=) the other's + terms" that
+ * a op b states, when it is one. A bound of side s below the other's
+ * (s >= other + lo) lets s's rows go once s.time < W + lo; one above it
+ * (s <= other + hi) lets the other's rows go once other.time < W - hi. */
+static void bound_of(weir_sql_state_plan *p, const weir_sql_expr *a_,
+                     const char *op, const weir_sql_expr *b_,
+                     const char *const *alias, const facts *sides,
+                     const char **event)
+{
+    const char *na = NULL, *nb = NULL;
+    time_term ta = term_of(a_, alias, sides, &na);
+    time_term tb = term_of(b_, alias, sides, &nb);
+    if (ta.side < 0 || tb.side < 0 || ta.side == tb.side)
+        return;
+    bool ge = !strcmp(op, ">=") || !strcmp(op, ">");
+    bool le = !strcmp(op, "<=") || !strcmp(op, "<");
+    bool eq = !strcmp(op, "=");
+    if (!ge && !le && !eq)
+        return;
+    event[ta.side] = na;
+    event[tb.side] = nb;
+    /* a.time + ia op b.time + ib  <=>  a.time op b.time + ib - ia. The side
+     * whose rows can go: a's when a >= b + lo (evict a below W + lo), b's
+     * when a <= b + hi (evict b below W - hi). */
+    struct weir_sql_join_side *evicted[2] = { NULL, NULL };
+    bool minus_terms[2] = { false, false }; /* negate ib - ia */
+    if (ge || eq) {
+        evicted[0] = &p->side[ta.side];
+        minus_terms[0] = false;
+    }
+    if (le || eq) {
+        evicted[1] = &p->side[tb.side];
+        minus_terms[1] = true;
+    }
+    for (int k = 0; k < 2; k++) {
+        struct weir_sql_join_side *sd = evicted[k];
+        if (!sd || sd->can_evict)
+            continue;
+        sd->can_evict = true;
+        sd->n_evict = 0;
+        if (tb.interval) {
+            sd->evict[sd->n_evict].interval = tb.interval;
+            sd->evict[sd->n_evict++].minus = tb.minus != minus_terms[k];
+        }
+        if (ta.interval) {
+            sd->evict[sd->n_evict].interval = ta.interval;
+            sd->evict[sd->n_evict++].minus = !ta.minus != minus_terms[k];
+        }
+    }
+}
+
+static void bounds_of(weir_sql_state_plan *p, const weir_sql_expr *e,
+                      const char *const *alias, const facts *sides,
+                      const char **event, int depth)
+{
+    if (!e || depth > SQL_MAX_DEPTH)
+        return;
+    if (e->kind == EX_BINARY && weir__str_ieq(e->op, "AND")) {
+        bounds_of(p, e->a, alias, sides, event, depth + 1);
+        bounds_of(p, e->b, alias, sides, event, depth + 1);
+    } else if (e->kind == EX_BINARY) {
+        bound_of(p, e->a, e->op, e->b, alias, sides, event);
+    } else if (e->kind == EX_BETWEEN && !e->negated) {
+        bound_of(p, e->a, ">=", e->b, alias, sides, event);
+        bound_of(p, e->a, "<=", e->c, alias, sides, event);
+    }
+}
+
+/* A placeholder relation named alias over a fresh rows node. */
+static sql_rel *placeholder(an *a, const weir_sql_query *q, const sql_rel *like,
+                            const char *alias, weir_sql_query **rows)
+{
+    sql_rel *rel = alloc(a, sizeof(*rel));
+    *rows = alloc(a, sizeof(**rows));
+    if (a->rc)
+        return NULL;
+    (*rows)->kind = Q_SELECT;
+    (*rows)->pos = q->pos;
+    (*rows)->src = q->src;
+    rel->kind = R_SUBQUERY;
+    rel->pos = like->pos;
+    rel->query = *rows;
+    rel->alias = alias;
+    return rel;
+}
+
+/* q's SELECT over the two placeholders joined by kind. */
+static const weir_sql_query *join_select(an *a, const weir_sql_query *q,
+                                         sql_rel *l, sql_rel *r,
+                                         sql_join_kind kind)
+{
+    const sql_rel *j = q->sel->from;
+    sql_rel *nj = alloc(a, sizeof(*nj));
+    sql_select *sel = alloc(a, sizeof(*sel));
+    if (a->rc)
+        return NULL;
+    *nj = *j;
+    nj->left = l;
+    nj->right = r;
+    nj->join = kind;
+    *sel = *q->sel;
+    sel->from = nj;
+    return select_query(a, sel, q->pos, q->src);
+}
+
+static weir_sql_expr *id_column(an *a, const char *alias, weir_sql_pos pos,
+                                const weir_sql_source *src)
+{
+    weir_sql_expr *e = alloc(a, sizeof(*e));
+    const char **names = alloc(a, 2 * sizeof(*names));
+    if (a->rc)
+        return NULL;
+    names[0] = alias;
+    names[1] = "__weir_id";
+    e->kind = EX_COLUMN;
+    e->pos = pos;
+    e->src = src;
+    e->names = names;
+    e->n_names = 2;
+    return e;
+}
+
+/* The plan of a join of two streams: each side's rows are kept (with an
+ * id, its event time and whether it matched) until no row to come can
+ * match them; a batch writes the pairs its new rows make with the rows
+ * kept and each other, and outer rows with NULLs when their side's rows
+ * go unmatched. Only a SELECT straight over the join of two relations. */
+static const weir_sql_state_plan *join_plan(an *a, const weir_sql_query *q,
+                                            const facts *sides)
+{
+    const sql_select *s = q->sel;
+    const sql_rel *j = s->from;
+    int kind = j->join == J_LEFT    ? WEIR_SQL_JOIN_LEFT
+               : j->join == J_RIGHT ? WEIR_SQL_JOIN_RIGHT
+               : j->join == J_FULL  ? WEIR_SQL_JOIN_FULL
+               : j->join == J_SEMI  ? WEIR_SQL_JOIN_SEMI
+               : j->join == J_ANTI  ? 0
+                                    : WEIR_SQL_JOIN_INNER;
+    const sql_rel *rel[2] = { j->left, j->right };
+    for (int i = 0; i < 2; i++)
+        if (rel[i]->kind == R_JOIN || rel[i]->kind == R_LATERAL_VIEW)
+            kind = 0;
+    if (!kind || j->natural || j->n_using || s->group != GB_NONE ||
+        s->distinct || s->qualify)
+        return NULL;
+    weir_sql_state_plan *p = alloc(a, sizeof(*p));
+    if (!p)
+        return NULL;
+    p->kind = WEIR_SQL_SOP_JOIN;
+    p->join = kind;
+    p->node = q;
+    p->ctx = a->ctx;
+    p->event_wm = -1;
+    const char *alias[2] = { rel_name(rel[0]), rel_name(rel[1]) };
+    const char *event[2] = { NULL, NULL };
+    bounds_of(p, j->on, alias, sides, event, 0);
+    sql_rel *ph[2];
+    weir_sql_query *rows[2];
+    for (int i = 0; i < 2 && !a->rc; i++) {
+        struct weir_sql_join_side *sd = &p->side[i];
+        sql_select *in = alloc(a, sizeof(*in));
+        sql_item *star = alloc(a, sizeof(*star));
+        weir_sql_expr *e = alloc(a, sizeof(*e));
+        if (a->rc)
+            return NULL;
+        e->kind = EX_STAR;
+        e->pos = rel[i]->pos;
+        e->src = q->src;
+        star->e = e;
+        in->items = star;
+        in->n_items = 1;
+        in->from = (sql_rel *)rel[i];
+        in->pos = rel[i]->pos;
+        sd->input = select_query(a, in, q->pos, q->src);
+        sd->alias = alias[i];
+        sd->event_time = event[i];
+        if (!sd->event_time && sides[i].wm) {
+            const wm_name *w = sides[i].wm;
+            while (w->next)
+                w = w->next;
+            sd->event_time = w->name;
+        }
+        if (!sd->event_time)
+            sd->can_evict = false;
+        ph[i] = placeholder(a, q, rel[i], alias[i], &rows[i]);
+        sd->rows = rows[i];
+    }
+    if (a->rc)
+        return NULL;
+    p->emit = join_select(a, q, ph[0], ph[1], kind == WEIR_SQL_JOIN_SEMI ? J_SEMI : J_INNER);
+    if (kind == WEIR_SQL_JOIN_LEFT || kind == WEIR_SQL_JOIN_FULL)
+        p->emit_left_nulls = join_select(a, q, ph[0], ph[1], J_LEFT);
+    if (kind == WEIR_SQL_JOIN_RIGHT || kind == WEIR_SQL_JOIN_FULL)
+        p->emit_right_nulls = join_select(a, q, ph[0], ph[1], J_RIGHT);
+    /* SELECT l.__weir_id AS l, r.__weir_id AS r FROM l JOIN r ON ... */
+    sql_select *pairs = alloc(a, sizeof(*pairs));
+    sql_item *items = alloc(a, 2 * sizeof(*items));
+    sql_rel *nj = alloc(a, sizeof(*nj));
+    if (a->rc)
+        return NULL;
+    *nj = *j;
+    nj->left = ph[0];
+    nj->right = ph[1];
+    nj->join = J_INNER;
+    for (int i = 0; i < 2; i++) {
+        items[i].e = id_column(a, alias[i], j->pos, q->src);
+        items[i].alias = i ? "r" : "l";
+        items[i].pos = j->pos;
+    }
+    pairs->items = items;
+    pairs->n_items = 2;
+    pairs->from = nj;
+    pairs->pos = s->pos;
+    p->pairs = select_query(a, pairs, q->pos, q->src);
+    plan_watermarks(a, p, wm_union(a, sides[0].wm, sides[1].wm));
+    /* Spark's condition for outer and semi joins: the rows that may go
+     * unmatched must leave the state some day. */
+    bool ok = kind == WEIR_SQL_JOIN_INNER ||
+              ((kind == WEIR_SQL_JOIN_LEFT || kind == WEIR_SQL_JOIN_SEMI) &&
+               p->side[0].can_evict) ||
+              (kind == WEIR_SQL_JOIN_RIGHT && p->side[1].can_evict) ||
+              (kind == WEIR_SQL_JOIN_FULL &&
+               (p->side[0].can_evict || p->side[1].can_evict));
+    if (!ok && !a->rc) {
+        weir_sql_sop *op = &a->ops.items[a->join_op];
+        op->kind = WEIR_SQL_SOP_UNSUPPORTED;
+        op->what = weir__arena_printf(
+            a->arena,
+            "Stream-stream %s join between two streaming DataFrame/Datasets "
+            "is not supported without a watermark in the join keys, or a "
+            "watermark on the nullable side and an appropriate range "
+            "condition",
+            kind == WEIR_SQL_JOIN_LEFT    ? "LeftOuter"
+            : kind == WEIR_SQL_JOIN_RIGHT ? "RightOuter"
+            : kind == WEIR_SQL_JOIN_FULL  ? "FullOuter"
+                                          : "LeftSemi");
+        if (!op->what)
+            a->rc = WEIR_ENOMEM;
+        return NULL;
+    }
+    return a->rc ? NULL : p;
+}
+
+static void select_ops(an *a, const weir_sql_query *q, const facts *from)
+{
+    const sql_select *s = q->sel;
     expr_facts x;
     memset(&x, 0, sizeof(x));
     for (size_t i = 0; i < s->n_items; i++)
@@ -397,14 +1078,19 @@ static void select_ops(an *a, const sql_select *s, const facts *from)
         add(a, WEIR_SQL_SOP_UNSUPPORTED, (x.mono ? x.mono : qx.mono)->pos,
             "Expression(s): monotonically_increasing_id() is not supported "
             "with streaming DataFrames/Datasets");
-    if (is_dedup(s)) {
-        dedup_op(a, s, from);
-    } else if (x.window || qx.window) {
+    dedup_kind dedup = dedup_of(a, s);
+    if (dedup) {
+        dedup_op(a, q, from, dedup);
+        return;
+    }
+    if (x.window || qx.window) {
         const weir_sql_expr *w = x.window ? x.window : qx.window;
         const char *col = NULL;
         for (size_t i = 0; i < s->n_items && !col; i++)
             if (s->items[i].e == w)
                 col = s->items[i].alias;
+        if (col && !strncmp(col, "__weir_", 7))
+            col = NULL; /* a name of the Python translation's own */
         add(a, WEIR_SQL_SOP_WINDOW_FUNCTION, w->pos, "%s()%s%s%s", w->name,
             col ? " (as column `" : "", col ? col : "", col ? "`)" : "");
     }
@@ -426,24 +1112,27 @@ static void select_ops(an *a, const sql_select *s, const facts *from)
             : s->distinct       ? "SELECT DISTINCT"
                                 : "an aggregate function");
         weir_sql_sop *op = last(a);
-        if (op)
-            op->watermarked = grouped_by_event_time(s, from);
+        if (op && (op->watermarked = grouped_by_event_time(s, from)))
+            op->plan = agg_plan(a, q, from);
     }
 }
 
-static facts select_facts(an *a, const sql_select *s, const cte_frame *sc)
+static facts select_facts(an *a, const weir_sql_query *q, const cte_frame *sc)
 {
+    const sql_select *s = q->sel;
     facts from = rel_facts(a, s->from, sc);
     facts f = { from.streaming, NULL };
     if (!from.streaming)
         return f;
-    select_ops(a, s, &from);
+    if (s->from && a->join == s->from && !a->rc)
+        a->ops.items[a->join_op].plan = join_plan(a, q, a->join_sides);
+    select_ops(a, q, &from);
     for (size_t i = 0; i < s->n_items; i++) {
         const sql_item *it = &s->items[i];
         if (it->e->kind == EX_STAR)
             f.wm = wm_union(a, f.wm, from.wm);
         else if (wm_expr(from.wm, it->e))
-            f.wm = wm_add(a, f.wm, item_name(it));
+            f.wm = wm_add(a, f.wm, item_name(it), wm_of(from.wm, it->e), NULL);
     }
     return f;
 }
@@ -483,7 +1172,7 @@ static facts body_facts(an *a, const weir_sql_query *q, const cte_frame *sc)
 {
     facts f = { false, NULL };
     switch (q->kind) {
-    case Q_SELECT: f = select_facts(a, q->sel, sc); break;
+    case Q_SELECT: f = select_facts(a, q, sc); break;
     case Q_SETOP: f = setop_facts(a, q, sc); break;
     case Q_VALUES: break;
     }

@@ -10,6 +10,7 @@
 #include "internal.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/str.h"
@@ -148,12 +149,28 @@ int weir__sql_tx_window(sql_tx *t, weir_buf *out, const sql_window *w,
  * SELECT
  * ------------------------------------------------------------------------ */
 
+static bool is_window_call(const weir_sql_expr *e)
+{
+    return e && e->kind == EX_FUNC && weir__str_ieq(e->name, "window");
+}
+
+/* The window(...) of the GROUP BY: written there, or the select item it
+ * names by alias or ordinal. */
 static const weir_sql_expr *find_time_window(const sql_select *s)
 {
     for (size_t i = 0; i < s->n_group_by; i++) {
         const weir_sql_expr *g = s->group_by[i];
-        if (g->kind == EX_FUNC && weir__str_ieq(g->name, "window"))
+        if (is_window_call(g))
             return g;
+        if (g->kind == EX_LIT && g->lit == LIT_INT && g->text) {
+            long n = strtol(g->text, NULL, 10);
+            if (n >= 1 && (size_t)n <= s->n_items && is_window_call(s->items[n - 1].e))
+                return s->items[n - 1].e;
+        }
+        for (size_t k = 0; g->kind == EX_COLUMN && g->n_names == 1 && k < s->n_items; k++)
+            if (s->items[k].alias && weir__str_ieq(s->items[k].alias, g->names[0]) &&
+                is_window_call(s->items[k].e))
+                return s->items[k].e;
     }
     return NULL;
 }
@@ -356,9 +373,11 @@ static int tx_select(sql_tx *t, weir_buf *out, const sql_select *s,
     const weir_sql_expr *saved_tw = t->time_window;
     sql_scope scope;
     weir__sql_scope_init(&scope, s->from, t->depth);
+    bool saved_sliding = t->sliding;
     t->sel = s;
     t->scope = s->from ? &scope : NULL;
     t->time_window = find_time_window(s);
+    t->sliding = t->time_window && weir__sql_window_slides(t->time_window);
     size_t saved_hidden = t->n_hidden, saved_base = t->hidden_base;
     t->hidden_base = t->n_hidden; /* an outer SELECT's are not this one's */
     int rc = 0;
@@ -382,6 +401,9 @@ static int tx_select(sql_tx *t, weir_buf *out, const sql_select *s,
         rc = weir__sql_scope_text(t); /* made once, probes included */
         if (!rc)
             weir__buf_put(out, scope.text.ptr, scope.text.len);
+        /* Sliding windows: each row once per window holding it. */
+        if (!rc && t->sliding)
+            rc = weir__fn_sliding_windows(t, out, t->time_window);
     }
     if (!rc && s->where) {
         weir__buf_puts(out, " WHERE ");
@@ -402,6 +424,7 @@ static int tx_select(sql_tx *t, weir_buf *out, const sql_select *s,
     t->sel = saved_sel;
     t->scope = saved_scope;
     t->time_window = saved_tw;
+    t->sliding = saved_sliding;
     t->n_hidden = saved_hidden;
     t->hidden_base = saved_base;
     weir__sql_scope_free(&scope);
@@ -554,6 +577,11 @@ static int tx_with(sql_tx *t, weir_buf *out, const weir_sql_query *q)
 
 int weir__sql_tx_query(sql_tx *t, weir_buf *out, const weir_sql_query *q)
 {
+    if (t->resolver && t->resolver->query) {
+        int rc = t->resolver->query(t->resolver->payload, q, out, t->err);
+        if (rc != WEIR_ENOTFOUND)
+            return rc;
+    }
     if (++t->depth > 4 * SQL_MAX_DEPTH) {
         t->depth--;
         return weir__sql_tx_error(t, q->pos, q->src, "Query nested too deeply");

@@ -50,6 +50,10 @@ static const char SCHEMA_SQL[] =
     "CREATE TABLE IF NOT EXISTS @._weir.sink_batches ("
     "  flow VARCHAR, sink VARCHAR, generation INTEGER, batch_id BIGINT,"
     "  state VARCHAR, update_id VARCHAR, committed_at TIMESTAMP, rows BIGINT);"
+    /* operator.c: stateful streaming operators' watermarks and what the
+     * operator was; their own rows are hidden tables (operator.h). */
+    "CREATE TABLE IF NOT EXISTS @._weir.operator_state ("
+    "  flow VARCHAR, generation INTEGER, name VARCHAR, value BIGINT);"
     /* tables.c */
     "CREATE TABLE IF NOT EXISTS @._weir.tables ("
     "  name VARCHAR, kind VARCHAR, epoch BIGINT, properties JSON,"

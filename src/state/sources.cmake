@@ -5,6 +5,7 @@ set(WEIR_STATE_SOURCES
   src/state/file_schemas.c
   src/state/integrity.c
   src/state/mv.c
+  src/state/operator.c
   src/state/sink.c
   src/state/table_reads.c
   src/state/tables.c

@@ -15,6 +15,9 @@
  *   state/file_schemas.h  the schemas of file sources
  *   state/mv.h            materialized views' hidden aggregate state
  *   state/cdc.h           AUTO CDC's hidden state tables
+ *   state/operator.h      stateful streaming operators: watermarks, and
+ *                         the hidden tables of their keys, groups and
+ *                         join sides
  *
  * Conventions every header follows:
  * - A flow's state is addressed by a weir_checkpoint (below): the

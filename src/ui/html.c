@@ -474,6 +474,20 @@ static void flows_section(weir_buf *b, const ui_snapshot *s, const ui_update *u,
             weir__buf_printf(b, " <span class=\"muted\">(%u attempts failed)"
                                 "</span>",
                              f->failures);
+        if (f->state_rows >= 0) {
+            /* A stateful streaming flow: its state after the update. */
+            weir__buf_printf(b, " <span class=\"muted stream-state\">(state: "
+                                "%" PRId64 " rows",
+                             f->state_rows);
+            if (f->watermark) {
+                weir__buf_puts(b, ", watermark ");
+                ui_html_text(b, f->watermark);
+            }
+            if (f->late_rows)
+                weir__buf_printf(b, ", %" PRId64 " late rows dropped",
+                                 f->late_rows);
+            weir__buf_puts(b, ")</span>");
+        }
         weir__buf_puts(b, "</td><td><div class=\"bars\" aria-hidden=\"true\">");
         bar(b, "queued", f->queued_us, queue_to, t0, span, "queued");
         bar(b, "planning", f->planning_us, plan_to, t0, span, "planning");

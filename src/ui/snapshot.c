@@ -267,7 +267,7 @@ static ui_flow_run *flow_run(weir_arena *a, flow_vec *v, const char *flow,
     fr.flow = weir__arena_strdup(a, flow);
     fr.dataset = weir__arena_strdup(a, dataset ? dataset : flow);
     fr.state = "QUEUED";
-    fr.rows = fr.duration_ms = -1;
+    fr.rows = fr.duration_ms = fr.state_rows = -1;
     if (!fr.flow || WEIR_VEC_PUSH(v, fr))
         return NULL;
     return &v->items[v->len - 1];
@@ -335,6 +335,16 @@ static bool fold_progress(weir_arena *a, folding *f, const weir_json *fp,
     if (ms)
         fr->duration_ms = (fr->duration_ms < 0 ? 0 : fr->duration_ms) + json_i64(ms);
     fr->quarantined += json_i64(weir__json_get(fp, "quarantined_records"));
+    const weir_json *ops = weir__json_get(fp, "state_operators");
+    if (ops && ops->type == WEIR_JSON_ARRAY && ops->len) {
+        fr->state_rows = json_i64(weir__json_get(ops->items[0], "numRowsTotal"));
+        fr->late_rows += json_i64(weir__json_get(ops->items[0],
+                                                 "numRowsDroppedByWatermark"));
+        const char *wm = weir__json_get_str(weir__json_get(fp, "event_time"),
+                                            "watermark");
+        if (wm && !(fr->watermark = weir__arena_strdup(a, wm)))
+            return false;
+    }
     const weir_json *dq = weir__json_get(fp, "data_quality");
     fr->dropped += json_i64(weir__json_get(dq, "dropped_records"));
     const weir_json *list = weir__json_get(dq, "expectations");

@@ -55,6 +55,11 @@ typedef struct ui_flow_run {
     int64_t duration_ms; /* -1 = none reported */
     int64_t dropped, quarantined;
     unsigned failures;   /* FAILED events (retries included) */
+    /* A stateful streaming flow (docs/streaming.md): its state's rows
+     * after the update (-1 = none reported), the late rows it dropped,
+     * its watermark (NULL = none). */
+    int64_t state_rows, late_rows;
+    const char *watermark;
 } ui_flow_run;
 
 /* An expectation's records in one update (summed over its flows). */

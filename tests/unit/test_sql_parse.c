@@ -492,15 +492,35 @@ TEST(test_sql_reads__unaliased_columns)
     UNALIASED("VALUES (1, 2)", NULL, 0);
 }
 
+/* The placeholder of an aggregation's rows, as "ROWS". */
+static const weir_sql_query *rows_node;
+static int rows_query(void *payload, const weir_sql_query *q, weir_buf *out,
+                      weir_error *err)
+{
+    (void)payload;
+    (void)err;
+    if (q != rows_node)
+        return WEIR_ENOTFOUND;
+    weir__buf_puts(out, "SELECT * FROM ROWS");
+    return 0;
+}
+
 /* The streaming operators of a query, one "KIND what @col[ wm]" each,
  * joined by " | ". */
-static void ops_str(weir_buf *b, const char *text)
+static void ops_str(weir_buf *b, const char *text, bool python)
 {
     static const char *const kinds[] = { "", "AGG", "DEDUP", "JOIN", "LIMIT",
                                          "EXCEPT", "WINFN", "UNSUPPORTED" };
     weir_arena a = WEIR_ARENA_INIT;
-    weir_sql_source s;
-    weir_sql_query *q = pq(&a, &s, text);
+    weir_sql_source s = src_of(text);
+    if (python) {
+        s.at_path = "flows.py";
+        s.at_line = 3;
+    }
+    weir_sql_query *q = NULL;
+    weir_error err;
+    if (weir__sql_parse_query(&q, &a, &s, 0, s.len, &err) != 0)
+        fprintf(stderr, "  parse failed: %s (%s)\n", err.message, text);
     weir_sql_sop *ops = NULL;
     size_t n = 0;
     weir__buf_clear(b);
@@ -508,16 +528,59 @@ static void ops_str(weir_buf *b, const char *text)
         weir__buf_puts(b, "(failed)");
         n = 0;
     }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         weir__buf_printf(b, "%s%s %s @%u%s", i ? " | " : "", kinds[ops[i].kind],
                          ops[i].kind == WEIR_SQL_SOP_UNSUPPORTED ? "-" : ops[i].what,
                          ops[i].pos.column, ops[i].watermarked ? " wm" : "");
+        const weir_sql_state_plan *p = ops[i].plan;
+        if (!p)
+            continue;
+        weir__buf_puts(b, " [keys");
+        for (size_t k = 0; k < p->n_keys; k++)
+            weir__buf_printf(b, " %s", p->keys[k]);
+        weir__buf_printf(b, "; event time %s; input ", p->event_time ? p->event_time : "-");
+        if (p->input && weir__sql_translate_query(b, p->input, NULL, &err))
+            weir__buf_puts(b, "(failed)");
+        for (int k = 0; p->kind == WEIR_SQL_SOP_JOIN && k < 2; k++) {
+            const struct weir_sql_join_side *sd = &p->side[k];
+            weir__buf_printf(b, "%s%s: time %s, evict %s", k ? "; " : "join ",
+                             sd->alias, sd->event_time ? sd->event_time : "-",
+                             sd->can_evict ? "W" : "never");
+            for (size_t e = 0; sd->can_evict && e < sd->n_evict; e++) {
+                weir__buf_printf(b, " %c ", sd->evict[e].minus ? '-' : '+');
+                if (weir__sql_translate_expr(b, sd->evict[e].interval, NULL, &err))
+                    weir__buf_puts(b, "(failed)");
+            }
+        }
+        for (size_t k = 0; k < p->n_wms; k++) {
+            weir__buf_printf(b, "; watermark %s: ", p->wms[k].column);
+            if (weir__sql_translate_query(b, p->wms[k].max, NULL, &err))
+                weir__buf_puts(b, "(failed)");
+        }
+        if (p->kind == WEIR_SQL_SOP_AGGREGATE) {
+            weir_sql_resolver r = { .query = rows_query };
+            rows_node = p->rows;
+            weir__buf_puts(b, "; closes ");
+            if (weir__sql_translate_query(b, p->closes, &r, &err))
+                weir__buf_puts(b, "(failed)");
+            weir__buf_puts(b, "; emit ");
+            if (weir__sql_translate_query(b, p->emit, &r, &err))
+                weir__buf_puts(b, "(failed)");
+        }
+        weir__buf_putc(b, ']');
+    }
     weir__arena_free(&a);
 }
 
 #define OPS(text, want)                                                        \
     do {                                                                       \
-        ops_str(&b, text);                                                     \
+        ops_str(&b, text, false);                                              \
+        CHECK_STR(weir__buf_cstr(&b), want);                                   \
+    } while (0)
+/* The same, for text generated from a Python DataFrame. */
+#define OPS_PY(text, want)                                                     \
+    do {                                                                       \
+        ops_str(&b, text, true);                                               \
         CHECK_STR(weir__buf_cstr(&b), want);                                   \
     } while (0)
 
@@ -536,14 +599,45 @@ TEST(test_sql_stream_ops)
     OPS("SELECT k, count(*) FROM STREAM t GROUP BY k", "AGG GROUP BY @1");
     OPS("SELECT DISTINCT k FROM STREAM t", "AGG SELECT DISTINCT @1");
     OPS("SELECT count(*) FROM STREAM t", "AGG an aggregate function @8");
-    OPS("SELECT window(ts, '1 minute') AS w, count(*) FROM STREAM t "
-        "WATERMARK ts DELAY OF INTERVAL 1 MINUTE GROUP BY w",
-        "AGG GROUP BY @1 wm");
+    /* By a time window: the rows close at the window's end. */
+    ops_str(&b, "SELECT window(ts, '1 minute') AS w, count(*) FROM STREAM t "
+                "WATERMARK ts DELAY OF INTERVAL 1 MINUTE GROUP BY w", false);
+    CHECK(strncmp(weir__buf_cstr(&b),
+                  "AGG GROUP BY @1 wm [keys; event time -; input SELECT * FROM "
+                  "\"t\" AS \"t\"; watermark ts: SELECT max(\"ts\") AS \"m\" "
+                  "FROM \"t\" AS \"t\"; closes SELECT *, (struct_pack(",
+                  130) == 0);
+    CHECK(strstr(weir__buf_cstr(&b), "))).\"end\" AS \"__weir_end\" FROM "
+                                     "(SELECT * FROM ROWS) AS \"t\"; emit "
+                                     "SELECT struct_pack("));
+    CHECK(strstr(weir__buf_cstr(&b), "FROM (SELECT * FROM ROWS) AS \"t\" "
+                                     "GROUP BY \"w\"]"));
+    /* A watermark on a column that is not a key: no event-time key. */
     OPS("SELECT k, count(*) FROM STREAM t WATERMARK ts DELAY OF INTERVAL 1 "
         "MINUTE GROUP BY k",
         "AGG GROUP BY @1");
+    /* By the event time itself, renamed in a subquery. */
     OPS("SELECT e, count(*) FROM (SELECT ts AS e FROM STREAM t WATERMARK ts "
         "DELAY OF INTERVAL 1 MINUTE) GROUP BY 1",
+        "AGG GROUP BY @1 wm [keys; event time -; input SELECT * FROM (SELEC"
+        "T \"ts\" AS \"e\" FROM \"t\" AS \"t\"); watermark ts: SELECT max(\""
+        "ts\") AS \"m\" FROM \"t\" AS \"t\"; closes SELECT *, \"e\" AS \"__"
+        "weir_end\" FROM (SELECT * FROM ROWS) AS \"__weir_rows\"; emit SELE"
+        "CT \"e\", count(*) AS \"count(1)\", \"e\" AS \"__weir_end\" FROM (SE"
+        "LECT * FROM ROWS) AS \"__weir_rows\" GROUP BY 1]");
+    /* A sliding window: a row is kept until its last window ends (that
+     * of the slide holding it, plus the duration). */
+    ops_str(&b, "SELECT window(ts, '2 minutes', '1 minute') AS w, count(*) FROM "
+                "STREAM t WATERMARK ts DELAY OF INTERVAL 1 MINUTE GROUP BY w",
+            false);
+    CHECK(strstr(weir__buf_cstr(&b), "))).\"start\" + CAST('2 minutes' AS "
+                                     "INTERVAL)) AS \"__weir_end\" FROM") != NULL);
+    CHECK(strstr(weir__buf_cstr(&b), "; emit SELECT \"__weir_sw\".\"__weir_w"
+                                     "indow\" AS \"w\", count(*)") != NULL);
+    CHECK(strstr(weir__buf_cstr(&b), ", LATERAL (SELECT unnest(") != NULL);
+    /* A join below: not planned. */
+    OPS("SELECT window(t.ts, '1 minute') AS w, count(*) FROM STREAM t "
+        "WATERMARK ts DELAY OF INTERVAL 1 MINUTE JOIN d ON t.k = d.k GROUP BY w",
         "AGG GROUP BY @1 wm");
     OPS("WITH s AS (SELECT * FROM STREAM t WATERMARK ts DELAY OF INTERVAL 1 "
         "SECOND) SELECT DISTINCT * FROM s",
@@ -551,18 +645,56 @@ TEST(test_sql_stream_ops)
     OPS("SELECT k, count(DISTINCT v) FROM STREAM t GROUP BY k", "UNSUPPORTED - @11");
     OPS("SELECT k, count(*) FROM STREAM t GROUP BY ROLLUP(k)", "UNSUPPORTED - @1");
     OPS("SELECT * FROM STREAM a UNION SELECT * FROM STREAM b", "AGG UNION (DISTINCT) @1");
-    /* Deduplication as the Connect translator writes it. */
+    /* Deduplication as the Connect translator writes it; in a SQL file,
+     * the window function Spark refuses. */
+    OPS_PY("SELECT * FROM (SELECT * FROM STREAM t) AS _p1 QUALIFY row_number() "
+           "OVER (PARTITION BY `id` ORDER BY `id`) = 1",
+           "DEDUP dropDuplicates(id) @1 [keys id; event time -; input SELECT * "
+           "FROM (SELECT * FROM \"t\" AS \"t\") AS \"_p1\"]");
+    OPS_PY("SELECT * FROM (SELECT * FROM STREAM t) WATERMARK ts DELAY OF "
+           "INTERVAL '1 minute' AS _p1 QUALIFY row_number() OVER (PARTITION "
+           "BY `id`, ts ORDER BY `id`, ts) = 1",
+           "DEDUP dropDuplicates(id, ts) @1 wm [keys id ts; event time ts; input "
+           "SELECT * FROM (SELECT * FROM \"t\" AS \"t\") AS \"_p1\"; watermark "
+           "ts: SELECT max(\"ts\") AS \"m\" FROM (SELECT * FROM \"t\" AS \"t\") "
+           "AS \"_p1\"]");
     OPS("SELECT * FROM (SELECT * FROM STREAM t) AS _p1 QUALIFY row_number() "
         "OVER (PARTITION BY `id` ORDER BY `id`) = 1",
-        "DEDUP dropDuplicates(id) @1");
+        "WINFN row_number() @55");
     /* Joins of two streams. */
-    OPS("SELECT * FROM STREAM(a) JOIN STREAM(b) ON a.k = b.k", "JOIN INNER JOIN @25");
-    OPS("SELECT * FROM STREAM a, STREAM b", "JOIN join (a comma in FROM) @23");
+    OPS("SELECT * FROM STREAM(a) JOIN STREAM(b) ON a.k = b.k",
+        "JOIN INNER JOIN @25 [keys; event time -; input join a: time -, evict "
+        "never; b: time -, evict never]");
+    OPS("SELECT * FROM STREAM a, STREAM b",
+        "JOIN join (a comma in FROM) @23 [keys; event time -; input join a: "
+        "time -, evict never; b: time -, evict never]");
     OPS("SELECT * FROM STREAM a FULL JOIN STREAM b USING (k)", "JOIN FULL OUTER JOIN @24");
+    /* Spark refuses a semi join whose left rows would stay forever. */
     OPS("SELECT * FROM (SELECT * FROM STREAM a) x LEFT SEMI JOIN STREAM b ON x.k = b.k",
-        "JOIN LEFT SEMI JOIN @42");
+        "UNSUPPORTED - @42");
     OPS("WITH s AS (SELECT * FROM STREAM b) SELECT * FROM STREAM a JOIN s USING (k)",
         "JOIN INNER JOIN @59");
+    /* Joins of two streams weir keeps state for: what each side's rows
+     * wait for (the range condition's bounds). */
+    ops_str(&b, "SELECT i.id, c.cid FROM STREAM(imp) WATERMARK its DELAY OF "
+                "INTERVAL 10 MINUTES AS i LEFT JOIN STREAM(clk) WATERMARK cts "
+                "DELAY OF INTERVAL 10 MINUTES AS c ON c.id = i.id AND c.cts >= "
+                "i.its AND c.cts <= i.its + INTERVAL 15 MINUTES", false);
+    CHECK(strstr(weir__buf_cstr(&b), "join i: time its, evict W - INTERVAL '15' "
+                                     "MINUTE; c: time cts, evict W; watermark") != NULL);
+    ops_str(&b, "SELECT * FROM STREAM(a) AS a JOIN STREAM(b) AS b ON a.k = b.k",
+            false);
+    CHECK(strstr(weir__buf_cstr(&b), "join a: time -, evict never; b: time -, "
+                                     "evict never") != NULL);
+    ops_str(&b, "SELECT * FROM STREAM(a) WATERMARK t DELAY OF INTERVAL 1 "
+                "MINUTE AS a JOIN STREAM(b) WATERMARK t DELAY OF INTERVAL 1 "
+                "MINUTE AS b ON a.t BETWEEN b.t - INTERVAL 5 MINUTES AND b.t",
+            false);
+    CHECK(strstr(weir__buf_cstr(&b), "join a: time t, evict W - INTERVAL '5' "
+                                     "MINUTE; b: time t, evict W; watermark") != NULL);
+    /* An outer join whose rows would never leave the state: Spark's error. */
+    OPS("SELECT * FROM STREAM(a) AS a LEFT JOIN STREAM(b) AS b ON a.k = b.k",
+        "UNSUPPORTED - @30");
     /* What Spark refuses on streams. */
     OPS("SELECT * FROM STREAM a LEFT ANTI JOIN STREAM b USING (k)", "UNSUPPORTED - @24");
     OPS("SELECT * FROM a LEFT JOIN STREAM b USING (k)", "UNSUPPORTED - @17");
@@ -968,7 +1100,7 @@ TEST(test_sql_translate__resolver)
                            "SELECT x.src, y.src FROM STREAM cat.db.x JOIN y ON true "
                            "CROSS JOIN range(2) r, read_files('f.json') j");
     int calls = 0;
-    weir_sql_resolver res = { rel_cb, tvf_cb, &calls, NULL, NULL, NULL, NULL, NULL, NULL };
+    weir_sql_resolver res = { .relation = rel_cb, .tvf = tvf_cb, .payload = &calls };
     weir_buf b = WEIR_BUF_INIT;
     weir_error err;
     CHECK_INT(weir__sql_translate_query(&b, q, &res, &err), 0);
@@ -1029,7 +1161,7 @@ TEST(test_sql_translate__hidden_columns)
         weir_arena a = WEIR_ARENA_INIT;
         weir_sql_source s;
         weir_sql_query *q = pq(&a, &s, cases[i][0]);
-        weir_sql_resolver res = { NULL, hidden_tvf, NULL, NULL, NULL, NULL, hidden_col, NULL, NULL };
+        weir_sql_resolver res = { .tvf = hidden_tvf, .tvf_hidden = hidden_col };
         weir_buf b = WEIR_BUF_INIT;
         weir_error err;
         CHECK_INT(weir__sql_translate_query(&b, q, &res, &err), 0);

@@ -91,7 +91,7 @@ static int translate(const char *spark, weir_buf *out, weir_error *err)
     weir_sql_source src = { "q.sql", spark, strlen(spark), NULL, 0, NULL, 0, false };
     weir_sql_query *q = NULL;
     int rc = weir__sql_parse_query(&q, &a, &src, 0, src.len, err);
-    weir_sql_resolver probe = { NULL, NULL, NULL, NULL, probe_type, NULL, NULL, NULL, NULL };
+    weir_sql_resolver probe = { .expr_type = probe_type };
     if (!rc)
         rc = weir__sql_translate_query(out, q, &probe, err);
     weir__arena_free(&a);
@@ -763,6 +763,17 @@ TEST(test_sql_translate__datetime_functions)
                      "2024-01-01 00:00:05|2024-01-01 00:00:10|2");
     Q("SELECT CAST(window.start AS LONG) AS ws, sum(v) FROM ev "
       "GROUP BY window(ts, '5 seconds') ORDER BY 1", "1704067200|1;1704067205|5");
+    /* Sliding windows: a row in every window holding it (start <= ts <
+     * end), by the start aligned to the slide. */
+    Q("SELECT window.start, window.end, count(*), sum(v) FROM ev "
+      "GROUP BY window(ts, '10 seconds', '5 seconds') ORDER BY 1",
+      "2023-12-31 23:59:55|2024-01-01 00:00:05|1|1;"
+      "2024-01-01 00:00:00|2024-01-01 00:00:10|3|6;"
+      "2024-01-01 00:00:05|2024-01-01 00:00:15|2|5");
+    Q("SELECT window(e.ts, '4 seconds', '2 seconds').start AS s, count(*) AS n "
+      "FROM ev AS e WHERE e.v > 1 GROUP BY window(e.ts, '4 seconds', '2 seconds') "
+      "ORDER BY 1",
+      "2024-01-01 00:00:04|1;2024-01-01 00:00:06|2;2024-01-01 00:00:08|1");
 }
 
 TEST(test_sql_translate__json_functions)
@@ -946,7 +957,7 @@ TEST(test_sql_translate__cte_not_resolved)
         weir_error err;
         memset(&err, 0, sizeof(err));
         weir_buf out = WEIR_BUF_INIT;
-        weir_sql_resolver r = { refuse_c, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
+        weir_sql_resolver r = { .relation = refuse_c };
         int rc = weir__sql_parse_query(&q, &a, &src, 0, src.len, &err);
         if (!rc)
             rc = weir__sql_translate_query(&out, q, &r, &err);
@@ -965,7 +976,7 @@ TEST(test_sql_translate__cte_not_resolved)
         weir_error err;
         memset(&err, 0, sizeof(err));
         weir_buf out = WEIR_BUF_INIT;
-        weir_sql_resolver r = { refuse_c, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
+        weir_sql_resolver r = { .relation = refuse_c };
         int rc = weir__sql_parse_query(&q, &a, &src, 0, src.len, &err);
         CHECK(rc == 0);
         CHECK(weir__sql_translate_query(&out, q, &r, &err) != 0);
@@ -1017,7 +1028,7 @@ TEST(test_sql_translate__unsupported)
     QERR("SELECT upper(name) OVER (ORDER BY id) FROM t", "not an aggregate");
     QERR("SELECT * FROM t TABLESAMPLE (10 PERCENT)", "TABLESAMPLE");
     QERR("SELECT * FROM no_tvf(1)", "no_tvf");
-    QERR("SELECT window(ts, '10 seconds', '5 seconds') FROM ev", "Sliding");
+    QERR("SELECT window(ts, '10 seconds', '5 seconds') FROM ev", "GROUP BY only");
     QERR("SELECT regexp_replace(name, 'a', name) FROM t", "literal");
     QERR("SELECT rand(42)", "rand");
 }
@@ -1148,7 +1159,7 @@ static int translate_known(const char *spark, weir_buf *out, int *probes)
     weir_sql_query *q = NULL;
     weir_error err;
     int rc = weir__sql_parse_query(&q, &a, &src, 0, src.len, &err);
-    weir_sql_resolver r = { NULL, NULL, probes, NULL, counted_probe, known_types, NULL, NULL, NULL };
+    weir_sql_resolver r = { .payload = probes, .expr_type = counted_probe, .relation_types = known_types };
     if (!rc)
         rc = weir__sql_translate_query(out, q, &r, &err);
     weir__arena_free(&a);

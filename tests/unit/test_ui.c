@@ -34,11 +34,13 @@ static void fixture(ui_snapshot *s)
                                 NULL, 0, NULL, 0 };
     memset(flows, 0, sizeof flows);
     flows[0] = (ui_flow_run){ "cat.db.bronze", "cat.db.bronze", "COMPLETED",
-                              1000, 0, 2000, 5000, 5, 3, 0, 0, 0 };
+                              1000, 0, 2000, 5000, 5, 3, 0, 0, 0,
+                              12, 1, "2024-01-01T00:20:00.000Z" };
     flows[1] = (ui_flow_run){ "cat.db.backfill", "cat.db.bronze", "COMPLETED",
-                              1000, 0, 2000, 4000, 7, 2, 0, 0, 0 };
+                              1000, 0, 2000, 4000, 7, 2, 0, 0, 0, -1, 0, NULL };
     flows[2] = (ui_flow_run){ "cat.db.we\"ird<x>", "cat.db.we\"ird<x>",
-                              "FAILED", 1000, 1500, 5000, 9000, -1, -1, 0, 0, 1 };
+                              "FAILED", 1000, 1500, 5000, 9000, -1, -1, 0, 0, 1,
+                              -1, 0, NULL };
     errors[0] = (ui_error){ 9000, "ERROR", "cat.db.we\"ird<x>",
                             "Flow has FAILED.", "CAST_INVALID_INPUT",
                             "bad <value>", "a.sql", 3, 7, false };
@@ -140,6 +142,10 @@ TEST(test_ui_overview_page)
     CHECK(strstr(html, "<x>") == NULL);
     CHECK(strstr(html, "<1>") == NULL);
     CHECK_CONTAINS(html, "<tr data-flow=\"cat.db.we&quot;ird&lt;x&gt;\" data-state=\"FAILED\">");
+    /* A stateful streaming flow's state after the update. */
+    CHECK_CONTAINS(html, "<span class=\"muted stream-state\">(state: 12 rows, "
+                         "watermark 2024-01-01T00:20:00.000Z, 1 late rows dropped)"
+                         "</span>");
     CHECK_CONTAINS(html, "<td class=\"num rows\">12</td>");
     CHECK_CONTAINS(html, "<span class=\"loc\">a.sql:3:7</span>: [CAST_INVALID_INPUT] bad &lt;value&gt;");
     CHECK_CONTAINS(html, "<td class=\"num passed\">9</td><td class=\"num failed\">1</td>"

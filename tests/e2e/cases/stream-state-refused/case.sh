@@ -1,6 +1,6 @@
-# Operators that keep state across updates in Spark (joins of two streams,
-# deduplication, aggregation by a watermarked event time, LIMIT on a
-# stream) are refused when the pipeline is validated, at the construct's
+# Operators that keep state across updates in Spark that weir does not
+# keep yet (joins of two streams USING columns, aggregation by a
+# watermarked event time over a join, LIMIT on a stream) are refused when the pipeline is validated, at the construct's
 # file:line:col, from SQL and Python alike, instead of being computed per
 # update (docs/streaming.md); so are the operators Spark refuses on
 # streams, with Spark's messages. Stateless flows (a stream-static join)
@@ -16,14 +16,14 @@ CREATE MATERIALIZED VIEW dim AS SELECT 1 AS uid, 'one' AS name;
 SQL
 cat > sql/transformations/stateful.sql <<'SQL'
 CREATE STREAMING TABLE joined AS
-SELECT a.uid, b.ts FROM STREAM(a) JOIN STREAM(b) ON a.uid = b.uid;
+SELECT uid, b.ts FROM STREAM(a) JOIN STREAM(b) USING (uid);
 CREATE TEMPORARY VIEW both_sides AS
 SELECT a.uid FROM STREAM(a) LEFT JOIN STREAM(b) ON a.uid = b.uid;
 CREATE STREAMING TABLE via_view AS SELECT * FROM STREAM(both_sides);
 CREATE STREAMING TABLE also_via_view AS SELECT uid + 1 AS u FROM STREAM(both_sides);
 CREATE STREAMING TABLE windows AS
-SELECT window(ts, '1 minute') AS w, count(*) AS n
-FROM STREAM(a) WATERMARK ts DELAY OF INTERVAL 1 MINUTE GROUP BY w;
+SELECT window(a.ts, '1 minute') AS w, count(*) AS n
+FROM STREAM(a) WATERMARK ts DELAY OF INTERVAL 1 MINUTE JOIN dim USING (uid) GROUP BY w;
 CREATE STREAMING TABLE first_rows AS SELECT * FROM STREAM(a) LIMIT 10;
 SQL
 cat > sql/transformations/spark_refuses.sql <<'SQL'
@@ -38,12 +38,13 @@ SQL
 cd sql
 run_weir dry-run
 expect_exit 2
-expect_stderr_contains "transformations/stateful.sql:2:35: error: [STREAMING_STATE_NOT_SUPPORTED] Flow \`spark_catalog\`.\`default\`.\`joined\` joins two streams (INNER JOIN): Spark keeps the rows of both sides as state"
-expect_stderr_contains "    2 | SELECT a.uid, b.ts FROM STREAM(a) JOIN STREAM(b) ON a.uid = b.uid;
-      |                                   ^"
-# A view's join is reported once, where the view writes it.
-expect_stderr_contains "transformations/stateful.sql:4:29: error: [STREAMING_STATE_NOT_SUPPORTED] Flow \`spark_catalog\`.\`default\`.\`via_view\` joins two streams (LEFT OUTER JOIN)"
-expect_stderr_not_contains "also_via_view\` joins"
+expect_stderr_contains "transformations/stateful.sql:2:33: error: [STREAMING_STATE_NOT_SUPPORTED] Flow \`spark_catalog\`.\`default\`.\`joined\` joins two streams (INNER JOIN) in a way weir keeps no state for yet"
+expect_stderr_contains "    2 | SELECT uid, b.ts FROM STREAM(a) JOIN STREAM(b) USING (uid);
+      |                                 ^"
+# A view's join is reported once, where the view writes it: an outer join
+# whose rows would never leave the state, which Spark refuses.
+expect_stderr_contains "transformations/stateful.sql:4:29: error: [_LEGACY_ERROR_TEMP_3102] Stream-stream LeftOuter join between two streaming DataFrame/Datasets is not supported without a watermark in the join keys, or a watermark on the nullable side and an appropriate range condition (flow \`spark_catalog\`.\`default\`.\`via_view\`)."
+expect_stderr_not_contains "also_via_view\`)"
 expect_stderr_contains "transformations/stateful.sql:8:1: error: [STREAMING_STATE_NOT_SUPPORTED] Flow \`spark_catalog\`.\`default\`.\`windows\` aggregates a stream by event time (GROUP BY)"
 expect_stderr_contains "transformations/stateful.sql:10:62: error: [STREAMING_STATE_NOT_SUPPORTED] Flow \`spark_catalog\`.\`default\`.\`first_rows\` limits a stream (LIMIT)"
 expect_stderr_contains "transformations/spark_refuses.sql:1:34: error: [UNSUPPORTED_STREAMING_OPERATOR_WITHOUT_WATERMARK] Append output mode not supported when there are streaming aggregations on streaming DataFrames/DataSets without watermark (flow \`spark_catalog\`.\`default\`.\`counts\`, GROUP BY)."
@@ -93,8 +94,15 @@ def joined():
 
 
 @dp.table
-def unique_uids():
-    return spark.readStream.table("a").dropDuplicates(["uid"])
+def windows():
+    return (spark.readStream.table("a").withWatermark("ts", "1 minute")
+            .join(spark.read.table("dim"), "uid")
+            .groupBy(F.window("ts", "1 minute")).count())
+
+
+@dp.table
+def recent_uids():
+    return spark.readStream.table("a").dropDuplicatesWithinWatermark(["uid"])
 
 
 @dp.table
@@ -105,7 +113,8 @@ PY
 cd py
 run_weir dry-run
 expect_exit 2
-expect_stderr_contains "transformations/flows.py:6: error: [STREAMING_STATE_NOT_SUPPORTED] Flow \`spark_catalog\`.\`default\`.\`joined\` joins two streams (INNER JOIN)"
-expect_stderr_contains "transformations/flows.py:11: error: [STREAMING_STATE_NOT_SUPPORTED] Flow \`spark_catalog\`.\`default\`.\`unique_uids\` deduplicates a stream (dropDuplicates(uid))"
+expect_stderr_contains "transformations/flows.py:6: error: [STREAMING_STATE_NOT_SUPPORTED] Flow \`spark_catalog\`.\`default\`.\`joined\` joins two streams (INNER JOIN) in a way weir keeps no state for yet"
+expect_stderr_contains "transformations/flows.py:11: error: [STREAMING_STATE_NOT_SUPPORTED] Flow \`spark_catalog\`.\`default\`.\`windows\` aggregates a stream by event time (GROUP BY)"
+expect_stderr_contains "transformations/flows.py:18: error: [_LEGACY_ERROR_TEMP_3102] dropDuplicatesWithinWatermark is not supported on streaming DataFrames/DataSets without watermark"
 expect_stderr_contains "[NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING] Window function is not supported in row_number()"
-expect_stderr_contains "3 errors"
+expect_stderr_contains "4 errors"

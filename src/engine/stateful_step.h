@@ -1,0 +1,54 @@
+/*
+ * What the files of a stateful flow's batch share (stateful.c: the step,
+ * the watermark and the helpers; stateful_ops.c: deduplication and
+ * aggregation; stateful_join.c: joins of two streams). Private to them.
+ */
+#ifndef WEIR_ENGINE_STATEFUL_STEP_H
+#define WEIR_ENGINE_STATEFUL_STEP_H
+
+#include "state/operator.h"
+#include "engine/resolve.h"
+#include "engine/stateful.h"
+
+/* The operator's input rows of the batch. */
+#define WEIR_OP_IN "__weir_op_in"
+
+typedef struct step {
+    weir_flow_exec *x;
+    const weir_gdataset *t;
+    const weir_sql_state_plan *p;
+    weir_resolve_ctx rctx;
+    weir_checkpoint cp;
+    int64_t gen;
+    weir_op_state st;
+    int64_t late_ms;      /* the previous batch's watermark (none before
+                             the first event: nothing is late then) */
+    int64_t delay_ms[WEIR_OP_MAX_INPUTS];
+    int64_t dropped;      /* rows dropped as late */
+    int64_t state_rows;
+    const char *const *keys; /* a deduplication's keys */
+    size_t n_keys;
+} step;
+
+int weir__stateful_oom(weir_flow_exec *x);
+/* Translate q, read in context ctx (a flow of the graph), for this batch. */
+int weir__stateful_translate(step *s, const weir_sql_query *q, const void *ctx,
+                             weir_buf *out);
+/* The same with the plan's rows placeholder read from relation. */
+int weir__stateful_translate_rows(step *s, const weir_sql_query *q,
+                                  const char *relation, weir_buf *out);
+int weir__stateful_scalar(step *s, weir_buf *q, int64_t *out, bool *null);
+/* An interval (Spark SQL) in milliseconds as Spark counts it. */
+int weir__stateful_interval_ms(step *s, const weir_sql_expr *e, int64_t *out);
+/* Move the watermark after the batch (s->st). */
+int weir__stateful_advance(step *s);
+/* The operator must be the one whose state is kept (what: its shape;
+ * shown: how the error names it, NULL: what). */
+int weir__stateful_signature(step *s, const weir_buf *what, const char *shown);
+
+/* The operators: their output into WEIR_OP_ROWS, their state updated. */
+int weir__stateful_dedup(step *s);
+int weir__stateful_aggregate(step *s);
+int weir__stateful_join(step *s);
+
+#endif
