@@ -620,7 +620,8 @@ static void report_stream_op(builder *b, const weir_gflow *f,
         weir__graph_report(b, &o, NULL, "STREAMING_STATE_NOT_SUPPORTED",
                   "Flow %s joins two streams (%s) in a way weir keeps no "
                   "state for yet: it keeps the rows of both sides of a join "
-                  "ON a condition (not USING or NATURAL) of two relations "
+                  "ON a condition or USING columns (not NATURAL) of two "
+                  "relations "
                   "(streams, views or subqueries, not joins themselves) "
                   "that a SELECT without GROUP BY or DISTINCT reads "
                   "directly. Join in a view the flow streams from, or in a "

@@ -961,7 +961,9 @@ static const weir_sql_state_plan *join_plan(an *a, const weir_sql_query *q,
     for (int i = 0; i < 2; i++)
         if (rel[i]->kind == R_JOIN || rel[i]->kind == R_LATERAL_VIEW)
             kind = 0;
-    if (!kind || j->natural || j->n_using || s->group != GB_NONE ||
+    /* USING joins: the placeholders keep the clause; NATURAL ones would
+     * join the sides' bookkeeping columns too. */
+    if (!kind || j->natural || s->group != GB_NONE ||
         s->distinct || s->qualify)
         return NULL;
     weir_sql_state_plan *p = alloc(a, sizeof(*p));

@@ -1,17 +1,30 @@
 # Joins of two streams keep both sides' rows across updates
 # (docs/streaming.md): a row matches rows of the other side that arrive in
-# later updates (the issue's first example, without a watermark), and with
+# later updates (the issue's first example, without a watermark, ON a
+# condition and USING the key), and with
 # watermarks and a range condition each side's rows leave the state once
 # no row to come can match them; a left outer join then writes an
 # unmatched row with NULLs, in the update whose watermark passes it. Late
 # rows are dropped and counted.
+WEIR_PYTHON=$("$E2E_LIB/../../scripts/pyclient.sh" 4.2.0)
+export WEIR_PYTHON
 mkdir -p transformations in/a in/b in/imp in/clk
+cat > transformations/py_join.py <<'PY'
+from pyspark import pipelines as dp
+
+
+@dp.table
+def matched_py():
+    return spark.readStream.table("a").join(spark.readStream.table("b"), "uid")
+PY
 printf 'name: p\nstorage: storage\nlibraries:\n  - glob:\n      include: transformations/**\n' > spark-pipeline.yml
 cat > transformations/joins.sql <<'SQL'
 CREATE STREAMING TABLE a AS SELECT * FROM STREAM read_files('in/a', format => 'json', schema => 'uid INT, name STRING');
 CREATE STREAMING TABLE b AS SELECT * FROM STREAM read_files('in/b', format => 'json', schema => 'uid INT, score INT');
 CREATE STREAMING TABLE matched AS
 SELECT a.uid, a.name, b.score FROM STREAM(a) AS a JOIN STREAM(b) AS b ON a.uid = b.uid;
+CREATE STREAMING TABLE matched_using AS
+SELECT * FROM STREAM(a) JOIN STREAM(b) USING (uid);
 
 CREATE STREAMING TABLE imp AS SELECT * FROM STREAM read_files('in/imp', format => 'json', schema => 'imp_id INT, its TIMESTAMP');
 CREATE STREAMING TABLE clk AS SELECT * FROM STREAM read_files('in/clk', format => 'json', schema => 'click_id INT, imp_id INT, cts TIMESTAMP');
@@ -58,6 +71,14 @@ imp 4 11:30 > in/imp/3.json
 run_weir run
 expect_exit 0
 expect_query "SELECT uid, name, score FROM matched ORDER BY uid" "uid,name,score
+1,ann,10
+2,bob,20"
+# The same join USING the key, SELECT *: the key first, as in Spark;
+# and from Python, join(other, "uid").
+expect_query "SELECT * FROM matched_using ORDER BY uid" "uid,name,score
+1,ann,10
+2,bob,20"
+expect_query "SELECT * FROM matched_py ORDER BY uid" "uid,name,score
 1,ann,10
 2,bob,20"
 expect_query "SELECT imp_id, click_id FROM clicked ORDER BY imp_id" "imp_id,click_id

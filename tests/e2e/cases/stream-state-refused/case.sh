@@ -1,6 +1,7 @@
 # Operators that keep state across updates in Spark that weir does not
-# keep yet (joins of two streams USING columns, aggregation by a
-# watermarked event time over a join, LIMIT on a stream) are refused when the pipeline is validated, at the construct's
+# keep yet (NATURAL joins of two streams, aggregation by a watermarked
+# event time over a join, LIMIT on a stream) are refused when the
+# pipeline is validated, at the construct's
 # file:line:col, from SQL and Python alike, instead of being computed per
 # update (docs/streaming.md); so are the operators Spark refuses on
 # streams, with Spark's messages. Stateless flows (a stream-static join)
@@ -16,7 +17,7 @@ CREATE MATERIALIZED VIEW dim AS SELECT 1 AS uid, 'one' AS name;
 SQL
 cat > sql/transformations/stateful.sql <<'SQL'
 CREATE STREAMING TABLE joined AS
-SELECT uid, b.ts FROM STREAM(a) JOIN STREAM(b) USING (uid);
+SELECT uid, b.ts FROM STREAM(a) NATURAL JOIN STREAM(b);
 CREATE TEMPORARY VIEW both_sides AS
 SELECT a.uid FROM STREAM(a) LEFT JOIN STREAM(b) ON a.uid = b.uid;
 CREATE STREAMING TABLE via_view AS SELECT * FROM STREAM(both_sides);
@@ -39,7 +40,7 @@ cd sql
 run_weir dry-run
 expect_exit 2
 expect_stderr_contains "transformations/stateful.sql:2:33: error: [STREAMING_STATE_NOT_SUPPORTED] Flow \`spark_catalog\`.\`default\`.\`joined\` joins two streams (INNER JOIN) in a way weir keeps no state for yet"
-expect_stderr_contains "    2 | SELECT uid, b.ts FROM STREAM(a) JOIN STREAM(b) USING (uid);
+expect_stderr_contains "    2 | SELECT uid, b.ts FROM STREAM(a) NATURAL JOIN STREAM(b);
       |                                 ^"
 # A view's join is reported once, where the view writes it: an outer join
 # whose rows would never leave the state, which Spark refuses.
@@ -90,7 +91,7 @@ from pyspark.sql.window import Window
 
 @dp.table
 def joined():
-    return spark.readStream.table("a").join(spark.readStream.table("b"), "uid")
+    return spark.readStream.table("a").join(spark.readStream.table("b"), "uid", "left")
 
 
 @dp.table
@@ -113,7 +114,7 @@ PY
 cd py
 run_weir dry-run
 expect_exit 2
-expect_stderr_contains "transformations/flows.py:6: error: [STREAMING_STATE_NOT_SUPPORTED] Flow \`spark_catalog\`.\`default\`.\`joined\` joins two streams (INNER JOIN) in a way weir keeps no state for yet"
+expect_stderr_contains "transformations/flows.py:6: error: [_LEGACY_ERROR_TEMP_3102] Stream-stream LeftOuter join between two streaming DataFrame/Datasets is not supported without a watermark in the join keys, or a watermark on the nullable side and an appropriate range condition (flow \`spark_catalog\`.\`default\`.\`joined\`)."
 expect_stderr_contains "transformations/flows.py:11: error: [STREAMING_STATE_NOT_SUPPORTED] Flow \`spark_catalog\`.\`default\`.\`windows\` aggregates a stream by event time (GROUP BY)"
 expect_stderr_contains "transformations/flows.py:18: error: [_LEGACY_ERROR_TEMP_3102] dropDuplicatesWithinWatermark is not supported on streaming DataFrames/DataSets without watermark"
 expect_stderr_contains "[NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING] Window function is not supported in row_number()"
