@@ -154,7 +154,7 @@ static int print_definition_problems(const cli *c, const weir_test_suite *s,
 }
 
 static int run_suite(const cli *c, const test_args *a, project *p,
-                     weir_test_suite *s)
+                     weir_test_suite *s, volatile int *interrupted)
 {
     weir_kv *kv = NULL;
     char **keys = NULL;
@@ -182,15 +182,12 @@ static int run_suite(const cli *c, const test_args *a, project *p,
     weir_session_options so = WEIR_SESSION_OPTIONS_INIT;
     so.threads = 1;
     weir_session *session = NULL;
-    interrupt_guard ig;
-    volatile int *interrupted = interrupt_catch(&ig);
     ro.cancel = interrupted;
     double t0 = test_clock();
     int rc = weir_session_open(&session, &so, &err);
     if (rc == 0)
         rc = weir_test_suite_run(s, session, &ro, &failed, &err);
     double seconds = test_clock() - t0;
-    interrupt_release(&ig);
     weir_session_close(session);
     if (rc == 0 && *interrupted) {
         print_error(c, "interrupted: the tests that had not ended were "
@@ -255,11 +252,18 @@ int cmd_test(const cli *c, int argc, char **argv)
     project p;
     weir_test_suite *s = NULL;
     char *import_dir = NULL, *import_storage = NULL;
+    interrupt_guard ig;
+    volatile int *interrupted = NULL;
     memset(&a, 0, sizeof a);
     memset(&p, 0, sizeof p);
     int code = parse(c, &a, argc, argv);
     if (code >= 0)
         goto out;
+    /* Ctrl-C is caught from before the first temporary folder until the
+     * last is removed: stopped at any point, weir test cleans up and says
+     * so (a signal ignored by inheritance, as in a script's background
+     * job, is caught too). */
+    interrupted = interrupt_catch(&ig);
     import_dir = import_folder();
     size_t n = import_dir ? strlen(import_dir) + 16 : 0;
     import_storage = import_dir ? malloc(n) : NULL;
@@ -305,8 +309,15 @@ int cmd_test(const cli *c, int argc, char **argv)
         code = EXIT_USAGE;
         goto out;
     }
-    code = run_suite(c, &a, &p, s);
+    if (*interrupted) {
+        print_error(c, "interrupted: no test had started");
+        code = EXIT_FAILED;
+        goto out;
+    }
+    code = run_suite(c, &a, &p, s, interrupted);
 out:
+    if (interrupted)
+        interrupt_release(&ig);
     weir_test_suite_free(s);
     project_close(&p);
     if (import_dir)

@@ -50,3 +50,27 @@ expect_stdout_not_contains "PASS"
 rm transformations/c_broken.py
 expect_equal "storage after the failures" "$(storage_sum)" "$before"
 expect_equal "temporary folders left after the failures" "$(ls -A "$TMPDIR")" ""
+
+# Ctrl-C while the Python files are imported stops weir test there, even
+# when the signal was ignored by inheritance (a background job in a
+# script): Python is stopped, its temporary folder removed, exit 1.
+cat >transformations/c_slow.py <<'PY'
+import os, time
+open(os.environ["SLOW_MARK"], "w").close()
+time.sleep(120)
+PY
+export SLOW_MARK="$E2E_WORK/slow.mark"
+(trap '' INT; exec "$WEIR" test) >"$E2E_OUT/slow.out" 2>"$E2E_OUT/slow.err" &
+pid=$!
+for _ in $(seq 600); do
+    [ -e "$SLOW_MARK" ] && break
+    sleep 0.1
+done
+kill -INT "$pid"
+status=0
+wait "$pid" || status=$?
+expect_equal "exit status after SIGINT during the import" "$status" 1
+expect_file_contains "$E2E_OUT/slow.err" "interrupted: Python was stopped while importing"
+rm transformations/c_slow.py
+expect_equal "temporary folders left after SIGINT" "$(ls -A "$TMPDIR")" ""
+expect_equal "storage after SIGINT" "$(storage_sum)" "$before"
