@@ -392,6 +392,16 @@ bool is_loopback(const char *host);
 /* The first line of the token file path, trimmed, into buf. Returns 0 or an
  * exit code (message printed: unreadable or empty file). */
 int read_token_file(const cli *c, const char *path, char *buf, size_t size);
+/* The token an endpoint's clients must present, into buf (size bytes,
+ * room for RANDOM_TOKEN_SIZE): --token's value, the first line of
+ * --token-file, the environment variable env_var (WEIR_SERVE_TOKEN,
+ * WEIR_UI_TOKEN), in that order, else a random one; *given says whether
+ * one was given (an address that is not loopback needs it). Returns 0 or
+ * an exit code (message printed): --token with --token-file, a token
+ * longer than size - 2, a file that cannot be read or is empty. */
+int endpoint_token(const cli *c, const char *token, const char *token_file,
+                   const char *env_var, char *buf, size_t size,
+                   bool *given);
 
 /* --- scaffold.c: the files of `weir init` ---------------------------- */
 

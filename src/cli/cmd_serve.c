@@ -4,7 +4,9 @@
  * SPARK_REMOTE=<url> python -m pyspark.pipelines.cli run|dry-run.
  *
  * Binds loopback unless --host says otherwise (and then the token must be
- * given explicitly), prints the sc:// URL with its token, logs each run's
+ * given explicitly: --token-file, WEIR_SERVE_TOKEN or --token, which other
+ * local users can read in /proc/PID/cmdline), prints the sc:// URL with
+ * its token, logs each run's
  * start and end, and serves until SIGINT or SIGTERM; then the running
  * updates are cancelled and waited for (recorded CANCELED, storage
  * intact) before the endpoint closes. A second signal ends the process at
@@ -25,6 +27,7 @@
 
 #define DEFAULT_PORT 15002
 #define MAX_TOKEN 512
+#define TOKEN_ENV "WEIR_SERVE_TOKEN"
 
 typedef struct serve_args {
     const char *spec, *host, *port, *token, *token_file;
@@ -279,30 +282,18 @@ static int serve_main(const cli *c, serve_args *a_in)
         }
         port = (unsigned)v;
     }
-    if (a.token && a.token_file) {
-        print_error(c, "--token and --token-file exclude each other");
-        return EXIT_USAGE;
-    }
-    if (a.host && !is_loopback(a.host) && !a.token && !a.token_file) {
+    char token[MAX_TOKEN + 2];
+    bool given;
+    code = endpoint_token(c, a.token, a.token_file, TOKEN_ENV, token,
+                          sizeof token, &given);
+    if (code)
+        return code;
+    if (a.host && !is_loopback(a.host) && !given) {
         print_error(c, "--host %s is not a loopback address: give the token "
-                       "clients must send with --token or --token-file",
+                       "clients must send with --token-file, " TOKEN_ENV
+                       " or --token",
                     a.host);
         return EXIT_USAGE;
-    }
-    char token[MAX_TOKEN + 2];
-    if (a.token) {
-        if (strlen(a.token) > MAX_TOKEN) {
-            print_error(c, "the token is longer than %d characters", MAX_TOKEN);
-            return EXIT_USAGE;
-        }
-        snprintf(token, sizeof token, "%s", a.token);
-    } else if (a.token_file) {
-        code = read_token_file(c, a.token_file, token, sizeof token);
-        if (code)
-            return code;
-    } else if (!random_token(token)) {
-        print_error(c, "cannot read /dev/urandom for the token");
-        return EXIT_FAILED;
     }
     if (strlen(token) > MAX_TOKEN || !token_ok(token)) {
         print_error(c, "the token may only hold letters, digits and . _ ~ + - "

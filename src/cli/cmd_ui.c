@@ -1,7 +1,8 @@
 /*
  * `weir ui`: the pipeline's pages (src/ui) served over HTTP until SIGINT or
  * SIGTERM. Binds 127.0.0.1 unless --host says otherwise, and then only with
- * a token given explicitly (--token or --token-file), as `weir serve` does;
+ * a token given explicitly (--token-file, WEIR_UI_TOKEN or --token, which
+ * other local users can read in /proc/PID/cmdline), as `weir serve` does;
  * on loopback a random token is made. Every request must present the token
  * (the printed URL carries it once; the page then keeps it in a cookie), so
  * other users of the machine cannot read the pipeline's state. The pages are
@@ -88,25 +89,17 @@ static bool parse_number(const char *s, unsigned long max, unsigned *out)
 /* The token requests must present into buf; 0 or an exit code. */
 static int choose_token(const cli *c, const ui_args *a, char *buf, size_t size)
 {
-    if (a->token && a->token_file) {
-        print_error(c, "--token and --token-file exclude each other");
-        return EXIT_USAGE;
-    }
-    if (a->host && !is_loopback(a->host) && !a->token && !a->token_file) {
+    bool given;
+    int code = endpoint_token(c, a->token, a->token_file, "WEIR_UI_TOKEN", buf,
+                              size, &given);
+    if (code)
+        return code;
+    if (a->host && !is_loopback(a->host) && !given) {
         print_error(c, "--host %s is not a loopback address: give the token "
-                       "browsers must present with --token or --token-file",
+                       "browsers must present with --token-file, "
+                       "WEIR_UI_TOKEN or --token",
                     a->host);
         return EXIT_USAGE;
-    }
-    if (a->token) {
-        snprintf(buf, size, "%s", a->token);
-    } else if (a->token_file) {
-        int code = read_token_file(c, a->token_file, buf, size);
-        if (code)
-            return code;
-    } else if (!random_token(buf)) {
-        print_error(c, "cannot read /dev/urandom for the token");
-        return EXIT_FAILED;
     }
     size_t n = strlen(buf);
     if (!n || n > MAX_TOKEN || strspn(buf, "abcdefghijklmnopqrstuvwxyz"

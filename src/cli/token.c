@@ -1,13 +1,15 @@
 /*
  * Session tokens for weir's network endpoints: random hex strings that
  * `weir serve` prints in its sc:// URL, `weir ui` in its http:// URL, and
- * that the Python import of definition files hands to its child; token
- * files; which bind addresses are loopback. Owns nothing beyond the
- * caller's buffer.
+ * that the Python import of definition files hands to its child; tokens
+ * given in a file or an environment variable (not on the command line,
+ * which /proc/PID/cmdline shows every local user); which bind addresses
+ * are loopback. Owns nothing beyond the caller's buffer.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -64,3 +66,32 @@ int read_token_file(const cli *c, const char *path, char *buf,
     return 0;
 }
 
+int endpoint_token(const cli *c, const char *token, const char *token_file,
+                   const char *env_var, char *buf, size_t size, bool *given)
+{
+    const char *env = getenv(env_var);
+    if (env && !*env)
+        env = NULL; /* set but empty: not set */
+    *given = token || token_file || env;
+    if (token && token_file) {
+        print_error(c, "--token and --token-file exclude each other");
+        return EXIT_USAGE;
+    }
+    if (token_file)
+        return read_token_file(c, token_file, buf, size);
+    if (token || env) {
+        const char *t = token ? token : env;
+        if (strlen(t) >= size) {
+            print_error(c, "the token%s%s is longer than %zu characters",
+                        token ? "" : " in ", token ? "" : env_var, size - 2);
+            return EXIT_USAGE;
+        }
+        snprintf(buf, size, "%s", t);
+        return 0;
+    }
+    if (size < RANDOM_TOKEN_SIZE || !random_token(buf)) {
+        print_error(c, "cannot read /dev/urandom for the token");
+        return EXIT_FAILED;
+    }
+    return 0;
+}
