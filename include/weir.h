@@ -616,6 +616,17 @@ WEIR_API int weir_pipeline_copy_definitions(weir_pipeline *dst,
                                             const weir_pipeline *src,
                                             weir_error *err);
 
+/**
+ * Whether name, a table name as the pipeline's SQL writes it (1 to 3
+ * parts, backticks allowed; an unqualified one in the pipeline's catalog
+ * and database), names one of the datasets defined so far: tables,
+ * materialized views, views and sinks. No resolution: only the
+ * definitions are read. False for NULL arguments and names that do not
+ * parse. Thread-safety: pipeline-serial (it only reads).
+ */
+WEIR_API bool weir_pipeline_defines(const weir_pipeline *pipeline,
+                                    const char *name);
+
 /* --- Events -------------------------------------------------------------- */
 
 typedef enum weir_level {
@@ -1163,7 +1174,10 @@ typedef struct weir_test_run_options {
  * ran, whatever its outcome; *n_failed (may be NULL) counts the failures.
  * Thread-safety: one call per suite at a time; the session is only read.
  * Errors: WEIR_EINVAL (NULL suite or session, a suite with definition
- * problems, unknown version), WEIR_EIO (no temporary folder), WEIR_ENOMEM.
+ * problems, unknown version; also, found here, a table fixture named like
+ * a dataset of the pipeline: TEST_FIXTURE_IS_DATASET at its line, in
+ * weir_test_suite_diagnostics, and no test runs), WEIR_EIO (no temporary
+ * folder), WEIR_ENOMEM.
  */
 WEIR_API int weir_test_suite_run(weir_test_suite *suite,
                                  weir_session *session,

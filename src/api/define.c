@@ -36,8 +36,8 @@ static bool plain_name(const char *s)
 }
 
 /* Parse "a.b.c" (backticks allowed) as a name (sql/). */
-int weir__parse_name(weir_pipeline *p, const char *text, weir_sql_name *out,
-                     weir_error *err)
+static int parse_name_in(weir_arena *a, const char *text, weir_sql_name *out,
+                         weir_error *err)
 {
     memset(out, 0, sizeof(*out));
     if (!text || !*text)
@@ -47,7 +47,7 @@ int weir__parse_name(weir_pipeline *p, const char *text, weir_sql_name *out,
     weir_sql_source src = { .path = "<api>", .text = text,
                             .len = strlen(text) };
     weir_error ignore;
-    int rc = weir__sql_parse_table_name(out, &p->arena, &src, &ignore);
+    int rc = weir__sql_parse_table_name(out, a, &src, &ignore);
     if (rc == WEIR_ENOMEM)
         return oom(err);
     if (rc && strcmp(ignore.error_class, "REQUIRES_SINGLE_PART_NAMESPACE") == 0)
@@ -60,6 +60,44 @@ int weir__parse_name(weir_pipeline *p, const char *text, weir_sql_name *out,
     out->pos.offset = 0;
     out->pos.line = out->pos.column = 1;
     return 0;
+}
+
+int weir__parse_name(weir_pipeline *p, const char *text, weir_sql_name *out,
+                     weir_error *err)
+{
+    return parse_name_in(&p->arena, text, out, err);
+}
+
+/* Whether dataset d is what name (as written, in the pipeline's catalog
+ * and database) names: temporary views and sinks by their one part, the
+ * others qualified. */
+static bool names_dataset(weir_arena *a, const weir_pipeline *p,
+                          const weir_def_dataset *d, const weir_sql_name *name)
+{
+    if (!d->name.n)
+        return false;
+    if (d->kind == WEIR_TEMPORARY_VIEW || d->kind == WEIR_SINK)
+        return name->n == 1 &&
+               weir__str_ieq(name->parts[0], d->name.parts[d->name.n - 1]);
+    const char *want = weir__graph_qualify(a, name, p->catalog, p->database);
+    const char *have = weir__graph_qualify(a, &d->name, d->ctx_catalog,
+                                           d->ctx_database);
+    return want && have && weir__str_ieq(want, have);
+}
+
+bool weir_pipeline_defines(const weir_pipeline *p, const char *name)
+{
+    if (!p || !name)
+        return false;
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_sql_name n;
+    weir_error ignore;
+    bool found = false;
+    if (parse_name_in(&a, name, &n, &ignore) == 0)
+        for (size_t i = 0; !found && i < p->defs.n_datasets; i++)
+            found = names_dataset(&a, p, &p->defs.datasets[i], &n);
+    weir__arena_free(&a);
+    return found;
 }
 
 /* Where a definition made through the API says it comes from

@@ -195,6 +195,10 @@ static int run_suite(const cli *c, const test_args *a, project *p,
         code = EXIT_FAILED;
         goto out;
     }
+    if (rc && weir_test_suite_diagnostics(s, NULL) > 0) {
+        code = print_definition_problems(c, s, &err, a->json);
+        goto out;
+    }
     if (rc) {
         print_failure(c, NULL, rc, &err);
         code = exit_code_for(rc);

@@ -25,6 +25,7 @@
 #include "engine/write.h"
 #include "sources/source.h"
 #include "state/tables.h"
+#include "spec/spec.h"
 #include "util/str.h"
 
 #define DEFINITION_PREFIX "weir:definition:"
@@ -776,9 +777,8 @@ static int cheaper_to_recompute(refresh *r, bool *out)
     const weir_gflow *f = x->f;
     *out = false;
     const char *v = weir__flow_conf(f, WEIR_MV_MIN_ROWS_KEY, "100000");
-    char *end = NULL;
-    long long min_rows = strtoll(v, &end, 10);
-    if (!*v || *end || min_rows < 0)
+    long long min_rows;
+    if (!weir__spec_setting_count(v, WEIR_SETTING_MAX_ROWS, &min_rows))
         return WEIR_ERR(&x->err, WEIR_EINVAL, "INVALID_CONF_VALUE",
                         "%s must be a whole number of rows, not '%s'",
                         WEIR_MV_MIN_ROWS_KEY, v);

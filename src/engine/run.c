@@ -24,6 +24,7 @@
 #include "engine/select.h"
 #include "events/events.h"
 #include "sinks/sink.h"
+#include "spec/spec.h"
 #include "store/topics.h"
 #include "util/clock.h"
 #include "util/fs.h"
@@ -105,9 +106,9 @@ void weir__run_flush(run_state *rs)
 
 long weir__run_parse_long(const char *v, long dflt)
 {
-    unsigned long long u;
-    if (v && weir__str_parse_u64(v, &u) && u < 1000000)
-        return (long)u;
+    long long n;
+    if (v && weir__spec_setting_count(v, WEIR_SETTING_MAX_COUNT, &n))
+        return (long)n;
     return dflt;
 }
 

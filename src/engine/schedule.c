@@ -14,33 +14,18 @@
 #include <time.h>
 
 #include "engine/exec.h"
+#include "spec/spec.h"
 #include "store/storage.h"
 #include "util/clock.h"
 #include "util/str.h"
 
 /* ---- retries ---------------------------------------------------------------- */
 
-/* Seconds for Spark time confs: "5s", "100ms", "2m", "1h", or a number of
- * seconds. */
+/* Seconds for Spark time confs (spec/settings.c checked the value). */
 static double parse_seconds(const char *v, double dflt)
 {
-    if (!v)
-        return dflt;
-    char *end;
-    double x = strtod(v, &end);
-    if (end == v || x < 0)
-        return dflt;
-    while (*end == ' ')
-        end++;
-    if (!*end || weir__str_ieq(end, "s") || weir__str_ieq(end, "sec"))
-        return x;
-    if (weir__str_ieq(end, "ms"))
-        return x / 1000.0;
-    if (weir__str_ieq(end, "m") || weir__str_ieq(end, "min"))
-        return x * 60;
-    if (weir__str_ieq(end, "h"))
-        return x * 3600;
-    return dflt;
+    double s;
+    return v && weir__spec_setting_seconds(v, &s) ? s : dflt;
 }
 
 static int64_t backoff_us(const weir_gflow *f, int failures)

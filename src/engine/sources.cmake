@@ -21,4 +21,4 @@ set(WEIR_ENGINE_SOURCES
   src/engine/sink_flow.c
   src/engine/write.c
 )
-set(WEIR_ENGINE_DEPS util sql graph store state events sinks sources)
+set(WEIR_ENGINE_DEPS util spec sql graph store state events sinks sources)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "spec/spec.h"
 #include "util/buf.h"
 #include "util/str.h"
 #include "util/vec.h"
@@ -360,6 +361,25 @@ static const weir_kv *merge_conf(weir_arena *a, const weir_defs *defs,
     return out;
 }
 
+/* A definition's own confs (Python's spark_conf, the C API's; a SQL
+ * file's SETs were checked at the statement, the pipeline's where it was
+ * configured): a key weir reads needs a value it can use. */
+static void check_conf(builder *b, const weir_origin *o,
+                       const weir_kv *conf, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char why[300];
+        int bad = conf[i].key ? weir__spec_check_setting(conf[i].key,
+                                                         conf[i].value, why,
+                                                         sizeof(why))
+                              : 0;
+        if (bad)
+            weir__graph_report(b, o, NULL,
+                               bad == 2 ? "UNKNOWN_CONF" : "INVALID_CONF_VALUE",
+                               "%s.", why);
+    }
+}
+
 static int add_flows(builder *b)
 {
     weir_graph *g = b->g;
@@ -389,6 +409,8 @@ static int add_flows(builder *b)
         f.conf = merge_conf(&g->arena, defs, d->def->conf, d->def->n_conf,
                             &f.n_conf);
         f.origin = d->def->origin;
+        if (!d->def->origin.sql)
+            check_conf(b, &d->def->origin, d->def->conf, d->def->n_conf);
         int rc = push_flow(b, &f);
         if (rc)
             return rc;
@@ -433,6 +455,8 @@ static int add_flows(builder *b)
         f.once = def->once;
         f.cdc = def->cdc;
         f.conf = merge_conf(&g->arena, defs, def->conf, def->n_conf, &f.n_conf);
+        if (!def->origin.sql)
+            check_conf(b, &def->origin, def->conf, def->n_conf);
         /* An AUTO CDC flow named like its target (APPLY CHANGES INTO t,
          * Python's default name) is the target's own flow, as in Spark. */
         if (f.cdc && find_flow(g, f.display) < 0 &&

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "spec/spec.h"
 #include "util/map.h"
 #include "util/str.h"
 #include "util/vec.h"
@@ -222,11 +223,31 @@ static int add_flow_stmt(weir_defs *defs, const weir_sql_stmt *s,
     return weir__defs_add_flow(defs, &f);
 }
 
+/* A SET of a key weir reads must give it a value weir can use
+ * (spec/settings.c): else an error at the statement, and the SET is left
+ * out. True when it is fine. */
+static bool set_ok(const weir_sql_stmt *s, weir__diags *diags)
+{
+    char why[300];
+    int bad = weir__spec_check_setting(s->set_key,
+                                       s->set_value ? s->set_value : "", why,
+                                       sizeof(why));
+    if (!bad)
+        return true;
+    weir_error e;
+    WEIR_ERR(&e, WEIR_ESQL, bad == 2 ? "UNKNOWN_CONF" : "INVALID_CONF_VALUE",
+             "SET %.100s: %s.", s->set_key, why);
+    weir__sql_error_at(&e, s->src, s->pos);
+    if (diags)
+        weir__diags_add(diags, &e);
+    return false;
+}
+
 int weir__defs_add_sql(weir_defs *defs, weir_arena *arena,
                        const weir_sql_stmt *stmts, size_t n_stmts,
                        weir__diags *diags)
 {
-    (void)diags;
+    bool bad_set = false;
     file_state st;
     memset(&st, 0, sizeof(st));
     st.catalog = defs->default_catalog;
@@ -238,7 +259,11 @@ int weir__defs_add_sql(weir_defs *defs, weir_arena *arena,
         int rc = 0;
         switch (s->kind) {
         case WEIR_SQL_SET:
-            rc = set_conf(&st, arena, s->set_key, s->set_value ? s->set_value : "");
+            if (!set_ok(s, diags))
+                bad_set = true;
+            else
+                rc = set_conf(&st, arena, s->set_key,
+                              s->set_value ? s->set_value : "");
             break;
         case WEIR_SQL_USE_CATALOG:
             st.catalog = s->name.n ? s->name.parts[0] : st.catalog;
@@ -266,5 +291,5 @@ int weir__defs_add_sql(weir_defs *defs, weir_arena *arena,
         out = rc;
     }
     weir__map_free(&st.index);
-    return out;
+    return out ? out : bad_set ? WEIR_ESQL : 0;
 }

@@ -117,7 +117,9 @@ void weir__defs_free(weir_defs *defs); /* frees the arrays only */
 /*
  * Register every statement of a parsed SQL file: datasets with their
  * implicit flows, standalone flows, and the file-scoped effects of SET and
- * USE. Strings are copied into arena. Problems are appended to diags.
+ * USE. Strings are copied into arena. Problems are appended to diags: a
+ * SET of a key weir reads to a value it cannot use (spec/settings.c) is an
+ * error at the statement (WEIR_ESQL once the file is registered).
  */
 int weir__defs_add_sql(weir_defs *defs, weir_arena *arena,
                        const weir_sql_stmt *stmts, size_t n_stmts,

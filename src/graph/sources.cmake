@@ -4,4 +4,4 @@ set(WEIR_GRAPH_SOURCES
   src/graph/spark.c
   src/graph/validate.c
 )
-set(WEIR_GRAPH_DEPS util sql store)
+set(WEIR_GRAPH_DEPS util spec sql store)

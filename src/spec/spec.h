@@ -174,13 +174,25 @@ int weir__spec_spark_findings(weir__findings *out, weir_arena *arena,
                               const weir_spec *spec);
 
 /*
- * Check one configuration entry against weir's own keys (`weir.duckdb.*`,
- * docs/spec.md): 0 when fine (or not weir's key), 1 for a bad value, 2 for
- * an unknown weir.duckdb key; then why (n bytes) says what is accepted.
- * The spec loader, weir_pipeline_create and weir_session_open all use it.
+ * Check one configuration entry against the keys weir reads (its own
+ * `weir.duckdb.*` and the Spark keys it acts on, docs/spec.md): 0 when
+ * fine (or a key weir does not read), 1 for a bad value, 2 for an unknown
+ * weir.duckdb key; then why (n bytes) says what is accepted. The spec
+ * loader, SQL files' SET, the graph (a flow's conf), weir_pipeline_create
+ * and weir_session_open all use it.
  */
 int weir__spec_check_setting(const char *key, const char *value, char *why,
                              size_t n);
+
+/* Bounds of the whole-number settings (counts of flows and retries, of
+ * rows). */
+#define WEIR_SETTING_MAX_COUNT 999999LL
+#define WEIR_SETTING_MAX_ROWS 1000000000000000000LL
+/* The value parsers of those settings, for the code that reads them: a
+ * duration in seconds ("5s", "100ms", "2m", "1h", a number of seconds); a
+ * whole number from 0 to max. False when v is not one. */
+bool weir__spec_setting_seconds(const char *v, double *out);
+bool weir__spec_setting_count(const char *v, long long max, long long *out);
 
 typedef struct weir_spec_file {
     const char *path;     /* absolute, normalised */

@@ -532,6 +532,39 @@ static int parse_statement(sql_ddl *d)
     return unsupported(d);
 }
 
+int weir__sql_parse_columns(const weir_sql_column **out, size_t *n_out,
+                            weir_arena *arena, const weir_sql_source *src,
+                            weir_error *err)
+{
+    *out = NULL;
+    *n_out = 0;
+    weir_sql_stmt s;
+    memset(&s, 0, sizeof(s));
+    sql_ddl d;
+    memset(&d, 0, sizeof(d));
+    d.s = &s;
+    d.what = "TABLE";
+    int rc = weir__sql_parser_init(&d.p, arena, src, 0, src->len, err);
+    do {
+        if (!rc)
+            rc = weir__sql_ddl_column_def(&d, true);
+    } while (!rc && weir__sql_accept_op(&d.p, ","));
+    if (!rc && weir__sql_peek(&d.p, 0)->kind != TK_EOF)
+        rc = weir__sql_syntax_error(&d.p);
+    if (!rc)
+        rc = weir__sql_raise_deferred(&d.p);
+    if (rc == WEIR_ENOMEM || weir__arena_failed(arena))
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    if (rc) {
+        if (!err->code)
+            WEIR_ERR(err, WEIR_ESQL, "PARSE_SYNTAX_ERROR", "Syntax error");
+        return WEIR_ESQL;
+    }
+    *out = s.columns;
+    *n_out = s.n_columns;
+    return 0;
+}
+
 int weir__sql_parse_file(weir_sql_stmt **out, size_t *n_out, weir_arena *arena,
                          const weir_sql_source *src, weir__diags *diags)
 {

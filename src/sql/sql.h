@@ -664,4 +664,12 @@ int weir__sql_parse_file(weir_sql_stmt **out, size_t *n_out,
                          weir_arena *arena, const weir_sql_source *src,
                          weir__diags *diags);
 
+/* A table's columns as Spark DDL writes them, without the parentheses
+ * ("id BIGINT, name STRING NOT NULL COMMENT 'x'"): the whole of src's text,
+ * each column as CREATE TABLE reads it, into *out (arena). Errors
+ * (WEIR_ESQL) at their place in src; WEIR_ENOMEM. */
+int weir__sql_parse_columns(const weir_sql_column **out, size_t *n_out,
+                            weir_arena *arena, const weir_sql_source *src,
+                            weir_error *err);
+
 #endif

@@ -92,6 +92,37 @@ static bool want_count(loader *ld, const ynode *n, const char *field,
     return true;
 }
 
+/* A table fixture's `schema:`, parsed as the columns of CREATE TABLE
+ * (the SQL front end's column-list parser): the table is created from
+ * them, so the text never becomes part of a statement. */
+static bool load_schema(loader *ld, const ynode *n, weir_fixture *f)
+{
+    const char *text = want_str(ld, n, "schema");
+    if (!text)
+        return false;
+    weir_sql_source *src = weir__arena_alloc(ld->a, sizeof(*src));
+    if (!src)
+        return false;
+    memset(src, 0, sizeof(*src));
+    src->path = "";
+    src->text = text;
+    src->len = strlen(text);
+    weir_error e;
+    weir__error_clear(&e);
+    int rc = weir__sql_parse_columns(&f->columns, &f->n_columns, ld->a, src, &e);
+    if (rc == WEIR_ENOMEM)
+        return false;
+    if (rc) {
+        SPEC_REPORT(ld->r, BAD_TEST, n->pos,
+                    "`schema` should be the columns of a table as Spark DDL "
+                    "writes them (`id BIGINT, name STRING`): %s (at "
+                    "character %u of `%.*s`).",
+                    e.message, e.column ? e.column : 1, CLIP(text));
+        return false;
+    }
+    return true;
+}
+
 /* A scalar as a typed test value. */
 static bool to_value(loader *ld, const ynode *n, weir_tvalue *out)
 {
@@ -300,8 +331,10 @@ static bool load_fixture(loader *ld, const ynode *v, weir_fixture *f)
         f->kind = WEIR_FIXTURE_TABLE;
         weir__spec_extra_keys(ld->r, v, table_keys, BAD_TEST, "a table fixture");
         ok = (f->target = want_str(ld, table, "table")) != NULL;
+        f->line = table->pos.line;
+        f->column = table->pos.column;
         const ynode *schema = weir__spec_get(v, "schema");
-        ok &= !schema || (f->schema = want_str(ld, schema, "schema"));
+        ok &= !schema || load_schema(ld, schema, f);
         ok &= want_bool(ld, weir__spec_get(v, "replace"), "replace",
                         &f->replace);
     } else {

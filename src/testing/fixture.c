@@ -352,6 +352,21 @@ static void put_values(weir_buf *q, const weir_trows *r)
     }
 }
 
+/* The columns of `schema:` as parsed (define.c), written back from their
+ * parts: names quoted, types as Spark spells them. */
+static void put_columns(weir_buf *q, const weir_sql_column *cols, size_t n)
+{
+    for (size_t c = 0; c < n; c++) {
+        if (c)
+            weir__buf_puts(q, ", ");
+        weir__buf_put_spark_ident(q, cols[c].name);
+        weir__buf_putc(q, ' ');
+        weir__sql_type_to_spark(q, cols[c].type);
+        if (cols[c].not_null)
+            weir__buf_puts(q, " NOT NULL");
+    }
+}
+
 void weir__fixture_source_query(weir_buf *q, const weir_fixture *f)
 {
     if (f->source == WEIR_FSRC_SQL) {
@@ -380,10 +395,10 @@ static int apply_table(weir_pipeline *p, const weir_fixture *f, bool first,
         weir__buf_printf(&q, "DROP TABLE IF EXISTS %s; ", f->target);
     }
     bool rows = f->source == WEIR_FSRC_ROWS;
-    if (create && (f->schema || rows)) {
+    if (create && (f->n_columns || rows)) {
         weir__buf_printf(&q, "CREATE TABLE %s (", f->target);
-        if (f->schema) {
-            weir__buf_puts(&q, f->schema);
+        if (f->n_columns) {
+            put_columns(&q, f->columns, f->n_columns);
         } else {
             for (size_t c = 0; c < f->rows.n_cols; c++) {
                 if (c)

@@ -740,6 +740,62 @@ out:
     res->seconds = (double)(weir__monotonic_us() - t0) / 1e6;
 }
 
+/* ---- fixtures against the pipeline ------------------------------------------ */
+
+/* A `table:` fixture stands in for a table the pipeline reads without
+ * defining it: one named like a dataset of the pipeline would take the
+ * dataset's place (its streaming reads then find no checkpoint), so it is
+ * a definition problem at its line. The datasets are those of the
+ * pipeline with the Python definitions, when given, else of one loaded
+ * from the spec; a spec that does not load is left to the tests, which
+ * report it. Returns 0 or WEIR_ESPEC (s->diags) or WEIR_ENOMEM. */
+static int check_fixtures(weir_test_suite *s, weir_session *session,
+                          const weir_test_run_options *opts)
+{
+    const weir_pipeline *p = opts && opts->version >= 2 ? opts->definitions
+                                                         : NULL;
+    weir_pipeline *own = NULL;
+    if (!p) {
+        weir_load_options lo = WEIR_LOAD_OPTIONS_INIT;
+        if (opts && opts->load) {
+            lo.environment = opts->load->environment;
+            lo.conf = opts->load->conf;
+            lo.n_conf = opts->load->n_conf;
+        }
+        weir_error ignore;
+        if (weir_pipeline_load_with(&own, session, s->spec_path, &lo, &ignore)) {
+            weir_pipeline_drop(own);
+            return 0;
+        }
+        p = own;
+    }
+    int rc = 0;
+    for (size_t i = 0; !rc && i < s->n_tests; i++) {
+        const weir_test *t = &s->tests[i];
+        for (size_t k = 0; !rc && k < t->n_steps; k++) {
+            for (size_t j = 0; !rc && j < t->steps[k].n_fixtures; j++) {
+                const weir_fixture *f = &t->steps[k].fixtures[j];
+                if (f->kind != WEIR_FIXTURE_TABLE ||
+                    !weir_pipeline_defines(p, f->target))
+                    continue;
+                weir_error e;
+                WEIR_ERR(&e, WEIR_ESPEC, "TEST_FIXTURE_IS_DATASET",
+                         "Fixture table `%s` is a dataset of the pipeline; a "
+                         "`table` fixture stands in for a table the "
+                         "pipeline reads but does not define. Give rows to "
+                         "the dataset's inputs, and check the dataset under "
+                         "`expect`.",
+                         f->target);
+                weir__error_at(&e, t->shown_path, f->line, f->column);
+                if (weir__diags_add(&s->diags, &e))
+                    rc = WEIR_ENOMEM;
+            }
+        }
+    }
+    weir_pipeline_drop(own);
+    return rc ? rc : s->diags.len ? WEIR_ESPEC : 0;
+}
+
 /* ---- the worker pool ---------------------------------------------------------- */
 
 typedef struct pool {
@@ -804,6 +860,13 @@ int weir_test_suite_run(weir_test_suite *s, weir_session *session,
                         "the suite's definitions have problems");
     if (s->n_tests == 0)
         return 0;
+    int bad = check_fixtures(s, session, opts);
+    if (bad == WEIR_ENOMEM)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    if (bad)
+        return WEIR_ERR(err, WEIR_EINVAL, "TEST_FIXTURE_IS_DATASET",
+                        "the suite's definitions have problems "
+                        "(weir_test_suite_diagnostics)");
     /* What test runs that were killed left behind. */
     weir__fs_sweep_temp_dirs(sandbox_parent(), SANDBOX_PREFIX, SANDBOX_STALE_S);
     for (size_t i = 0; s->result_arenas && i < s->n_tests; i++)

@@ -7,4 +7,4 @@ set(WEIR_TESTING_SOURCES
   src/testing/run.c
   src/testing/topic.c
 )
-set(WEIR_TESTING_DEPS util spec api)
+set(WEIR_TESTING_DEPS util spec sql api)

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "sql/sql.h"
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -57,7 +58,11 @@ typedef struct weir_fixture {
     weir_fixture_kind kind;
     const char *target;   /* table name as in the SQL, relative path, or
                              topic */
-    const char *schema;   /* tables: Spark DDL column list, or NULL */
+    unsigned line, column; /* of target, in the test file */
+    /* tables: the columns of `schema:` (a Spark DDL column list, parsed:
+     * never pasted into SQL); n_columns 0 = none given */
+    const weir_sql_column *columns;
+    size_t n_columns;
     const char *format;   /* files: "json" or "csv" */
     bool replace;         /* tables: replace the rows of earlier steps */
     weir_fixture_source source;

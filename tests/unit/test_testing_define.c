@@ -85,7 +85,10 @@ TEST(steps_fixtures_and_checks)
         const weir_step *s = &t[0].steps[0];
         CHECK_INT(s->n_fixtures, 2);
         CHECK_INT(s->fixtures[0].kind, WEIR_FIXTURE_TABLE);
-        CHECK_STR(s->fixtures[0].schema, "id BIGINT");
+        CHECK_INT(s->fixtures[0].n_columns, 1);
+        if (s->fixtures[0].n_columns == 1)
+            CHECK_STR(s->fixtures[0].columns[0].name, "id");
+        CHECK_INT(s->fixtures[0].line, 3);
         CHECK_INT(s->fixtures[0].rows.n_rows, 2);
         CHECK_INT(s->fixtures[0].rows.cells[1].kind, WEIR_TV_NULL);
         CHECK_INT(s->fixtures[1].kind, WEIR_FIXTURE_FILES);
