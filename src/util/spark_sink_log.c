@@ -198,7 +198,7 @@ int weir__spark_sink_files(weir_file_list *out, const char *dir,
     l.err = err;
     weir__map_init(&l.index, false);
     char *log = weir__path_join(dir, LOG_DIR);
-    long last, compact;
+    long last = -1, compact = -1; /* set by scan_log */
     int rc = log ? scan_log(log, &last, &compact, err)
                  : WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     if (!rc && compact >= 0)
