@@ -106,7 +106,8 @@ int weir__plan_aggregate(plan_ctx *c, const Spark__Connect__Aggregate *a, plan_q
         return -1;
     out->stage = PLAN_ST_GROUP;
     weir_buf *s = &out->select;
-    /* groupBy(F.window(..)) names its column `window`, as in Spark. */
+    /* groupBy(F.window(..)) names its column `window`, and
+     * F.session_window `session_window`, as in Spark. */
     c->scope = &out->scope;
     for (size_t i = 0; i < a->n_grouping_expressions; i++) {
         const Spark__Connect__Expression *g = a->grouping_expressions[i];
@@ -114,10 +115,13 @@ int weir__plan_aggregate(plan_ctx *c, const Spark__Connect__Aggregate *a, plan_q
             weir__buf_puts(s, ", ");
         if (weir__plan_item(c, s, g) < 0)
             return -1;
-        if (g && g->expr_type_case == SPARK__CONNECT__EXPRESSION__EXPR_TYPE_UNRESOLVED_FUNCTION &&
-            g->unresolved_function && g->unresolved_function->function_name &&
-            strcmp(g->unresolved_function->function_name, "window") == 0)
-            weir__buf_puts(s, " AS `window`");
+        const char *fn =
+            g && g->expr_type_case == SPARK__CONNECT__EXPRESSION__EXPR_TYPE_UNRESOLVED_FUNCTION &&
+                    g->unresolved_function
+                ? g->unresolved_function->function_name
+                : NULL;
+        if (fn && (!strcmp(fn, "window") || !strcmp(fn, "session_window")))
+            weir__buf_printf(s, " AS `%s`", fn);
     }
     if (a->n_grouping_expressions && a->n_aggregate_expressions)
         weir__buf_puts(s, ", ");

@@ -158,12 +158,15 @@ int weir__stateful_dedup(step *s)
 
 #define OP_ROWS_IN "__weir_op_rows"
 #define OP_CLOSED "__weir_op_closed"
+#define OP_EMITTED "__weir_op_emitted"
 
 /* An aggregation keyed by a watermarked event time, in append mode: the
  * input rows are kept (each with the end of its group) until the
  * watermark passes that end; then the groups it closed are aggregated and
  * written, once. A row whose group ended at or before the previous
- * watermark is late. */
+ * watermark is late. Session windows grow with their rows: a row is kept
+ * with its own end (time + gap), the sessions are formed over every row
+ * kept, and a closed session's rows leave with it. */
 int weir__stateful_aggregate(step *s)
 {
     const weir_sql_state_plan *p = s->p;
@@ -231,19 +234,28 @@ int weir__stateful_aggregate(step *s)
                  (long long)s->st.watermark_ms * 1000);
     if (!rc) {
         weir__buf_printf(&q, "CREATE OR REPLACE TEMP TABLE " OP_CLOSED " AS "
-                             "SELECT * EXCLUDE (__weir_end_us) FROM %s",
-                         st);
+                             "SELECT * EXCLUDE (__weir_end_us)%s FROM %s",
+                         p->sessions ? ", rowid AS __weir_rid" : "", st);
         rc = weir__exec_buf(s->x->conn, &q, &s->x->err);
         weir__buf_clear(&q);
     }
     weir__buf_clear(&sql);
     if (!rc)
         rc = weir__stateful_translate_rows(s, p->emit, OP_CLOSED, &sql);
-    if (!rc) {
+    if (!rc && p->sessions) /* a closed session's rows go with it */
+        weir__buf_printf(&q, "CREATE OR REPLACE TEMP TABLE " OP_EMITTED " AS "
+                             "SELECT * FROM (%s) WHERE %s; CREATE OR REPLACE "
+                             "TEMP TABLE " WEIR_OP_ROWS " AS SELECT * EXCLUDE "
+                             "(__weir_end, __weir_rids) FROM " OP_EMITTED "; "
+                             "DELETE FROM %s WHERE rowid IN (SELECT "
+                             "unnest(__weir_rids) FROM " OP_EMITTED ");",
+                         weir__buf_cstr(&sql), closed, st);
+    else if (!rc)
         weir__buf_printf(&q, "CREATE OR REPLACE TEMP TABLE " WEIR_OP_ROWS
-                             " AS SELECT * EXCLUDE (__weir_end) FROM (%s) WHERE "
-                             "%s; DELETE FROM %s WHERE %s;",
+                         " AS SELECT * EXCLUDE (__weir_end) FROM (%s) WHERE "
+                         "%s; DELETE FROM %s WHERE %s;",
                          weir__buf_cstr(&sql), closed, st, gone);
+    if (!rc) {
         rc = weir__exec_buf(s->x->conn, &q, &s->x->err);
         weir__buf_clear(&q);
     }

@@ -599,8 +599,8 @@ static void report_stream_op(builder *b, const weir_gflow *f,
                       "way weir keeps no state for yet: it keeps the open "
                       "groups of an aggregation over one relation (a stream, "
                       "a view or a subquery, not a join) grouped by a "
-                      "window() or the event time itself (not a "
-                      "session_window). Join in "
+                      "window(), a session_window() or the event time "
+                      "itself. Join in "
                       "a view the aggregation streams from, or aggregate in "
                       "a materialized view that reads the streaming table.",
                       fq, op->what);

@@ -382,6 +382,7 @@ static const fn_def FUNCS[] = {
     { "to_utc_timestamp", 2, 2, 0,
       "CAST(timezone($2, $T1) AS TIMESTAMP)", NULL },
     { "window", 2, 4, 0, NULL, weir__fn_window },
+    { "session_window", 2, 2, 0, NULL, weir__fn_session_window },
     /* ---- JSON ---- */
     { "get_json_object", 2, 2, 0,
       "CASE WHEN json_valid($1) THEN json_extract_string($1, $2) END", NULL },

@@ -501,6 +501,9 @@ typedef struct sql_tx {
     bool sliding;                    /* ... and it slides: each row is in
                                         several windows, which the FROM
                                         yields as __weir_sw.__weir_window */
+    const weir_sql_expr *session;    /* session_window(...) of the GROUP BY:
+                                        the FROM yields each row's session
+                                        (session_window.c) */
     sql_lambda_scope *lambdas;
     const sql_cte_scope *ctes;
     int open; /* inside a subquery expression, a join's right side or a
@@ -593,6 +596,16 @@ bool weir__sql_window_slides(const weir_sql_expr *e);
  * ", LATERAL (SELECT unnest(...) AS __weir_window) AS __weir_sw"
  * (fn_custom.c). */
 int weir__fn_sliding_windows(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
+/* Session windows (session_window.c): the session_window() call s is
+ * grouped by (NULL: none); the first one in s's select items; the FROM of
+ * a SELECT grouped by one, over from (the FROM's text), read under the
+ * relation's name with each row's session as __weir_session; Spark's
+ * filter of the rows a session_window() call e keeps. */
+const weir_sql_expr *weir__sql_grouped_session(const sql_select *s);
+const weir_sql_expr *weir__sql_row_session(const sql_select *s);
+int weir__sql_session_from(sql_tx *t, weir_buf *out, const sql_select *s,
+                           const weir_buf *from);
+int weir__sql_session_filter(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
 /* Is name an aggregate function Spark knows (for shape facts)? */
 bool weir__sql_is_aggregate(const char *name);
 bool weir__sql_is_generator(const char *name);

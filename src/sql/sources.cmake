@@ -29,6 +29,7 @@ set(WEIR_SQL_SOURCES
   src/sql/datetime.c
   src/sql/timezone.c
   src/sql/session.c
+  src/sql/session_window.c
   src/sql/read_files.c
   src/sql/regex.c
   src/sql/stmt.c

@@ -251,6 +251,11 @@ typedef struct weir_sql_state_plan {
     const weir_sql_query *rows;
     const weir_sql_query *closes;
     const weir_sql_query *emit;
+    bool sessions;               /* grouped by session_window(): closes
+                                    gives a row's own end (time + gap),
+                                    rows has the state's row ids as
+                                    __weir_rid and emit lists those of each
+                                    session as __weir_rids */
     /* JOIN of two streams: its kind; per side (0 left, 1 right) the rows
      * it takes, its placeholder, its watermarked event time (NULL: none)
      * and when its buffered rows can no longer match rows to come (the

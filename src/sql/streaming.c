@@ -689,11 +689,17 @@ static weir_sql_expr *sliding_last_end(an *a, const weir_sql_expr *k)
     return sum;
 }
 
+static weir_sql_expr *id_column(an *a, const char *alias, weir_sql_pos pos,
+                                const weir_sql_source *src, const char *col);
+
 /* The plan of an aggregation keyed by a watermarked event time, over one
  * relation (a join below it is not planned): its input rows are kept until
- * the watermark passes the end of their group (a tumbling time window's
- * end, or the event time), and the aggregation runs over the rows of the
- * groups it closed. */
+ * the watermark passes the end of their group (a time window's end, a
+ * session's end, or the event time), and the aggregation runs over the
+ * rows of the groups it closed. A session's end is known only from all
+ * its rows: a row is late when its own end (time + gap) is at or before
+ * the watermark, and leaves the state with its session. */
+
 static const weir_sql_state_plan *agg_plan(an *a, const weir_sql_query *q,
                                            const facts *from)
 {
@@ -702,8 +708,10 @@ static const weir_sql_state_plan *agg_plan(an *a, const weir_sql_query *q,
     if (!k || !s->from || s->from->kind == R_JOIN ||
         s->from->kind == R_LATERAL_VIEW || s->qualify)
         return NULL;
-    if (k->kind == EX_FUNC && (!weir__str_ieq(k->name, "window") || k->n > 3))
-        return NULL; /* session windows, window start offsets */
+    bool session = k->kind == EX_FUNC && weir__str_ieq(k->name, "session_window");
+    if (k->kind == EX_FUNC && !session &&
+        (!weir__str_ieq(k->name, "window") || k->n > 3))
+        return NULL; /* window start offsets */
     weir_sql_state_plan *p = alloc(a, sizeof(*p));
     weir_sql_query *rows = alloc(a, sizeof(*rows));
     sql_rel *rel = alloc(a, sizeof(*rel));
@@ -713,7 +721,9 @@ static const weir_sql_state_plan *agg_plan(an *a, const weir_sql_query *q,
     weir_sql_expr *end = alloc(a, sizeof(*end));
     weir_sql_expr *last_end = NULL;
     sql_select *emit = alloc(a, sizeof(*emit));
-    sql_item *emit_items = alloc(a, (s->n_items + 1) * sizeof(*emit_items));
+    sql_item *emit_items = alloc(a, (s->n_items + 2) * sizeof(*emit_items));
+    weir_sql_expr *rids = session ? alloc(a, sizeof(*rids)) : NULL;
+    weir_sql_expr **rid = session ? alloc(a, sizeof(*rid)) : NULL;
     if (a->rc)
         return NULL;
     p->kind = WEIR_SQL_SOP_AGGREGATE;
@@ -764,6 +774,21 @@ static const weir_sql_state_plan *agg_plan(an *a, const weir_sql_query *q,
     emit_items[s->n_items].pos = k->pos;
     emit->items = emit_items;
     emit->n_items = s->n_items + 1;
+    /* A session's rows leave the state with it: it names them by the
+     * state's row ids (their own ends say nothing of their session's). */
+    if (session) {
+        rid[0] = id_column(a, rel->alias, k->pos, q->src, "__weir_rid");
+        rids->kind = EX_FUNC;
+        rids->pos = k->pos;
+        rids->src = k->src;
+        rids->name = "collect_list";
+        rids->list = rid;
+        rids->n = 1;
+        emit_items[emit->n_items].e = rids;
+        emit_items[emit->n_items].alias = "__weir_rids";
+        emit_items[emit->n_items++].pos = k->pos;
+        p->sessions = true;
+    }
     p->rows = rows;
     p->closes = select_query(a, closes, q->pos, q->src);
     p->emit = select_query(a, emit, q->pos, q->src);
@@ -925,14 +950,14 @@ static const weir_sql_query *join_select(an *a, const weir_sql_query *q,
 }
 
 static weir_sql_expr *id_column(an *a, const char *alias, weir_sql_pos pos,
-                                const weir_sql_source *src)
+                                const weir_sql_source *src, const char *col)
 {
     weir_sql_expr *e = alloc(a, sizeof(*e));
     const char **names = alloc(a, 2 * sizeof(*names));
     if (a->rc)
         return NULL;
     names[0] = alias;
-    names[1] = "__weir_id";
+    names[1] = col;
     e->kind = EX_COLUMN;
     e->pos = pos;
     e->src = src;
@@ -1026,7 +1051,7 @@ static const weir_sql_state_plan *join_plan(an *a, const weir_sql_query *q,
     nj->right = ph[1];
     nj->join = J_INNER;
     for (int i = 0; i < 2; i++) {
-        items[i].e = id_column(a, alias[i], j->pos, q->src);
+        items[i].e = id_column(a, alias[i], j->pos, q->src, "__weir_id");
         items[i].alias = i ? "r" : "l";
         items[i].pos = j->pos;
     }

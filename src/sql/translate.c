@@ -290,8 +290,12 @@ static int tx_item(sql_tx *t, weir_buf *out, const sql_item *it)
     if (it->alias) {
         weir__buf_puts(out, " AS ");
         weir__buf_put_sql_ident(out, it->alias);
+    } else if (e->kind == EX_FUNC && !e->over &&
+               weir__str_ieq(e->name, "session_window")) {
+        weir__buf_puts(out, " AS \"session_window\""); /* Spark's name */
     } else if (e->kind == EX_COLUMN && e->n_names == 1 &&
-               !(t->time_window && weir__str_ieq(e->names[0], "window"))) {
+               !(t->time_window && weir__str_ieq(e->names[0], "window")) &&
+               !(t->session && weir__str_ieq(e->names[0], "session_window"))) {
         /* A bare column keeps its name as written (Spark: SELECT ID from a
          * column id is named ID); lower-case names are left to DuckDB. */
         if (has_upper(e->names[0])) {
@@ -374,10 +378,14 @@ static int tx_select(sql_tx *t, weir_buf *out, const sql_select *s,
     sql_scope scope;
     weir__sql_scope_init(&scope, s->from, t->depth);
     bool saved_sliding = t->sliding;
+    const weir_sql_expr *saved_session = t->session;
     t->sel = s;
     t->scope = s->from ? &scope : NULL;
     t->time_window = find_time_window(s);
     t->sliding = t->time_window && weir__sql_window_slides(t->time_window);
+    t->session = s->from ? weir__sql_grouped_session(s) : NULL;
+    const weir_sql_expr *row_session =
+        s->from && !t->session ? weir__sql_row_session(s) : NULL;
     size_t saved_hidden = t->n_hidden, saved_base = t->hidden_base;
     t->hidden_base = t->n_hidden; /* an outer SELECT's are not this one's */
     int rc = 0;
@@ -399,15 +407,23 @@ static int tx_select(sql_tx *t, weir_buf *out, const sql_select *s,
     if (!rc && s->from) {
         weir__buf_puts(out, " FROM ");
         rc = weir__sql_scope_text(t); /* made once, probes included */
-        if (!rc)
+        if (!rc && t->session) /* the rows with their sessions */
+            rc = weir__sql_session_from(t, out, s, &scope.text);
+        else if (!rc)
             weir__buf_put(out, scope.text.ptr, scope.text.len);
         /* Sliding windows: each row once per window holding it. */
         if (!rc && t->sliding)
             rc = weir__fn_sliding_windows(t, out, t->time_window);
     }
-    if (!rc && s->where) {
-        weir__buf_puts(out, " WHERE ");
+    if (!rc && s->where && !t->session) {
+        weir__buf_puts(out, row_session ? " WHERE (" : " WHERE ");
         rc = weir__sql_tx_expr(t, out, s->where);
+        if (row_session)
+            weir__buf_putc(out, ')');
+    }
+    if (!rc && row_session) { /* Spark drops the rows without a session */
+        weir__buf_puts(out, s->where ? " AND " : " WHERE ");
+        rc = weir__sql_session_filter(t, out, row_session);
     }
     if (!rc && s->group != GB_NONE)
         rc = tx_group_by(t, out, s);
@@ -425,6 +441,7 @@ static int tx_select(sql_tx *t, weir_buf *out, const sql_select *s,
     t->scope = saved_scope;
     t->time_window = saved_tw;
     t->sliding = saved_sliding;
+    t->session = saved_session;
     t->n_hidden = saved_hidden;
     t->hidden_base = saved_base;
     weir__sql_scope_free(&scope);

@@ -215,6 +215,12 @@ static int tx_column(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
             weir__buf_put_sql_ident(out, e->names[0]);
         }
         from = 1;
+    } else if (t->session && weir__str_ieq(e->names[0], "session_window")) {
+        /* the session of the GROUP BY, by Spark's name for its column */
+        int rc = weir__sql_tx_func(t, out, t->session);
+        if (rc)
+            return rc;
+        from = 1;
     } else if (t->time_window && weir__str_ieq(e->names[0], "window")) {
         weir__buf_putc(out, '(');
         int rc = weir__sql_tx_func(t, out, t->time_window);

@@ -137,6 +137,30 @@ def two_paces(seed, updates, lag=30):
     return fast, slow
 
 
+def session_edges(seed, updates):
+    """events() with the edges of session merging: per update a pair of
+    rows of key c exactly 5 minutes (its gap) apart, a pair of key a
+    exactly 2 minutes apart, and a row of key d 4 minutes after the last
+    update's newest one of d (a session bridged across updates)."""
+    out = events(seed, updates, n=10, step=30)
+    rnd = random.Random(seed + 100)
+    nid, last_d = 500, None
+    for u in range(1, updates + 1):
+        rows = out[u]
+        base = (u - 1) * 30 + rnd.uniform(0, 20)
+        for k, gap in (("c", 5), ("a", 2)):
+            for m in (base, base + gap):
+                rows.append({"id": nid, "k": k, "ts": ts(m), "v": rnd.randint(1, 100)})
+                nid += 1
+        if last_d is not None:
+            rows.append({"id": nid, "k": "d", "ts": ts(last_d + 4), "v": rnd.randint(1, 100)})
+            nid += 1
+        newest_d = [dt.datetime.strptime(r["ts"], "%Y-%m-%dT%H:%M:%S") for r in rows if r["k"] == "d"]
+        if newest_d:
+            last_d = (max(newest_d) - BASE).total_seconds() / 60
+    return out
+
+
 # entry -> {source folder: {update: rows}}
 def inputs():
     adimp, adclick = ad_events(41, 5)
@@ -152,6 +176,7 @@ def inputs():
         "sql-tumbling": {"events": ev},
         "sql-sliding": {"events": events(23, 5, delay=5)},
         "sql-session": {"events": events(17, 5, n=10, step=30)},
+        "sql-session-dynamic": {"events": session_edges(29, 5)},
         "sql-group-eventtime": {"events": ev},
         "sql-distinct": {"events": dup},
         "sql-dedup-watermark": {"events": dup},

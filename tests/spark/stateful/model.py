@@ -123,7 +123,7 @@ def sessions_agg(updates, gap, delay, aggs):
             rs = sorted(state[key], key=lambda r: r["ts"])
             sessions, cur = [], [rs[0]]
             for r in rs[1:]:
-                if r["ts"] < cur[-1]["ts"] + gap:
+                if r["ts"] <= cur[-1]["ts"] + gap:
                     cur.append(r)
                 else:
                     sessions.append(cur)
