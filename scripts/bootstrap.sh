@@ -19,12 +19,15 @@ duck="$deps/duckdb"
 # (Firefox driven through its WebDriver BiDi endpoint by the system
 # Python's websocket client, python3-websocket); libxml2 validates
 # weir test's JUnit reports against a schema (e2e/test-command).
+# postgresql and mariadb-server are the throwaway database servers of the
+# db-* cases (scripts/pg.sh, scripts/mysql.sh; their Debian services are
+# never used).
 pkgs=(cmake ninja-build gcc g++ pkg-config libyaml-dev clang-14 llvm-14
       libclang-rt-14-dev curl ca-certificates python3 python3-venv graphviz
       jq bc time openjdk-17-jre-headless
       protobuf-compiler protobuf-c-compiler libprotobuf-c-dev libnghttp2-dev
       librdkafka-dev zlib1g-dev maven libgraphviz-dev libmicrohttpd-dev
-      chromium firefox-esr python3-websocket libxml2)
+      chromium firefox-esr python3-websocket libxml2 postgresql mariadb-server)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \

@@ -136,7 +136,8 @@ static const weir_error *diagnostics_for(const weir_pipeline *p, int rc,
 {
     const weir_error *d = NULL;
     *n = 0;
-    if (p && (rc == WEIR_ESPEC || rc == WEIR_ESQL || rc == WEIR_EGRAPH))
+    if (p && (rc == WEIR_ESPEC || rc == WEIR_ESQL || rc == WEIR_EGRAPH ||
+              rc == WEIR_EIO))
         *n = weir_pipeline_diagnostics(p, &d);
     return *n ? d : NULL;
 }

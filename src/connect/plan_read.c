@@ -1,6 +1,7 @@
 /*
  * The leaves of a relation, where a DataFrame's rows come from: tables,
- * files (`read_files`) and Kafka topics (`read_kafka`), STREAM for
+ * files (`read_files`), Kafka topics (`read_kafka`) and databases
+ * (`read_jdbc`), STREAM for
  * readStream; spark.sql() text with its parameters bound; spark.range();
  * createDataFrame rows (plan_local.c). Each becomes the FROM item of a new
  * query (plan_query.h).
@@ -103,6 +104,43 @@ static int read_kafka(plan_ctx *c, const Spark__Connect__Read__DataSource *ds,
     return (out->qual = strdup(alias)) ? 0 : weir__plan_oom(c);
 }
 
+/* format("jdbc") and spark.read.jdbc(url, table, properties=...):
+ * read_jdbc(url => ..., dbtable => ..., ...) with the options as named
+ * arguments in the client's spelling (read_jdbc matches them
+ * case-insensitively and checks them), under STREAM for readStream (the
+ * incremental read by cursorColumn). */
+static int read_jdbc(plan_ctx *c, const Spark__Connect__Read__DataSource *ds,
+                     bool streaming, plan_query *out)
+{
+    if (ds->_schema_case && ds->schema && *ds->schema)
+        return weir__plan_fail(c, PLAN_E_INVALID,
+                               "A JDBC read takes its schema from the database: "
+                               "cast the columns instead of setting one.");
+    if (ds->n_predicates)
+        return weir__plan_fail(c, PLAN_E_UNSUPPORTED,
+                               "spark.read.jdbc(predicates=...) is not supported: "
+                               "filter the DataFrame instead.");
+    weir_buf *b = &out->from;
+    if (streaming)
+        weir__buf_puts(b, "STREAM ");
+    weir__buf_puts(b, "read_jdbc(");
+    size_t n = 0;
+    for (size_t i = 0; i < ds->n_options; i++) {
+        const Spark__Connect__Read__DataSource__OptionsEntry *o = ds->options[i];
+        if (!o || !o->key || !o->value || !*o->key)
+            continue;
+        if (n++)
+            weir__buf_puts(b, ", ");
+        weir__plan_put_ident(b, o->key);
+        weir__buf_puts(b, " => ");
+        weir__plan_put_string(b, o->value);
+    }
+    char alias[32];
+    weir__plan_next_alias(c, alias, sizeof alias);
+    weir__buf_printf(b, ") AS %s", alias);
+    return (out->qual = strdup(alias)) ? 0 : weir__plan_oom(c);
+}
+
 static int read_files(plan_ctx *c, const Spark__Connect__Read__DataSource *ds,
                       bool streaming, plan_query *out)
 {
@@ -183,6 +221,8 @@ int weir__plan_read(plan_ctx *c, const Spark__Connect__Read *rd, plan_query *out
         const Spark__Connect__Read__DataSource *ds = rd->data_source;
         if (ds->_format_case && ds->format && weir__str_ieq(ds->format, "kafka"))
             return read_kafka(c, ds, rd->is_streaming, out);
+        if (ds->_format_case && ds->format && weir__str_ieq(ds->format, "jdbc"))
+            return read_jdbc(c, ds, rd->is_streaming, out);
         return read_files(c, ds, rd->is_streaming, out);
     }
     if (rd->read_type_case != SPARK__CONNECT__READ__READ_TYPE_NAMED_TABLE || !rd->named_table)

@@ -22,6 +22,9 @@ typedef struct analysis {
     weir__diags *diags;
     int rc;
     weir_buf direct, downstream; /* names for the summary */
+    size_t unreachable, invalid; /* flows failed on a source that could
+                                    not be reached (WEIR_EIO), and on
+                                    anything else */
 } analysis;
 
 static void add_diag(analysis *an, weir_error *e)
@@ -30,6 +33,7 @@ static void add_diag(analysis *an, weir_error *e)
         an->rc = WEIR_ENOMEM;
     else if (!an->rc)
         an->rc = WEIR_EGRAPH;
+    an->invalid++;
 }
 
 static void note_name(weir_buf *b, const char *name)
@@ -50,9 +54,14 @@ static void fail_flow(analysis *an, weir_gflow *f, weir_error *e)
         weir__origin_error_at(e, &f->origin);
     if (e->code == WEIR_EENGINE || !e->error_class[0])
         weir__error_prefix(e, "Failed to resolve flow '%s': ", f->display);
+    bool io = e->code == WEIR_EIO;
     e->code = WEIR_EGRAPH;
     note_name(&an->direct, f->display);
     add_diag(an, e);
+    if (io) {
+        an->invalid--;
+        an->unreachable++;
+    }
 }
 
 /* DuckDB cannot create columns of type NULL; Spark's void becomes INTEGER
@@ -651,6 +660,9 @@ int weir__analyze(weir_graph *g, weir_storage *st, const char *root_dir,
         weir__conn_close(helpers[i].conn);
         weir__arena_free(&helpers[i].arena);
     }
+    /* Only sources that could not be reached (a database server down):
+     * the update failed, the graph is not invalid. */
+    bool unreachable = an.unreachable && !an.invalid;
     if (!rc)
         summarize(&an);
     weir__buf_free(&an.direct);
@@ -659,6 +671,8 @@ int weir__analyze(weir_graph *g, weir_storage *st, const char *root_dir,
         return WEIR_ERR(err, rc, NULL, "out of memory");
     if (an.rc == WEIR_ENOMEM)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    if (an.rc && unreachable)
+        return WEIR_ERR(err, WEIR_EIO, NULL, "a source of the pipeline could not be read");
     if (an.rc)
         return WEIR_ERR(err, WEIR_EGRAPH, NULL, "the dataflow graph is invalid");
     return 0;

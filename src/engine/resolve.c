@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sources/files.h"
+#include "sources/jdbc.h"
 #include "sinks/sink.h"
 #include "state/state.h"
 #include "util/fs.h"
@@ -276,6 +277,14 @@ static int on_tvf(void *payload, const weir_sql_tvf *call, weir_buf *out,
     const weir_input *in = find_input(lv->flow, call->node, true);
     if (!in)
         return WEIR_ENOTFOUND; /* range(), explode(), ...: the default */
+    if (in->source == WEIR_INPUT_JDBC && !call->streaming) {
+        weir_conn *c = ctx->probe ? ctx->probe : ctx->st ? ctx->st->conn : NULL;
+        sample_open(out, ctx, true);
+        int rc = weir__jdbc_render(out, c, call, ctx->root_dir,
+                                   lv->flow->origin.src, err);
+        sample_close(out, ctx, true);
+        return rc;
+    }
     const weir_source_kind *kind = weir__source_kind_of(in);
     bool sample = kind != &weir__source_range;
     if (call->streaming && ctx->mode == WEIR_RESOLVE_EXECUTE) {

@@ -542,7 +542,7 @@ static int open_update(run_state *rs, weir_error *err)
 static int analysis_failed(run_state *rs, weir__diags *diags, int rc,
                            weir_error *err)
 {
-    if (!rs->run->dry && rc == WEIR_EGRAPH) {
+    if (!rs->run->dry && (rc == WEIR_EGRAPH || rc == WEIR_EIO)) {
         record_update(rs, "FAILED", true, NULL);
         weir_error first = diags->len ? diags->items[0] : *err;
         run_event(rs, WEIR_LEVEL_ERROR, "update_progress",

@@ -508,6 +508,50 @@ static bool is_format_prefix(const char *s)
     return false;
 }
 
+/* A read_jdbc(...) input (docs/databases.md): its options are checked
+ * here, so that a dry run reports them; it shows as read_jdbc(the
+ * database and table), which names no secret. */
+static int jdbc_input(builder *b, weir_gflow *f, const weir_sql_tvf *t)
+{
+    weir_graph *g = b->g;
+    weir_input *in = &f->inputs[f->n_inputs++];
+    in->dataset = -1;
+    in->tvf = t;
+    in->source = WEIR_INPUT_JDBC;
+    in->streaming = t->streaming;
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_jdbc_opts o;
+    weir_error e;
+    memset(&e, 0, sizeof(e));
+    weir_buf d = WEIR_BUF_INIT;
+    if (weir__sql_jdbc_opts(&o, &a, t, &e)) {
+        weir_sql_pos at = o.error_pos.line ? o.error_pos : t->pos;
+        weir__graph_report(b, &f->origin, &at, e.error_class, "%s", e.message);
+        /* The source line shown may hold the password (substituted). */
+        for (size_t i = 0; b->diags && i < b->diags->len; i++) {
+            weir_error *x = &b->diags->items[i];
+            weir__sql_jdbc_mask(o.password, x->line_text, sizeof(x->line_text));
+            weir__sql_jdbc_mask(o.password, x->message, sizeof(x->message));
+        }
+        weir__buf_puts(&d, "read_jdbc(?)");
+    } else {
+        weir__buf_puts(&d, "read_jdbc(");
+        weir__sql_jdbc_describe(&o, &d);
+        weir__buf_putc(&d, ')');
+        if (t->streaming)
+            weir__graph_report(b, &f->origin, &t->pos,
+                      "UNSUPPORTED_STREAMING_SOURCE",
+                      "STREAM read_jdbc(...) is not supported yet: read the "
+                      "database in a materialized view or without STREAM.");
+    }
+    in->external = weir__arena_strdup(&g->arena, weir__buf_cstr(&d));
+    weir__buf_free(&d);
+    weir__arena_free(&a);
+    if (t->streaming)
+        f->streaming = true;
+    return in->external ? 0 : -1;
+}
+
 /* How a Kafka input shows in descriptions: read_kafka(subscribe => 'a,b'),
  * its subscription only. */
 static const char *kafka_display(weir_arena *a, const weir_sql_tvf *t)
@@ -618,6 +662,11 @@ static int resolve_inputs(builder *b, weir_gflow *f)
                           "read_kafka(...) without STREAM (a batch read of "
                           "Kafka) is not supported: read it as STREAM "
                           "read_kafka(...) in a streaming table or flow.");
+            continue;
+        }
+        if (weir__str_ieq(t->name, "read_jdbc")) {
+            if (jdbc_input(b, f, t))
+                return WEIR_ENOMEM;
             continue;
         }
         if (!weir__str_ieq(t->name, "read_files") &&

@@ -136,6 +136,7 @@ typedef enum weir_input_source {
     WEIR_INPUT_FILES,  /* read_files(...) / cloud_files(...) */
     WEIR_INPUT_RANGE,  /* STREAM range(...): a finite streaming source */
     WEIR_INPUT_KAFKA,  /* read_kafka(...): Kafka topics (docs/kafka.md) */
+    WEIR_INPUT_JDBC,   /* read_jdbc(...): a database (docs/databases.md) */
 } weir_input_source;
 
 /* One thing a flow reads. */

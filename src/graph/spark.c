@@ -272,6 +272,23 @@ static void tvf(checker *c, const weir_origin *at, const weir_sql_tvf *t)
                 arg_text(named_arg(t, "subscribe"), "<topics>")),
             "Spark has no read_kafka (a Databricks function), and 4.1's SQL "
             "cannot stream from a function call");
+    } else if (weir__str_ieq(t->name, "read_jdbc")) {
+        const weir_sql_arg *table = named_arg(t, "dbtable");
+        const char *url = arg_text(named_arg(t, "url"), "<url>");
+        if (strstr(url, "password")) /* never shown */
+            url = "<url>";
+        add(c, "read_jdbc", true,
+            t->streaming ? "PARSE_SYNTAX_ERROR"
+                         : "UNRESOLVABLE_TABLE_VALUED_FUNCTION",
+            at, &t->pos,
+            weir__arena_printf(
+                c->arena,
+                "a Python file: spark.read.format(\"jdbc\")"
+                ".option(\"url\", \"%s\").option(\"%s\", ...)"
+                ".option(\"user\", ...).option(\"password\", ...).load() "
+                "(the cluster needs the database's JDBC driver)",
+                url, table ? "dbtable" : "query"),
+            "Spark has no table-valued function read_jdbc (a weir function)");
     } else if (t->streaming && weir__str_ieq(t->name, "range")) {
         add(c, "STREAM range(...)", true, "PARSE_SYNTAX_ERROR", at,
             &t->pos,

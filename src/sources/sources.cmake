@@ -8,6 +8,7 @@ set(WEIR_SOURCES_SOURCES
   src/sources/infer_cache.c
   src/sources/kafka.c
   src/sources/kafka_read.c
+  src/sources/jdbc.c
   src/sources/kafka_opts.c
   src/sources/range.c
   src/sources/source.c

@@ -31,6 +31,7 @@ set(WEIR_SQL_SOURCES
   src/sql/session.c
   src/sql/session_window.c
   src/sql/read_files.c
+  src/sql/read_jdbc.c
   src/sql/regex.c
   src/sql/stmt.c
 )

@@ -523,6 +523,44 @@ int weir__sql_render_path_read(weir_buf *out, const char *format,
 const char *weir__sql_read_files_path(const weir_sql_tvf *call);
 
 /*
+ * read_jdbc(...) (read_jdbc.c, docs/databases.md): Spark's JDBC options
+ * of a call, checked, with its URL taken apart. Strings point into the
+ * call's arguments or arena a. Errors (INVALID_JDBC_OPTION) are at the
+ * argument's position and name no secret.
+ */
+typedef enum weir_jdbc_kind {
+    WEIR_JDBC_POSTGRES = 1,
+    WEIR_JDBC_MYSQL,  /* jdbc:mysql:// and jdbc:mariadb:// */
+    WEIR_JDBC_SQLITE
+} weir_jdbc_kind;
+
+typedef struct weir_jdbc_opts {
+    weir_jdbc_kind kind;
+    const char *host;       /* servers */
+    int port;
+    const char *database;   /* servers: the URL's (PostgreSQL: else user) */
+    const char *sslmode;    /* PostgreSQL: the URL's sslmode, or NULL */
+    const char *path;       /* SQLite: the file as written */
+    const char *user, *password;        /* NULL when not given */
+    const char *schema, *table;         /* dbtable: schema NULL = default */
+    const char *query;      /* query (or a parenthesised dbtable), else NULL */
+    const char *cursor;     /* cursorColumn, or NULL */
+    weir_sql_pos pos, query_pos, cursor_pos;
+    weir_sql_pos error_pos;  /* where the error of weir__sql_jdbc_opts is */
+} weir_jdbc_opts;
+
+int weir__sql_jdbc_opts(weir_jdbc_opts *o, weir_arena *a,
+                        const weir_sql_tvf *call, weir_error *err);
+/* "PostgreSQL", "MySQL", "SQLite". */
+const char *weir__sql_jdbc_kind_name(weir_jdbc_kind k);
+/* "PostgreSQL database d at host:port, table s.t" (or ", query"): what
+ * messages name; never the user's password. */
+void weir__sql_jdbc_describe(const weir_jdbc_opts *o, weir_buf *out);
+/* text (a buffer of size bytes: a message, a source line) with every
+ * occurrence of password replaced by "***". */
+void weir__sql_jdbc_mask(const char *password, char *text, size_t size);
+
+/*
  * DuckDB SQL run once on every connection weir opens: settings (Spark's
  * null ordering, time zone) and the macros that implement Spark functions
  * DuckDB lacks. Static storage.

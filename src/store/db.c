@@ -56,6 +56,7 @@ struct weir_db {
     pthread_mutex_t s3_mu;
     weir_s3_conf *s3;      /* the configuration's S3 settings, or NULL */
     bool s3_ready;         /* their secrets exist in DuckDB */
+    pthread_mutex_t attach_mu; /* weir__db_attach_once */
     uint64_t budget_bytes; /* DuckDB's memory limit in effect, 0 = unknown */
     unsigned budget_threads; /* DuckDB's threads in effect, 0 = unknown */
 };
@@ -221,6 +222,44 @@ int weir__db_extension(weir_db *db, const char *name, const char *what,
     return weir__extensions_load(db->extensions, db->handle, name, what, err);
 }
 
+int weir__db_attach_once(weir_db *db, const char *alias, const char *sql,
+                         char *msg, size_t size)
+{
+    pthread_mutex_lock(&db->attach_mu);
+    int rc = 0;
+    duckdb_connection c;
+    duckdb_result r;
+    msg[0] = 0;
+    if (duckdb_connect(db->handle, &c) == DuckDBError) {
+        snprintf(msg, size, "cannot connect to DuckDB");
+        pthread_mutex_unlock(&db->attach_mu);
+        return WEIR_EENGINE;
+    }
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT count(*) FROM duckdb_databases() WHERE database_name = ");
+    weir__buf_put_sql_string(&q, alias);
+    bool there = false;
+    if (duckdb_query(c, weir__buf_cstr(&q), &r) != DuckDBError)
+        there = duckdb_value_int64(&r, 0, 0) > 0;
+    duckdb_destroy_result(&r);
+    weir__buf_free(&q);
+    if (!there) {
+        if (duckdb_query(c, sql, &r) == DuckDBError) {
+            snprintf(msg, size, "%s", duckdb_result_error(&r));
+            rc = WEIR_EIO;
+        }
+        duckdb_destroy_result(&r);
+    }
+    duckdb_disconnect(&c);
+    pthread_mutex_unlock(&db->attach_mu);
+    return rc;
+}
+
+weir_db *weir__conn_db(weir_conn *c)
+{
+    return c->db;
+}
+
 duckdb_connection weir__conn_counted(weir_conn *c, const char *sql)
 {
     c->statements++;
@@ -336,6 +375,7 @@ static void db_free(weir_db *db)
     weir__extensions_free(db->extensions);
     weir__credentials_free(db->s3);
     pthread_mutex_destroy(&db->s3_mu);
+    pthread_mutex_destroy(&db->attach_mu);
     pthread_mutex_destroy(&db->gate.mu);
     pthread_cond_destroy(&db->gate.cv);
     free(db);
@@ -351,6 +391,7 @@ int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
     pthread_mutex_init(&db->gate.mu, NULL);
     pthread_cond_init(&db->gate.cv, NULL);
     pthread_mutex_init(&db->s3_mu, NULL);
+    pthread_mutex_init(&db->attach_mu, NULL);
     if (!(db->s3 = weir__credentials_s3(cfg ? cfg->conf : NULL,
                                         cfg ? cfg->n_conf : 0))) {
         db_free(db);

@@ -247,4 +247,14 @@ int weir__db_extension(weir_db *db, const char *name, const char *what,
  * pipeline's texts up front to fail before any flow starts. */
 int weir__db_extensions_for(weir_db *db, const char *text, weir_error *err);
 
+/* Run sql (statements that may hold secrets: CREATE SECRET, ATTACH) on a
+ * connection of its own under db's attach lock, unless a database named
+ * alias is attached already. On failure (WEIR_EIO, or WEIR_EENGINE when
+ * no connection could be made) DuckDB's message is copied to msg for the
+ * caller to reword: it is not put in any weir_error here. */
+int weir__db_attach_once(weir_db *db, const char *alias, const char *sql,
+                         char *msg, size_t size);
+/* The instance a connection belongs to. */
+weir_db *weir__conn_db(weir_conn *c);
+
 #endif

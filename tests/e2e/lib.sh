@@ -601,6 +601,35 @@ s3_start() {
 }
 s3_cleanup() { "$WEIR_S3_SH" stop "$S3_DIR" >/dev/null 2>&1; }
 s3() { local op=$1; shift; "$WEIR_S3_SH" "$op" "$S3_DIR" "$@"; }
+# pg_start: a throwaway PostgreSQL server for this case (scripts/pg.sh:
+# the machine's PostgreSQL on a free loopback port, its cluster under the
+# case's folder); sets PG (HOST:PORT), PG_USER and PG_PASSWORD. Stopped
+# when the case ends. pg_sql SQL: run SQL in its database "weir".
+# mysql_start / mysql_sql: the same for MariaDB (scripts/mysql.sh; sets
+# MYSQL). A machine without the server skips the case (exit 77) saying so.
+pg_start() {
+    PG_DIR="$E2E_ROOT/pg"
+    if ! ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; then
+        echo "SKIPPED: PostgreSQL is not installed (scripts/bootstrap.sh installs it)"
+        exit 77
+    fi
+    PG=$("$WEIR_PG_SH" start "$PG_DIR") || e2e_fail "PostgreSQL did not start"
+    e2e_at_exit pg_cleanup
+    PG_USER=weir PG_PASSWORD=weir-test-pw
+}
+pg_cleanup() { "$WEIR_PG_SH" stop "$PG_DIR" >/dev/null 2>&1; }
+pg_sql() { "$WEIR_PG_SH" sql "$PG_DIR" "$1"; }
+mysql_start() {
+    MYSQL_DIR="$E2E_ROOT/mysql"
+    if ! command -v mariadbd >/dev/null 2>&1 && [ ! -x /usr/sbin/mariadbd ]; then
+        echo "SKIPPED: MariaDB is not installed (scripts/bootstrap.sh installs it)"
+        exit 77
+    fi
+    MYSQL=$("$WEIR_MYSQL_SH" start "$MYSQL_DIR") || e2e_fail "MariaDB did not start"
+    e2e_at_exit mysql_cleanup
+}
+mysql_cleanup() { "$WEIR_MYSQL_SH" stop "$MYSQL_DIR" >/dev/null 2>&1; }
+mysql_sql() { "$WEIR_MYSQL_SH" sql "$MYSQL_DIR" "$1"; }
 # run_broker_paused [PATTERN DELAY]: `weir run` (its output in paused.out)
 # meets a paused broker: paused from the start, or DELAY seconds after
 # PATTERN shows in the output; resumed once an attempt fails with
