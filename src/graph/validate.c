@@ -586,10 +586,11 @@ static void report_stream_op(builder *b, const weir_gflow *f,
     case WEIR_SQL_SOP_AGGREGATE:
         if (!op->watermarked)
             weir__graph_report(b, &o, NULL,
-                      "UNSUPPORTED_STREAMING_OPERATOR_WITHOUT_WATERMARK",
-                      "Append output mode not supported when there are "
-                      "streaming aggregations on streaming DataFrames/DataSets "
-                      "without watermark (flow %s, %s). Aggregate in a "
+                      "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION",
+                      "Invalid streaming output mode: append. This output "
+                      "mode is not supported for streaming aggregations "
+                      "without watermark on streaming DataFrames/DataSets "
+                      "(flow %s, %s). Aggregate in a "
                       "materialized view that reads the streaming table "
                       "instead.",
                       fq, op->what);
@@ -656,7 +657,7 @@ static void report_stream_op(builder *b, const weir_gflow *f,
 static bool is_stream_op_class(const char *cls)
 {
     static const char *const classes[] = {
-        "UNSUPPORTED_STREAMING_OPERATOR_WITHOUT_WATERMARK",
+        "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION",
         "STREAMING_STATE_NOT_SUPPORTED",
         "NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING", "_LEGACY_ERROR_TEMP_3102"
     };

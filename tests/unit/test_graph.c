@@ -182,7 +182,7 @@ TEST(test_graph_build__flow_validations)
     CHECK(e && e->line == 5);
     e = diag(&fx, "MATERIALIZED_VIEW_WITH_MULTIPLE_QUERIES");
     CHECK(e && e->line == 6);
-    e = diag(&fx, "UNSUPPORTED_STREAMING_OPERATOR_WITHOUT_WATERMARK");
+    e = diag(&fx, "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION");
     CHECK(e && e->line == 8);
     e = diag(&fx, "PIPELINE_FLOW_TARGET_NOT_FOUND");
     CHECK(e && e->line == 9);
