@@ -16,6 +16,12 @@
 #   scripts/s3.sh put DIR URL FILE   upload FILE as s3://bucket/key URL
 #   scripts/s3.sh mb DIR BUCKET      create a bucket
 #   scripts/s3.sh rm DIR URL         delete an object
+#   scripts/s3.sh proxy DIR          start tests/s3/proxy.py in front of
+#                                    the server (stopped with it): prints
+#                                    its endpoint; each request it passes
+#                                    is a line of DIR/proxy.log, and
+#                                    DIR/proxy.rules makes it answer some
+#                                    with errors (503 SlowDown, ...)
 #
 # The access key is "weir-test", the secret "weir-test-secret" (S3Proxy's
 # identity and credential); requests must be signed (V2 or V4).
@@ -71,8 +77,31 @@ CONF
     die "S3Proxy did not start"
 }
 
+proxy() {
+    local dir=$1
+    [ -f "$dir/endpoint" ] || die "no server runs for $dir"
+    rm -f "$dir/proxy.port"
+    : >"$dir/proxy.log"
+    python3 "$root/tests/s3/proxy.py" "$(cat "$dir/endpoint")" "$dir/proxy.log" \
+        "$dir/proxy.rules" "$dir/proxy.port" >/dev/null 2>"$dir/proxy.err" &
+    echo $! >"$dir/proxy.pid"
+    for _ in $(seq 1 100); do
+        if [ -s "$dir/proxy.port" ]; then
+            echo "http://127.0.0.1:$(cat "$dir/proxy.port")"
+            return 0
+        fi
+        sleep 0.1
+    done
+    cat "$dir/proxy.err" >&2
+    die "the proxy did not start"
+}
+
 stop() {
     local dir=$1 pid
+    if [ -f "$dir/proxy.pid" ]; then
+        kill "$(cat "$dir/proxy.pid")" 2>/dev/null || true
+        rm -f "$dir/proxy.pid"
+    fi
     [ -f "$dir/pid" ] || return 0
     pid=$(cat "$dir/pid")
     kill "$pid" 2>/dev/null || true
@@ -99,7 +128,8 @@ put) [ $# -eq 4 ] || die "usage: s3.sh put DIR URL FILE"
      s3curl -o /dev/null -T "$4" "$(http_url "$2" "$3")" ;;
 mb) [ $# -eq 3 ] || die "usage: s3.sh mb DIR BUCKET"
     s3curl -o /dev/null -X PUT "$(cat "$2/endpoint")/$3" ;;
+proxy) [ $# -eq 2 ] || die "usage: s3.sh proxy DIR"; proxy "$2" ;;
 rm) [ $# -eq 3 ] || die "usage: s3.sh rm DIR URL"
     s3curl -o /dev/null -X DELETE "$(http_url "$2" "$3")" ;;
-*) die "usage: s3.sh fetch | start DIR | stop DIR | put DIR URL FILE | mb DIR BUCKET | rm DIR URL" ;;
+*) die "usage: s3.sh fetch | start DIR | stop DIR | proxy DIR | put DIR URL FILE | mb DIR BUCKET | rm DIR URL" ;;
 esac

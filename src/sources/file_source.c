@@ -17,7 +17,6 @@
 
 #include "sources/files.h"
 #include "state/file_schemas.h"
-#include "store/objects.h"
 #include "util/fs.h"
 #include "util/url.h"
 #include "util/map.h"
@@ -82,6 +81,36 @@ typedef struct seen_file {
     int64_t mtime;
 } seen_file;
 
+/* Objects come from the listing without sizes and times; those of the
+ * objects the flow has not ingested are looked up (a HEAD request each),
+ * and with allowOverwrites those of every object, to see which changed.
+ * An object already ingested is otherwise taken as unchanged, as Auto
+ * Loader takes it, so that an update costs the listing and a request
+ * per new object, not one per object of the prefix. */
+static int stat_objects(const weir_source_ctx *c, weir_file_list *files,
+                        const weir_map *known, bool all)
+{
+    bool *want = calloc(files->len + 1, sizeof(bool));
+    if (!want)
+        return WEIR_ERR(c->err, WEIR_ENOMEM, NULL, "out of memory");
+    bool any = false;
+    for (size_t i = 0; i < files->len; i++) {
+        const weir_file_info *fi = &files->items[i];
+        const seen_file *old = weir__map_get(known, fi->path);
+        if (!weir__url_is_remote(fi->path))
+            continue;
+        if (old && !all) { /* as ingested */
+            files->items[i].size = old->size;
+            files->items[i].mtime_us = old->mtime;
+            continue;
+        }
+        want[i] = any = true;
+    }
+    int rc = any ? weir__files_stat(c->conn, files, want, c->err) : 0;
+    free(want);
+    return rc;
+}
+
 static int plan(const weir_source_ctx *c, const weir_input *in,
                 weir_source_batch *b)
 {
@@ -96,7 +125,8 @@ static int plan(const weir_source_ctx *c, const weir_input *in,
     int rc = weir__file_opts(&fs->file.opts, in->tvf, c->err);
     if (!rc)
         rc = weir__files_list(&files, &bad, &fs->file.folder_missing,
-                              c->conn, c->root_dir, &fs->file.opts, c->err);
+                              c->conn, c->root_dir, &fs->file.opts, false,
+                              c->err);
     if (rc)
         return rc;
     warn_unreadable(c, &bad);
@@ -119,6 +149,8 @@ static int plan(const weir_source_ctx *c, const weir_input *in,
         if (path && weir__map_put(&known, path, &was[i]))
             rc = WEIR_ERR(c->err, WEIR_ENOMEM, NULL, "out of memory");
     }
+    if (!rc)
+        rc = stat_objects(c, &files, &known, fs->file.opts.allow_overwrites);
     weir_buf changed = WEIR_BUF_INIT, unstable = WEIR_BUF_INIT;
     size_t n_changed = 0, n_unstable = 0;
     if (!rc) {
@@ -222,55 +254,6 @@ static int render(weir_buf *out, const weir_source_read *r,
                               r->with_metadata, err);
 }
 
-/* Objects' sizes and times now, one listing per parent prefix: a
- * batch's files are sorted, so those of a prefix come together. */
-typedef struct {
-    char *parent; /* listed, with its '/' (malloc'd), or NULL */
-    weir_file_list objects; /* sorted by URL */
-} object_cache;
-
-static int by_path(const void *key, const void *item)
-{
-    return strcmp(key, ((const weir_file_info *)item)->path);
-}
-
-/* A file's size and time now: weir__fs_stat, or the store's listing of
- * its object (WEIR_ENOTFOUND when it is gone). out->path is NULL for an
- * object. */
-static int stat_file(weir_conn *conn, object_cache *oc, const char *path,
-                     weir_file_info *out, weir_error *err)
-{
-    if (!weir__url_is_remote(path))
-        return weir__fs_stat(out, path, err);
-    const char *slash = strrchr(path, '/');
-    size_t n = slash ? (size_t)(slash - path) + 1 : 0;
-    if (!oc->parent || strlen(oc->parent) != n || strncmp(oc->parent, path, n)) {
-        free(oc->parent);
-        weir__fs_list_free(&oc->objects);
-        oc->parent = strndup(path, n);
-        char *pattern = oc->parent ? malloc(n + 2) : NULL;
-        if (!pattern)
-            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-        memcpy(pattern, path, n);
-        memcpy(pattern + n, "*", 2);
-        int rc = weir__objects_list(conn, pattern, &oc->objects, err);
-        free(pattern);
-        if (rc) {
-            free(oc->parent);
-            oc->parent = NULL;
-            return rc;
-        }
-    }
-    const weir_file_info *hit =
-        bsearch(path, oc->objects.items, oc->objects.len,
-                sizeof(*oc->objects.items), by_path);
-    if (!hit)
-        return WEIR_ENOTFOUND;
-    *out = *hit;
-    out->path = NULL;
-    return 0;
-}
-
 /* After the batch was read: a file whose size or modification time is no
  * longer what the listing saw was being written while read, so the batch
  * may hold part of it. It is remembered, and the engine reads the batch
@@ -280,12 +263,16 @@ static int check_read(const weir_source_ctx *c, weir_source_batch *b,
 {
     const file_source *fs = b->impl;
     weir_source_unstable *u = c->unstable;
-    object_cache oc = { NULL, { NULL, 0, 0 } };
     int rc = 0;
     for (size_t k = 0; !rc && fs && k < fs->n_files; k++) {
         weir_file_info now;
         weir_error ignore;
-        int src = stat_file(c->conn, &oc, fs->files[k], &now, &ignore);
+        /* An object is replaced whole (S3's PUT is atomic), and httpfs
+         * fails a read whose object changed under it (its ETag checks):
+         * no object is read half-written, and none is looked up again. */
+        if (weir__url_is_remote(fs->files[k]))
+            continue;
+        int src = weir__fs_stat(&now, fs->files[k], &ignore);
         if (src == WEIR_ENOTFOUND)
             continue; /* moved away after it was read: it was complete */
         if (!src) {
@@ -305,8 +292,6 @@ static int check_read(const weir_source_ctx *c, weir_source_batch *b,
         u->paths[u->n++] = copy;
         (*changed)++;
     }
-    free(oc.parent);
-    weir__fs_list_free(&oc.objects);
     return rc;
 }
 

@@ -247,10 +247,10 @@ static int list_remote(weir_file_list *all, weir_conn *conn, const char *url,
         weir__buf_puts(&p, recursive ? "/**" : "/*");
     int rc = weir__buf_failed(&p)
                  ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
-                 : weir__objects_list(conn, weir__buf_cstr(&p), all, err);
+                 : weir__objects_names(conn, weir__buf_cstr(&p), all, err);
     weir__buf_free(&p);
     if (!rc && !all->len && !pattern)
-        rc = weir__objects_list(conn, url, all, err); /* one object */
+        rc = weir__objects_names(conn, url, all, err); /* one object */
     /* What hides an object: its name, and folder names below the prefix
      * (a pattern's: below its last '/' before the first wildcard). */
     size_t base = strlen(url);
@@ -278,9 +278,42 @@ static int list_remote(weir_file_list *all, weir_conn *conn, const char *url,
     return rc;
 }
 
+static int by_path(const void *key, const void *item)
+{
+    return strcmp(key, ((const weir_file_info *)item)->path);
+}
+
+int weir__files_stat(weir_conn *conn, weir_file_list *l, const bool *want,
+                     weir_error *err)
+{
+    const char **urls = calloc(l->len + 1, sizeof(char *));
+    if (!urls)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < l->len; i++)
+        if ((!want || want[i]) && weir__url_is_remote(l->items[i].path))
+            urls[n++] = l->items[i].path;
+    weir_file_list now = { NULL, 0, 0 };
+    int rc = weir__objects_stat(conn, urls, n, &now, err);
+    for (size_t i = 0; !rc && i < n; i++) {
+        weir_file_info *it = bsearch(urls[i], l->items, l->len,
+                                     sizeof(*l->items), by_path);
+        const weir_file_info *hit = it ? bsearch(urls[i], now.items, now.len,
+                                                 sizeof(*now.items), by_path)
+                                       : NULL;
+        if (hit) {
+            it->size = hit->size;
+            it->mtime_us = hit->mtime_us;
+        }
+    }
+    weir__fs_list_free(&now);
+    free(urls);
+    return rc;
+}
+
 int weir__files_list(weir_file_list *out, weir_file_list *unreadable,
                      bool *missing, weir_conn *conn, const char *root_dir,
-                     const weir_file_opts *o, weir_error *err)
+                     const weir_file_opts *o, bool stat, weir_error *err)
 {
     *missing = false;
     char *abs = weir__path_absolute(o->path, root_dir);
@@ -330,6 +363,11 @@ int weir__files_list(weir_file_list *out, weir_file_list *unreadable,
         all.items[k++] = all.items[i];
     }
     all.len = k;
+    int rc2 = stat ? weir__files_stat(conn, &all, NULL, err) : 0;
+    if (rc2) {
+        weir__fs_list_free(&all);
+        return rc2;
+    }
     *out = all;
     return 0;
 }

@@ -55,10 +55,18 @@ int weir__file_opts(weir_file_opts *out, const weir_sql_tvf *call,
  * set when the path does not exist (yet). An object storage URL is listed
  * through conn (store/objects.h): a prefix's objects (below it too when
  * recursive), else the object it names, else a glob; an empty prefix is
- * *missing, as S3 has no folders. */
+ * *missing, as S3 has no folders. Objects come with their sizes and
+ * times only when stat (a HEAD request each): without, their size and
+ * mtime_us are 0, and weir__files_stat gets those a caller needs. */
 int weir__files_list(weir_file_list *out, weir_file_list *unreadable,
                      bool *missing, weir_conn *conn, const char *root_dir,
-                     const weir_file_opts *o, weir_error *err);
+                     const weir_file_opts *o, bool stat, weir_error *err);
+/* The sizes and times of l's objects (those with want[i], every one when
+ * want is NULL; local files are left as listed), through conn
+ * (store/objects.h: an object deleted since it was listed fails the
+ * statement). l is sorted by path. */
+int weir__files_stat(weir_conn *conn, weir_file_list *l, const bool *want,
+                     weir_error *err);
 
 typedef struct weir_file_schema {
     weir_db_column *cols;

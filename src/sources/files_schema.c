@@ -417,14 +417,17 @@ int weir__files_analysis_relation(weir_buf *out, weir_conn *conn,
             found = false;
     }
     weir_file_list files = { NULL, 0, 0 };
-    if (!rc && !found) {
+    if (!rc && !found && b.opts.schema) {
+        rc = schema_for_files(&b.schema, &a, conn, &b.opts, NULL, 0, infer, err);
+    } else if (!rc && !found) {
+        /* Only inference needs the files (their names). */
         bool missing;
         rc = weir__files_list(&files, NULL, &missing, conn, root_dir, &b.opts,
-                              err);
+                              false, err);
         const char **paths = weir__arena_array(&a, files.len + 1, sizeof(char *));
         for (size_t i = 0; !rc && paths && i < files.len; i++)
             paths[i] = files.items[i].path;
-        if (!rc && (files.len || b.opts.schema))
+        if (!rc && files.len)
             rc = schema_for_files(&b.schema, &a, conn, &b.opts, paths, files.len,
                                   infer, err);
     }

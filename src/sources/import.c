@@ -82,7 +82,7 @@ static int import_files(const weir_source_ctx *c, weir_spark_checkpoint *sc,
     rc = weir__file_opts(&opts, s->in->tvf, c->err);
     if (!rc)
         rc = weir__files_list(&files, NULL, &missing, c->conn, c->root_dir, &opts,
-                              c->err);
+                              true, c->err);
     if (rc)
         return rc;
     char *abs = weir__path_absolute(opts.path, c->root_dir);

@@ -20,8 +20,23 @@
  * object that does not exist, or a pattern that matches nothing, adds
  * nothing and fails no statement (c may be in a transaction); a store
  * that cannot be listed (no such bucket, access denied, unreachable) is
- * an error naming the URL. */
+ * an error naming the URL. The listing itself (names) costs one request
+ * per 1,000 keys; each object's size and time then costs one HEAD
+ * request (DuckDB does not pass on the sizes the listing returns). */
 int weir__objects_list(weir_conn *c, const char *pattern, weir_file_list *out,
                        weir_error *err);
+
+/* weir__objects_list without the sizes and times: only the listing's
+ * requests. Items have size 0 and mtime_us 0. */
+int weir__objects_names(weir_conn *c, const char *pattern,
+                        weir_file_list *out, weir_error *err);
+
+/* The size and modification time of each of n objects (URLs), one HEAD
+ * request each, appended to out sorted by URL. An object that does not
+ * exist fails the statement (and with it c's transaction): callers stat
+ * objects they have just listed, and an object deleted meanwhile fails
+ * the batch, whose retry lists again. */
+int weir__objects_stat(weir_conn *c, const char *const *urls, size_t n,
+                       weir_file_list *out, weir_error *err);
 
 #endif

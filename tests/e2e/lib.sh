@@ -630,6 +630,23 @@ mysql_start() {
 }
 mysql_cleanup() { "$WEIR_MYSQL_SH" stop "$MYSQL_DIR" >/dev/null 2>&1; }
 mysql_sql() { "$WEIR_MYSQL_SH" sql "$MYSQL_DIR" "$1"; }
+# s3_proxy_start (after s3_start): tests/s3/proxy.py in front of the
+# server; sets S3_PROXY (its endpoint), S3_PROXY_LOG (a line per request:
+# METHOD PATH STATUS) and S3_PROXY_RULES (errors it answers instead;
+# see the proxy). Stopped with the server.
+s3_proxy_start() {
+    S3_PROXY=$("$WEIR_S3_SH" proxy "$S3_DIR") || e2e_fail "the S3 proxy did not start"
+    S3_PROXY_LOG=$S3_DIR/proxy.log S3_PROXY_RULES=$S3_DIR/proxy.rules
+}
+# s3_requests KIND: how many requests the proxy logged since the log was
+# last emptied: LIST (bucket listings), HEAD, GET (of objects), PUT.
+s3_requests() {
+    case "$1" in
+    LIST) grep -c '^GET [^ ]*?[^ ]*list-type' "$S3_PROXY_LOG" || true ;;
+    GET) { grep -v 'list-type' "$S3_PROXY_LOG" || true; } | grep -c '^GET ' || true ;;
+    *) grep -c "^$1 " "$S3_PROXY_LOG" || true ;;
+    esac
+}
 # run_broker_paused [PATTERN DELAY]: `weir run` (its output in paused.out)
 # meets a paused broker: paused from the start, or DELAY seconds after
 # PATTERN shows in the output; resumed once an attempt fails with
