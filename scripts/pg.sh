@@ -8,6 +8,7 @@
 #   scripts/pg.sh start DIR      initialise DIR/data, start the server;
 #                                prints HOST:PORT (also in DIR/endpoint)
 #   scripts/pg.sh stop DIR       stop it (fast shutdown; waits)
+#   scripts/pg.sh resume DIR     start a stopped server again, on its port
 #   scripts/pg.sh sql DIR SQL    run SQL (psql, as the superuser, database
 #                                "weir"); reads stdin when SQL is "-"
 #
@@ -70,6 +71,15 @@ start() {
     echo "127.0.0.1:$port" | tee "$dir/endpoint"
 }
 
+resume() {
+    local dir=$1 bin port
+    bin=$(bindir)
+    port=$(cat "$dir/port")
+    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+        -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories=$dir/run -c fsync=off -c max_connections=50 -c shared_buffers=32MB" \
+        start >/dev/null || { tail -20 "$dir/server.log" >&2; die "the server did not start"; }
+}
+
 stop() {
     local dir=$1 bin
     [ -f "$dir/data/postmaster.pid" ] || return 0
@@ -92,6 +102,7 @@ sql() {
 case "${1:-}" in
     start) [ $# -eq 2 ] || die "usage: pg.sh start DIR"; start "$2" ;;
     stop) [ $# -eq 2 ] || die "usage: pg.sh stop DIR"; stop "$2" ;;
+    resume) [ $# -eq 2 ] || die "usage: pg.sh resume DIR"; resume "$2" ;;
     sql) [ $# -eq 3 ] || die "usage: pg.sh sql DIR SQL"; sql "$2" "$3" ;;
-    *) die "usage: pg.sh start|stop|sql DIR ..." ;;
+    *) die "usage: pg.sh start|stop|resume|sql DIR ..." ;;
 esac

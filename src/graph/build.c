@@ -509,8 +509,9 @@ static bool is_format_prefix(const char *s)
 }
 
 /* A read_jdbc(...) input (docs/databases.md): its options are checked
- * here, so that a dry run reports them; it shows as read_jdbc(the
- * database and table), which names no secret. */
+ * here, so that a dry run reports them (a stream needs a cursorColumn, a
+ * batch read takes none); it shows as read_jdbc(the database and table),
+ * which names no secret. */
 static int jdbc_input(builder *b, weir_gflow *f, const weir_sql_tvf *t)
 {
     weir_graph *g = b->g;
@@ -538,11 +539,16 @@ static int jdbc_input(builder *b, weir_gflow *f, const weir_sql_tvf *t)
         weir__buf_puts(&d, "read_jdbc(");
         weir__sql_jdbc_describe(&o, &d);
         weir__buf_putc(&d, ')');
-        if (t->streaming)
-            weir__graph_report(b, &f->origin, &t->pos,
-                      "UNSUPPORTED_STREAMING_SOURCE",
-                      "STREAM read_jdbc(...) is not supported yet: read the "
-                      "database in a materialized view or without STREAM.");
+        if (t->streaming && !o.cursor)
+            weir__graph_report(b, &f->origin, &t->pos, "INVALID_JDBC_OPTION",
+                      "read_jdbc(): a streaming read of a database pulls the "
+                      "rows past a cursor column: name it (cursorColumn => "
+                      "'updated_at'), or read the table without STREAM.");
+        else if (!t->streaming && o.cursor)
+            weir__graph_report(b, &f->origin, &o.cursor_pos, "INVALID_JDBC_OPTION",
+                      "read_jdbc(): cursorColumn is for streaming reads "
+                      "(STREAM read_jdbc(...), spark.readStream); a batch read "
+                      "reads the whole table.");
     }
     in->external = weir__arena_strdup(&g->arena, weir__buf_cstr(&d));
     weir__buf_free(&d);

@@ -9,10 +9,14 @@
  */
 #include "sources/jdbc.h"
 
+#include <stdint.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sources/source.h"
+#include "state/checkpoint.h"
 #include "store/jdbc.h"
 #include "util/str.h"
 
@@ -67,33 +71,86 @@ static int spark_type(const char *t, weir_buf *out)
     return 0;
 }
 
-/* The scanner's relation of the table or query, in DuckDB SQL. */
-static void base_relation(weir_buf *out, const weir_jdbc_opts *o,
-                          const char *alias, const char *numeric_sql)
+/* Identifiers in the server's dialect (MySQL quotes with backquotes). */
+static void server_ident(weir_buf *out, const weir_jdbc_opts *o, const char *name)
 {
-    if (numeric_sql) {
-        weir__buf_printf(out, "postgres_query('%s', ", alias);
-        weir__buf_put_sql_string(out, numeric_sql);
-        weir__buf_putc(out, ')');
+    if (o->kind != WEIR_JDBC_MYSQL) {
+        weir__buf_put_sql_ident(out, name);
         return;
     }
+    weir__buf_putc(out, '`');
+    for (const char *p = name; *p; p++) {
+        if (*p == '`')
+            weir__buf_putc(out, '`');
+        weir__buf_putc(out, *p);
+    }
+    weir__buf_putc(out, '`');
+}
+
+static const char *default_schema(const weir_jdbc_opts *o)
+{
+    return o->schema ? o->schema
+           : o->kind == WEIR_JDBC_POSTGRES ? "public"
+           : o->kind == WEIR_JDBC_MYSQL    ? o->database
+                                           : "main";
+}
+
+/* What a read takes from the server: the select list (NULL: *) and, for
+ * a pull by cursor, the rows whose cursor is at or past `from` (NULL:
+ * the first pull, every row with a cursor). */
+typedef struct server_read {
+    const char *select;
+    bool pull;
+    const char *from;
+} server_read;
+
+/* The query the server runs for a read: the table or, as Spark runs a
+ * query option, the query as a subquery of its own (which also keeps a
+ * statement that is not a query from running). */
+static void server_sql(weir_buf *out, const weir_jdbc_opts *o,
+                       const server_read *sr)
+{
+    weir__buf_printf(out, "SELECT %s FROM ", sr->select ? sr->select : "*");
     if (o->table) {
-        const char *schema = o->schema ? o->schema
-                             : o->kind == WEIR_JDBC_POSTGRES ? "public"
-                             : o->kind == WEIR_JDBC_MYSQL    ? o->database
-                                                             : "main";
+        server_ident(out, o, default_schema(o));
+        weir__buf_putc(out, '.');
+        server_ident(out, o, o->table);
+    } else {
+        weir__buf_printf(out, "(%s) AS weir_jdbc_query", o->query);
+    }
+    if (!sr->pull)
+        return;
+    weir__buf_puts(out, " WHERE ");
+    server_ident(out, o, o->cursor);
+    if (!sr->from) {
+        weir__buf_puts(out, " IS NOT NULL");
+        return;
+    }
+    /* The value as a string literal the server casts to the column's
+     * type (MySQL also reads backslashes as escapes). */
+    weir__buf_puts(out, " >= '");
+    for (const char *p = sr->from; *p; p++) {
+        if (*p == '\'' || (*p == '\\' && o->kind == WEIR_JDBC_MYSQL))
+            weir__buf_putc(out, *p);
+        weir__buf_putc(out, *p);
+    }
+    weir__buf_putc(out, '\'');
+}
+
+/* The scanner's relation of a read, in DuckDB SQL: a plain scan of the
+ * table when the server need do nothing, else the server's query. */
+static void base_relation(weir_buf *out, const weir_jdbc_opts *o,
+                          const char *alias, const server_read *sr)
+{
+    if (o->table && !sr->select && !sr->pull) {
         weir__buf_printf(out, "%s.", alias);
-        weir__buf_put_sql_ident(out, schema);
+        weir__buf_put_sql_ident(out, default_schema(o));
         weir__buf_putc(out, '.');
         weir__buf_put_sql_ident(out, o->table);
         return;
     }
-    /* As Spark runs a query option: a subquery of its own, which also
-     * keeps a statement that is not a query from running. */
     weir_buf q = WEIR_BUF_INIT;
-    weir__buf_printf(&q, "SELECT * FROM (%s) %s", o->query,
-                     o->kind == WEIR_JDBC_POSTGRES ? "AS weir_jdbc_query"
-                                                   : "weir_jdbc_query");
+    server_sql(&q, o, sr);
     weir__buf_printf(out, "%s_query('%s', ",
                      o->kind == WEIR_JDBC_POSTGRES ? "postgres"
                      : o->kind == WEIR_JDBC_MYSQL  ? "mysql"
@@ -126,10 +183,11 @@ static bool text_on_server(const char *typname, const char *typtype)
 /* A PostgreSQL table whose columns need the server's conversion (numeric
  * without a precision, which the scanner reads as double and Spark as
  * decimal(38,18); the types of text_on_server) is read through a query
- * doing it: its text, malloc'd. NULL when no column needs it (or the
- * catalog could not be read: the plain scan then reports the problem). */
-static char *server_query(weir_conn *c, const weir_jdbc_opts *o,
-                          const char *alias)
+ * doing it: its select list, malloc'd. NULL when no column needs it (or
+ * the catalog could not be read: the plain scan then reports the
+ * problem). */
+static char *server_columns(weir_conn *c, const weir_jdbc_opts *o,
+                            const char *alias)
 {
     if (o->kind != WEIR_JDBC_POSTGRES || !o->table)
         return NULL;
@@ -153,7 +211,6 @@ static char *server_query(weir_conn *c, const weir_jdbc_opts *o,
     if (!weir__conn_query(c, weir__buf_cstr(&q), &r, &ignore)) {
         bool any = false;
         weir_buf s = WEIR_BUF_INIT;
-        weir__buf_puts(&s, "SELECT ");
         for (size_t i = 0; i < r->n_rows; i++) {
             const char *name = weir__rows_get(r, i, 0);
             const char *wide = weir__rows_get(r, i, 2);
@@ -175,10 +232,6 @@ static char *server_query(weir_conn *c, const weir_jdbc_opts *o,
                 weir__buf_put_sql_ident(&s, name ? name : "");
             }
         }
-        weir__buf_puts(&s, " FROM ");
-        weir__buf_put_sql_ident(&s, o->schema ? o->schema : "public");
-        weir__buf_putc(&s, '.');
-        weir__buf_put_sql_ident(&s, o->table);
         if (any && !s.failed)
             sql = strdup(weir__buf_cstr(&s));
         weir__buf_free(&s);
@@ -213,34 +266,30 @@ static void locate(weir_error *err, const weir_sql_source *src,
     weir__sql_jdbc_mask(password, err->message, sizeof(err->message));
 }
 
-int weir__jdbc_render(weir_buf *out, weir_conn *c, const weir_sql_tvf *call,
-                      const char *root_dir, const weir_sql_source *src,
-                      weir_error *err)
+/* The read of o (attached as alias) with Spark's column types, as a
+ * parenthesised DuckDB query; a pull (sr) also carries the cursor's
+ * value as DuckDB reads it (__weir_cursor) and as text
+ * (__weir_cursor_text). Errors name the database and the table. */
+#define CURSOR_COLS "__weir_cursor_text, __weir_cursor"
+static int relation(weir_buf *out, weir_conn *c, const weir_jdbc_opts *o,
+                    const char *alias, server_read *sr, weir_arena *a,
+                    weir_error *err)
 {
-    weir_arena a = WEIR_ARENA_INIT;
-    weir_jdbc_opts o;
-    char alias[64];
-    int rc = weir__sql_jdbc_opts(&o, &a, call, err);
-    if (!rc && !c)
-        rc = WEIR_ERR(err, WEIR_ERROR, NULL, "internal error: read_jdbc without a connection");
-    if (!rc)
-        rc = weir__jdbc_attach(c, &o, root_dir, alias, sizeof(alias), err);
-    if (rc) {
-        locate(err, src, call, o.password);
-        weir__arena_free(&a);
-        return rc;
-    }
-    char *numeric = server_query(c, &o, alias);
+    char *select = server_columns(c, o, alias);
+    sr->select = select;
     weir_buf base = WEIR_BUF_INIT, probe = WEIR_BUF_INIT;
-    base_relation(&base, &o, alias, numeric);
-    free(numeric);
+    base_relation(&base, o, alias, sr);
+    sr->select = NULL;
+    free(select);
     weir__buf_printf(&probe, "SELECT * FROM %s", weir__buf_cstr(&base));
     weir_db_column *cols = NULL;
     size_t n = 0;
     weir_error why;
     memset(&why, 0, sizeof(why));
-    if (weir__conn_describe(c, weir__buf_cstr(&probe), &cols, &n, &a, &why))
-        rc = read_failed(err, &o, &why);
+    int rc = 0;
+    if (weir__conn_describe(c, weir__buf_cstr(&probe), &cols, &n, a, &why))
+        rc = read_failed(err, o, &why);
+    bool cursor_found = false;
     weir__buf_puts(out, "(SELECT ");
     for (size_t i = 0; !rc && i < n; i++) {
         weir_buf t = WEIR_BUF_INIT;
@@ -248,7 +297,7 @@ int weir__jdbc_render(weir_buf *out, weir_conn *c, const weir_sql_tvf *call,
         weir__buf_puts(out, i ? ", " : "");
         if (k < 0) {
             weir_buf d = WEIR_BUF_INIT;
-            weir__sql_jdbc_describe(&o, &d);
+            weir__sql_jdbc_describe(o, &d);
             rc = WEIR_ERR(err, WEIR_EINVAL, "JDBC_UNSUPPORTED_TYPE",
                           "column %s of the %s has type %s, which Spark's JDBC "
                           "reads have no type for: cast it in a query option",
@@ -270,12 +319,253 @@ int weir__jdbc_render(weir_buf *out, weir_conn *c, const weir_sql_tvf *call,
             weir__buf_put_sql_ident(out, cols[i].name);
         }
         weir__buf_free(&t);
+        if (sr->pull && strcmp(cols[i].name, o->cursor) == 0) {
+            cursor_found = true;
+            weir__buf_puts(out, ", CAST(");
+            weir__buf_put_sql_ident(out, cols[i].name);
+            weir__buf_puts(out, " AS VARCHAR) AS __weir_cursor_text, ");
+            weir__buf_put_sql_ident(out, cols[i].name);
+            weir__buf_puts(out, " AS __weir_cursor");
+        }
+    }
+    if (!rc && sr->pull && !cursor_found) {
+        weir_buf d = WEIR_BUF_INIT;
+        weir__sql_jdbc_describe(o, &d);
+        rc = WEIR_ERR(err, WEIR_EGRAPH, "JDBC_CURSOR_COLUMN_NOT_FOUND",
+                      "cursorColumn %s is not a column of the %s (names are "
+                      "matched exactly)",
+                      o->cursor, weir__buf_cstr(&d));
+        weir__buf_free(&d);
     }
     weir__buf_printf(out, " FROM %s)", weir__buf_cstr(&base));
     weir__buf_free(&base);
     weir__buf_free(&probe);
+    return rc;
+}
+
+/* o's options from call, and its database attached on c. */
+static int open_read(weir_jdbc_opts *o, weir_arena *a, weir_conn *c,
+                     const weir_sql_tvf *call, const char *root_dir,
+                     char *alias, size_t size, weir_error *err)
+{
+    int rc = weir__sql_jdbc_opts(o, a, call, err);
+    if (!rc && !c)
+        rc = WEIR_ERR(err, WEIR_ERROR, NULL, "internal error: read_jdbc without a connection");
+    if (!rc)
+        rc = weir__jdbc_attach(c, o, root_dir, alias, size, err);
+    return rc;
+}
+
+int weir__jdbc_render(weir_buf *out, weir_conn *c, const weir_sql_tvf *call,
+                      const char *root_dir, const weir_sql_source *src,
+                      weir_error *err)
+{
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_jdbc_opts o;
+    char alias[64];
+    server_read sr = { NULL, false, NULL };
+    int rc = open_read(&o, &a, c, call, root_dir, alias, sizeof(alias), err);
+    if (!rc)
+        rc = relation(out, c, &o, alias, &sr, &a, err);
     if (rc)
         locate(err, src, call, o.password);
     weir__arena_free(&a);
     return rc;
 }
+
+/* ---- STREAM read_jdbc(..., cursorColumn => c): pulls by cursor ----------
+ *
+ * Each batch pulls the rows whose cursor is at or past the value the last
+ * committed batch ended at (inclusive: rows that arrived later with that
+ * same value are not lost), minus the rows read before at exactly that
+ * value (their hashes are recorded with it: no duplicates). The pull is
+ * copied into a temporary table of the flow's connection inside the
+ * batch's transaction, so that what the batch writes, the value it ended
+ * at (the largest cursor it read) and the hashes of the rows it read at
+ * that value are one consistent set, committed together
+ * (_weir.jdbc_cursors). A row whose cursor is NULL, or moves backwards
+ * past the committed value, is not pulled; a deleted row is not seen. */
+
+typedef struct pulled {
+    char table[96];      /* the temporary table of the batch's rows */
+    const char *from;    /* the committed value it pulled from, or NULL */
+    const char *to;      /* the largest value it read */
+} pulled;
+
+static bool accepts(const weir_input *in)
+{
+    return in->source == WEIR_INPUT_JDBC;
+}
+
+static uint64_t fnv64(const char *s)
+{
+    uint64_t h = 14695981039346656037ULL;
+    for (; s && *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+/* jdbc:<kind>/<database or file>/<schema.table or query:hash>#<cursor>:
+ * neither the server's address (a moved server keeps its position) nor
+ * any secret. */
+static const char *key(weir_arena *a, const weir_graph *g, const weir_input *in,
+                       const char *root_dir)
+{
+    (void)g;
+    (void)root_dir;
+    weir_jdbc_opts o;
+    weir_error ignore;
+    if (!in->tvf || weir__sql_jdbc_opts(&o, a, in->tvf, &ignore))
+        return in->external;
+    const char *kind = o.kind == WEIR_JDBC_POSTGRES ? "postgresql"
+                       : o.kind == WEIR_JDBC_MYSQL  ? "mysql"
+                                                    : "sqlite";
+    const char *db = o.kind == WEIR_JDBC_SQLITE ? o.path : o.database;
+    if (o.table)
+        return weir__arena_printf(a, "jdbc:%s/%s/%s.%s#%s", kind, db ? db : "",
+                                  default_schema(&o) ? default_schema(&o) : "",
+                                  o.table, o.cursor ? o.cursor : "");
+    return weir__arena_printf(a, "jdbc:%s/%s/query:%016llx#%s", kind, db ? db : "",
+                              (unsigned long long)fnv64(o.query),
+                              o.cursor ? o.cursor : "");
+}
+
+static int plan(const weir_source_ctx *c, const weir_input *in,
+                weir_source_batch *b)
+{
+    weir_jdbc_opts o;
+    char alias[64];
+    int rc = open_read(&o, c->arena, c->conn, in->tvf, c->root_dir, alias,
+                       sizeof(alias), c->err);
+    pulled *p = rc ? NULL : weir__arena_alloc(c->arena, sizeof(*p));
+    if (!rc && !p)
+        rc = WEIR_ERR(c->err, WEIR_ENOMEM, NULL, "out of memory");
+    bool none = true;
+    int64_t epoch;
+    if (!rc)
+        rc = weir__checkpoint_source_end(c->cp, c->gen, b->key, &b->start,
+                                         &epoch, &none);
+    if (rc)
+        return rc;
+    if (none)
+        b->start = 0;
+    memset(p, 0, sizeof(*p));
+    snprintf(p->table, sizeof(p->table), "__weir_jdbc_%016llx_%lld",
+             (unsigned long long)fnv64(b->key), (long long)c->batch_id);
+    if ((rc = weir__checkpoint_cursor_read(c->cp, c->gen, b->key, c->arena,
+                                           &p->from)))
+        return rc;
+    server_read sr = { NULL, true, p->from };
+    weir_buf rel = WEIR_BUF_INIT, q = WEIR_BUF_INIT;
+    rc = relation(&rel, c->conn, &o, alias, &sr, c->arena, c->err);
+    if (!rc) {
+        weir__buf_printf(&q, "DROP TABLE IF EXISTS temp.main.%s; CREATE TEMP TABLE %s AS "
+                             "SELECT * FROM (SELECT *, hash(*COLUMNS(* EXCLUDE ("
+                             CURSOR_COLS "))) AS __weir_hash FROM %s) AS r",
+                         p->table, p->table, weir__buf_cstr(&rel));
+        if (p->from) { /* the rows read before at the value: not again */
+            weir__buf_puts(&q, " WHERE NOT (r.__weir_cursor_text = ");
+            weir__buf_put_sql_string(&q, p->from);
+            weir__buf_puts(&q, " AND r.__weir_hash IN ");
+            weir__checkpoint_put_cursor_hashes(&q, c->cp, c->gen, b->key);
+            weir__buf_putc(&q, ')');
+        }
+        weir_error why;
+        memset(&why, 0, sizeof(why));
+        if (weir__exec_buf(c->conn, &q, &why))
+            rc = read_failed(c->err, &o, &why);
+    }
+    int64_t n = 0;
+    if (!rc) {
+        weir__buf_clear(&q);
+        weir__buf_printf(&q, "SELECT count(*) FROM %s", p->table);
+        rc = weir__scalar_buf(c->conn, &q, &n, NULL, c->err);
+    }
+    if (!rc && n > 0) {
+        weir__buf_clear(&q);
+        weir__buf_printf(&q, "SELECT __weir_cursor_text FROM %s ORDER BY "
+                             "__weir_cursor DESC LIMIT 1", p->table);
+        char *to = NULL;
+        rc = weir__conn_scalar_text(c->conn, weir__buf_cstr(&q), &to, c->err);
+        p->to = to ? weir__arena_strdup(c->arena, to) : NULL;
+        free(to);
+    }
+    weir__buf_free(&rel);
+    weir__buf_free(&q);
+    if (rc) {
+        weir__sql_jdbc_mask(o.password, c->err->message, sizeof(c->err->message));
+        return rc;
+    }
+    b->end = b->start + n;
+    b->impl = p;
+    return 0;
+}
+
+static int render(weir_buf *out, const weir_source_read *r,
+                  const weir_source_batch *b, weir_error *err)
+{
+    (void)r;
+    (void)err;
+    const pulled *p = b->impl;
+    weir__buf_printf(out, "(SELECT * EXCLUDE (" CURSOR_COLS ", __weir_hash) FROM %s)",
+                     p->table);
+    return 0;
+}
+
+/* The value the batch ended at, and the hashes of the rows it read at it
+ * (with those recorded before when the value did not move). */
+static int commit(const weir_source_ctx *c, const weir_source_batch *b)
+{
+    const pulled *p = b->impl;
+    if (!p || !p->to)
+        return 0;
+    weir_buf h = WEIR_BUF_INIT;
+    weir__buf_printf(&h, "SELECT __weir_hash AS hash FROM %s WHERE __weir_cursor_text = ",
+                     p->table);
+    weir__buf_put_sql_string(&h, p->to);
+    if (p->from && strcmp(p->from, p->to) == 0) {
+        weir__buf_puts(&h, " UNION ALL SELECT hash FROM ");
+        weir__checkpoint_put_cursor_hashes(&h, c->cp, c->gen, b->key);
+    }
+    int rc = h.failed ? WEIR_ERR(c->err, WEIR_ENOMEM, NULL, "out of memory")
+                      : weir__checkpoint_cursor_add(c->cp, c->gen, c->batch_id, b->key,
+                                                    p->to, weir__buf_cstr(&h));
+    weir__buf_free(&h);
+    return rc;
+}
+
+static void release(const weir_source_ctx *c, weir_source_batch *b)
+{
+    const pulled *p = b->impl;
+    if (!p)
+        return;
+    char sql[160];
+    snprintf(sql, sizeof(sql), "DROP TABLE IF EXISTS temp.main.%s", p->table);
+    weir_error ignore;
+    weir__conn_exec(c->conn, sql, NULL, &ignore);
+}
+
+/* The schema for resolution: the read's, without its rows. */
+static int analyze(weir_buf *out, const weir_source_analysis *a, weir_error *err)
+{
+    if (!a->conn)
+        return WEIR_ENOTFOUND;
+    weir_buf rel = WEIR_BUF_INIT;
+    int rc = weir__jdbc_render(&rel, a->conn, a->in->tvf, a->root_dir, NULL, err);
+    if (!rc)
+        weir__buf_printf(out, "(SELECT * FROM %s WHERE false)", weir__buf_cstr(&rel));
+    weir__buf_free(&rel);
+    return rc;
+}
+
+const weir_source_kind weir__source_jdbc = {
+    .name = "jdbc",
+    .accepts = accepts,
+    .key = key,
+    .plan = plan,
+    .render = render,
+    .commit = commit,
+    .progress = weir__source_progress_offsets,
+    .analyze = analyze,
+    .release = release,
+};

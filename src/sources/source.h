@@ -169,5 +169,6 @@ extern const weir_source_kind weir__source_table;
 extern const weir_source_kind weir__source_files;
 extern const weir_source_kind weir__source_range;
 extern const weir_source_kind weir__source_kafka;
+extern const weir_source_kind weir__source_jdbc;
 
 #endif

@@ -37,6 +37,12 @@ static const char SCHEMA_SQL[] =
     "  flow VARCHAR, generation INTEGER, source VARCHAR, batch_id BIGINT,"
     "  topic VARCHAR, partition INTEGER, start_offset BIGINT,"
     "  end_offset BIGINT, update_id VARCHAR);"
+    /* Database sources read by cursor column (checkpoint.c): after each
+     * batch, the cursor value it ended at, and a row per row hash of the
+     * rows read at that value (NULL hash: none recorded). */
+    "CREATE TABLE IF NOT EXISTS @._weir.jdbc_cursors ("
+    "  flow VARCHAR, generation INTEGER, source VARCHAR, batch_id BIGINT,"
+    "  value VARCHAR, hash UBIGINT, update_id VARCHAR);"
     /* What streaming reads of tables consumed (table_reads.c): a
      * fingerprint of the rows read so far after each batch, and a sample
      * of their row hashes (the smallest ones). */

@@ -305,6 +305,77 @@ int weir__checkpoint_partitions_add(const weir_checkpoint *cp, int64_t gen,
     return insert_rows(cp, "kafka_offsets", gen, source, n, partition_row, &p);
 }
 
+/* ---- cursors of database sources --------------------------------------- */
+
+/* WHERE ... AND batch_id = the latest batch of the source. */
+static void where_latest_cursor(weir_buf *q, const weir_checkpoint *cp,
+                                int64_t gen, const char *source)
+{
+    weir_buf w = WEIR_BUF_INIT;
+    weir__state_where_source(&w, cp, gen, source);
+    weir__buf_puts(q, weir__buf_cstr(&w));
+    weir__buf_puts(q, " AND batch_id = (SELECT max(batch_id) FROM ");
+    weir__state_table(q, cp->catalog, "jdbc_cursors");
+    weir__buf_puts(q, weir__buf_cstr(&w));
+    weir__buf_putc(q, ')');
+    weir__buf_free(&w);
+}
+
+int weir__checkpoint_cursor_read(const weir_checkpoint *cp, int64_t gen,
+                                 const char *source, weir_arena *a,
+                                 const char **value)
+{
+    *value = NULL;
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "SELECT value FROM ");
+    weir__state_table(&q, cp->catalog, "jdbc_cursors");
+    where_latest_cursor(&q, cp, gen, source);
+    weir__buf_puts(&q, " LIMIT 1");
+    weir_rows *r = NULL;
+    int rc = weir__query_buf(cp->conn, &q, &r, cp->err);
+    if (!rc && r->n_rows && weir__rows_get(r, 0, 0)) {
+        *value = weir__arena_strdup(a, weir__rows_get(r, 0, 0));
+        if (!*value)
+            rc = WEIR_ERR(cp->err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    weir__rows_free(r);
+    weir__buf_free(&q);
+    return rc;
+}
+
+void weir__checkpoint_put_cursor_hashes(weir_buf *q, const weir_checkpoint *cp,
+                                        int64_t gen, const char *source)
+{
+    weir__buf_puts(q, "(SELECT hash FROM ");
+    weir__state_table(q, cp->catalog, "jdbc_cursors");
+    where_latest_cursor(q, cp, gen, source);
+    weir__buf_puts(q, " AND hash IS NOT NULL)");
+}
+
+int weir__checkpoint_cursor_add(const weir_checkpoint *cp, int64_t gen,
+                                int64_t batch_id, const char *source,
+                                const char *value, const char *hashes_sql)
+{
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "INSERT INTO ");
+    weir__state_table(&q, cp->catalog, "jdbc_cursors");
+    weir__buf_puts(&q, " SELECT ");
+    weir__state_put_key(&q, cp, gen, source);
+    weir__buf_printf(&q, ", %lld, ", (long long)batch_id);
+    weir__buf_put_sql_string(&q, value);
+    weir__buf_puts(&q, ", h.hash, ");
+    weir__buf_put_sql_string(&q, cp->update_id);
+    /* The value's row even when no hash is recorded. */
+    weir__buf_printf(&q, " FROM (SELECT CAST(NULL AS UBIGINT) AS hash UNION ALL "
+                         "SELECT CAST(hash AS UBIGINT) FROM (%s)) h WHERE h.hash IS "
+                         "NOT NULL OR NOT EXISTS (SELECT 1 FROM (%s) WHERE hash IS "
+                         "NOT NULL)",
+                     hashes_sql, hashes_sql);
+    int rc = weir__exec_buf(cp->conn, &q, cp->err);
+    weir__buf_free(&q);
+    return rc;
+}
+
 int weir__checkpoint_batch_sources(const weir_checkpoint *cp, int64_t gen,
                                    int64_t batch_id, weir_rows **out)
 {

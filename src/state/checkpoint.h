@@ -18,6 +18,9 @@
  *                      running total).
  *   _weir.table_reads, _weir.table_sample  what streaming reads of tables
  *                      consumed (table_reads.c).
+ *   _weir.jdbc_cursors database sources read by cursor column: the cursor
+ *                      value each batch ended at and the hashes of the
+ *                      rows it read at that value.
  *
  * Every write runs on cp->conn inside the batch's open transaction, so
  * the data and the position commit together. Source kinds
@@ -114,6 +117,23 @@ int weir__checkpoint_partitions_add(const weir_checkpoint *cp, int64_t gen,
                                     int64_t batch_id, const char *source,
                                     const weir_checkpoint_partition *parts,
                                     size_t n);
+
+/* ---- cursors of database sources (_weir.jdbc_cursors) ---- */
+
+/* The cursor value (DuckDB's text of it) the flow's latest batch from
+ * `source` in gen ended at, in arena a; NULL when it never read it in gen. */
+int weir__checkpoint_cursor_read(const weir_checkpoint *cp, int64_t gen,
+                                 const char *source, weir_arena *a,
+                                 const char **value);
+/* Append a subquery (one UBIGINT column, hash) of the row hashes the
+ * flow's latest batch from `source` in gen recorded at its cursor value. */
+void weir__checkpoint_put_cursor_hashes(weir_buf *q, const weir_checkpoint *cp,
+                                        int64_t gen, const char *source);
+/* Record batch batch_id's cursor value and the row hashes `hashes_sql`
+ * selects (one UBIGINT column; an empty result records the value alone). */
+int weir__checkpoint_cursor_add(const weir_checkpoint *cp, int64_t gen,
+                                int64_t batch_id, const char *source,
+                                const char *value, const char *hashes_sql);
 
 /* ---- what streaming reads of tables consumed ----
  * (_weir.table_reads, _weir.table_sample; docs/sources.md#tables)

@@ -604,7 +604,8 @@ s3() { local op=$1; shift; "$WEIR_S3_SH" "$op" "$S3_DIR" "$@"; }
 # pg_start: a throwaway PostgreSQL server for this case (scripts/pg.sh:
 # the machine's PostgreSQL on a free loopback port, its cluster under the
 # case's folder); sets PG (HOST:PORT), PG_USER and PG_PASSWORD. Stopped
-# when the case ends. pg_sql SQL: run SQL in its database "weir".
+# when the case ends. pg_sql SQL: run SQL in its database "weir";
+# pg_stop / pg_resume: stop it and start it again on the same port.
 # mysql_start / mysql_sql: the same for MariaDB (scripts/mysql.sh; sets
 # MYSQL). A machine without the server skips the case (exit 77) saying so.
 pg_start() {
@@ -619,6 +620,8 @@ pg_start() {
 }
 pg_cleanup() { "$WEIR_PG_SH" stop "$PG_DIR" >/dev/null 2>&1; }
 pg_sql() { "$WEIR_PG_SH" sql "$PG_DIR" "$1"; }
+pg_stop() { "$WEIR_PG_SH" stop "$PG_DIR"; }
+pg_resume() { "$WEIR_PG_SH" resume "$PG_DIR"; }
 mysql_start() {
     MYSQL_DIR="$E2E_ROOT/mysql"
     if ! command -v mariadbd >/dev/null 2>&1 && [ ! -x /usr/sbin/mariadbd ]; then
