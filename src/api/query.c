@@ -457,7 +457,8 @@ static int run_all_but_last(weir_pipeline *p, const char *sql, weir_buf *last,
                       "Syntax error, unexpected empty statement.");
     query_ctx q = { p, false, false, &src, NULL };
     weir_sql_resolver r = { on_relation, on_tvf, &q, on_target, on_expr_type,
-                            NULL, NULL, query_time_zone(p), on_set, NULL };
+                            NULL, NULL, query_time_zone(p), on_set, NULL,
+                            p->database };
     q.resolver = &r;
     for (size_t i = 0; !rc && i < n; i++) {
         weir__buf_clear(last);

@@ -21,6 +21,34 @@ typedef struct init_state {
     bool spec_done;
 } init_state;
 
+/* Whether an executable file called name is in a folder of $PATH. */
+static bool on_path(const char *name)
+{
+    const char *path = getenv("PATH");
+    while (path && *path) {
+        size_t n = strcspn(path, ":");
+        char file[4096];
+        int k = snprintf(file, sizeof(file), "%.*s/%s", (int)n,
+                         n ? path : ".", name);
+        struct stat st;
+        if (k > 0 && (size_t)k < sizeof(file) && stat(file, &st) == 0 &&
+            S_ISREG(st.st_mode) && access(file, X_OK) == 0)
+            return true;
+        path += n + (path[n] == ':');
+    }
+    return false;
+}
+
+/* The absolute path of the running binary into buf. */
+static bool own_path(char *buf, size_t size)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+    if (n <= 0 || (size_t)n >= size - 1)
+        return false;
+    buf[n] = '\0';
+    return !strchr(buf, '\'');
+}
+
 static bool project_path(char *buf, size_t size, const char *name,
                          const char *rel)
 {
@@ -120,9 +148,15 @@ static int create_project(const cli *c, const char *name, bool python)
                     strerror(saved));
         return EXIT_FAILED;
     }
+    char self[4096];
+    bool by_path = !on_path("weir") && own_path(self, sizeof(self));
     printf("Pipeline project '%s' created successfully. To run your "
-           "pipeline:\n  cd '%s'\n  weir run\n",
-           name, name);
+           "pipeline:\n  cd '%s'\n  %s%s%s run\n",
+           name, name, by_path ? "'" : "", by_path ? self : "weir",
+           by_path ? "'" : "");
+    if (by_path)
+        printf("(weir is not on your PATH: add its folder to PATH, or "
+               "install it with cmake --install, to run it as weir)\n");
     return EXIT_OK;
 }
 

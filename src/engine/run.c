@@ -622,7 +622,8 @@ static int end_update(run_state *rs, const weir_run_result *res,
                                                                  : "COMPLETED",
                                false, &e);
     int ev_rc = weir__eventlog_sync(rs->log, end_rc ? NULL : &e);
-    weir__storage_write_open_script(rs->st, NULL);
+    weir__storage_write_open_script(rs->st, rs->g->default_catalog,
+                                    rs->g->default_database, NULL);
     free_state(rs);
     if (!end_rc && !ev_rc)
         return 0;

@@ -92,6 +92,14 @@ static int set_option(weir_file_opts *o, const weir_sql_tvf *call,
         else
             return bad_option(err, call, a, "unknown schemaEvolutionMode", v);
         o->evolution_set = true;
+    } else if (weir__str_ieq(key, "nanValue") ||
+               weir__str_ieq(key, "positiveInf") ||
+               weir__str_ieq(key, "negativeInf")) {
+        /* Spark's defaults, NaN, Inf and -Inf, are read by DuckDB */
+        if (!weir__sql_csv_float_mark_native(key, v))
+            return bad_option(err, call, a,
+                              "a float marker DuckDB does not read is not "
+                              "supported by weir in streaming reads:", key);
     } else if (weir__str_ieq(key, "schemaLocation") ||
                weir__str_ieq(key, "maxFilesPerTrigger") ||
                weir__str_ieq(key, "maxBytesPerTrigger") ||

@@ -907,7 +907,11 @@ int weir__fn_sum(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
         weir__buf_printf(out, ", %s)", weir__buf_cstr(&x));
     } else {
         /* Macros dispatch on x's type; FILTER becomes a CASE inside. */
-        weir__buf_puts(out, e->distinct ? "weir_sum_distinct(" : "weir_sum(");
+        /* try_sum: NULL where sum overflows */
+        bool try = weir__str_ieq(e->name, "try_sum");
+        weir__buf_puts(out, e->distinct ? (try ? "weir_try_sum_distinct("
+                                               : "weir_sum_distinct(")
+                                        : (try ? "weir_try_sum(" : "weir_sum("));
         if (e->filter) {
             weir__buf_puts(out, "CASE WHEN ");
             rc = weir__sql_tx_expr(t, out, e->filter);

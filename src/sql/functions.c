@@ -47,8 +47,15 @@ static const fn_def FUNCS[] = {
       NULL },
     /* ---- math ---- */
     { "abs", 1, 1, 0, "abs($1)", NULL },
-    { "acos", 1, 1, 0, "acos($1)", NULL },
-    { "asin", 1, 1, 0, "asin($1)", NULL },
+    /* outside their domains Spark's (Java's) functions give NaN where
+     * DuckDB's raise */
+    { "acos", 1, 1, 0, "CASE WHEN abs($1) > 1 THEN CAST('NaN' AS DOUBLE) ELSE acos($1) END", NULL },
+    { "asin", 1, 1, 0, "CASE WHEN abs($1) > 1 THEN CAST('NaN' AS DOUBLE) ELSE asin($1) END", NULL },
+    { "acosh", 1, 1, 0, "CASE WHEN ($1) < 1 THEN CAST('NaN' AS DOUBLE) ELSE acosh($1) END", NULL },
+    { "asinh", 1, 1, 0, "asinh($1)", NULL },
+    { "atanh", 1, 1, 0, "CASE WHEN abs($1) > 1 THEN CAST('NaN' AS DOUBLE) ELSE atanh($1) END", NULL },
+    { "csc", 1, 1, 0, "(1 / sin(CAST($1 AS DOUBLE)))", NULL },
+    { "sec", 1, 1, 0, "(1 / cos(CAST($1 AS DOUBLE)))", NULL },
     { "atan", 1, 1, 0, "atan($1)", NULL },
     { "atan2", 2, 2, 0, "atan2($1, $2)", NULL },
     { "cos", 1, 1, 0, "cos($1)", NULL },
@@ -168,6 +175,17 @@ static const fn_def FUNCS[] = {
     { "base64", 1, 1, 0, "weir_base64($1)", NULL },
     { "unbase64", 1, 1, 0, "from_base64($1)", NULL },
     { "uuid", 0, 0, 0, "CAST(uuid() AS VARCHAR)", NULL },
+    /* Java's URLEncoder: space as '+', '*' kept, '~' encoded */
+    { "url_encode", 1, 1, 0,
+      "replace(replace(replace(url_encode($1), '%20', '+'), '%2A', '*'), '~', "
+      "'%7E')", NULL },
+    { "url_decode", 1, 1, 0, "weir_url_decode($1, false)", NULL },
+    { "try_url_decode", 1, 1, 0, "weir_url_decode($1, true)", NULL },
+    /* DuckDB's strings are always valid UTF-8; binaries may not be */
+    { "is_valid_utf8", 1, 1, 0, "weir_utf8_is($1)", NULL },
+    { "make_valid_utf8", 1, 1, 0, "weir_utf8_str(($1), 'make')", NULL },
+    { "validate_utf8", 1, 1, 0, "weir_utf8_str(($1), 'validate')", NULL },
+    { "try_validate_utf8", 1, 1, 0, "weir_utf8_str(($1), 'try')", NULL },
     /* ---- added from the Spark differential tier ---- */
     { "hypot", 2, 2, 0, "sqrt(pow($1, 2) + pow($2, 2))", NULL },
     { "expm1", 1, 1, 0, "(exp($1) - 1)", NULL },
@@ -179,6 +197,8 @@ static const fn_def FUNCS[] = {
     { "bit_count", 1, 1, 0, "CAST(bit_count($1) AS INTEGER)", NULL },
     { "shiftleft", 2, 2, 0, "(($1) << ($2))", NULL },
     { "shiftright", 2, 2, 0, "(($1) >> ($2))", NULL },
+    { "getbit", 2, 2, 0, "weir_bit_get($1, $2)", NULL },
+    { "bit_get", 2, 2, 0, "weir_bit_get($1, $2)", NULL },
     { "try_divide", 2, 2, 0, "CASE WHEN ($2) = 0 THEN NULL ELSE ($1) / ($2) END",
       NULL },
     { "try_mod", 2, 2, 0, "CASE WHEN ($2) = 0 THEN NULL ELSE ($1) % ($2) END",
@@ -198,6 +218,7 @@ static const fn_def FUNCS[] = {
     { "array_compact", 1, 1, 0, "list_filter($1, lambda x: x IS NOT NULL)", NULL },
     { "get", 2, 2, 0, "($1)[($2) + 1]", NULL },
     { "date_part", 2, 2, 0, NULL, weir__fn_date_part },
+    { "datepart", 2, 2, 0, NULL, weir__fn_date_part },
     { "next_day", 2, 2, 0, NULL, weir__fn_next_day },
     { "kurtosis", 1, 1, AGG, "kurtosis_pop($D$1)", NULL },
     { "mode", 1, 1, AGG, "mode($1)", NULL },
@@ -212,6 +233,11 @@ static const fn_def FUNCS[] = {
     { "regr_intercept", 2, 2, AGG, "regr_intercept($1, $2)", NULL },
     { "regr_count", 2, 2, AGG, "regr_count($1, $2)", NULL },
     { "regr_r2", 2, 2, AGG, "regr_r2($1, $2)", NULL },
+    { "regr_avgx", 2, 2, AGG, "regr_avgx($1, $2)", NULL },
+    { "regr_avgy", 2, 2, AGG, "regr_avgy($1, $2)", NULL },
+    { "regr_sxx", 2, 2, AGG, "regr_sxx($1, $2)", NULL },
+    { "regr_sxy", 2, 2, AGG, "regr_sxy($1, $2)", NULL },
+    { "regr_syy", 2, 2, AGG, "regr_syy($1, $2)", NULL },
     { "string_agg", 1, 2, AGG, NULL, weir__fn_string_agg },
     { "listagg", 1, 2, AGG, NULL, weir__fn_string_agg },
     { "map_filter", 2, 2, 0, NULL, weir__fn_map_filter },
@@ -324,6 +350,8 @@ static const fn_def FUNCS[] = {
     { "dayofmonth", 1, 1, 0, "CAST(day($W1) AS INTEGER)", NULL },
     { "dayofyear", 1, 1, 0, "CAST(dayofyear($W1) AS INTEGER)", NULL },
     { "dayofweek", 1, 1, 0, "CAST((dayofweek($W1) + 1) AS INTEGER)", NULL },
+    { "dayname", 1, 1, 0, "strftime($W1, '%a')", NULL },
+    { "monthname", 1, 1, 0, "strftime($W1, '%b')", NULL },
     { "weekday", 1, 1, 0, "CAST((isodow($W1) - 1) AS INTEGER)", NULL },
     { "weekofyear", 1, 1, 0, "CAST(weekofyear($W1) AS INTEGER)", NULL },
     { "hour", 1, 1, 0, "CAST(hour($W1) AS INTEGER)", NULL },
@@ -398,6 +426,8 @@ static const fn_def FUNCS[] = {
     { "count", 0, -1, AGG, NULL, weir__fn_count },
     { "sum", 1, 1, AGG, NULL, weir__fn_sum },
     { "avg", 1, 1, AGG, "avg($D$1)", NULL },
+    { "try_sum", 1, 1, AGG, NULL, weir__fn_sum },
+    { "try_avg", 1, 1, AGG, "avg($D$1)", NULL },
     { "mean", 1, 1, AGG, "avg($D$1)", NULL },
     { "min", 1, 1, AGG, "min($1)", NULL },
     { "max", 1, 1, AGG, "max($1)", NULL },
@@ -652,8 +682,9 @@ static const fn_def *lookup(const char *name, size_t n, bool *name_known)
 static bool typed_by_argument(const sql_tx *t, const char *name,
                               const weir_sql_expr *e)
 {
-    static const char *const NAMES[] = { "sum",  "avg",     "mean",  "floor",
-                                         "ceil", "ceiling", "round", "bround" };
+    static const char *const NAMES[] = { "sum",   "avg",     "mean",  "floor",
+                                         "ceil",  "ceiling", "round", "bround",
+                                         "try_sum", "try_avg" };
     if (e->n < 1 || !t->resolver || !t->resolver->expr_type)
         return false;
     for (size_t i = 0; i < sizeof(NAMES) / sizeof(NAMES[0]); i++)
@@ -669,8 +700,9 @@ static bool typed_by_argument(const sql_tx *t, const char *name,
 static bool spark_decimal_result(sql_tx *t, const char *name,
                                  const weir_sql_expr *e, int *prec, int *scale)
 {
-    bool sum = strcmp(name, "sum") == 0;
-    if ((!sum && strcmp(name, "avg") != 0 && strcmp(name, "mean") != 0) ||
+    bool sum = strcmp(name, "sum") == 0 || strcmp(name, "try_sum") == 0;
+    if ((!sum && strcmp(name, "avg") != 0 && strcmp(name, "mean") != 0 &&
+         strcmp(name, "try_avg") != 0) ||
         e->n != 1 || !t->resolver || !t->resolver->expr_type)
         return false;
     weir_error saved = *t->err;
@@ -831,7 +863,8 @@ static int exact_avg(sql_tx *t, weir_buf *out, const char *name,
                      const weir_sql_expr *e)
 {
     int p, s;
-    if ((strcmp(name, "avg") != 0 && strcmp(name, "mean") != 0) || e->n != 1)
+    if ((strcmp(name, "avg") != 0 && strcmp(name, "mean") != 0 &&
+         strcmp(name, "try_avg") != 0) || e->n != 1)
         return 0;
     weir_buf x = WEIR_BUF_INIT, fo = WEIR_BUF_INIT, sum = WEIR_BUF_INIT,
              n = WEIR_BUF_INIT;

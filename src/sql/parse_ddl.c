@@ -270,6 +270,7 @@ static const char *plan_name(const sql_parser *p)
         { "VALUES", NULL, "UnresolvedInlineTable" },
         { "FROM", NULL, "Project" },
         { "TABLE", NULL, "Project" },
+        { "INSERT", "DIRECTORY", "InsertIntoDir" },
         { "INSERT", NULL, "InsertIntoStatement" },
         { "DELETE", NULL, "DeleteFromTable" },
         { "UPDATE", NULL, "UpdateTable" },

@@ -282,7 +282,127 @@ static int put_files(rf *r, weir_buf *out, const char *const *files,
     return 0;
 }
 
-static int schema_columns(rf *r, weir_buf *out, const char *schema)
+/* Spark's CSV markers: an empty unquoted field reads as nullValue and a
+ * quoted empty string as emptyValue (both "" by default); a field equal
+ * to nullValue is NULL, and in a float or double column a field equal to
+ * nanValue, positiveInf or negativeInf (NaN, Inf, -Inf) is that value. */
+typedef struct csv_marks {
+    const char *null_value, *empty_value; /* "" when not given */
+    const char *nan, *pos_inf, *neg_inf;  /* NULL unless DuckDB cannot read them */
+} csv_marks;
+
+static const char *mark_text(rf *r, const char *key)
+{
+    opt *o = find(r, key);
+    return o && o->arg->text ? o->arg->text : NULL;
+}
+
+static bool duckdb_reads(const char *v, char sign, bool nan)
+{
+    if (*v == '+' && sign == '+')
+        v++;
+    else if (sign == '-' && *v++ != '-')
+        return false;
+    if (nan)
+        return sign == '+' && weir__str_ieq(v, "nan");
+    return weir__str_ieq(v, "inf") || weir__str_ieq(v, "infinity");
+}
+
+bool weir__sql_csv_float_mark_native(const char *key, const char *v)
+{
+    if (!v)
+        return false;
+    if (weir__str_ieq(key, "nanValue"))
+        return duckdb_reads(v, '+', true);
+    if (weir__str_ieq(key, "positiveInf"))
+        return duckdb_reads(v, '+', false);
+    return weir__str_ieq(key, "negativeInf") && duckdb_reads(v, '-', false);
+}
+
+static void csv_marks_read(rf *r, csv_marks *m)
+{
+    const char *v;
+    m->null_value = (v = mark_text(r, "nullValue")) ? v : "";
+    m->empty_value = (v = mark_text(r, "emptyValue")) ? v : "";
+    static const char *const keys[] = { "nanValue", "positiveInf", "negativeInf" };
+    const char **marks[] = { &m->nan, &m->pos_inf, &m->neg_inf };
+    for (int i = 0; i < 3; i++) {
+        v = mark_text(r, keys[i]);
+        *marks[i] = v && !weir__sql_csv_float_mark_native(keys[i], v) ? v : NULL;
+    }
+}
+
+/* DuckDB's nullstr: unquoted empty fields and nullValue are NULL. A
+ * quoted empty string is NULL too when emptyValue equals nullValue (the
+ * default), else it is kept as '' for wrap_strings to make emptyValue. */
+static void null_option(const csv_marks *m, weir_buf *out)
+{
+    bool quoted_null = strcmp(m->null_value, m->empty_value) == 0;
+    if (!*m->null_value && quoted_null)
+        return; /* DuckDB's defaults */
+    weir__buf_puts(out, ", nullstr = ");
+    if (*m->null_value) {
+        weir__buf_putc(out, '[');
+        weir__buf_put_sql_string(out, m->null_value);
+        weir__buf_puts(out, ", '']");
+    } else {
+        weir__buf_puts(out, "''");
+    }
+    weir__buf_printf(out, ", allow_quoted_nulls = %s", quoted_null ? "true" : "false");
+}
+
+/* The string columns of a read without DuckDB's quoted nulls: a quoted
+ * empty string becomes emptyValue and a quoted nullValue NULL, as in
+ * Spark. A column's type is known only to DuckDB, so the CASE asks
+ * typeof(), which DuckDB folds before it types the other branches. */
+static void wrap_strings(const csv_marks *m, weir_buf *body)
+{
+    if (strcmp(m->null_value, m->empty_value) == 0 ||
+        (!*m->null_value && !*m->empty_value))
+        return;
+    weir_buf w = WEIR_BUF_INIT;
+    weir__buf_puts(&w, "(SELECT CASE");
+    if (*m->null_value) {
+        weir__buf_puts(&w, " WHEN typeof(COLUMNS(*)) = 'VARCHAR' AND "
+                           "CAST(COLUMNS(*) AS VARCHAR) = ");
+        weir__buf_put_sql_string(&w, m->null_value);
+        weir__buf_puts(&w, " THEN NULL");
+    }
+    if (*m->empty_value) {
+        weir__buf_puts(&w, " WHEN typeof(COLUMNS(*)) = 'VARCHAR' AND "
+                           "CAST(COLUMNS(*) AS VARCHAR) = '' THEN ");
+        weir__buf_put_sql_string(&w, m->empty_value);
+    }
+    weir__buf_printf(&w, " ELSE COLUMNS(*) END FROM %s)", weir__buf_cstr(body));
+    weir__buf_clear(body);
+    weir__buf_puts(body, weir__buf_cstr(&w));
+    weir__buf_free(&w);
+}
+
+static bool has_float_marks(const csv_marks *m)
+{
+    return m->nan || m->pos_inf || m->neg_inf;
+}
+
+static void put_float_mark(weir_buf *b, const char *mark, const char *value)
+{
+    if (!mark)
+        return;
+    weir__buf_puts(b, " WHEN ");
+    weir__buf_put_sql_string(b, mark);
+    weir__buf_printf(b, " THEN '%s'", value);
+}
+
+static bool float_kind(const weir_sql_type *t)
+{
+    return t->kind == TY_DOUBLE || t->kind == TY_FLOAT;
+}
+
+/* columns = {..} of the schema option. With CSV float marks (m), float
+ * and double columns are read as text and *wrap gets the select list that
+ * turns the marks into NaN and infinities and casts the rest. */
+static int schema_columns(rf *r, weir_buf *out, const char *schema,
+                          const csv_marks *m, weir_buf *wrap)
 {
     weir_arena a = WEIR_ARENA_INIT;
     const weir_sql_type *t;
@@ -292,15 +412,31 @@ static int schema_columns(rf *r, weir_buf *out, const char *schema)
         weir__arena_free(&a);
         return rf_error(r, r->call->pos, "Invalid schema option '%s'", schema);
     }
+    bool marks = m && has_float_marks(m);
     weir__buf_puts(out, ", columns = {");
     for (size_t i = 0; i < t->n_fields; i++) {
+        const weir_sql_type *ft = t->fields[i].type;
         if (i)
             weir__buf_puts(out, ", ");
         weir__buf_put_sql_string(out, t->fields[i].name);
         weir__buf_puts(out, ": ");
         weir_buf ty = WEIR_BUF_INIT;
-        weir__sql_type_to_duckdb(&ty, t->fields[i].type);
-        weir__buf_put_sql_string(out, weir__buf_cstr(&ty));
+        weir__sql_type_to_duckdb(&ty, ft);
+        if (marks && float_kind(ft)) {
+            weir__buf_puts(out, "'VARCHAR'");
+            weir__buf_puts(wrap, i ? ", CASE " : "CASE ");
+            weir__buf_put_sql_ident(wrap, t->fields[i].name);
+            put_float_mark(wrap, m->nan, "NaN");
+            put_float_mark(wrap, m->pos_inf, "Infinity");
+            put_float_mark(wrap, m->neg_inf, "-Infinity");
+            weir__buf_puts(wrap, " ELSE ");
+            weir__buf_put_sql_ident(wrap, t->fields[i].name);
+            weir__buf_printf(wrap, " END::%s AS ", weir__buf_cstr(&ty));
+        } else {
+            weir__buf_put_sql_string(out, weir__buf_cstr(&ty));
+            weir__buf_puts(wrap, i ? ", " : "");
+        }
+        weir__buf_put_sql_ident(wrap, t->fields[i].name);
         weir__buf_free(&ty);
     }
     weir__buf_putc(out, '}');
@@ -336,24 +472,74 @@ static int string_option(rf *r, weir_buf *out, const char *key, const char *name
     return 0;
 }
 
-/* Spark's nullValue: fields equal to it are NULL, and so are empty
- * unquoted fields whatever it is (Spark's parser reads them as the null
- * value; DuckDB's nullstr alone would read them as ''), while a quoted
- * empty string stays '' once nullValue is not empty (Spark's emptyValue). */
-static int null_option(rf *r, weir_buf *out)
+/* read_csv(..) with Spark's CSV options, header and column names. */
+static int render_csv(rf *r, weir_buf *body, const char *files_sql, int header,
+                      int infer, const char *schema)
 {
-    opt *o = find(r, "nullValue");
-    if (!o)
-        return 0;
-    const char *v = o->arg->text ? o->arg->text : "";
-    weir__buf_puts(out, ", nullstr = ");
-    if (!*v) {
-        weir__buf_puts(out, "''");
-        return 0;
+    int rc;
+    csv_marks m;
+    csv_marks_read(r, &m);
+    if (has_float_marks(&m) && !schema && infer != 0)
+        return rf_error(r, r->call->pos,
+                        "%s(): nanValue, positiveInf or negativeInf '%s' with "
+                        "inferred column types is not supported by weir "
+                        "(DuckDB's type inference does not know it); give the "
+                        "columns a schema",
+                        r->call->name,
+                        m.nan ? m.nan : m.pos_inf ? m.pos_inf : m.neg_inf);
+    weir__buf_printf(body, "read_csv(%s, union_by_name = true, header = %s",
+                     files_sql, header == 1 ? "true" : "false");
+    const char *sep = opt_text(r, "sep");
+    if (!sep)
+        sep = opt_text(r, "delimiter");
+    if (!sep && r->path && weir__str_ends(r->path, ".tsv"))
+        sep = "\t";
+    if (sep) {
+        weir__buf_puts(body, ", delim = ");
+        weir__buf_put_sql_string(body, sep);
     }
-    weir__buf_putc(out, '[');
-    weir__buf_put_sql_string(out, v);
-    weir__buf_puts(out, ", ''], allow_quoted_nulls = false");
+    null_option(&m, body);
+    if ((rc = string_option(r, body, "quote", "quote")) ||
+        (rc = string_option(r, body, "escape", "escape")) ||
+        (rc = string_option(r, body, "comment", "comment")) ||
+        (rc = date_option(r, body, "dateFormat", "dateformat")) ||
+        (rc = date_option(r, body, "timestampFormat", "timestampformat")))
+        return rc;
+    const char *mode = opt_text(r, "mode");
+    if (mode && weir__str_ieq(mode, "DROPMALFORMED"))
+        weir__buf_puts(body, ", ignore_errors = true");
+    else if (mode && !weir__str_ieq(mode, "FAILFAST") &&
+             !weir__str_ieq(mode, "PERMISSIVE"))
+        return rf_error(r, r->call->pos, "Option mode '%s' is not supported", mode);
+    weir_buf cols = WEIR_BUF_INIT;
+    if (schema) {
+        if ((rc = schema_columns(r, body, schema, &m, &cols))) {
+            weir__buf_free(&cols);
+            return rc;
+        }
+    } else if (infer == 0) {
+        weir__buf_puts(body, ", all_varchar = true");
+    }
+    /* Like Spark, the header is the first line and says how many
+     * columns there are: a short row gets NULLs, a long row's extra
+     * fields (which DuckDB names columnN) are dropped. */
+    if (header == 1 && !schema)
+        weir__buf_puts(body, ", null_padding = true");
+    weir__buf_putc(body, ')');
+    /* Without a header Spark names the columns _c0, _c1, ... */
+    const char *sel = schema ? (has_float_marks(&m) ? weir__buf_cstr(&cols) : NULL)
+                      : header == 1
+                          ? "COLUMNS(c -> NOT regexp_full_match(c, 'column[0-9]+'))"
+                          : "COLUMNS('^column(\\d+)$') AS '_c\\1'";
+    if (sel) {
+        weir_buf tmp = WEIR_BUF_INIT;
+        weir__buf_printf(&tmp, "(SELECT %s FROM %s)", sel, weir__buf_cstr(body));
+        weir__buf_clear(body);
+        weir__buf_puts(body, weir__buf_cstr(&tmp));
+        weir__buf_free(&tmp);
+    }
+    weir__buf_free(&cols);
+    wrap_strings(&m, body);
     return 0;
 }
 
@@ -420,64 +606,19 @@ int weir__sql_render_read_files(weir_buf *out, const weir_sql_tvf *call,
                           "JSON");
             goto out;
         }
-        if (schema && (rc = schema_columns(&r, &body, schema)))
+        weir_buf unused = WEIR_BUF_INIT;
+        rc = schema ? schema_columns(&r, &body, schema, NULL, &unused) : 0;
+        weir__buf_free(&unused);
+        if (rc)
             goto out;
         if ((rc = date_option(&r, &body, "dateFormat", "dateformat")) ||
             (rc = date_option(&r, &body, "timestampFormat", "timestampformat")))
             goto out;
         weir__buf_putc(&body, ')');
     } else if (weir__str_ieq(fmt, "csv")) {
-        weir__buf_printf(&body, "read_csv(%s, union_by_name = true, header = %s",
-                         weir__buf_cstr(&files_sql), header == 1 ? "true" : "false");
-        const char *sep = opt_text(&r, "sep");
-        if (!sep)
-            sep = opt_text(&r, "delimiter");
-        if (!sep && r.path && weir__str_ends(r.path, ".tsv"))
-            sep = "\t";
-        if (sep) {
-            weir__buf_puts(&body, ", delim = ");
-            weir__buf_put_sql_string(&body, sep);
-        }
-        if ((rc = string_option(&r, &body, "quote", "quote")) ||
-            (rc = string_option(&r, &body, "escape", "escape")) ||
-            (rc = null_option(&r, &body)) ||
-            (rc = string_option(&r, &body, "comment", "comment")) ||
-            (rc = date_option(&r, &body, "dateFormat", "dateformat")) ||
-            (rc = date_option(&r, &body, "timestampFormat", "timestampformat")))
+        if ((rc = render_csv(&r, &body, weir__buf_cstr(&files_sql), header,
+                             infer, schema)))
             goto out;
-        const char *mode = opt_text(&r, "mode");
-        if (mode && weir__str_ieq(mode, "DROPMALFORMED"))
-            weir__buf_puts(&body, ", ignore_errors = true");
-        else if (mode && !weir__str_ieq(mode, "FAILFAST") &&
-                 !weir__str_ieq(mode, "PERMISSIVE")) {
-            rc = rf_error(&r, call->pos, "Option mode '%s' is not supported",
-                          mode);
-            goto out;
-        }
-        if (schema) {
-            if ((rc = schema_columns(&r, &body, schema)))
-                goto out;
-        } else if (infer == 0) {
-            weir__buf_puts(&body, ", all_varchar = true");
-        }
-        /* Like Spark, the header is the first line and says how many
-         * columns there are: a short row gets NULLs, a long row's extra
-         * fields (which DuckDB names columnN) are dropped. */
-        if (header == 1 && !schema)
-            weir__buf_puts(&body, ", null_padding = true");
-        weir__buf_putc(&body, ')');
-        if (!schema) {
-            /* Without a header Spark names the columns _c0, _c1, ... */
-            const char *cols =
-                header == 1 ? "COLUMNS(c -> NOT regexp_full_match(c, 'column[0-9]+'))"
-                            : "COLUMNS('^column(\\d+)$') AS '_c\\1'";
-            weir_buf tmp = WEIR_BUF_INIT;
-            weir__buf_printf(&tmp, "(SELECT %s FROM %s)", cols,
-                             weir__buf_cstr(&body));
-            weir__buf_clear(&body);
-            weir__buf_puts(&body, weir__buf_cstr(&tmp));
-            weir__buf_free(&tmp);
-        }
     } else if (weir__str_ieq(fmt, "parquet")) {
         if (schema) {
             rc = rf_error(&r, call->pos, "Option schema is not supported for "

@@ -189,6 +189,47 @@ static const char SETUP[] =
     " (a INTEGER) AS CAST(sum(DISTINCT a) AS BIGINT),"
     " (a BIGINT) AS CAST(sum(DISTINCT a) AS BIGINT),"
     " (a) AS sum(DISTINCT a);\n"
+    /* try_sum: an integral sum that overflows a BIGINT is NULL. */
+    "CREATE OR REPLACE TEMP MACRO weir_try_sum"
+    "(a TINYINT) AS TRY(CAST(sum(a) AS BIGINT)),"
+    " (a SMALLINT) AS TRY(CAST(sum(a) AS BIGINT)),"
+    " (a INTEGER) AS TRY(CAST(sum(a) AS BIGINT)),"
+    " (a BIGINT) AS TRY(CAST(sum(a) AS BIGINT)), (a) AS sum(a);\n"
+    "CREATE OR REPLACE TEMP MACRO weir_try_sum_distinct"
+    "(a TINYINT) AS TRY(CAST(sum(DISTINCT a) AS BIGINT)),"
+    " (a SMALLINT) AS TRY(CAST(sum(DISTINCT a) AS BIGINT)),"
+    " (a INTEGER) AS TRY(CAST(sum(DISTINCT a) AS BIGINT)),"
+    " (a BIGINT) AS TRY(CAST(sum(DISTINCT a) AS BIGINT)),"
+    " (a) AS sum(DISTINCT a);\n"
+    /* url_decode as Java's URLDecoder: '+' is a space, a '%' not followed
+     * by two hex digits is Spark's CANNOT_DECODE_URL (NULL when tried). */
+    "CREATE OR REPLACE TEMP MACRO weir_url_decode(s, tried) AS CASE"
+    " WHEN regexp_matches(s, '%([^0-9A-Fa-f]|[0-9A-Fa-f]([^0-9A-Fa-f]|$)|$)')"
+    " THEN CASE WHEN tried THEN NULL ELSE error('[CANNOT_DECODE_URL] The"
+    " provided URL cannot be decoded: ' || s || '. Please ensure that the URL"
+    " is properly formatted and try again.') END"
+    " ELSE url_decode(replace(s, '+', ' ')) END;\n"
+    /* is_valid_utf8 ('is'), make_valid_utf8 ('make'), validate_utf8
+     * ('validate') and try_validate_utf8 ('try'): a string is valid, a
+     * binary when DuckDB's decode() takes it. */
+    "CREATE OR REPLACE TEMP MACRO weir_utf8_is(x) AS CASE WHEN x IS NULL THEN"
+    " NULL WHEN typeof(x) <> 'BLOB' THEN true"
+    " ELSE TRY(decode(CAST(x AS BLOB))) IS NOT NULL END;\n"
+    "CREATE OR REPLACE TEMP MACRO weir_utf8_str(x, f) AS CASE"
+    " WHEN typeof(x) <> 'BLOB' THEN CAST(x AS VARCHAR)"
+    " WHEN f = 'try' THEN TRY(decode(CAST(x AS BLOB)))"
+    " ELSE coalesce(TRY(decode(CAST(x AS BLOB))), CASE WHEN x IS NOT NULL THEN"
+    " error(CASE WHEN f = 'make' THEN 'make_valid_utf8() of a binary that is"
+    " not UTF-8 is not supported by weir' ELSE '[INVALID_UTF8_STRING] Invalid"
+    " UTF8 byte sequence found in string: ' || CAST(x AS VARCHAR) END) END) END;\n"
+    /* getbit(x, pos): bit pos of x, 0 the lowest (Spark's range check). */
+    "CREATE OR REPLACE TEMP MACRO weir_bit_get(x, pos) AS CASE"
+    " WHEN pos < 0 OR pos >= CASE typeof(x) WHEN 'TINYINT' THEN 8"
+    " WHEN 'SMALLINT' THEN 16 WHEN 'INTEGER' THEN 32 ELSE 64 END THEN error('[INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE]"
+    " The value of parameter(s) `pos` in `bit_get` is invalid: expects an"
+    " integer value in [0, ' || CASE typeof(x) WHEN 'TINYINT' THEN 8 WHEN"
+    " 'SMALLINT' THEN 16 WHEN 'INTEGER' THEN 32 ELSE 64 END || '), but got ' ||"
+    " pos || '.') ELSE CAST((CAST(x AS BIGINT) >> pos) & 1 AS TINYINT) END;\n"
     /* a div b: truncating integral division. */
     "CREATE OR REPLACE TEMP MACRO weir_div"
     "(a BIGINT, b BIGINT) AS CASE WHEN b = 0 THEN error('[DIVIDE_BY_ZERO]"

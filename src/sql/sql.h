@@ -465,6 +465,12 @@ typedef struct weir_sql_resolver {
      * to translate q as usual, or an error. */
     int (*query)(void *payload, const weir_sql_query *q, weir_buf *out,
                  weir_error *err);
+    /* Statements only (optional): the pipeline's schema, which weir
+     * creates itself where Spark leaves it to the user (SCHEMA_NOT_FOUND
+     * until someone does): CREATE SCHEMA of it, by its one-part name, is
+     * accepted as if it said IF NOT EXISTS, so setup SQL written for
+     * Spark runs. */
+    const char *own_schema;
 } weir_sql_resolver;
 
 /* The DuckDB form of a Spark zone id (spark.sql.session.timeZone) into
@@ -521,6 +527,10 @@ int weir__sql_render_path_read(weir_buf *out, const char *format,
                                const char *base_dir, weir_error *err);
 /* The path argument of a read_files/cloud_files call, or NULL. */
 const char *weir__sql_read_files_path(const weir_sql_tvf *call);
+/* Whether DuckDB's DOUBLE parser reads v as the value Spark's CSV option
+ * key (nanValue, positiveInf or negativeInf) makes of it: nan, [+]inf,
+ * [+]infinity, -inf, -infinity in any case; false for other keys. */
+bool weir__sql_csv_float_mark_native(const char *key, const char *v);
 
 /*
  * read_jdbc(...) (read_jdbc.c, docs/databases.md): Spark's JDBC options

@@ -201,6 +201,9 @@ static int create(st *s)
         bool ine = weir__sql_is_kw(p, 0, "IF") && (p->i += 3, true);
         if ((rc = target(s, WEIR_SQL_CREATE_SCHEMA, &n)))
             return rc;
+        const weir_sql_resolver *r = s->t.resolver;
+        if (r && r->own_schema && n.n == 1 && weir__str_ieq(n.parts[0], r->own_schema))
+            ine = true;
         for (;;) {
             if (weir__sql_accept_kw(p, "COMMENT")) {
                 if (!weir__sql_string(p))
@@ -560,9 +563,10 @@ static int statement(st *s)
         int rc;
         if ((rc = name(s, &n)) || (rc = at_end(s)))
             return rc;
-        weir__buf_puts(s->out, "SELECT column_name AS \"col_name\", column_type AS "
-                               "\"data_type\", NULL::VARCHAR AS \"comment\" FROM "
-                               "(DESCRIBE ");
+        /* Spark's type names (store/spark_type.c) */
+        weir__buf_puts(s->out, "SELECT column_name AS \"col_name\", "
+                               "__weir_spark_type(column_type) AS \"data_type\", "
+                               "NULL::VARCHAR AS \"comment\" FROM (DESCRIBE ");
         weir__sql_put_name(s->out, &n);
         weir__buf_putc(s->out, ')');
         return 0;

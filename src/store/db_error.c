@@ -172,6 +172,12 @@ static bool table_or_view(const char *detail)
            weir__str_starts(detail, "View with name");
 }
 
+/* "Schema with name s already exists!" */
+static bool schema_named(const char *detail)
+{
+    return weir__str_starts(detail, "Schema with name");
+}
+
 /* ---- messages ----------------------------------------------------------- */
 
 static void say_column(weir_buf *out, const char *detail, const char *unused)
@@ -250,6 +256,20 @@ static void say_exists(weir_buf *out, const char *detail, const char *unused)
                      "exists. Choose a different name, drop or replace the "
                      "existing object, or add the IF NOT EXISTS clause to "
                      "tolerate pre-existing objects.",
+                     name);
+}
+
+static void say_schema_exists(weir_buf *out, const char *detail,
+                              const char *unused)
+{
+    (void)unused;
+    char name[256];
+    word_after(name, sizeof(name), detail, "with name ");
+    weir__buf_printf(out,
+                     "Cannot create schema `%s` because it already exists. "
+                     "Choose a different name, drop the existing schema, or "
+                     "add the IF NOT EXISTS clause to tolerate pre-existing "
+                     "schema.",
                      name);
 }
 
@@ -365,6 +385,8 @@ static const rule RULES[] = {
     { "Binder Error: ", NULL, NULL, "ANALYSIS_ERROR", true, NULL },
     { "Catalog Error: ", "already exists", table_or_view,
       "TABLE_OR_VIEW_ALREADY_EXISTS", true, say_exists },
+    { "Catalog Error: ", "already exists", schema_named,
+      "SCHEMA_ALREADY_EXISTS", true, say_schema_exists },
     { "Catalog Error: ", "Table with name", NULL, "TABLE_OR_VIEW_NOT_FOUND",
       true, say_table },
     { "Catalog Error: ", "Table Function with name", NULL,

@@ -11,6 +11,7 @@ set(WEIR_STORE_SOURCES
   src/store/objects.c
   src/store/scan.c
   src/store/spark_hash.c
+  src/store/spark_type.c
   src/store/storage.c
   src/store/topics.c
   src/store/tally.c

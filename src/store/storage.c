@@ -742,7 +742,8 @@ int weir__storage_set_mode(weir_storage *s, weir_storage_mode mode,
     return rc;
 }
 
-int weir__storage_write_open_script(weir_storage *s, weir_error *err)
+int weir__storage_write_open_script(weir_storage *s, const char *catalog,
+                                    const char *database, weir_error *err)
 {
     weir_buf b = WEIR_BUF_INIT;
     weir__buf_puts(&b, "-- Attach this pipeline's storage in a stock DuckDB "
@@ -766,6 +767,16 @@ int weir__storage_write_open_script(weir_storage *s, weir_error *err)
         weir__buf_put_sql_ident(&b, alias);
         weir__buf_puts(&b, " (READ_ONLY);\n");
         free(p);
+    }
+    if (catalog && database) {
+        /* the pipeline's schema, where its tables are, is the current one */
+        char own[300];
+        weir__storage_catalog_alias(own, sizeof(own), catalog);
+        weir__buf_puts(&b, "USE ");
+        weir__buf_put_sql_ident(&b, own);
+        weir__buf_putc(&b, '.');
+        weir__buf_put_sql_ident(&b, database);
+        weir__buf_puts(&b, ";\n");
     }
     char *path = weir__path_join(s->root, "open.sql");
     /* Written when it changes (a new catalog), not on every update. */

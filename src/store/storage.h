@@ -184,8 +184,10 @@ void weir__storage_input_table_ref(weir_buf *out, const char *catalog,
  * .sink_root), never into the sinks' destinations. */
 #define WEIR_SAMPLE_OUTPUTS "outputs"
 
-/* Rewrite open.sql, the script that attaches every file for stock DuckDB. */
-int weir__storage_write_open_script(weir_storage *s, weir_error *err);
+/* Rewrite open.sql, the script that attaches every file for stock DuckDB
+ * and, when catalog and database are given, USEs the pipeline's schema. */
+int weir__storage_write_open_script(weir_storage *s, const char *catalog,
+                                    const char *database, weir_error *err);
 
 #define WEIR_SYSTEM_ALIAS "weir"
 

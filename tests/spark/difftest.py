@@ -387,7 +387,7 @@ def run_weir_one(weir, cwd, e):
                             "CREATE TEMPORARY VIEW __q AS %s;\nDESCRIBE __q" % sql,
                             e["conf"])
     if rc == 0:
-        cols = [(json.loads(l)["col_name"], duck_to_spark(json.loads(l)["data_type"]))
+        cols = [(json.loads(l)["col_name"], json.loads(l)["data_type"])
                 for l in out.splitlines() if l.strip()]
         rc, out, err = weir_run(weir, cwd,
                                 "SELECT to_json(__q) AS __j FROM (%s) __q" % sql,

@@ -87,7 +87,7 @@ def weir_tables(project, names):
         if d.returncode != 0:
             out[name] = {"error": d.stderr.strip()[-500:]}
             continue
-        cols = [(json.loads(l)["col_name"], difftest.duck_to_spark(json.loads(l)["data_type"]))
+        cols = [(json.loads(l)["col_name"], json.loads(l)["data_type"])
                 for l in d.stdout.splitlines() if l.strip()]
         r = subprocess.run([WEIR, "query", "--format", "json",
                             "SELECT to_json(__q) AS __j FROM %s __q" % name],

@@ -305,6 +305,11 @@ TEST(test_sql_ddl__errors)
     ERR("SELECT 1", REG, "Unsupported plan Project parsed from SQL query", 1, 1);
     ERR("CREATE TABLE t AS SELECT 1", REG, "CreateTableAsSelect", 1, 1);
     ERR("INSERT INTO t SELECT 1", REG, "InsertIntoStatement", 1, 1);
+    /* Spark 4.1's own message (measured with spark-pipelines) */
+    ERR("INSERT OVERWRITE DIRECTORY '/tmp/x' USING parquet SELECT 1", REG,
+        "Unsupported plan InsertIntoDir parsed from SQL query", 1, 1);
+    ERR("INSERT OVERWRITE LOCAL DIRECTORY '/tmp/x' USING csv SELECT 1", REG,
+        "InsertIntoDir", 1, 1);
     ERR("DROP TABLE t", REG, "DropTable", 1, 1);
     ERR("CREATE MATERIALIZED VIEW mv AS SELEC 1", "PARSE_SYNTAX_ERROR",
         "Syntax error at or near 'SELEC'", 1, 32);

@@ -134,7 +134,7 @@ static int translate(const char *spark, counts *c, weir_buf *out)
     weir_buf local = WEIR_BUF_INIT;
     int rc = weir__sql_parse_query(&q, &a, &src, 0, src.len, &err);
     weir_sql_resolver r = { on_relation, NULL, c, NULL, on_expr_type,
-                            on_relation_types, NULL, NULL, NULL, NULL };
+                            on_relation_types, NULL, NULL, NULL, NULL, NULL };
     if (!rc)
         rc = weir__sql_translate_query(out ? out : &local, q, &r, &err);
     if (rc)

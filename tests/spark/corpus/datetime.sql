@@ -141,3 +141,6 @@ SELECT CAST('2024-03-05 10:11:12.123456789' AS TIMESTAMP) AS r;
 SELECT date_format(TIMESTAMP '2024-03-05 07:08:09', 'yyyy-MM-dd HH:mm:ss Z') AS a, date_format(TIMESTAMP '2024-03-05 07:08:09', 'xxx z') AS b;
 SELECT unix_timestamp(TIMESTAMP '2024-03-05 10:11:12', 'yyyy-MM-dd HH:mm:ss') AS a, to_unix_timestamp(DATE '2024-03-05', 'dd/MM/yyyy') AS b;
 SELECT date_format(TIMESTAMP '2024-11-05 01:02:03', 'QQQ yyyy QQQQ') AS a, from_unixtime(86400 * 40, 'yyyy q') AS b;
+SELECT dayname(DATE '2008-02-20') AS a, monthname('2008-02-20') AS b, dayname(TIMESTAMP '2024-12-29 23:59:59') AS c, monthname(DATE '2024-09-01') AS d;
+SELECT dayname(d) AS a, monthname(d) AS b FROM VALUES (DATE '2024-01-01'), (DATE '2024-06-15'), (NULL) AS t(d);
+SELECT datepart('YEAR', TIMESTAMP '2019-08-12 01:00:00.123456') AS a, datepart('week', TIMESTAMP '2019-08-12 01:00:00.123456') AS b, datepart('doy', DATE '2019-08-12') AS c;

@@ -55,3 +55,9 @@ SELECT uniform(1, 1, 7) AS r;
 SELECT conv('-10', 10, 16) AS a, conv('12a', 10, 16) AS b, conv('-ff', 16, -10) AS c, conv('', 10, 16) AS d, conv(' 12', 10, 16) AS e;
 SELECT bround(2.45, 1) AS a, bround(-2.5) AS b, bround(CAST(12.345 AS DECIMAL(5,3)), 2) AS c, round(CAST(12.345 AS DECIMAL(5,3)), 1) AS d;
 SELECT width_bucket(-1, 0, 10, 5) AS a, width_bucket(10, 0, 10, 5) AS b, width_bucket(5, 10, 0, 5) AS c, width_bucket(5, 0, 10, 0) AS d;
+SELECT acos(2) AS a, asin(-1.5) AS b, acos(0.5) AS c, asin(NULL) AS d;
+SELECT acosh(1) AS a, acosh(0) AS b, asinh(0) AS c, asinh(-2.5D) AS d, atanh(0.5) AS e, atanh(2) AS f, atanh(1) AS g;
+SELECT csc(1) AS a, sec(0) AS b, csc(CAST(x AS DOUBLE)) AS c FROM VALUES (2) AS t(x);
+SELECT bit_get(11, 0) AS a, getbit(11, 2) AS b, getbit(-1, 31) AS c, bit_get(CAST(5 AS TINYINT), 2) AS d, getbit(5L, 63) AS e;
+-- error
+SELECT getbit(11, 32) AS r;

@@ -110,3 +110,11 @@ SELECT char_length(s) AS r FROM VALUES ('ab'), (''), (NULL) AS t(s);
 SELECT split('a,b,c,', ',', 5) AS a, split(',a', ',', 2) AS b, split('a1b22c', '[0-9]+', 2) AS c;
 SELECT mask('AbCD123-@$#', 'a') AS a, mask('AbCD123-@$#', NULL, NULL, NULL, '*') AS b, mask('ÄÖü٣') AS c;
 SELECT luhn_check('1234') AS a, luhn_check('') AS b, luhn_check(' 79927398713') AS c, quote(NULL) AS d;
+SELECT url_encode('https://spark.apache.org/a b*~') AS a, url_encode('é&x=1+2') AS b, url_encode(NULL) AS c;
+SELECT url_decode('https%3A%2F%2Fspark.apache.org') AS a, url_decode('a+b%20c%2B') AS b, try_url_decode('http%3A%2F%2spark.apache.org') AS c;
+-- error
+SELECT url_decode('http%3A%2F%2spark.apache.org') AS r;
+SELECT is_valid_utf8('Spark') AS a, is_valid_utf8(x'61') AS b, is_valid_utf8(x'80') AS c, is_valid_utf8(x'61C262') AS d, is_valid_utf8(NULL) AS e;
+SELECT validate_utf8('Spark') AS a, validate_utf8(x'61') AS b, try_validate_utf8(x'80') AS c, make_valid_utf8('Spark') AS d, try_validate_utf8('x') AS e;
+-- error
+SELECT validate_utf8(x'80') AS r;

@@ -1,11 +1,21 @@
-# weir init NAME scaffolds a runnable project and says how to run it.
+# weir init NAME scaffolds a runnable project and says how to run it: as
+# weir when weir is on PATH, else by the binary's own path.
 
-run_weir init demo
+mkdir on-path
+ln -s "$(command -v "$WEIR" || echo "$WEIR")" on-path/weir
+PATH="$PWD/on-path:$PATH" run_weir init demo
 expect_exit 0
 expect_stdout_equals "Pipeline project 'demo' created successfully. To run your pipeline:
   cd 'demo'
   weir run"
 expect_stderr_empty
+PATH=/usr/bin:/bin run_weir init elsewhere
+expect_exit 0
+expect_stdout_equals "Pipeline project 'elsewhere' created successfully. To run your pipeline:
+  cd 'elsewhere'
+  '$(readlink -f "$WEIR")' run
+(weir is not on your PATH: add its folder to PATH, or install it with cmake --install, to run it as weir)"
+rm -rf elsewhere
 
 # The spec: relative storage so the project can move, every SQL file.
 expect_file_contains demo/spark-pipeline.yml "name: demo"

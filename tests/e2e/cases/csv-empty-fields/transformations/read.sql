@@ -3,4 +3,5 @@
 CREATE STREAMING TABLE readings AS
 SELECT id, name, CAST(score AS DOUBLE) AS score
 FROM STREAM read_files('landing', format => 'csv', header => true,
-                       inferColumnTypes => false, nullValue => 'NA');
+                       inferColumnTypes => false, nullValue => 'NA',
+                       nanValue => 'NaN', positiveInf => 'Inf');
