@@ -9,8 +9,14 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 ./scripts/bootstrap.sh
-cmake --preset release >/dev/null
-cmake --build --preset release -j "$(nproc)" >/dev/null
+echo "== building weir (a few minutes the first time; the log is build/build.log)"
+mkdir -p build
+if ! { cmake --preset release && cmake --build --preset release -j "$(nproc)"; } \
+        >build/build.log 2>&1; then
+    tail -n 30 build/build.log >&2
+    echo "demo.sh: the build failed; its whole log is build/build.log" >&2
+    exit 1
+fi
 weir="$root/build/weir"
 
 rm -rf build/demo

@@ -228,6 +228,12 @@ static int show_quality(const cli *c, project *p, const char *id,
     if (fmt == FORMAT_TABLE && id)
         printf("Update %s\n", id);
     grid_print(&g, fmt, stdout);
+    if (fmt == FORMAT_TABLE && !q.n)
+        fputs(id ? "No expectation was checked in this update: no dataset "
+                   "with expectations read new rows (weir events --quality "
+                   "--update all shows every update's).\n"
+                 : "No expectation was checked in any update.\n",
+              stderr);
     quality_free(&q);
     return EXIT_OK;
 }

@@ -4,7 +4,7 @@
  * with types and an expectation, gold materialized view) and three files of
  * sample orders, one of them without an amount and one with a negative
  * amount so the example has something to clean, in SQL or in Python
- * (pyspark.pipelines), and, for SQL, one passing test (`weir test`).
+ * (pyspark.pipelines), and one passing test (`weir test`).
  * Writing them is cmd_init.c's business.
  */
 #include <string.h>
@@ -141,17 +141,19 @@ static const char readme_python[] =
     "    spark-pipeline.yml   the pipeline spec (name, storage, definition files)\n"
     "    transformations/     one Python file per dataset (pyspark.pipelines)\n"
     "    data/landing/orders/ sample input; add files and run again\n"
+    "    tests/               tests on fixture data, run by `weir test`\n"
     "    pipeline-storage/    created by the first run: tables, checkpoints\n"
     "                         and the event log\n"
     "\n"
     "weir imports the files with your Python and pyspark-client (WEIR_PYTHON,\n"
     "else the active virtual environment, else python3):\n"
     "\n"
-    "    python3 -m pip install 'pyspark-client==4.2.0'\n"
+    "    python3 -m pip install 'pyspark-client==4.2.0' 'pandas<3'\n"
     "\n"
     "Try:\n"
     "\n"
     "    weir dry-run                  # validate, show datasets and schemas\n"
+    "    weir test                     # run tests/*.yml on their fixture rows\n"
     "    weir run                      # run an update\n"
     "    weir query \"SELECT * FROM daily_revenue ORDER BY order_date\"\n"
     "    weir graph --format mermaid   # the dataflow graph\n"
@@ -260,6 +262,33 @@ static const char test_yml[] =
     "    # A query that must return no rows.\n"
     "    - query: SELECT * FROM orders_silver WHERE amount < 0 OR amount IS NULL\n";
 
+/* The Python scaffold filters instead of an expectation (open-source
+ * Spark has none), so its test checks the rows alone. */
+static const char test_yml_python[] =
+    "# Tests of the pipeline on fixture data, run by `weir test` (docs/testing.md).\n"
+    "#\n"
+    "# Each test runs the pipeline in a temporary storage of its own, with the rows\n"
+    "# under `given` in place of the files in data/landing/orders/, then checks\n"
+    "# what the update wrote. The project's pipeline-storage/ is never touched.\n"
+    "daily_revenue_counts_valid_orders:\n"
+    "  description: Orders without an amount or with a negative one are left out.\n"
+    "  given:\n"
+    "    - files: data/landing/orders\n"
+    "      rows:\n"
+    "        - {order_id: 1, customer_id: 7, amount: 10.50, order_ts: \"2026-01-05 08:00:00\", status: placed}\n"
+    "        - {order_id: 2, customer_id: 8, amount: 4.50, order_ts: \"2026-01-05 17:30:00\", status: shipped}\n"
+    "        - {order_id: 3, customer_id: 9, amount: -1.00, order_ts: \"2026-01-05 18:00:00\", status: placed}\n"
+    "        - {order_id: 4, customer_id: 7, amount: null, order_ts: \"2026-01-06 09:00:00\", status: placed}\n"
+    "        - {order_id: 5, customer_id: 3, amount: 20.00, order_ts: \"2026-01-06 10:15:00\", status: placed}\n"
+    "  expect:\n"
+    "    # The rows of a dataset, in any order (columns not listed are not compared).\n"
+    "    - dataset: daily_revenue\n"
+    "      rows:\n"
+    "        - {order_date: 2026-01-05, orders: 2, revenue: 15.00}\n"
+    "        - {order_date: 2026-01-06, orders: 1, revenue: 20.00}\n"
+    "    # A query that must return no rows.\n"
+    "    - query: SELECT * FROM orders_silver WHERE amount < 0 OR amount IS NULL\n";
+
 static const scaffold_file files[] = {
     { "README.md", readme },
     { "transformations/", NULL },
@@ -288,6 +317,8 @@ static const scaffold_file files_python[] = {
     { "data/landing/orders/orders-0001.json", orders_1 },
     { "data/landing/orders/orders-0002.json", orders_2 },
     { "data/landing/orders/orders-0003.json", orders_3 },
+    { "tests/", NULL },
+    { "tests/daily_revenue.yml", test_yml_python },
 };
 
 const scaffold_file *scaffold_files(bool python, size_t *n)

@@ -180,6 +180,10 @@ static const fn_def FUNCS[] = {
       "replace(replace(replace(url_encode($1), '%20', '+'), '%2A', '*'), '~', "
       "'%7E')", NULL },
     { "url_decode", 1, 1, 0, "weir_url_decode($1, false)", NULL },
+    { "parse_url", 2, 2, 0, "weir_parse_url($1, $2, false)", NULL },
+    { "parse_url", 3, 3, 0, "weir_parse_url_key($1, $2, $3, false)", NULL },
+    { "try_parse_url", 2, 2, 0, "weir_parse_url($1, $2, true)", NULL },
+    { "try_parse_url", 3, 3, 0, "weir_parse_url_key($1, $2, $3, true)", NULL },
     { "try_url_decode", 1, 1, 0, "weir_url_decode($1, true)", NULL },
     /* DuckDB's strings are always valid UTF-8; binaries may not be */
     { "is_valid_utf8", 1, 1, 0, "weir_utf8_is($1)", NULL },
@@ -360,6 +364,15 @@ static const fn_def FUNCS[] = {
     { "last_day", 1, 1, 0, "last_day($Y1)", NULL },
     { "make_date", 3, 3, 0, "make_date($1, $2, $3)", NULL },
     { "make_timestamp", 6, 6, 0, "$<make_timestamp($1, $2, $3, $4, $5, $6)$>", NULL },
+    /* years, months, weeks, days, hours, minutes, seconds (0 when left out) */
+    { "make_interval", 0, 0, 0, "weir_make_interval(0, 0, 0, 0, 0, 0, 0)", NULL },
+    { "make_interval", 1, 1, 0, "weir_make_interval($1, 0, 0, 0, 0, 0, 0)", NULL },
+    { "make_interval", 2, 2, 0, "weir_make_interval($1, $2, 0, 0, 0, 0, 0)", NULL },
+    { "make_interval", 3, 3, 0, "weir_make_interval($1, $2, $3, 0, 0, 0, 0)", NULL },
+    { "make_interval", 4, 4, 0, "weir_make_interval($1, $2, $3, $4, 0, 0, 0)", NULL },
+    { "make_interval", 5, 5, 0, "weir_make_interval($1, $2, $3, $4, $5, 0, 0)", NULL },
+    { "make_interval", 6, 6, 0, "weir_make_interval($1, $2, $3, $4, $5, $6, 0)", NULL },
+    { "make_interval", 7, 7, 0, "weir_make_interval($1, $2, $3, $4, $5, $6, $7)", NULL },
     { "date_add", 2, 2, 0,
       "CAST($Y1 + CAST($2 AS INTEGER) AS DATE)", NULL },
     { "date_add", 3, 3, 0, NULL, weir__fn_timestampadd },

@@ -222,6 +222,43 @@ static const char SETUP[] =
     " error(CASE WHEN f = 'make' THEN 'make_valid_utf8() of a binary that is"
     " not UTF-8 is not supported by weir' ELSE '[INVALID_UTF8_STRING] Invalid"
     " UTF8 byte sequence found in string: ' || CAST(x AS VARCHAR) END) END) END;\n"
+    /* parse_url(u, part[, key]) as java.net.URI splits u (RFC 3986's
+     * regular expression: 2 scheme, 4 authority, 5 path, 7 query, 9
+     * fragment); characters URI refuses are INVALID_URL (NULL when
+     * tried). A key is a regular expression, as in Spark. */
+    "CREATE OR REPLACE TEMP MACRO weir_url_part(u, g) AS regexp_extract(u,"
+    " '^(([^:/?#]+):)?(//([^/?#]*))?([^?#]*)(\\?([^#]*))?(#(.*))?', g);\n"
+    "CREATE OR REPLACE TEMP MACRO weir_parse_url(u, part, tried) AS CASE"
+    " WHEN u IS NULL OR part IS NULL THEN NULL"
+    " WHEN regexp_matches(u, '[ \"<>\\\\^`{|}]|%([^0-9A-Fa-f]|[0-9A-Fa-f]([^0-9A-Fa-f]|$)|$)')"
+    " THEN CASE WHEN tried THEN NULL ELSE error('[INVALID_URL] The url is"
+    " invalid: ' || u || '. Use \"try_parse_url\" to tolerate invalid URL and"
+    " return NULL instead.') END"
+    " WHEN part = 'HOST' THEN nullif(regexp_extract(weir_url_part(u, 4),"
+    " '^(?:[^@]*@)?(\\[[^\\]]*\\]|[^:]*)', 1), '')"
+    " WHEN part = 'PATH' THEN weir_url_part(u, 5)"
+    " WHEN part = 'QUERY' THEN CASE WHEN weir_url_part(u, 6) <> '' THEN"
+    " weir_url_part(u, 7) END"
+    " WHEN part = 'REF' THEN CASE WHEN weir_url_part(u, 8) <> '' THEN"
+    " weir_url_part(u, 9) END"
+    " WHEN part = 'PROTOCOL' THEN nullif(weir_url_part(u, 2), '')"
+    " WHEN part = 'FILE' THEN weir_url_part(u, 5) || weir_url_part(u, 6)"
+    " WHEN part = 'AUTHORITY' THEN CASE WHEN weir_url_part(u, 3) <> '' THEN"
+    " weir_url_part(u, 4) END"
+    " WHEN part = 'USERINFO' THEN CASE WHEN contains(weir_url_part(u, 4), '@')"
+    " THEN regexp_extract(weir_url_part(u, 4), '^([^@]*)@', 1) END END;\n"
+    "CREATE OR REPLACE TEMP MACRO weir_parse_url_key(u, part, k, tried) AS"
+    " CASE WHEN part <> 'QUERY' OR k IS NULL THEN NULL"
+    " WHEN regexp_matches(weir_parse_url(u, part, tried), '(&|^)' || k ||"
+    " '=([^&]*)') THEN regexp_extract(weir_parse_url(u, part, tried), '(&|^)'"
+    " || k || '=([^&]*)', 2) END;\n"
+    /* make_interval: Spark's calendar interval of its parts; seconds
+     * keep microseconds. */
+    "CREATE OR REPLACE TEMP MACRO weir_make_interval(y, mo, w, d, h, mi, sec) AS"
+    " to_years(CAST(y AS INTEGER)) + to_months(CAST(mo AS INTEGER)) +"
+    " to_days(CAST(w AS INTEGER) * 7 + CAST(d AS INTEGER)) +"
+    " to_hours(CAST(h AS BIGINT)) + to_minutes(CAST(mi AS BIGINT)) +"
+    " to_microseconds(CAST(round(CAST(sec AS DECIMAL(18,6)) * 1000000) AS BIGINT));\n"
     /* getbit(x, pos): bit pos of x, 0 the lowest (Spark's range check). */
     "CREATE OR REPLACE TEMP MACRO weir_bit_get(x, pos) AS CASE"
     " WHEN pos < 0 OR pos >= CASE typeof(x) WHEN 'TINYINT' THEN 8"

@@ -144,3 +144,5 @@ SELECT date_format(TIMESTAMP '2024-11-05 01:02:03', 'QQQ yyyy QQQQ') AS a, from_
 SELECT dayname(DATE '2008-02-20') AS a, monthname('2008-02-20') AS b, dayname(TIMESTAMP '2024-12-29 23:59:59') AS c, monthname(DATE '2024-09-01') AS d;
 SELECT dayname(d) AS a, monthname(d) AS b FROM VALUES (DATE '2024-01-01'), (DATE '2024-06-15'), (NULL) AS t(d);
 SELECT datepart('YEAR', TIMESTAMP '2019-08-12 01:00:00.123456') AS a, datepart('week', TIMESTAMP '2019-08-12 01:00:00.123456') AS b, datepart('doy', DATE '2019-08-12') AS c;
+SELECT TIMESTAMP '2024-01-31 10:00:00' + make_interval(0, 1, 0, 1, 2, 3, 4.5) AS a, TIMESTAMP '2024-03-01 00:00:00' + make_interval(0, 0, 2) AS c, TIMESTAMP '2024-03-01 00:00:00' + make_interval(0, 0, 0, 0, 0, 0, 100.000001) AS d;
+SELECT TIMESTAMP '2024-01-01 00:00:00' + make_interval(0, NULL, 3) AS a, TIMESTAMP '2024-01-01 00:00:00' - make_interval(0, 0, 0, 1) AS b;

@@ -118,3 +118,8 @@ SELECT is_valid_utf8('Spark') AS a, is_valid_utf8(x'61') AS b, is_valid_utf8(x'8
 SELECT validate_utf8('Spark') AS a, validate_utf8(x'61') AS b, try_validate_utf8(x'80') AS c, make_valid_utf8('Spark') AS d, try_validate_utf8('x') AS e;
 -- error
 SELECT validate_utf8(x'80') AS r;
+SELECT parse_url('http://spark.apache.org/path?query=1', 'HOST') AS a, parse_url('http://spark.apache.org/path?query=1', 'QUERY') AS b, parse_url('http://spark.apache.org/path?query=1', 'QUERY', 'query') AS c, parse_url('http://spark.apache.org/path?query=1', 'QUERY', 'nope') AS d;
+SELECT parse_url(u, 'PROTOCOL') AS a, parse_url(u, 'PATH') AS b, parse_url(u, 'REF') AS c, parse_url(u, 'FILE') AS d, parse_url(u, 'AUTHORITY') AS e, parse_url(u, 'USERINFO') AS f, parse_url(u, 'HOST') AS g FROM VALUES ('https://user:pw@example.com:8080/a/b.html?x=1&y=2#frag'), ('http://example.com'), ('ftp://h/p?'), (NULL) AS t(u);
+SELECT try_parse_url('inva lid://spark.apache.org/path?query=1', 'QUERY') AS a, try_parse_url('http://spark.apache.org/path?query=1', 'QUERY', 'query') AS b, parse_url('http://a.b/c?k=v', 'BAD') AS c;
+-- error
+SELECT parse_url('inva lid://spark.apache.org/path?query=1', 'QUERY') AS r;

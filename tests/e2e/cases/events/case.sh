@@ -45,3 +45,7 @@ expect_stdout_not_contains ",28,1"
 run_weir events --quality
 expect_exit 0
 expect_stdout_contains "│ dataset "
+expect_stderr_contains "No expectation was checked in this update: no dataset with expectations read new rows (weir events --quality --update all shows every update's)."
+run_weir events --quality --update all
+expect_exit 0
+expect_stderr_empty

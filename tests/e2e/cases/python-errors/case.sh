@@ -18,7 +18,7 @@ printf '#!/bin/sh\nexec python3 -S "$@"\n' > bare-python
 chmod +x bare-python
 WEIR_PYTHON=$PWD/bare-python run_weir run
 expect_exit 2
-expect_stderr_contains "weir: pyspark-client is not installed for $PWD/bare-python: install it with \`$PWD/bare-python -m pip install 'pyspark-client==4.2.0'\`"
+expect_stderr_contains "weir: pyspark-client is not installed for $PWD/bare-python: install it with \`$PWD/bare-python -m pip install 'pyspark-client==4.2.0' 'pandas<3'\`"
 expect_no_file storage
 
 WEIR_PYTHON=/nonexistent/python run_weir dry-run

@@ -4,6 +4,12 @@
 # second run processes nothing new.
 expect_python_scaffold_runs 4.2.0
 
+# The scaffold's test passes on its fixture rows.
+expect_file_exists tests/daily_revenue.yml
+run_weir test
+expect_exit 0
+expect_stdout_matches "^1 tests?: 1 passed, 0 failed"
+
 # dry-run and graph see the Python datasets; query and events need no Python.
 run_weir dry-run
 expect_exit 0
