@@ -61,6 +61,7 @@ static int sink_batch(weir_flow_exec *x, const weir_gdataset *t, int64_t gen,
     b->generation = gen;
     b->batch_id = batch_id;
     b->update_id = x->update_id;
+    b->conn = x->conn;
     return rc;
 }
 

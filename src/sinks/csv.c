@@ -159,11 +159,18 @@ static int stage(weir_conn *conn, const weir_sink_batch *b, const char *sql,
     return weir__folder_stage(&CSV, conn, b, sql, rows, err);
 }
 
+static int publish(const weir_sink_batch *b, weir_sink_pending *pending,
+                   weir_error *err)
+{
+    (void)pending;
+    return weir__folder_publish(&CSV, b, err);
+}
+
 const weir_sink_format weir__sink_csv = {
     .name = "csv",
     .validate = validate,
     .check_columns = weir__sink_check_columns,
     .stage = stage,
-    .publish = weir__folder_publish,
+    .publish = publish,
     .discard = weir__folder_discard,
 };

@@ -22,6 +22,7 @@
 #include "util/clock.h"
 #include "util/fs.h"
 #include "util/str.h"
+#include "util/url.h"
 
 #define HIVE_NULL "__HIVE_DEFAULT_PARTITION__"
 #define MAX_COMMIT_ATTEMPTS 1000
@@ -47,6 +48,14 @@ static int validate(const weir_kv *options, size_t n, weir_error *err)
         rc = weir__sink_partition_cols(&cols, &n_cols, &a, options, n, err);
         weir__arena_free(&a);
     }
+    const char *path = weir__kv_get(options, n, "path");
+    if (!rc && weir__url_is_remote(path))
+        rc = WEIR_ERR(err, WEIR_EINVAL, "SINK_PATH_NOT_WRITABLE",
+                      "the delta sink cannot write to %s: Delta sinks on "
+                      "object storage are not supported yet (issue 43); "
+                      "write Parquet, JSON or CSV there, or the Delta table "
+                      "to a local folder",
+                      path);
     return rc;
 }
 

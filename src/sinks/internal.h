@@ -113,7 +113,7 @@ int weir__folder_validate(const weir_folder_format *f,
 int weir__folder_stage(const weir_folder_format *f, weir_conn *conn,
                        const weir_sink_batch *b, const char *sql,
                        int64_t *rows, weir_error *err);
-int weir__folder_publish(const weir_sink_batch *b, weir_sink_pending *pending,
+int weir__folder_publish(const weir_folder_format *f, const weir_sink_batch *b,
                          weir_error *err);
 int weir__folder_discard(const weir_sink_batch *b, weir_error *err);
 

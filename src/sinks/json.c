@@ -49,11 +49,18 @@ static int stage(weir_conn *conn, const weir_sink_batch *b, const char *sql,
     return weir__folder_stage(&JSON, conn, b, sql, rows, err);
 }
 
+static int publish(const weir_sink_batch *b, weir_sink_pending *pending,
+                   weir_error *err)
+{
+    (void)pending;
+    return weir__folder_publish(&JSON, b, err);
+}
+
 const weir_sink_format weir__sink_json = {
     .name = "json",
     .validate = validate,
     .check_columns = weir__sink_check_columns,
     .stage = stage,
-    .publish = weir__folder_publish,
+    .publish = publish,
     .discard = weir__folder_discard,
 };

@@ -47,11 +47,18 @@ static int stage(weir_conn *conn, const weir_sink_batch *b, const char *sql,
     return weir__folder_stage(&PARQUET, conn, b, sql, rows, err);
 }
 
+static int publish(const weir_sink_batch *b, weir_sink_pending *pending,
+                   weir_error *err)
+{
+    (void)pending;
+    return weir__folder_publish(&PARQUET, b, err);
+}
+
 const weir_sink_format weir__sink_parquet = {
     .name = "parquet",
     .validate = validate,
     .check_columns = weir__sink_check_columns,
     .stage = stage,
-    .publish = weir__folder_publish,
+    .publish = publish,
     .discard = weir__folder_discard,
 };

@@ -56,6 +56,10 @@ typedef struct weir_sink_batch {
     int64_t generation;    /* checkpoint generation of the flow */
     int64_t batch_id;      /* 0, 1, 2, ... within the generation */
     const char *update_id;
+    weir_conn *conn;       /* the flow's connection: stage() runs in its
+                              open transaction, publish() outside any;
+                              what writes to object storage (an s3://
+                              `path`) goes through it */
 } weir_sink_batch;
 
 /* What a format keeps of one staged batch in memory between stage() and
