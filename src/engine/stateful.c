@@ -150,22 +150,35 @@ int weir__stateful_advance(step *s)
  * well. */
 int weir__stateful_signature(step *s, const weir_buf *what, const char *shown)
 {
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (size_t i = 0; i < what->len; i++) {
-        h ^= (unsigned char)what->ptr[i];
-        h *= 1099511628211ULL;
-    }
-    int64_t sig = (int64_t)(h >> 1);
     if (what->failed)
         return weir__stateful_oom(s->x);
+    if (!s->sig_started) {
+        s->sig_hash = 1469598103934665603ULL; /* FNV-1a */
+        s->sig_started = true;
+    }
+    for (size_t i = 0; i < what->len; i++) {
+        s->sig_hash ^= (unsigned char)what->ptr[i];
+        s->sig_hash *= 1099511628211ULL;
+    }
+    if (!s->sig_shown[0])
+        weir__str_copy(s->sig_shown, sizeof(s->sig_shown),
+                       shown ? shown : weir__buf_cstr(what));
+    /* Checked before the last operator touches its state. */
+    return s->last_op ? weir__stateful_signature_check(s) : 0;
+}
+
+int weir__stateful_signature_check(step *s)
+{
+    if (!s->sig_started)
+        return 0;
+    int64_t sig = (int64_t)(s->sig_hash >> 1);
     if (s->st.has_signature && s->st.signature != sig)
         return WEIR_ERR(&s->x->err, WEIR_ERROR, "STREAMING_STATE_INCOMPATIBLE",
                         "The stateful operator of flow '%s' changed since its "
                         "state was written (%s): its state cannot be read by "
                         "the new one. Run a full refresh of the table to start "
                         "it over: weir run --full-refresh %s.",
-                        s->x->f->display, shown ? shown : weir__buf_cstr(what),
-                        s->t->name);
+                        s->x->f->display, s->sig_shown, s->t->name);
     s->st.has_signature = true;
     s->st.signature = sig;
     return 0;
@@ -175,11 +188,12 @@ int weir__stateful_signature(step *s, const weir_buf *what, const char *shown)
 int weir__stateful_translate_rows(step *s, const weir_sql_query *q, const char *relation,
                           weir_buf *out)
 {
-    s->rctx.subst[0].node = s->p->rows;
-    s->rctx.subst[0].rows = relation;
-    s->rctx.n_subst = 1;
+    size_t n = s->rctx.n_subst;
+    s->rctx.subst[n].node = s->p->rows;
+    s->rctx.subst[n].rows = relation;
+    s->rctx.n_subst = n + 1;
     int rc = weir__stateful_translate(s, q, s->p->ctx, out);
-    s->rctx.n_subst = 0;
+    s->rctx.n_subst = n;
     return rc;
 }
 
@@ -219,12 +233,42 @@ static void progress(step *s, const char *op_name)
     o->watermark_ms = s->st.watermark_ms;
 }
 
-static const weir_sql_state_plan *find_plan(const weir_sql_sop *ops, size_t n)
+/* The middle of a chain: an operator's output, read by the next. */
+#define OP_MID "__weir_op_mid"
+
+/* Operator s->p over the batch: its input (read from the previous
+ * operator's output, after the first), then the operator. */
+static int run_operator(step *s, bool first)
 {
-    for (size_t i = 0; i < n; i++)
-        if (ops[i].plan)
-            return ops[i].plan;
-    return NULL;
+    const weir_sql_state_plan *p = s->p;
+    weir_buf q = WEIR_BUF_INIT, in = WEIR_BUF_INIT;
+    int rc = 0;
+    if (!first) {
+        weir__buf_puts(&q, "CREATE OR REPLACE TEMP TABLE " OP_MID " AS SELECT * "
+                           "FROM " WEIR_OP_ROWS);
+        rc = weir__exec_buf(s->x->conn, &q, &s->x->err);
+        weir__buf_clear(&q);
+        s->rctx.subst[s->rctx.n_subst].node = p->below->node;
+        s->rctx.subst[s->rctx.n_subst++].rows = OP_MID;
+    }
+    if (!rc && p->input)
+        rc = weir__stateful_translate(s, p->input, p->ctx, &in);
+    if (!rc && p->input) {
+        weir__buf_printf(&q, "CREATE OR REPLACE TEMP TABLE " WEIR_OP_IN " AS %s",
+                         weir__buf_cstr(&in));
+        rc = weir__exec_buf(s->x->conn, &q, &s->x->err);
+    }
+    if (!rc && first)
+        rc = batch_maxima(s);
+    if (!rc && p->kind == WEIR_SQL_SOP_AGGREGATE)
+        rc = weir__stateful_aggregate(s);
+    else if (!rc && p->kind == WEIR_SQL_SOP_JOIN)
+        rc = weir__stateful_join(s);
+    else if (!rc)
+        rc = weir__stateful_dedup(s);
+    weir__buf_free(&q);
+    weir__buf_free(&in);
+    return rc;
 }
 
 int weir__stateful_step(weir_flow_exec *x, const weir_gdataset *t, int64_t gen,
@@ -238,11 +282,13 @@ int weir__stateful_step(weir_flow_exec *x, const weir_gdataset *t, int64_t gen,
         weir__arena_free(&a);
         return weir__stateful_oom(x);
     }
-    const weir_sql_state_plan *p = find_plan(ops, n_ops);
-    if (!p) {
+    const weir_sql_state_plan *chain[2];
+    size_t n_chain = weir__graph_state_chain(ops, n_ops, chain, 2);
+    if (!n_chain) {
         weir__arena_free(&a);
         return 0;
     }
+    const weir_sql_state_plan *p = chain[0];
     step s;
     memset(&s, 0, sizeof(s));
     s.x = x;
@@ -258,33 +304,29 @@ int weir__stateful_step(weir_flow_exec *x, const weir_gdataset *t, int64_t gen,
                             x->f->display, WEIR_OP_MAX_INPUTS)
                  : weir__op_state_get(&s.cp, gen, p->n_wms, &s.st);
     s.late_ms = s.st.watermark_ms; /* with st.has_watermark */
-    weir_buf q = WEIR_BUF_INIT, in = WEIR_BUF_INIT;
-    if (!rc && p->input)
-        rc = weir__stateful_translate(&s, p->input, p->ctx, &in);
-    if (!rc && p->input) {
-        weir__buf_printf(&q, "CREATE OR REPLACE TEMP TABLE " WEIR_OP_IN " AS %s",
-                         weir__buf_cstr(&in));
-        rc = weir__exec_buf(x->conn, &q, &x->err);
+    s.had_watermark = s.st.has_watermark;
+    /* A chain's operators run innermost first, each judging late rows by
+     * the previous batch's watermark and expiring by the new one (the
+     * flow's one watermark, from the first operator's inputs); the state
+     * row keeps one signature of them all, checked by the last one. */
+    int64_t rows = 0;
+    for (size_t k = 0; !rc && k < n_chain; k++) {
+        s.p = chain[k];
+        s.last_op = k + 1 == n_chain;
+        s.state_rows = 0;
+        rc = run_operator(&s, k == 0);
+        rows += s.state_rows;
     }
-    if (!rc)
-        rc = batch_maxima(&s);
-    const char *name = p->kind == WEIR_SQL_SOP_AGGREGATE ? "stateStoreSave"
-                       : p->kind == WEIR_SQL_SOP_JOIN        ? "symmetricHashJoin"
-                                                             : "dedupe";
-    if (!rc && p->kind == WEIR_SQL_SOP_AGGREGATE)
-        rc = weir__stateful_aggregate(&s);
-    else if (!rc && p->kind == WEIR_SQL_SOP_JOIN)
-        rc = weir__stateful_join(&s);
-    else if (!rc)
-        rc = weir__stateful_dedup(&s);
     if (!rc)
         rc = weir__op_state_put(&s.cp, gen, &s.st);
+    const weir_sql_state_plan *last = chain[n_chain - 1];
     if (!rc) {
-        progress(&s, name);
-        x->op_node = p->node;
+        s.state_rows = rows;
+        progress(&s, last->kind == WEIR_SQL_SOP_AGGREGATE ? "stateStoreSave"
+                     : last->kind == WEIR_SQL_SOP_JOIN    ? "symmetricHashJoin"
+                                                          : "dedupe");
+        x->op_node = last->node;
     }
-    weir__buf_free(&q);
-    weir__buf_free(&in);
     weir__arena_free(&a);
     return rc;
 }

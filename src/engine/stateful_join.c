@@ -20,6 +20,7 @@
 
 #include "engine/stateful_step.h"
 #include "store/db.h"
+#include "util/str.h"
 
 #define BOOKKEEPING "__weir_id, __weir_evt_us, __weir_matched"
 
@@ -37,13 +38,14 @@ static int translate2(join_ctx *j, const weir_sql_query *q, const char *l,
                       const char *r, weir_buf *out)
 {
     step *s = j->s;
-    s->rctx.subst[0].node = s->p->side[0].rows;
-    s->rctx.subst[0].rows = l;
-    s->rctx.subst[1].node = s->p->side[1].rows;
-    s->rctx.subst[1].rows = r;
-    s->rctx.n_subst = 2;
+    size_t n = s->rctx.n_subst;
+    s->rctx.subst[n].node = s->p->side[0].rows;
+    s->rctx.subst[n].rows = l;
+    s->rctx.subst[n + 1].node = s->p->side[1].rows;
+    s->rctx.subst[n + 1].rows = r;
+    s->rctx.n_subst = n + 2;
     int rc = weir__stateful_translate(s, q, s->p->ctx, out);
-    s->rctx.n_subst = 0;
+    s->rctx.n_subst = n;
     return rc;
 }
 
@@ -103,6 +105,53 @@ static int new_rows(join_ctx *j, int i)
     weir__buf_free(&in);
     weir__buf_free(&q);
     return rc;
+}
+
+/* A NATURAL join's plan as a join USING the sides' common columns (in
+ * the left side's order, as Spark resolves it), into *out (arena a): the
+ * sides' bookkeeping columns must not join. */
+static int natural_plan(join_ctx *j, weir_arena *a, weir_sql_state_plan *out)
+{
+    step *s = j->s;
+    weir_db_column *c[2] = { NULL, NULL };
+    size_t n[2] = { 0, 0 };
+    int rc = 0;
+    for (int i = 0; !rc && i < 2; i++) {
+        char q[160];
+        snprintf(q, sizeof(q), "SELECT * EXCLUDE (" BOOKKEEPING ") FROM %s",
+                 SIDE_TMP[i]);
+        rc = weir__conn_describe(s->x->conn, q, &c[i], &n[i], a, &s->x->err);
+    }
+    const char **cols = rc ? NULL : weir__arena_array(a, n[0] + 1, sizeof(*cols));
+    if (!rc && !cols)
+        return weir__stateful_oom(s->x);
+    size_t k = 0;
+    for (size_t l = 0; !rc && l < n[0]; l++)
+        for (size_t r = 0; r < n[1]; r++)
+            if (weir__str_ieq(c[0][l].name, c[1][r].name)) {
+                cols[k++] = c[0][l].name;
+                break;
+            }
+    if (!rc && !k)
+        return WEIR_ERR(&s->x->err, WEIR_EINVAL, "STREAMING_STATE_NOT_SUPPORTED",
+                        "Flow '%s': the sides of its NATURAL join of two "
+                        "streams have no column in common (a cross join of "
+                        "two streams): write it as CROSS JOIN.",
+                        s->x->f->display);
+    if (rc)
+        return rc;
+    *out = *s->p;
+    out->natural = false;
+    out->emit = weir__sql_join_using(a, s->p->emit, cols, k);
+    out->pairs = weir__sql_join_using(a, s->p->pairs, cols, k);
+    out->emit_left_nulls = weir__sql_join_using(a, s->p->emit_left_nulls, cols, k);
+    out->emit_right_nulls = weir__sql_join_using(a, s->p->emit_right_nulls, cols, k);
+    if (!out->emit || !out->pairs ||
+        (s->p->emit_left_nulls && !out->emit_left_nulls) ||
+        (s->p->emit_right_nulls && !out->emit_right_nulls))
+        return weir__stateful_oom(s->x);
+    s->p = out;
+    return 0;
 }
 
 /* A side's rows as the query sees them: without the bookkeeping. */
@@ -248,6 +297,10 @@ int weir__stateful_join(step *s)
     int rc = weir__stateful_signature(s, &what, NULL);
     for (int i = 0; !rc && i < 2; i++)
         rc = new_rows(&j, i);
+    weir_arena na = WEIR_ARENA_INIT;
+    weir_sql_state_plan natural;
+    if (!rc && p->natural)
+        rc = natural_plan(&j, &na, &natural);
     if (!rc)
         rc = pairs(&j);
     if (!rc)
@@ -261,6 +314,8 @@ int weir__stateful_join(step *s)
         weir__buf_clear(&q);
     }
     s->state_rows = n[0] + n[1];
+    s->p = p;
+    weir__arena_free(&na);
     weir__buf_free(&q);
     weir__buf_free(&what);
     for (int i = 0; i < 2; i++)

@@ -197,9 +197,19 @@ int weir__stateful_aggregate(step *s)
         weir__buf_printf(&q, "DELETE FROM " OP_ROWS_IN " WHERE __weir_end_us "
                              "<= %lld",
                          (long long)s->late_ms * 1000);
-        rc = state.failed ? weir__stateful_oom(s->x)
-                          : weir__conn_exec(s->x->conn, weir__buf_cstr(&q),
-                                            &s->dropped, &s->x->err);
+        /* Over another stateful operator's output, Spark 4.1 drops the
+         * rows whose event time itself is at or before the watermark
+         * (measured: py-dedup-window), not only those of closed groups. */
+        for (size_t i = 0; p->below && i < p->n_wms; i++) {
+            weir__buf_puts(&q, " OR epoch_us(");
+            weir__buf_put_sql_ident(&q, p->wms[i].column);
+            weir__buf_printf(&q, ") <= %lld", (long long)s->late_ms * 1000);
+        }
+        int64_t late = 0;
+        rc = q.failed ? weir__stateful_oom(s->x)
+                      : weir__conn_exec(s->x->conn, weir__buf_cstr(&q), &late,
+                                        &s->x->err);
+        s->dropped += late;
         weir__buf_clear(&q);
     }
     if (!rc && !exists)
@@ -213,8 +223,9 @@ int weir__stateful_aggregate(step *s)
         rc = weir__exec_buf(s->x->conn, &q, &s->x->err);
         weir__buf_clear(&q);
     }
-    bool had = s->st.has_watermark;
-    int64_t prev_ms = s->st.watermark_ms;
+    bool had = s->had_watermark; /* before the batch (a chain's first
+                                    operator advanced it already) */
+    int64_t prev_ms = s->late_ms;
     if (!rc)
         rc = weir__stateful_advance(s);
     /* The groups the watermark passed since the previous batch: written

@@ -23,11 +23,18 @@ typedef struct step {
     weir_op_state st;
     int64_t late_ms;      /* the previous batch's watermark (none before
                              the first event: nothing is late then) */
+    bool had_watermark;   /* whether there was one */
     int64_t delay_ms[WEIR_OP_MAX_INPUTS];
     int64_t dropped;      /* rows dropped as late */
     int64_t state_rows;
     const char *const *keys; /* a deduplication's keys */
     size_t n_keys;
+    /* The operators' signature, folded over a chain's (FNV-1a of what
+     * each names), and how the first is shown. */
+    bool last_op; /* the last operator of the chain runs */
+    bool sig_started;
+    uint64_t sig_hash;
+    char sig_shown[512];
 } step;
 
 int weir__stateful_oom(weir_flow_exec *x);
@@ -45,6 +52,10 @@ int weir__stateful_advance(step *s);
 /* The operator must be the one whose state is kept (what: its shape;
  * shown: how the error names it, NULL: what). */
 int weir__stateful_signature(step *s, const weir_buf *what, const char *shown);
+/* Compare the folded signature with the state's (the last operator's
+ * weir__stateful_signature does): STREAMING_STATE_INCOMPATIBLE when it
+ * changed. */
+int weir__stateful_signature_check(step *s);
 
 /* The operators: their output into WEIR_OP_ROWS, their state updated. */
 int weir__stateful_dedup(step *s);

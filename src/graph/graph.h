@@ -266,6 +266,11 @@ const char *weir__dataset_time_zone(const weir_graph *g,
 int weir__graph_stream_ops(const weir_graph *g, const weir_gflow *f,
                            weir_arena *arena, weir_sql_sop **out,
                            size_t *n_out);
+/* The stateful operators weir keeps the state of among ops, innermost
+ * first, into out (up to cap): their number, 0 when they form no chain
+ * weir runs (the one rule for validation and execution). */
+size_t weir__graph_state_chain(const weir_sql_sop *ops, size_t n,
+                               const weir_sql_state_plan **out, size_t cap);
 
 /* Does the graph read Kafka (read_kafka) or write it (a Kafka sink)? */
 bool weir__graph_uses_kafka(const weir_graph *g);

@@ -621,7 +621,7 @@ static void report_stream_op(builder *b, const weir_gflow *f,
         weir__graph_report(b, &o, NULL, "STREAMING_STATE_NOT_SUPPORTED",
                   "Flow %s joins two streams (%s) in a way weir keeps no "
                   "state for yet: it keeps the rows of both sides of a join "
-                  "ON a condition or USING columns (not NATURAL) of two "
+                  "(ON a condition, USING columns or NATURAL) of two "
                   "relations "
                   "(streams, views or subqueries, not joins themselves) "
                   "that a SELECT without GROUP BY or DISTINCT reads "
@@ -684,6 +684,30 @@ static bool stream_op_reported(const builder *b, const weir_sql_sop *op)
     return false;
 }
 
+size_t weir__graph_state_chain(const weir_sql_sop *ops, size_t n,
+                               const weir_sql_state_plan **out, size_t cap)
+{
+    const weir_sql_state_plan *chain[2];
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!ops[i].plan)
+            continue;
+        if (k == 2)
+            return 0;
+        chain[k++] = ops[i].plan;
+    }
+    /* One operator, or a deduplication read by an aggregation: both see
+     * the flow's one watermark, which a deduplication passes on as it is
+     * (Spark's output watermark of the operator). */
+    if (k == 2 && (chain[1]->below != chain[0] ||
+                   chain[0]->kind != WEIR_SQL_SOP_DEDUPLICATE ||
+                   chain[1]->kind != WEIR_SQL_SOP_AGGREGATE))
+        return 0;
+    for (size_t i = 0; i < k && i < cap; i++)
+        out[i] = chain[i];
+    return k;
+}
+
 /* Operators of a flow's query (with the views it streams from) that need
  * state across updates, or that Spark refuses on a stream. A view's
  * operators are reported where they are written, once. */
@@ -707,8 +731,9 @@ static void check_stream_ops(builder *b, const weir_gflow *f)
     size_t planned = 0;
     for (size_t i = 0; i < n; i++)
         planned += ops[i].plan != NULL;
+    bool chain_ok = weir__graph_state_chain(ops, n, NULL, 0) == planned;
     for (size_t i = 0; i < n; i++) {
-        if ((ops[i].plan && planned < 2) || stream_op_reported(b, &ops[i]))
+        if ((ops[i].plan && chain_ok) || stream_op_reported(b, &ops[i]))
             continue;
         if (!ops[i].plan) {
             report_stream_op(b, f, &ops[i]);
@@ -718,8 +743,9 @@ static void check_stream_ops(builder *b, const weir_gflow *f)
         weir__graph_report(b, &o, NULL, "STREAMING_STATE_NOT_SUPPORTED",
                            "Flow %s chains stateful operators (%s is one of "
                            "%zu): weir keeps the state of one operator per "
-                           "flow yet. Write each into a streaming table of "
-                           "its own, read by the next.",
+                           "flow, or of a deduplication followed by an "
+                           "aggregation by event time, yet. Write each into a "
+                           "streaming table of its own, read by the next.",
                            weir__graph_quoted(&b->g->arena, f->display),
                            ops[i].what, planned);
     }

@@ -279,6 +279,12 @@ typedef struct weir_sql_state_plan {
         size_t n_evict;
     } side[2];
     const weir_sql_query *emit_left_nulls, *emit_right_nulls, *pairs;
+    bool natural;                /* a NATURAL join: its queries are
+                                    made USING joins on the sides' common
+                                    columns (weir__sql_join_using) */
+    /* The planned operator whose output this one reads (node inside its
+     * input), for a chain of stateful operators; NULL: none. */
+    const struct weir_sql_state_plan *below;
 } weir_sql_state_plan;
 
 enum { WEIR_SQL_JOIN_INNER = 1, WEIR_SQL_JOIN_LEFT, WEIR_SQL_JOIN_RIGHT,
@@ -316,6 +322,12 @@ typedef struct weir_sql_stream_resolver {
 int weir__sql_stream_ops(weir_sql_sop **out, size_t *n_out, weir_arena *arena,
                          const weir_sql_query *q,
                          const weir_sql_stream_resolver *res);
+/* q (a plan's query over a NATURAL join) as a join USING the n columns
+ * cols (arena, which also holds cols); q itself when it is not over a
+ * join; NULL when out of memory. */
+const weir_sql_query *weir__sql_join_using(weir_arena *arena,
+                                           const weir_sql_query *q,
+                                           const char **cols, size_t n);
 /* How a materialized view's query can be brought up to date from the rows
  * appended to its inputs (incremental.c; docs/engine.md). */
 typedef enum weir_sql_incr_kind {

@@ -986,16 +986,17 @@ static const weir_sql_state_plan *join_plan(an *a, const weir_sql_query *q,
     for (int i = 0; i < 2; i++)
         if (rel[i]->kind == R_JOIN || rel[i]->kind == R_LATERAL_VIEW)
             kind = 0;
-    /* USING joins: the placeholders keep the clause; NATURAL ones would
-     * join the sides' bookkeeping columns too. */
-    if (!kind || j->natural || s->group != GB_NONE ||
-        s->distinct || s->qualify)
+    /* USING joins: the placeholders keep the clause; NATURAL ones become
+     * USING joins on the sides' common columns when the engine knows them
+     * (weir__sql_join_using): the sides' bookkeeping is common too. */
+    if (!kind || s->group != GB_NONE || s->distinct || s->qualify)
         return NULL;
     weir_sql_state_plan *p = alloc(a, sizeof(*p));
     if (!p)
         return NULL;
     p->kind = WEIR_SQL_SOP_JOIN;
     p->join = kind;
+    p->natural = j->natural;
     p->node = q;
     p->ctx = a->ctx;
     p->event_wm = -1;
@@ -1147,13 +1148,25 @@ static void select_ops(an *a, const weir_sql_query *q, const facts *from)
 static facts select_facts(an *a, const weir_sql_query *q, const cte_frame *sc)
 {
     const sql_select *s = q->sel;
+    size_t first = a->ops.len;
     facts from = rel_facts(a, s->from, sc);
     facts f = { from.streaming, NULL };
     if (!from.streaming)
         return f;
     if (s->from && a->join == s->from && !a->rc)
         a->ops.items[a->join_op].plan = join_plan(a, q, a->join_sides);
+    size_t mine = a->ops.len;
     select_ops(a, q, &from);
+    /* A stateful operator over another's output: a chain. */
+    weir_sql_state_plan *p =
+        !a->rc && a->ops.len > mine
+            ? (weir_sql_state_plan *)a->ops.items[a->ops.len - 1].plan
+            : NULL;
+    for (size_t i = mine; p && i-- > first;)
+        if (a->ops.items[i].plan && a->ops.items[i].plan != p) {
+            p->below = a->ops.items[i].plan;
+            break;
+        }
     for (size_t i = 0; i < s->n_items; i++) {
         const sql_item *it = &s->items[i];
         if (it->e->kind == EX_STAR)
@@ -1271,4 +1284,27 @@ int weir__sql_stream_ops(weir_sql_sop **out, size_t *n_out, weir_arena *arena,
     }
     WEIR_VEC_FREE(&a.ops);
     return a.rc;
+}
+
+const weir_sql_query *weir__sql_join_using(weir_arena *arena,
+                                           const weir_sql_query *q,
+                                           const char **cols, size_t n)
+{
+    if (!q || q->kind != Q_SELECT || !q->sel->from ||
+        q->sel->from->kind != R_JOIN)
+        return q;
+    weir_sql_query *nq = weir__arena_alloc(arena, sizeof(*nq));
+    sql_select *sel = weir__arena_alloc(arena, sizeof(*sel));
+    sql_rel *j = weir__arena_alloc(arena, sizeof(*j));
+    if (!nq || !sel || !j)
+        return NULL;
+    *nq = *q;
+    *sel = *q->sel;
+    *j = *q->sel->from;
+    j->natural = false;
+    j->using_cols = cols;
+    j->n_using = n;
+    sel->from = j;
+    nq->sel = sel;
+    return nq;
 }

@@ -1,5 +1,5 @@
 # Operators that keep state across updates in Spark that weir does not
-# keep yet (NATURAL joins of two streams, aggregation by a watermarked
+# keep yet (a join of a join of two streams and a stream, aggregation by a watermarked
 # event time over a join, LIMIT on a stream) are refused when the
 # pipeline is validated, at the construct's
 # file:line:col, from SQL and Python alike, instead of being computed per
@@ -17,7 +17,7 @@ CREATE MATERIALIZED VIEW dim AS SELECT 1 AS uid, 'one' AS name;
 SQL
 cat > sql/transformations/stateful.sql <<'SQL'
 CREATE STREAMING TABLE joined AS
-SELECT uid, b.ts FROM STREAM(a) NATURAL JOIN STREAM(b);
+SELECT uid FROM STREAM(a) JOIN STREAM(b) USING (uid) JOIN STREAM(a) AS c USING (uid);
 CREATE TEMPORARY VIEW both_sides AS
 SELECT a.uid FROM STREAM(a) LEFT JOIN STREAM(b) ON a.uid = b.uid;
 CREATE STREAMING TABLE via_view AS SELECT * FROM STREAM(both_sides);
@@ -39,9 +39,10 @@ SQL
 cd sql
 run_weir dry-run
 expect_exit 2
-expect_stderr_contains "transformations/stateful.sql:2:33: error: [STREAMING_STATE_NOT_SUPPORTED] Flow \`spark_catalog\`.\`default\`.\`joined\` joins two streams (INNER JOIN) in a way weir keeps no state for yet"
-expect_stderr_contains "    2 | SELECT uid, b.ts FROM STREAM(a) NATURAL JOIN STREAM(b);
-      |                                 ^"
+expect_stderr_contains "transformations/stateful.sql:2:27: error: [STREAMING_STATE_NOT_SUPPORTED] Flow \`spark_catalog\`.\`default\`.\`joined\` joins two streams (INNER JOIN) in a way weir keeps no state for yet"
+expect_stderr_contains "transformations/stateful.sql:2:54: error: [STREAMING_STATE_NOT_SUPPORTED] Flow \`spark_catalog\`.\`default\`.\`joined\` joins two streams (INNER JOIN)"
+expect_stderr_contains "    2 | SELECT uid FROM STREAM(a) JOIN STREAM(b) USING (uid) JOIN STREAM(a) AS c USING (uid);
+      |                           ^"
 # A view's join is reported once, where the view writes it: an outer join
 # whose rows would never leave the state, which Spark refuses.
 expect_stderr_contains "transformations/stateful.sql:4:29: error: [_LEGACY_ERROR_TEMP_3102] Stream-stream LeftOuter join between two streaming DataFrame/Datasets is not supported without a watermark in the join keys, or a watermark on the nullable side and an appropriate range condition (flow \`spark_catalog\`.\`default\`.\`via_view\`)."
@@ -52,7 +53,7 @@ expect_stderr_contains "transformations/spark_refuses.sql:1:34: error: [STREAMIN
 expect_stderr_contains "transformations/spark_refuses.sql:2:67: error: [_LEGACY_ERROR_TEMP_3102] Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated DataFrame/Dataset in Complete output mode (flow \`spark_catalog\`.\`default\`.\`sorted\`)."
 expect_stderr_contains "transformations/spark_refuses.sql:4:13: error: [NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING] Window function is not supported in row_number() (as column \`rn\`) on streaming DataFrames/Datasets"
 expect_stderr_contains "transformations/spark_refuses.sql:6:25: error: [_LEGACY_ERROR_TEMP_3102] FullOuter joins with streaming DataFrames/Datasets on the left and a static DataFrame/Dataset on the right is not supported"
-expect_stderr_contains "8 errors"
+expect_stderr_contains "9 errors"
 expect_no_file storage
 
 # The portability check validates first: it does not call the project
