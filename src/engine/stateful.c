@@ -264,6 +264,8 @@ static int run_operator(step *s, bool first)
         rc = weir__stateful_aggregate(s);
     else if (!rc && p->kind == WEIR_SQL_SOP_JOIN)
         rc = weir__stateful_join(s);
+    else if (!rc && p->kind == WEIR_SQL_SOP_LIMIT)
+        rc = weir__stateful_limit(s);
     else if (!rc)
         rc = weir__stateful_dedup(s);
     weir__buf_free(&q);
@@ -324,6 +326,7 @@ int weir__stateful_step(weir_flow_exec *x, const weir_gdataset *t, int64_t gen,
         s.state_rows = rows;
         progress(&s, last->kind == WEIR_SQL_SOP_AGGREGATE ? "stateStoreSave"
                      : last->kind == WEIR_SQL_SOP_JOIN    ? "symmetricHashJoin"
+                     : last->kind == WEIR_SQL_SOP_LIMIT   ? "globalLimit"
                                                           : "dedupe");
         x->op_node = last->node;
     }

@@ -280,3 +280,67 @@ int weir__stateful_aggregate(step *s)
     return rc;
 }
 
+
+/* ---- limit ---------------------------------------------------------------- */
+
+/* LIMIT n on a stream: the state is the number of rows written so far
+ * (one row); a batch writes its first rows, in the order the source gives
+ * them, while that number is under n. */
+int weir__stateful_limit(step *s)
+{
+    const weir_sql_state_plan *p = s->p;
+    bool exists = false;
+    weir_buf q = WEIR_BUF_INIT, state = WEIR_BUF_INIT, n = WEIR_BUF_INIT;
+    weir__op_state_table(&state, &s->cp, "limit", s->gen);
+    const char *st = weir__buf_cstr(&state);
+    int rc = weir__sql_translate_expr(&n, p->limit, weir__flow_time_zone(s->x->f),
+                                      &s->x->err);
+    int64_t limit = 0, written = 0;
+    bool null = false;
+    if (!rc) {
+        weir__buf_printf(&q, "SELECT CAST((%s) AS BIGINT)", weir__buf_cstr(&n));
+        rc = weir__stateful_scalar(s, &q, &limit, &null);
+        weir__buf_clear(&q);
+    }
+    if (!rc && (null || limit < 0))
+        rc = WEIR_ERR(&s->x->err, WEIR_EINVAL, "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE",
+                      "Flow '%s': its LIMIT must be a non-negative number.",
+                      s->x->f->display);
+    if (!rc) {
+        weir_buf what = WEIR_BUF_INIT;
+        weir__buf_puts(&what, "a limit");
+        rc = weir__stateful_signature(s, &what, NULL);
+        weir__buf_free(&what);
+    }
+    if (!rc)
+        rc = weir__op_state_prepare(&s->cp, "limit", s->gen, &exists);
+    if (!rc && !exists) {
+        weir__buf_printf(&q, "CREATE TABLE %s (n BIGINT); INSERT INTO %s "
+                             "VALUES (0);",
+                         st, st);
+        rc = weir__exec_buf(s->x->conn, &q, &s->x->err);
+        weir__buf_clear(&q);
+    }
+    if (!rc) {
+        weir__buf_printf(&q, "SELECT n FROM %s", st);
+        rc = weir__stateful_scalar(s, &q, &written, NULL);
+        weir__buf_clear(&q);
+    }
+    if (!rc) {
+        int64_t left = written < limit ? limit - written : 0;
+        weir__buf_printf(&q, "CREATE OR REPLACE TEMP TABLE " WEIR_OP_ROWS " AS "
+                             "SELECT * FROM " WEIR_OP_IN " ORDER BY rowid LIMIT "
+                             "%lld; UPDATE %s SET n = n + (SELECT count(*) FROM "
+                             WEIR_OP_ROWS ");",
+                         (long long)left, st);
+        rc = weir__exec_buf(s->x->conn, &q, &s->x->err);
+        weir__buf_clear(&q);
+    }
+    if (!rc)
+        rc = weir__stateful_advance(s);
+    s->state_rows = 1;
+    weir__buf_free(&q);
+    weir__buf_free(&n);
+    weir__buf_free(&state);
+    return rc;
+}

@@ -61,5 +61,6 @@ int weir__stateful_signature_check(step *s);
 int weir__stateful_dedup(step *s);
 int weir__stateful_aggregate(step *s);
 int weir__stateful_join(step *s);
+int weir__stateful_limit(step *s);
 
 #endif

@@ -223,7 +223,7 @@ typedef struct weir_sql_watermark {
 /* How weir runs a stateful operator it keeps state for (the engine's
  * engine/stateful.c; docs/streaming.md). All in the analysis arena. */
 typedef struct weir_sql_state_plan {
-    weir_sql_sop_kind kind;      /* DEDUPLICATE, AGGREGATE or JOIN */
+    weir_sql_sop_kind kind;      /* DEDUPLICATE, AGGREGATE, JOIN or LIMIT */
     const weir_sql_query *node;  /* the operator's query within the flow's:
                                     the engine renders it as the
                                     operator's output (resolver.query) */
@@ -279,6 +279,7 @@ typedef struct weir_sql_state_plan {
         size_t n_evict;
     } side[2];
     const weir_sql_query *emit_left_nulls, *emit_right_nulls, *pairs;
+    const weir_sql_expr *limit;  /* LIMIT: the number of rows */
     bool natural;                /* a NATURAL join: its queries are
                                     made USING joins on the sides' common
                                     columns (weir__sql_join_using) */

@@ -1208,6 +1208,33 @@ static facts setop_facts(an *a, const weir_sql_query *q, const cte_frame *sc)
     return f;
 }
 
+/* The plan of LIMIT n on a stream (Spark's streaming limit in append
+ * mode): the count of rows written so far is the state; a batch writes
+ * the first rows of q without its LIMIT, up to n in all. A stateful
+ * operator below it (from index below of the operators) makes a chain. */
+static const weir_sql_state_plan *limit_plan(an *a, const weir_sql_query *q,
+                                             size_t below)
+{
+    weir_sql_state_plan *p = alloc(a, sizeof(*p));
+    weir_sql_query *in = alloc(a, sizeof(*in));
+    if (a->rc)
+        return NULL;
+    *in = *q;
+    in->limit = NULL;
+    p->kind = WEIR_SQL_SOP_LIMIT;
+    p->node = q;
+    p->ctx = a->ctx;
+    p->input = in;
+    p->limit = q->limit;
+    p->event_wm = -1;
+    for (size_t i = below; i-- > 0;)
+        if (a->ops.items[i].plan) {
+            p->below = a->ops.items[i].plan;
+            break;
+        }
+    return p;
+}
+
 static facts body_facts(an *a, const weir_sql_query *q, const cte_frame *sc)
 {
     facts f = { false, NULL };
@@ -1226,8 +1253,13 @@ static facts body_facts(an *a, const weir_sql_query *q, const cte_frame *sc)
     if (q->offset)
         add(a, WEIR_SQL_SOP_UNSUPPORTED, weir__sql_expr_pos(q->offset),
             "Offset is not supported on streaming DataFrames/Datasets");
-    if (q->limit)
+    if (q->limit) {
+        size_t below = a->ops.len;
         add(a, WEIR_SQL_SOP_LIMIT, q->limit_pos, "LIMIT");
+        weir_sql_sop *op = last(a);
+        if (op && !q->n_order && !q->offset)
+            op->plan = limit_plan(a, q, below);
+    }
     return f;
 }
 

@@ -174,6 +174,7 @@ def inputs():
                for u in range(1, 6)}
     return {
         "sql-tumbling": {"events": ev},
+        "sql-limit": {"events": ev},
         "sql-sliding": {"events": events(23, 5, delay=5)},
         "sql-session": {"events": events(17, 5, n=10, step=30)},
         "sql-session-dynamic": {"events": session_edges(29, 5)},
