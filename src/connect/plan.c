@@ -9,6 +9,7 @@
  */
 #include "connect/plan.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,8 +32,21 @@ void weir__plan_scope_free(plan_scope *s)
     memset(s, 0, sizeof *s);
 }
 
+void weir__plan_defs_free(plan_defs *d)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        free(d->names[i]);
+        free(d->sqls[i]);
+    }
+    free(d->names);
+    free(d->sqls);
+    memset(d, 0, sizeof *d);
+}
+
 void weir__plan_query_free(plan_query *x)
 {
+    weir__buf_free(&x->excepts);
+    weir__plan_defs_free(&x->defs);
     weir__buf_free(&x->from);
     weir__buf_free(&x->select);
     weir__buf_free(&x->where);
@@ -64,6 +78,7 @@ static int scope_add(plan_ctx *c, plan_scope *s, int64_t id, const char *qual)
         return weir__plan_oom(c);
     s->items[s->len].plan_id = id;
     s->items[s->len].qual = dup;
+    s->items[s->len].ambiguous = false;
     s->len++;
     return 0;
 }
@@ -73,6 +88,8 @@ int weir__plan_scope_append(plan_ctx *c, plan_scope *dst, const plan_scope *src)
     for (size_t i = 0; i < src->len; i++)
         if (scope_add(c, dst, src->items[i].plan_id, src->items[i].qual) < 0)
             return -1;
+        else
+            dst->items[dst->len - 1].ambiguous = src->items[i].ambiguous;
     return 0;
 }
 
@@ -166,6 +183,76 @@ static int wrap(plan_ctx *c, plan_query *x, const char *alias,
     if (!(x->qual = strdup(alias)))
         return weir__plan_oom(c);
     return scope_remap(c, &x->scope, alias);
+}
+
+/* A qualifier a row can be read through as a struct (one plain name). */
+static bool plain_qual(const char *q)
+{
+    if (!q || !*q || isdigit((unsigned char)*q))
+        return false;
+    for (; *q; q++)
+        if (!isalnum((unsigned char)*q) && *q != '_')
+            return false;
+    return true;
+}
+
+/* The distinct qualifiers of s (at most max, each a plain name) into
+ * sides; 0 when any is not. */
+static size_t side_quals(const plan_scope *s, const char **sides, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->len; i++) {
+        const char *q = s->items[i].qual;
+        if (!q)
+            continue;
+        size_t k = 0;
+        while (k < n && strcmp(sides[k], q) != 0)
+            k++;
+        if (k < n)
+            continue;
+        if (n == max || !plain_qual(q))
+            return 0;
+        sides[n++] = q;
+    }
+    return n;
+}
+
+int weir__plan_query_wrap_sides(plan_ctx *c, plan_query *x)
+{
+    plan_scope old = { NULL, 0, 0 };
+    if (weir__plan_scope_append(c, &old, &x->scope) < 0)
+        return -1;
+    const char *sides[16];
+    size_t n = x->join_sides ? side_quals(&old, sides, 16) : 0;
+    if (n < 2) {
+        weir__plan_scope_free(&old);
+        return weir__plan_query_wrap(c, x, NULL);
+    }
+    /* side i's row as the struct column __weir_s<i> */
+    if (!x->select.len)
+        weir__buf_putc(&x->select, '*');
+    for (size_t i = 0; i < n; i++)
+        weir__buf_printf(&x->select, ", %s AS __weir_s%zu", sides[i], i);
+    int rc = wrap(c, x, NULL, NULL);
+    for (size_t i = 0; rc == 0 && i < x->scope.len && i < old.len; i++) {
+        const char *q = old.items[i].qual;
+        size_t k = 0;
+        while (q && k < n && strcmp(sides[k], q) != 0)
+            k++;
+        if (!q || k == n)
+            continue;
+        size_t len = strlen(x->qual) + 32;
+        char *nq = malloc(len);
+        if (!nq) {
+            rc = weir__plan_oom(c);
+            break;
+        }
+        snprintf(nq, len, "%s.__weir_s%zu", x->qual, k);
+        free(x->scope.items[i].qual);
+        x->scope.items[i].qual = nq;
+    }
+    weir__plan_scope_free(&old);
+    return rc;
 }
 
 /* The proto field name of a relation kind, for messages. */
@@ -319,7 +406,7 @@ int weir__plan_relation_sql_limit(const Rel *r, long long limit, char **out,
 {
     memset(err, 0, sizeof *err);
     *out = NULL;
-    plan_ctx c = { err, NULL, 0, 0, NULL };
+    plan_ctx c = { err, NULL, 0, 0, NULL, NULL };
     plan_query x;
     weir__plan_query_init(&x);
     weir_buf b = WEIR_BUF_INIT;
@@ -344,7 +431,7 @@ int weir__plan_expression_sql(const Spark__Connect__Expression *e, char **out,
 {
     memset(err, 0, sizeof *err);
     *out = NULL;
-    plan_ctx c = { err, NULL, 0, 0, NULL };
+    plan_ctx c = { err, NULL, 0, 0, NULL, NULL };
     weir_buf b = WEIR_BUF_INIT;
     if (weir__plan_expr(&c, &b, e) < 0 || weir__buf_failed(&b)) {
         weir__buf_free(&b);
@@ -360,7 +447,7 @@ int weir__plan_datatype_ddl(const Spark__Connect__DataType *type, int as_columns
 {
     memset(err, 0, sizeof *err);
     *out = NULL;
-    plan_ctx c = { err, NULL, 0, 0, NULL };
+    plan_ctx c = { err, NULL, 0, 0, NULL, NULL };
     weir_buf b = WEIR_BUF_INIT;
     if (weir__plan_type(&c, &b, type, as_columns != 0) < 0 || weir__buf_failed(&b)) {
         weir__buf_free(&b);

@@ -25,15 +25,19 @@ static int list(plan_ctx *c, weir_buf *b, Expr *const *items, size_t n)
     return 0;
 }
 
+static const plan_scope_entry *scope_entry(const plan_ctx *c, int64_t plan_id)
+{
+    for (size_t i = c->scope ? c->scope->len : 0; i-- > 0;)
+        if (c->scope->items[i].plan_id == plan_id)
+            return &c->scope->items[i];
+    return NULL;
+}
+
 static const char *scope_qual(const plan_ctx *c, int64_t plan_id, bool *found)
 {
-    *found = false;
-    for (size_t i = c->scope ? c->scope->len : 0; i-- > 0;)
-        if (c->scope->items[i].plan_id == plan_id) {
-            *found = true;
-            return c->scope->items[i].qual;
-        }
-    return NULL;
+    const plan_scope_entry *e = scope_entry(c, plan_id);
+    *found = e != NULL;
+    return e ? e->qual : NULL;
 }
 
 static void put_plan_qual(plan_ctx *c, weir_buf *b, bool has_id, int64_t id)
@@ -48,11 +52,43 @@ static void put_plan_qual(plan_ctx *c, weir_buf *b, bool has_id, int64_t id)
     }
 }
 
+/* The value a defined name stands for (c->defs), or NULL. A reference
+ * qualified by a join side's plan id is that side's column, not a def. */
+static const char *def_of(const plan_ctx *c,
+                          const Spark__Connect__Expression__UnresolvedAttribute *a)
+{
+    if (!c->defs || !a || !a->unparsed_identifier)
+        return NULL;
+    bool found = false;
+    if (a->_plan_id_case && scope_qual(c, a->plan_id, &found))
+        return NULL;
+    for (size_t i = 0; i < c->defs->n; i++)
+        if (weir__str_ieq(c->defs->names[i], a->unparsed_identifier))
+            return c->defs->sqls[i];
+    return NULL;
+}
+
 static int attribute(plan_ctx *c, weir_buf *b,
                      const Spark__Connect__Expression__UnresolvedAttribute *a)
 {
     if (!a || !a->unparsed_identifier)
         return weir__plan_fail(c, PLAN_E_INVALID, "A column reference has no name.");
+    const char *def = def_of(c, a);
+    if (def) {
+        weir__buf_printf(b, "(%s)", def);
+        return 0;
+    }
+    const plan_scope_entry *se = a->_plan_id_case ? scope_entry(c, a->plan_id) : NULL;
+    if (se && se->ambiguous)
+        return weir__plan_fail(
+            c, "AMBIGUOUS_COLUMN_REFERENCE",
+            "Column \"%.200s\" is ambiguous. It's because you joined several DataFrame "
+            "together, and some of these DataFrames are the same. This column points to "
+            "one of the DataFrames but weir is unable to figure out which one. Please "
+            "alias the DataFrames with different names via `DataFrame.alias` before "
+            "joining them, and specify the column using qualified name, e.g. "
+            "`df.alias(\"a\").join(df.alias(\"b\"), col(\"a.id\") > col(\"b.id\"))`.",
+            a->unparsed_identifier);
     put_plan_qual(c, b, a->_plan_id_case, a->plan_id);
     return weir__plan_put_name(c, b, a->unparsed_identifier, "column");
 }
@@ -615,6 +651,15 @@ int weir__plan_item(plan_ctx *c, weir_buf *b, const Expr *e)
             weir__plan_put_text(b, e->expression_string->expression);
         weir__plan_leave(c, &m);
         return rc;
+    }
+    if (e->expr_type_case == SPARK__CONNECT__EXPRESSION__EXPR_TYPE_UNRESOLVED_ATTRIBUTE &&
+        def_of(c, e->unresolved_attribute)) {
+        /* A defined column keeps its name. */
+        if (weir__plan_expr(c, b, e) < 0)
+            return -1;
+        weir__buf_puts(b, " AS ");
+        weir__plan_put_ident(b, e->unresolved_attribute->unparsed_identifier);
+        return 0;
     }
     if (e->expr_type_case != SPARK__CONNECT__EXPRESSION__EXPR_TYPE_ALIAS || !e->alias)
         return weir__plan_expr(c, b, e);

@@ -27,12 +27,22 @@
 typedef struct plan_scope_entry {
     int64_t plan_id;
     char *qual; /* owned, already rendered as Spark SQL */
+    /* The DataFrame is both sides of a join (a self-join): its columns
+     * name neither (Spark's AMBIGUOUS_COLUMN_REFERENCE). */
+    bool ambiguous;
 } plan_scope_entry;
 
 typedef struct plan_scope {
     plan_scope_entry *items;
     size_t len, cap;
 } plan_scope;
+
+/* Columns a DataFrame step defined by name (withColumn over a join):
+ * names[i] stands for the Spark SQL value sqls[i]. Owns the strings. */
+typedef struct plan_defs {
+    char **names, **sqls;
+    size_t n;
+} plan_defs;
 
 typedef struct plan_ctx {
     weir__plan_error *err;
@@ -41,6 +51,9 @@ typedef struct plan_ctx {
     unsigned next_alias; /* _pN derived-table names */
     /* Plan ids visible to the expressions being rendered (borrowed). */
     const plan_scope *scope;
+    /* Names an unqualified column reference stands for (borrowed; NULL:
+     * none): a select over withColumn's values on a join's level. */
+    const plan_defs *defs;
 } plan_ctx;
 
 /* Fill c->err (class, message, the nearest Python origin); returns -1. */

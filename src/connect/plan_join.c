@@ -35,6 +35,45 @@ static const char *join_kw(Spark__Connect__Join__JoinType t)
     }
 }
 
+/* The input of a relation whose output is its input's columns, or NULL. */
+static const Spark__Connect__Relation *same_columns_input(const Spark__Connect__Relation *r)
+{
+    switch (r->rel_type_case) {
+    case SPARK__CONNECT__RELATION__REL_TYPE_FILTER: return r->filter ? r->filter->input : NULL;
+    case SPARK__CONNECT__RELATION__REL_TYPE_SORT: return r->sort ? r->sort->input : NULL;
+    case SPARK__CONNECT__RELATION__REL_TYPE_LIMIT: return r->limit ? r->limit->input : NULL;
+    case SPARK__CONNECT__RELATION__REL_TYPE_OFFSET: return r->offset ? r->offset->input : NULL;
+    case SPARK__CONNECT__RELATION__REL_TYPE_HINT: return r->hint ? r->hint->input : NULL;
+    case SPARK__CONNECT__RELATION__REL_TYPE_SUBQUERY_ALIAS:
+        return r->subquery_alias ? r->subquery_alias->input : NULL;
+    case SPARK__CONNECT__RELATION__REL_TYPE_REPARTITION:
+        return r->repartition ? r->repartition->input : NULL;
+    default: return NULL;
+    }
+}
+
+/* Does plan id `id` name the output columns of r (r itself, or below it
+ * through relations that keep their input's columns)? */
+static bool names_output(const Spark__Connect__Relation *r, int64_t id)
+{
+    for (unsigned depth = 0; r && depth < WEIR_PLAN_MAX_DEPTH; depth++) {
+        if (r->common && r->common->_plan_id_case && r->common->plan_id == id)
+            return true;
+        r = same_columns_input(r);
+    }
+    return false;
+}
+
+/* Plan ids naming the output of both sides (df.join(df.alias("b"))) are
+ * ambiguous in the join, as in Spark. */
+static void mark_self_join(plan_scope *both, const Spark__Connect__Join *j)
+{
+    for (size_t i = 0; i < both->len; i++)
+        if (names_output(j->left, both->items[i].plan_id) &&
+            names_output(j->right, both->items[i].plan_id))
+            both->items[i].ambiguous = true;
+}
+
 int weir__plan_join(plan_ctx *c, const Spark__Connect__Join *j, plan_query *out)
 {
     if (!j)
@@ -75,6 +114,7 @@ int weir__plan_join(plan_ctx *c, const Spark__Connect__Join *j, plan_query *out)
         weir__plan_scope_free(&both);
         goto out;
     }
+    mark_self_join(&both, j);
     if (j->join_condition) {
         weir__buf_puts(&from, " ON ");
         c->scope = &both;
@@ -97,6 +137,7 @@ int weir__plan_join(plan_ctx *c, const Spark__Connect__Join *j, plan_query *out)
     memset(&from, 0, sizeof from);
     out->scope = both;
     out->is_join = true;
+    out->join_sides = true;
     out->stage = PLAN_ST_FROM;
     rc = 0;
 out:

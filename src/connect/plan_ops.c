@@ -7,9 +7,13 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/types.h>
 
 #include "connect/plan_query.h"
+#include "util/str.h"
 
 /* Older clients still send the deprecated rename_columns_map: read it
  * too. */
@@ -19,11 +23,19 @@ typedef Spark__Connect__Relation Rel;
 
 /* Render child into out, wrapped if needed so that a clause at stage can
  * still be added. */
+static int child_at_rendered(plan_ctx *c, plan_query *out, int stage, bool need_star);
+
 static int child_at(plan_ctx *c, const Rel *child, plan_query *out, int stage,
                     bool need_star)
 {
     if (weir__plan_rel(c, child, out) < 0)
         return -1;
+    return child_at_rendered(c, out, stage, need_star);
+}
+
+/* The same for a child already rendered into out. */
+static int child_at_rendered(plan_ctx *c, plan_query *out, int stage, bool need_star)
+{
     if (out->is_closed || out->stage > stage ||
         (need_star && out->select.len) ||
         (stage < PLAN_ST_LIMIT && (out->has_limit || out->has_offset)))
@@ -64,19 +76,253 @@ static void and_cond(weir_buf *where, const weir_buf *cond)
     weir__buf_puts(where, weir__buf_cstr(cond));
 }
 
+/* ------------------------------------------------------------------------
+ * drop and withColumn on a join's own level (plan_query.h: join_star)
+ * ------------------------------------------------------------------------ */
+
+/* x is a join (and maybe a filter), or that with join_star's select. */
+static bool over_join(const plan_query *x)
+{
+    return x->join_sides && !x->is_closed && !x->distinct && !x->has_limit &&
+           !x->has_offset && x->group.len == 0 && x->order.len == 0 &&
+           (x->select.len == 0 || x->join_star);
+}
+
+/* Does the Spark SQL text sql name the column `name` unqualified (not after
+ * a '.', not a function)? Quoted strings are skipped. */
+static bool names_column(const char *sql, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = sql; *p;) {
+        if (*p == '\'' || *p == '"') {
+            char q = *p++;
+            while (*p && *p != q)
+                p += p[0] == '\\' && p[1] ? 2 : 1;
+            p += *p ? 1 : 0;
+            continue;
+        }
+        bool quoted = *p == '`';
+        const char *w = p + quoted;
+        size_t len = 0;
+        if (quoted) {
+            while (w[len] && w[len] != '`')
+                len++;
+        } else {
+            while (isalnum((unsigned char)w[len]) || w[len] == '_')
+                len++;
+        }
+        if (!len) {
+            p++;
+            continue;
+        }
+        const char *after = w + len + quoted;
+        bool qualified = p > sql && p[-1] == '.';
+        if (!qualified && *after != '(' && len == n && strncasecmp(w, name, n) == 0)
+            return true;
+        p = after;
+    }
+    return false;
+}
+
+/* Is any of d's values a window function (`.. OVER (..)`)? */
+static bool defs_window(const plan_defs *d)
+{
+    for (size_t i = 0; i < d->n; i++)
+        if (strstr(d->sqls[i], " OVER ("))
+            return true;
+    return false;
+}
+
+/* Regenerate x's select from its excepts and defs. */
+static void join_select(plan_query *x)
+{
+    weir__buf_clear(&x->select);
+    if (x->excepts.len)
+        weir__buf_printf(&x->select, "* EXCEPT (%s)", weir__buf_cstr(&x->excepts));
+    else
+        weir__buf_putc(&x->select, '*');
+    for (size_t i = 0; i < x->defs.n; i++) {
+        weir__buf_printf(&x->select, ", (%s) AS ", x->defs.sqls[i]);
+        weir__plan_put_ident(&x->select, x->defs.names[i]);
+    }
+    x->join_star = true;
+    x->stage = PLAN_ST_SELECT;
+}
+
+static void add_except(plan_query *x, const char *qual, const char *name)
+{
+    if (x->excepts.len)
+        weir__buf_puts(&x->excepts, ", ");
+    if (qual)
+        weir__buf_printf(&x->excepts, "%s.", qual);
+    weir__plan_put_ident(&x->excepts, name);
+}
+
+/* One row of NULLs named names (a list of Spark identifiers) crossed with x,
+ * so that excepting a name x lacks is no error. */
+static void add_dummy(plan_ctx *c, plan_query *x, const weir_buf *cols)
+{
+    if (!cols->len)
+        return;
+    char alias[32];
+    weir__plan_next_alias(c, alias, sizeof alias);
+    weir__buf_printf(&x->from, " CROSS JOIN (SELECT %s) AS %s", weir__buf_cstr(cols), alias);
+}
+
+static ssize_t find_def(const plan_defs *d, const char *name)
+{
+    for (size_t i = 0; i < d->n; i++)
+        if (weir__str_ieq(d->names[i], name))
+            return (ssize_t)i;
+    return -1;
+}
+
+static void remove_def(plan_defs *d, size_t i)
+{
+    free(d->names[i]);
+    free(d->sqls[i]);
+    memmove(d->names + i, d->names + i + 1, (d->n - i - 1) * sizeof *d->names);
+    memmove(d->sqls + i, d->sqls + i + 1, (d->n - i - 1) * sizeof *d->sqls);
+    d->n--;
+}
+
+static int add_def(plan_ctx *c, plan_defs *d, const char *name, const char *sql)
+{
+    char **nn = realloc(d->names, (d->n + 1) * sizeof *nn);
+    if (!nn)
+        return weir__plan_oom(c);
+    d->names = nn;
+    char **ss = realloc(d->sqls, (d->n + 1) * sizeof *ss);
+    if (!ss)
+        return weir__plan_oom(c);
+    d->sqls = ss;
+    char *n = strdup(name), *v = strdup(sql);
+    if (!n || !v) {
+        free(n);
+        free(v);
+        return weir__plan_oom(c);
+    }
+    d->names[d->n] = n;
+    d->sqls[d->n++] = v;
+    return 0;
+}
+
+/* drop(name) on a join's level: a defined column goes; otherwise every
+ * column of that name (Spark drops them all; a name the join lacks is no
+ * error: the dummy row). */
+static void join_drop_name(plan_query *x, weir_buf *dummy, const char *name)
+{
+    ssize_t i = find_def(&x->defs, name);
+    if (i >= 0) {
+        remove_def(&x->defs, (size_t)i);
+        return;
+    }
+    add_except(x, NULL, name);
+    if (dummy->len)
+        weir__buf_puts(dummy, ", ");
+    weir__buf_puts(dummy, "NULL AS ");
+    weir__plan_put_ident(dummy, name);
+}
+
+/* The qualifier of a join side a column reference carries, or NULL. */
+static const char *side_qual(const plan_query *x, const Spark__Connect__Expression *e)
+{
+    const Spark__Connect__Expression__UnresolvedAttribute *a = e->unresolved_attribute;
+    if (!a->_plan_id_case)
+        return NULL;
+    for (size_t i = x->scope.len; i-- > 0;)
+        if (x->scope.items[i].plan_id == a->plan_id)
+            return x->scope.items[i].qual;
+    return NULL;
+}
+
+/* withColumn(name, value) on a join's level: the value replaces a defined
+ * column of that name, or becomes one after the join's columns, all of
+ * that name excepted (Spark replaces them all). */
+static int join_with_column(plan_ctx *c, plan_query *x, weir_buf *dummy, const char *name,
+                            const char *sql)
+{
+    ssize_t i = find_def(&x->defs, name);
+    if (i >= 0) {
+        char *v = strdup(sql);
+        if (!v)
+            return weir__plan_oom(c);
+        free(x->defs.sqls[i]);
+        x->defs.sqls[i] = v;
+        return 0;
+    }
+    add_except(x, NULL, name);
+    /* A value that reads the column unqualified proves it exists; a dummy
+     * of that name would make the reference ambiguous. */
+    if (!names_column(sql, name)) {
+        if (dummy->len)
+            weir__buf_puts(dummy, ", ");
+        weir__buf_puts(dummy, "NULL AS ");
+        weir__plan_put_ident(dummy, name);
+    }
+    return add_def(c, &x->defs, name, sql);
+}
+
+/* A select list without a star: it can replace join_star's. */
+static bool starless(Spark__Connect__Expression *const *e, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!e[i] || e[i]->expr_type_case == SPARK__CONNECT__EXPRESSION__EXPR_TYPE_UNRESOLVED_STAR ||
+            e[i]->expr_type_case == SPARK__CONNECT__EXPRESSION__EXPR_TYPE_UNRESOLVED_REGEX ||
+            e[i]->expr_type_case == SPARK__CONNECT__EXPRESSION__EXPR_TYPE_EXPRESSION_STRING)
+            return false;
+    return true;
+}
+
+/* Replace x's join_star select by a new select list: the defs stay in
+ * reach of the new list's references (c->defs) until the list is rendered
+ * (end_join_star). */
+static bool take_join_star(plan_query *x, Spark__Connect__Expression *const *e, size_t n)
+{
+    if (!x->join_star || x->defs.n || !starless(e, n))
+        return false;
+    weir__buf_clear(&x->select);
+    weir__buf_clear(&x->excepts);
+    x->join_star = false;
+    return true;
+}
+
+/* The child of a select list (e, n) at the WHERE stage: a join's drop-only
+ * select is replaced; a join wrapped for a list without a star keeps its
+ * sides apart (weir__plan_query_wrap_sides). */
+static int child_for_list(plan_ctx *c, plan_query *out, Spark__Connect__Expression *const *e,
+                          size_t n, bool also_starless)
+{
+    if (also_starless && take_join_star(out, e, n))
+        return 0;
+    if (also_starless && starless(e, n) && out->join_sides && !out->is_closed &&
+        (out->select.len || out->stage > PLAN_ST_WHERE || out->has_limit || out->has_offset))
+        return weir__plan_query_wrap_sides(c, out);
+    return child_at_rendered(c, out, PLAN_ST_WHERE, true);
+}
+
 int weir__plan_filter(plan_ctx *c, const Spark__Connect__Filter *f, plan_query *out)
 {
     if (!f || !f->condition)
         return weir__plan_fail(c, PLAN_E_INVALID, "A filter has no condition.");
-    if (child_at(c, f->input, out, PLAN_ST_WHERE, true) < 0)
+    if (weir__plan_rel(c, f->input, out) < 0)
+        return -1;
+    /* After drop or withColumn on a join's level the filter still reads
+     * the sides, and withColumn's values by name, unless one is a window
+     * (which a WHERE cannot hold: then the join is wrapped as before). */
+    bool keep = out->join_star && over_join(out) && !defs_window(&out->defs);
+    if (!keep && child_at_rendered(c, out, PLAN_ST_WHERE, true) < 0)
         return -1;
     weir_buf cond = WEIR_BUF_INIT;
     c->scope = &out->scope;
+    c->defs = keep ? &out->defs : NULL; /* withColumn's values, by name */
     int rc = weir__plan_expr(c, &cond, f->condition);
+    c->defs = NULL;
     if (rc == 0)
         and_cond(&out->where, &cond);
     weir__buf_free(&cond);
-    out->stage = PLAN_ST_WHERE;
+    if (!keep)
+        out->stage = PLAN_ST_WHERE;
     return rc;
 }
 
@@ -88,11 +334,15 @@ int weir__plan_project(plan_ctx *c, const Spark__Connect__Project *p, plan_query
         return weir__plan_fail(c, PLAN_E_UNSUPPORTED,
                                "A select without a DataFrame (spark.range/sql first) is "
                                "not supported.");
-    if (child_at(c, p->input, out, PLAN_ST_WHERE, true) < 0)
+    if (weir__plan_rel(c, p->input, out) < 0)
+        return -1;
+    if (child_for_list(c, out, p->expressions, p->n_expressions, true) < 0)
         return -1;
     out->stage = PLAN_ST_SELECT;
     return items(c, &out->select, p->expressions, p->n_expressions, out);
 }
+
+static int aggregate_lists(plan_ctx *c, const Spark__Connect__Aggregate *a, plan_query *out);
 
 int weir__plan_aggregate(plan_ctx *c, const Spark__Connect__Aggregate *a, plan_query *out)
 {
@@ -102,8 +352,16 @@ int weir__plan_aggregate(plan_ctx *c, const Spark__Connect__Aggregate *a, plan_q
         return weir__plan_fail(c, PLAN_E_UNSUPPORTED,
                                "groupBy().pivot() is not supported; aggregate with "
                                "F.when per value instead.");
-    if (child_at(c, a->input, out, PLAN_ST_WHERE, true) < 0)
+    if (weir__plan_rel(c, a->input, out) < 0)
         return -1;
+    if (child_for_list(c, out, a->grouping_expressions, a->n_grouping_expressions,
+                       starless(a->aggregate_expressions, a->n_aggregate_expressions)) < 0)
+        return -1;
+    return aggregate_lists(c, a, out);
+}
+
+static int aggregate_lists(plan_ctx *c, const Spark__Connect__Aggregate *a, plan_query *out)
+{
     out->stage = PLAN_ST_GROUP;
     weir_buf *s = &out->select;
     /* groupBy(F.window(..)) names its column `window`, and
@@ -307,6 +565,38 @@ static void name_lists(weir_buf *names, weir_buf *dummy, const char *name)
     weir__plan_put_ident(dummy, name);
 }
 
+/* withColumns on a join's level: each value rendered over the join's sides
+ * (and the columns defined before it), then join_with_column. */
+static int join_with_columns(plan_ctx *c, const Spark__Connect__WithColumns *w,
+                             plan_query *out)
+{
+    weir_buf dummy = WEIR_BUF_INIT, v = WEIR_BUF_INIT;
+    int rc = 0;
+    c->scope = &out->scope;
+    for (size_t i = 0; i < w->n_aliases && rc == 0; i++) {
+        const Spark__Connect__Expression__Alias *a = w->aliases[i];
+        if (!a || !a->expr || a->n_name != 1 || !a->name[0]) {
+            rc = weir__plan_fail(c, PLAN_E_INVALID, "withColumns needs one name per column.");
+            break;
+        }
+        weir__buf_clear(&v);
+        c->defs = &out->defs;
+        rc = weir__plan_expr(c, &v, a->expr);
+        c->defs = NULL;
+        if (rc == 0 && weir__buf_failed(&v))
+            rc = weir__plan_oom(c);
+        if (rc == 0)
+            rc = join_with_column(c, out, &dummy, a->name[0], weir__buf_cstr(&v));
+    }
+    if (rc == 0) {
+        add_dummy(c, out, &dummy);
+        join_select(out);
+    }
+    weir__buf_free(&dummy);
+    weir__buf_free(&v);
+    return rc;
+}
+
 /* withColumn(s): the new value is computed next to the old columns under a
  * temporary name, then the old column (if any) is dropped and the value
  * takes its name at the end of the column list. */
@@ -314,7 +604,11 @@ int weir__plan_with_columns(plan_ctx *c, const Spark__Connect__WithColumns *w, p
 {
     if (!w || w->n_aliases == 0)
         return weir__plan_fail(c, PLAN_E_INVALID, "withColumns has no columns.");
-    if (child_at(c, w->input, out, PLAN_ST_WHERE, true) < 0)
+    if (weir__plan_rel(c, w->input, out) < 0)
+        return -1;
+    if (over_join(out))
+        return join_with_columns(c, w, out);
+    if (child_at_rendered(c, out, PLAN_ST_WHERE, true) < 0)
         return -1;
     weir_buf names = WEIR_BUF_INIT, dummy = WEIR_BUF_INIT, extra = WEIR_BUF_INIT;
     int rc = 0;
@@ -346,12 +640,53 @@ int weir__plan_with_columns(plan_ctx *c, const Spark__Connect__WithColumns *w, p
     return rc;
 }
 
+/* drop on a join's level: df2.c (a side's plan id) drops that side's c
+ * only; names drop every column so named, as in Spark. */
+static int join_drop(plan_ctx *c, const Spark__Connect__Drop *d, plan_query *out)
+{
+    weir_buf dummy = WEIR_BUF_INIT;
+    int rc = 0;
+    for (size_t i = 0; i < d->n_column_names; i++)
+        if (d->column_names[i])
+            join_drop_name(out, &dummy, d->column_names[i]);
+    for (size_t i = 0; i < d->n_columns && rc == 0; i++) {
+        const Spark__Connect__Expression *e = d->columns[i];
+        if (!e || e->expr_type_case != SPARK__CONNECT__EXPRESSION__EXPR_TYPE_UNRESOLVED_ATTRIBUTE ||
+            !e->unresolved_attribute || !e->unresolved_attribute->unparsed_identifier) {
+            rc = weir__plan_fail(c, PLAN_E_UNSUPPORTED, "drop() takes column names only.");
+            break;
+        }
+        const char *id = e->unresolved_attribute->unparsed_identifier;
+        char *last = malloc(strlen(id) + 1);
+        if (!last) {
+            rc = weir__plan_oom(c);
+            break;
+        }
+        const char *qual = side_qual(out, e);
+        if (weir__plan_last_part(id, last, NULL) < 0)
+            rc = weir__plan_fail(c, PLAN_E_SYNTAX, "Invalid column name '%.200s'.", id);
+        else if (qual)
+            add_except(out, qual, last);
+        else
+            join_drop_name(out, &dummy, last);
+        free(last);
+    }
+    if (rc == 0) {
+        add_dummy(c, out, &dummy);
+        join_select(out);
+    }
+    weir__buf_free(&dummy);
+    return rc;
+}
+
 int weir__plan_drop(plan_ctx *c, const Spark__Connect__Drop *d, plan_query *out)
 {
     if (!d)
         return weir__plan_fail(c, PLAN_E_INVALID, "A drop is empty.");
     if (weir__plan_rel(c, d->input, out) < 0)
         return -1;
+    if (over_join(out))
+        return join_drop(c, d, out);
     weir_buf names = WEIR_BUF_INIT, dummy = WEIR_BUF_INIT, extra = WEIR_BUF_INIT;
     int rc = 0;
     for (size_t i = 0; i < d->n_column_names; i++)

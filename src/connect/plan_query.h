@@ -33,6 +33,15 @@ typedef struct plan_query {
     weir_buf where, group, order;
     weir_buf closed; /* a finished query (set operations); from is unused */
     bool is_closed, distinct, is_join;
+    /* from is a join whose sides' plan ids name their own columns; with
+     * join_star, select is `* EXCEPT (excepts)` and then defs over it
+     * (drop and withColumn on the join's level, plan_ops.c), which a later
+     * select or aggregation replaces rather than wraps: a derived table
+     * would rename the sides' same-named columns (DuckDB's a_1) and lose
+     * which side each came from. */
+    bool join_sides, join_star;
+    weir_buf excepts;
+    plan_defs defs;
     bool bare_table; /* from is a table name without alias: may take one */
     bool has_limit, has_offset;
     int32_t limit, offset;
@@ -49,10 +58,16 @@ bool weir__plan_query_is_item(const plan_query *x);
 /* Make x a single FROM item named alias (NULL: a fresh _pN unless x is
  * already a plain item). */
 int weir__plan_query_wrap(plan_ctx *c, plan_query *x, const char *alias);
+/* Make x a single FROM item for a select list without a star: a join's
+ * sides stay apart, each side's row carried as a struct column the sides'
+ * plan ids then name (a derived table would rename the sides' same-named
+ * columns and lose which side each came from). Other queries: plain wrap. */
+int weir__plan_query_wrap_sides(plan_ctx *c, plan_query *x);
 /* Make x a single FROM item with a fresh _pN name, clause (Spark SQL text,
  * e.g. a WATERMARK clause) between the item and its name. */
 int weir__plan_query_wrap_clause(plan_ctx *c, plan_query *x, const char *clause);
 void weir__plan_scope_free(plan_scope *s);
+void weir__plan_defs_free(plan_defs *d);
 int weir__plan_scope_append(plan_ctx *c, plan_scope *dst, const plan_scope *src);
 /* A fresh derived-table name _pN into out. */
 void weir__plan_next_alias(plan_ctx *c, char *out, size_t n);

@@ -213,6 +213,10 @@ void weir__sql_pretty_expr(weir_buf *out, const weir_sql_expr *e, int depth,
         if (e->n_names >= 2 && c && c->from &&
             weir__sql_tx_is_relation(c->from, e->names[0]))
             first = 1;
+        /* A join side's row a DataFrame carries through a derived table
+         * (src/connect: weir__plan_query_wrap_sides) is a qualifier too. */
+        while (first + 1 < e->n_names && strncmp(e->names[first], "__weir_s", 8) == 0)
+            first++;
         for (size_t i = first; i < e->n_names; i++) {
             if (i > first)
                 weir__buf_putc(out, '.');

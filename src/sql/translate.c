@@ -245,10 +245,16 @@ static int tx_item(sql_tx *t, weir_buf *out, const sql_item *it)
         }
         weir__buf_putc(out, '*');
         size_t n = e->n;
+        /* A qualified name excludes that relation's column only (a
+         * DataFrame's drop(df2.c) after a join), as DuckDB reads it. */
         for (size_t i = 0; i < e->n; i++) {
             const weir_sql_expr *c = e->list[i];
             weir__buf_puts(out, i ? ", " : " EXCLUDE (");
-            weir__buf_put_sql_ident(out, c->names[c->n_names - 1]);
+            for (size_t k = 0; k < c->n_names; k++) {
+                if (k)
+                    weir__buf_putc(out, '.');
+                weir__buf_put_sql_ident(out, c->names[k]);
+            }
         }
         for (size_t i = 0; i < n_keys; i++) {
             weir__buf_puts(out, n++ ? ", " : " EXCLUDE (");

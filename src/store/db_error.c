@@ -199,6 +199,35 @@ static void say_column(weir_buf *out, const char *detail, const char *unused)
     }
 }
 
+/* 'Ambiguous reference to column name "c" (use: "a.c" or "b.c")': Spark's
+ * AMBIGUOUS_REFERENCE, the candidates as `a`.`c`. */
+static void say_ambiguous(weir_buf *out, const char *detail, const char *unused)
+{
+    (void)unused;
+    char name[256];
+    between(name, sizeof(name), detail, '"', '"');
+    weir__buf_printf(out, "Reference `%s` is ambiguous, could be: [", name);
+    const char *p = strstr(detail, "(use: ");
+    const char *end = p ? strchr(p, ')') : NULL;
+    for (int n = 0; p && end && (p = strchr(p, '"')) && p < end; n++) {
+        const char *q = strchr(p + 1, '"');
+        if (!q || q > end)
+            break;
+        weir__buf_puts(out, n ? ", `" : "`");
+        for (const char *c = p + 1; c < q; c++) {
+            if (*c == '.')
+                weir__buf_puts(out, "`.`");
+            else if (*c == '`')
+                weir__buf_puts(out, "``");
+            else
+                weir__buf_putc(out, *c);
+        }
+        weir__buf_putc(out, '`');
+        p = q + 1;
+    }
+    weir__buf_puts(out, "].");
+}
+
 /* '... "t" does not have a column named "c"' */
 static void say_no_column(weir_buf *out, const char *detail,
                           const char *unused)
@@ -378,6 +407,8 @@ static const rule RULES[] = {
       say_binary_op },
     { "Binder Error: ", "No function matches the given name and argument types",
       NULL, "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE", true, say_call_types },
+    { "Binder Error: ", "Ambiguous reference to column name", NULL,
+      "AMBIGUOUS_REFERENCE", true, say_ambiguous },
     { "Binder Error: ", "side of join", NULL, "UNRESOLVED_USING_COLUMN_FOR_JOIN",
       true, say_using },
     { "Binder Error: ", "Could not find key", NULL, "FIELD_NOT_FOUND", true,

@@ -225,6 +225,87 @@ def _(spark):
         .select(F.expr("id + 1 AS b").alias("c"), "id")
 
 
+# Joins of DataFrames sharing column names: references carry their
+# DataFrame's plan id and resolve to that side; a bare name both sides have
+# is AMBIGUOUS_REFERENCE.
+def _emp_dept(spark):
+    p = spark.sql("SELECT * FROM VALUES (1, 'ann', 10), (2, 'bob', 20), (3, 'cy', 30) "
+                  "AS t(id, name, dept)")
+    d = spark.sql("SELECT * FROM VALUES (10, 'eng'), (20, 'ops'), (40, 'hr') AS t(id, name)")
+    return p, d, p.join(d, p.dept == d.id)
+
+
+@case("joins/select_each_side")
+def _(spark):
+    p, d, j = _emp_dept(spark)
+    return j.select(p.id, d.name, d.id, p.name)
+
+
+@case("joins/bare_name_ambiguous")
+def _(spark):
+    p, d, j = _emp_dept(spark)
+    return j.select("name")
+
+
+@case("joins/drop_right_column")
+def _(spark):
+    p, d, j = _emp_dept(spark)
+    return j.drop(d.name)
+
+
+@case("joins/drop_left_column")
+def _(spark):
+    p, d, j = _emp_dept(spark)
+    return j.drop(p.name, "dept")
+
+
+@case("joins/drop_name_drops_both")
+def _(spark):
+    p, d, j = _emp_dept(spark)
+    return j.drop("name", "no_such_column")
+
+
+@case("joins/drop_then_select")
+def _(spark):
+    p, d, j = _emp_dept(spark)
+    return j.drop(p.id).select(d.id, p.name)
+
+
+@case("joins/drop_then_filter_and_group")
+def _(spark):
+    F = _F()
+    p, d, j = _emp_dept(spark)
+    return j.drop(p.name).filter(d.id > 5).groupBy(d.name).agg(F.count(p.id).alias("n"))
+
+
+@case("joins/with_column_of_right_side")
+def _(spark):
+    F = _F()
+    p, d, j = _emp_dept(spark)
+    return j.withColumn("x", F.upper(d.name)).withColumn("y", F.concat(p.name, F.col("x")))
+
+
+@case("joins/with_column_then_select")
+def _(spark):
+    F = _F()
+    p, d, j = _emp_dept(spark)
+    return j.withColumn("z", F.lit(1)).withColumn("dept", F.col("dept") * 2) \
+        .select(d.name, "z", F.col("dept") + F.col("z"), p.name)
+
+
+@case("joins/left_join_sides")
+def _(spark):
+    p, d, _j = _emp_dept(spark)
+    return p.join(d, p.dept == d.id, "left").select(p.name, d.name)
+
+
+@case("joins/self_join_ambiguous")
+def _(spark):
+    F = _F()
+    p, _d, _j = _emp_dept(spark)
+    return p.join(p.alias("q"), p.dept == F.col("q.dept")).select(p.id)
+
+
 def run_cases(url, out, only):
     import warnings
     warnings.simplefilter("ignore")
