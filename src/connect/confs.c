@@ -157,6 +157,26 @@ void weir__cconfs_free(weir__cconfs *c)
     free(c);
 }
 
+char *weir__cconfs_session_value(weir__cconfs *c, const char *session, const char *key)
+{
+    char *v = NULL;
+    pthread_mutex_lock(&c->lock);
+    for (size_t i = 0; i < c->confs.len && !v; i++)
+        if (conf_is(&c->confs.items[i], session ? session : "", key))
+            v = strdup(c->confs.items[i].value);
+    pthread_mutex_unlock(&c->lock);
+    return v;
+}
+
+int weir__cconfs_session_set(weir__cconfs *c, const char *session, const char *key,
+                             const char *value, weir__cstatus *st)
+{
+    pthread_mutex_lock(&c->lock);
+    int rc = conf_set(c, session ? session : "", key, value, st);
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
 void weir__cconfs_drop_session(weir__cconfs *c, const char *session)
 {
     pthread_mutex_lock(&c->lock);

@@ -118,6 +118,12 @@ typedef struct weir__cconfs_answer {
  * configuration answers keys no session set. NULL on OOM. */
 weir__cconfs *weir__cconfs_new(weir_pipeline *pipeline);
 void weir__cconfs_free(weir__cconfs *c);
+/* The value session set for key (a copy the caller frees), or NULL. */
+char *weir__cconfs_session_value(weir__cconfs *c, const char *session, const char *key);
+/* Set key = value for session, as its Config set would (a SET statement
+ * of the session). 0, or -1 with *st filled. */
+int weir__cconfs_session_set(weir__cconfs *c, const char *session, const char *key,
+                             const char *value, weir__cstatus *st);
 /* A client session ended: its confs go. */
 void weir__cconfs_drop_session(weir__cconfs *c, const char *session);
 /* Answer req (of session req->session_id) into resp's pairs; mem holds
@@ -224,18 +230,21 @@ void weir__cquery_release(weir__cquery *q);
  * it runs, stop(ctx) (may be NULL) is asked from another thread whether
  * its client has gone: then the query stops, failing with
  * OPERATION_CANCELED (weir_pipeline_set_query_cancel). The same for the
- * two below. */
-int weir__cquery_collect(weir__cquery *q, const char *sql,
+ * two below. zone: the client session's spark.sql.session.timeZone (NULL:
+ * it set none; the project's configuration, else UTC), here and below. */
+int weir__cquery_collect(weir__cquery *q, const char *sql, const char *zone,
                          weir__arrow_emit emit, bool (*stop)(void *ctx),
                          void *ctx, weir__cstatus *st);
-/* Run statements for their effect (DDL, DML). */
-int weir__cquery_statement(weir__cquery *q, const char *sql,
-                           bool (*stop)(void *ctx), void *ctx,
+/* Run statements for their effect (DDL, DML). zone_out (may be NULL): the
+ * time zone a statement that mentions one left (SET TIME ZONE ..), for the
+ * session's confs; malloc'd, NULL when none. */
+int weir__cquery_statement(weir__cquery *q, const char *sql, const char *zone,
+                           char **zone_out, bool (*stop)(void *ctx), void *ctx,
                            weir__cstatus *st);
 /* DataFrame.show(): the first num_rows rows of a query (which reads at
  * most num_rows + 1: one more tells there are more) as Spark's text table,
  * emitted as a one-row result with the column show_string. */
-int weir__cquery_show(weir__cquery *q, const char *sql, int num_rows,
+int weir__cquery_show(weir__cquery *q, const char *sql, const char *zone, int num_rows,
                       int truncate, bool vertical, weir__arrow_emit emit,
                       bool (*stop)(void *ctx), void *ctx, weir__cstatus *st);
 /* Spark's showString of r's first num_rows rows (r may hold one more, to
@@ -252,7 +261,7 @@ int weir__cquery_ddl(weir__cquery *q, const char *ddl, weir_arena *a,
                      Spark__Connect__DataType **out, weir__cstatus *st);
 
 /* The result schema of a query (LIMIT 0: it is run), in arena a. */
-int weir__cquery_schema(weir__cquery *q, const char *sql, weir_arena *a,
+int weir__cquery_schema(weir__cquery *q, const char *sql, const char *zone, weir_arena *a,
                         Spark__Connect__DataType **out, weir__cstatus *st);
 
 /* --- weir's shim keys in DefineFlow.sql_conf (shim.c) ----------------- */

@@ -3,7 +3,8 @@
  * IPC stream in a LocalRelation; weir decodes it with nanoarrow and writes
  * the rows as Spark SQL, `SELECT * FROM VALUES (...), ... AS t(a, b)` with
  * every value a typed literal, so that the result has the client's column
- * names and types. Nested types are refused with a clear error.
+ * names and types. Lists, maps and structs become typed array(..),
+ * map(..) and named_struct(..) values, nested as deep as MAX_NESTING.
  *
  * Bounded by the request size the endpoint accepts and by
  * WEIR_PLAN_MAX_SQL for the generated text.
@@ -20,9 +21,10 @@
 
 #include "nanoarrow/nanoarrow.h"
 
-/* The Spark SQL type of a column, or NULL (unsupported). */
-static const char *sql_type(const struct ArrowSchemaView *v, char *buf,
-                            size_t size)
+#define MAX_NESTING 32 /* nested types in local data */
+
+/* The Spark SQL type of a scalar column, or NULL (unsupported or nested). */
+static const char *scalar_type(const struct ArrowSchemaView *v, char *buf, size_t size)
 {
     switch (v->type) {
     case NANOARROW_TYPE_NA: return "VOID";
@@ -51,6 +53,60 @@ static const char *sql_type(const struct ArrowSchemaView *v, char *buf,
                  v->decimal_scale);
         return buf;
     default: return NULL;
+    }
+}
+
+/* The Spark SQL type of a column of schema s into b (ARRAY<..>, MAP<..>,
+ * STRUCT<..> for lists, maps and structs); false when weir cannot take it. */
+static bool sql_type(weir_buf *b, const struct ArrowSchema *s, unsigned depth)
+{
+    struct ArrowSchemaView v;
+    struct ArrowError aerr;
+    if (depth > MAX_NESTING || ArrowSchemaViewInit(&v, s, &aerr))
+        return false;
+    char buf[48];
+    const char *t = scalar_type(&v, buf, sizeof buf);
+    if (t) {
+        weir__buf_puts(b, t);
+        return true;
+    }
+    switch (v.type) {
+    case NANOARROW_TYPE_LIST: case NANOARROW_TYPE_LARGE_LIST:
+        if (s->n_children != 1)
+            return false;
+        weir__buf_puts(b, "ARRAY<");
+        if (!sql_type(b, s->children[0], depth + 1))
+            return false;
+        weir__buf_putc(b, '>');
+        return true;
+    case NANOARROW_TYPE_MAP: {
+        const struct ArrowSchema *kv = s->n_children == 1 ? s->children[0] : NULL;
+        if (!kv || kv->n_children != 2)
+            return false;
+        weir__buf_puts(b, "MAP<");
+        if (!sql_type(b, kv->children[0], depth + 1))
+            return false;
+        weir__buf_puts(b, ", ");
+        if (!sql_type(b, kv->children[1], depth + 1))
+            return false;
+        weir__buf_putc(b, '>');
+        return true;
+    }
+    case NANOARROW_TYPE_STRUCT:
+        if (s->n_children == 0)
+            return false;
+        weir__buf_puts(b, "STRUCT<");
+        for (int64_t k = 0; k < s->n_children; k++) {
+            if (k)
+                weir__buf_puts(b, ", ");
+            weir__plan_put_ident(b, s->children[k]->name ? s->children[k]->name : "");
+            weir__buf_puts(b, ": ");
+            if (!sql_type(b, s->children[k], depth + 1))
+                return false;
+        }
+        weir__buf_putc(b, '>');
+        return true;
+    default: return false;
     }
 }
 
@@ -85,6 +141,102 @@ static bool to_micros(const struct ArrowSchemaView *v, int64_t x, int64_t *us)
 }
 
 static int put_value(plan_ctx *c, weir_buf *b, const struct ArrowSchemaView *v,
+                     const struct ArrowArrayView *a, int64_t i, const char *type);
+
+static int child_value(plan_ctx *c, weir_buf *b, const struct ArrowSchema *s,
+                       const struct ArrowArrayView *a, int64_t i);
+
+/* Element offsets [*from, *to) of list or map row i into the child; false
+ * when they do not lie inside it. */
+static bool list_range(const struct ArrowArrayView *a, int64_t i, int64_t *from, int64_t *to)
+{
+    if (a->n_children != 1 || !a->children[0])
+        return false;
+    int64_t k = a->offset + i;
+    if (a->storage_type == NANOARROW_TYPE_LARGE_LIST) {
+        *from = a->buffer_views[1].data.as_int64[k];
+        *to = a->buffer_views[1].data.as_int64[k + 1];
+    } else {
+        *from = a->buffer_views[1].data.as_int32[k];
+        *to = a->buffer_views[1].data.as_int32[k + 1];
+    }
+    return *from >= 0 && *from <= *to && *to <= a->children[0]->length;
+}
+
+/* A list, map or struct value as a typed Spark SQL expression:
+ * CAST(array(..) AS ARRAY<..>), CAST(map(k, v, ..) AS MAP<..>),
+ * CAST(named_struct('f', v, ..) AS STRUCT<..>). */
+static int put_nested(plan_ctx *c, weir_buf *b, const struct ArrowSchemaView *v,
+                      const struct ArrowArrayView *a, int64_t i, const char *type)
+{
+    const struct ArrowSchema *s = v->schema;
+    plan_mark m;
+    if (weir__plan_enter(c, b, NULL, &m) < 0)
+        return -1;
+    int rc = 0;
+    weir__buf_puts(b, "CAST(");
+    bool is_map = v->type == NANOARROW_TYPE_MAP;
+    if (v->type == NANOARROW_TYPE_STRUCT) {
+        weir__buf_puts(b, "named_struct(");
+        for (int64_t k = 0; rc == 0 && k < s->n_children; k++) {
+            if (k)
+                weir__buf_puts(b, ", ");
+            weir__plan_put_string(b, s->children[k]->name ? s->children[k]->name : "");
+            weir__buf_puts(b, ", ");
+            rc = child_value(c, b, s->children[k], a->children[k], a->offset + i);
+        }
+    } else {
+        int64_t from, to;
+        if (!list_range(a, i, &from, &to)) {
+            weir__plan_leave(c, &m);
+            return weir__plan_fail(c, PLAN_E_INVALID,
+                                   "createDataFrame: a list's offsets are damaged.");
+        }
+        const struct ArrowArrayView *e = a->children[0];
+        const struct ArrowSchema *es = s->children[0];
+        weir__buf_puts(b, is_map ? "map(" : "array(");
+        for (int64_t j = from; rc == 0 && j < to; j++) {
+            if (j > from)
+                weir__buf_puts(b, ", ");
+            if (!is_map) {
+                rc = child_value(c, b, es, e, j);
+                continue;
+            }
+            if (e->n_children != 2 || es->n_children != 2) {
+                rc = weir__plan_fail(c, PLAN_E_INVALID, "createDataFrame: a bad map.");
+                break;
+            }
+            rc = child_value(c, b, es->children[0], e->children[0], e->offset + j);
+            weir__buf_puts(b, ", ");
+            if (rc == 0)
+                rc = child_value(c, b, es->children[1], e->children[1], e->offset + j);
+        }
+    }
+    weir__buf_printf(b, ") AS %s)", type);
+    weir__plan_leave(c, &m);
+    return rc;
+}
+
+/* The value at row i of a nested column's child (schema s, view a). */
+static int child_value(plan_ctx *c, weir_buf *b, const struct ArrowSchema *s,
+                       const struct ArrowArrayView *a, int64_t i)
+{
+    struct ArrowSchemaView v;
+    struct ArrowError aerr;
+    weir_buf type = WEIR_BUF_INIT;
+    int rc = 0;
+    if (ArrowSchemaViewInit(&v, s, &aerr) || !sql_type(&type, s, 0))
+        rc = weir__plan_fail(c, PLAN_E_UNSUPPORTED,
+                             "createDataFrame: a nested type weir cannot take from local data.");
+    else if (weir__buf_failed(&type))
+        rc = weir__plan_fail(c, "OUT_OF_MEMORY", "Out of memory.");
+    else
+        rc = put_value(c, b, &v, a, i, weir__buf_cstr(&type));
+    weir__buf_free(&type);
+    return rc;
+}
+
+static int put_value(plan_ctx *c, weir_buf *b, const struct ArrowSchemaView *v,
                      const struct ArrowArrayView *a, int64_t i, const char *type)
 {
     if (ArrowArrayViewIsNull(a, i) || v->type == NANOARROW_TYPE_NA) {
@@ -92,6 +244,9 @@ static int put_value(plan_ctx *c, weir_buf *b, const struct ArrowSchemaView *v,
         return 0;
     }
     switch (v->type) {
+    case NANOARROW_TYPE_LIST: case NANOARROW_TYPE_LARGE_LIST: case NANOARROW_TYPE_MAP:
+    case NANOARROW_TYPE_STRUCT:
+        return put_nested(c, b, v, a, i, type);
     case NANOARROW_TYPE_BOOL:
         weir__buf_puts(b, ArrowArrayViewGetIntUnsafe(a, i) ? "true" : "false");
         return 0;
@@ -236,7 +391,7 @@ int weir__plan_local_relation(plan_ctx *c, const Spark__Connect__LocalRelation *
                                "cannot be queried.");
     }
     struct ArrowSchemaView *views = calloc((size_t)n_cols + 1, sizeof *views);
-    char (*types)[48] = calloc((size_t)n_cols + 1, sizeof *types);
+    weir_buf *types = calloc((size_t)n_cols + 1, sizeof *types);
     const char **tnames = calloc((size_t)n_cols + 1, sizeof *tnames);
     struct ArrowError aerr;
     int result = views && types && tnames ? 0 : -1;
@@ -244,15 +399,20 @@ int weir__plan_local_relation(plan_ctx *c, const Spark__Connect__LocalRelation *
         weir__plan_fail(c, PLAN_E_INVALID, "out of memory");
     for (int64_t k = 0; !result && k < n_cols; k++) {
         if (ArrowSchemaViewInit(&views[k], schema.children[k], &aerr) ||
-            !(tnames[k] = sql_type(&views[k], types[k], sizeof types[k])))
+            !sql_type(&types[k], schema.children[k], 0))
             result = weir__plan_fail(c, PLAN_E_UNSUPPORTED,
                                      "createDataFrame: column '%s' has a type "
                                      "weir cannot take from local data yet "
-                                     "(nested types, and decimals other than "
-                                     "precision 1-38 with scale 0 to the "
-                                     "precision, are not supported).",
+                                     "(unions, fixed-size lists, durations and "
+                                     "decimals other than precision 1-38 with "
+                                     "scale 0 to the precision are not "
+                                     "supported).",
                                      schema.children[k]->name
                                          ? schema.children[k]->name : "?");
+        else if (weir__buf_failed(&types[k]))
+            result = weir__plan_fail(c, "OUT_OF_MEMORY", "Out of memory.");
+        else
+            tnames[k] = weir__buf_cstr(&types[k]);
     }
     struct ArrowArrayView view;
     bool have_view = false;
@@ -321,6 +481,8 @@ int weir__plan_local_relation(plan_ctx *c, const Spark__Connect__LocalRelation *
     if (have_view)
         ArrowArrayViewReset(&view);
     free(views);
+    for (int64_t k = 0; types && k < n_cols; k++)
+        weir__buf_free(&types[k]);
     free(types);
     free(tnames);
     schema.release(&schema);

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "connect/grpc.h"
 #include "util/buf.h"
@@ -31,6 +32,9 @@ struct weir__cquery {
     char *spec;              /* NULL: queries are refused */
     const weir_load_options *load; /* borrowed; may be NULL */
     weir_pipeline *pipeline; /* loaded on first use */
+    /* The session time zone the pipeline's queries have now (the last
+     * one applied; NULL: not known, apply it again). */
+    char *zone;
     pthread_mutex_t lock;
 };
 
@@ -57,6 +61,8 @@ void weir__cquery_release(weir__cquery *q)
     pthread_mutex_lock(&q->lock);
     weir_pipeline_drop(q->pipeline);
     q->pipeline = NULL;
+    free(q->zone);
+    q->zone = NULL;
     pthread_mutex_unlock(&q->lock);
 }
 
@@ -66,6 +72,7 @@ void weir__cquery_free(weir__cquery *q)
         return;
     weir_pipeline_drop(q->pipeline);
     pthread_mutex_destroy(&q->lock);
+    free(q->zone);
     free(q->spec);
     free(q);
 }
@@ -134,12 +141,67 @@ typedef struct stop_fn {
  * when stop says so (stop or stop->fn may be NULL: it does not). */
 typedef int (*use_result)(void *ctx, struct ArrowArrayStream *s,
                           const weir_result *r, weir__cstatus *st);
-static int run(weir__cquery *q, const char *sql, bool arrow, use_result use,
-               void *ctx, const stop_fn *stop, weir__cstatus *st)
+
+/* The client session's spark.sql.session.timeZone (zone; NULL: the
+ * project's configuration, else UTC) for the queries after this one, as
+ * `SET TIME ZONE` sets it: the query pipeline is shared by every session,
+ * so each query brings its session's. Under q->lock. */
+static int apply_zone(weir__cquery *q, weir_pipeline *p, const char *zone,
+                      weir__cstatus *st)
+{
+    if (!zone)
+        zone = weir_pipeline_conf_get(p, "spark.sql.session.timeZone");
+    if (!zone)
+        zone = "UTC";
+    if (q->zone && strcmp(q->zone, zone) == 0)
+        return 0;
+    if (strpbrk(zone, "'\\\n;") || strlen(zone) > 200)
+        return weir__cstatus_set(st, WEIR_GRPC_INTERNAL, "INVALID_CONF_VALUE.TIME_ZONE",
+                                 "22022",
+                                 "The value '%.200s' in the config "
+                                 "\"spark.sql.session.timeZone\" is invalid. Cannot "
+                                 "resolve the given timezone.",
+                                 zone);
+    char sql[256];
+    snprintf(sql, sizeof sql, "SET TIME ZONE '%s'", zone);
+    weir_result *res = NULL;
+    weir_error e;
+    memset(&e, 0, sizeof e);
+    int wrc = weir_pipeline_query(p, sql, &res, &e);
+    weir_result_free(res);
+    if (wrc)
+        return from_weir(st, wrc, &e);
+    free(q->zone);
+    q->zone = strdup(zone); /* NULL (OOM): applied again next time */
+    return 0;
+}
+
+/* After a statement that may have set the time zone (SET TIME ZONE, SET
+ * spark.sql.session.timeZone): the zone it left, for the session's confs
+ * (*zone_out, malloc'd; NULL when unknown). Under q->lock. */
+static void read_zone(weir__cquery *q, weir_pipeline *p, char **zone_out)
+{
+    weir_result *res = NULL;
+    weir_error e;
+    memset(&e, 0, sizeof e);
+    free(q->zone);
+    q->zone = NULL;
+    if (weir_pipeline_query(p, "SELECT current_timezone()", &res, &e) == 0 &&
+        weir_result_row_count(res) == 1 && weir_result_value(res, 0, 0)) {
+        *zone_out = strdup(weir_result_value(res, 0, 0));
+        q->zone = *zone_out ? strdup(*zone_out) : NULL;
+    }
+    weir_result_free(res);
+}
+
+static int run(weir__cquery *q, const char *sql, const char *zone, bool arrow,
+               use_result use, void *ctx, const stop_fn *stop, weir__cstatus *st)
 {
     pthread_mutex_lock(&q->lock);
     weir_pipeline *p = pipeline(q, st);
     int rc = -1;
+    if (p && apply_zone(q, p, zone, st))
+        p = NULL;
     if (p) {
         struct ArrowArrayStream s;
         weir_result *res = NULL;
@@ -173,21 +235,52 @@ static int use_emit(void *ctx, struct ArrowArrayStream *s, const weir_result *r,
     return weir__arrow_ipc_each(s, x->emit, x->ctx, st);
 }
 
-int weir__cquery_collect(weir__cquery *q, const char *sql,
+int weir__cquery_collect(weir__cquery *q, const char *sql, const char *zone,
                          weir__arrow_emit emit, bool (*stop)(void *ctx),
                          void *ctx, weir__cstatus *st)
 {
     emit_ctx x = { emit, ctx };
     stop_fn why = { stop, ctx };
-    return run(q, sql, true, use_emit, &x, &why, st);
+    return run(q, sql, zone, true, use_emit, &x, &why, st);
 }
 
-int weir__cquery_statement(weir__cquery *q, const char *sql,
-                           bool (*stop)(void *ctx), void *ctx,
+typedef struct statement_ctx {
+    weir__cquery *q;
+    char **zone_out;
+} statement_ctx;
+
+static int use_statement(void *ctx, struct ArrowArrayStream *s, const weir_result *r,
+                         weir__cstatus *st)
+{
+    (void)s;
+    (void)r;
+    (void)st;
+    statement_ctx *x = ctx;
+    if (x->zone_out)
+        read_zone(x->q, x->q->pipeline, x->zone_out);
+    return 0;
+}
+
+static bool mentions_zone(const char *sql)
+{
+    for (const char *p = sql; *p; p++)
+        if (strncasecmp(p, "zone", 4) == 0)
+            return true;
+    return false;
+}
+
+int weir__cquery_statement(weir__cquery *q, const char *sql, const char *zone,
+                           char **zone_out, bool (*stop)(void *ctx), void *ctx,
                            weir__cstatus *st)
 {
     stop_fn why = { stop, ctx };
-    return run(q, sql, false, NULL, NULL, &why, st);
+    statement_ctx x = { q, NULL };
+    if (zone_out) {
+        *zone_out = NULL;
+        if (mentions_zone(sql))
+            x.zone_out = zone_out;
+    }
+    return run(q, sql, zone, false, use_statement, &x, &why, st);
 }
 
 typedef struct show_ctx {
@@ -206,13 +299,13 @@ static int use_show(void *ctx, struct ArrowArrayStream *s, const weir_result *r,
                ? oom(st) : 0;
 }
 
-int weir__cquery_show(weir__cquery *q, const char *sql, int num_rows,
+int weir__cquery_show(weir__cquery *q, const char *sql, const char *zone, int num_rows,
                       int truncate, bool vertical, weir__arrow_emit emit,
                       bool (*stop)(void *ctx), void *ctx, weir__cstatus *st)
 {
     show_ctx x = { num_rows > 0 ? (size_t)num_rows : 0, truncate, vertical, NULL };
     stop_fn why = { stop, ctx };
-    int rc = run(q, sql, false, use_show, &x, &why, st);
+    int rc = run(q, sql, zone, false, use_show, &x, &why, st);
     if (!rc)
         rc = weir__arrow_ipc_string("show_string", x.text, emit, ctx, st);
     free(x.text);
@@ -240,12 +333,12 @@ static int use_schema(void *ctx, struct ArrowArrayStream *s, const weir_result *
     return rc;
 }
 
-int weir__cquery_schema(weir__cquery *q, const char *sql, weir_arena *a,
+int weir__cquery_schema(weir__cquery *q, const char *sql, const char *zone, weir_arena *a,
                         Spark__Connect__DataType **out, weir__cstatus *st)
 {
     *out = NULL;
     schema_ctx x = { a, out };
-    return run(q, sql, true, use_schema, &x, NULL, st);
+    return run(q, sql, zone, true, use_schema, &x, NULL, st);
 }
 
 /* The type of the one column of `SELECT CAST(NULL AS type) AS x`. */
@@ -258,7 +351,7 @@ static int cast_type(weir__cquery *q, const char *type, weir_arena *a,
     if (!sql)
         return oom(st);
     Spark__Connect__DataType *row = NULL;
-    int rc = weir__cquery_schema(q, sql, a, &row, st);
+    int rc = weir__cquery_schema(q, sql, NULL, a, &row, st);
     free(sql);
     if (rc)
         return rc;

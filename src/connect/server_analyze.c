@@ -47,9 +47,9 @@ static bool reads_stream(const ProtobufCMessage *m, unsigned depth)
 }
 
 /* df.schema / df.columns in serving mode: the query's result columns. */
-static int analyze_schema(weir_connect_server *srv, const Spark__Connect__Plan *plan,
-                          weir_arena *a, Spark__Connect__DataType **out,
-                          weir__cstatus *st)
+static int analyze_schema(weir_connect_server *srv, const char *session,
+                          const Spark__Connect__Plan *plan, weir_arena *a,
+                          Spark__Connect__DataType **out, weir__cstatus *st)
 {
     if (!plan || plan->op_type_case != SPARK__CONNECT__PLAN__OP_TYPE_ROOT)
         return weir__cstatus_set(st, WEIR_GRPC_INVALID_ARGUMENT, "", "",
@@ -75,7 +75,9 @@ static int analyze_schema(weir_connect_server *srv, const Spark__Connect__Plan *
                                  pe.error_class[0] ? pe.error_class
                                                    : "UNSUPPORTED_FEATURE",
                                  "0A000", "%s", pe.message);
-    int rc = weir__cquery_schema(weir__cserve_query(srv->serve), sql, a, out, st);
+    char *zone = weir__cconfs_session_value(srv->confs, session, "spark.sql.session.timeZone");
+    int rc = weir__cquery_schema(weir__cserve_query(srv->serve), sql, zone, a, out, st);
+    free(zone);
     free(sql);
     return rc;
 }
@@ -136,7 +138,7 @@ void weir__csrv_analyze(weir_connect_server *srv, weir__grpc_call *call)
         break;
     case SPARK__CONNECT__ANALYZE_PLAN_REQUEST__ANALYZE_SCHEMA:
         if (srv->serve && !weir__csrv_in_query_function(req->user_context)) {
-            rc = analyze_schema(srv, req->schema->plan, &arena, &sch.schema,
+            rc = analyze_schema(srv, req->session_id, req->schema->plan, &arena, &sch.schema,
                                 &st);
             resp.result_case = SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__RESULT_SCHEMA;
             resp.schema = &sch;

@@ -108,6 +108,8 @@ bool weir__csrv_no_columns(const Spark__Connect__Relation *rel)
 
 /* A plan's root relation in serving mode: a query of the served project,
  * its rows streamed as Arrow batches. */
+#define ZONE_KEY "spark.sql.session.timeZone"
+
 static int exec_query(exec_ctx *x, const Spark__Connect__Relation *rel,
                       weir__cstatus *st)
 {
@@ -139,11 +141,13 @@ static int exec_query(exec_ctx *x, const Spark__Connect__Relation *rel,
                                  "0A000", "%s", pe.message);
     weir__cquery *q = weir__cserve_query(x->srv->serve);
     weir__csrv_op_is_query(x->srv, x->op_id);
-    int rc = show ? weir__cquery_show(q, sql, show->num_rows, show->truncate,
+    char *zone = weir__cconfs_session_value(x->srv->confs, x->session_id, ZONE_KEY);
+    int rc = show ? weir__cquery_show(q, sql, zone, show->num_rows, show->truncate,
                                       show->vertical, exec_arrow,
                                       exec_query_stop, x, st)
-                  : weir__cquery_collect(q, sql, exec_arrow, exec_query_stop,
+                  : weir__cquery_collect(q, sql, zone, exec_arrow, exec_query_stop,
                                          x, st);
+    free(zone);
     if (rc && !st->code)
         weir__cstatus_set(st, WEIR_GRPC_CANCELLED, "", "", "client gone");
     free(sql);
@@ -216,8 +220,17 @@ static int exec_sql_command(exec_ctx *x, const Spark__Connect__SqlCommand *cmd,
         rel.sql = &text;
     } else {
         weir__csrv_op_is_query(x->srv, x->op_id);
-        if (weir__cquery_statement(weir__cserve_query(x->srv->serve), sql,
-                                   exec_query_stop, x, st))
+        /* SET TIME ZONE is the session's conf from then on, as in Spark. */
+        char *zone = weir__cconfs_session_value(x->srv->confs, x->session_id, ZONE_KEY);
+        char *set_zone = NULL;
+        int qrc = weir__cquery_statement(weir__cserve_query(x->srv->serve), sql, zone,
+                                         &set_zone, exec_query_stop, x, st);
+        free(zone);
+        if (!qrc && set_zone)
+            qrc = weir__cconfs_session_set(x->srv->confs, x->session_id, ZONE_KEY,
+                                           set_zone, st);
+        free(set_zone);
+        if (qrc)
             return -1;
         size_t n = 0;
         if (weir__arrow_ipc_no_columns(&empty, &n, st))

@@ -306,6 +306,81 @@ def _(spark):
     return p.join(p.alias("q"), p.dept == F.col("q.dept")).select(p.id)
 
 
+# createDataFrame of nested local data: types as Spark infers them, or as a
+# DDL string or StructType gives them.
+@case("local/nested_inferred")
+def _(spark):
+    from pyspark.sql import Row
+    return spark.createDataFrame([
+        (1, [1, 2], {"a": 1}, Row(x=1, y="p"), [Row(k="u", v=1.5)]),
+        (2, [], {}, Row(x=None, y=None), []),
+        (3, None, None, None, None)], ["id", "xs", "m", "s", "rs"])
+
+
+@case("local/nested_rows")
+def _(spark):
+    from pyspark.sql import Row
+    return spark.createDataFrame([Row(id=1, tags=["a", "b"], addr=Row(city="x", zip=1)),
+                                  Row(id=2, tags=["c"], addr=Row(city="y", zip=2))])
+
+
+@case("local/nested_ddl_schema")
+def _(spark):
+    return spark.createDataFrame(
+        [(1, ["a", None], {"k": [1, 2]}, (2.5, ("in", 3)))],
+        "id INT, tags ARRAY<STRING>, m MAP<STRING, ARRAY<BIGINT>>, "
+        "s STRUCT<d: DOUBLE, t: STRUCT<name: STRING, n: INT>>")
+
+
+@case("local/nested_struct_type")
+def _(spark):
+    import decimal
+    from pyspark.sql.types import (ArrayType, DecimalType, IntegerType, MapType, StringType,
+                                   StructField, StructType)
+    schema = StructType([
+        StructField("id", IntegerType()),
+        StructField("amounts", ArrayType(DecimalType(10, 2))),
+        StructField("attrs", MapType(StringType(), StringType())),
+        StructField("who", StructType([StructField("first", StringType()),
+                                       StructField("ids", ArrayType(IntegerType()))]))])
+    return spark.createDataFrame(
+        [(1, [decimal.Decimal("1.25"), None], {"a": "b", "c": None}, ("ann", [1, 2])),
+         (2, None, {}, None)], schema)
+
+
+@case("local/nested_then_functions")
+def _(spark):
+    F = _F()
+    df = spark.createDataFrame([(1, [3, 1, 2], {"a": 1, "b": 2}, ("z", 9))],
+                               "id INT, xs ARRAY<INT>, m MAP<STRING, INT>, s STRUCT<n: STRING, v: INT>")
+    return df.select(F.size("xs").alias("n"), F.array_sort("xs").alias("sorted"),
+                     F.map_keys("m").alias("keys"), df.s.n, F.col("s.v") + 1,
+                     F.explode("xs").alias("x"))
+
+
+# spark.sql.session.timeZone set on the session (spark.conf.set, or SQL's
+# SET TIME ZONE) applies to the session's later queries. Collected inside
+# the case, which puts the session's zone back.
+@case("session/time_zone_conf")
+def _(spark):
+    spark.conf.set("spark.sql.session.timeZone", "America/Los_Angeles")
+    try:
+        df = spark.sql("SELECT current_timezone() AS z, "
+                       "CAST(TIMESTAMP'2024-01-15 10:00:00' AS STRING) AS s, "
+                       "hour(TIMESTAMP'2024-01-15 10:00:00') AS h, "
+                       "unix_timestamp('2024-01-15 10:00:00') AS u, "
+                       "from_unixtime(0) AS f")
+        first = [list(r) for r in df.collect()]
+        spark.sql("SET TIME ZONE 'Asia/Kolkata'")
+        conf = spark.conf.get("spark.sql.session.timeZone")
+        second = [list(r) for r in spark.sql("SELECT current_timezone() AS z, "
+                                             "from_unixtime(0) AS f").collect()]
+    finally:
+        spark.conf.unset("spark.sql.session.timeZone")
+    after = [list(r) for r in spark.sql("SELECT current_timezone() AS z").collect()]
+    return [first, conf, second, after]
+
+
 def run_cases(url, out, only):
     import warnings
     warnings.simplefilter("ignore")
