@@ -282,6 +282,7 @@ static bool keeps_columns(const Rel *r)
     case SPARK__CONNECT__RELATION__REL_TYPE_SQL:
     case SPARK__CONNECT__RELATION__REL_TYPE_RANGE:
     case SPARK__CONNECT__RELATION__REL_TYPE_TO_DF:
+    case SPARK__CONNECT__RELATION__REL_TYPE_LOCAL_RELATION:
         return true;
     default:
         return false;

@@ -628,10 +628,14 @@ int weir__plan_expr(plan_ctx *c, weir_buf *b, const Expr *e)
                              "DataFrame subquery expressions (scalar(), exists(), isin(df)) "
                              "are not supported yet; use spark.sql or a join.");
         break;
-    default:
+    default: {
+        const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field(
+            &spark__connect__expression__descriptor, (unsigned)e->expr_type_case);
         rc = weir__plan_fail(c, PLAN_E_UNSUPPORTED,
-                             "Expression kind %d is not supported.", (int)e->expr_type_case);
+                             "The expression kind %s is not supported.",
+                             f ? f->name : "(unknown)");
         break;
+    }
     }
     weir__plan_leave(c, &m);
     return rc;

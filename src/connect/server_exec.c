@@ -110,6 +110,34 @@ bool weir__csrv_no_columns(const Spark__Connect__Relation *rel)
  * its rows streamed as Arrow batches. */
 #define ZONE_KEY "spark.sql.session.timeZone"
 
+/* A command as the user wrote it, for errors: the PySpark calls behind the
+ * usual ones, else the protocol's name of its kind. */
+static const char *command_name(const Spark__Connect__Command *cmd)
+{
+    switch (cmd->command_type_case) {
+    case SPARK__CONNECT__COMMAND__COMMAND_TYPE_CREATE_DATAFRAME_VIEW:
+        return "create_dataframe_view (DataFrame.createTempView, "
+               "createOrReplaceTempView, createGlobalTempView)";
+    case SPARK__CONNECT__COMMAND__COMMAND_TYPE_WRITE_OPERATION:
+        return "write_operation (DataFrame.write: saveAsTable, insertInto, save)";
+    case SPARK__CONNECT__COMMAND__COMMAND_TYPE_WRITE_OPERATION_V2:
+        return "write_operation_v2 (DataFrame.writeTo)";
+    case SPARK__CONNECT__COMMAND__COMMAND_TYPE_WRITE_STREAM_OPERATION_START:
+        return "write_stream_operation_start (DataFrame.writeStream.start)";
+    case SPARK__CONNECT__COMMAND__COMMAND_TYPE_REGISTER_FUNCTION:
+        return "register_function (spark.udf.register)";
+    case SPARK__CONNECT__COMMAND__COMMAND_TYPE_MERGE_INTO_TABLE_COMMAND:
+        return "merge_into_table (DataFrame.mergeInto)";
+    case SPARK__CONNECT__COMMAND__COMMAND_TYPE_CHECKPOINT_COMMAND:
+        return "checkpoint_command (DataFrame.checkpoint, localCheckpoint)";
+    default: {
+        const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field(
+            &spark__connect__command__descriptor, (unsigned)cmd->command_type_case);
+        return f ? f->name : "(unknown)";
+    }
+    }
+}
+
 static int exec_query(exec_ctx *x, const Spark__Connect__Relation *rel,
                       weir__cstatus *st)
 {
@@ -346,8 +374,9 @@ void weir__csrv_execute(weir_connect_server *srv, weir__grpc_call *call)
     } else {
         rc = weir__cstatus_set(&st, WEIR_GRPC_UNIMPLEMENTED,
                                "UNSUPPORTED_FEATURE.CONNECT_COMMAND", "0A000",
-                               "Command kind %d is not supported by weir.",
-                               (int)cmd->command_type_case);
+                               "The Spark Connect command %s is not supported by weir "
+                               "yet.",
+                               command_name(cmd));
     }
     if (!rc) {
         Spark__Connect__ExecutePlanResponse__ResultComplete done =

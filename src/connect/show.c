@@ -101,7 +101,8 @@ int weir__show_string(const weir_result *r, size_t num_rows, int truncate,
     for (size_t c = 0; !rc && c < cols; c++) {
         const char *type = weir_result_column_type(r, c);
         bool binary = type && strcmp(type, "binary") == 0;
-        cells[c] = cell(weir_result_column_name(r, c), false, truncate);
+        /* Spark cuts the values to `truncate`, never the header */
+        cells[c] = cell(weir_result_column_name(r, c), false, 0);
         rc = cells[c] ? 0 : -1;
         for (size_t i = 0; !rc && i < rows; i++) {
             char *v = cell(weir_result_value(r, c, i), binary, truncate);

@@ -299,6 +299,14 @@ def _(spark):
     return p.join(d, p.dept == d.id, "left").select(p.name, d.name)
 
 
+@case("joins/local_frames")
+def _(spark):
+    a = spark.createDataFrame([(1, "x"), (2, "y"), (3, None)], "id INT, value STRING")
+    b = spark.createDataFrame([(10, "x"), (20, "y"), (30, "z")], "id INT, value STRING")
+    j = a.join(b, a["value"] == b["value"])
+    return [j.count(), sorted(j.select(a.id, b.id, b.value).collect())]
+
+
 @case("joins/self_join_ambiguous")
 def _(spark):
     F = _F()
@@ -356,6 +364,15 @@ def _(spark):
     return df.select(F.size("xs").alias("n"), F.array_sort("xs").alias("sorted"),
                      F.map_keys("m").alias("keys"), df.s.n, F.col("s.v") + 1,
                      F.explode("xs").alias("x"))
+
+
+# show(): values are cut at 20 characters, headers never.
+@case("show/long_headers")
+def _(spark):
+    F = _F()
+    df = spark.sql("SELECT * FROM VALUES (1, 'a rather long string value here') AS t(age, s)")
+    return show(df.select(F.when(df.age > 3, 1).otherwise(0), df.s,
+                          (df.age + 1).alias("a_very_long_column_name_indeed")))
 
 
 # spark.sql.session.timeZone set on the session (spark.conf.set, or SQL's

@@ -53,6 +53,15 @@ print("confs:", spark.conf.get("weir.test.key"), other.conf.get("weir.test.key",
 other.conf.set("weir.test.key", "two")
 print("confs:", spark.conf.get("weir.test.key"), other.conf.get("weir.test.key"))
 print("other:", other.sql("SELECT count(*) AS n FROM orders").collect())
+# a session's time zone is its own
+other.conf.set("spark.sql.session.timeZone", "Asia/Tokyo")
+print("zones:", other.sql("SELECT current_timezone() AS z").collect(),
+      spark.sql("SELECT current_timezone() AS z").collect(),
+      other.sql("SELECT CAST(TIMESTAMP'2024-01-01 00:00:00Z' AS STRING) AS s").collect())
+try:
+    spark.table("orders").createOrReplaceTempView("v")
+except Exception as e:
+    print("error:", type(e).__name__, str(e).splitlines()[0][:160])
 other.stop()
 spark.stop()
 # The client's gRPC threads can keep the interpreter from exiting after
