@@ -16,6 +16,7 @@
 
 #include "engine/analyze.h"
 #include "sinks/sink.h"
+#include "sources/jdbc.h"
 #include "sql/sql.h"
 #include "state/state.h"
 #include "store/db.h"
@@ -260,6 +261,16 @@ static int on_relation(void *payload, const weir_sql_relref *ref, weir_buf *out,
         weir__buf_puts(out, weir__buf_cstr(&rel));
         weir__buf_free(&rel);
         return rc;
+    }
+    if (n->n == 3) { /* a database catalog of the configuration */
+        int rc = weir__jdbc_render_catalog(out, p->qstore->conn, p->defs.conf,
+                                           p->defs.n_conf, n->parts[0], n->parts[1],
+                                           n->parts[2], p->root_dir, err);
+        if (rc != WEIR_ENOTFOUND) {
+            if (rc && !err->path[0])
+                weir__sql_error_at(err, ((query_ctx *)payload)->src, n->pos);
+            return rc;
+        }
     }
     for (size_t i = 0; i < n->n; i++) {
         if (i)

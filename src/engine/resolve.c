@@ -201,6 +201,18 @@ static int on_relation(void *payload, const weir_sql_relref *ref,
     if (!in)
         return WEIR_ERR(err, WEIR_ERROR, NULL,
                         "internal error: unknown table reference");
+    if (in->source == WEIR_INPUT_JDBC) { /* a database catalog's table */
+        const weir_sql_name *n = &ref->name;
+        weir_conn *c = ctx->probe ? ctx->probe : ctx->st ? ctx->st->conn : NULL;
+        sample_open(out, ctx, true);
+        int rc = weir__jdbc_render_catalog(out, c, g->conf, g->n_conf, n->parts[0],
+                                           n->parts[1], n->parts[2], ctx->root_dir,
+                                           err);
+        sample_close(out, ctx, true);
+        if (rc && !err->path[0])
+            weir__sql_error_at(err, lv->flow->origin.src, n->pos);
+        return rc;
+    }
     if (in->dataset >= 0) {
         const weir_gdataset *d = &g->datasets[in->dataset];
         if (d->kind == WEIR_TEMPORARY_VIEW || d->kind == WEIR_PERSISTED_VIEW) {

@@ -423,7 +423,8 @@ static int open_catalogs(run_state *rs, weir_error *err)
         const weir_gflow *fl = &g->flows[f];
         for (size_t i = 0; !rc && i < fl->n_inputs; i++) {
             const weir_input *in = &fl->inputs[i];
-            if (in->dataset >= 0 || !in->ref || in->ref->name.n > 3)
+            if (in->dataset >= 0 || !in->ref || in->ref->name.n > 3 ||
+                in->source == WEIR_INPUT_JDBC) /* a database catalog's */
                 continue;
             const char *cat = in->ref->name.n == 3 ? in->ref->name.parts[0]
                                                    : fl->ctx_catalog;

@@ -508,6 +508,15 @@ static bool is_format_prefix(const char *s)
     return false;
 }
 
+/* Whether name is a database catalog declared in the configuration
+ * (weir.catalogs.<name>.url: docs/databases.md). */
+static bool db_catalog(const weir_graph *g, const char *name)
+{
+    char key[320];
+    snprintf(key, sizeof(key), "weir.catalogs.%s.url", name);
+    return weir__kv_get(g->conf, g->n_conf, key) != NULL;
+}
+
 /* A read_jdbc(...) input (docs/databases.md): its options are checked
  * here, so that a dry run reports them (a stream needs a cursorColumn, a
  * batch read takes none); it shows as read_jdbc(the database and table),
@@ -608,6 +617,19 @@ static int resolve_inputs(builder *b, weir_gflow *f)
                 in->dataset = t;
                 continue;
             }
+        }
+        if (r->name.n == 3 && db_catalog(g, r->name.parts[0])) {
+            /* A database catalog of the configuration: read-only. */
+            in->source = WEIR_INPUT_JDBC;
+            in->external = weir__arena_printf(&g->arena, "%s.%s.%s", r->name.parts[0],
+                                              r->name.parts[1], r->name.parts[2]);
+            if (r->streaming)
+                weir__graph_report(b, &f->origin, &r->name.pos, "INVALID_JDBC_OPTION",
+                          "%s is a table of the database catalog %s, which is "
+                          "read in batch: stream it with STREAM read_jdbc(..., "
+                          "cursorColumn => ...).",
+                          in->external ? in->external : "", r->name.parts[0]);
+            continue;
         }
         if (r->name.n == 2 && is_format_prefix(r->name.parts[0])) {
             in->external = weir__arena_printf(&g->arena, "%s.`%s`",

@@ -18,6 +18,7 @@
 #include "sources/source.h"
 #include "state/checkpoint.h"
 #include "store/jdbc.h"
+#include "store/storage.h"
 #include "util/str.h"
 
 /* The Spark-typed DuckDB type for a scanner's column type t into out:
@@ -143,7 +144,8 @@ static void base_relation(weir_buf *out, const weir_jdbc_opts *o,
                           const char *alias, const server_read *sr)
 {
     if (o->table && !sr->select && !sr->pull) {
-        weir__buf_printf(out, "%s.", alias);
+        weir__buf_put_sql_ident(out, alias);
+        weir__buf_putc(out, '.');
         weir__buf_put_sql_ident(out, default_schema(o));
         weir__buf_putc(out, '.');
         weir__buf_put_sql_ident(out, o->table);
@@ -369,6 +371,33 @@ int weir__jdbc_render(weir_buf *out, weir_conn *c, const weir_sql_tvf *call,
         rc = relation(out, c, &o, alias, &sr, &a, err);
     if (rc)
         locate(err, src, call, o.password);
+    weir__arena_free(&a);
+    return rc;
+}
+
+int weir__jdbc_render_catalog(weir_buf *out, weir_conn *c, const weir_kv *conf,
+                              size_t n_conf, const char *catalog,
+                              const char *schema, const char *table,
+                              const char *root_dir, weir_error *err)
+{
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_jdbc_opts o;
+    char alias[300];
+    weir__storage_catalog_alias(alias, sizeof(alias), catalog);
+    int rc = weir__sql_jdbc_catalog(&o, &a, catalog, conf, n_conf, err);
+    if (!rc) {
+        o.schema = schema;
+        o.table = table;
+        rc = c ? weir__jdbc_attach_as(c, &o, root_dir, alias, err)
+               : WEIR_ERR(err, WEIR_ERROR, NULL, "internal error: no connection");
+    }
+    server_read sr = { NULL, false, NULL };
+    if (!rc)
+        rc = relation(out, c, &o, alias, &sr, &a, err);
+    if (rc && rc != WEIR_ENOTFOUND) {
+        weir__sql_jdbc_mask(o.password, err->message, sizeof(err->message));
+        weir__sql_jdbc_mask(o.password, err->line_text, sizeof(err->line_text));
+    }
     weir__arena_free(&a);
     return rc;
 }

@@ -21,4 +21,12 @@ int weir__jdbc_render(weir_buf *out, weir_conn *c, const weir_sql_tvf *call,
                       const char *root_dir, const weir_sql_source *src,
                       weir_error *err);
 
+/* Table schema.table of the database catalog `catalog` declared in conf
+ * (weir__sql_jdbc_catalog), attached under its SQL name, as the same
+ * relation. WEIR_ENOTFOUND (no error set): no such catalog. */
+int weir__jdbc_render_catalog(weir_buf *out, weir_conn *c, const weir_kv *conf,
+                              size_t n_conf, const char *catalog,
+                              const char *schema, const char *table,
+                              const char *root_dir, weir_error *err);
+
 #endif

@@ -330,3 +330,39 @@ void weir__sql_jdbc_mask(const char *password, char *text, size_t size)
     snprintf(text, size, "%s", weir__buf_cstr(&m));
     weir__buf_free(&m);
 }
+
+int weir__sql_jdbc_catalog(weir_jdbc_opts *o, weir_arena *a, const char *name,
+                           const weir_kv *conf, size_t n_conf, weir_error *err)
+{
+    memset(o, 0, sizeof(*o));
+    char key[320];
+    snprintf(key, sizeof(key), "weir.catalogs.%s.url", name);
+    const char *url = weir__kv_get(conf, n_conf, key);
+    if (!url)
+        return WEIR_ENOTFOUND;
+    snprintf(key, sizeof(key), "weir.catalogs.%s.user", name);
+    o->user = weir__kv_get(conf, n_conf, key);
+    snprintf(key, sizeof(key), "weir.catalogs.%s.password", name);
+    o->password = weir__kv_get(conf, n_conf, key);
+    weir_sql_pos none = { 0, 0, 0 };
+    int rc = parse_url(o, a, url, none, err);
+    if (rc) {
+        weir__error_prefix(err, "weir.catalogs.%s.url: ", name);
+        return rc;
+    }
+    snprintf(key, sizeof(key), "weir.catalogs.%s.type", name);
+    const char *type = weir__kv_get(conf, n_conf, key);
+    if (type && !(o->kind == WEIR_JDBC_POSTGRES ? weir__str_ieq(type, "postgres") ||
+                                                    weir__str_ieq(type, "postgresql")
+                  : o->kind == WEIR_JDBC_MYSQL ? weir__str_ieq(type, "mysql") ||
+                                                   weir__str_ieq(type, "mariadb")
+                                               : weir__str_ieq(type, "sqlite")))
+        return bad(o, err, none, "%s is '%s', but the catalog's url is a %s URL",
+                   key, type, weir__sql_jdbc_kind_name(o->kind));
+    if (o->kind != WEIR_JDBC_SQLITE && !o->user)
+        return bad(o, err, none, "weir.catalogs.%s.user is required for %s", name,
+                   weir__sql_jdbc_kind_name(o->kind));
+    if (o->kind != WEIR_JDBC_SQLITE && !o->database)
+        o->database = o->kind == WEIR_JDBC_POSTGRES ? o->user : NULL;
+    return 0;
+}

@@ -18,6 +18,7 @@
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/kv.h"
 
 /* The text a statement came from, for error locations. line_starts, when
  * set (weir__sql_source_index), holds the offset of each line's first byte
@@ -574,6 +575,13 @@ typedef struct weir_jdbc_opts {
 
 int weir__sql_jdbc_opts(weir_jdbc_opts *o, weir_arena *a,
                         const weir_sql_tvf *call, weir_error *err);
+/* A database catalog declared in the configuration (docs/databases.md):
+ * weir.catalogs.<name>.url (required), .user, .password and .type
+ * (postgres, mysql or sqlite: the URL's kind when given), as the options
+ * of a read of it (no table set). WEIR_ENOTFOUND (no error set) when no
+ * catalog has that name; INVALID_JDBC_OPTION naming the key otherwise. */
+int weir__sql_jdbc_catalog(weir_jdbc_opts *o, weir_arena *a, const char *name,
+                           const weir_kv *conf, size_t n_conf, weir_error *err);
 /* "PostgreSQL", "MySQL", "SQLite". */
 const char *weir__sql_jdbc_kind_name(weir_jdbc_kind k);
 /* "PostgreSQL database d at host:port, table s.t" (or ", query"): what

@@ -43,7 +43,7 @@ static void alias_of(const weir_jdbc_opts *o, const char *path, char *out,
 
 static void secret_sql(weir_buf *q, const weir_jdbc_opts *o, const char *alias)
 {
-    weir__buf_printf(q, "CREATE OR REPLACE TEMPORARY SECRET %s_secret (TYPE %s, HOST ",
+    weir__buf_printf(q, "CREATE OR REPLACE TEMPORARY SECRET \"%s_secret\" (TYPE %s, HOST ",
                      alias, o->kind == WEIR_JDBC_POSTGRES ? "postgres" : "mysql");
     weir__buf_put_sql_string(q, o->host);
     weir__buf_printf(q, ", PORT %d", o->port);
@@ -89,9 +89,25 @@ static void masked(weir_buf *out, const char *msg, const char *password)
     }
 }
 
+static int attach(weir_conn *c, const weir_jdbc_opts *o, const char *base_dir,
+                  const char *as, char *alias, size_t size, weir_error *err);
+
 int weir__jdbc_attach(weir_conn *c, const weir_jdbc_opts *o,
                       const char *base_dir, char *alias, size_t size,
                       weir_error *err)
+{
+    return attach(c, o, base_dir, NULL, alias, size, err);
+}
+
+int weir__jdbc_attach_as(weir_conn *c, const weir_jdbc_opts *o,
+                         const char *base_dir, const char *as, weir_error *err)
+{
+    char alias[300];
+    return attach(c, o, base_dir, as, alias, sizeof(alias), err);
+}
+
+static int attach(weir_conn *c, const weir_jdbc_opts *o, const char *base_dir,
+                  const char *as, char *alias, size_t size, weir_error *err)
 {
     weir_db *db = weir__conn_db(c);
     const char *ext = o->kind == WEIR_JDBC_POSTGRES ? "postgres"
@@ -103,7 +119,10 @@ int weir__jdbc_attach(weir_conn *c, const weir_jdbc_opts *o,
     if (rc)
         return rc;
     char *path = o->path ? weir__path_absolute(o->path, base_dir) : NULL;
-    alias_of(o, path, alias, size);
+    if (as)
+        snprintf(alias, size, "%s", as);
+    else
+        alias_of(o, path, alias, size);
     weir_buf q = WEIR_BUF_INIT;
     weir_buf where = WEIR_BUF_INIT;
     if (o->kind == WEIR_JDBC_SQLITE) {
@@ -117,7 +136,9 @@ int weir__jdbc_attach(weir_conn *c, const weir_jdbc_opts *o,
         }
         weir__buf_puts(&q, "ATTACH ");
         weir__buf_put_sql_string(&q, path);
-        weir__buf_printf(&q, " AS %s (TYPE sqlite, READ_ONLY)", alias);
+        weir__buf_puts(&q, " AS ");
+        weir__buf_put_sql_ident(&q, alias);
+        weir__buf_puts(&q, " (TYPE sqlite, READ_ONLY)");
     } else {
         weir__buf_printf(&where, "%s database %s at %s:%d as user %s",
                          weir__sql_jdbc_kind_name(o->kind),
@@ -134,14 +155,33 @@ int weir__jdbc_attach(weir_conn *c, const weir_jdbc_opts *o,
         }
         weir__buf_puts(&q, "ATTACH ");
         weir__buf_put_sql_string(&q, weir__buf_cstr(&extra));
-        weir__buf_printf(&q, " AS %s (TYPE %s, SECRET %s_secret, READ_ONLY)",
-                         alias, o->kind == WEIR_JDBC_POSTGRES ? "postgres" : "mysql",
-                         alias);
+        weir__buf_puts(&q, " AS ");
+        weir__buf_put_sql_ident(&q, alias);
+        weir__buf_printf(&q, " (TYPE %s, SECRET \"%s_secret\", READ_ONLY)",
+                         o->kind == WEIR_JDBC_POSTGRES ? "postgres" : "mysql", alias);
         weir__buf_free(&extra);
     }
     if (q.failed || where.failed) {
         rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
         goto out;
+    }
+    if (as) { /* a name the storage's own catalogs do not use */
+        weir_buf t = WEIR_BUF_INIT;
+        weir__buf_puts(&t, "SELECT count(*) FROM duckdb_databases() WHERE "
+                           "database_name = ");
+        weir__buf_put_sql_string(&t, as);
+        weir__buf_puts(&t, " AND type NOT IN ('postgres', 'mysql', 'sqlite')");
+        int64_t n = 0;
+        rc = weir__scalar_buf(c, &t, &n, NULL, err);
+        weir__buf_free(&t);
+        if (!rc && n)
+            rc = WEIR_ERR(err, WEIR_EINVAL, "JDBC_CATALOG_CONFLICT",
+                          "catalog %s is a catalog of the pipeline's storage and "
+                          "a database catalog of the configuration "
+                          "(weir.catalogs.%s.url): rename one",
+                          as, as);
+        if (rc)
+            goto out;
     }
     char msg[1024];
     rc = weir__db_attach_once(db, alias, weir__buf_cstr(&q), msg, sizeof(msg));

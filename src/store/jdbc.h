@@ -27,5 +27,9 @@
 int weir__jdbc_attach(weir_conn *c, const weir_jdbc_opts *o,
                       const char *base_dir, char *alias, size_t size,
                       weir_error *err);
+/* The same under the DuckDB name `as` (a catalog of the configuration:
+ * its name in SQL), once. */
+int weir__jdbc_attach_as(weir_conn *c, const weir_jdbc_opts *o,
+                         const char *base_dir, const char *as, weir_error *err);
 
 #endif
