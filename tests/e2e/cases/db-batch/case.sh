@@ -51,28 +51,28 @@ expect_stdout_contains "Run is COMPLETED."
 # timestamptz and timestamp are timestamps (UTC), uuid, json, jsonb, inet,
 # enums and intervals are strings (the server's text), int[] an array,
 # bytea binary, smallint short, real float, time a timestamp on
-# 1970-01-01 (DuckDB's names of those types below).
+# 1970-01-01.
 expect_query "DESCRIBE customers" "col_name,data_type,comment
-id,INTEGER,
-name,VARCHAR,
-amount,\"DECIMAL(10,2)\",
-score,\"DECIMAL(38,18)\",
-seen,TIMESTAMP,
-born,TIMESTAMP,
-tag,VARCHAR,
-doc,VARCHAR,
-docb,VARCHAR,
-nums,INTEGER[],
-raw,BLOB,
-small,SMALLINT,
-ratio,FLOAT,
-at,TIMESTAMP,
-day,DATE,
-flag,BOOLEAN,
-big,BIGINT,
-ip,VARCHAR,
-feel,VARCHAR,
-wait,VARCHAR,"
+id,int,
+name,string,
+amount,\"decimal(10,2)\",
+score,\"decimal(38,18)\",
+seen,timestamp,
+born,timestamp,
+tag,string,
+doc,string,
+docb,string,
+nums,array<int>,
+raw,binary,
+small,smallint,
+ratio,float,
+at,timestamp,
+day,date,
+flag,boolean,
+big,bigint,
+ip,string,
+feel,string,
+wait,string,"
 expect_query "SELECT id, name, amount, score, seen, born, tag, doc, docb, nums, hex(raw) AS raw, small, ratio, at, day, flag, big, ip, feel, wait FROM customers ORDER BY id" "id,name,amount,score,seen,born,tag,doc,docb,nums,raw,small,ratio,at,day,flag,big,ip,feel,wait
 1,Ann,10.50,1.250000000000000000,2024-01-01 08:00:00,2024-01-01 10:00:00,a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11,\"{\"\"a\"\": 1}\",\"{\"\"b\"\": 2}\",\"[1, 2]\",DEADBEEF,3,1.5,1970-01-01 12:30:00,2024-02-03,true,9000000000,10.0.0.1,busy,1 day 02:00:00
 2,Bob,2.00,,,,,,,,,,,,,,,,,"

@@ -47,7 +47,7 @@ writer=$!
 
 landed=0
 for k in $(seq 1 "$kills"); do
-    kill_run "$E2E_OUT/killed.out" 150
+    kill_run "$E2E_OUT/killed.out" 100
     landed=$((landed + kill_landed))
     echo "kill $k: after ${kill_delay_ms} ms, landed $kill_landed (update ~${kill_est_ms} ms)" >>"$E2E_OUT/log"
 done
@@ -66,4 +66,4 @@ expect_equal "table rows" "$rows" "$total"
 expect_equal "table ids" "$ids" "$total"
 expect_equal "table values" "$ok" "$total"
 expect_equal "ids outside the written range" "$outside" 0
-[ "$landed" -ge $((kills * 2 / 5)) ] || e2e_fail "only $landed of $kills kills landed during an update"
+[ "$landed" -ge $((kills / 4)) ] || e2e_fail "only $landed of $kills kills landed during an update"
