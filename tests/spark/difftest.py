@@ -174,6 +174,13 @@ def same(a, b, ty=""):
                 return math.isnan(fa) and math.isnan(fb)
             return math.isclose(fa, fb, rel_tol=1e-6, abs_tol=1e-12)
         return decimal.Decimal(a) == decimal.Decimal(b)
+    if isinstance(a, str) and isinstance(b, decimal.Decimal):
+        # a nested decimal of a reused answer is stored as its text (the
+        # column types, compared apart, tell a real string)
+        try:
+            return decimal.Decimal(a) == b
+        except decimal.InvalidOperation:
+            return False
     if isinstance(a, float) and isinstance(b, str):  # NaN/Infinity as text
         return str(a).lower().lstrip("+") == b.lower().replace("infinity", "inf")
     if isinstance(a, list) and isinstance(b, list):
@@ -563,6 +570,12 @@ def main():
             else:
                 if "cols" in hit:  # JSON gave lists; run_spark makes tuples
                     hit["cols"] = [tuple(c) for c in hit["cols"]]
+                    # decimals were stored as their text
+                    for row in hit.get("rows", []):
+                        for i, (_, ty) in enumerate(hit["cols"]):
+                            if (i < len(row) and ty.startswith("decimal")
+                                    and isinstance(row[i], str)):
+                                row[i] = decimal.Decimal(row[i])
                 e["spark"] = hit
         log("spark: %d answers reused, %d to run" % (len(entries) - len(fresh),
                                                      len(fresh)))
