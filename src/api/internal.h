@@ -72,7 +72,7 @@ struct weir_pipeline {
     unsigned open_results; /* results and Arrow streams not yet freed */
     bool (*query_cancelled)(void *); /* weir_pipeline_set_query_cancel */
     void *query_cancel_payload;
-    struct weir_query_watch *qwatch; /* the running query's (query_cancel.c) */
+    struct weir_watch *qwatch; /* the running query's (query_cancel.c) */
     WEIR_VEC(weir_def_record *) records; /* C-call definitions (replay.c;
                                             the records live in arena) */
     char *query_zone; /* spark.sql.session.timeZone as a query SET it, or
@@ -106,13 +106,12 @@ int weir__query_storage_for_run(weir_pipeline *p, weir_storage **out,
                                 weir_error *err);
 void weir__query_after_run(weir_pipeline *p);
 
-/* query_cancel.c: a query's watch for its cancel callback, from start to
- * end (a thread, when the pipeline has a callback; nothing otherwise).
+/* query_cancel.c: a query's watch (store/watch.h) for its cancel
+ * callback, from start to end (when the pipeline has a callback).
  * watch_conn names the connection to interrupt (NULL: none any more);
  * weir__query_cancelled says whether the query must stop now; watch_end
  * joins the watcher and turns a failure of a stopped query into
  * WEIR_ECANCELED (weir__query_cancel_error's), returning rc otherwise. */
-typedef struct weir_query_watch weir_query_watch;
 int weir__query_watch_start(weir_pipeline *p, weir_error *err);
 void weir__query_watch_conn(weir_pipeline *p, weir_conn *conn);
 bool weir__query_cancelled(const weir_pipeline *p);

@@ -803,6 +803,9 @@ int weir_pipeline_start_run(weir_pipeline *p, const weir_run_options *opts,
     eo.local_kafka_sources = opts->version >= 4 && opts->local_kafka;
     eo.local_kafka_sinks = eo.local_kafka_sources || sample > 0;
     rc = keep ? weir__query_storage_for_run(p, &eo.held, err) : 0;
+    weir_run_result local;
+    if (!out)
+        out = &local;
     if (!rc)
         rc = weir__engine_run(p->graph, &eo, opts, out, &p->diags, err);
     if (keep)
@@ -812,7 +815,8 @@ int weir_pipeline_start_run(weir_pipeline *p, const weir_run_options *opts,
     free(real);
     if (rc == WEIR_EGRAPH)
         return weir__first_diag(p, err, WEIR_EGRAPH);
-    p->resolved = rc == 0;
+    /* an update cancelled while it resolved the graph did not resolve it */
+    p->resolved = rc == 0 && out->state != WEIR_RUN_CANCELED;
     return rc;
 }
 

@@ -2,7 +2,9 @@
  * `weir query`: run Spark SQL against the pipeline's catalog and print the
  * result of the last statement as a table, CSV or JSON lines. The SQL comes
  * from the argument, or from standard input when it is "-" or absent.
- * Statements without a result (DDL) print nothing.
+ * Statements without a result (DDL) print nothing. Ctrl-C or SIGTERM
+ * stops the query where it is, planned or run (weir_pipeline_set_query_cancel:
+ * a writing statement rolls back), and it fails with OPERATION_CANCELED.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,12 @@ static bool is_blank(const char *s)
     return s[strspn(s, " \t\r\n\f\v")] == '\0';
 }
 
+/* Asked by the query's watcher thread: the signal handler's flag. */
+static bool query_interrupted(void *flag)
+{
+    return *(volatile int *)flag != 0;
+}
+
 static int run_query(const cli *c, project *p, const char *sql, out_format fmt)
 {
     weir_result *result = NULL;
@@ -46,7 +54,12 @@ static int run_query(const cli *c, project *p, const char *sql, out_format fmt)
     grid g;
 
     memset(&err, 0, sizeof err);
+    interrupt_guard guard;
+    volatile int *stop = interrupt_catch(&guard);
+    weir_pipeline_set_query_cancel(p->pipeline, query_interrupted, (void *)stop);
     int rc = weir_pipeline_query(p->pipeline, sql, &result, &err);
+    weir_pipeline_set_query_cancel(p->pipeline, NULL, NULL);
+    interrupt_release(&guard);
     if (rc != 0) {
         print_failure(c, p->pipeline, rc, &err);
         weir_result_free(result);

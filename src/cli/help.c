@@ -170,6 +170,9 @@ static const help_page pages[] = {
       "  --env NAME        an environment of weir-environments.yml\n"
       "  --conf KEY=VALUE  set a configuration key (repeatable)\n"
       "\n"
+      "Ctrl-C or SIGTERM stops the query, planned or running\n"
+      "(OPERATION_CANCELED; a writing statement rolls back).\n"
+      "\n"
       "Exit status: 0 on success, 2 for SQL errors, 1 for other errors.\n" },
     { "events",
       "usage: weir events [--spec PATH] [--update latest|all|ID]\n"

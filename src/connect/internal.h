@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "connect/grpc.h"
 #include "spark/connect/base.pb-c.h"
@@ -226,6 +227,11 @@ weir__cquery *weir__cquery_new(weir_session *session, const char *spec_path,
 void weir__cquery_free(weir__cquery *q);
 /* Close the project's storage (before a run that needs it). */
 void weir__cquery_release(weir__cquery *q);
+/* Wait until no query runs (one that was running has returned, and its
+ * handler can answer its client), at most until the CLOCK_REALTIME time
+ * until; false when one still runs then. The server's shutdown, once its
+ * queries are told to stop. */
+bool weir__cquery_wait_idle(weir__cquery *q, const struct timespec *until);
 /* Run a Spark SQL query and emit its result as Arrow IPC batches. While
  * it runs, stop(ctx) (may be NULL) is asked from another thread whether
  * its client has gone: then the query stops, failing with
@@ -260,9 +266,13 @@ int weir__arrow_ipc_string(const char *name, const char *value,
 int weir__cquery_ddl(weir__cquery *q, const char *ddl, weir_arena *a,
                      Spark__Connect__DataType **out, weir__cstatus *st);
 
-/* The result schema of a query (LIMIT 0: it is run), in arena a. */
+/* The result schema of a query (LIMIT 0: it is run), in arena a, in time
+ * zone `zone` (NULL: the pipeline's). It stops (OPERATION_CANCELED),
+ * planned or run, once stop(ctx) says so (stop may be NULL), as
+ * weir__cquery_collect. */
 int weir__cquery_schema(weir__cquery *q, const char *sql, const char *zone, weir_arena *a,
-                        Spark__Connect__DataType **out, weir__cstatus *st);
+                        Spark__Connect__DataType **out,
+                        bool (*stop)(void *ctx), void *ctx, weir__cstatus *st);
 
 /* --- weir's shim keys in DefineFlow.sql_conf (shim.c) ----------------- */
 

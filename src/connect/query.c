@@ -66,6 +66,14 @@ void weir__cquery_release(weir__cquery *q)
     pthread_mutex_unlock(&q->lock);
 }
 
+bool weir__cquery_wait_idle(weir__cquery *q, const struct timespec *until)
+{
+    if (!q || pthread_mutex_timedlock(&q->lock, until) != 0)
+        return !q;
+    pthread_mutex_unlock(&q->lock);
+    return true;
+}
+
 void weir__cquery_free(weir__cquery *q)
 {
     if (!q)
@@ -334,11 +342,13 @@ static int use_schema(void *ctx, struct ArrowArrayStream *s, const weir_result *
 }
 
 int weir__cquery_schema(weir__cquery *q, const char *sql, const char *zone, weir_arena *a,
-                        Spark__Connect__DataType **out, weir__cstatus *st)
+                        Spark__Connect__DataType **out,
+                        bool (*stop)(void *ctx), void *ctx, weir__cstatus *st)
 {
     *out = NULL;
     schema_ctx x = { a, out };
-    return run(q, sql, zone, true, use_schema, &x, NULL, st);
+    stop_fn why = { stop, ctx };
+    return run(q, sql, zone, true, use_schema, &x, &why, st);
 }
 
 /* The type of the one column of `SELECT CAST(NULL AS type) AS x`. */
@@ -351,7 +361,7 @@ static int cast_type(weir__cquery *q, const char *type, weir_arena *a,
     if (!sql)
         return oom(st);
     Spark__Connect__DataType *row = NULL;
-    int rc = weir__cquery_schema(q, sql, NULL, a, &row, st);
+    int rc = weir__cquery_schema(q, sql, NULL, a, &row, NULL, NULL, st);
     free(sql);
     if (rc)
         return rc;

@@ -889,6 +889,14 @@ unsigned weir__cserve_shutdown(weir__cserve *s)
     pthread_mutex_unlock(&s->lock);
     if (stuck)
         say(s, "Some updates did not stop within %d seconds", SHUTDOWN_WAIT_S);
+    /* The query running sees the server stopping (server_exec.c) at its
+     * next type probe or DuckDB's interrupt: wait for it to return, so
+     * that its client hears OPERATION_CANCELED before the connections
+     * close (a client whose call finds the server gone retries for
+     * minutes). */
+    until = deadline_ms(SHUTDOWN_WAIT_S * 1000L);
+    if (!weir__cquery_wait_idle(s->query, &until))
+        say(s, "A query did not stop within %d seconds", SHUTDOWN_WAIT_S);
     /* Graphs of sessions that never ended (clients that died): kept until
      * evicted (at most MAX_GRAPHS) or now. */
     say(s, "%zu dataflow graph%s of unreleased sessions dropped", held,

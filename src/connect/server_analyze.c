@@ -46,8 +46,21 @@ static bool reads_stream(const ProtobufCMessage *m, unsigned depth)
     return false;
 }
 
+/* Must a schema's query stop: its client gone (the call closed) or the
+ * server shutting down? Asked from the query's watcher thread. */
+typedef struct analyze_ctx {
+    weir_connect_server *srv;
+    weir__grpc_call *call;
+} analyze_ctx;
+
+static bool analyze_stop(void *ctx)
+{
+    const analyze_ctx *x = ctx;
+    return weir__grpc_gone(x->call) || weir__cserve_stopping(x->srv->serve);
+}
+
 /* df.schema / df.columns in serving mode: the query's result columns. */
-static int analyze_schema(weir_connect_server *srv, const char *session,
+static int analyze_schema(weir_connect_server *srv, weir__grpc_call *call, const char *session,
                           const Spark__Connect__Plan *plan, weir_arena *a,
                           Spark__Connect__DataType **out, weir__cstatus *st)
 {
@@ -76,7 +89,9 @@ static int analyze_schema(weir_connect_server *srv, const char *session,
                                                    : "UNSUPPORTED_FEATURE",
                                  "0A000", "%s", pe.message);
     char *zone = weir__cconfs_session_value(srv->confs, session, "spark.sql.session.timeZone");
-    int rc = weir__cquery_schema(weir__cserve_query(srv->serve), sql, zone, a, out, st);
+    analyze_ctx x = { srv, call };
+    int rc = weir__cquery_schema(weir__cserve_query(srv->serve), sql, zone, a, out,
+                                 analyze_stop, &x, st);
     free(zone);
     free(sql);
     return rc;
@@ -138,8 +153,8 @@ void weir__csrv_analyze(weir_connect_server *srv, weir__grpc_call *call)
         break;
     case SPARK__CONNECT__ANALYZE_PLAN_REQUEST__ANALYZE_SCHEMA:
         if (srv->serve && !weir__csrv_in_query_function(req->user_context)) {
-            rc = analyze_schema(srv, req->session_id, req->schema->plan, &arena, &sch.schema,
-                                &st);
+            rc = analyze_schema(srv, call, req->session_id, req->schema->plan, &arena,
+                                &sch.schema, &st);
             resp.result_case = SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__RESULT_SCHEMA;
             resp.schema = &sch;
         } else {

@@ -11,6 +11,7 @@
 
 #include "engine/cdc.h"
 #include "engine/resolve.h"
+#include "store/watch.h"
 #include "sinks/sink.h"
 #include "util/buf.h"
 #include "util/str.h"
@@ -106,6 +107,7 @@ typedef struct job_queue {
     weir_storage *st;
     job *jobs;
     size_t n_jobs, next;
+    const weir_watch *cancel;
     pthread_mutex_t mu;
 } job_queue;
 
@@ -119,6 +121,8 @@ static void describe_jobs(job_queue *q, weir_conn *c, weir_arena *arena)
         if (i >= q->n_jobs)
             return;
         job *j = &q->jobs[i];
+        if (!j->rc && weir__watch_stopped(q->cancel))
+            j->rc = WEIR_ERR(&j->e, WEIR_ECANCELED, NULL, "cancelled");
         if (!j->rc)
             j->rc = weir__conn_describe(c, j->sql, &j->cols, &j->n, arena, &j->e);
     }
@@ -145,7 +149,8 @@ static void *helper_main(void *arg)
 static void describe_level(analysis *an, job *jobs, size_t n,
                            helper *helpers, size_t n_helpers)
 {
-    job_queue q = { an->st, jobs, n, 0, PTHREAD_MUTEX_INITIALIZER };
+    job_queue q = { an->st, jobs, n, 0, an->rctx.cancel,
+                    PTHREAD_MUTEX_INITIALIZER };
     size_t use = n >= 4 ? n_helpers : 0;
     for (size_t i = 0; i < use; i++) {
         helpers[i].q = &q;
@@ -186,7 +191,7 @@ static bool duplicate_column(analysis *an, job *j)
 
 static int finish_job(analysis *an, job *j)
 {
-    if (j->rc == WEIR_ENOMEM)
+    if (j->rc == WEIR_ENOMEM || j->rc == WEIR_ECANCELED)
         return j->rc;
     if (j->rc) {
         fail_flow(an, j->f, &j->e);
@@ -250,7 +255,10 @@ static int translate_job(analysis *an, job *j)
     j->sql = weir__buf_detach(&sql);
     if (!j->rc && !j->sql)
         j->rc = WEIR_ERR(&j->e, WEIR_ENOMEM, NULL, "out of memory");
-    return j->rc == WEIR_ENOMEM ? WEIR_ENOMEM : 0;
+    /* what the cancel made fail is no failure of the flow */
+    if (weir__watch_stopped(an->rctx.cancel))
+        j->rc = WEIR_ECANCELED;
+    return j->rc == WEIR_ENOMEM || j->rc == WEIR_ECANCELED ? j->rc : 0;
 }
 
 static bool same_name(const char *a, const char *b)
@@ -625,7 +633,8 @@ static int optimizer(weir_conn *c, bool on)
 
 int weir__analyze(weir_graph *g, weir_storage *st, const char *root_dir,
                   bool input_tables, struct weir_infer_cache *infer,
-                  weir__diags *diags, weir_error *err)
+                  const struct weir_watch *cancel, weir__diags *diags,
+                  weir_error *err)
 {
     analysis an;
     memset(&an, 0, sizeof(an));
@@ -639,6 +648,7 @@ int weir__analyze(weir_graph *g, weir_storage *st, const char *root_dir,
     an.rctx.infer = infer;
     an.rctx.input_tables = input_tables;
     an.rctx.probe = st ? st->conn : NULL;
+    an.rctx.cancel = cancel;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     size_t n_helpers = cpus > 1 ? (size_t)(cpus > 8 ? 7 : cpus - 1) : 0;
     helper helpers[8];
@@ -667,6 +677,8 @@ int weir__analyze(weir_graph *g, weir_storage *st, const char *root_dir,
         summarize(&an);
     weir__buf_free(&an.direct);
     weir__buf_free(&an.downstream);
+    if (rc == WEIR_ECANCELED)
+        return WEIR_ERR(err, rc, NULL, "cancelled while the graph was resolved");
     if (rc)
         return WEIR_ERR(err, rc, NULL, "out of memory");
     if (an.rc == WEIR_ENOMEM)

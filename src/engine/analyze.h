@@ -14,13 +14,17 @@
 #include "store/storage.h"
 
 struct weir_infer_cache;
+struct weir_watch;
 
 /* Fills flow and dataset schemas in g. Returns 0 or WEIR_EGRAPH (diags).
  * File schemas inferred go to infer (may be NULL) for the run to reuse.
- * input_tables: external tables are the real storage's (sample runs). */
+ * input_tables: external tables are the real storage's (sample runs).
+ * Once cancel (store/watch.h; may be NULL) is stopped, resolution stops
+ * at its next type probe or flow: WEIR_ECANCELED. */
 int weir__analyze(weir_graph *g, weir_storage *st, const char *root_dir,
                   bool input_tables, struct weir_infer_cache *infer,
-                  weir__diags *diags, weir_error *err);
+                  const struct weir_watch *cancel, weir__diags *diags,
+                  weir_error *err);
 
 /* Whether id (spark.sql.session.timeZone) names a time zone: Spark's
  * forms (weir__sql_zone_duck), a region DuckDB's ICU knows. 0, or

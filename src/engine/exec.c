@@ -405,7 +405,8 @@ void weir__flow_resolve_ctx(weir_flow_exec *x, const weir_source_batch *batches,
                              .input_tables = x->input_tables,
                              .probe = x->conn,
                              .batch_tables = batch_tables,
-                             .fresh = x->fresh };
+                             .fresh = x->fresh,
+                             .cancel = x->cancel };
     if (x->op_node) {
         ctx.subst[0].node = x->op_node;
         ctx.subst[0].rows = WEIR_OP_ROWS;

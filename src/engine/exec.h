@@ -47,6 +47,10 @@ typedef struct weir_flow_exec {
      * into a fresh table so far, all of them when every flow writing it
      * has ended; -1 when unknown (a flow into it failed). */
     const int64_t *fresh_rows;
+    /* The update's cancel watch (store/watch.h; may be NULL): the flow's
+     * translation stops at its next type probe once it is stopped (the
+     * scheduler interrupts DuckDB's statements). */
+    const struct weir_watch *cancel;
     /* out */
     int64_t rows_written;
     bool altered;     /* the flow may have changed its table's columns */

@@ -11,6 +11,7 @@
 #include "sources/jdbc.h"
 #include "sinks/sink.h"
 #include "state/state.h"
+#include "store/watch.h"
 #include "util/fs.h"
 #include "util/str.h"
 
@@ -197,6 +198,9 @@ static int on_relation(void *payload, const weir_sql_relref *ref,
     const level *lv = payload;
     const weir_resolve_ctx *ctx = lv->ctx;
     const weir_graph *g = ctx->g;
+    if (weir__watch_stopped(ctx->cancel))
+        return WEIR_ERR(err, WEIR_ECANCELED, NULL,
+                        "the update was cancelled while it planned");
     const weir_input *in = find_input(lv->flow, ref->node, false);
     if (!in)
         return WEIR_ERR(err, WEIR_ERROR, NULL,
@@ -344,6 +348,8 @@ static int on_tvf(void *payload, const weir_sql_tvf *call, weir_buf *out,
 static int on_expr_type(void *payload, const char *sql, weir_buf *out)
 {
     const level *lv = payload;
+    if (weir__watch_stopped(lv->ctx->cancel))
+        return -1; /* on_relation ends the translation */
     weir_arena a = WEIR_ARENA_INIT;
     weir_db_column *cols = NULL;
     size_t n = 0;

@@ -59,6 +59,10 @@ typedef struct weir_resolve_ctx {
         const char *rows; /* a DuckDB relation */
     } subst[4];
     size_t n_subst;
+    /* The update's cancel watch (store/watch.h; may be NULL): once it is
+     * stopped, translation stops at its next type probe or table with
+     * WEIR_ECANCELED. */
+    const struct weir_watch *cancel;
 } weir_resolve_ctx;
 
 /* Translate flow f's query to DuckDB SQL appended to out. */

@@ -26,6 +26,7 @@
 #include "sinks/sink.h"
 #include "spec/spec.h"
 #include "store/topics.h"
+#include "store/watch.h"
 #include "util/clock.h"
 #include "util/fs.h"
 #include "util/map.h"
@@ -458,6 +459,7 @@ static void free_state(run_state *rs)
     if (rs->st != rs->opts->held)
         weir__storage_close(rs->st);
     weir__infer_cache_free(rs->infer);
+    weir__watch_end(rs->watch);
     free(rs->fresh);
     free(rs->fresh_rows);
     pthread_mutex_destroy(&rs->mu);
@@ -552,6 +554,52 @@ static int analysis_failed(run_state *rs, weir__diags *diags, int rc,
         record_update(rs, "FAILED", false, NULL);
         weir__run_flush(rs);
     }
+    return rc;
+}
+
+/* The update was cancelled while its graph was resolved: nothing ran,
+ * and what the cancel made fail is no finding. */
+static void planning_canceled(run_state *rs, weir_run_result *out,
+                              weir__diags *diags)
+{
+    weir__diags_clear(diags);
+    record_update(rs, "CANCELED", true, NULL);
+    run_event(rs, WEIR_LEVEL_INFO, "update_progress",
+              "{\"update_progress\": {\"state\": \"CANCELED\"}}", NULL,
+              "Run is CANCELED.");
+    record_update(rs, "CANCELED", false, NULL);
+    weir__run_flush(rs);
+    if (out) {
+        out->state = WEIR_RUN_CANCELED;
+        snprintf(out->update_id, sizeof(out->update_id), "%s", rs->update_id);
+    }
+}
+
+static bool run_cancelled(void *payload)
+{
+    const volatile int *cancel = payload;
+    return *cancel != 0;
+}
+
+/* Resolve the graph; a cancel stops it at its next type probe (the
+ * update's watch also interrupts DuckDB's statement on the connection
+ * that plans, then leaves it to the records that follow). */
+static int plan(run_state *rs, weir__diags *diags, weir_error *err)
+{
+    const weir_run_options *run = rs->run;
+    rs->infer = weir__infer_cache_new();
+    if (!rs->infer)
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    int rc = run->cancel ? weir__watch_start(&rs->watch, run_cancelled,
+                                             (void *)run->cancel, err)
+                         : 0;
+    if (rc)
+        return rc;
+    weir__watch_conn(rs->watch, rs->st->conn);
+    rc = weir__analyze(rs->g, rs->st, rs->opts->root_dir,
+                       rs->opts->input_storage && !run->dry, rs->infer,
+                       rs->watch, diags, err);
+    weir__watch_conn(rs->watch, NULL);
     return rc;
 }
 
@@ -667,11 +715,12 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
     rs.opts = &eopts;
     int rc = open_update(&rs, err);
     if (!rc) {
-        rs.infer = weir__infer_cache_new();
-        rc = rs.infer ? weir__analyze(g, rs.st, eopts.root_dir,
-                                       eopts.input_storage && !run->dry,
-                                       rs.infer, diags, err)
-                      : WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+        rc = plan(&rs, diags, err);
+        if (rc && weir__watch_stopped(rs.watch)) {
+            planning_canceled(&rs, out, diags);
+            free_state(&rs);
+            return 0;
+        }
         if (rc)
             analysis_failed(&rs, diags, rc, err);
     }

@@ -69,6 +69,9 @@ typedef struct run_state {
     const char *failed_flow;
     int failed_attempts;
     bool canceled;
+    /* Watches run->cancel (store/watch.h) from planning to the end; NULL
+     * when the update cannot be cancelled. */
+    struct weir_watch *watch;
     bool storage_failed; /* a write or commit failed: start nothing more */
     weir_infer_cache *infer; /* file schemas inferred in this update */
     bool *fresh; /* per dataset: weir_flow_exec.fresh */

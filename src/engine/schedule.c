@@ -16,6 +16,7 @@
 #include "engine/exec.h"
 #include "spec/spec.h"
 #include "store/storage.h"
+#include "store/watch.h"
 #include "util/clock.h"
 #include "util/str.h"
 
@@ -161,6 +162,7 @@ static void start_slot(run_state *rs, slot *s)
     s->exec.sample_rows = rs->opts->sample_rows;
     s->exec.fresh = rs->fresh;
     s->exec.fresh_rows = rs->fresh_rows;
+    s->exec.cancel = rs->watch;
     s->finished = false;
     s->started_at = weir__monotonic_us();
     s->state = S_RUNNING;
@@ -364,7 +366,7 @@ static void finish_slot(run_state *rs, size_t idx)
     }
     if (!x->err.code) {
         slot_completed(rs, s, f, secs);
-    } else if (rs->canceled) {
+    } else if (rs->canceled || x->err.code == WEIR_ECANCELED) {
         s->state = S_SKIPPED;
         char msg[1024];
         snprintf(msg, sizeof(msg), "Flow '%s' has STOPPED.", f->display);
@@ -435,7 +437,9 @@ static void skip_waiting(run_state *rs, weir_level level, const char *why)
     }
 }
 
-/* Stop the update: skip what has not started, interrupt what runs. */
+/* Stop the update: skip what has not started, interrupt what runs (a
+ * flow still translating its query sees the update's watch stopped at
+ * its next type probe). */
 static void cancel_all(run_state *rs)
 {
     rs->canceled = true;
@@ -461,7 +465,7 @@ void weir__run_schedule(run_state *rs)
 {
     int64_t last_progress = 0;
     for (;;) {
-        if (!rs->canceled && rs->run->cancel && *rs->run->cancel)
+        if (!rs->canceled && weir__watch_stopped(rs->watch))
             cancel_all(rs);
         if (rs->storage_failed)
             skip_after_storage_failure(rs);

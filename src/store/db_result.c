@@ -6,8 +6,11 @@
  */
 #include "store/db.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <duckdb.h>
 
@@ -357,6 +360,29 @@ static int prepared_columns(duckdb_prepared_statement st, weir_db_column **out,
     return 0;
 }
 
+#ifdef WEIR_TEST_HOOKS
+/* Test builds only (option WEIR_TEST_HOOKS, tests/e2e/README.md):
+ * WEIR_TEST_PROBE_DELAY_MS=N makes every describe (a type probe) say so on
+ * stderr and wait N ms first, so that a test can signal weir while it
+ * plans a query. */
+static void test_probe_delay(void)
+{
+    const char *env = getenv("WEIR_TEST_PROBE_DELAY_MS");
+    long ms = env ? strtol(env, NULL, 10) : 0;
+    if (ms <= 0)
+        return;
+    /* write(2): the library links no stdio printing (api/exports) */
+    char line[80];
+    int n = snprintf(line, sizeof line,
+                     "weir test hook: type probe delayed %ld ms\n", ms);
+    if (n > 0 && write(STDERR_FILENO, line, (size_t)n) < 0) {
+        /* a lost line only makes the test wait longer */
+    }
+    struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
+    nanosleep(&t, NULL);
+}
+#endif
+
 int weir__conn_describe(weir_conn *c, const char *sql, weir_db_column **out,
                         size_t *n_out, weir_arena *arena, weir_error *err)
 {
@@ -364,6 +390,9 @@ int weir__conn_describe(weir_conn *c, const char *sql, weir_db_column **out,
     *n_out = 0;
     duckdb_prepared_statement st;
     int rc;
+#ifdef WEIR_TEST_HOOKS
+    test_probe_delay();
+#endif
     if (duckdb_prepare(weir__conn_counted(c, sql), sql, &st) == DuckDBError)
         rc = weir__conn_prepare_error(c, err, duckdb_prepare_error(st));
     else

@@ -16,5 +16,6 @@ set(WEIR_STORE_SOURCES
   src/store/topics.c
   src/store/tally.c
   src/store/wal_guard.c
+  src/store/watch.c
 )
 set(WEIR_STORE_DEPS util sql)

@@ -64,7 +64,8 @@ static int setup(fixture *fx, const char *pre, const char *sql)
     if (!rc && pre)
         rc = weir__conn_exec(fx->st->conn, pre, NULL, &e);
     if (!rc)
-        rc = weir__analyze(fx->g, fx->st, fx->dir, false, NULL, &fx->diags, &e);
+        rc = weir__analyze(fx->g, fx->st, fx->dir, false, NULL, NULL,
+                           &fx->diags, &e);
     return rc;
 }
 
