@@ -19,6 +19,9 @@ struct weir_arrow_stream {
     duckdb_arrow_options options;
     bool done;
     const char *memory_limit;
+    idx_t rows;   /* the materialized result's row count */
+    idx_t sent;   /* rows handed out so far */
+    idx_t chunks; /* chunks fetched so far */
 };
 
 int weir__conn_arrow(weir_conn *c, const char *sql, weir_arrow_stream **out,
@@ -37,6 +40,7 @@ int weir__conn_arrow(weir_conn *c, const char *sql, weir_arrow_stream **out,
     }
     s->options = duckdb_result_get_arrow_options(&s->result);
     s->memory_limit = c->memory_limit;
+    s->rows = duckdb_row_count(&s->result);
     *out = s;
     return 0;
 }
@@ -75,17 +79,42 @@ int weir__arrow_schema(weir_arrow_stream *s, struct ArrowSchema *out,
     return 0;
 }
 
+/* The result's next chunk, or NULL. Test builds only (option
+ * WEIR_TEST_HOOKS, tests/e2e/README.md): WEIR_TEST_FETCH_FAIL_AFTER=N makes
+ * the fetch after N chunks return NULL as DuckDB does when it fails. */
+static duckdb_data_chunk fetch_chunk(weir_arrow_stream *s)
+{
+#ifdef WEIR_TEST_HOOKS
+    const char *env = getenv("WEIR_TEST_FETCH_FAIL_AFTER");
+    if (env && s->chunks >= strtoull(env, NULL, 10))
+        return NULL;
+#endif
+    s->chunks++;
+    return duckdb_fetch_chunk(s->result);
+}
+
 int weir__arrow_next(weir_arrow_stream *s, struct ArrowArray *out,
                      weir_error *err)
 {
     memset(out, 0, sizeof(*out));
     if (s->done)
         return 0;
-    duckdb_data_chunk chunk = duckdb_fetch_chunk(s->result);
+    duckdb_data_chunk chunk = fetch_chunk(s);
     if (!chunk) {
         s->done = true;
+        /* DuckDB's fetch returns NULL both at the end and when reading a
+         * chunk threw (e.g. a spilled block it could not pin), recording no
+         * error: fewer rows than the result holds is that failure, never a
+         * short answer. */
+        if (s->sent < s->rows)
+            return WEIR_ERR(err, WEIR_EIO, NULL,
+                            "reading the query's result failed after %llu of "
+                            "its %llu rows (out of memory?)",
+                            (unsigned long long)s->sent,
+                            (unsigned long long)s->rows);
         return 0;
     }
+    s->sent += duckdb_data_chunk_get_size(chunk);
     duckdb_error_data e = duckdb_data_chunk_to_arrow(s->options, chunk, out);
     duckdb_destroy_data_chunk(&chunk);
     if (e)

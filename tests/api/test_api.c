@@ -641,6 +641,24 @@ TEST(test_results_and_streams)
     CHECK(st.get_last_error(&st) == NULL);
     st.release(&st);
 
+#ifdef WEIR_TEST_HOOKS
+    /* A fetch that fails part way (DuckDB's NULL, as when a spilled block
+     * cannot be pinned) is an error, never a short result. */
+    setenv("WEIR_TEST_FETCH_FAIL_AFTER", "1", 1);
+    CHECK_INT(weir_pipeline_query_arrow(p, "SELECT id FROM range(5000) AS r(id)",
+                                        &st, &err),
+              0);
+    CHECK_INT(st.get_next(&st, &batch), 0);
+    CHECK(batch.release != NULL);
+    if (batch.release)
+        batch.release(&batch);
+    CHECK(st.get_next(&st, &batch) != 0);
+    CHECK(st.get_last_error(&st) != NULL &&
+          strstr(st.get_last_error(&st), "of its 5000 rows") != NULL);
+    st.release(&st);
+    unsetenv("WEIR_TEST_FETCH_FAIL_AFTER");
+#endif
+
     /* Query errors: unknown tables are SQL errors, whether or not err is
      * given; a failed stream is not set. */
     CHECK_INT(weir_pipeline_query(p, "SELECT * FROM nowhere", &res, &err),
