@@ -640,6 +640,23 @@ int weir__plan_with_columns(plan_ctx *c, const Spark__Connect__WithColumns *w, p
     return rc;
 }
 
+/* A drop() column's last name part, allocated in *last (the caller frees
+ * it); only column names are taken. */
+static int drop_column(plan_ctx *c, const Spark__Connect__Expression *e, char **last)
+{
+    *last = NULL;
+    if (!e || e->expr_type_case != SPARK__CONNECT__EXPRESSION__EXPR_TYPE_UNRESOLVED_ATTRIBUTE ||
+        !e->unresolved_attribute || !e->unresolved_attribute->unparsed_identifier)
+        return weir__plan_fail(c, PLAN_E_UNSUPPORTED, "drop() takes column names only.");
+    const char *id = e->unresolved_attribute->unparsed_identifier;
+    *last = malloc(strlen(id) + 1);
+    if (!*last)
+        return weir__plan_oom(c);
+    if (weir__plan_last_part(id, *last, NULL) < 0)
+        return weir__plan_fail(c, PLAN_E_SYNTAX, "Invalid column name '%.200s'.", id);
+    return 0;
+}
+
 /* drop on a join's level: df2.c (a side's plan id) drops that side's c
  * only; names drop every column so named, as in Spark. */
 static int join_drop(plan_ctx *c, const Spark__Connect__Drop *d, plan_query *out)
@@ -651,24 +668,15 @@ static int join_drop(plan_ctx *c, const Spark__Connect__Drop *d, plan_query *out
             join_drop_name(out, &dummy, d->column_names[i]);
     for (size_t i = 0; i < d->n_columns && rc == 0; i++) {
         const Spark__Connect__Expression *e = d->columns[i];
-        if (!e || e->expr_type_case != SPARK__CONNECT__EXPRESSION__EXPR_TYPE_UNRESOLVED_ATTRIBUTE ||
-            !e->unresolved_attribute || !e->unresolved_attribute->unparsed_identifier) {
-            rc = weir__plan_fail(c, PLAN_E_UNSUPPORTED, "drop() takes column names only.");
-            break;
+        char *last = NULL;
+        rc = drop_column(c, e, &last);
+        if (rc == 0) {
+            const char *qual = side_qual(out, e);
+            if (qual)
+                add_except(out, qual, last);
+            else
+                join_drop_name(out, &dummy, last);
         }
-        const char *id = e->unresolved_attribute->unparsed_identifier;
-        char *last = malloc(strlen(id) + 1);
-        if (!last) {
-            rc = weir__plan_oom(c);
-            break;
-        }
-        const char *qual = side_qual(out, e);
-        if (weir__plan_last_part(id, last, NULL) < 0)
-            rc = weir__plan_fail(c, PLAN_E_SYNTAX, "Invalid column name '%.200s'.", id);
-        else if (qual)
-            add_except(out, qual, last);
-        else
-            join_drop_name(out, &dummy, last);
         free(last);
     }
     if (rc == 0) {
@@ -693,21 +701,9 @@ int weir__plan_drop(plan_ctx *c, const Spark__Connect__Drop *d, plan_query *out)
         if (d->column_names[i])
             name_lists(&names, &dummy, d->column_names[i]);
     for (size_t i = 0; i < d->n_columns && rc == 0; i++) {
-        const Spark__Connect__Expression *e = d->columns[i];
-        if (!e || e->expr_type_case != SPARK__CONNECT__EXPRESSION__EXPR_TYPE_UNRESOLVED_ATTRIBUTE ||
-            !e->unresolved_attribute || !e->unresolved_attribute->unparsed_identifier) {
-            rc = weir__plan_fail(c, PLAN_E_UNSUPPORTED, "drop() takes column names only.");
-            break;
-        }
-        const char *id = e->unresolved_attribute->unparsed_identifier;
-        char *last = malloc(strlen(id) + 1);
-        if (!last) {
-            rc = weir__plan_oom(c);
-            break;
-        }
-        if (weir__plan_last_part(id, last, NULL) < 0)
-            rc = weir__plan_fail(c, PLAN_E_SYNTAX, "Invalid column name '%.200s'.", id);
-        else
+        char *last = NULL;
+        rc = drop_column(c, d->columns[i], &last);
+        if (rc == 0)
             name_lists(&names, &dummy, last);
         free(last);
     }

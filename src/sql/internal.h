@@ -562,6 +562,9 @@ bool weir__sql_tx_types(sql_tx *t, const char *const *x_sql, size_t n,
 /* Whether e, over the current scope, is of a STRUCT type (false when the
  * resolver cannot tell). */
 bool weir__sql_tx_is_struct(sql_tx *t, const weir_sql_expr *e);
+/* The name r's rows are read under: its alias, else a table's last name
+ * part, else fallback (translate_from.c). */
+const char *weir__sql_rel_name(const sql_rel *r, const char *fallback);
 /* Whether name is the alias (or the unaliased name) of a relation in r. */
 bool weir__sql_tx_is_relation(const sql_rel *r, const char *name);
 /* A FROM relation (translate_from.c): a table, table-valued function,

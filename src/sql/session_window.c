@@ -118,21 +118,12 @@ int weir__sql_session_filter(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
     return rc;
 }
 
-/* The name the rows of rel are read under. */
-static const char *rel_alias(const sql_rel *rel)
-{
-    if (rel->alias)
-        return rel->alias;
-    if (rel->kind == R_TABLE && rel->name.n)
-        return rel->name.parts[rel->name.n - 1];
-    return "__weir_session_rows";
-}
-
 int weir__fn_session_window(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
 {
     if (t->session) {
         /* Grouped by sessions: the row's session, which the FROM adds. */
-        weir__buf_put_sql_ident(out, rel_alias(t->sel->from));
+        weir__buf_put_sql_ident(out, weir__sql_rel_name(t->sel->from,
+                                                        "__weir_session_rows"));
         weir__buf_puts(out, ".\"__weir_session\"");
         return 0;
     }
@@ -210,7 +201,7 @@ int weir__sql_session_from(sql_tx *t, weir_buf *out, const sql_select *s,
                         "\"__weir_ss\")) WINDOW \"__weir_sw\" AS (");
     partition(out, n_keys, "\"__weir_sid\"");
     weir__buf_puts(out, ")) AS ");
-    weir__buf_put_sql_ident(out, rel_alias(rel));
+    weir__buf_put_sql_ident(out, weir__sql_rel_name(rel, "__weir_session_rows"));
     weir__buf_free(&start);
     weir__buf_free(&end);
     weir__buf_free(&rows);

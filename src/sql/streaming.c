@@ -621,16 +621,6 @@ static bool grouped_by_event_time(const sql_select *s, const facts *from)
     return false;
 }
 
-/* The name the rows of rel are read under in its SELECT. */
-static const char *rel_name(const sql_rel *rel)
-{
-    if (rel->alias)
-        return rel->alias;
-    if (rel->kind == R_TABLE && rel->name.n)
-        return rel->name.parts[rel->name.n - 1];
-    return "__weir_rows";
-}
-
 /* The group key that carries the watermark: a time window of the event
  * time, or the event time itself. */
 static const weir_sql_expr *event_key(const sql_select *s, const facts *from)
@@ -737,7 +727,7 @@ static const weir_sql_state_plan *agg_plan(an *a, const weir_sql_query *q,
     rel->kind = R_SUBQUERY;
     rel->pos = s->from->pos;
     rel->query = rows;
-    rel->alias = rel_name(s->from);
+    rel->alias = weir__sql_rel_name(s->from, "__weir_rows");
     star->kind = EX_STAR;
     star->pos = s->pos;
     star->src = q->src;
@@ -1000,7 +990,8 @@ static const weir_sql_state_plan *join_plan(an *a, const weir_sql_query *q,
     p->node = q;
     p->ctx = a->ctx;
     p->event_wm = -1;
-    const char *alias[2] = { rel_name(rel[0]), rel_name(rel[1]) };
+    const char *alias[2] = { weir__sql_rel_name(rel[0], "__weir_rows"),
+                             weir__sql_rel_name(rel[1], "__weir_rows") };
     const char *event[2] = { NULL, NULL };
     bounds_of(p, j->on, alias, sides, event, 0);
     sql_rel *ph[2];

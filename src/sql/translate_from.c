@@ -332,6 +332,15 @@ int weir__sql_tx_rel(sql_tx *t, weir_buf *out, const sql_rel *r)
     return rc;
 }
 
+const char *weir__sql_rel_name(const sql_rel *r, const char *fallback)
+{
+    if (r->alias)
+        return r->alias;
+    if (r->kind == R_TABLE && r->name.n)
+        return r->name.parts[r->name.n - 1];
+    return fallback;
+}
+
 /* Whether name is the alias (or unaliased name) of a relation of r. */
 bool weir__sql_tx_is_relation(const sql_rel *r, const char *name)
 {
