@@ -601,6 +601,24 @@ s3_start() {
 }
 s3_cleanup() { "$WEIR_S3_SH" stop "$S3_DIR" >/dev/null 2>&1; }
 s3() { local op=$1; shift; "$WEIR_S3_SH" "$op" "$S3_DIR" "$@"; }
+# s3_project NAME [ENDPOINT]: spark-pipeline.yml of project NAME (files
+# t/**, storage/) reading S3 at ENDPOINT (default $S3_ENDPOINT) with
+# path-style access; sets conf to the --conf pair of the credentials, which
+# stay off the spec.
+s3_project() {
+    cat > spark-pipeline.yml <<YML
+name: $1
+storage: storage
+libraries:
+  - glob:
+      include: t/**
+configuration:
+  spark.hadoop.fs.s3a.endpoint: ${2:-$S3_ENDPOINT}
+  spark.hadoop.fs.s3a.path.style.access: "true"
+YML
+    conf=(--conf "spark.hadoop.fs.s3a.access.key=$S3_KEY"
+          --conf "spark.hadoop.fs.s3a.secret.key=$S3_SECRET")
+}
 # pg_start: a throwaway PostgreSQL server for this case (scripts/pg.sh:
 # the machine's PostgreSQL on a free loopback port, its cluster under the
 # case's folder); sets PG (HOST:PORT), PG_USER and PG_PASSWORD. Stopped

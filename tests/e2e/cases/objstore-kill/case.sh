@@ -11,18 +11,7 @@ RANDOM=${WEIR_OBJSTORE_KILL_SEED:-43}
 s3_start
 s3 mb landing
 s3 mb lake
-conf=(--conf "spark.hadoop.fs.s3a.access.key=$S3_KEY"
-      --conf "spark.hadoop.fs.s3a.secret.key=$S3_SECRET")
-cat > spark-pipeline.yml <<YML
-name: s3kill
-storage: storage
-libraries:
-  - glob:
-      include: t/**
-configuration:
-  spark.hadoop.fs.s3a.endpoint: $S3_ENDPOINT
-  spark.hadoop.fs.s3a.path.style.access: "true"
-YML
+s3_project s3kill
 rows=0
 # land N: an object of N new rows (ids rows..rows+N-1) in the prefix.
 land() {

@@ -3,18 +3,7 @@
 # Under the heavy label: about a minute under ASan on an idle machine.
 s3_start
 s3 mb landing
-conf=(--conf "spark.hadoop.fs.s3a.access.key=$S3_KEY"
-      --conf "spark.hadoop.fs.s3a.secret.key=$S3_SECRET")
-cat > spark-pipeline.yml <<YML
-name: s3many
-storage: storage
-libraries:
-  - glob:
-      include: t/**
-configuration:
-  spark.hadoop.fs.s3a.endpoint: $S3_ENDPOINT
-  spark.hadoop.fs.s3a.path.style.access: "true"
-YML
+s3_project s3many
 
 # 1,200 objects in one prefix (written into the server's folder).
 mkdir -p "$S3_DIR/data/landing/many"

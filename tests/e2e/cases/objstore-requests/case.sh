@@ -7,18 +7,7 @@
 s3_start
 s3 mb landing
 s3_proxy_start
-conf=(--conf "spark.hadoop.fs.s3a.access.key=$S3_KEY"
-      --conf "spark.hadoop.fs.s3a.secret.key=$S3_SECRET")
-cat > spark-pipeline.yml <<YML
-name: s3req
-storage: storage
-libraries:
-  - glob:
-      include: t/**
-configuration:
-  spark.hadoop.fs.s3a.endpoint: $S3_PROXY
-  spark.hadoop.fs.s3a.path.style.access: "true"
-YML
+s3_project s3req "$S3_PROXY"
 mkdir -p "$S3_DIR/data/landing/orders"
 for i in $(seq 1 30); do
     printf '{"id":%d,"amount":1}\n' "$i" > "$S3_DIR/data/landing/orders/o$i.json"

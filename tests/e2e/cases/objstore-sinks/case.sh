@@ -8,18 +8,7 @@
 s3_start
 s3 mb landing
 s3 mb lake
-conf=(--conf "spark.hadoop.fs.s3a.access.key=$S3_KEY"
-      --conf "spark.hadoop.fs.s3a.secret.key=$S3_SECRET")
-cat > spark-pipeline.yml <<YML
-name: s3sinks
-storage: storage
-libraries:
-  - glob:
-      include: t/**
-configuration:
-  spark.hadoop.fs.s3a.endpoint: $S3_ENDPOINT
-  spark.hadoop.fs.s3a.path.style.access: "true"
-YML
+s3_project s3sinks
 put() { printf "$2" > obj.tmp; s3 put "s3://landing/$1" obj.tmp; }
 # expect_sinks N SUM: each sink holds N rows summing to SUM, each id once.
 expect_sinks() {

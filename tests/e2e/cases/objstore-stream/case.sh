@@ -7,18 +7,7 @@
 # an error. (1,000+ objects: objstore-many; requests: objstore-requests.)
 s3_start
 s3 mb landing
-conf=(--conf "spark.hadoop.fs.s3a.access.key=$S3_KEY"
-      --conf "spark.hadoop.fs.s3a.secret.key=$S3_SECRET")
-cat > spark-pipeline.yml <<YML
-name: s3stream
-storage: storage
-libraries:
-  - glob:
-      include: t/**
-configuration:
-  spark.hadoop.fs.s3a.endpoint: $S3_ENDPOINT
-  spark.hadoop.fs.s3a.path.style.access: "true"
-YML
+s3_project s3stream
 put() { printf "$2" > obj.tmp; s3 put "s3://landing/$1" obj.tmp; }
 
 # Nothing landed yet.
