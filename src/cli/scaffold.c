@@ -232,62 +232,46 @@ static const char gold_py[] =
     "        .agg(F.count(\"*\").alias(\"orders\"), F.sum(\"amount\").alias(\"revenue\"))\n"
     "    )\n";
 
-static const char test_yml[] =
-    "# Tests of the pipeline on fixture data, run by `weir test` (docs/testing.md).\n"
-    "#\n"
-    "# Each test runs the pipeline in a temporary storage of its own, with the rows\n"
-    "# under `given` in place of the files in data/landing/orders/, then checks\n"
-    "# what the update wrote. The project's pipeline-storage/ is never touched.\n"
-    "daily_revenue_counts_valid_orders:\n"
-    "  description: Orders without an amount or with a negative one are left out.\n"
-    "  given:\n"
-    "    - files: data/landing/orders\n"
-    "      rows:\n"
-    "        - {order_id: 1, customer_id: 7, amount: 10.50, order_ts: \"2026-01-05 08:00:00\", status: placed}\n"
-    "        - {order_id: 2, customer_id: 8, amount: 4.50, order_ts: \"2026-01-05 17:30:00\", status: shipped}\n"
-    "        - {order_id: 3, customer_id: 9, amount: -1.00, order_ts: \"2026-01-05 18:00:00\", status: placed}\n"
-    "        - {order_id: 4, customer_id: 7, amount: null, order_ts: \"2026-01-06 09:00:00\", status: placed}\n"
-    "        - {order_id: 5, customer_id: 3, amount: 20.00, order_ts: \"2026-01-06 10:15:00\", status: placed}\n"
-    "  expect:\n"
-    "    # The rows of a dataset, in any order (columns not listed are not compared).\n"
-    "    - dataset: daily_revenue\n"
-    "      rows:\n"
-    "        - {order_date: 2026-01-05, orders: 2, revenue: 15.00}\n"
+/* The tests of both scaffolds: fixture rows, the gold rows and a query;
+ * the SQL one also checks its expectation's counts. */
+#define TEST_YML_GIVEN_AND_ROWS \
+    "# Tests of the pipeline on fixture data, run by `weir test` (docs/testing.md).\n" \
+    "#\n" \
+    "# Each test runs the pipeline in a temporary storage of its own, with the rows\n" \
+    "# under `given` in place of the files in data/landing/orders/, then checks\n" \
+    "# what the update wrote. The project's pipeline-storage/ is never touched.\n" \
+    "daily_revenue_counts_valid_orders:\n" \
+    "  description: Orders without an amount or with a negative one are left out.\n" \
+    "  given:\n" \
+    "    - files: data/landing/orders\n" \
+    "      rows:\n" \
+    "        - {order_id: 1, customer_id: 7, amount: 10.50, order_ts: \"2026-01-05 08:00:00\", status: placed}\n" \
+    "        - {order_id: 2, customer_id: 8, amount: 4.50, order_ts: \"2026-01-05 17:30:00\", status: shipped}\n" \
+    "        - {order_id: 3, customer_id: 9, amount: -1.00, order_ts: \"2026-01-05 18:00:00\", status: placed}\n" \
+    "        - {order_id: 4, customer_id: 7, amount: null, order_ts: \"2026-01-06 09:00:00\", status: placed}\n" \
+    "        - {order_id: 5, customer_id: 3, amount: 20.00, order_ts: \"2026-01-06 10:15:00\", status: placed}\n" \
+    "  expect:\n" \
+    "    # The rows of a dataset, in any order (columns not listed are not compared).\n" \
+    "    - dataset: daily_revenue\n" \
+    "      rows:\n" \
+    "        - {order_date: 2026-01-05, orders: 2, revenue: 15.00}\n" \
     "        - {order_date: 2026-01-06, orders: 1, revenue: 20.00}\n"
+#define TEST_YML_NO_BAD_ROWS \
+    "    # A query that must return no rows.\n" \
+    "    - query: SELECT * FROM orders_silver WHERE amount < 0 OR amount IS NULL\n"
+
+static const char test_yml[] =
+    TEST_YML_GIVEN_AND_ROWS
     "    # What the valid_amount expectation counted in this update.\n"
     "    - expectation: valid_amount\n"
     "      dataset: orders_silver\n"
     "      failed: 1\n"
     "      dropped: 1\n"
-    "    # A query that must return no rows.\n"
-    "    - query: SELECT * FROM orders_silver WHERE amount < 0 OR amount IS NULL\n";
+    TEST_YML_NO_BAD_ROWS;
 
 /* The Python scaffold filters instead of an expectation (open-source
  * Spark has none), so its test checks the rows alone. */
-static const char test_yml_python[] =
-    "# Tests of the pipeline on fixture data, run by `weir test` (docs/testing.md).\n"
-    "#\n"
-    "# Each test runs the pipeline in a temporary storage of its own, with the rows\n"
-    "# under `given` in place of the files in data/landing/orders/, then checks\n"
-    "# what the update wrote. The project's pipeline-storage/ is never touched.\n"
-    "daily_revenue_counts_valid_orders:\n"
-    "  description: Orders without an amount or with a negative one are left out.\n"
-    "  given:\n"
-    "    - files: data/landing/orders\n"
-    "      rows:\n"
-    "        - {order_id: 1, customer_id: 7, amount: 10.50, order_ts: \"2026-01-05 08:00:00\", status: placed}\n"
-    "        - {order_id: 2, customer_id: 8, amount: 4.50, order_ts: \"2026-01-05 17:30:00\", status: shipped}\n"
-    "        - {order_id: 3, customer_id: 9, amount: -1.00, order_ts: \"2026-01-05 18:00:00\", status: placed}\n"
-    "        - {order_id: 4, customer_id: 7, amount: null, order_ts: \"2026-01-06 09:00:00\", status: placed}\n"
-    "        - {order_id: 5, customer_id: 3, amount: 20.00, order_ts: \"2026-01-06 10:15:00\", status: placed}\n"
-    "  expect:\n"
-    "    # The rows of a dataset, in any order (columns not listed are not compared).\n"
-    "    - dataset: daily_revenue\n"
-    "      rows:\n"
-    "        - {order_date: 2026-01-05, orders: 2, revenue: 15.00}\n"
-    "        - {order_date: 2026-01-06, orders: 1, revenue: 20.00}\n"
-    "    # A query that must return no rows.\n"
-    "    - query: SELECT * FROM orders_silver WHERE amount < 0 OR amount IS NULL\n";
+static const char test_yml_python[] = TEST_YML_GIVEN_AND_ROWS TEST_YML_NO_BAD_ROWS;
 
 static const scaffold_file files[] = {
     { "README.md", readme },
