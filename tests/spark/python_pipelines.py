@@ -95,24 +95,54 @@ def weir_run(weir, project, python, runs):
             raise RuntimeError("weir run %d failed:\n%s" % (i + 1, (r.stdout + r.stderr)[-3000:]))
 
 
-def weir_tables(weir, project):
-    """Every table of the pipeline's database, in three queries (weir
-    query starts a process each: under ASan that is what costs)."""
-    cols = {}
-    for r in weir_query(weir, project, "SELECT table_name, column_name, data_type "
-                        "FROM information_schema.columns WHERE table_schema = 'default' "
-                        "ORDER BY table_name, ordinal_position"):
-        cols.setdefault(r["table_name"], []).append(
-            (r["column_name"], difftest.duck_to_spark(r["data_type"])))
-    out = {t: {"cols": c, "rows": []} for t, c in cols.items()}
-    if not cols:
-        return out
-    union = "\nUNION ALL\n".join(
-        "SELECT '%s' AS __t, to_json(__q) AS __j FROM %s __q" % (t, t) for t in sorted(cols))
-    for r in weir_query(weir, project, union):
-        row = json.loads(r["__j"], parse_float=decimal.Decimal)
-        out[r["__t"]]["rows"].append([row.get(c) for c, _ in cols[r["__t"]]])
+def weir_tables(weir, project, names=None):
+    """Every table of the pipeline's database (weir query starts a process
+    each: under ASan that is what costs). With NAMES, the tables expected
+    to exist, their columns and rows come in one query; else, or when one
+    of them is missing, the tables are listed first (two queries)."""
+    columns = ("SELECT table_name AS __t, NULL AS __j, column_name AS __c, "
+               "data_type AS __d, ordinal_position AS __o "
+               "FROM information_schema.columns WHERE table_schema = 'default'")
+    out, read = None, set()
+    if names:
+        try:
+            out = tables_of(weir_query(weir, project, "\nUNION ALL\n".join(
+                [columns] + [row_query(t) for t in sorted(names)])))
+            read = set(names)
+        except RuntimeError:
+            pass
+    if out is None:
+        out = tables_of(weir_query(weir, project, columns))
+    rest = sorted(set(out) - read)
+    if rest:
+        for r in weir_query(weir, project, "\nUNION ALL\n".join(map(row_query, rest))):
+            add_row(out, r)
     return out
+
+
+def row_query(table):
+    return ("SELECT '%s' AS __t, to_json(__q) AS __j, NULL AS __c, NULL AS __d, "
+            "NULL AS __o FROM %s __q" % (table, table))
+
+
+def tables_of(records):
+    """{table: {cols, rows}} from records of weir_tables' query: column
+    records first (by position), then rows as JSON."""
+    out = {}
+    for r in sorted((r for r in records if r["__j"] is None),
+                    key=lambda r: (r["__t"], r["__o"])):
+        out.setdefault(r["__t"], {"cols": [], "rows": []})["cols"].append(
+            (r["__c"], difftest.duck_to_spark(r["__d"])))
+    for r in records:
+        if r["__j"] is not None:
+            add_row(out, r)
+    return out
+
+
+def add_row(out, r):
+    t = out[r["__t"]]
+    row = json.loads(r["__j"], parse_float=decimal.Decimal)
+    t["rows"].append([row.get(c) for c, _ in t["cols"]])
 
 
 # --- Spark -------------------------------------------------------------------

@@ -375,8 +375,9 @@ def weir_entry(weir, entry, work, python, spark_result):
         if rc != 0:
             out.append(("%d" % k, False, "weir run exits %d: %s" % (rc, (so + se).strip()[-1500:])))
             return out
-        for t, kind, detail in compare_tables(spark_result["updates"][k],
-                                              pp.weir_tables(weir, project)):
+        expected = spark_result["updates"][k]
+        for t, kind, detail in compare_tables(expected,
+                                              pp.weir_tables(weir, project, expected)):
             out.append(("%d.%s" % (k, t), kind == "match", "%s %s" % (kind, detail)))
     return out
 
@@ -387,8 +388,9 @@ def check_update(weir, entry, k, project):
     if stored is None or k not in stored["updates"]:
         print("no stored answer for %s update %d" % (entry.name, k), file=sys.stderr)
         return 1
-    bad = [(t, kind, d) for t, kind, d in compare_tables(stored["updates"][k],
-                                                          pp.weir_tables(weir, project))
+    expected = stored["updates"][k]
+    bad = [(t, kind, d) for t, kind, d in compare_tables(expected,
+                                                          pp.weir_tables(weir, project, expected))
            if kind != "match"]
     for t, kind, detail in bad:
         print("%s update %d, %s: %s %s" % (entry.name, k, t, kind, detail), file=sys.stderr)

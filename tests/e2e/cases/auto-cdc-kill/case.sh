@@ -5,14 +5,14 @@
 # UPDATES (SCD 1 with truncates), with the oracle computed from the whole
 # change log: a batch's MERGE and its checkpoint commit together or not at
 # all, and a kill that merges two updates' files into one batch changes no
-# table. WEIR_CDC_KILLS (10 kills in the default suite, 50 in
+# table. WEIR_CDC_KILLS (6 kills in the default suite, 50 in
 # heavy/auto-cdc-kill) and WEIR_CDC_SEED (default 3).
 src="$E2E_LIB/cases/auto-cdc-oracle"
 mkdir transformations
 cp "$src/spark-pipeline.yml" .
 cp "$src/transformations/"*.sql transformations/
 oracle="python3 $src/cdc_oracle.py"
-kills=${WEIR_CDC_KILLS:-$(e2e_size 10 50)}
+kills=${WEIR_CDC_KILLS:-$(e2e_size 6 50)}
 RANDOM=${WEIR_CDC_SEED:-3}
 per_batch=150
 

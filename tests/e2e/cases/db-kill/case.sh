@@ -2,11 +2,11 @@
 # read_jdbc(..., cursorColumn => 'seq') of a PostgreSQL table while a
 # writer keeps inserting rows whose cursor values repeat across its rounds
 # (ties at every boundary). `weir run` is killed with SIGKILL at seeded
-# random instants (8 times in the default suite, 100 in heavy/db-kill); a
+# random instants (5 times in the default suite, 100 in heavy/db-kill); a
 # clean run then catches up. Every source row must be in the table exactly
 # once (0 lost, 0 duplicated). WEIR_DB_KILL_SEED (default 44) seeds the
 # kill instants.
-kills=${WEIR_DB_KILLS:-$(e2e_size 8 100)}
+kills=${WEIR_DB_KILLS:-$(e2e_size 5 100)}
 RANDOM=${WEIR_DB_KILL_SEED:-44}
 round=200 # rows per writer round
 
