@@ -848,6 +848,8 @@ typedef struct weir_dataset_info {
                                 through C calls with a query, NULL without */
     unsigned source_line;
     size_t n_expectations;
+    const weir_kv *properties; /* table properties (TBLPROPERTIES) */
+    size_t n_properties;
 } weir_dataset_info;
 
 typedef struct weir_flow_info {

@@ -21,6 +21,8 @@ static int fill_dataset(weir_arena *a, weir_dataset_info *di,
     di->source_path = path_of(&d->def->origin);
     di->source_line = d->def->origin.pos.line;
     di->n_expectations = d->def->n_expectations;
+    di->properties = d->def->properties;
+    di->n_properties = d->def->n_properties;
     di->n_columns = d->schema.n;
     weir_column_info *cols = weir__arena_array(a, d->schema.n + 1, sizeof(*cols));
     if (!cols)

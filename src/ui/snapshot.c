@@ -1,8 +1,8 @@
 /*
  * The UI's snapshot of a pipeline: the graph copied from
  * weir_pipeline_describe (datasets, outside inputs, one edge per input of
- * each flow, as `weir graph` draws it), table properties from the catalog's
- * _weir.tables, and the last updates from weir.updates with the
+ * each flow, as `weir graph` draws it, with each dataset's table
+ * properties), and the last updates from weir.updates with the
  * flow_progress events of weir.event_log folded per flow (states and their
  * times, rows, expectations, errors). Everything is read through the public
  * query API; the snapshot owns copies in its arena.
@@ -137,6 +137,23 @@ static const char *read_query(ui_snapshot *s, const char *path, unsigned line)
     return q;
 }
 
+/* Table properties as the JSON object the page shows ("{}" for none). */
+static const char *properties_json(ui_snapshot *s, const weir_kv *kv, size_t n)
+{
+    weir_buf b = WEIR_BUF_INIT;
+    weir__buf_putc(&b, '{');
+    for (size_t i = 0; i < n; i++) {
+        weir__buf_puts(&b, i ? ", " : "");
+        weir__buf_put_json_string(&b, kv[i].key);
+        weir__buf_puts(&b, ": ");
+        weir__buf_put_json_string(&b, kv[i].value);
+    }
+    weir__buf_putc(&b, '}');
+    const char *out = b.failed ? NULL : dup(s, weir__buf_cstr(&b));
+    weir__buf_free(&b);
+    return out;
+}
+
 static int copy_graph(ui_snapshot *s, const weir_graph_info *g,
                       weir_error *err)
 {
@@ -171,6 +188,7 @@ static int copy_graph(ui_snapshot *s, const weir_graph_info *g,
         d->source_path = dup(s, in->source_path);
         d->source_line = in->source_line;
         d->n_expectations = in->n_expectations;
+        d->properties = properties_json(s, in->properties, in->n_properties);
         d->query = read_query(s, in->source_path, in->source_line);
     }
     for (size_t i = 0; i < g->n_flows; i++) {
@@ -473,38 +491,6 @@ static int read_events(reader *r, size_t max_updates)
     return ok && !weir__arena_failed(&s->arena) ? 0 : oom(r->err);
 }
 
-/* Table properties of the pipeline's tables, per catalog they live in. */
-static void read_properties(reader *r)
-{
-    ui_snapshot *s = r->s;
-    for (size_t i = 0; i < s->n_datasets && !r->busy; i++) {
-        ui_dataset *d = &s->datasets[i];
-        const char *dot = strchr(d->name, '.');
-        if (!d->kind || d->properties || !dot || !strchr(dot + 1, '.'))
-            continue;
-        weir_buf sql = WEIR_BUF_INIT;
-        weir__buf_puts(&sql, "SELECT name, properties FROM ");
-        weir__buf_put(&sql, d->name, (size_t)(dot - d->name));
-        weir__buf_puts(&sql, "._weir.tables");
-        weir_result *res = NULL;
-        weir_error e;
-        memset(&e, 0, sizeof e);
-        if (!sql.failed &&
-            weir_pipeline_query(r->p, weir__buf_cstr(&sql), &res, &e) == 0) {
-            for (size_t row = 0; row < weir_result_row_count(res); row++) {
-                size_t at = ui_snapshot_dataset(s, weir_result_value(res, 0, row));
-                const char *props = weir_result_value(res, 1, row);
-                if (at != SIZE_MAX && props)
-                    s->datasets[at].properties = dup(s, props);
-            }
-        }
-        if (!d->properties)
-            d->properties = "{}";
-        weir_result_free(res);
-        weir__buf_free(&sql);
-    }
-}
-
 /* --- The snapshot -------------------------------------------------------------- */
 
 static bool storage_exists(const char *storage)
@@ -544,8 +530,6 @@ int ui_snapshot_build(ui_snapshot **out, weir_pipeline *p,
         rc = read_updates(&r, max_updates ? max_updates : 20);
         if (!rc && !r.busy)
             rc = read_events(&r, max_updates ? max_updates : 20);
-        if (!rc && !r.busy)
-            read_properties(&r);
     }
     if (!rc && weir__arena_failed(&s->arena))
         rc = oom(err);

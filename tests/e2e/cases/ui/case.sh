@@ -44,7 +44,8 @@ SET spark.sql.pipelines.maxFlowRetryAttempts = 0;
 CREATE MATERIALIZED VIEW broken AS
 SELECT CAST(concat(status, 'x') AS INT) AS n FROM orders_silver;
 
-CREATE MATERIALIZED VIEW after_broken AS SELECT count(*) AS c FROM broken;
+CREATE MATERIALIZED VIEW after_broken TBLPROPERTIES ('quality' = 'gold', 'note' = 'a<b')
+AS SELECT count(*) AS c FROM broken;
 SQL
 # Before any run: the graph, and no updates (nothing is created).
 run_weir report --html -o "$E2E_WORK/before.html"
@@ -194,6 +195,11 @@ curl -sf -H "Authorization: Bearer $token" \
 expect_file_contains "$E2E_OUT/broken.html" "transformations/broken.sql:4"
 expect_file_contains "$E2E_OUT/broken.html" "CAST(concat(status, &#39;x&#39;) AS INT) AS n FROM orders_silver;"
 expect_file_contains "$E2E_OUT/broken.html" "<h3>Upstream</h3><ul class=\"upstream\"><li><a href=\"/dataset?name=spark_catalog.default.orders_silver"
+# Its table properties, as defined (escaped), and none for a view without.
+curl -sf -H "Authorization: Bearer $token" \
+    "$base/dataset?name=spark_catalog.default.after_broken" >"$E2E_OUT/after_broken.html"
+expect_file_contains "$E2E_OUT/after_broken.html" '<tr><th scope="row">quality</th><td>gold</td></tr><tr><th scope="row">note</th><td>a&lt;b</td></tr>'
+expect_file_contains "$E2E_OUT/broken.html" "<p>No table properties.</p>"
 accessible "$E2E_OUT/broken.html"
 
 # The token: none or a wrong one is 401; the URL's sets a cookie.
