@@ -532,10 +532,9 @@ int weir__plan_watermark(plan_ctx *c, const Spark__Connect__WithWatermark *w,
 }
 
 /* `* EXCEPT (names...)` over x crossed with a one-row table that has every
- * name, so that names x lacks are no error (drop and withColumn of a new
- * name). The dummy columns are excluded with the others. */
+ * name, so that names x lacks are no error (drop). The dummy columns are excluded with the others. */
 static int except_over(plan_ctx *c, plan_query *x, const weir_buf *names_sql,
-                       const weir_buf *dummy_cols, const weir_buf *extra)
+                       const weir_buf *dummy_cols)
 {
     if (weir__plan_query_wrap(c, x, NULL) < 0)
         return -1;
@@ -544,8 +543,6 @@ static int except_over(plan_ctx *c, plan_query *x, const weir_buf *names_sql,
     weir__buf_printf(&x->from, " CROSS JOIN (SELECT %s) AS %s", weir__buf_cstr(dummy_cols),
                      alias);
     weir__buf_printf(&x->select, "* EXCEPT (%s)", weir__buf_cstr(names_sql));
-    if (extra->len)
-        weir__buf_printf(&x->select, ", %s", weir__buf_cstr(extra));
     x->bare_table = false;
     x->is_join = true;
     x->stage = PLAN_ST_SELECT;
@@ -597,9 +594,40 @@ static int join_with_columns(plan_ctx *c, const Spark__Connect__WithColumns *w,
     return rc;
 }
 
-/* withColumn(s): the new value is computed next to the old columns under a
- * temporary name, then the old column (if any) is dropped and the value
- * takes its name at the end of the column list. */
+/* Make out one aliased FROM item (a table or a derived table) for a star
+ * form of weir's SQL (withColumns, withColumnsRenamed). */
+static int wrap_aliased(plan_ctx *c, plan_query *out)
+{
+    char alias[32];
+    weir__plan_next_alias(c, alias, sizeof alias);
+    return weir__plan_query_wrap(c, out, alias);
+}
+
+/* The pairs of a star form, `v AS name` (values rendered in out's scope)
+ * or `old AS new`, as `* __weir_replace (...)` / `* __weir_rename (...)`:
+ * each column keeps its position, as in Spark (src/sql's star_form). */
+static int with_columns_list(plan_ctx *c, const Spark__Connect__WithColumns *w,
+                             plan_query *out)
+{
+    weir__buf_puts(&out->select, "* __weir_replace (");
+    c->scope = &out->scope;
+    for (size_t i = 0; i < w->n_aliases; i++) {
+        const Spark__Connect__Expression__Alias *a = w->aliases[i];
+        if (!a || !a->expr || a->n_name != 1 || !a->name[0])
+            return weir__plan_fail(c, PLAN_E_INVALID, "withColumns needs one name per column.");
+        if (i)
+            weir__buf_puts(&out->select, ", ");
+        if (weir__plan_expr(c, &out->select, a->expr) < 0)
+            return -1;
+        weir__buf_puts(&out->select, " AS ");
+        weir__plan_put_ident(&out->select, a->name[0]);
+    }
+    weir__buf_putc(&out->select, ')');
+    return 0;
+}
+
+/* withColumn(s): each value replaces the column of its name in place, or
+ * is appended when there is none (Spark's withColumns). */
 int weir__plan_with_columns(plan_ctx *c, const Spark__Connect__WithColumns *w, plan_query *out)
 {
     if (!w || w->n_aliases == 0)
@@ -608,36 +636,10 @@ int weir__plan_with_columns(plan_ctx *c, const Spark__Connect__WithColumns *w, p
         return -1;
     if (over_join(out))
         return join_with_columns(c, w, out);
-    if (child_at_rendered(c, out, PLAN_ST_WHERE, true) < 0)
+    if (wrap_aliased(c, out) < 0 || with_columns_list(c, w, out) < 0)
         return -1;
-    weir_buf names = WEIR_BUF_INIT, dummy = WEIR_BUF_INIT, extra = WEIR_BUF_INIT;
-    int rc = 0;
-    weir__buf_putc(&out->select, '*');
-    c->scope = &out->scope;
-    for (size_t i = 0; i < w->n_aliases && rc == 0; i++) {
-        const Spark__Connect__Expression__Alias *a = w->aliases[i];
-        if (!a || !a->expr || a->n_name != 1 || !a->name[0]) {
-            rc = weir__plan_fail(c, PLAN_E_INVALID, "withColumns needs one name per column.");
-            break;
-        }
-        char tmp[48];
-        snprintf(tmp, sizeof tmp, "__weir_wc%zu", i);
-        weir__buf_puts(&out->select, ", ");
-        rc = weir__plan_expr(c, &out->select, a->expr);
-        weir__buf_printf(&out->select, " AS %s", tmp);
-        name_lists(&names, &dummy, a->name[0]);
-        weir__buf_printf(&extra, "%s%s AS ", i ? ", " : "", tmp);
-        weir__plan_put_ident(&extra, a->name[0]);
-    }
     out->stage = PLAN_ST_SELECT;
-    for (size_t i = 0; rc == 0 && i < w->n_aliases; i++)
-        weir__buf_printf(&names, ", __weir_wc%zu", i);
-    if (rc == 0)
-        rc = except_over(c, out, &names, &dummy, &extra);
-    weir__buf_free(&names);
-    weir__buf_free(&dummy);
-    weir__buf_free(&extra);
-    return rc;
+    return 0;
 }
 
 /* A drop() column's last name part, allocated in *last (the caller frees
@@ -695,7 +697,7 @@ int weir__plan_drop(plan_ctx *c, const Spark__Connect__Drop *d, plan_query *out)
         return -1;
     if (over_join(out))
         return join_drop(c, d, out);
-    weir_buf names = WEIR_BUF_INIT, dummy = WEIR_BUF_INIT, extra = WEIR_BUF_INIT;
+    weir_buf names = WEIR_BUF_INIT, dummy = WEIR_BUF_INIT;
     int rc = 0;
     for (size_t i = 0; i < d->n_column_names; i++)
         if (d->column_names[i])
@@ -708,20 +710,20 @@ int weir__plan_drop(plan_ctx *c, const Spark__Connect__Drop *d, plan_query *out)
         free(last);
     }
     if (rc == 0 && names.len)
-        rc = except_over(c, out, &names, &dummy, &extra);
+        rc = except_over(c, out, &names, &dummy);
     weir__buf_free(&names);
     weir__buf_free(&dummy);
-    weir__buf_free(&extra);
     return rc;
 }
 
+/* withColumnsRenamed: `* __weir_rename (old AS new, ...)`, in place; a
+ * name the DataFrame lacks is ignored, as in Spark. */
 int weir__plan_rename(plan_ctx *c, const Spark__Connect__WithColumnsRenamed *w, plan_query *out)
 {
     if (!w)
         return weir__plan_fail(c, PLAN_E_INVALID, "A rename is empty.");
-    if (weir__plan_rel(c, w->input, out) < 0 || weir__plan_query_wrap(c, out, NULL) < 0)
+    if (weir__plan_rel(c, w->input, out) < 0 || wrap_aliased(c, out) < 0)
         return -1;
-    weir_buf names = WEIR_BUF_INIT, extra = WEIR_BUF_INIT;
     size_t n = w->n_renames ? w->n_renames : w->n_rename_columns_map;
     for (size_t i = 0; i < n; i++) {
         const char *from, *to;
@@ -732,26 +734,16 @@ int weir__plan_rename(plan_ctx *c, const Spark__Connect__WithColumnsRenamed *w, 
             from = w->rename_columns_map[i]->key;
             to = w->rename_columns_map[i]->value;
         }
-        if (!from || !to || !*from || !*to) {
-            weir__buf_free(&names);
-            weir__buf_free(&extra);
+        if (!from || !to || !*from || !*to)
             return weir__plan_fail(c, PLAN_E_INVALID, "A rename has no column name.");
-        }
-        if (i) {
-            weir__buf_puts(&names, ", ");
-            weir__buf_puts(&extra, ", ");
-        }
-        weir__plan_put_ident(&names, from);
-        weir__plan_put_ident(&extra, from);
-        weir__buf_puts(&extra, " AS ");
-        weir__plan_put_ident(&extra, to);
+        weir__buf_puts(&out->select, i ? ", " : "* __weir_rename (");
+        weir__plan_put_ident(&out->select, from);
+        weir__buf_puts(&out->select, " AS ");
+        weir__plan_put_ident(&out->select, to);
     }
     if (n)
-        weir__buf_printf(&out->select, "* EXCEPT (%s), %s", weir__buf_cstr(&names),
-                         weir__buf_cstr(&extra));
+        weir__buf_putc(&out->select, ')');
     out->stage = PLAN_ST_SELECT;
-    weir__buf_free(&names);
-    weir__buf_free(&extra);
     return 0;
 }
 

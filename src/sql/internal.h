@@ -91,7 +91,9 @@ typedef struct sql_window sql_window;
 
 typedef enum sql_expr_kind {
     EX_COLUMN = 1, /* names: parts (a.b.c) */
-    EX_STAR,       /* names: qualifier; list: EXCEPT columns (EX_COLUMN) */
+    EX_STAR,       /* names: qualifier; list: EXCEPT columns (EX_COLUMN);
+                      op: "REPLACE"/"RENAME" when the select's later items
+                      are its pairs (parse_query.c star_form) */
     EX_LIT,
     EX_UNARY,      /* op: "-" "+" "NOT" "~" ; a */
     EX_BINARY,     /* op normalised: + - * / % div || = <> < <= > >= <=> AND

@@ -495,6 +495,40 @@ static sql_rel *from_clause(sql_parser *p)
     return l;
 }
 
+/* The DataFrame translation's own star forms (connect/plan_ops.c), which
+ * Spark SQL lacks: `* __weir_replace (v AS c, ...)` (withColumns: c keeps
+ * its position, or is appended when the relation has none) and `*
+ * __weir_rename (a AS b, ...)` (withColumnsRenamed: in place; a missing
+ * column is no error). The pairs become the select's next items, last in
+ * the list, so that analyses see each value under its name; star->op says
+ * which form it is. */
+static int star_form(sql_select *s, sql_parser *p, weir_sql_expr *star, size_t *cap)
+{
+    bool replace = weir__sql_is_kw(p, 0, "__weir_replace");
+    star->op = replace ? "REPLACE" : "RENAME";
+    p->i += 2;
+    do {
+        const sql_token *at = weir__sql_peek(p, 0);
+        weir_sql_expr *e = weir__sql_expr(p);
+        if (!e)
+            return WEIR_ESQL;
+        if ((!replace && e->kind != EX_COLUMN) || !weir__sql_accept_kw(p, "AS") ||
+            !weir__sql_at_name(p, 0))
+            return weir__sql_syntax_error(p);
+        s->items = weir__sql_grow(p->arena, s->items, cap, s->n_items, sizeof(*s->items));
+        if (!s->items)
+            return OOMI(p);
+        sql_item *it = &s->items[s->n_items++];
+        memset(it, 0, sizeof(*it));
+        it->e = e;
+        it->pos = weir__sql_tok_pos(at);
+        it->alias = p->t[p->i++].text;
+    } while (weir__sql_accept_op(p, ","));
+    if (weir__sql_expect_op(p, ")"))
+        return WEIR_ESQL;
+    return weir__sql_is_op(p, 0, ",") ? weir__sql_syntax_error(p) : 0;
+}
+
 static int select_items(sql_select *s, sql_parser *p)
 {
     size_t cap = 0;
@@ -511,6 +545,9 @@ static int select_items(sql_select *s, sql_parser *p)
         memset(it, 0, sizeof(*it));
         it->e = e;
         it->pos = weir__sql_tok_pos(at);
+        if (e->kind == EX_STAR && !e->n_names && weir__sql_is_op(p, 1, "(") &&
+            (weir__sql_is_kw(p, 0, "__weir_replace") || weir__sql_is_kw(p, 0, "__weir_rename")))
+            return star_form(s, p, e, &cap);
         bool as = accept_as(p);
         if (as && weir__sql_is_op(p, 0, "(")) {
             int rc = weir__sql_ident_list(&it->aliases, &it->n_aliases, p);

@@ -321,6 +321,51 @@ static int tx_item(sql_tx *t, weir_buf *out, const sql_item *it)
     return 0;
 }
 
+/* A star's REPLACE or RENAME form (parse_query.c star_form), its pairs
+ * the items after it. REPLACE: the row of the FROM's one relation as a
+ * struct, each value set by name (in place when the relation has the
+ * column, else appended: struct_update), unnested into columns; the
+ * values are read over the relation's columns, as Spark's withColumns
+ * reads them. RENAME: DuckDB's own, which ignores a missing column. */
+static int tx_star_form(sql_tx *t, weir_buf *out, const sql_select *s, size_t at)
+{
+    const weir_sql_expr *star = s->items[at].e;
+    bool replace = strcmp(star->op, "REPLACE") == 0;
+    const sql_rel *from = weir__sql_tx_from(t);
+    if (replace && (!from || !from->alias || from->kind == R_JOIN ||
+                    from->kind == R_LATERAL_VIEW))
+        return weir__sql_tx_error(t, star->pos, star->src,
+                                  "* __weir_replace needs one aliased relation");
+    if (replace) {
+        weir__buf_puts(out, "UNNEST(struct_update(");
+        weir__buf_put_sql_ident(out, from->alias);
+    } else {
+        int rc = tx_item(t, out, &s->items[at]);
+        if (rc)
+            return rc;
+        weir__buf_puts(out, " RENAME (");
+    }
+    for (size_t i = at + 1; i < s->n_items; i++) {
+        const sql_item *it = &s->items[i];
+        weir__buf_puts(out, replace || i > at + 1 ? ", " : "");
+        if (replace) {
+            weir__buf_put_sql_ident(out, it->alias);
+            weir__buf_puts(out, " := ");
+        }
+        if (!replace) {
+            weir__buf_put_sql_ident(out, it->e->names[it->e->n_names - 1]);
+            weir__buf_puts(out, " AS ");
+            weir__buf_put_sql_ident(out, it->alias);
+            continue;
+        }
+        int rc = weir__sql_tx_expr(t, out, it->e);
+        if (rc)
+            return rc;
+    }
+    weir__buf_puts(out, replace ? "))" : ")");
+    return 0;
+}
+
 static int expr_list_out(sql_tx *t, weir_buf *out, weir_sql_expr *const *e,
                          size_t n)
 {
@@ -408,6 +453,10 @@ static int tx_select(sql_tx *t, weir_buf *out, const sql_select *s,
     for (size_t i = 0; !rc && i < s->n_items; i++) {
         if (i)
             weir__buf_puts(out, ", ");
+        if (s->items[i].e->kind == EX_STAR && s->items[i].e->op) {
+            rc = tx_star_form(t, out, s, i); /* its pairs are the rest */
+            break;
+        }
         rc = tx_item(t, out, &s->items[i]);
     }
     if (!rc && s->from) {

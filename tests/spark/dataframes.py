@@ -12,7 +12,8 @@ Modes:
                         4.1.4, Java 17), run the cases with --client
   --weir WEIR           start `weir serve` and run the cases with --client
   --write-expected      (with --spark) store Spark's answers in
-                        dataframe-expected.json beside this script
+                        dataframe-expected.json beside this script; with
+                        --only, only the matching cases' answers change
   --expected            (with --weir) compare with the stored answers
 Without --expected, --spark and --weir together run both and compare.
 Options: --only REGEX, --out-dir DIR (results and report.md).
@@ -223,6 +224,48 @@ def _(spark):
     df = _people(spark)
     return df.filter(F.expr("id > 1 AS p")).orderBy(F.expr("id AS z")) \
         .select(F.expr("id + 1 AS b").alias("c"), "id")
+
+
+# withColumn(s) of an existing column and withColumnRenamed keep its
+# position; a new column is appended; renaming a missing column is a no-op.
+@case("positions/with_column_existing_and_new")
+def _(spark):
+    F = _F()
+    df = _people(spark)
+    return df.withColumn("name", F.upper("name")).withColumn("x", df.id * 10) \
+        .withColumns({"dept": F.col("dept") + 1, "y": F.lit(1), "id": F.col("id") * 2})
+
+
+@case("positions/with_column_reads_old_values")
+def _(spark):
+    F = _F()
+    df = _people(spark)
+    return df.withColumns({"id": F.col("id") + 100, "z": F.col("id")}).filter("id > 101") \
+        .withColumn("Dept", F.col("dept") * 2).select("*")
+
+
+@case("positions/with_column_window_and_stream_of_steps")
+def _(spark):
+    F = _F()
+    from pyspark.sql import Window
+    df = _people(spark)
+    return df.withColumn("dept", F.row_number().over(Window.orderBy("id"))) \
+        .filter(F.col("dept") > 1).withColumn("amount", F.coalesce("amount", F.lit(0.0)))
+
+
+@case("positions/renamed")
+def _(spark):
+    df = _people(spark)
+    return df.withColumnRenamed("name", "who").withColumnRenamed("no_such", "x") \
+        .withColumnsRenamed({"dept": "department", "ID": "key"})
+
+
+@case("positions/renamed_then_with_column")
+def _(spark):
+    F = _F()
+    df = _people(spark)
+    return df.withColumnRenamed("amount", "amt").withColumn("amt", F.col("amt") * 2) \
+        .groupBy("dept").agg(F.sum("amt").alias("s"))
 
 
 # Joins of DataFrames sharing column names: references carry their
@@ -520,6 +563,20 @@ def differ(s, w):
     return None
 
 
+def write_expected(spark, only):
+    """Store Spark's answers. With --only, the cases run replace theirs and
+    every other stored case stays (a case of the pattern that no longer
+    exists is dropped)."""
+    stored = {}
+    if only and os.path.exists(EXPECTED):
+        pat = re.compile(only)
+        stored = {k: v for k, v in json.load(open(EXPECTED)).items() if not pat.search(k)}
+    stored.update(spark)
+    with open(EXPECTED, "w") as f:
+        json.dump(stored, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
 def client_run(client, url, out, only):
     cmd = [client, os.path.abspath(__file__), "--run", url, "--out", out]
     if only:
@@ -563,9 +620,7 @@ def main():
         spark = on_server(lambda w: connect_servers.start_spark(args.spark, w), args.client,
                           os.path.join(args.out_dir, "spark.json"), args.only)
         if args.write_expected:
-            with open(EXPECTED, "w") as f:
-                json.dump(spark, f, indent=1, sort_keys=True)
-                f.write("\n")
+            write_expected(spark, args.only)
     if args.expected:
         spark = json.load(open(EXPECTED))
         if args.only:
