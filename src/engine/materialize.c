@@ -182,23 +182,42 @@ static int evolve(const column_list *cl, const weir_gdataset *d, weir_buf *ddl,
     return 0;
 }
 
+/* A stored partition list (a,b) as Spark's message lists it (a, b). */
+static void put_partition_list(weir_buf *b, const char *csv)
+{
+    for (; *csv; csv++) {
+        if (*csv == ',')
+            weir__buf_puts(b, ", ");
+        else
+            weir__buf_putc(b, *csv);
+    }
+}
+
+/* The partitioning a table was created with is fixed, as in Spark
+ * (DatasetManager: CANNOT_UPDATE_PARTITION_COLUMNS, its message's lists
+ * joined by ", "). */
 static int check_partitions(const weir_table_record *m, const weir_gdataset *d,
                             weir_error *err)
 {
     if (!m)
         return 0;
-    weir_buf want = WEIR_BUF_INIT;
+    weir_buf want = WEIR_BUF_INIT, said = WEIR_BUF_INIT, had = WEIR_BUF_INIT;
     weir__tables_put_partitions(&want, d);
     const char *have = m->partitions ? m->partitions : "";
     int rc = 0;
-    if (!weir__str_ieq(have, weir__buf_cstr(&want)))
+    if (!weir__str_ieq(have, weir__buf_cstr(&want))) {
+        put_partition_list(&said, weir__buf_cstr(&want));
+        put_partition_list(&had, have);
         rc = WEIR_ERR(err, WEIR_ERROR, "CANNOT_UPDATE_PARTITION_COLUMNS",
-                      "Declared partitioning [%s] conflicts with existing "
-                      "table partitioning [%s]. Please delete the table or "
+                      "Declared partitioning %s conflicts with existing "
+                      "table partitioning %s. Please delete the table or "
                       "change the declared partitioning to match its "
                       "partitions.",
-                      weir__buf_cstr(&want), have);
+                      weir__buf_cstr(&said), weir__buf_cstr(&had));
+    }
     weir__buf_free(&want);
+    weir__buf_free(&said);
+    weir__buf_free(&had);
     return rc;
 }
 

@@ -169,3 +169,25 @@ expect_exit 0
 expect_stdout_not_contains "FAILED"
 expect_query "SELECT table_type, (SELECT count(*) FROM stale) AS n FROM information_schema.tables WHERE table_name = 'stale'" "table_type,n
 BASE TABLE,3"
+
+# The partitioning of an existing table is fixed, as in Spark
+# (DatasetManager.materializeTable: CANNOT_UPDATE_PARTITION_COLUMNS,
+# "Declared partitioning <requested> conflicts with existing table
+# partitioning <existing>.", each list joined by ", "): the update fails
+# and the table keeps its rows; declared as before, it runs again.
+part() { # PARTITIONED BY list
+    echo "CREATE MATERIALIZED VIEW part PARTITIONED BY ($1) AS SELECT * FROM VALUES (1, 'a', 2), (2, 'b', 3) AS t(k, v, w);" >transformations/a.sql
+}
+part "k"
+run_weir run
+expect_exit 0
+part "v, w"
+run_weir run
+expect_exit 1
+expect_stdout_contains "CANNOT_UPDATE_PARTITION_COLUMNS"
+expect_stdout_contains "Declared partitioning v, w conflicts with existing table partitioning k. Please delete the table"
+expect_query "SELECT count(*) AS n FROM part" "n
+2"
+part "k"
+run_weir run
+expect_exit 0
