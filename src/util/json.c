@@ -3,6 +3,7 @@
  */
 #include "json.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,26 +148,50 @@ static int parse_string(parser *p, const char **out, size_t *out_len)
     return rc;
 }
 
+static size_t digits(const char *s, size_t i, size_t len)
+{
+    while (i < len && s[i] >= '0' && s[i] <= '9')
+        i++;
+    return i;
+}
+
+/* The length of the JSON number at the start of s (RFC 8259's grammar:
+ * -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?), or 0 when none is. */
+static size_t number_len(const char *s, size_t len)
+{
+    size_t i = len && s[0] == '-' ? 1 : 0;
+    if (i >= len || s[i] < '0' || s[i] > '9')
+        return 0;
+    i = s[i] == '0' ? i + 1 : digits(s, i, len);
+    if (i < len && s[i] == '.') {
+        size_t j = digits(s, i + 1, len);
+        if (j == i + 1)
+            return 0;
+        i = j;
+    }
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        size_t j = i + 1 < len && (s[i + 1] == '+' || s[i + 1] == '-') ? i + 2 : i + 1;
+        size_t k = digits(s, j, len);
+        if (k == j)
+            return 0;
+        i = k;
+    }
+    return i;
+}
+
 static int parse_number(parser *p, weir_json *v)
 {
-    size_t start = p->pos;
-    if (p->s[p->pos] == '-')
-        p->pos++;
-    while (p->pos < p->len && strchr("0123456789.eE+-", p->s[p->pos]))
-        p->pos++;
-    size_t n = p->pos - start;
+    size_t n = number_len(p->s + p->pos, p->len - p->pos);
     if (n == 0 || n > 64)
         return fail(p, "bad number");
     char tmp[72];
-    memcpy(tmp, p->s + start, n);
+    memcpy(tmp, p->s + p->pos, n);
     tmp[n] = '\0';
-    char *end;
-    v->number = strtod(tmp, &end);
-    if (*end)
-        return fail(p, "bad number");
+    p->pos += n;
+    v->number = strtod(tmp, NULL);
     v->text = weir__arena_strndup(p->arena, tmp, n);
     v->text_len = n;
-    return 0;
+    return v->text ? 0 : WEIR_ERR(p->err, WEIR_ENOMEM, NULL, "out of memory");
 }
 
 static int parse_container(parser *p, weir_json *v, bool object)
@@ -306,4 +331,25 @@ const char *weir__json_get_str(const weir_json *obj, const char *key)
 {
     const weir_json *v = weir__json_get(obj, key);
     return v && v->type == WEIR_JSON_STRING ? v->text : NULL;
+}
+
+bool weir__json_get_int(const weir_json *obj, const char *key, int64_t *out)
+{
+    const weir_json *v = weir__json_get(obj, key);
+    if (!v || v->type != WEIR_JSON_NUMBER || strpbrk(v->text, ".eE"))
+        return false;
+    errno = 0;
+    char *end;
+    long long n = strtoll(v->text, &end, 10);
+    if (errno || *end)
+        return false;
+    *out = n;
+    return true;
+}
+
+bool weir__json_is_number(const char *s)
+{
+    size_t len = strlen(s);
+    size_t n = number_len(s, len);
+    return n && n == len;
 }

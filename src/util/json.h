@@ -1,6 +1,7 @@
 /*
- * A small JSON reader: parses text into an arena-owned tree. Used for the
- * event details weir stores, Delta Lake logs and test fixtures. Writing
+ * weir's JSON reader: parses text into an arena-owned tree. Used for the
+ * event details weir stores, Delta Lake logs, test fixtures and the
+ * messages of the CLI's Python launcher. Writing
  * JSON is done with weir__buf_put_json_string and friends in buf.h.
  */
 #ifndef WEIR_UTIL_JSON_H
@@ -8,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "arena.h"
 #include "error.h"
@@ -41,5 +43,10 @@ int weir__json_parse(weir_json **out, weir_arena *arena, const char *text,
 const weir_json *weir__json_get(const weir_json *obj, const char *key);
 /* The string value of member key, or NULL when absent or not a string. */
 const char *weir__json_get_str(const weir_json *obj, const char *key);
+/* The integer value of member key into *out: false when absent, not a
+ * number, not an integer, or out of int64_t's range. */
+bool weir__json_get_int(const weir_json *obj, const char *key, int64_t *out);
+/* Is the whole of s one JSON number (RFC 8259)? */
+bool weir__json_is_number(const char *s);
 
 #endif
