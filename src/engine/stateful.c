@@ -316,7 +316,12 @@ int weir__stateful_step(weir_flow_exec *x, const weir_gdataset *t, int64_t gen,
         s.p = chain[k];
         s.last_op = k + 1 == n_chain;
         s.state_rows = 0;
-        rc = run_operator(&s, k == 0);
+        /* Over a join, the join's output watermark (Spark's). */
+        s.lower_ms = 0;
+        if (k && chain[k - 1]->kind == WEIR_SQL_SOP_JOIN)
+            rc = weir__stateful_join_lag(&s, chain[k - 1], &s.lower_ms);
+        if (!rc)
+            rc = run_operator(&s, k == 0);
         rows += s.state_rows;
     }
     if (!rc)

@@ -234,6 +234,46 @@ static int pairs(join_ctx *j)
     return rc;
 }
 
+/* The bound of side i's event times below which its kept rows can no
+ * longer match: the watermark plus the side's terms. */
+static int side_bound(step *s, const struct weir_sql_join_side *sd,
+                      int64_t wm_ms, int64_t *out)
+{
+    int rc = 0;
+    *out = wm_ms;
+    for (size_t k = 0; !rc && k < sd->n_evict; k++) {
+        int64_t ms = 0;
+        rc = weir__stateful_interval_ms(s, sd->evict[k].interval, &ms);
+        *out += sd->evict[k].minus ? -ms : ms;
+    }
+    return rc;
+}
+
+int weir__stateful_join_lag(step *s, const weir_sql_state_plan *p,
+                            int64_t *lag_ms)
+{
+    /* Spark: the smaller of the sides' state watermarks (a side evicted
+     * by a range keeps rows at or after its bound, so its watermark is
+     * the bound less a millisecond; by the join key, the watermark
+     * itself), or the join's input watermark when neither side has one. */
+    *lag_ms = 0;
+    bool any = false;
+    for (int i = 0; i < 2; i++) {
+        const struct weir_sql_join_side *sd = &p->side[i];
+        if (!sd->can_evict || !sd->event_time)
+            continue;
+        int64_t bound = 0;
+        int rc = side_bound(s, sd, 0, &bound);
+        if (rc)
+            return rc;
+        int64_t lag = -bound + (sd->by_key ? 0 : 1);
+        if (!any || lag > *lag_ms)
+            *lag_ms = lag;
+        any = true;
+    }
+    return 0;
+}
+
 /* Step 4 for side i: its rows that can no longer match leave the state;
  * an outer side's unmatched ones are written with NULLs. */
 static int evict(join_ctx *j, int i)
@@ -243,13 +283,8 @@ static int evict(join_ctx *j, int i)
     const struct weir_sql_join_side *sd = &p->side[i];
     if (!sd->can_evict || !sd->event_time || !s->st.has_watermark)
         return 0;
-    int64_t bound = s->st.watermark_ms;
-    int rc = 0;
-    for (size_t k = 0; !rc && k < sd->n_evict; k++) {
-        int64_t ms = 0;
-        rc = weir__stateful_interval_ms(s, sd->evict[k].interval, &ms);
-        bound += sd->evict[k].minus ? -ms : ms;
-    }
+    int64_t bound = 0;
+    int rc = side_bound(s, sd, s->st.watermark_ms, &bound);
     const weir_sql_query *nulls = i ? p->emit_right_nulls : p->emit_left_nulls;
     weir_buf q = WEIR_BUF_INIT, gone = WEIR_BUF_INIT, none = WEIR_BUF_INIT,
              sql = WEIR_BUF_INIT, where = WEIR_BUF_INIT;

@@ -171,9 +171,13 @@ int weir__stateful_aggregate(step *s)
 {
     const weir_sql_state_plan *p = s->p;
     bool exists = false;
-    int rc = weir__op_state_prepare(&s->cp, "agg", s->gen, &exists);
+    /* over another aggregation: a state of its own */
+    const char *kind = p->below && p->below->kind == WEIR_SQL_SOP_AGGREGATE
+                           ? "agg-outer"
+                           : "agg";
+    int rc = weir__op_state_prepare(&s->cp, kind, s->gen, &exists);
     weir_buf q = WEIR_BUF_INIT, state = WEIR_BUF_INIT, sql = WEIR_BUF_INIT;
-    weir__op_state_table(&state, &s->cp, "agg", s->gen);
+    weir__op_state_table(&state, &s->cp, kind, s->gen);
     const char *st = weir__buf_cstr(&state);
     if (!rc)
         rc = weir__stateful_translate_rows(s, p->closes, WEIR_OP_IN, &sql);
@@ -196,14 +200,18 @@ int weir__stateful_aggregate(step *s)
     if (!rc && s->st.has_watermark) {
         weir__buf_printf(&q, "DELETE FROM " OP_ROWS_IN " WHERE __weir_end_us "
                              "<= %lld",
-                         (long long)s->late_ms * 1000);
+                         (long long)(s->late_ms - s->lower_ms) * 1000);
         /* Over another stateful operator's output, Spark 4.1 drops the
          * rows whose event time itself is at or before the watermark
-         * (measured: py-dedup-window), not only those of closed groups. */
-        for (size_t i = 0; p->below && i < p->n_wms; i++) {
+         * (measured: py-dedup-window), not only those of closed groups.
+         * An aggregation's output has no such rows (its groups close at
+         * the watermark), and its event time is a window. */
+        for (size_t i = 0; p->below && p->below->kind != WEIR_SQL_SOP_AGGREGATE &&
+                           i < p->n_wms;
+             i++) {
             weir__buf_puts(&q, " OR epoch_us(");
             weir__buf_put_sql_ident(&q, p->wms[i].column);
-            weir__buf_printf(&q, ") <= %lld", (long long)s->late_ms * 1000);
+            weir__buf_printf(&q, ") <= %lld", (long long)(s->late_ms - s->lower_ms) * 1000);
         }
         int64_t late = 0;
         rc = q.failed ? weir__stateful_oom(s->x)
@@ -225,9 +233,10 @@ int weir__stateful_aggregate(step *s)
     }
     bool had = s->had_watermark; /* before the batch (a chain's first
                                     operator advanced it already) */
-    int64_t prev_ms = s->late_ms;
+    int64_t prev_ms = s->late_ms - s->lower_ms;
     if (!rc)
         rc = weir__stateful_advance(s);
+    int64_t wm_ms = s->st.watermark_ms - s->lower_ms;
     /* The groups the watermark passed since the previous batch: written
      * now, once (none before there is a watermark); then the rows whose
      * last group they were. A row of a sliding window is in several
@@ -236,13 +245,13 @@ int weir__stateful_aggregate(step *s)
     if (s->st.has_watermark && had)
         snprintf(closed, sizeof(closed),
                  "epoch_us(__weir_end) <= %lld AND epoch_us(__weir_end) > %lld",
-                 (long long)s->st.watermark_ms * 1000, (long long)prev_ms * 1000);
+                 (long long)wm_ms * 1000, (long long)prev_ms * 1000);
     else if (s->st.has_watermark)
         snprintf(closed, sizeof(closed), "epoch_us(__weir_end) <= %lld",
-                 (long long)s->st.watermark_ms * 1000);
+                 (long long)wm_ms * 1000);
     if (s->st.has_watermark)
         snprintf(gone, sizeof(gone), "__weir_end_us <= %lld",
-                 (long long)s->st.watermark_ms * 1000);
+                 (long long)wm_ms * 1000);
     if (!rc) {
         weir__buf_printf(&q, "CREATE OR REPLACE TEMP TABLE " OP_CLOSED " AS "
                              "SELECT * EXCLUDE (__weir_end_us)%s FROM %s",

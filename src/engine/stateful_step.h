@@ -24,6 +24,9 @@ typedef struct step {
     int64_t late_ms;      /* the previous batch's watermark (none before
                              the first event: nothing is late then) */
     bool had_watermark;   /* whether there was one */
+    int64_t lower_ms;     /* how far the watermark the running operator
+                             reads is below the flow's: a join's output
+                             watermark, for an aggregation over it */
     int64_t delay_ms[WEIR_OP_MAX_INPUTS];
     int64_t dropped;      /* rows dropped as late */
     int64_t state_rows;
@@ -61,6 +64,11 @@ int weir__stateful_signature_check(step *s);
 int weir__stateful_dedup(step *s);
 int weir__stateful_aggregate(step *s);
 int weir__stateful_join(step *s);
+/* How far the output watermark of join p (the watermark an operator over
+ * it reads) is below the flow's: the latest a row it keeps may still be
+ * matched, as Spark's state watermarks of its sides say. */
+int weir__stateful_join_lag(step *s, const weir_sql_state_plan *p,
+                            int64_t *lag_ms);
 int weir__stateful_limit(step *s);
 
 #endif

@@ -696,12 +696,17 @@ size_t weir__graph_state_chain(const weir_sql_sop *ops, size_t n,
             return 0;
         chain[k++] = ops[i].plan;
     }
-    /* One operator, or a deduplication read by an aggregation: both see
-     * the flow's one watermark, which a deduplication passes on as it is
-     * (Spark's output watermark of the operator). */
+    /* One operator, or an aggregation by event time over the output of a
+     * deduplication, a join of two streams or another aggregation (Spark
+     * 4.1 runs these in append mode): each reads the watermark its input
+     * operator passes on (Spark's output watermark: a join's is lowered
+     * by how far its range condition lets rows trail, the others pass
+     * the flow's on as it is; engine/stateful.c). */
     if (k == 2 && (chain[1]->below != chain[0] ||
-                   chain[0]->kind != WEIR_SQL_SOP_DEDUPLICATE ||
-                   chain[1]->kind != WEIR_SQL_SOP_AGGREGATE))
+                   chain[1]->kind != WEIR_SQL_SOP_AGGREGATE ||
+                   (chain[0]->kind != WEIR_SQL_SOP_DEDUPLICATE &&
+                    chain[0]->kind != WEIR_SQL_SOP_JOIN &&
+                    chain[0]->kind != WEIR_SQL_SOP_AGGREGATE)))
         return 0;
     for (size_t i = 0; i < k && i < cap; i++)
         out[i] = chain[i];
@@ -743,9 +748,10 @@ static void check_stream_ops(builder *b, const weir_gflow *f)
         weir__graph_report(b, &o, NULL, "STREAMING_STATE_NOT_SUPPORTED",
                            "Flow %s chains stateful operators (%s is one of "
                            "%zu): weir keeps the state of one operator per "
-                           "flow, or of a deduplication followed by an "
-                           "aggregation by event time, yet. Write each into a "
-                           "streaming table of its own, read by the next.",
+                           "flow, or of an aggregation by event time over a "
+                           "deduplication, a join or an aggregation, yet. "
+                           "Write each into a streaming table of its own, "
+                           "read by the next.",
                            weir__graph_quoted(&b->g->arena, f->display),
                            ops[i].what, planned);
     }

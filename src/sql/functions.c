@@ -424,6 +424,9 @@ static const fn_def FUNCS[] = {
       "CAST(timezone($2, $T1) AS TIMESTAMP)", NULL },
     { "window", 2, 4, 0, NULL, weir__fn_window },
     { "session_window", 2, 2, 0, NULL, weir__fn_session_window },
+    /* the last instant of a time window: its end less a microsecond */
+    { "window_time", 1, 1, 0,
+      "(struct_extract($1, 'end') - INTERVAL 1 MICROSECOND)", NULL },
     /* ---- JSON ---- */
     { "get_json_object", 2, 2, 0,
       "CASE WHEN json_valid($1) THEN json_extract_string($1, $2) END", NULL },

@@ -316,6 +316,10 @@ void weir__sql_pretty_call(weir_buf *out, const weir_sql_expr *e, int depth,
     const char *name = e->name;
     if (weir__str_ieq(name, "count") && e->n == 1 && e->list[0]->kind == EX_STAR) {
         weir__buf_puts(out, "count(1)");
+    } else if (!e->over && (weir__str_ieq(name, "window") ||
+                            weir__str_ieq(name, "session_window"))) {
+        /* Spark names a time window by its column: window_time(window) */
+        lower(out, name);
     } else if (weir__str_ieq(name, "if") || weir__str_ieq(name, "iff")) {
         weir__buf_puts(out, "(IF(");
         for (size_t i = 0; i < e->n; i++) {

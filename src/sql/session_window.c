@@ -85,11 +85,88 @@ const weir_sql_expr *weir__sql_row_session(const sql_select *s)
     return NULL;
 }
 
+/* The field of an ANSI interval's unit: DAY 0 .. SECOND 3 (day-time),
+ * YEAR 0, MONTH 1 (year-month, *ym set); -1 for none. */
+static int ansi_field(const char *u, bool *ym)
+{
+    static const char *const units[] = { "DAY", "HOUR", "MINUTE", "SECOND" };
+    *ym = weir__str_ieq(u, "YEAR") || weir__str_ieq(u, "MONTH");
+    if (*ym)
+        return weir__str_ieq(u, "MONTH");
+    if (weir__str_ieq(u, "WEEK"))
+        return 0;
+    if (weir__str_ieq(u, "MILLISECOND") || weir__str_ieq(u, "MICROSECOND"))
+        return 3;
+    for (int i = 0; i < 4; i++)
+        if (weir__str_ieq(u, units[i]))
+            return i;
+    return -1;
+}
+
+/* Spark 4.1 takes a gap that is a string or a calendar interval, and
+ * refuses an ANSI interval literal (INTERVAL 5 MINUTES is a
+ * DayTimeIntervalType(2,2)) with its type. */
+static int ansi_gap(sql_tx *t, const weir_sql_expr *gap)
+{
+    if (!gap || gap->kind != EX_INTERVAL || !gap->n_names)
+        return 0;
+    int lo = 9, hi = -1, ym = 0;
+    for (size_t i = 0; i < gap->n_names; i++) {
+        const char *u = gap->names[i];
+        const char *text = u ? u : gap->list[i]->text; /* '1 hour 5 min' */
+        while (text && *text) {
+            size_t n = strcspn(text, " \t");
+            char word[16];
+            if (n && (text[0] < '0' || text[0] > '9') && text[0] != '-' &&
+                text[0] != '+' && text[0] != '.') {
+                if (n >= sizeof(word))
+                    return 0;
+                memcpy(word, text, n);
+                word[n] = '\0';
+                if (n > 1 && (word[n - 1] == 's' || word[n - 1] == 'S'))
+                    word[n - 1] = '\0';
+                bool y = false;
+                int f = ansi_field(word, &y);
+                if (f < 0)
+                    return 0; /* not a unit Spark's type is known of */
+                ym |= y ? 1 : 2;
+                lo = f < lo ? f : lo;
+                hi = f > hi ? f : hi;
+            }
+            text += n;
+            text += strspn(text, " \t");
+        }
+    }
+    if (hi < 0)
+        return 0;
+    if (gap->op) { /* INTERVAL '1:2' HOUR TO MINUTE */
+        const char *to = strstr(gap->op, " TO ");
+        bool y = false;
+        int f = to ? ansi_field(to + 4, &y) : -1;
+        if (f < 0)
+            return 0;
+        hi = f > hi ? f : hi;
+    }
+    if (ym == 3)
+        return 0; /* Spark refuses the literal itself */
+    weir__error_set(t->err, WEIR_ESQL, "_LEGACY_ERROR_TEMP_1040", __FILE__,
+                    __LINE__,
+                    "Gap duration expression used in session window must be "
+                    "CalendarIntervalType, but got %s(%d,%d).",
+                    ym == 1 ? "YearMonthIntervalType" : "DayTimeIntervalType",
+                    lo, hi);
+    if (gap->src)
+        weir__sql_error_at(t->err, gap->src, gap->pos);
+    return WEIR_ESQL;
+}
+
 /* The row's start and end: CAST(ts AS TIMESTAMP) and that plus the gap. */
 static int bounds(sql_tx *t, const weir_sql_expr *e, weir_buf *start, weir_buf *end)
 {
     weir_buf ts = WEIR_BUF_INIT;
-    int rc = weir__fn_arg(t, &ts, e, 0);
+    int rc = ansi_gap(t, e->n > 1 ? e->list[1] : NULL);
+    if (!rc)
+        rc = weir__fn_arg(t, &ts, e, 0);
     const char *gap = weir__fn_string_literal(e->list[1]);
     weir__buf_printf(start, "CAST(%s AS TIMESTAMP)", weir__buf_cstr(&ts));
     weir__buf_printf(end, "CAST(%s AS TIMESTAMP) + CAST(", weir__buf_cstr(&ts));

@@ -273,6 +273,9 @@ typedef struct weir_sql_state_plan {
         const char *alias;       /* what the query calls the side */
         const char *event_time;
         bool can_evict;
+        bool by_key;             /* evicted by an equality of the two
+                                    event times (Spark: the watermark in
+                                    the join keys), not a range */
         struct {
             const weir_sql_expr *interval;
             bool minus;

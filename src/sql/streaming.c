@@ -136,6 +136,10 @@ static const wm_name *wm_of(const wm_name *l, const weir_sql_expr *e)
         return NULL;
     if (is_time_window(e) && e->n)
         return wm_of(l, e->list[0]);
+    /* window_time(w) of a time window w: the time of its last instant */
+    if (e->kind == EX_FUNC && e->name && e->n == 1 &&
+        weir__str_ieq(e->name, "window_time"))
+        return wm_of(l, e->list[0]);
     if (e->kind != EX_COLUMN || !e->n_names)
         return NULL;
     for (; l; l = l->next)
@@ -873,6 +877,7 @@ static void bound_of(weir_sql_state_plan *p, const weir_sql_expr *a_,
         if (!sd || sd->can_evict)
             continue;
         sd->can_evict = true;
+        sd->by_key = eq;
         sd->n_evict = 0;
         if (tb.interval) {
             sd->evict[sd->n_evict].interval = tb.interval;
@@ -899,6 +904,34 @@ static void bounds_of(weir_sql_state_plan *p, const weir_sql_expr *e,
     } else if (e->kind == EX_BETWEEN && !e->negated) {
         bound_of(p, e->a, ">=", e->b, alias, sides, event);
         bound_of(p, e->a, "<=", e->c, alias, sides, event);
+    }
+}
+
+/* The watermarked columns j joins on by name: its USING columns, or for a
+ * NATURAL join every column watermarked on both sides (such a column is
+ * one both sides have). Each is an equality of the two sides' event
+ * times, Spark's "watermark in the join keys": both sides' rows leave the
+ * state once that time is at or before the watermark. */
+static void key_bounds(weir_sql_state_plan *p, const sql_rel *j,
+                       const facts *sides, const char **event)
+{
+    for (const wm_name *w = sides[0].wm; w; w = w->next) {
+        bool key = j->natural;
+        for (size_t i = 0; i < j->n_using && !key; i++)
+            key = weir__str_ieq(j->using_cols[i], w->name);
+        const wm_name *r = sides[1].wm;
+        while (r && !weir__str_ieq(r->name, w->name))
+            r = r->next;
+        if (!key || !r)
+            continue;
+        for (int i = 0; i < 2; i++) {
+            struct weir_sql_join_side *sd = &p->side[i];
+            event[i] = i ? r->name : w->name;
+            sd->can_evict = true;
+            sd->by_key = true;
+            sd->n_evict = 0;
+        }
+        return;
     }
 }
 
@@ -994,6 +1027,7 @@ static const weir_sql_state_plan *join_plan(an *a, const weir_sql_query *q,
                              weir__sql_rel_name(rel[1], "__weir_rows") };
     const char *event[2] = { NULL, NULL };
     bounds_of(p, j->on, alias, sides, event, 0);
+    key_bounds(p, j, sides, event);
     sql_rel *ph[2];
     weir_sql_query *rows[2];
     for (int i = 0; i < 2 && !a->rc; i++) {

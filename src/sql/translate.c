@@ -297,8 +297,12 @@ static int tx_item(sql_tx *t, weir_buf *out, const sql_item *it)
         weir__buf_puts(out, " AS ");
         weir__buf_put_sql_ident(out, it->alias);
     } else if (e->kind == EX_FUNC && !e->over &&
-               weir__str_ieq(e->name, "session_window")) {
-        weir__buf_puts(out, " AS \"session_window\""); /* Spark's name */
+               (weir__str_ieq(e->name, "session_window") ||
+                weir__str_ieq(e->name, "window"))) {
+        /* Spark names a time window's column after its function */
+        weir__buf_printf(out, " AS \"%s\"",
+                         weir__str_ieq(e->name, "window") ? "window"
+                                                          : "session_window");
     } else if (e->kind == EX_COLUMN && e->n_names == 1 &&
                !(t->time_window && weir__str_ieq(e->names[0], "window")) &&
                !(t->session && weir__str_ieq(e->names[0], "session_window"))) {

@@ -142,6 +142,20 @@ def _(spark):
                      F.first("id").over(w))
 
 
+@case("names/time_windows")
+def _(spark):
+    F = _F()
+    df = _people(spark)
+    return df.where(df.ts.isNotNull()).select("id", F.window(df.ts, "10 minutes"))
+
+
+@case("names/session_windows")
+def _(spark):
+    F = _F()
+    df = _people(spark)
+    return df.select(F.session_window("ts", "5 minutes"), "name")
+
+
 @case("names/lambdas_and_collections")
 def _(spark):
     F = _F()

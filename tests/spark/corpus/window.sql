@@ -33,5 +33,14 @@ SELECT k, session_window.start AS s, session_window.end AS e, count(*) AS n FROM
 SELECT session_window(ts, g) AS w, count(*) AS n, min(ts) AS first FROM VALUES (TIMESTAMP '2024-01-01 10:00:00', '1 minute'), (TIMESTAMP '2024-01-01 10:00:30', '10 minutes'), (TIMESTAMP '2024-01-01 10:08:00', '0 minutes'), (TIMESTAMP '2024-01-01 10:09:00', '-1 minutes'), (TIMESTAMP '2024-01-01 10:20:00', '2 minutes') AS t(ts, g) GROUP BY session_window(ts, g);
 SELECT session_window(ts, '5 minutes') AS w, ts FROM VALUES (TIMESTAMP '2024-01-01 10:00:00'), (NULL) AS t(ts);
 SELECT session_window, count(*) AS n FROM VALUES (TIMESTAMP '2024-01-01 10:00:00'), (TIMESTAMP '2024-01-01 10:03:00') AS t(ts) WHERE ts > TIMESTAMP '2023-01-01' GROUP BY session_window(ts, '5 minutes');
--- known: Spark 4.1 wants a string or calendar interval as the gap and refuses an ANSI day-time interval literal; weir accepts it
+-- Spark 4.1 wants a string or calendar interval as the gap and refuses an ANSI interval literal (_LEGACY_ERROR_TEMP_1040), also in its string and TO forms
+-- error
 SELECT session_window(ts, INTERVAL 5 MINUTES) AS w, ts FROM VALUES (TIMESTAMP '2024-01-01 10:00:00'), (NULL) AS t(ts);
+-- Unaliased time windows are named after their function, `window` (tumbling or sliding) and `session_window`
+SELECT window(ts, '10 minutes'), count(*) AS n FROM VALUES (TIMESTAMP '2024-01-01 10:00:00'), (TIMESTAMP '2024-01-01 10:12:00') AS t(ts) GROUP BY window(ts, '10 minutes');
+SELECT window(ts, '10 minutes', '5 minutes'), count(*) AS n FROM VALUES (TIMESTAMP '2024-01-01 10:03:00') AS t(ts) GROUP BY window(ts, '10 minutes', '5 minutes');
+-- error
+SELECT session_window(ts, INTERVAL '1:05' HOUR TO MINUTE) AS w FROM VALUES (TIMESTAMP '2024-01-01 10:00:00') AS t(ts);
+-- window_time: a window's end less a microsecond, named after the window's column
+SELECT window_time(window(ts, '10 minutes')) FROM VALUES (TIMESTAMP '2024-01-01 10:03:00') AS t(ts);
+SELECT window_time(w) AS t, n FROM (SELECT window(ts, '10 minutes') AS w, count(*) AS n FROM VALUES (TIMESTAMP '2024-01-01 10:03:00'), (TIMESTAMP '2024-01-01 10:14:00') AS t(ts) GROUP BY 1);

@@ -161,10 +161,44 @@ def session_edges(seed, updates):
     return out
 
 
+def paired_readings(seed, updates, n=6, step=20):
+    """Two sources of readings (uid, ts, a) and (uid, ts, b) that match on
+    both uid and ts: about half of a's rows have a twin in b, in the same
+    update or the next; each side also has rows without a twin; after the
+    first update, twins at the watermark W (10 minutes) the previous update
+    left, at W + 1 s and well behind it."""
+    rnd = random.Random(seed)
+    a = {u: [] for u in range(1, updates + 1)}
+    b = {u: [] for u in range(1, updates + 1)}
+    uid, newest = 1, 0.0
+    for u in range(1, updates + 1):
+        wm = newest - 10
+        times = [(u - 1) * step + rnd.uniform(0, step) for _ in range(n)]
+        if u > 1:
+            times += [wm, wm + 1 / 60, newest - rnd.uniform(20, 40)]
+        for m in times:
+            a[u].append({"uid": uid, "ts": m, "a": rnd.randint(1, 100)})
+            if rnd.random() < 0.5:
+                later = min(updates, u + (rnd.random() < 0.3))
+                b[later].append({"uid": uid, "ts": m, "b": rnd.randint(1, 100)})
+            uid += 1
+        for _ in range(2):
+            b[u].append({"uid": 500 + uid, "ts": (u - 1) * step + rnd.uniform(0, step),
+                         "b": rnd.randint(1, 100)})
+            uid += 1
+        newest = max([newest] + [r["ts"] for r in a[u]] + [r["ts"] for r in b[u]])
+    for side in (a, b):
+        for u in side:
+            rnd.shuffle(side[u])
+            side[u] = [dict(r, ts=ts(r["ts"])) for r in side[u]]
+    return a, b
+
+
 # entry -> {source folder: {update: rows}}
 def inputs():
     adimp, adclick = ad_events(41, 5)
     fast, slow = two_paces(43, 5)
+    read_a, read_b = paired_readings(47, 5)
     ev = events(7, 5)
     ev6 = events(11, 6)
     dup = events(13, 5, dups=3, replays=2)
@@ -184,7 +218,10 @@ def inputs():
         "sql-join-inner": {"impressions": adimp, "clicks": adclick},
         "sql-join-unbounded": {"users_a": users_a, "users_b": users_b},
         "sql-join-natural": {"users_a": users_a, "users_b": users_b},
+        "sql-join-natural-outer": {"readings_a": read_a, "readings_b": read_b},
         "sql-join-left": {"impressions": adimp, "clicks": adclick},
+        "sql-join-window": {"impressions": adimp, "clicks": adclick},
+        "sql-window-window": {"events": ev},
         "sql-join-right": {"impressions": adimp, "clicks": adclick},
         "sql-join-full": {"impressions": adimp, "clicks": adclick},
         "sql-join-semi": {"impressions": adimp, "clicks": adclick},

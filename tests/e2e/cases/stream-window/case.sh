@@ -89,6 +89,11 @@ WHERE flow_name = 'spark_catalog.default.per_window'
   AND get_json_object(details, '\$.flow_progress.status') = 'COMPLETED'
 ORDER BY sequence DESC LIMIT 1" "dropped,wm
 1,2024-01-01T00:21:00.000Z"
+# weir events shows them with the flow's progress (docs/events.md).
+run_weir events --format json
+expect_exit 0
+expect_stdout_contains 'numRowsDroppedByWatermark'
+expect_stdout_contains '2024-01-01T00:21:00.000Z'
 
 # 00:09's windows both ended at 00:15: late for the sliding windows too.
 slides "s,n,total
