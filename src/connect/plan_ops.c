@@ -462,6 +462,20 @@ static int distinct(plan_ctx *c, const Rel *input, plan_query *out)
     char alias[32];
     if (weir__plan_rel(c, input, out) < 0)
         return -1;
+    /* A batch join's own level (nothing dropped or defined on it): SELECT
+     * DISTINCT * keeps both sides' same-named columns, as Spark names them
+     * (a derived table would rename them name_1), and the sides' plan ids
+     * keep naming their columns (a later select wraps it with the sides
+     * apart: the sides' rows add nothing to what is distinct). */
+    if (over_join(out) && !out->excepts.len && !out->defs.n &&
+        !strstr(weir__buf_cstr(&out->from), "STREAM ")) {
+        if (!out->select.len)
+            weir__buf_putc(&out->select, '*');
+        out->join_star = false;
+        out->distinct = true;
+        out->stage = PLAN_ST_DISTINCT;
+        return 0;
+    }
     weir__plan_next_alias(c, alias, sizeof alias);
     if (weir__plan_query_wrap(c, out, alias) < 0)
         return -1;

@@ -350,6 +350,25 @@ def _(spark):
         .select(d.name, "z", F.col("dept") + F.col("z"), p.name)
 
 
+@case("joins/distinct_keeps_names")
+def _(spark):
+    p, d, j = _emp_dept(spark)
+    return j.distinct()
+
+
+@case("joins/distinct_then_each_side")
+def _(spark):
+    p, d, j = _emp_dept(spark)
+    return j.distinct().select(d.name, p.name, (p.id + d.id).alias("s"))
+
+
+@case("joins/drop_duplicates_then_group_by_side")
+def _(spark):
+    F = _F()
+    p, d, j = _emp_dept(spark)
+    return j.dropDuplicates().groupBy(d.name).agg(F.count(p.id).alias("n"))
+
+
 @case("joins/left_join_sides")
 def _(spark):
     p, d, _j = _emp_dept(spark)
