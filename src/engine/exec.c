@@ -540,7 +540,7 @@ static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
     } else if (!rc && (rc = weir__stateful_step(x, t, p.gen, p.sources.items,
                                                 p.sources.len)) != 0) {
         weir__files_explain_error(&x->err);
-    } else if (!rc && t->kind == WEIR_SINK) {
+    } else if (!rc && (t->kind == WEIR_SINK || weir__dataset_delta(t))) {
         const weir_sink_format *fmt = weir__sink_format(t->def->format);
         rc = fmt ? weir__sink_flow_stage(x, t, p.gen, p.batch_id,
                                          p.sources.items, p.sources.len, fmt)
@@ -682,7 +682,7 @@ int weir__flow_exec(weir_flow_exec *x)
     x->note[0] = '\0';
     x->warning[0] = '\0';
     int rc = 0;
-    if (t->kind == WEIR_SINK) {
+    if (t->kind == WEIR_SINK || weir__dataset_delta(t)) {
         const weir_sink_format *fmt = weir__sink_format(t->def->format);
         if (fmt)
             rc = weir__sink_flow_recover(x, t, fmt);

@@ -17,7 +17,9 @@
 #include "engine/common.h"
 #include "engine/resolve.h"
 #include "engine/write.h"
+#include "sinks/sink.h"
 #include "state/tables.h"
+#include "util/fs.h"
 #include "util/str.h"
 #include "util/vec.h"
 
@@ -293,6 +295,10 @@ static int reset_dataset(piece_vec *v, const weir_graph *g, int di,
     return add_piece(v, di, d->catalog, &q);
 }
 
+static int check_format(const weir_graph *g, const weir_gdataset *d,
+                        const weir_table_record *m, weir_error *err);
+static int run_script(weir_storage *st, weir_buf *sql, weir_error *err);
+
 static int materialize_dataset(piece_vec *v, const weir_graph *g, int di,
                                snapshot *s, const char *update_id,
                                bool *created, weir_error *err)
@@ -302,7 +308,9 @@ static int materialize_dataset(piece_vec *v, const weir_graph *g, int di,
     const column_list *cl = existing(s, di);
     const weir_table_record *m = weir__tables_get(&s->meta, d);
     weir_buf q = WEIR_BUF_INIT;
-    int rc = 0;
+    int rc = check_format(g, d, m, err);
+    if (rc)
+        return rc;
     /* A streaming table an earlier update created, dropped behind weir's
      * back: recreating it empty would skip every row its flows already
      * read, and its streaming readers' offsets would point past new rows. */
@@ -352,6 +360,127 @@ static int materialize_dataset(piece_vec *v, const weir_graph *g, int di,
             WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     }
     weir__buf_free(&q);
+    return rc;
+}
+
+
+/* ---- datasets stored as Delta tables --------------------------------------- */
+
+static bool recorded_delta(const weir_table_record *m)
+{
+    return m && m->format && weir__str_ieq(m->format, "delta");
+}
+
+/* A dataset whose format changed since weir stored it: its rows are in
+ * the other format, so only a full refresh (which rebuilds it from its
+ * sources) may switch. */
+static int check_format(const weir_graph *g, const weir_gdataset *d,
+                        const weir_table_record *m, weir_error *err)
+{
+    bool delta = weir__dataset_delta(d);
+    if (!m || delta == recorded_delta(m))
+        return 0;
+    weir_buf q = WEIR_BUF_INIT;
+    weir__cli_name(&q, g, d);
+    int rc = WEIR_ERR(err, WEIR_ERROR, "DATASET_FORMAT_CHANGED",
+                      "The %s %s is stored as a %s table but is now declared "
+                      "%s: its rows stay where they are until a full refresh "
+                      "of it rebuilds it in the new format (`weir run "
+                      "--full-refresh %s`). Nothing was changed.",
+                      weir__kind_name(d->kind), d->display,
+                      recorded_delta(m) ? "Delta" : "DuckDB",
+                      delta ? "USING delta" : "without USING delta",
+                      weir__buf_cstr(&q));
+    weir__buf_free(&q);
+    return rc;
+}
+
+/* The statements of a Delta dataset: its record (the epoch bumped on a
+ * full refresh, with new checkpoint generations for its flows), a table
+ * of the DuckDB format it replaces dropped. Its log and view follow once
+ * they committed (delta_publish). */
+static int materialize_delta(piece_vec *v, weir_storage *st,
+                             const weir_graph *g, int di, snapshot *s,
+                             bool reset, const char *update_id, bool *created,
+                             weir_error *err)
+{
+    const weir_gdataset *d = &g->datasets[di];
+    const weir_table_record *m = weir__tables_get(&s->meta, d);
+    int rc = reset ? 0 : check_format(g, d, m, err);
+    weir_buf q = WEIR_BUF_INIT;
+    weir__storage_delta_dir(&q, st, d->catalog, d->database, d->name);
+    weir__buf_puts(&q, "/_delta_log");
+    bool have_log = weir__fs_exists(weir__buf_cstr(&q));
+    weir__buf_clear(&q);
+    if (!rc && !reset && m && !have_log) {
+        weir__cli_name(&q, g, d);
+        rc = WEIR_ERR(err, WEIR_ERROR, "STREAMING_TABLE_MISSING",
+                      "The Delta table of streaming table %s was created by "
+                      "an earlier update but its log is gone (deleted "
+                      "outside weir): the rows its flows already processed "
+                      "are lost. Rebuild it from its sources with `weir run "
+                      "--full-refresh %s`.",
+                      d->display, weir__buf_cstr(&q));
+        weir__buf_clear(&q);
+    }
+    if (!rc && reset)
+        rc = reset_checkpoints(v, g, di, update_id);
+    if (!rc && s->tables[di].exists && !s->tables[di].view) {
+        weir__buf_puts(&q, "; DROP TABLE ");
+        weir__phys(&q, d);
+    }
+    if (!rc) {
+        *created = reset || !have_log;
+        weir__tables_put(&q, d, (m ? m->epoch : 0) + (reset ? 1 : 0),
+                         reset ? NULL : m, update_id);
+        rc = add_piece(v, di, d->catalog, &q);
+        if (rc)
+            WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    }
+    weir__buf_free(&q);
+    return rc;
+}
+
+/* After the records committed: the Delta table brought to the dataset's
+ * schema and epoch, and the view its readers query (DuckDB's delta
+ * extension reads the log's latest version). */
+static int delta_publish(weir_storage *st, const weir_gdataset *d,
+                         weir_error *err)
+{
+    int64_t epoch = 0;
+    int rc = weir__tables_epoch(st->conn, d, &epoch, err);
+    weir_buf dir = WEIR_BUF_INIT;
+    weir__storage_delta_dir(&dir, st, d->catalog, d->database, d->name);
+    if (!rc)
+        rc = weir__fs_mkdirs(weir__buf_cstr(&dir), err);
+    if (!rc)
+        rc = weir__delta_dataset_sync(weir__buf_cstr(&dir), d->schema.cols,
+                                      d->schema.n,
+                                      (const char *const *)d->def->partition_cols,
+                                      d->def->n_partition_cols, epoch, err);
+    if (!rc)
+        rc = weir__db_extension(weir__conn_db(st->conn), "delta",
+                                "Delta datasets", err);
+    weir_buf q = WEIR_BUF_INIT;
+    weir__buf_puts(&q, "BEGIN TRANSACTION; CREATE OR REPLACE VIEW ");
+    weir__phys(&q, d);
+    weir__buf_puts(&q, " AS SELECT ");
+    for (size_t i = 0; i < d->schema.n; i++) {
+        const weir_column *c = &d->schema.cols[i];
+        weir__buf_puts(&q, i ? ", CAST(" : "CAST(");
+        weir__buf_put_sql_ident(&q, c->name);
+        weir__buf_printf(&q, " AS %s) AS ", c->duck_type);
+        weir__buf_put_sql_ident(&q, c->name);
+    }
+    weir__buf_puts(&q, " FROM delta_scan(");
+    weir__buf_put_sql_string(&q, weir__buf_cstr(&dir));
+    weir__buf_puts(&q, "); COMMIT");
+    if (!rc)
+        rc = run_script(st, &q, err);
+    if (rc)
+        weir__conn_rollback(st->conn);
+    weir__buf_free(&q);
+    weir__buf_free(&dir);
     return rc;
 }
 
@@ -418,7 +547,12 @@ int weir__materialize(weir_storage *st, const weir_graph *g,
             (rc = look_up(&s, st, g, di, err)) != 0)
             break;
         bool again = reset[di] || (selected[di] && was_materialized_view(&s, di, d));
-        if (again && reset_dataset(&v, g, di, &s, update_id, made))
+        if (weir__dataset_delta(d) && (reset[di] || selected[di]))
+            rc = materialize_delta(&v, st, g, di, &s, reset[di], update_id,
+                                   made, &errs[di]) == WEIR_ENOMEM
+                     ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                     : 0;
+        else if (again && reset_dataset(&v, g, di, &s, update_id, made))
             rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
         else if (!again && selected[di] && d->kind != WEIR_SINK)
             rc = materialize_dataset(&v, g, di, &s, update_id, made,
@@ -434,6 +568,10 @@ int weir__materialize(weir_storage *st, const weir_graph *g,
         if (!seen)
             run_pieces(st, &v, v.items[i].alias, errs);
     }
+    for (size_t i = 0; !rc && i < g->n_datasets; i++)
+        if (weir__dataset_delta(&g->datasets[i]) && (reset[i] || selected[i]) &&
+            !errs[i].code)
+            delta_publish(st, &g->datasets[i], &errs[i]);
     for (size_t i = 0; i < v.len; i++)
         free(v.items[i].sql);
     WEIR_VEC_FREE(&v);

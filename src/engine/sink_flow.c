@@ -18,14 +18,41 @@
 typedef struct sink_names {
     char stage[4096];
     char state_id[64];
+    char table[4096]; /* a Delta dataset's folder */
+    weir_kv options[1];
 } sink_names;
+
+/* A dataset stored as Delta is written as a delta sink whose path is the
+ * dataset's folder (docs/delta.md). */
+static int delta_dataset(weir_flow_exec *x, const weir_gdataset *t,
+                         weir_sink_batch *b, sink_names *n)
+{
+    weir_buf dir = WEIR_BUF_INIT;
+    weir__storage_delta_dir(&dir, x->st, t->catalog, t->database, t->name);
+    int rc = dir.failed || dir.len >= sizeof(n->table)
+                 ? WEIR_ERR(&x->err, WEIR_EINVAL, NULL,
+                            "the folder of Delta table %s is too long",
+                            t->display)
+                 : 0;
+    if (!rc)
+        weir__str_copy(n->table, sizeof(n->table), weir__buf_cstr(&dir));
+    weir__buf_free(&dir);
+    n->options[0].key = "path";
+    n->options[0].value = n->table;
+    b->options = n->options;
+    b->n_options = 1;
+    b->format = "delta";
+    b->redirect_root = NULL;
+    b->local_topics = NULL;
+    return rc;
+}
 
 static int sink_batch(weir_flow_exec *x, const weir_gdataset *t, int64_t gen,
                       int64_t batch_id, weir_sink_batch *b, sink_names *n)
 {
     memset(b, 0, sizeof(*b));
     n->stage[0] = n->state_id[0] = '\0';
-    b->sink = t->name;
+    b->sink = weir__dataset_batch_key(t);
     b->flow = x->f->display;
     b->format = t->def->format ? t->def->format : "";
     b->options = t->def->options;
@@ -41,7 +68,7 @@ static int sink_batch(weir_flow_exec *x, const weir_gdataset *t, int64_t gen,
         h = h * 33 + (unsigned char)*c;
     weir_buf p = WEIR_BUF_INIT;
     weir__buf_printf(&p, "%s/sinks/", x->st->root);
-    weir__path_put_name(&p, t->name);
+    weir__path_put_name(&p, weir__dataset_batch_key(t));
     weir__buf_putc(&p, '/');
     weir__path_put_name(&p, x->f->name);
     weir__buf_printf(&p, "-%08lx", h & 0xffffffffUL);
@@ -56,6 +83,8 @@ static int sink_batch(weir_flow_exec *x, const weir_gdataset *t, int64_t gen,
         weir_checkpoint cp = weir__flow_checkpoint(x, t);
         rc = weir__state_id(&cp, n->state_id, sizeof(n->state_id));
     }
+    if (!rc && t->kind != WEIR_SINK)
+        rc = delta_dataset(x, t, b, n);
     b->stage_dir = n->stage;
     b->state_id = n->state_id;
     b->generation = gen;
@@ -74,7 +103,7 @@ static int mark_published(weir_flow_exec *x, const weir_gdataset *t,
     weir_checkpoint cp = weir__flow_checkpoint(x, t);
     int rc = weir__conn_begin(x->conn, &x->err);
     if (!rc)
-        rc = weir__sink_batch_published(&cp, t->name, b->generation,
+        rc = weir__sink_batch_published(&cp, weir__dataset_batch_key(t), b->generation,
                                         b->batch_id);
     if (!rc)
         rc = weir__storage_commit(x->st, x->conn, &x->err);
@@ -88,7 +117,7 @@ int weir__sink_flow_recover(weir_flow_exec *x, const weir_gdataset *t,
 {
     weir_checkpoint cp = weir__flow_checkpoint(x, t);
     weir_rows *r = NULL;
-    int rc = weir__sink_batches_unpublished(&cp, t->name, &r);
+    int rc = weir__sink_batches_unpublished(&cp, weir__dataset_batch_key(t), &r);
     for (size_t i = 0; !rc && i < r->n_rows; i++) {
         weir_sink_batch b;
         sink_names names;
@@ -128,7 +157,7 @@ int weir__sink_flow_stage(weir_flow_exec *x, const weir_gdataset *t,
     }
     if (!rc) {
         weir_checkpoint cp = weir__flow_checkpoint(x, t);
-        rc = weir__sink_batch_add(&cp, t->name, gen, batch_id,
+        rc = weir__sink_batch_add(&cp, weir__dataset_batch_key(t), gen, batch_id,
                                   x->rows_written);
     }
     weir__buf_free(&sql);

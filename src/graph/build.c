@@ -40,6 +40,17 @@ void weir__graph_report(builder *b, const weir_origin *o, const weir_sql_pos *po
         b->rc = WEIR_EGRAPH;
 }
 
+const char *weir__dataset_batch_key(const weir_gdataset *d)
+{
+    return d->kind == WEIR_SINK ? d->name : d->display;
+}
+
+bool weir__dataset_delta(const weir_gdataset *d)
+{
+    return d->kind == WEIR_STREAMING_TABLE && d->def && d->def->format &&
+           weir__str_ieq(d->def->format, "delta");
+}
+
 const char *weir__kind_name(weir_dataset_kind kind)
 {
     switch (kind) {

@@ -280,6 +280,15 @@ bool weir__graph_uses_kafka(const weir_graph *g);
 const char *weir__kind_name(weir_dataset_kind kind);
 const char *weir__kind_output_type(weir_dataset_kind kind);
 
+/* Whether dataset d is stored as a Delta Lake table (a streaming table
+ * written `USING delta` or with format="delta"; docs/delta.md) rather
+ * than a DuckDB table. */
+bool weir__dataset_delta(const weir_gdataset *d);
+/* The name the batches of flows into d are logged under in
+ * _weir.sink_batches (state/sink.h): a sink's name, or the display name
+ * of a dataset stored as Delta (written through the delta sink format). */
+const char *weir__dataset_batch_key(const weir_gdataset *d);
+
 /*
  * Append to out what open-source Apache Spark 4.1 rejects or runs
  * differently in the graph's definitions and in the SQL of their queries

@@ -527,9 +527,10 @@ static int read_manifest(manifest *m, bool *found, weir_arena *a,
     return rc;
 }
 
-static void put_metadata(weir_buf *c, const weir_delta_log *l,
-                         const weir_dschema *schema, const manifest *m,
-                         int64_t now_ms)
+void weir__delta_put_metadata(weir_buf *c, const weir_delta_log *l,
+                              const weir_dschema *schema,
+                              const char *const *parts, size_t n_parts,
+                              int64_t now_ms)
 {
     const weir_json *old = l->metadata;
     char id[37];
@@ -555,9 +556,9 @@ static void put_metadata(weir_buf *c, const weir_delta_log *l,
     weir__buf_puts(c, ",\"schemaString\":");
     weir__buf_put_json_string(c, weir__buf_cstr(&s));
     weir__buf_puts(c, ",\"partitionColumns\":[");
-    for (size_t k = 0; k < m->n_parts; k++) {
+    for (size_t k = 0; k < n_parts; k++) {
         weir__buf_puts(c, k ? "," : "");
-        weir__buf_put_json_string(c, m->parts[k]);
+        weir__buf_put_json_string(c, parts[k]);
     }
     weir__buf_puts(c, "],\"configuration\":");
     const weir_json *conf = old ? weir__json_get(old, "configuration") : NULL;
@@ -673,7 +674,7 @@ static int build_commit(weir_buf *c, const weir_sink_batch *b,
             weir__buf_puts(c, "{\"protocol\":{\"minReaderVersion\":1,"
                               "\"minWriterVersion\":2}}\n");
         if (l->version < 0 || added)
-            put_metadata(c, l, &merged, m, now_ms);
+            weir__delta_put_metadata(c, l, &merged, m->parts, m->n_parts, now_ms);
         weir__buf_puts(c, "{\"txn\":{\"appId\":");
         weir__buf_put_json_string(c, b->flow);
         weir__buf_printf(c, ",\"version\":%lld,\"lastUpdated\":%lld}}\n",

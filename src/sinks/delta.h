@@ -131,4 +131,12 @@ int weir__delta_log_active(const weir_delta_log *l, weir_delta_add ***out,
 int weir__delta_log_commit(const char *table, int64_t version,
                            const char *actions, size_t len, weir_error *err);
 
+/* A metaData action (one line) for schema and partition columns, keeping
+ * the id, name, description, format, configuration and creation time of
+ * l's latest metaData when there is one (delta.c). */
+void weir__delta_put_metadata(weir_buf *c, const weir_delta_log *l,
+                              const weir_dschema *schema,
+                              const char *const *parts, size_t n_parts,
+                              int64_t now_ms);
+
 #endif

@@ -125,4 +125,17 @@ const weir_sink_format *weir__sink_format(const char *name);
  * delta.`path`, delta_scan('path') and read_delta('path'). */
 int weir__delta_render_scan(weir_buf *out, const char *path, weir_error *err);
 
+/* A dataset stored as a Delta table in the folder `table` (absolute;
+ * docs/delta.md), brought to the dataset's columns and epoch (the count of
+ * its full refreshes, as DuckDB committed it) before its flows run: a
+ * table without a log is created with the columns and partition columns;
+ * one whose log has not seen `epoch` is overwritten (its files removed,
+ * the new schema); one lacking some of the columns gains them. At most one
+ * commit, none when the table is there already; a retry after a crash
+ * does what is left. The flows' batches go through the delta sink format
+ * (stage, publish) with `path` set to the folder. */
+int weir__delta_dataset_sync(const char *table, const weir_column *cols,
+                             size_t n, const char *const *parts,
+                             size_t n_parts, int64_t epoch, weir_error *err);
+
 #endif

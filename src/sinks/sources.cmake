@@ -1,6 +1,7 @@
 set(WEIR_SINKS_SOURCES
   src/sinks/csv.c
   src/sinks/delta.c
+  src/sinks/delta_dataset.c
   src/sinks/delta_log.c
   src/sinks/delta_schema.c
   src/sinks/files.c

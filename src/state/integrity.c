@@ -79,9 +79,9 @@ static int unaccounted(const check *k, int64_t gen, int64_t next_batch,
 {
     const weir_gdataset *t = k->t;
     *have = *counted = 0;
-    if (t->kind == WEIR_SINK)
-        return weir__sink_batches_unrecorded(k->cp, t->name, gen, next_batch,
-                                             have);
+    if (t->kind == WEIR_SINK || weir__dataset_delta(t))
+        return weir__sink_batches_unrecorded(k->cp, weir__dataset_batch_key(t),
+                                             gen, next_batch, have);
     if (t->kind != WEIR_STREAMING_TABLE)
         return 0;
     /* An empty table (a first update) holds nothing unaccounted for:

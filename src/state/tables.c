@@ -31,7 +31,7 @@ int weir__tables_load(weir_table_records *out, weir_storage *st,
         if (q.len)
             weir__buf_puts(&q, " UNION ALL ");
         weir__buf_puts(&q, "SELECT name, epoch, array_to_string(partition_cols, "
-                           "','), " SIGNATURE_SQL ", kind FROM ");
+                           "','), " SIGNATURE_SQL ", kind, format FROM ");
         weir__buf_put_sql_ident(&q, alias);
         weir__buf_puts(&q, "." WEIR_META_SCHEMA ".tables");
     }
@@ -46,6 +46,7 @@ int weir__tables_load(weir_table_records *out, weir_storage *st,
         m->partitions = weir__rows_get(r, i, 2);
         m->signature = weir__rows_get(r, i, 3);
         m->kind = weir__rows_get(r, i, 4);
+        m->format = weir__rows_get(r, i, 5);
         if (weir__map_put(&out->by_name, weir__rows_get(r, i, 0), m))
             return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     }

@@ -24,6 +24,7 @@ typedef struct weir_table_record {
     const char *kind;       /* weir__kind_name() of the dataset then */
     const char *partitions; /* partition columns, comma-separated */
     const char *signature;  /* the row's content (weir__tables_put) */
+    const char *format;     /* as declared then; "duckdb" when none */
 } weir_table_record;
 
 /* The rows of every catalog attached to st, by display name. */

@@ -113,6 +113,32 @@ void weir__storage_table_ref(weir_buf *out, const char *catalog,
     weir__buf_put_sql_ident(out, name);
 }
 
+void weir__storage_delta_dir(weir_buf *out, const weir_storage *s,
+                             const char *catalog, const char *database,
+                             const char *name)
+{
+    weir__buf_printf(out, "%s/tables/", s->root);
+    weir__path_put_name(out, catalog);
+    weir__buf_putc(out, '/');
+    weir__path_put_name(out, database);
+    weir__buf_putc(out, '/');
+    weir__path_put_name(out, name);
+}
+
+int weir__storage_delta_reader(weir_storage *s, weir_error *err)
+{
+    int64_t n = 0;
+    int rc = weir__conn_scalar_i64(
+        s->conn,
+        "SELECT count(*) FROM duckdb_views() WHERE NOT internal AND "
+        "sql LIKE '%delta_scan(%'",
+        &n, NULL, err);
+    if (!rc && n > 0)
+        rc = weir__db_extension(weir__conn_db(s->conn), "delta",
+                                "Delta datasets", err);
+    return rc;
+}
+
 static int attach(weir_storage *s, const char *file, const char *alias,
                   bool read_only, weir_error *err)
 {
@@ -622,7 +648,7 @@ static int attach_alias(weir_storage *s, const char *alias, bool create,
         free(key);
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     }
-    return 0;
+    return exists ? weir__storage_delta_reader(s, err) : 0;
 }
 
 int weir__storage_use_catalog(weir_storage *s, const char *catalog,

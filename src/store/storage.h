@@ -164,6 +164,17 @@ void weir__storage_catalog_path(weir_buf *out, const weir_storage *s,
 void weir__storage_table_ref(weir_buf *out, const char *catalog,
                              const char *database, const char *name);
 
+/* The folder of a dataset weir stores as a Delta table (docs/delta.md):
+ * <root>/tables/<catalog>/<database>/<name>, each name encoded as a file
+ * name (weir__path_put_name). */
+void weir__storage_delta_dir(weir_buf *out, const weir_storage *s,
+                             const char *catalog, const char *database,
+                             const char *name);
+
+/* Load DuckDB's delta extension (the views of Delta datasets read through
+ * delta_scan) when a catalog attached to s holds such a view. */
+int weir__storage_delta_reader(weir_storage *s, weir_error *err);
+
 /* Sample runs (weir run --sample) read external tables from the real
  * storage: its file of `catalog`, when there is one, attached read-only
  * under the catalog's alias plus WEIR_INPUT_ALIAS_SUFFIX (once; a file

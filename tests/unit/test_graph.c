@@ -269,7 +269,35 @@ TEST(test_graph_build__definition_rules)
     teardown(&fx);
 }
 
+/* What weir does not store as Delta yet is refused at its definition. */
+TEST(test_graph_build__delta_refusals)
+{
+    fixture fx;
+    setup(&fx);
+    add_file(&fx, "a.sql",
+             "CREATE STREAMING TABLE d USING delta AS SELECT * FROM STREAM(s);\n"
+             "CREATE MATERIALIZED VIEW m USING delta AS SELECT * FROM d;\n"
+             "CREATE STREAMING TABLE r AS SELECT * FROM STREAM(d);\n"
+             "CREATE STREAMING TABLE e (CONSTRAINT ok EXPECT (x > 0)) "
+             "USING DELTA AS SELECT * FROM STREAM(s);\n"
+             "CREATE FLOW f AS INSERT INTO ONCE d BY NAME SELECT * FROM s;\n"
+             "CREATE MATERIALIZED VIEW ok AS SELECT * FROM d;\n");
+    build(&fx);
+    CHECK_INT(fx.rc, WEIR_EGRAPH);
+    size_t n = 0;
+    int lines = 0;
+    for (size_t i = 0; i < fx.diags.len; i++)
+        if (!strcmp(fx.diags.items[i].error_class, "DELTA_UNSUPPORTED_FEATURE")) {
+            n++;
+            lines |= 1 << fx.diags.items[i].line;
+        }
+    CHECK_INT((int)n, 4);
+    CHECK_INT(lines, (1 << 2) | (1 << 3) | (1 << 4) | (1 << 5));
+    teardown(&fx);
+}
+
 TEST_MAIN(RUN(test_graph_build__medallion_order);
+          RUN(test_graph_build__delta_refusals);
           RUN(test_graph_build__definition_rules);
           RUN(test_graph_build__use_and_set_are_file_scoped);
           RUN(test_graph_build__cycle); RUN(test_graph_build__duplicates);

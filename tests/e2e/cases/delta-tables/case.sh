@@ -1,0 +1,71 @@
+# Streaming tables stored as Delta Lake tables (USING delta in SQL,
+# format="delta" in Python: py/) under <storage>/tables/<catalog>/<database>/:
+# each batch is one commit with a txn action (the flow, the batch), read
+# back by an independent reader (the deltalake package, check.py) with
+# every row once; weir query and a materialized view read them through
+# DuckDB's delta extension. A full refresh overwrites the table (a new
+# version, history kept) and sends each row once more, not twice; changing
+# a dataset's format is refused until its full refresh.
+py=$(weir_python)
+T=storage/tables/spark_catalog/default
+check_py=$PWD/check.py
+check() { # DIR IDS VERSION [APP=TXN...] [--where SQL] [/ DIR ...]
+    "$py" "$check_py" "$@" >"$E2E_OUT/check.txt" 2>&1 ||
+        e2e_fail "$(cat "$E2E_OUT/check.txt")"
+    e2e_pass
+}
+insert() { # FROM TO
+    run_weir query "INSERT INTO src SELECT id, CASE id % 3 WHEN 0 THEN 'a' WHEN 1 THEN 'b' END FROM range($1, $2) AS t(id)"
+    expect_exit 0
+}
+
+run_weir query "CREATE TABLE src (id BIGINT, k STRING)"
+expect_exit 0
+insert 0 1000
+run_weir run
+expect_exit 0
+# Version 0 creates the table, version 1 is the flow's batch 0.
+check $T/events 1000 1 spark_catalog.default.events=0 weir.table_epoch=0
+expect_file_contains $T/events/_delta_log/00000000000000000000.json '"partitionColumns":["k"]'
+expect_dir_exists $T/events/k=__HIVE_DEFAULT_PARTITION__
+expect_query "SELECT k, n, amount, (SELECT count(DISTINCT id) FROM events) AS d FROM totals ORDER BY k" "k,n,amount,d
+,333,166500.00,1000
+a,334,166833.00,1000
+b,333,166167.00,1000"
+
+# More rows: one more commit.
+insert 1000 2500
+run_weir run
+expect_exit 0
+check $T/events 2500 2 spark_catalog.default.events=1
+
+# Full refresh: the table is overwritten (its files removed in one commit,
+# history kept) and every row read again once, under a new txn generation.
+run_weir run --full-refresh events
+expect_exit 0
+check $T/events 2500 4 spark_catalog.default.events=4294967296 weir.table_epoch=1
+
+# Changing the format needs a full refresh: nothing is changed before.
+sed -i 's/USING delta //' transformations/events.sql
+insert 2500 2600
+run_weir run
+expect_exit 1
+expect_stdout_contains "DATASET_FORMAT_CHANGED"
+expect_stdout_contains "is stored as a Delta table but is now declared without USING delta"
+check $T/events 2500 4
+run_weir run --full-refresh events
+expect_exit 0
+expect_query "SELECT count(*) AS n, count(DISTINCT id) AS d FROM events" "n,d
+2600,2600"
+
+# Python: @dp.table(format="delta"), dp.create_streaming_table(format=...).
+WEIR_PYTHON=$("$E2E_LIB/../../scripts/pyclient.sh" 4.2.0)
+export WEIR_PYTHON
+cd py
+run_weir query "CREATE TABLE src (id BIGINT, k STRING)"
+expect_exit 0
+insert 0 100
+run_weir run
+expect_exit 0
+check $T/evens 100 1 spark_catalog.default.evens=0 --where "id % 2 = 0" / \
+      $T/odds 100 1 spark_catalog.default.odd_rows=0 --where "id % 2 = 1"
