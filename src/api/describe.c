@@ -17,7 +17,7 @@ static int fill_dataset(weir_arena *a, weir_dataset_info *di,
     di->name = d->display;
     di->kind = d->kind;
     di->comment = d->def->comment;
-    di->format = d->def->format;
+    di->format = d->format;
     di->source_path = path_of(&d->def->origin);
     di->source_line = d->def->origin.pos.line;
     di->n_expectations = d->def->n_expectations;

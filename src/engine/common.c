@@ -109,3 +109,23 @@ bool weir__flow_reads_files(const weir_graph *g, const weir_gflow *f, int depth)
     }
     return false;
 }
+
+void weir__delta_view(weir_buf *b, weir_storage *st, const weir_gdataset *d)
+{
+    weir__buf_puts(b, "; CREATE OR REPLACE VIEW ");
+    weir__phys(b, d);
+    weir__buf_puts(b, " AS SELECT ");
+    for (size_t i = 0; i < d->schema.n; i++) {
+        const weir_column *c = &d->schema.cols[i];
+        weir__buf_puts(b, i ? ", CAST(" : "CAST(");
+        weir__buf_put_sql_ident(b, c->name);
+        weir__buf_printf(b, " AS %s) AS ", c->duck_type);
+        weir__buf_put_sql_ident(b, c->name);
+    }
+    weir_buf dir = WEIR_BUF_INIT;
+    weir__storage_delta_dir(&dir, st, d->catalog, d->database, d->name);
+    weir__buf_puts(b, " FROM delta_scan(");
+    weir__buf_put_sql_string(b, weir__buf_cstr(&dir));
+    weir__buf_putc(b, ')');
+    weir__buf_free(&dir);
+}

@@ -22,6 +22,11 @@ void weir__column_defs(weir_buf *b, const weir_schema *s);
 /* "; COMMENT ON ..." statements for the table and its columns. */
 void weir__comments(weir_buf *b, const weir_gdataset *d);
 
+/* "; CREATE OR REPLACE VIEW" of a dataset stored as Delta (docs/delta.md):
+ * its resolved columns, cast to their DuckDB types, read from the table's
+ * latest version by DuckDB's delta extension. */
+void weir__delta_view(weir_buf *b, weir_storage *st, const weir_gdataset *d);
+
 /* The dataset's name as `weir run --full-refresh` takes it in a shell:
  * without the pipeline's default catalog (and database) where it is in
  * them; parts that are not plain identifiers in backticks, and then

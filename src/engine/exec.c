@@ -541,12 +541,12 @@ static int exec_streaming(weir_flow_exec *x, const weir_gdataset *t)
                                                 p.sources.len)) != 0) {
         weir__files_explain_error(&x->err);
     } else if (!rc && (t->kind == WEIR_SINK || weir__dataset_delta(t))) {
-        const weir_sink_format *fmt = weir__sink_format(t->def->format);
+        const weir_sink_format *fmt = weir__sink_format(t->format);
         rc = fmt ? weir__sink_flow_stage(x, t, p.gen, p.batch_id,
                                          p.sources.items, p.sources.len, fmt)
                  : WEIR_ERR(&x->err, WEIR_EINVAL, "UNSUPPORTED_SINK_FORMAT",
                             "sink format '%s' is not supported",
-                            t->def->format ? t->def->format : "");
+                            t->format ? t->format : "");
         if (!rc)
             rc = check_files_stable(x, &p);
         if (rc)
@@ -683,7 +683,7 @@ int weir__flow_exec(weir_flow_exec *x)
     x->warning[0] = '\0';
     int rc = 0;
     if (t->kind == WEIR_SINK || weir__dataset_delta(t)) {
-        const weir_sink_format *fmt = weir__sink_format(t->def->format);
+        const weir_sink_format *fmt = weir__sink_format(t->format);
         if (fmt)
             rc = weir__sink_flow_recover(x, t, fmt);
         if (rc)

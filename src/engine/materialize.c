@@ -101,6 +101,15 @@ static bool was_materialized_view(const snapshot *s, int di,
            m->kind && !strcmp(m->kind, weir__kind_name(WEIR_MATERIALIZED_VIEW));
 }
 
+/* A streaming table stored as Delta that was a materialized view: it
+ * starts over, as a DuckDB one does (was_materialized_view). */
+static bool was_view(const snapshot *s, const weir_gdataset *d)
+{
+    const weir_table_record *m = weir__tables_get(&s->meta, d);
+    return d->kind == WEIR_STREAMING_TABLE && m && m->kind &&
+           !strcmp(m->kind, weir__kind_name(WEIR_MATERIALIZED_VIEW));
+}
+
 /* ---- statements ---------------------------------------------------------- */
 
 /* The quarantine companion of a streaming table with QUARANTINE
@@ -412,7 +421,7 @@ static int materialize_delta(piece_vec *v, weir_storage *st,
     weir__buf_puts(&q, "/_delta_log");
     bool have_log = weir__fs_exists(weir__buf_cstr(&q));
     weir__buf_clear(&q);
-    if (!rc && !reset && m && !have_log) {
+    if (!rc && !reset && m && !have_log && d->kind == WEIR_STREAMING_TABLE) {
         weir__cli_name(&q, g, d);
         rc = WEIR_ERR(err, WEIR_ERROR, "STREAMING_TABLE_MISSING",
                       "The Delta table of streaming table %s was created by "
@@ -445,8 +454,9 @@ static int materialize_delta(piece_vec *v, weir_storage *st,
  * schema and epoch, and the view its readers query (DuckDB's delta
  * extension reads the log's latest version). */
 static int delta_publish(weir_storage *st, const weir_gdataset *d,
-                         weir_error *err)
+                         bool view_exists, weir_error *err)
 {
+    bool st_kind = d->kind == WEIR_STREAMING_TABLE;
     int64_t epoch = 0;
     int rc = weir__tables_epoch(st->conn, d, &epoch, err);
     weir_buf dir = WEIR_BUF_INIT;
@@ -457,25 +467,18 @@ static int delta_publish(weir_storage *st, const weir_gdataset *d,
         rc = weir__delta_dataset_sync(weir__buf_cstr(&dir), d->schema.cols,
                                       d->schema.n,
                                       (const char *const *)d->def->partition_cols,
-                                      d->def->n_partition_cols, epoch, err);
+                                      d->def->n_partition_cols, epoch,
+                                      st_kind, err);
     if (!rc)
         rc = weir__db_extension(weir__conn_db(st->conn), "delta",
                                 "Delta datasets", err);
     weir_buf q = WEIR_BUF_INIT;
-    weir__buf_puts(&q, "BEGIN TRANSACTION; CREATE OR REPLACE VIEW ");
-    weir__phys(&q, d);
-    weir__buf_puts(&q, " AS SELECT ");
-    for (size_t i = 0; i < d->schema.n; i++) {
-        const weir_column *c = &d->schema.cols[i];
-        weir__buf_puts(&q, i ? ", CAST(" : "CAST(");
-        weir__buf_put_sql_ident(&q, c->name);
-        weir__buf_printf(&q, " AS %s) AS ", c->duck_type);
-        weir__buf_put_sql_ident(&q, c->name);
-    }
-    weir__buf_puts(&q, " FROM delta_scan(");
-    weir__buf_put_sql_string(&q, weir__buf_cstr(&dir));
-    weir__buf_puts(&q, "); COMMIT");
-    if (!rc)
+    weir__buf_puts(&q, "BEGIN TRANSACTION");
+    weir__delta_view(&q, st, d);
+    weir__buf_puts(&q, "; COMMIT");
+    /* A materialized view's refresh writes its rows, schema and view in
+     * one go; until then the view reads the rows it has. */
+    if (!rc && (st_kind || !view_exists))
         rc = run_script(st, &q, err);
     if (rc)
         weir__conn_rollback(st->conn);
@@ -548,8 +551,8 @@ int weir__materialize(weir_storage *st, const weir_graph *g,
             break;
         bool again = reset[di] || (selected[di] && was_materialized_view(&s, di, d));
         if (weir__dataset_delta(d) && (reset[di] || selected[di]))
-            rc = materialize_delta(&v, st, g, di, &s, reset[di], update_id,
-                                   made, &errs[di]) == WEIR_ENOMEM
+            rc = materialize_delta(&v, st, g, di, &s, again || was_view(&s, d),
+                                   update_id, made, &errs[di]) == WEIR_ENOMEM
                      ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
                      : 0;
         else if (again && reset_dataset(&v, g, di, &s, update_id, made))
@@ -571,7 +574,9 @@ int weir__materialize(weir_storage *st, const weir_graph *g,
     for (size_t i = 0; !rc && i < g->n_datasets; i++)
         if (weir__dataset_delta(&g->datasets[i]) && (reset[i] || selected[i]) &&
             !errs[i].code)
-            delta_publish(st, &g->datasets[i], &errs[i]);
+            delta_publish(st, &g->datasets[i],
+                          s.tables[i].exists && s.tables[i].view && !reset[i],
+                          &errs[i]);
     for (size_t i = 0; i < v.len; i++)
         free(v.items[i].sql);
     WEIR_VEC_FREE(&v);

@@ -22,6 +22,7 @@
 
 #include "engine/common.h"
 #include "engine/mv_state.h"
+#include "engine/sink_flow.h"
 #include "engine/write.h"
 #include "sources/source.h"
 #include "state/tables.h"
@@ -871,6 +872,28 @@ static int stale(refresh *r, const char **reason)
     return rc ? rc : plan_inputs(r, false, reason);
 }
 
+/* A view stored as Delta is recomputed whole at each refresh: one commit
+ * replaces its rows and schema, then its DuckDB view is bound to them in
+ * the flow's transaction. Its epoch stays: it counts full refreshes of a
+ * Delta table (docs/delta.md), and nothing streams from one. */
+static int refresh_delta(weir_flow_exec *x, const weir_gdataset *t)
+{
+    why(x, "COMPLETE_RECOMPUTE",
+        "the view is stored as Delta, rewritten in one commit");
+    weir_buf sql = WEIR_BUF_INIT;
+    int rc = flow_sql(x, NULL, 0, &sql);
+    if (!rc)
+        rc = weir__sink_flow_overwrite(x, t, weir__buf_cstr(&sql));
+    weir__buf_clear(&sql);
+    weir__delta_view(&sql, x->st, t);
+    if (!rc)
+        rc = sql.failed ? oom(x)
+                        : weir__conn_exec(x->conn, weir__buf_cstr(&sql) + 2,
+                                          NULL, &x->err);
+    weir__buf_free(&sql);
+    return rc;
+}
+
 int weir__mv_refresh(weir_flow_exec *x, const weir_gdataset *t)
 {
     refresh r;
@@ -885,6 +908,10 @@ int weir__mv_refresh(weir_flow_exec *x, const weir_gdataset *t)
     r.ctx.note = r.note;
     r.ctx.note_size = sizeof(r.note);
     x->technique[0] = x->technique_reason[0] = '\0';
+    if (weir__dataset_delta(t)) {
+        weir__arena_free(&r.arena);
+        return refresh_delta(x, t);
+    }
     int rc = 0;
     const char *reason = NULL;
     bool full = untracked(&r, &rc);

@@ -54,7 +54,7 @@ static int sink_batch(weir_flow_exec *x, const weir_gdataset *t, int64_t gen,
     n->stage[0] = n->state_id[0] = '\0';
     b->sink = weir__dataset_batch_key(t);
     b->flow = x->f->display;
-    b->format = t->def->format ? t->def->format : "";
+    b->format = t->format ? t->format : "";
     b->options = t->def->options;
     b->n_options = t->def->n_options;
     b->root_dir = x->root_dir;
@@ -190,6 +190,20 @@ void weir__sink_flow_release(weir_flow_exec *x)
     if (!x->sink_pending)
         return;
     const weir_gdataset *t = &x->g->datasets[x->f->target];
-    weir__sink_format(t->def->format)->release(x->sink_pending);
+    weir__sink_format(t->format)->release(x->sink_pending);
     x->sink_pending = NULL;
+}
+
+int weir__sink_flow_overwrite(weir_flow_exec *x, const weir_gdataset *t,
+                              const char *sql)
+{
+    weir_sink_batch b;
+    sink_names names;
+    if (sink_batch(x, t, 0, 0, &b, &names))
+        return x->err.code;
+    int rc = weir__fs_mkdirs(names.stage, &x->err);
+    if (!rc)
+        rc = weir__delta_dataset_overwrite(x->conn, &b, sql, &x->rows_written,
+                                           &x->err);
+    return rc;
 }

@@ -33,6 +33,11 @@ int weir__sink_flow_stage(weir_flow_exec *x, const weir_gdataset *t,
  * published. On failure the next update's recovery publishes it. */
 int weir__sink_flow_publish(weir_flow_exec *x, const weir_gdataset *t);
 
+/* A materialized view stored as Delta: the rows of sql (its query)
+ * replace the table's in one Delta commit (docs/delta.md). */
+int weir__sink_flow_overwrite(weir_flow_exec *x, const weir_gdataset *t,
+                              const char *sql);
+
 /* A staged batch that is not published now (it did not commit, or its
  * commit failed): what its format keeps of it is dropped; its staged data
  * stays for recovery or the next discard(). No-op without one. */

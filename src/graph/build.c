@@ -40,6 +40,29 @@ void weir__graph_report(builder *b, const weir_origin *o, const weir_sql_pos *po
         b->rc = WEIR_EGRAPH;
 }
 
+#define DEFAULT_FORMAT_KEY "spark.sql.sources.default"
+
+/* What weir__gdataset.format says (graph.h). */
+static const char *dataset_format(const weir_graph *g, const weir_gdataset *d)
+{
+    const weir_def_dataset *def = d->def;
+    if (!def || (d->kind != WEIR_STREAMING_TABLE &&
+                 d->kind != WEIR_MATERIALIZED_VIEW))
+        return def ? def->format : NULL;
+    if (def->format)
+        return def->format;
+    const char *p = weir__dataset_property(d, "provider");
+    if (p)
+        return p;
+    for (size_t i = def->n_conf; i-- > 0;)
+        if (def->conf[i].key && weir__str_ieq(def->conf[i].key, DEFAULT_FORMAT_KEY))
+            return def->conf[i].value;
+    for (size_t i = g->n_conf; i-- > 0;)
+        if (g->conf[i].key && weir__str_ieq(g->conf[i].key, DEFAULT_FORMAT_KEY))
+            return g->conf[i].value;
+    return NULL;
+}
+
 const char *weir__dataset_batch_key(const weir_gdataset *d)
 {
     return d->kind == WEIR_SINK ? d->name : d->display;
@@ -47,8 +70,9 @@ const char *weir__dataset_batch_key(const weir_gdataset *d)
 
 bool weir__dataset_delta(const weir_gdataset *d)
 {
-    return d->kind == WEIR_STREAMING_TABLE && d->def && d->def->format &&
-           weir__str_ieq(d->def->format, "delta");
+    return (d->kind == WEIR_STREAMING_TABLE ||
+            d->kind == WEIR_MATERIALIZED_VIEW) &&
+           d->format && weir__str_ieq(d->format, "delta");
 }
 
 const char *weir__kind_name(weir_dataset_kind kind)
@@ -283,6 +307,7 @@ static int add_datasets(builder *b)
                       "'pipelines.skipChangeCommits'",
                       sv);
         }
+        d->format = dataset_format(g, d);
         /* engine/mv.c: incremental refresh of a materialized view. */
         const char *iv = weir__dataset_property(d, "pipelines.incremental");
         bool incremental;

@@ -175,6 +175,11 @@ typedef struct weir_gdataset {
     bool skip_change_commits; /* pipelines.skipChangeCommits: its streaming
                                  reads of tables go on past changed rows */
     bool streaming_view;     /* views: its flow is streaming */
+    const char *format;      /* sinks: their format; tables: USING or
+                                format=, else their table property
+                                `provider`, else spark.sql.sources.default
+                                as configured for the definition, then
+                                the pipeline; NULL = none (DuckDB) */
     weir_schema schema;      /* resolved (engine fills) */
     bool resolved;
     /* Its expectations: the definition's (SQL CONSTRAINT, C API, spec)
@@ -281,8 +286,8 @@ const char *weir__kind_name(weir_dataset_kind kind);
 const char *weir__kind_output_type(weir_dataset_kind kind);
 
 /* Whether dataset d is stored as a Delta Lake table (a streaming table
- * written `USING delta` or with format="delta"; docs/delta.md) rather
- * than a DuckDB table. */
+ * or materialized view declared `USING delta` or with format="delta";
+ * docs/delta.md) rather than a DuckDB table. */
 bool weir__dataset_delta(const weir_gdataset *d);
 /* The name the batches of flows into d are logged under in
  * _weir.sink_batches (state/sink.h): a sink's name, or the display name

@@ -149,6 +149,16 @@ static void dataset(checker *c, const weir_gdataset *d)
             "Spark drops it with a warning in its log (unknown pipelines "
             "table property): a streaming read of a table whose rows "
             "changed fails anyway");
+    if (weir__dataset_delta(d))
+        add(c, "Delta dataset", false, "DATA_SOURCE_NOT_FOUND", &def->origin,
+            NULL,
+            "the cluster needs Delta Lake (the io.delta:delta-spark package "
+            "for its Spark version, with spark.sql.extensions = "
+            "io.delta.sql.DeltaSparkSessionExtension and "
+            "spark.sql.catalog.spark_catalog = "
+            "org.apache.spark.sql.delta.catalog.DeltaCatalog)",
+            "open-source Spark without Delta Lake fails to find the data "
+            "source delta");
     if (d->kind == WEIR_SINK && def->origin.sql)
         add(c, "CREATE SINK", true, "PARSE_SYNTAX_ERROR", &def->origin, NULL,
             weir__arena_printf(c->arena,

@@ -262,27 +262,16 @@ static void check_expectations(builder *b, const weir_gdataset *d)
                            d->display, weir__kind_name(d->kind));
 }
 
-/* What weir does not store as Delta yet (docs/delta.md): materialized
- * views and expectations. */
+/* What weir does not store as Delta yet (docs/delta.md): expectations. */
 static void check_delta(builder *b, const weir_gdataset *d)
 {
-    const char *fmt = d->def->format;
-    if (!fmt || !weir__str_ieq(fmt, "delta") || !weir__is_table(d->kind))
-        return;
-    if (d->kind == WEIR_MATERIALIZED_VIEW)
+    if (weir__dataset_delta(d) && d->n_expectations)
         weir__graph_report(b, &d->def->origin, NULL, DELTA_UNSUPPORTED,
-                           "Materialized view %s is declared USING delta "
-                           "(format=\"delta\"), but weir stores only "
-                           "streaming tables as Delta tables so far; leave "
-                           "the format out to store it in DuckDB.",
-                           d->display);
-    else if (d->n_expectations)
-        weir__graph_report(b, &d->def->origin, NULL, DELTA_UNSUPPORTED,
-                           "Streaming table %s is stored as Delta and has "
+                           "The %s %s is stored as Delta and has "
                            "expectations, which weir does not check on "
                            "Delta tables yet; check them in a view that "
                            "reads its source, or leave the format out.",
-                           d->display);
+                           weir__kind_name(d->kind), d->display);
 }
 
 void weir__graph_validate_definitions(builder *b)

@@ -105,9 +105,12 @@ static int plan_schema(plan *p, const weir_sink_batch *b, weir_error *err)
             return rc;
         }
     }
+    /* An overwrite brings its own schema. */
+    static const weir_dschema none = { NULL, 0 };
     size_t added;
     int rc = weir__delta_schema_merge(&p->schema, &added, &p->arena,
-                                      &p->log.schema, bs, merge_schema(b), err);
+                                      b->overwrite ? &none : &p->log.schema, bs,
+                                      b->overwrite || merge_schema(b), err);
     if (rc)
         return rc;
     const char **opt = NULL;
@@ -637,7 +640,7 @@ static int build_commit(weir_buf *c, const weir_sink_batch *b,
                           "the Delta table %s changed its partition columns "
                           "since the batch was written",
                           table);
-        if (!rc)
+        if (!rc && !b->overwrite)
             rc = weir__delta_schema_merge(&merged, &added, &a, &l->schema,
                                           &m->schema, merge_schema(b), err);
     }
@@ -650,13 +653,19 @@ static int build_commit(weir_buf *c, const weir_sink_batch *b,
     if (!rc) {
         char id[37];
         weir__uuid(id);
-        weir__buf_printf(c, "{\"commitInfo\":{\"timestamp\":%lld,"
-                            "\"operation\":\"STREAMING UPDATE\","
-                            "\"operationParameters\":{\"outputMode\":"
-                            "\"Append\",\"queryId\":",
+        weir__buf_printf(c, "{\"commitInfo\":{\"timestamp\":%lld,",
                          (long long)now_ms);
-        weir__buf_put_json_string(c, b->flow);
-        weir__buf_printf(c, ",\"epochId\":\"%lld\"}", (long long)b->batch_id);
+        if (b->overwrite) {
+            weir__buf_puts(c, "\"operation\":\"WRITE\",\"operationParameters\""
+                              ":{\"mode\":\"Overwrite\"}");
+        } else {
+            weir__buf_puts(c, "\"operation\":\"STREAMING UPDATE\","
+                              "\"operationParameters\":{\"outputMode\":"
+                              "\"Append\",\"queryId\":");
+            weir__buf_put_json_string(c, b->flow);
+            weir__buf_printf(c, ",\"epochId\":\"%lld\"}",
+                             (long long)b->batch_id);
+        }
         if (l->version >= 0)
             weir__buf_printf(c, ",\"readVersion\":%lld", (long long)l->version);
         weir__buf_printf(c, ",\"isolationLevel\":\"Serializable\","
@@ -665,7 +674,8 @@ static int build_commit(weir_buf *c, const weir_sink_batch *b,
                             "\"%lld\",\"numOutputBytes\":\"%lld\"},"
                             "\"engineInfo\":\"weir/" WEIR_VERSION
                             "\",\"txnId\":\"%s\",\"userMetadata\":",
-                         added || l->version < 0 ? "false" : "true",
+                         added || l->version < 0 || b->overwrite ? "false"
+                                                                 : "true",
                          m->files->len, (long long)m->rows, (long long)bytes,
                          id);
         weir__buf_put_json_string(c, b->update_id);
@@ -673,12 +683,14 @@ static int build_commit(weir_buf *c, const weir_sink_batch *b,
         if (l->version < 0)
             weir__buf_puts(c, "{\"protocol\":{\"minReaderVersion\":1,"
                               "\"minWriterVersion\":2}}\n");
-        if (l->version < 0 || added)
+        if (l->version < 0 || added || b->overwrite)
             weir__delta_put_metadata(c, l, &merged, m->parts, m->n_parts, now_ms);
         weir__buf_puts(c, "{\"txn\":{\"appId\":");
         weir__buf_put_json_string(c, b->flow);
         weir__buf_printf(c, ",\"version\":%lld,\"lastUpdated\":%lld}}\n",
                          (long long)v, (long long)now_ms);
+        if (b->overwrite && l->version >= 0)
+            rc = weir__delta_put_removes(c, l, now_ms, &a, err);
         weir__buf_put(c, adds.ptr, adds.len);
     }
     if (!rc && (c->failed || adds.failed))

@@ -131,6 +131,10 @@ int weir__delta_log_active(const weir_delta_log *l, weir_delta_add ***out,
 int weir__delta_log_commit(const char *table, int64_t version,
                            const char *actions, size_t len, weir_error *err);
 
+/* remove actions for every active file of l (delta_dataset.c). */
+int weir__delta_put_removes(weir_buf *c, const weir_delta_log *l,
+                            int64_t now_ms, weir_arena *a, weir_error *err);
+
 /* A metaData action (one line) for schema and partition columns, keeping
  * the id, name, description, format, configuration and creation time of
  * l's latest metaData when there is one (delta.c). */

@@ -16,6 +16,7 @@
 #include "sinks/delta.h"
 #include "sinks/internal.h"
 #include "util/clock.h"
+#include "util/kv.h"
 #include "util/str.h"
 
 #define EPOCH_APP "weir.table_epoch"
@@ -44,8 +45,7 @@ static int dataset_schema(weir_dschema *out, weir_arena *a,
     return 0;
 }
 
-/* remove actions for every active file of l. */
-static int put_removes(weir_buf *c, const weir_delta_log *l, int64_t now_ms,
+int weir__delta_put_removes(weir_buf *c, const weir_delta_log *l, int64_t now_ms,
                        weir_arena *a, weir_error *err)
 {
     weir_delta_add **files;
@@ -83,7 +83,7 @@ static void put_commit_info(weir_buf *c, const char *operation,
  * (c left empty) when l is there already. */
 static int build(weir_buf *c, const weir_delta_log *l,
                  const weir_dschema *want, const char *const *parts,
-                 size_t n_parts, int64_t epoch, weir_arena *a,
+                 size_t n_parts, int64_t epoch, bool evolve, weir_arena *a,
                  weir_error *err)
 {
     int64_t now_ms = weir__now_us() / 1000;
@@ -99,8 +99,10 @@ static int build(weir_buf *c, const weir_delta_log *l,
         weir__buf_printf(c, "{\"txn\":{\"appId\":\"" EPOCH_APP "\",\"version\":"
                             "%lld,\"lastUpdated\":%lld}}\n",
                          (long long)epoch, (long long)now_ms);
-        return fresh ? 0 : put_removes(c, l, now_ms, a, err);
+        return fresh ? 0 : weir__delta_put_removes(c, l, now_ms, a, err);
     }
+    if (!evolve)
+        return 0;
     weir_dschema merged;
     size_t added = 0;
     int rc = weir__delta_schema_merge(&merged, &added, a, &l->schema, want,
@@ -115,7 +117,8 @@ static int build(weir_buf *c, const weir_delta_log *l,
 
 int weir__delta_dataset_sync(const char *table, const weir_column *cols,
                              size_t n, const char *const *parts,
-                             size_t n_parts, int64_t epoch, weir_error *err)
+                             size_t n_parts, int64_t epoch, bool evolve,
+                             weir_error *err)
 {
     weir_arena a = WEIR_ARENA_INIT;
     weir_dschema want;
@@ -128,7 +131,7 @@ int weir__delta_dataset_sync(const char *table, const weir_column *cols,
             rc = weir__delta_log_check(&l, true, err);
         weir_buf c = WEIR_BUF_INIT;
         if (!rc)
-            rc = build(&c, &l, &want, parts, n_parts, epoch, &a, err);
+            rc = build(&c, &l, &want, parts, n_parts, epoch, evolve, &a, err);
         if (!rc && c.failed)
             rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
         if (!rc && c.len)
@@ -152,4 +155,23 @@ int weir__delta_dataset_sync(const char *table, const weir_column *cols,
         weir__error_prefix(err, "Delta table %s: ", table);
     weir__arena_free(&a);
     return rc;
+}
+
+int weir__delta_dataset_overwrite(weir_conn *conn, weir_sink_batch *b,
+                                  const char *sql, int64_t *rows,
+                                  weir_error *err)
+{
+    const char *table = weir__kv_get(b->options, b->n_options, "path");
+    weir_delta_log l;
+    int rc = weir__delta_log_read(&l, table, err);
+    if (rc)
+        return rc;
+    b->batch_id = weir__delta_log_txn(&l, b->flow) + 1;
+    b->generation = 0;
+    b->overwrite = true;
+    weir__delta_log_free(&l);
+    weir_error ignore;
+    weir__sink_delta.discard(b, &ignore); /* leftovers of a crashed try */
+    rc = weir__sink_delta.stage(conn, b, sql, rows, NULL, err);
+    return rc ? rc : weir__sink_delta.publish(b, NULL, err);
 }

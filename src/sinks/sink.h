@@ -56,6 +56,9 @@ typedef struct weir_sink_batch {
     int64_t generation;    /* checkpoint generation of the flow */
     int64_t batch_id;      /* 0, 1, 2, ... within the generation */
     const char *update_id;
+    bool overwrite;        /* delta: the batch replaces the table's rows
+                              and schema in its commit (a Delta
+                              materialized view's refresh) */
     weir_conn *conn;       /* the flow's connection: stage() runs in its
                               open transaction, publish() outside any;
                               what writes to object storage (an s3://
@@ -130,12 +133,25 @@ int weir__delta_render_scan(weir_buf *out, const char *path, weir_error *err);
  * its full refreshes, as DuckDB committed it) before its flows run: a
  * table without a log is created with the columns and partition columns;
  * one whose log has not seen `epoch` is overwritten (its files removed,
- * the new schema); one lacking some of the columns gains them. At most one
+ * the new schema); with evolve, one lacking some of the columns gains
+ * them (a materialized view's refresh brings its own schema). At most one
  * commit, none when the table is there already; a retry after a crash
  * does what is left. The flows' batches go through the delta sink format
  * (stage, publish) with `path` set to the folder. */
 int weir__delta_dataset_sync(const char *table, const weir_column *cols,
                              size_t n, const char *const *parts,
-                             size_t n_parts, int64_t epoch, weir_error *err);
+                             size_t n_parts, int64_t epoch, bool evolve,
+                             weir_error *err);
+
+/* A Delta materialized view's refresh: the rows of `sql` replace the
+ * table's (b->options' path) in one commit (remove of every active file,
+ * the batch's files and schema, a txn of b->flow one past the log's), so
+ * readers see the old rows or the new, never part. b->batch_id is set
+ * here; b->stage_dir must exist. Runs on conn in its open transaction;
+ * the commit is made before it returns (a refresh is recomputed whole, so
+ * nothing depends on DuckDB's commit). *rows receives the count. */
+int weir__delta_dataset_overwrite(weir_conn *conn, weir_sink_batch *b,
+                                  const char *sql, int64_t *rows,
+                                  weir_error *err);
 
 #endif

@@ -110,7 +110,7 @@ static void put_signature(weir_buf *b, const weir_gdataset *d, int64_t epoch)
     props_json(b, d);
     weir__buf_printf(b, "\x1f%s\x1f%s\x1f",
                      d->def->comment ? d->def->comment : "\x1e",
-                     d->def->format ? d->def->format : "duckdb");
+                     d->format ? d->format : "duckdb");
     names_csv(b, d->def->partition_cols, d->def->n_partition_cols);
     weir__buf_putc(b, '\x1f');
     names_csv(b, d->def->cluster_cols, d->def->n_cluster_cols);
@@ -154,7 +154,7 @@ void weir__tables_put(weir_buf *b, const weir_gdataset *d, int64_t epoch,
     else
         weir__buf_puts(b, "NULL");
     weir__buf_puts(b, ", ");
-    weir__buf_put_sql_string(b, d->def->format ? d->def->format : "duckdb");
+    weir__buf_put_sql_string(b, d->format ? d->format : "duckdb");
     weir__buf_puts(b, ", ");
     list_sql(b, d->def->partition_cols, d->def->n_partition_cols);
     weir__buf_puts(b, ", ");

@@ -1,9 +1,12 @@
-# Streaming tables stored as Delta Lake tables (USING delta in SQL,
-# format="delta" in Python: py/) under <storage>/tables/<catalog>/<database>/:
+# Streaming tables and materialized views stored as Delta Lake tables
+# (USING delta and the table property provider in SQL, format="delta" and
+# spark.sql.sources.default in Python: py/) under
+# <storage>/tables/<catalog>/<database>/:
 # each batch is one commit with a txn action (the flow, the batch), read
 # back by an independent reader (the deltalake package, check.py) with
 # every row once; weir query and a materialized view read them through
-# DuckDB's delta extension. A full refresh overwrites the table (a new
+# DuckDB's delta extension. The view is stored as Delta too: each refresh
+# replaces its rows in one commit. A full refresh overwrites the table (a new
 # version, history kept) and sends each row once more, not twice; changing
 # a dataset's format is refused until its full refresh.
 py=$(weir_python)
@@ -25,19 +28,31 @@ insert 0 1000
 run_weir run
 expect_exit 0
 # Version 0 creates the table, version 1 is the flow's batch 0.
-check $T/events 1000 1 spark_catalog.default.events=0 weir.table_epoch=0
+check $T/events 1000 1 spark_catalog.default.events=0 weir.table_epoch=0 / \
+      $T/totals -1000 1 spark_catalog.default.totals=0
+expect_file_contains $T/totals/_delta_log/00000000000000000001.json '"operation":"WRITE","operationParameters":{"mode":"Overwrite"}'
 expect_file_contains $T/events/_delta_log/00000000000000000000.json '"partitionColumns":["k"]'
 expect_dir_exists $T/events/k=__HIVE_DEFAULT_PARTITION__
 expect_query "SELECT k, n, amount, (SELECT count(DISTINCT id) FROM events) AS d FROM totals ORDER BY k" "k,n,amount,d
 ,333,166500.00,1000
 a,334,166833.00,1000
 b,333,166167.00,1000"
+# Spark: the datasets pass, noting that the cluster needs delta-spark (the
+# relative storage path is the one construct Spark rejects here: exit 2).
+run_weir dry-run --target spark
+expect_exit 2
+expect_stdout_contains "events.sql:4:1: Spark runs Delta dataset differently: [DATA_SOURCE_NOT_FOUND]"
+expect_stdout_contains "events.sql:8:1: Spark runs Delta dataset differently"
+expect_stdout_contains "the cluster needs Delta Lake (the io.delta:delta-spark package"
 
 # More rows: one more commit.
 insert 1000 2500
 run_weir run
 expect_exit 0
-check $T/events 2500 2 spark_catalog.default.events=1
+check $T/events 2500 2 spark_catalog.default.events=1 / \
+      $T/totals -2500 2 spark_catalog.default.totals=1
+expect_query "SELECT sum(n) AS n FROM totals" "n
+2500"
 
 # Full refresh: the table is overwritten (its files removed in one commit,
 # history kept) and every row read again once, under a new txn generation.
@@ -69,3 +84,6 @@ run_weir run
 expect_exit 0
 check $T/evens 100 1 spark_catalog.default.evens=0 --where "id % 2 = 0" / \
       $T/odds 100 1 spark_catalog.default.odd_rows=0 --where "id % 2 = 1"
+expect_query "SELECT n FROM odd_count" "n
+50"
+expect_file_contains $T/odd_count/_delta_log/00000000000000000001.json '"mode":"Overwrite"'
