@@ -1,164 +1,47 @@
 /*
  * Read schemas and from_json types: DDL text as written, or Spark's
- * StructType JSON (DataType.json()) parsed and rendered as DDL. The JSON
- * reader is bounded in depth like the rest of the translator.
+ * StructType JSON (DataType.json()), read with util/json.h and rendered as
+ * DDL. Types nest at most 64 levels, like the rest of the translator.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "connect/plan_internal.h"
+#include "util/json.h"
 #include "util/str.h"
 
-typedef struct json {
-    plan_ctx *c;
-    const char *s;
-    size_t i;
-    unsigned depth;
-} json;
+#define MAX_DEPTH 64
 
-static int jfail(json *j, const char *what)
+static int fail(plan_ctx *c, const char *what)
 {
-    return weir__plan_fail(j->c, PLAN_E_INVALID,
-                           "Invalid JSON schema (%s at offset %zu).", what, j->i);
+    return weir__plan_fail(c, PLAN_E_INVALID, "Invalid JSON schema (%s).", what);
 }
 
-static void jws(json *j)
+/* A string member without NUL characters, or NULL. */
+static const char *text_of(const weir_json *v)
 {
-    while (j->s[j->i] == ' ' || j->s[j->i] == '\t' || j->s[j->i] == '\n' ||
-           j->s[j->i] == '\r')
-        j->i++;
+    return v && v->type == WEIR_JSON_STRING && strlen(v->text) == v->text_len
+               ? v->text : NULL;
 }
 
-static bool jeat(json *j, char ch)
+/* Is member key absent or a boolean (into *out)? */
+static bool flag(const weir_json *o, const char *key, bool *out)
 {
-    jws(j);
-    if (j->s[j->i] != ch)
+    const weir_json *v = weir__json_get(o, key);
+    if (v && v->type != WEIR_JSON_BOOL)
         return false;
-    j->i++;
+    if (v)
+        *out = v->boolean;
     return true;
 }
 
-/* A JSON string into out (NULL: skip); \u escapes become UTF-8. */
-static int jstring(json *j, weir_buf *out)
-{
-    jws(j);
-    if (j->s[j->i] != '"')
-        return jfail(j, "expected a string");
-    j->i++;
-    for (;;) {
-        char ch = j->s[j->i];
-        if (!ch)
-            return jfail(j, "unterminated string");
-        j->i++;
-        if (ch == '"')
-            return 0;
-        if (ch != '\\') {
-            if (out)
-                weir__buf_putc(out, ch);
-            continue;
-        }
-        char e = j->s[j->i];
-        if (!e)
-            return jfail(j, "unterminated string");
-        j->i++;
-        const char *map = "\"\"\\\\//b\bf\fn\nr\rt\t";
-        const char *hit = NULL;
-        for (const char *p = map; *p; p += 2)
-            if (*p == e) {
-                hit = p;
-                break;
-            }
-        if (hit) {
-            if (out)
-                weir__buf_putc(out, hit[1]);
-            continue;
-        }
-        if (e != 'u')
-            return jfail(j, "bad escape");
-        unsigned cp = 0;
-        for (int k = 0; k < 4; k++) {
-            char h = j->s[j->i++];
-            int v = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10
-                    : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
-            if (v < 0)
-                return jfail(j, "bad \\u escape");
-            cp = cp * 16 + (unsigned)v;
-        }
-        if (!out)
-            continue;
-        if (cp == 0)
-            return jfail(j, "NUL in string");
-        if (cp < 0x80) {
-            weir__buf_putc(out, (char)cp);
-        } else if (cp < 0x800) {
-            weir__buf_putc(out, (char)(0xC0 | (cp >> 6)));
-            weir__buf_putc(out, (char)(0x80 | (cp & 0x3F)));
-        } else {
-            weir__buf_putc(out, (char)(0xE0 | (cp >> 12)));
-            weir__buf_putc(out, (char)(0x80 | ((cp >> 6) & 0x3F)));
-            weir__buf_putc(out, (char)(0x80 | (cp & 0x3F)));
-        }
-    }
-}
-
-static int jskip(json *j)
-{
-    jws(j);
-    char ch = j->s[j->i];
-    if (ch == '"')
-        return jstring(j, NULL);
-    if (ch == '{' || ch == '[') {
-        if (++j->depth > 64)
-            return jfail(j, "nested too deeply");
-        char close = ch == '{' ? '}' : ']';
-        j->i++;
-        if (jeat(j, close)) {
-            j->depth--;
-            return 0;
-        }
-        do {
-            if (ch == '{') {
-                if (jstring(j, NULL) < 0)
-                    return -1;
-                if (!jeat(j, ':'))
-                    return jfail(j, "expected ':'");
-            }
-            if (jskip(j) < 0)
-                return -1;
-        } while (jeat(j, ','));
-        if (!jeat(j, close))
-            return jfail(j, "expected a closing bracket");
-        j->depth--;
-        return 0;
-    }
-    size_t start = j->i;
-    while (j->s[j->i] && strchr("0123456789+-.eEtruefalsn", j->s[j->i]))
-        j->i++;
-    return j->i > start ? 0 : jfail(j, "unexpected character");
-}
-
-static int jbool(json *j, bool *out)
-{
-    jws(j);
-    if (strncmp(j->s + j->i, "true", 4) == 0) {
-        *out = true;
-        j->i += 4;
-        return 0;
-    }
-    if (strncmp(j->s + j->i, "false", 5) == 0) {
-        *out = false;
-        j->i += 5;
-        return 0;
-    }
-    return jfail(j, "expected a boolean");
-}
-
-static int jtype(json *j, weir_buf *out);
+static int render_type(plan_ctx *c, const weir_json *t, weir_buf *out,
+                       unsigned depth);
 
 /* A primitive type name as the JSON form writes it ("long",
  * "decimal(10,2)", ...). */
-static int jprimitive(json *j, weir_buf *out, const char *name)
+static int primitive(plan_ctx *c, weir_buf *out, const char *name)
 {
     static const struct {
         const char *json, *ddl;
@@ -182,235 +65,169 @@ static int jprimitive(json *j, weir_buf *out, const char *name)
     for (const char *p = name; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
               (*p >= '0' && *p <= '9') || strchr(" ,()", *p)))
-            return jfail(j, "unknown type name");
+            return fail(c, "unknown type name");
     if (weir__str_istarts(name, "decimal(") || weir__str_istarts(name, "char(") ||
         weir__str_istarts(name, "varchar(") || weir__str_istarts(name, "interval")) {
         for (const char *p = name; *p; p++)
             weir__buf_putc(out, (*p >= 'a' && *p <= 'z') ? (char)(*p - 32) : *p);
         return 0;
     }
-    return weir__plan_fail(j->c, PLAN_E_UNSUPPORTED,
+    return weir__plan_fail(c, PLAN_E_UNSUPPORTED,
                            "Unsupported type '%.100s' in a JSON schema.", name);
 }
 
 /* One struct field object: {"name":..,"type":..,"nullable":..,..}. */
-static int jfield(json *j, weir_buf *out, bool as_columns)
+static int render_field(plan_ctx *c, const weir_json *f, weir_buf *out,
+                        bool as_columns, unsigned depth)
 {
-    weir_buf name = WEIR_BUF_INIT, type = WEIR_BUF_INIT;
-    bool nullable = true, have_name = false, have_type = false;
-    int rc = 0;
-    if (!jeat(j, '{')) {
-        rc = jfail(j, "expected a field object");
-        goto out;
+    bool nullable = true;
+    if (!f || f->type != WEIR_JSON_OBJECT)
+        return fail(c, "expected a field object");
+    const char *name = text_of(weir__json_get(f, "name"));
+    const weir_json *type = weir__json_get(f, "type");
+    if (!name || !type)
+        return fail(c, "a field needs a name and a type");
+    if (!flag(f, "nullable", &nullable))
+        return fail(c, "expected a boolean");
+    weir_buf t = WEIR_BUF_INIT;
+    int rc = render_type(c, type, &t, depth);
+    if (rc == 0) {
+        weir__plan_put_ident(out, name);
+        weir__buf_puts(out, as_columns ? " " : ": ");
+        weir__buf_puts(out, weir__buf_cstr(&t));
+        if (!nullable)
+            weir__buf_puts(out, " NOT NULL");
     }
-    if (!jeat(j, '}')) {
-        do {
-            weir_buf key = WEIR_BUF_INIT;
-            if ((rc = jstring(j, &key)) < 0 || !jeat(j, ':')) {
-                weir__buf_free(&key);
-                rc = rc < 0 ? rc : jfail(j, "expected ':'");
-                goto out;
-            }
-            const char *k = weir__buf_cstr(&key);
-            if (strcmp(k, "name") == 0) {
-                weir__buf_clear(&name);
-                rc = jstring(j, &name);
-                have_name = true;
-            } else if (strcmp(k, "type") == 0) {
-                weir__buf_clear(&type);
-                rc = jtype(j, &type);
-                have_type = true;
-            } else if (strcmp(k, "nullable") == 0) {
-                rc = jbool(j, &nullable);
-            } else {
-                rc = jskip(j);
-            }
-            weir__buf_free(&key);
-            if (rc < 0)
-                goto out;
-        } while (jeat(j, ','));
-        if (!jeat(j, '}')) {
-            rc = jfail(j, "expected '}'");
-            goto out;
-        }
-    }
-    if (!have_name || !have_type) {
-        rc = jfail(j, "a field needs a name and a type");
-        goto out;
-    }
-    weir__plan_put_ident(out, weir__buf_cstr(&name));
-    weir__buf_puts(out, as_columns ? " " : ": ");
-    weir__buf_puts(out, weir__buf_cstr(&type));
-    if (!nullable)
-        weir__buf_puts(out, " NOT NULL");
-out:
-    weir__buf_free(&name);
-    weir__buf_free(&type);
+    weir__buf_free(&t);
     return rc;
 }
 
-static int jfields(json *j, weir_buf *out, bool as_columns)
+static int render_fields(plan_ctx *c, const weir_json *fields, weir_buf *out,
+                         bool as_columns, unsigned depth)
 {
-    if (!jeat(j, '['))
-        return jfail(j, "expected a fields array");
-    if (jeat(j, ']'))
-        return 0;
-    size_t n = 0;
-    do {
-        if (n++)
+    for (size_t i = 0; i < fields->len; i++) {
+        if (i)
             weir__buf_puts(out, ", ");
-        if (jfield(j, out, as_columns) < 0)
+        if (render_field(c, fields->items[i], out, as_columns, depth) < 0)
             return -1;
-    } while (jeat(j, ','));
-    return jeat(j, ']') ? 0 : jfail(j, "expected ']'");
+    }
+    return 0;
+}
+
+/* "TAG<a>" or "TAG<a, b>" from the types of members ka and kb (kb NULL: one). */
+static int render_nested(plan_ctx *c, const weir_json *o, weir_buf *out,
+                         const char *tag, const char *ka, const char *kb,
+                         unsigned depth)
+{
+    const weir_json *a = weir__json_get(o, ka);
+    const weir_json *b = kb ? weir__json_get(o, kb) : NULL;
+    if (!a || (kb && !b))
+        return fail(c, "unknown complex type");
+    weir__buf_printf(out, "%s<", tag);
+    if (render_type(c, a, out, depth) < 0)
+        return -1;
+    if (b) {
+        weir__buf_puts(out, ", ");
+        if (render_type(c, b, out, depth) < 0)
+            return -1;
+    }
+    weir__buf_putc(out, '>');
+    return 0;
 }
 
 /* A complex type object; as_columns renders a struct as a column list. */
-static int jobject(json *j, weir_buf *out, bool as_columns)
+static int render_object(plan_ctx *c, const weir_json *o, weir_buf *out,
+                         bool as_columns, unsigned depth)
 {
-    weir_buf kind = WEIR_BUF_INIT, fields = WEIR_BUF_INIT, elem = WEIR_BUF_INIT,
-             key = WEIR_BUF_INIT, val = WEIR_BUF_INIT, sql = WEIR_BUF_INIT;
-    bool have_fields = false, contains_null = true, value_null = true;
-    int rc = 0;
-    if (++j->depth > 64) {
-        rc = jfail(j, "nested too deeply");
-        goto out;
+    bool contains_null = true, value_null = true;
+    if (depth > MAX_DEPTH)
+        return fail(c, "nested too deeply");
+    if (!flag(o, "containsNull", &contains_null) ||
+        !flag(o, "valueContainsNull", &value_null))
+        return fail(c, "expected a boolean");
+    const char *kind = text_of(weir__json_get(o, "type"));
+    const weir_json *fields = weir__json_get(o, "fields");
+    kind = kind ? kind : "";
+    if (as_columns && strcmp(kind, "struct") != 0)
+        return fail(c, "a schema must be a struct");
+    if (strcmp(kind, "struct") == 0 && fields) {
+        if (fields->type != WEIR_JSON_ARRAY)
+            return fail(c, "expected a fields array");
+        if (!as_columns)
+            weir__buf_puts(out, "STRUCT<");
+        if (render_fields(c, fields, out, as_columns, depth + 1) < 0)
+            return -1;
+        if (!as_columns)
+            weir__buf_putc(out, '>');
+        return 0;
     }
-    if (!jeat(j, '{')) {
-        rc = jfail(j, "expected a type object");
-        goto out;
-    }
-    if (!jeat(j, '}')) {
-        do {
-            weir_buf k = WEIR_BUF_INIT;
-            if ((rc = jstring(j, &k)) < 0 || !jeat(j, ':')) {
-                weir__buf_free(&k);
-                rc = rc < 0 ? rc : jfail(j, "expected ':'");
-                goto out;
-            }
-            const char *ks = weir__buf_cstr(&k);
-            if (strcmp(ks, "type") == 0) {
-                weir__buf_clear(&kind);
-                rc = jstring(j, &kind);
-            } else if (strcmp(ks, "fields") == 0) {
-                weir__buf_clear(&fields);
-                rc = jfields(j, &fields, as_columns);
-                have_fields = true;
-            } else if (strcmp(ks, "elementType") == 0) {
-                weir__buf_clear(&elem);
-                rc = jtype(j, &elem);
-            } else if (strcmp(ks, "keyType") == 0) {
-                weir__buf_clear(&key);
-                rc = jtype(j, &key);
-            } else if (strcmp(ks, "valueType") == 0) {
-                weir__buf_clear(&val);
-                rc = jtype(j, &val);
-            } else if (strcmp(ks, "sqlType") == 0) {
-                weir__buf_clear(&sql);
-                rc = jtype(j, &sql);
-            } else if (strcmp(ks, "containsNull") == 0) {
-                rc = jbool(j, &contains_null);
-            } else if (strcmp(ks, "valueContainsNull") == 0) {
-                rc = jbool(j, &value_null);
-            } else {
-                rc = jskip(j);
-            }
-            weir__buf_free(&k);
-            if (rc < 0)
-                goto out;
-        } while (jeat(j, ','));
-        if (!jeat(j, '}')) {
-            rc = jfail(j, "expected '}'");
-            goto out;
-        }
-    }
-    const char *k = weir__buf_cstr(&kind);
-    if (as_columns && strcmp(k, "struct") != 0) {
-        rc = jfail(j, "a schema must be a struct");
-    } else if (strcmp(k, "struct") == 0 && have_fields) {
-        weir__buf_printf(out, as_columns ? "%s" : "STRUCT<%s>", weir__buf_cstr(&fields));
-    } else if (strcmp(k, "array") == 0 && elem.len) {
-        weir__buf_printf(out, "ARRAY<%s>", weir__buf_cstr(&elem));
-    } else if (strcmp(k, "map") == 0 && key.len && val.len) {
-        weir__buf_printf(out, "MAP<%s, %s>", weir__buf_cstr(&key), weir__buf_cstr(&val));
-    } else if (strcmp(k, "udt") == 0 && sql.len) {
-        weir__buf_puts(out, weir__buf_cstr(&sql));
-    } else {
-        rc = jfail(j, "unknown complex type");
-    }
-out:
-    j->depth--;
-    weir__buf_free(&kind);
-    weir__buf_free(&fields);
-    weir__buf_free(&elem);
-    weir__buf_free(&key);
-    weir__buf_free(&val);
-    weir__buf_free(&sql);
-    return rc;
+    if (strcmp(kind, "array") == 0)
+        return render_nested(c, o, out, "ARRAY", "elementType", NULL, depth + 1);
+    if (strcmp(kind, "map") == 0)
+        return render_nested(c, o, out, "MAP", "keyType", "valueType", depth + 1);
+    if (strcmp(kind, "udt") == 0 && weir__json_get(o, "sqlType"))
+        return render_type(c, weir__json_get(o, "sqlType"), out, depth + 1);
+    return fail(c, "unknown complex type");
 }
 
-static int jtype(json *j, weir_buf *out)
+static int render_type(plan_ctx *c, const weir_json *t, weir_buf *out,
+                       unsigned depth)
 {
-    jws(j);
-    if (j->s[j->i] == '{')
-        return jobject(j, out, false);
-    weir_buf name = WEIR_BUF_INIT;
-    int rc = jstring(j, &name);
-    if (rc == 0)
-        rc = jprimitive(j, out, weir__buf_cstr(&name));
-    weir__buf_free(&name);
-    return rc;
+    if (t->type == WEIR_JSON_OBJECT)
+        return render_object(c, t, out, false, depth);
+    const char *name = text_of(t);
+    return name ? primitive(c, out, name) : fail(c, "expected a string");
+}
+
+/* Parse text (starting with '{') and render its type: as a column list
+ * when as_columns (or when it is a struct and columns_if_struct). */
+static int render_json(plan_ctx *c, weir_buf *b, const char *text,
+                       bool as_columns, bool columns_if_struct)
+{
+    weir_arena arena;
+    weir_json *j = NULL;
+    weir_error e;
+    memset(&e, 0, sizeof e);
+    weir__arena_init(&arena);
+    int rc;
+    if (weir__json_parse(&j, &arena, text, strlen(text), &e) != 0) {
+        rc = fail(c, e.message);
+    } else if (j->type != WEIR_JSON_OBJECT) {
+        rc = fail(c, "expected a type object");
+    } else {
+        const char *kind = text_of(weir__json_get(j, "type"));
+        bool columns = as_columns ||
+                       (columns_if_struct && kind && strcmp(kind, "struct") == 0 &&
+                        weir__json_get(j, "fields"));
+        rc = render_object(c, j, b, columns, 1);
+    }
+    weir__arena_free(&arena);
+    return rc < 0 ? -1 : 0;
+}
+
+static const char *skip_blanks(const char *p)
+{
+    while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
+        p++;
+    return p;
 }
 
 int weir__plan_schema_ddl(plan_ctx *c, weir_buf *b, const char *schema)
 {
-    const char *p = schema;
-    while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
-        p++;
+    const char *p = skip_blanks(schema);
     if (*p != '{') {
         /* Already DDL: keep it as the user wrote it. */
         return weir__plan_check_text(c, schema, "schema") < 0
                    ? -1 : (weir__buf_puts(b, schema), 0);
     }
-    json j = { c, p, 0, 0 };
-    if (jobject(&j, b, true) < 0)
-        return -1;
-    jws(&j);
-    if (j.s[j.i])
-        return jfail(&j, "trailing text");
-    return 0;
+    return render_json(c, b, p, true, false);
 }
 
 int weir__plan_json_type_ddl(plan_ctx *c, weir_buf *b, const char *text)
 {
-    const char *p = text;
-    while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
-        p++;
+    const char *p = skip_blanks(text);
     if (*p != '{')
         return 0;
-    weir_buf t = WEIR_BUF_INIT;
-    json j = { c, p, 0, 0 };
-    int rc = jobject(&j, &t, false);
-    if (rc == 0) {
-        jws(&j);
-        if (j.s[j.i])
-            rc = jfail(&j, "trailing text");
-    }
-    if (rc == 0) {
-        /* A struct becomes a column list, as a DDL schema is usually
-         * written. */
-        const char *ddl = weir__buf_cstr(&t);
-        if (strncmp(ddl, "STRUCT<", 7) == 0) {
-            weir_buf cols = WEIR_BUF_INIT;
-            json j2 = { c, p, 0, 0 };
-            rc = jobject(&j2, &cols, true);
-            if (rc == 0)
-                weir__buf_puts(b, weir__buf_cstr(&cols));
-            weir__buf_free(&cols);
-        } else {
-            weir__buf_puts(b, ddl);
-        }
-    }
-    weir__buf_free(&t);
-    return rc < 0 ? -1 : 1;
+    /* A struct becomes a column list, as a DDL schema is usually written. */
+    return render_json(c, b, p, false, true) < 0 ? -1 : 1;
 }
