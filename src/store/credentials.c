@@ -28,7 +28,17 @@ typedef struct {
     const char *v[N_KEYS]; /* borrowed from s3.values */
 } scope;
 
+/* httpfs's settings of every request (not per bucket: DuckDB's are
+ * global), from Hadoop's fs.s3a.retry.limit, .retry.interval and
+ * .connection.timeout; weir's defaults are DuckDB 1.4's, set explicitly. */
+typedef struct {
+    long long retries;  /* http_retries */
+    long long wait_ms;  /* http_retry_wait_ms (first wait; then x backoff) */
+    long long timeout_s; /* http_timeout */
+} http_conf;
+
 struct weir_s3_conf {
+    http_conf http;
     const char *chain; /* AWS's chain for scopes without keys: NULL (none:
                           anonymous requests), "env;config", or "" (the
                           aws extension's default chain) */
@@ -111,9 +121,34 @@ static const char *keep(weir_s3_conf *c, const char *v)
     return copy;
 }
 
+/* A Hadoop retry or timeout key (rest: after "fs.s3a.") into c->http;
+ * false when rest is not one. Values were checked where they were set
+ * (spec/settings.c); one that does not parse keeps the default. */
+static bool add_http_key(weir_s3_conf *c, const char *rest, const char *value)
+{
+    double s;
+    unsigned long long n;
+    if (weir__str_ieq(rest, "retry.limit")) {
+        if (weir__str_parse_u64(value, &n) && n <= 100)
+            c->http.retries = (long long)n;
+    } else if (weir__str_ieq(rest, "retry.interval")) {
+        if (weir__str_parse_duration(value, 1e-3, &s) && s < 86400)
+            c->http.wait_ms = (long long)(s * 1000 + 0.5);
+    } else if (weir__str_ieq(rest, "connection.timeout")) {
+        /* whole seconds, at least 1 (0 would be no timeout) */
+        if (weir__str_parse_duration(value, 1e-3, &s) && s < 86400)
+            c->http.timeout_s = s < 1 ? 1 : (long long)(s + 0.5);
+    } else {
+        return false;
+    }
+    return true;
+}
+
 /* One fs.s3a.* key (rest: after "fs.s3a.") into c; false on OOM. */
 static bool add_key(weir_s3_conf *c, const char *rest, const char *value)
 {
+    if (add_http_key(c, rest, value))
+        return true;
     scope *s = &c->scopes[0];
     if (weir__str_istarts(rest, "bucket.")) {
         const char *b = rest + strlen("bucket.");
@@ -138,6 +173,7 @@ weir_s3_conf *weir__credentials_s3(const weir_kv *conf, size_t n)
         return NULL;
     }
     c->n = 1;
+    c->http = (http_conf){ .retries = 3, .wait_ms = 100, .timeout_s = 30 };
     bool providers = false;
     for (size_t i = 0; i < n; i++) {
         const char *rest = conf[i].key ? s3a_key(conf[i].key) : NULL;
@@ -263,6 +299,16 @@ void weir__credentials_sql(const weir_s3_conf *c, weir_buf *out)
 {
     for (size_t i = 0; i < c->n; i++)
         one_secret(out, c, i);
+}
+
+void weir__credentials_http_sql(const weir_s3_conf *c, weir_buf *out)
+{
+    weir__buf_printf(out,
+                     "SET GLOBAL http_retries = %lld;\n"
+                     "SET GLOBAL http_retry_wait_ms = %lld;\n"
+                     "SET GLOBAL http_retry_backoff = 4;\n"
+                     "SET GLOBAL http_timeout = %lld;\n",
+                     c->http.retries, c->http.wait_ms, c->http.timeout_s);
 }
 
 void weir__credentials_mask(const weir_s3_conf *c, const char *msg,

@@ -2,7 +2,8 @@
  * Object storage credentials and endpoints: the DuckDB secrets weir
  * creates from a pipeline's configuration (Spark's Hadoop keys,
  * spark.hadoop.fs.s3a.*) or, without keys, from AWS's own chain
- * (environment variables, profiles) through DuckDB's aws extension. Text
+ * (environment variables, profiles) through DuckDB's aws extension, and
+ * httpfs's retries and timeout from Hadoop's keys. Text
  * only: db.c runs the statements once httpfs is loaded. Secret values
  * never leave this module but inside the statements; messages mask them
  * (weir__credentials_mask). See docs/object-storage.md.
@@ -35,6 +36,13 @@ bool weir__credentials_chain(const weir_s3_conf *c);
 /* The statements creating the secrets (CREATE OR REPLACE SECRET ...;)
  * appended to out. */
 void weir__credentials_sql(const weir_s3_conf *c, weir_buf *out);
+
+/* The statements setting httpfs's retries and timeout for every request
+ * (SET GLOBAL http_retries, http_retry_wait_ms, http_retry_backoff,
+ * http_timeout) from fs.s3a.retry.limit, fs.s3a.retry.interval and
+ * fs.s3a.connection.timeout (weir's defaults: 3 retries, waits of 100 ms
+ * growing 4 times each, 30 s), appended to out. */
+void weir__credentials_http_sql(const weir_s3_conf *c, weir_buf *out);
 
 /* msg with every secret value of c replaced by "***" (into out). */
 void weir__credentials_mask(const weir_s3_conf *c, const char *msg,

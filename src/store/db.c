@@ -57,6 +57,7 @@ struct weir_db {
     pthread_mutex_t s3_mu;
     weir_s3_conf *s3;      /* the configuration's S3 settings, or NULL */
     bool s3_ready;         /* their secrets exist in DuckDB */
+    bool http_ready;       /* httpfs's retries and timeout are set */
     pthread_mutex_t attach_mu; /* weir__db_attach_once */
     uint64_t budget_bytes; /* DuckDB's memory limit in effect, 0 = unknown */
     unsigned budget_threads; /* DuckDB's threads in effect, 0 = unknown */
@@ -198,6 +199,36 @@ out:
     return rc;
 }
 
+/* httpfs's retries and timeout from db's configuration (credentials.h),
+ * set once httpfs is loaded. */
+static int http_settings(weir_db *db, weir_error *err)
+{
+    pthread_mutex_lock(&db->s3_mu);
+    int rc = 0;
+    if (!db->http_ready) {
+        weir_buf sql = WEIR_BUF_INIT;
+        weir__credentials_http_sql(db->s3, &sql);
+        duckdb_connection c;
+        duckdb_result r;
+        if (duckdb_connect(db->handle, &c) == DuckDBError) {
+            rc = WEIR_ERR(err, WEIR_EENGINE, NULL, "cannot connect to DuckDB");
+        } else {
+            if (duckdb_query(c, weir__buf_cstr(&sql), &r) == DuckDBError)
+                rc = WEIR_ERR(err, WEIR_EINVAL, "OBJECT_STORE_SETTINGS_INVALID",
+                              "httpfs's retries and timeout (fs.s3a.retry.*, "
+                              "fs.s3a.connection.timeout) were refused: %s",
+                              duckdb_result_error(&r));
+            else
+                db->http_ready = true;
+            duckdb_destroy_result(&r);
+            duckdb_disconnect(&c);
+        }
+        weir__buf_free(&sql);
+    }
+    pthread_mutex_unlock(&db->s3_mu);
+    return rc;
+}
+
 /* The extensions the object-store URLs in text need, loaded into db
  * (httpfs for S3, GCS and HTTP, azure for Azure), and the S3 secrets. */
 int weir__db_extensions_for(weir_db *db, const char *text, weir_error *err)
@@ -209,6 +240,8 @@ int weir__db_extensions_for(weir_db *db, const char *text, weir_error *err)
         snprintf(what, sizeof(what), "%s URLs", weir__url_kind_name(k));
         int rc = weir__db_extension(db, k == WEIR_URL_AZURE ? "azure" : "httpfs",
                                     what, err);
+        if (!rc && k != WEIR_URL_AZURE)
+            rc = http_settings(db, err);
         if (!rc && k == WEIR_URL_S3)
             rc = s3_secrets(db, err);
         if (rc)
@@ -483,6 +516,7 @@ int weir__db_configure(weir_db *db, const weir_db_config *cfg,
         weir__credentials_free(db->s3);
         db->s3 = s3;
         db->s3_ready = false;
+        db->http_ready = false;
         pthread_mutex_unlock(&db->s3_mu);
     }
     if (!cfg || (!cfg->threads && !cfg->memory_limit))

@@ -5,7 +5,8 @@
  * types, "Did you mean", lists of candidate functions, tuning advice about
  * SET statements the user cannot run) never reaches the user for the error
  * types in RULES; other types (I/O errors naming files and the operating
- * system's message, transaction conflicts) keep DuckDB's text.
+ * system's message, transaction conflicts) keep DuckDB's text. httpfs's
+ * errors are http_error.c's.
  */
 #include "db.h"
 
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "sql/sql.h"
+#include "store/http_error.h"
 #include "util/str.h"
 
 typedef struct rule {
@@ -499,6 +501,9 @@ int weir__db_error(weir_error *err, const char *what, const char *msg,
         msg = "unknown DuckDB error";
     char clean[1536];
     without_excerpt(clean, sizeof(clean), msg);
+    int http = weir__http_error(err, what, clean);
+    if (http)
+        return http;
     const char *detail = NULL;
     const rule *r = find_rule(clean, &detail);
     if (!r)

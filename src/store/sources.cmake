@@ -6,6 +6,7 @@ set(WEIR_STORE_SOURCES
   src/store/db_result.c
   src/store/db_stream.c
   src/store/extensions.c
+  src/store/http_error.c
   src/store/jdbc.c
   src/store/macros.c
   src/store/objects.c

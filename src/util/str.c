@@ -95,6 +95,26 @@ bool weir__str_parse_bool(const char *s, bool *out)
     return false;
 }
 
+bool weir__str_parse_duration(const char *v, double bare_unit, double *out)
+{
+    char *end;
+    double x = strtod(v, &end);
+    if (end == v || !(x >= 0) || x > 1e12 || *v == ' ')
+        return false;
+    while (*end == ' ')
+        end++;
+    double unit = !*end                                                 ? bare_unit
+                  : weir__str_ieq(end, "s") || weir__str_ieq(end, "sec") ? 1
+                  : weir__str_ieq(end, "ms")                             ? 1e-3
+                  : weir__str_ieq(end, "m") || weir__str_ieq(end, "min") ? 60
+                  : weir__str_ieq(end, "h")                              ? 3600
+                                                                         : -1;
+    if (unit < 0)
+        return false;
+    *out = x * unit;
+    return true;
+}
+
 bool weir__str_parse_u64(const char *s, unsigned long long *out)
 {
     if (!*s || *s < '0' || *s > '9')

@@ -27,5 +27,9 @@ bool weir__str_parse_bool(const char *s, bool *out);
 bool weir__str_is_identifier(const char *s);
 /* Parse a non-negative integer; false on junk or overflow. */
 bool weir__str_parse_u64(const char *s, unsigned long long *out);
+/* A duration ("500ms", "5s", "2m", "1h"; a bare number is in units of
+ * bare_unit seconds: 1 for Spark's keys, 1e-3 for Hadoop's) in seconds,
+ * from 0 to 1e12 units. */
+bool weir__str_parse_duration(const char *s, double bare_unit, double *out);
 
 #endif

@@ -11,19 +11,26 @@ UPSTREAM is the server's endpoint (http://127.0.0.1:PORT); the proxy
 listens on a free loopback port it writes to PORTFILE. RULES is read
 before each request; each line is
 
-    STATUS N [METHOD]     answer STATUS (503: S3's SlowDown) to the next N
-                          requests (of METHOD only, when given); N counts
+    STATUS N [METHOD [TEXT]]  answer STATUS (503: S3's SlowDown) to the
+                          next N requests (of METHOD only, and whose path
+                          and query contain TEXT, when given); N counts
                           down in the file
     STATUS every K [METHOD]   answer STATUS to every K-th request
+
+STATUS may also be "drop" (close the connection without answering, as a
+server that went down) or "hang" (answer nothing for 600 s, as a server
+that stopped responding).
 
 A missing or empty rules file forwards everything.
 """
 import http.client
 import http.server
 import os
+import socket
 import socketserver
 import sys
 import threading
+import time
 import urllib.parse
 
 UPSTREAM = urllib.parse.urlparse(sys.argv[1])
@@ -35,10 +42,16 @@ ERRORS = {
     503: ("SlowDown", "Please reduce your request rate."),
     500: ("InternalError", "We encountered an internal error. Please try again."),
     403: ("AccessDenied", "Access Denied"),
+    404: ("NoSuchKey", "The specified key does not exist."),
 }
 
 
-def injected(method):
+def matches(w, method, path):
+    """Whether rule words w[2:] (METHOD, TEXT) select this request."""
+    return (len(w) < 3 or w[2] == method) and (len(w) < 4 or w[3] in path)
+
+
+def injected(method, path):
     """The status to answer instead of forwarding, or None (under LOCK)."""
     COUNT[0] += 1
     try:
@@ -52,10 +65,10 @@ def injected(method):
         if status is None and len(w) >= 2 and w[1] == "every":
             k = int(w[2])
             if (len(w) < 4 or w[3] == method) and COUNT[0] % k == 0:
-                status = int(w[0])
+                status = w[0]
         elif status is None and len(w) >= 2 and int(w[1]) > 0 and \
-                (len(w) < 3 or w[2] == method):
-            status = int(w[0])
+                matches(w, method, path):
+            status = w[0]
             w[1] = str(int(w[1]) - 1)
         out.append(" ".join(w))
     if status is not None:
@@ -81,8 +94,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
         n = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(n) if n else None
         with LOCK:
-            status = injected(self.command)
+            status = injected(self.command, self.path)
+        if status == "drop":
+            self.note("drop")
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            return
+        if status == "hang":
+            self.note("hang")
+            time.sleep(600)
+            return
         if status is not None:
+            status = int(status)
             code, msg = ERRORS.get(status, ("Error", "injected"))
             out = (f'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>{code}'
                    f'</Code><Message>{msg}</Message></Error>').encode()

@@ -63,7 +63,8 @@ run_weir query "SELECT count(*) AS n FROM json.\`s3://landing/orders/b.json\`"
 expect_failure
 no_secret
 expect_stderr_contains "landing/orders/b.json"
-expect_stderr_contains "No credentials are provided"
+expect_stderr_contains "[OBJECT_STORE_ACCESS_DENIED]"
+expect_stderr_contains "no credentials were given"
 
 # A wrong secret: the update fails naming the object, and the secret is
 # not printed.
