@@ -602,12 +602,13 @@ bool weir__sql_window_slides(const weir_sql_expr *e);
  * (fn_custom.c). */
 int weir__fn_sliding_windows(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
 /* Session windows (session_window.c): the session_window() call s is
- * grouped by (NULL: none); the first one in s's select items; the FROM of
+ * grouped by (NULL: none); the first call of function name (e.g.
+ * "session_window", "window") in s's select items; the FROM of
  * a SELECT grouped by one, over from (the FROM's text), read under the
  * relation's name with each row's session as __weir_session; Spark's
  * filter of the rows a session_window() call e keeps. */
 const weir_sql_expr *weir__sql_grouped_session(const sql_select *s);
-const weir_sql_expr *weir__sql_row_session(const sql_select *s);
+const weir_sql_expr *weir__sql_row_call(const sql_select *s, const char *name);
 int weir__sql_session_from(sql_tx *t, weir_buf *out, const sql_select *s,
                            const weir_buf *from);
 int weir__sql_session_filter(sql_tx *t, weir_buf *out, const weir_sql_expr *e);

@@ -18,10 +18,15 @@
 
 #include "util/str.h"
 
-static bool is_session_call(const weir_sql_expr *e)
+static bool is_call(const weir_sql_expr *e, const char *name)
 {
     return e && e->kind == EX_FUNC && !e->over && e->name &&
-           weir__str_ieq(e->name, "session_window");
+           weir__str_ieq(e->name, name);
+}
+
+static bool is_session_call(const weir_sql_expr *e)
+{
+    return is_call(e, "session_window");
 }
 
 /* The GROUP BY key at k: an ordinal or a select item's alias stand for
@@ -53,32 +58,33 @@ const weir_sql_expr *weir__sql_grouped_session(const sql_select *s)
     return NULL;
 }
 
-/* The session_window() call in e outside subqueries, if any. */
-static const weir_sql_expr *session_in(const weir_sql_expr *e, int depth)
+/* The call of function name in e outside subqueries, if any. */
+static const weir_sql_expr *call_in(const weir_sql_expr *e, const char *name,
+                                    int depth)
 {
     if (!e || depth > 4 * SQL_MAX_DEPTH || e->kind == EX_SUBQUERY ||
         e->kind == EX_EXISTS)
         return NULL;
-    if (is_session_call(e))
+    if (is_call(e, name))
         return e;
     const weir_sql_expr *sub[] = { e->a, e->b, e->c, e->filter };
     for (size_t i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
-        const weir_sql_expr *f = session_in(sub[i], depth + 1);
+        const weir_sql_expr *f = call_in(sub[i], name, depth + 1);
         if (f)
             return f;
     }
     for (size_t i = 0; i < e->n; i++) {
-        const weir_sql_expr *f = session_in(e->list[i], depth + 1);
+        const weir_sql_expr *f = call_in(e->list[i], name, depth + 1);
         if (f)
             return f;
     }
     return NULL;
 }
 
-const weir_sql_expr *weir__sql_row_session(const sql_select *s)
+const weir_sql_expr *weir__sql_row_call(const sql_select *s, const char *name)
 {
     for (size_t i = 0; i < s->n_items; i++) {
-        const weir_sql_expr *f = session_in(s->items[i].e, 0);
+        const weir_sql_expr *f = call_in(s->items[i].e, name, 0);
         if (f)
             return f;
     }

@@ -440,7 +440,12 @@ static int tx_select(sql_tx *t, weir_buf *out, const sql_select *s,
     t->sliding = t->time_window && weir__sql_window_slides(t->time_window);
     t->session = s->from ? weir__sql_grouped_session(s) : NULL;
     const weir_sql_expr *row_session =
-        s->from && !t->session ? weir__sql_row_session(s) : NULL;
+        s->from && !t->session ? weir__sql_row_call(s, "session_window") : NULL;
+    /* Spark drops the rows whose time is NULL from a window() (grouped
+     * by, or of each row). */
+    const weir_sql_expr *time_window =
+        !s->from || t->session ? NULL
+        : t->time_window ? t->time_window : weir__sql_row_call(s, "window");
     size_t saved_hidden = t->n_hidden, saved_base = t->hidden_base;
     t->hidden_base = t->n_hidden; /* an outer SELECT's are not this one's */
     int rc = 0;
@@ -474,15 +479,21 @@ static int tx_select(sql_tx *t, weir_buf *out, const sql_select *s,
         if (!rc && t->sliding)
             rc = weir__fn_sliding_windows(t, out, t->time_window);
     }
+    bool filtered = row_session || time_window;
     if (!rc && s->where && !t->session) {
-        weir__buf_puts(out, row_session ? " WHERE (" : " WHERE ");
+        weir__buf_puts(out, filtered ? " WHERE (" : " WHERE ");
         rc = weir__sql_tx_expr(t, out, s->where);
-        if (row_session)
+        if (filtered)
             weir__buf_putc(out, ')');
     }
     if (!rc && row_session) { /* Spark drops the rows without a session */
         weir__buf_puts(out, s->where ? " AND " : " WHERE ");
         rc = weir__sql_session_filter(t, out, row_session);
+    }
+    if (!rc && time_window && time_window->n > 0) {
+        weir__buf_puts(out, s->where || row_session ? " AND (" : " WHERE (");
+        rc = weir__sql_tx_expr(t, out, time_window->list[0]);
+        weir__buf_puts(out, ") IS NOT NULL");
     }
     if (!rc && s->group != GB_NONE)
         rc = tx_group_by(t, out, s);

@@ -44,3 +44,7 @@ SELECT session_window(ts, INTERVAL '1:05' HOUR TO MINUTE) AS w FROM VALUES (TIME
 -- window_time: a window's end less a microsecond, named after the window's column
 SELECT window_time(window(ts, '10 minutes')) FROM VALUES (TIMESTAMP '2024-01-01 10:03:00') AS t(ts);
 SELECT window_time(w) AS t, n FROM (SELECT window(ts, '10 minutes') AS w, count(*) AS n FROM VALUES (TIMESTAMP '2024-01-01 10:03:00'), (TIMESTAMP '2024-01-01 10:14:00') AS t(ts) GROUP BY 1);
+-- Rows whose time is NULL are dropped by window(), grouped by or of each row (Spark's TimeWindowing filter)
+SELECT window(ts, '10 minutes') AS w, count(*) AS n FROM VALUES (TIMESTAMP '2024-01-01 10:01:00'), (NULL), (NULL) AS t(ts) GROUP BY window(ts, '10 minutes');
+SELECT ts, window(ts, '10 minutes').start AS s FROM VALUES (TIMESTAMP '2024-01-01 10:01:00'), (NULL) AS t(ts) WHERE ts IS NULL OR ts > TIMESTAMP '2000-01-01';
+SELECT k, window(ts, '10 minutes', '5 minutes') AS w, count(*) AS n FROM VALUES ('a', TIMESTAMP '2024-01-01 10:01:00'), ('a', NULL) AS t(k, ts) GROUP BY k, window(ts, '10 minutes', '5 minutes');
