@@ -157,12 +157,26 @@ void event_printer_attach(event_printer *ep, weir_run_options *opts);
 /* Erase the status line if one is shown. */
 void event_printer_finish(event_printer *ep);
 
-/* --- json.c: writing JSON text (util/json.h reads it) ----------------- */
+/* --- json.c: writing and reading JSON text --------------------------- */
 
 /* Write s as a JSON string (invalid UTF-8 becomes U+FFFD), or null. */
 void json_put_string(FILE *out, const char *s);
 /* Write s as is when it is valid JSON text, else as a JSON string. */
 void json_put_raw(FILE *out, const char *s);
+/* True when s is exactly one JSON value (blanks around allowed). */
+bool json_is_valid(const char *s);
+/* True when s is a JSON number (RFC 8259 grammar). */
+bool json_is_number(const char *s);
+/* The value of member key of the object at p, or NULL. */
+const char *json_member(const char *p, const char *key);
+/* The first element of the array at p / the element after p; NULL at end. */
+const char *json_first(const char *p);
+const char *json_next(const char *p);
+/* Decode the string at p into buf (truncated to fit); false if p is not a
+ * string. */
+bool json_get_string(const char *p, char *buf, size_t size);
+/* The integer at p; false if p is not an integer that fits. */
+bool json_get_int(const char *p, int64_t *out);
 
 /* --- utf8.c: display widths ------------------------------------------ */
 

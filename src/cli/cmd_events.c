@@ -11,7 +11,6 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "util/json.h"
 
 #define EVENT_COLUMNS                                                          \
     "id, update_id, sequence, `timestamp`, level, event_type, message, "      \
@@ -168,31 +167,23 @@ static quality_row *quality_find(quality *q, const char *dataset,
 /* Add the expectations of one flow_progress event's details. */
 static bool quality_add(quality *q, const char *details)
 {
-    weir_arena arena;
-    weir_json *j = NULL;
-    bool ok = true;
-    weir__arena_init(&arena);
-    if (weir__json_parse(&j, &arena, details, strlen(details), NULL))
-        j = NULL;
-    const weir_json *list = weir__json_get(
-        weir__json_get(weir__json_get(j, "flow_progress"), "data_quality"),
+    const char *list = json_member(
+        json_member(json_member(details, "flow_progress"), "data_quality"),
         "expectations");
-    for (size_t i = 0; ok && list && list->type == WEIR_JSON_ARRAY && i < list->len; i++) {
-        const weir_json *e = list->items[i];
-        const char *dataset = weir__json_get_str(e, "dataset");
-        const char *name = weir__json_get_str(e, "name");
+    for (const char *e = json_first(list); e; e = json_next(e)) {
+        char dataset[512] = "", name[512] = "";
         int64_t passed = 0, failed = 0;
-        weir__json_get_int(e, "passed_records", &passed);
-        weir__json_get_int(e, "failed_records", &failed);
-        quality_row *r = quality_find(q, dataset ? dataset : "", name ? name : "");
-        ok = r != NULL;
-        if (r) {
-            r->passed += passed;
-            r->failed += failed;
-        }
+        json_get_string(json_member(e, "dataset"), dataset, sizeof dataset);
+        json_get_string(json_member(e, "name"), name, sizeof name);
+        json_get_int(json_member(e, "passed_records"), &passed);
+        json_get_int(json_member(e, "failed_records"), &failed);
+        quality_row *r = quality_find(q, dataset, name);
+        if (!r)
+            return false;
+        r->passed += passed;
+        r->failed += failed;
     }
-    weir__arena_free(&arena);
-    return ok;
+    return true;
 }
 
 static void quality_free(quality *q)

@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "util/json.h"
 
 #define YELLOW "\033[33m"
 #define RED "\033[31m"
@@ -51,14 +50,11 @@ static void put_indented(FILE *out, const char *text)
 /* "    [CLASS] message" from the event's error object. */
 static void put_event_error(FILE *out, const char *error_json)
 {
-    weir_arena arena;
-    weir_json *j = NULL;
-    weir__arena_init(&arena);
-    if (weir__json_parse(&j, &arena, error_json, strlen(error_json), NULL))
-        j = NULL;
-    const char *cls = weir__json_get_str(j, "class");
-    const char *message = weir__json_get_str(j, "message");
-    bool has_cls = cls && cls[0], has_msg = message != NULL;
+    char cls[128], message[4096];
+    bool has_cls = json_get_string(json_member(error_json, "class"), cls,
+                                   sizeof cls) && cls[0];
+    bool has_msg = json_get_string(json_member(error_json, "message"),
+                                   message, sizeof message);
     fputs("    ", out);
     if (!has_cls && !has_msg) {
         put_indented(out, error_json);
@@ -69,7 +65,6 @@ static void put_event_error(FILE *out, const char *error_json)
             put_indented(out, message);
     }
     fputc('\n', out);
-    weir__arena_free(&arena);
 }
 
 static void put_event_text(FILE *out, const weir_event *ev, bool color)

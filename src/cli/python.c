@@ -24,7 +24,6 @@
 
 #include "cli.h"
 #include "connect/connect.h"
-#include "util/json.h"
 
 extern const char cli_py_launch[];
 extern const char cli_py_shim[];
@@ -232,34 +231,26 @@ typedef struct launch_state {
 static void on_status(void *payload, const char *line)
 {
     launch_state *ls = payload;
-    weir_arena arena;
-    weir_json *j = NULL;
+    char event[32];
     int64_t n = -1;
-    weir__arena_init(&arena);
-    const char *event =
-        weir__json_parse(&j, &arena, line, strlen(line), NULL) == 0
-            ? weir__json_get_str(j, "event") : NULL;
-    if (!event) {
-        /* not a status line */
-    } else if (strcmp(event, "importing") == 0) {
-        /* files come in order, each once */
-        if (weir__json_get_int(j, "file", &n) && n >= 0 &&
-            (uint64_t)n < ls->n_files && n == ls->importing + 1) {
-            ls->importing = (long)n;
-            const char *f = ls->files[n];
-            if (ls->p->log)
-                print_logline(ls->p->log, "Importing %s%s%s...",
-                              f[0] == '/' ? "" : ls->dir,
-                              f[0] == '/' ? "" : "/", f);
-        }
+    if (!json_get_string(json_member(line, "event"), event, sizeof event))
+        return;
+    if (strcmp(event, "importing") == 0) {
+        if (!json_get_int(json_member(line, "file"), &n) || n < 0 ||
+            (uint64_t)n >= ls->n_files || n != ls->importing + 1)
+            return; /* files come in order, each once */
+        ls->importing = (long)n;
+        const char *f = ls->files[n];
+        if (ls->p->log)
+            print_logline(ls->p->log, "Importing %s%s%s...",
+                          f[0] == '/' ? "" : ls->dir, f[0] == '/' ? "" : "/", f);
     } else if (strcmp(event, "done") == 0) {
-        ls->done = weir__json_get_int(j, "files", &n) &&
+        ls->done = json_get_int(json_member(line, "files"), &n) &&
                    (uint64_t)n == ls->n_files &&
                    ls->importing + 1 == (long)ls->n_files;
     } else if (strcmp(event, "error") == 0 && !ls->report) {
         ls->report = strdup(line);
     }
-    weir__arena_free(&arena);
 }
 
 /* Is path (relative to the spec's folder) one of the definition files?
@@ -277,14 +268,9 @@ static bool definition_file(const launch_state *ls, const char *path)
  * "" without one. */
 static void report_kind(const launch_state *ls, char *kind, size_t size)
 {
-    weir_arena arena;
-    weir_json *j = NULL;
-    weir__arena_init(&arena);
-    const char *k = ls->report && weir__json_parse(&j, &arena, ls->report,
-                                                   strlen(ls->report), NULL) == 0
-                        ? weir__json_get_str(j, "kind") : NULL;
-    snprintf(kind, size, "%s", k ? k : "");
-    weir__arena_free(&arena);
+    kind[0] = '\0';
+    if (ls->report)
+        json_get_string(json_member(ls->report, "kind"), kind, size);
 }
 
 /* Python's stderr (the user's traceback): prefixed and escaped. */
@@ -316,31 +302,23 @@ static void defuse(char *s, size_t size)
 static void print_definition_error(const launch_state *ls, int err_fd,
                                    bool have_diags, FILE *json_out)
 {
-    weir_arena arena;
-    weir_json *j = NULL;
-    weir__arena_init(&arena);
-    if (weir__json_parse(&j, &arena, ls->report, strlen(ls->report), NULL))
-        j = NULL;
+    const char *j = ls->report;
     /* The endpoint's diagnostics say it better (and the traceback only
      * shows pyspark sending the definition). */
-    const weir_json *server = weir__json_get(j, "server");
-    if (have_diags && server && server->type == WEIR_JSON_BOOL && server->boolean) {
-        weir__arena_free(&arena);
+    const char *server = json_member(j, "server");
+    if (have_diags && server && strncmp(server, "true", 4) == 0)
         return;
-    }
     weir_error e;
     memset(&e, 0, sizeof e);
     e.code = WEIR_ESQL;
     int64_t line = 0;
-    const char *message = weir__json_get_str(j, "message");
-    const char *cls = weir__json_get_str(j, "error_class");
-    const char *path = weir__json_get_str(j, "path");
-    snprintf(e.message, sizeof e.message, "%s", message ? message : "");
-    snprintf(e.error_class, sizeof e.error_class, "%s", cls ? cls : "");
-    snprintf(e.path, sizeof e.path, "%s", path ? path : "");
-    if (weir__json_get_int(j, "line", &line) && line > 0 && line < 1000000000)
+    json_get_string(json_member(j, "message"), e.message, sizeof e.message);
+    json_get_string(json_member(j, "error_class"), e.error_class,
+                    sizeof e.error_class);
+    json_get_string(json_member(j, "path"), e.path, sizeof e.path);
+    if (json_get_int(json_member(j, "line"), &line) && line > 0 &&
+        line < 1000000000)
         e.line = (unsigned)line;
-    weir__arena_free(&arena);
     defuse(e.message, sizeof e.message);
     defuse(e.error_class, sizeof e.error_class);
     defuse(e.path, sizeof e.path);

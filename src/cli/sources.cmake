@@ -1,5 +1,5 @@
 # The weir command-line tool: main.c, one cmd_<name>.c per subcommand and the
-# helpers they share. Built on the public API (include/weir.h) and util/.
+# helpers they share. Built on the public API only (include/weir.h).
 set(WEIR_CLI_FILES
   src/cli/main.c
   src/cli/help.c

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "util/json.h"
 
 #define MAX_CELL 100 /* display columns of one table cell */
 
@@ -180,7 +179,7 @@ static void json_value(const grid *g, FILE *out, size_t col, const char *v)
     else if (g->json_cols && g->json_cols[col])
         json_put_raw(out, v);
     else if (g->numeric(g->data, col) &&
-             (weir__json_is_number(v) || strcmp(v, "true") == 0 ||
+             (json_is_number(v) || strcmp(v, "true") == 0 ||
               strcmp(v, "false") == 0))
         fputs(v, out);
     else

@@ -1,7 +1,7 @@
 /*
  * weir's JSON reader: parses text into an arena-owned tree. Used for the
- * event details weir stores, Delta Lake logs, test fixtures and the
- * messages of the CLI's Python launcher. Writing
+ * event details weir stores, Delta Lake logs, test fixtures and Spark's
+ * schema JSON (the CLI, on the public API only, has its own). Writing
  * JSON is done with weir__buf_put_json_string and friends in buf.h.
  */
 #ifndef WEIR_UTIL_JSON_H
