@@ -3,7 +3,6 @@
  */
 #include "json.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -331,25 +330,4 @@ const char *weir__json_get_str(const weir_json *obj, const char *key)
 {
     const weir_json *v = weir__json_get(obj, key);
     return v && v->type == WEIR_JSON_STRING ? v->text : NULL;
-}
-
-bool weir__json_get_int(const weir_json *obj, const char *key, int64_t *out)
-{
-    const weir_json *v = weir__json_get(obj, key);
-    if (!v || v->type != WEIR_JSON_NUMBER || strpbrk(v->text, ".eE"))
-        return false;
-    errno = 0;
-    char *end;
-    long long n = strtoll(v->text, &end, 10);
-    if (errno || *end)
-        return false;
-    *out = n;
-    return true;
-}
-
-bool weir__json_is_number(const char *s)
-{
-    size_t len = strlen(s);
-    size_t n = number_len(s, len);
-    return n && n == len;
 }

@@ -9,7 +9,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 
 #include "arena.h"
 #include "error.h"
@@ -43,10 +42,5 @@ int weir__json_parse(weir_json **out, weir_arena *arena, const char *text,
 const weir_json *weir__json_get(const weir_json *obj, const char *key);
 /* The string value of member key, or NULL when absent or not a string. */
 const char *weir__json_get_str(const weir_json *obj, const char *key);
-/* The integer value of member key into *out: false when absent, not a
- * number, not an integer, or out of int64_t's range. */
-bool weir__json_get_int(const weir_json *obj, const char *key, int64_t *out);
-/* Is the whole of s one JSON number (RFC 8259)? */
-bool weir__json_is_number(const char *s);
 
 #endif
