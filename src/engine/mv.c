@@ -157,6 +157,28 @@ static const char *turned_off(weir_flow_exec *x, const weir_gdataset *t,
     return on ? NULL : where;
 }
 
+/* The first table a join reads more than once (a self-join), in *out,
+ * or NULL. */
+static int joined_twice(refresh *r, const char **out)
+{
+    const weir_gflow *f = r->x->f;
+    const char **keys = weir__arena_array(&r->arena, f->n_inputs + 1,
+                                          sizeof(*keys));
+    if (!keys)
+        return oom(r->x);
+    *out = NULL;
+    for (size_t i = 0; i < f->n_inputs && !*out; i++) {
+        keys[i] = weir__source_table.key(&r->arena, r->x->g, &f->inputs[i],
+                                         r->x->root_dir);
+        if (!keys[i])
+            return oom(r->x);
+        for (size_t k = 0; k < i && !*out; k++)
+            if (!strcmp(keys[k], keys[i]))
+                *out = keys[i];
+    }
+    return 0;
+}
+
 /* Why the view cannot be followed incrementally at all (its shape, its
  * inputs), in x->technique_reason; false when it can. */
 static bool untracked(refresh *r, int *rc)
@@ -215,6 +237,15 @@ static bool untracked(refresh *r, int *rc)
                 d ? d->display : in->external ? in->external : "a source");
             return true;
         }
+    }
+    const char *twice = NULL;
+    if (r->shape.join && (*rc = joined_twice(r, &twice)))
+        return true;
+    if (twice) {
+        why(x, "COMPLETE_RECOMPUTE", "it joins %s with itself (a refresh "
+                                     "from new rows reads each input's new "
+                                     "rows in its own term)", twice);
+        return true;
     }
     if (r->shape.kind == WEIR_SQL_INCR_AGGREGATE && t->n_expectations) {
         why(x, "COMPLETE_RECOMPUTE", "it aggregates and has expectations "
@@ -313,15 +344,9 @@ static int plan_inputs(refresh *r, bool whole, const char **changed)
         b.key = b.kind->key(&r->arena, x->g, in, x->root_dir);
         if (!b.key)
             return oom(x);
-        bool dup = false;
+        bool dup = false; /* a union's (a join's is untracked) */
         for (size_t k = 0; k < r->n_batches && !dup; k++)
             dup = !strcmp(r->batches[k].key, b.key);
-        if (dup && r->shape.join) {
-            /* Each term of the change reads one input's new rows. */
-            *changed = weir__arena_printf(&r->arena, "it joins %s with itself",
-                                          b.key);
-            return *changed ? 0 : oom(x);
-        }
         if (dup)
             continue;
         int rc = b.kind->plan(&r->ctx, in, &b);

@@ -66,6 +66,7 @@ expect_stdout_contains "Materialized view spark_catalog.default.agg_k is refresh
 expect_stdout_contains "Materialized view spark_catalog.default.nondet is refreshed as COMPLETE_RECOMPUTE: the query has the non-deterministic function rand() (transformations/views.sql:20:46)"
 expect_stdout_contains "Materialized view spark_catalog.default.avg_k is refreshed as COMPLETE_RECOMPUTE: the average a is a DOUBLE, which DuckDB divides in extended precision"
 expect_stdout_contains "Materialized view spark_catalog.default.off is refreshed as COMPLETE_RECOMPUTE: incremental refresh is turned off: pipelines.incremental is false (a table property of the view)"
+expect_stdout_contains "Materialized view spark_catalog.default.self_j is refreshed as COMPLETE_RECOMPUTE: it joins spark_catalog.default.st with itself"
 expect_stdout_contains "Materialized view spark_catalog.default.cheap is refreshed as COMPLETE_RECOMPUTE: recomputing costs less: the view holds 7 row(s) for 100000 input row(s)"
 expect_stdout_contains "Materialized view spark_catalog.default.on_agg is refreshed as COMPLETE_RECOMPUTE: spark_catalog.default.agg_k was replaced or recomputed since the last refresh"
 expect_techniques append j_left=COMPLETE_RECOMPUTE semi=COMPLETE_RECOMPUTE anti=COMPLETE_RECOMPUTE semi_agg=COMPLETE_RECOMPUTE

@@ -60,6 +60,8 @@ VIEWS = [
     ("anti", "SELECT k, g FROM st LEFT ANTI JOIN dim ON st.k = dim.k WHERE g > 1", None, "A"),
     ("semi_agg", "SELECT g, count(*) AS n, avg(d) AS ad FROM st LEFT SEMI JOIN dim "
                  "ON st.k = dim.k GROUP BY g", None, "G"),
+    ("self_j", "SELECT a.k, a.v, b.s FROM st a JOIN st b ON a.k = b.k AND a.v = b.v "
+               "AND a.g = b.g", None, "C"),
     ("cheap", "SELECT k, count(*) AS n, sum(id) AS s FROM big GROUP BY k", None, "C"),
     ("off", "SELECT k, count(*) AS n FROM st GROUP BY k",
      "'pipelines.incremental' = 'false'", "C"),
