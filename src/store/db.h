@@ -31,9 +31,11 @@ typedef struct weir_db_config {
     const char *temp_dir;     /* spill folder; NULL = DuckDB's default */
     bool lazy_macros;         /* create weir's Spark macros on first use,
                                  per connection (store/macros.c) */
-    /* The pipeline configuration, for its object storage settings
-     * (spark.hadoop.fs.s3a.*: store/credentials.h), copied; the secrets
-     * are created when a statement first names an s3:// URL. */
+    /* The pipeline configuration: its weir.duckdb.threads and
+     * weir.duckdb.memory_limit override the two fields above; its object
+     * storage settings (spark.hadoop.fs.s3a.*: store/credentials.h) are
+     * copied, the secrets created when a statement first names an s3://
+     * URL. */
     const weir_kv *conf;
     size_t n_conf;
 } weir_db_config;
@@ -165,7 +167,9 @@ int weir__appender_close(weir_appender *a, weir_error *err);
 
 /* A streaming result, a data chunk at a time (the rows are not all held):
  * weir__cursor_next moves to the next chunk (*n_rows 0 at the end; an
- * error of the query, e.g. error() in it, is reported there). Values of
+ * error of the query, e.g. error() in it, is reported there, and so is a
+ * stream that ended early because another statement ran on c: c must
+ * outlive the cursor and run nothing else until it is freed). Values of
  * the current chunk by column and row: bytes of a VARCHAR or BLOB column
  * (valid until the next chunk), INTEGER, BIGINT; each returns false for
  * NULL. */

@@ -144,6 +144,9 @@ struct weir_db_cursor {
     duckdb_vector *vecs;
     uint64_t **valid;
     const char *memory_limit;
+    weir_conn *conn;     /* the connection it streams from (borrowed) */
+    uint64_t statements; /* conn's statement count once it started */
+    uint64_t chunks;     /* chunks fetched so far */
 };
 
 int weir__conn_cursor(weir_conn *c, const char *sql, weir_db_cursor **out,
@@ -166,6 +169,8 @@ int weir__conn_cursor(weir_conn *c, const char *sql, weir_db_cursor **out,
                                         duckdb_result_error(&k->result));
         k->have_result = true;
     }
+    k->conn = c;
+    k->statements = c->statements;
     if (!rc) {
         k->n_cols = duckdb_column_count(&k->result);
         k->vecs = calloc(k->n_cols + 1, sizeof *k->vecs);
@@ -181,6 +186,43 @@ int weir__conn_cursor(weir_conn *c, const char *sql, weir_db_cursor **out,
     return 0;
 }
 
+/* The cursor's next chunk, or NULL. Test builds only (option
+ * WEIR_TEST_HOOKS, tests/e2e/README.md): WEIR_TEST_FETCH_FAIL_AFTER=N runs
+ * a statement on the cursor's connection after N chunks, which closes the
+ * stream: DuckDB's next fetch returns NULL and records no error. */
+static duckdb_data_chunk cursor_fetch(weir_db_cursor *k)
+{
+#ifdef WEIR_TEST_HOOKS
+    const char *env = getenv("WEIR_TEST_FETCH_FAIL_AFTER");
+    if (env && k->chunks == strtoull(env, NULL, 10) &&
+        k->conn->statements == k->statements) {
+        duckdb_result r;
+        duckdb_query(weir__conn_counted(k->conn, "SELECT 1"), "SELECT 1", &r);
+        duckdb_destroy_result(&r);
+    }
+#endif
+    k->chunks++;
+    return duckdb_fetch_chunk(k->result);
+}
+
+/* The stream gave no chunk: its end, or its failure. DuckDB 1.4 records
+ * an error when running the query fails, but a stream that another
+ * statement on its connection closed (DuckDB runs one query at a time on
+ * a connection) ends with none: rows would be lost, never a short batch. */
+static int cursor_end(weir_db_cursor *k, weir_error *err)
+{
+    const char *e = duckdb_result_error(&k->result);
+    if (e)
+        return weir__db_error(err, "", e, k->memory_limit);
+    if (k->conn->statements != k->statements)
+        return WEIR_ERR(err, WEIR_ERROR, NULL,
+                        "internal error: a streaming query result was closed "
+                        "after %llu chunk(s), before its end, by another "
+                        "statement on its connection",
+                        (unsigned long long)(k->chunks - 1));
+    return 0;
+}
+
 int weir__cursor_next(weir_db_cursor *k, size_t *n_rows, weir_error *err)
 {
     *n_rows = 0;
@@ -188,11 +230,9 @@ int weir__cursor_next(weir_db_cursor *k, size_t *n_rows, weir_error *err)
         duckdb_destroy_data_chunk(&k->chunk);
     k->chunk = NULL;
     for (;;) {
-        k->chunk = duckdb_fetch_chunk(k->result);
-        if (!k->chunk) {
-            const char *e = duckdb_result_error(&k->result);
-            return e ? weir__db_error(err, "", e, k->memory_limit) : 0;
-        }
+        k->chunk = cursor_fetch(k);
+        if (!k->chunk)
+            return cursor_end(k, err);
         idx_t n = duckdb_data_chunk_get_size(k->chunk);
         if (n) {
             for (size_t i = 0; i < k->n_cols; i++) {

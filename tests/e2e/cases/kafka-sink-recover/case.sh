@@ -112,3 +112,26 @@ grep -q "Run is COMPLETED." "$E2E_OUT/retried.out" || e2e_fail "the update did n
 e2e_pass
 expect_equal "after the retried update" "$(ktool consume out -n)" 3100
 expect_equal "distinct after the retried update" "$(ktool consume out | cut -f4 | sort -u | wc -l)" 1600
+
+# Reading the batch's rows fails part way (test hook: a statement on the
+# reading connection closes DuckDB's stream, whose fetch then ends with no
+# error): the flow fails, nothing is sent or committed, and the next run
+# publishes the whole batch, once.
+sed -i 's/maxFlowRetryAttempts: "3"/maxFlowRetryAttempts: "0"/' spark-pipeline.yml
+batches() {
+    run_weir query --format csv "SELECT count(*) AS n FROM spark_catalog._weir.sink_batches"
+    tail -n1 "$WEIR_STDOUT"
+}
+before=$(batches)
+run_weir query "INSERT INTO src SELECT id FROM range(1600, 11600) AS t(id)"
+expect_exit 0
+WEIR_TEST_FETCH_FAIL_AFTER=1 run_weir run
+expect_exit 1
+expect_stdout_contains "internal error: a streaming query result was closed after 1 chunk(s), before its end, by another statement on its connection"
+expect_equal "sent after a failed read" "$(ktool consume out -n)" 3100
+expect_equal "batches after a failed read" "$(batches)" "$before"
+expect_equal "staged files after a failed read" "$(find storage/sinks -type f | wc -l)" 0
+run_weir run
+expect_exit 0
+expect_equal "after the read succeeded" "$(ktool consume out -n)" 13100
+expect_equal "distinct after the read succeeded" "$(ktool consume out | cut -f4 | sort -u | wc -l)" 11600
