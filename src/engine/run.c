@@ -125,17 +125,6 @@ static const char *pipeline_conf(const weir_graph *g, const char *key)
     return NULL;
 }
 
-/* A weir.duckdb.* setting: the pipeline configuration's own (checked by
- * weir__spec_check_setting), never a SQL file's SET, which applies to the
- * flows after it while DuckDB is one per update. */
-static const char *weir_setting(const weir_graph *g, const char *key)
-{
-    for (size_t i = 0; i < g->n_conf; i++)
-        if (weir__str_ieq(g->conf[i].key, key))
-            return g->conf[i].value;
-    return NULL;
-}
-
 /* ---- phases ----------------------------------------------------------------- */
 
 static void queue_flows(run_state *rs)
@@ -702,15 +691,11 @@ int weir__engine_run(weir_graph *g, const weir_engine_opts *opts,
     if (out)
         memset(out, 0, sizeof(*out));
 
-    /* DuckDB resources from the pipeline's configuration. */
+    /* The pipeline's configuration (never a SQL file's SET, which applies
+     * to the flows after it while DuckDB is one per update): DuckDB's
+     * resources (weir.duckdb.*) and object storage settings (store/db.h). */
     weir_engine_opts eopts = *opts;
-    const char *mem = weir_setting(g, "weir.duckdb.memory_limit");
-    const char *thr = weir_setting(g, "weir.duckdb.threads");
-    if (mem)
-        eopts.db.memory_limit = mem;
-    if (thr)
-        eopts.db.threads = (unsigned)weir__run_parse_long(thr, 0);
-    eopts.db.conf = g->conf; /* object storage settings (store/credentials.h) */
+    eopts.db.conf = g->conf;
     eopts.db.n_conf = g->n_conf;
     rs.opts = &eopts;
     int rc = open_update(&rs, err);

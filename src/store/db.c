@@ -23,6 +23,7 @@
 #include "store/spark_type.h"
 #include "store/tally.h"
 #include "store/wal_guard.h"
+#include "util/kv.h"
 #include "util/str.h"
 #include "util/url.h"
 #include "weir.h"
@@ -415,6 +416,26 @@ static void db_free(weir_db *db)
     free(db);
 }
 
+/* The instance's threads and memory limit: the pipeline configuration's
+ * weir.duckdb.threads and weir.duckdb.memory_limit (the spec's or --conf's,
+ * checked when they were given) over cfg's own, for every command that
+ * opens the storage (a run, a query, a served query). */
+static void db_resources(const weir_db_config *cfg, unsigned *threads,
+                         const char **memory_limit)
+{
+    *threads = cfg ? cfg->threads : 0;
+    *memory_limit = cfg ? cfg->memory_limit : NULL;
+    if (!cfg)
+        return;
+    const char *t = weir__kv_get(cfg->conf, cfg->n_conf, "weir.duckdb.threads");
+    const char *m = weir__kv_get(cfg->conf, cfg->n_conf,
+                                 "weir.duckdb.memory_limit");
+    if (t && *t)
+        *threads = (unsigned)strtoul(t, NULL, 10);
+    if (m && *m)
+        *memory_limit = m;
+}
+
 int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
 {
     *out = NULL;
@@ -436,15 +457,18 @@ int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
         db_free(db);
         return WEIR_ERR(err, WEIR_EENGINE, NULL, "cannot create DuckDB config");
     }
+    unsigned n_threads = 0;
+    const char *memory_limit = NULL;
+    db_resources(cfg, &n_threads, &memory_limit);
     char threads[32];
-    if (cfg && cfg->threads) {
-        snprintf(threads, sizeof(threads), "%u", cfg->threads);
+    if (n_threads) {
+        snprintf(threads, sizeof(threads), "%u", n_threads);
         duckdb_set_config(config, "threads", threads);
     }
-    if (cfg && cfg->memory_limit) {
-        duckdb_set_config(config, "memory_limit", cfg->memory_limit);
+    if (memory_limit) {
+        duckdb_set_config(config, "memory_limit", memory_limit);
         snprintf(db->memory_limit, sizeof(db->memory_limit), "%s",
-                 cfg->memory_limit);
+                 memory_limit);
     }
     if (cfg && cfg->temp_dir)
         duckdb_set_config(config, "temp_directory", cfg->temp_dir);
@@ -519,14 +543,17 @@ int weir__db_configure(weir_db *db, const weir_db_config *cfg,
         db->http_ready = false;
         pthread_mutex_unlock(&db->s3_mu);
     }
-    if (!cfg || (!cfg->threads && !cfg->memory_limit))
+    unsigned threads = 0;
+    const char *memory_limit = NULL;
+    db_resources(cfg, &threads, &memory_limit);
+    if (!threads && !memory_limit)
         return 0;
     weir_buf sql = WEIR_BUF_INIT;
-    if (cfg->threads)
-        weir__buf_printf(&sql, "SET GLOBAL threads = %u;", cfg->threads);
-    if (cfg->memory_limit) {
+    if (threads)
+        weir__buf_printf(&sql, "SET GLOBAL threads = %u;", threads);
+    if (memory_limit) {
         weir__buf_puts(&sql, "SET GLOBAL memory_limit = ");
-        weir__buf_put_sql_string(&sql, cfg->memory_limit);
+        weir__buf_put_sql_string(&sql, memory_limit);
         weir__buf_puts(&sql, ";");
     }
     int rc = 0;
@@ -539,15 +566,15 @@ int weir__db_configure(weir_db *db, const weir_db_config *cfg,
     } else {
         if (duckdb_query(c, weir__buf_cstr(&sql), &r) == DuckDBError)
             rc = weir__db_error(err, "cannot configure DuckDB: ",
-                                duckdb_result_error(&r), cfg->memory_limit);
+                                duckdb_result_error(&r), memory_limit);
         duckdb_destroy_result(&r);
         if (!rc)
             read_budget(db, c);
         duckdb_disconnect(&c);
     }
-    if (!rc && cfg->memory_limit)
+    if (!rc && memory_limit)
         snprintf(db->memory_limit, sizeof(db->memory_limit), "%s",
-                 cfg->memory_limit);
+                 memory_limit);
     weir__buf_free(&sql);
     return rc;
 }

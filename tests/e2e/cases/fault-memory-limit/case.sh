@@ -22,8 +22,10 @@ spilled=$(sort -n "$E2E_OUT/spill" | tail -n 1)
 [ "${spilled:-0}" -gt 65536 ] || e2e_fail "the update did not spill more than the limit (max ${spilled:-0} KB in storage/tmp)"
 catalog_kb=$(du -k storage/spark_catalog.duckdb | cut -f1)
 [ "$catalog_kb" -gt 65536 ] || e2e_fail "the data ($catalog_kb KB) is not larger than the limit"
+# (Checked with more memory: weir query obeys the spec's limit too, and
+# DuckDB does not spill a count(DISTINCT).)
 expect_query "SELECT (SELECT count(*) FROM ranked) AS n, (SELECT count(DISTINCT rn) FROM ranked) AS ranks, (SELECT max(rn) FROM ranked) AS top, (SELECT sum(n) FROM by_key) AS total" "n,ranks,top,total
-3000000,3000000,3000000,3000000"
+3000000,3000000,3000000,3000000" --conf weir.duckdb.memory_limit=1GB
 [ -z "$(ls -A storage/tmp 2>/dev/null)" ] || e2e_fail "spill files left in storage/tmp"
 
 # Far too little memory: the flow fails clearly, the old contents stay.
@@ -38,3 +40,17 @@ expect_stdout_not_contains "Out of Memory Error"
 expect_stdout_contains "Run is FAILED"
 expect_query "SELECT count(*) AS n, max(rn) AS top FROM ranked" "n,top
 3000000,3000000"
+
+# weir query runs under the same limit, the spec's or --conf's (it ran
+# without any before): a list of 3 million values does not fit in 8 MB.
+collect="SELECT size(collect_list(rn)) AS n FROM ranked"
+run_weir query "$collect"
+expect_exit 1
+expect_stderr_contains "[UNABLE_TO_ACQUIRE_MEMORY] DuckDB ran out of memory"
+expect_stderr_contains "The memory limit is 8MB"
+expect_query "$collect" "n
+3000000" --conf weir.duckdb.memory_limit=1GB
+sed -i 's/memory_limit: "8MB"/memory_limit: "1GB"/' spark-pipeline.yml
+run_weir query --conf weir.duckdb.memory_limit=8MB "$collect"
+expect_exit 1
+expect_stderr_contains "The memory limit is 8MB"
