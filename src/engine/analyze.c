@@ -23,18 +23,24 @@ typedef struct analysis {
     weir__diags *diags;
     int rc;
     weir_buf direct, downstream; /* names for the summary */
-    size_t unreachable, invalid; /* flows failed on a source that could
-                                    not be reached (WEIR_EIO), and on
-                                    anything else */
+    weir_failures found; /* flows failed on a source that could not be
+                            reached (WEIR_EIO), and on anything else */
 } analysis;
 
-static void add_diag(analysis *an, weir_error *e)
+/* A finding: e names a server that did not answer (unreachable) or what
+ * makes the graph invalid. */
+static void add_finding(analysis *an, weir_error *e, bool unreachable)
 {
     if (weir__diags_add(an->diags, e))
         an->rc = WEIR_ENOMEM;
     else if (!an->rc)
         an->rc = WEIR_EGRAPH;
-    an->invalid++;
+    weir__failures_add(&an->found, unreachable);
+}
+
+static void add_diag(analysis *an, weir_error *e)
+{
+    add_finding(an, e, false);
 }
 
 static void note_name(weir_buf *b, const char *name)
@@ -58,11 +64,7 @@ static void fail_flow(analysis *an, weir_gflow *f, weir_error *e)
     bool io = e->code == WEIR_EIO;
     e->code = WEIR_EGRAPH;
     note_name(&an->direct, f->display);
-    add_diag(an, e);
-    if (io) {
-        an->invalid--;
-        an->unreachable++;
-    }
+    add_finding(an, e, io);
 }
 
 /* DuckDB cannot create columns of type NULL; Spark's void becomes INTEGER
@@ -671,8 +673,9 @@ int weir__analyze(weir_graph *g, weir_storage *st, const char *root_dir,
         weir__arena_free(&helpers[i].arena);
     }
     /* Only sources that could not be reached (a database server down):
-     * the update failed, the graph is not invalid. */
-    bool unreachable = an.unreachable && !an.invalid;
+     * the update failed, the graph is not invalid (the summary is no
+     * finding of its own). */
+    int code = an.rc ? weir__failures_code(&an.found) : 0;
     if (!rc)
         summarize(&an);
     weir__buf_free(&an.direct);
@@ -683,9 +686,24 @@ int weir__analyze(weir_graph *g, weir_storage *st, const char *root_dir,
         return WEIR_ERR(err, rc, NULL, "out of memory");
     if (an.rc == WEIR_ENOMEM)
         return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
-    if (an.rc && unreachable)
+    if (code == WEIR_EIO)
         return WEIR_ERR(err, WEIR_EIO, NULL, "a source of the pipeline could not be read");
     if (an.rc)
         return WEIR_ERR(err, WEIR_EGRAPH, NULL, "the dataflow graph is invalid");
     return 0;
+}
+
+void weir__failures_add(weir_failures *f, bool unreachable)
+{
+    if (unreachable)
+        f->unreachable++;
+    else
+        f->invalid++;
+}
+
+int weir__failures_code(const weir_failures *f)
+{
+    if (f->invalid)
+        return WEIR_EGRAPH;
+    return f->unreachable ? WEIR_EIO : 0;
 }

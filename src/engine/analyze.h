@@ -16,7 +16,21 @@
 struct weir_infer_cache;
 struct weir_watch;
 
-/* Fills flow and dataset schemas in g. Returns 0 or WEIR_EGRAPH (diags).
+/* What the problems found before an update runs make of it, one rule
+ * for its sources (analysis) and sinks (a dry run's probes): a server that
+ * did not answer (WEIR_EIO from the source or sink) fails the update, exit
+ * 1; anything else (options, SQL, the graph) makes the pipeline invalid,
+ * exit 2, whatever else was unreachable. weir__failures_code: 0 when
+ * nothing was found, WEIR_EIO when only servers were unreachable, else
+ * WEIR_EGRAPH. */
+typedef struct weir_failures {
+    size_t unreachable, invalid;
+} weir_failures;
+void weir__failures_add(weir_failures *f, bool unreachable);
+int weir__failures_code(const weir_failures *f);
+
+/* Fills flow and dataset schemas in g. Returns 0, or WEIR_EGRAPH or
+ * WEIR_EIO (weir_failures; diags).
  * File schemas inferred go to infer (may be NULL) for the run to reuse.
  * input_tables: external tables are the real storage's (sample runs).
  * Once cancel (store/watch.h; may be NULL) is stopped, resolution stops

@@ -457,10 +457,12 @@ static void free_state(run_state *rs)
 
 /* Dry runs: sinks whose format checks its destination (a Kafka broker)
  * are probed, each within a bounded time; a failure is a diagnostic at
- * the sink's definition. */
+ * the sink's definition, and what it makes of the dry run is the rule of
+ * analysis (weir_failures): a broker that does not answer, WEIR_EIO;
+ * invalid options, WEIR_EGRAPH. */
 static int probe_sinks(const weir_graph *g, weir__diags *diags)
 {
-    int rc = 0;
+    weir_failures found = { 0, 0 };
     for (size_t i = 0; i < g->n_datasets; i++) {
         const weir_gdataset *d = &g->datasets[i];
         const weir_sink_format *fmt =
@@ -471,11 +473,11 @@ static int probe_sinks(const weir_graph *g, weir__diags *diags)
             continue;
         weir__error_prefix(&e, "Sink %s: ", d->display);
         weir__origin_error_at(&e, &d->def->origin);
+        weir__failures_add(&found, e.code == WEIR_EIO);
         if (weir__diags_add(diags, &e))
             return WEIR_ENOMEM;
-        rc = WEIR_EGRAPH;
     }
-    return rc;
+    return weir__failures_code(&found);
 }
 
 /* Open what the update needs: the selection, the storage, its catalogs,

@@ -48,10 +48,11 @@ expect_exit 2
 expect_stderr_contains "transformations/backfill.py:9: error: [INVALID_ONCE_FLOW_TARGET] Flow \`backfill\` is a once flow into the sink \`my_sink\`"
 
 # The page's broker address is a placeholder: the dry run says it does not
-# answer (tests/e2e/cases/kafka-sink-* run sinks against a real broker).
+# answer, exit 1 as for a source (tests/e2e/cases/kafka-sink-* run sinks
+# against a real broker).
 project 000-kafka-sink
 run_weir dry-run
-expect_exit 2
+expect_exit 1
 expect_stderr_contains "transformations/kafka.py:8: error: [KAFKA_BROKER_UNREACHABLE] Sink my_kafka_sink: no Kafka broker answered at host:port within 10000 ms"
 expect_stderr_not_contains "struct(*)"
 
