@@ -35,6 +35,9 @@
 #define MAX_PENDING_PER_PEER 64
 #define MAX_QUEUED_CALLS 256
 #define READ_CHUNK 16384
+#define SETTLE_MS 2000 /* a client reacts to a call's status within this:
+                          PySpark turns an error into an exception with
+                          two more calls (Config) */
 
 static int64_t now_ms(void)
 {
@@ -322,7 +325,7 @@ static void *io_main(void *arg)
         }
         if (fds[1].revents & POLLIN)
             accept_all(s);
-        bool idle = true;
+        bool idle = true, settled = true;
         int64_t now = now_ms();
         for (grpc_conn **pp = &s->conns; *pp;) {
             grpc_conn *cn = *pp;
@@ -336,10 +339,12 @@ static void *io_main(void *arg)
             } else {
                 idle &= !cn->pending_len &&
                         !nghttp2_session_want_write(cn->session);
+                settled &= !cn->n_streams && now - cn->active_ms >= SETTLE_MS;
                 pp = &cn->next;
             }
         }
         atomic_store(&s->io_idle, idle);
+        atomic_store(&s->settled, settled);
     }
     while (s->conns) {
         grpc_conn *cn = s->conns;
@@ -517,6 +522,7 @@ int weir__grpc_start(weir__grpc_server **out, const weir__grpc_config *cfg,
     pthread_cond_init(&s->job_ready, NULL);
     atomic_init(&s->stopping, false);
     atomic_init(&s->io_idle, true);
+    atomic_init(&s->settled, true);
     s->token = strdup(cfg->token);
     s->unix_path = cfg->unix_path ? strdup(cfg->unix_path) : NULL;
     s->workers = calloc(s->cfg.workers, sizeof *s->workers);
@@ -556,7 +562,7 @@ unsigned weir__grpc_port(const weir__grpc_server *s)
     return s ? s->port : 0;
 }
 
-bool weir__grpc_drain(weir__grpc_server *s, unsigned timeout_ms)
+bool weir__grpc_drain(weir__grpc_server *s, unsigned timeout_ms, bool settle)
 {
     if (!s || !s->cfg.workers)
         return true;
@@ -565,7 +571,8 @@ bool weir__grpc_drain(weir__grpc_server *s, unsigned timeout_ms)
         pthread_mutex_lock(&s->lock);
         bool quiet = !s->jobs_head && !s->n_busy && !s->ready;
         pthread_mutex_unlock(&s->lock);
-        if (quiet && atomic_load(&s->io_idle))
+        if (quiet && atomic_load(&s->io_idle) &&
+            (!settle || atomic_load(&s->settled)))
             return true;
         if (waited >= timeout_ms)
             return false;

@@ -91,9 +91,14 @@ unsigned weir__grpc_port(const weir__grpc_server *server);
 
 /* Wait at most timeout_ms until no call is queued or running and every
  * response has been handed to the sockets (so the last statuses reach
- * their clients before weir__grpc_stop closes the connections). Calls keep
- * being served meanwhile. True when that point was reached. */
-bool weir__grpc_drain(weir__grpc_server *server, unsigned timeout_ms);
+ * their clients before weir__grpc_stop closes the connections); with
+ * settle, also until no connection has had a call for two seconds (a
+ * client answered with an error may make a few calls while it raises it:
+ * PySpark reads two confs with Config; if those found the server gone it
+ * would retry them for minutes). Calls keep being served meanwhile. True
+ * when that point was reached. */
+bool weir__grpc_drain(weir__grpc_server *server, unsigned timeout_ms,
+                      bool settle);
 
 /* Close every connection, end the calls still running (their sends fail),
  * join the threads and free everything. NULL is a no-op. */

@@ -102,6 +102,7 @@ struct weir__grpc_server {
     unsigned n_busy;      /* handlers running now (under lock) */
     atomic_bool stopping;
     atomic_bool io_idle;  /* the I/O thread has nothing left to write */
+    atomic_bool settled;  /* no connection had a call for SETTLE_MS */
 };
 
 /* ---- the transport (grpc.c) ---- */

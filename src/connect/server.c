@@ -318,7 +318,7 @@ void weir_connect_stop(weir_connect_server *srv)
     if (srv->serve && srv->grpc) {
         /* Cancel the running updates and let them tell their clients. */
         weir__cserve_shutdown(srv->serve);
-        weir__grpc_drain(srv->grpc, 2000);
+        weir__grpc_drain(srv->grpc, 10000, true);
     }
     weir__grpc_stop(srv->grpc); /* joins every handler */
     if (srv->reg)
