@@ -90,24 +90,22 @@ static void drop_view(weir_buf *q, const snapshot *s, int di,
     weir__phys(q, d);
 }
 
-/* A streaming table that was a materialized view: its rows are the view's
- * result, not what its flows read, so it starts over as on a full refresh
- * (the view's rows can be computed again; nothing is lost). */
-static bool was_materialized_view(const snapshot *s, int di,
-                                  const weir_gdataset *d)
-{
-    const weir_table_record *m = weir__tables_get(&s->meta, d);
-    return d->kind == WEIR_STREAMING_TABLE && existing(s, di) && m &&
-           m->kind && !strcmp(m->kind, weir__kind_name(WEIR_MATERIALIZED_VIEW));
-}
-
-/* A streaming table stored as Delta that was a materialized view: it
- * starts over, as a DuckDB one does (was_materialized_view). */
+/* A streaming table weir stored as a materialized view: its rows are the
+ * view's result, not what its flows read, so it starts over as on a full
+ * refresh (the view's rows can be computed again; nothing is lost). A
+ * Delta one is judged on the record alone; a DuckDB one when its table
+ * is still there (was_materialized_view). */
 static bool was_view(const snapshot *s, const weir_gdataset *d)
 {
     const weir_table_record *m = weir__tables_get(&s->meta, d);
     return d->kind == WEIR_STREAMING_TABLE && m && m->kind &&
            !strcmp(m->kind, weir__kind_name(WEIR_MATERIALIZED_VIEW));
+}
+
+static bool was_materialized_view(const snapshot *s, int di,
+                                  const weir_gdataset *d)
+{
+    return existing(s, di) && was_view(s, d);
 }
 
 /* ---- statements ---------------------------------------------------------- */

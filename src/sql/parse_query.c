@@ -495,6 +495,22 @@ static sql_rel *from_clause(sql_parser *p)
     return l;
 }
 
+/* Append a select item for e, written at token at; NULL when out of
+ * memory. */
+static sql_item *push_item(sql_select *s, sql_parser *p, size_t *cap,
+                           weir_sql_expr *e, const sql_token *at)
+{
+    s->items = weir__sql_grow(p->arena, s->items, cap, s->n_items,
+                              sizeof(*s->items));
+    if (!s->items)
+        return NULL;
+    sql_item *it = &s->items[s->n_items++];
+    memset(it, 0, sizeof(*it));
+    it->e = e;
+    it->pos = weir__sql_tok_pos(at);
+    return it;
+}
+
 /* The DataFrame translation's own star forms (connect/plan_ops.c), which
  * Spark SQL lacks: `* __weir_replace (v AS c, ...)` (withColumns: c keeps
  * its position, or is appended when the relation has none) and `*
@@ -515,13 +531,9 @@ static int star_form(sql_select *s, sql_parser *p, weir_sql_expr *star, size_t *
         if ((!replace && e->kind != EX_COLUMN) || !weir__sql_accept_kw(p, "AS") ||
             !weir__sql_at_name(p, 0))
             return weir__sql_syntax_error(p);
-        s->items = weir__sql_grow(p->arena, s->items, cap, s->n_items, sizeof(*s->items));
-        if (!s->items)
+        sql_item *it = push_item(s, p, cap, e, at);
+        if (!it)
             return OOMI(p);
-        sql_item *it = &s->items[s->n_items++];
-        memset(it, 0, sizeof(*it));
-        it->e = e;
-        it->pos = weir__sql_tok_pos(at);
         it->alias = p->t[p->i++].text;
     } while (weir__sql_accept_op(p, ","));
     if (weir__sql_expect_op(p, ")"))
@@ -537,14 +549,9 @@ static int select_items(sql_select *s, sql_parser *p)
         weir_sql_expr *e = weir__sql_expr(p);
         if (!e)
             return WEIR_ESQL;
-        s->items = weir__sql_grow(p->arena, s->items, &cap, s->n_items,
-                                  sizeof(*s->items));
-        if (!s->items)
+        sql_item *it = push_item(s, p, &cap, e, at);
+        if (!it)
             return OOMI(p);
-        sql_item *it = &s->items[s->n_items++];
-        memset(it, 0, sizeof(*it));
-        it->e = e;
-        it->pos = weir__sql_tok_pos(at);
         if (e->kind == EX_STAR && !e->n_names && weir__sql_is_op(p, 1, "(") &&
             (weir__sql_is_kw(p, 0, "__weir_replace") || weir__sql_is_kw(p, 0, "__weir_rename")))
             return star_form(s, p, e, &cap);
