@@ -1,7 +1,7 @@
 # Exactly once from Kafka to Kafka across kill -9: Kafka source -> streaming
 # table -> Kafka sink, while a producer keeps adding messages to the source
 # topic (rounds of distinct ids). `weir run` is killed with SIGKILL at
-# seeded random instants WEIR_KAFKA_KILLS times (12 in the default suite,
+# seeded random instants WEIR_KAFKA_KILLS times (25 in the default suite,
 # 100 in heavy/kafka-kill); the run after
 # a kill recovers what it left (a batch read but not committed, a batch
 # staged for the sink but not published), and is itself the next one
@@ -11,7 +11,7 @@
 # must have landed mid-update and mid-publish (a staged sink batch left
 # behind, aborted transactions that a read_uncommitted consumer sees).
 # WEIR_KAFKA_KILL_SEED (default 15) seeds the kill instants.
-kills=${WEIR_KAFKA_KILLS:-$(e2e_size 12 100)}
+kills=${WEIR_KAFKA_KILLS:-$(e2e_size 25 100)}
 RANDOM=${WEIR_KAFKA_KILL_SEED:-15}
 round=300 # messages per producer round
 
