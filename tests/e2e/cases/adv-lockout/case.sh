@@ -27,7 +27,7 @@ fi
 # flood TARGET IDLE SLOW PAYLOAD FILLER: start holding connections;
 # returns once the first round is open.
 flood() {
-    rm -f "$fdir/ready" "$fdir/stop"
+    rm -f "$fdir/ready" "$fdir/ready.closed" "$fdir/stop"
     "${flooder[@]}" "$fdir/flood.py" "$1" "$2" "$3" "$4" "$5" "$fdir/ready" \
         "$fdir/stop" "$rate" >"$fdir/flood.out" 2>&1 &
     flood_pid=$!
@@ -38,7 +38,15 @@ flood() {
     done
     [ -s "$fdir/ready" ] || e2e_fail "the flood did not start: $(cat "$fdir/flood.out")"
 }
+# unflood: stop the flood once it has seen the server close one of its
+# connections (the server evicts the oldest as new ones come; the flood
+# notices on its next rounds, which a quick client can beat).
 unflood() {
+    for _ in $(seq 1 600); do
+        [ -e "$fdir/ready.closed" ] && break
+        kill -0 "$flood_pid" 2>/dev/null || break
+        sleep 0.1
+    done
     touch "$fdir/stop"
     wait "$flood_pid" || true
     flood_pid=

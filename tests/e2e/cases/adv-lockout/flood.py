@@ -2,8 +2,8 @@
 user without the token could: open IDLE connections that send nothing and
 SLOW ones that send PAYLOAD, then FILLER over and over, one byte every
 half second (so they are never idle), reopen (at most REOPEN a second)
-whatever the server closes, and write READY once the first round is
-open. Runs until STOP exists (or 300 s), then prints what it saw.
+whatever the server closes, write READY once the first round is open and
+READY.closed once the server has closed one of them. Runs until STOP exists (or 300 s), then prints what it saw.
 PAYLOAD and FILLER take Python escapes (\\r, \\x00).
 
 usage: flood.py TARGET IDLE SLOW PAYLOAD FILLER READY STOP [REOPEN]
@@ -65,6 +65,9 @@ while not os.path.exists(stop) and time.time() < end:
             c[0].close()
             c[0] = None
             closes += 1
+            if closes == 1:
+                with open(ready + ".closed", "w") as f:
+                    f.write("1")
         if c[0] is None and budget >= 1:
             budget -= 1
             c[0], c[2] = connect(), 0
