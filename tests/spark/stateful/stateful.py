@@ -23,7 +23,8 @@ Commands:
                Exit status 1 on a failure; with --expected and a single
                --only entry whose status is `unguarded`, 77 (ctest's skip).
   list         entry names, optionally of one --status
-  prepare E D  a fresh weir copy of entry E in folder D
+  prepare E D  a fresh weir copy of entry E in folder D (--sql-sources:
+               with its landing folders defined in SQL, see sql_sources)
   lay E K D    lay update K's input into D
   updates E    the number of updates of entry E
   args E K     weir run's arguments for update K (--full-refresh-all or none)
@@ -112,6 +113,40 @@ def copy_project(entry, dst, spark=False):
         shutil.copytree(os.path.join(entry.folder, "spark"), dst, dirs_exist_ok=True)
     os.makedirs(os.path.join(dst, "data"), exist_ok=True)
     return dst
+
+
+# A sources.py that only defines JSON landing folders as streaming tables
+# (the SQL entries' file sources: open-source Spark SQL cannot read files
+# as a stream).
+SOURCE_RE = re.compile(
+    r'@dp\.table\ndef (\w+)\(\):\n    return spark\.readStream\.format\("json"\)'
+    r'\.schema\("([^"]*)"\)\.load\(os\.path\.join\(DATA, "(\w+)"\)\)\n')
+
+
+def sql_sources(project):
+    """Against the stored answers, weir reads the landing folders of a
+    sources.py like the above through the same definitions in SQL (`STREAM
+    read_files`), so that an update does not start Python only to import
+    pyspark (about 1.5 s of CPU each): the Python spelling is what the
+    Spark tier, the py-* entries and the kill harness run. False when the
+    file defines anything else."""
+    path = os.path.join(project, "transformations", "sources.py")
+    if not os.path.isfile(path):
+        return False
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    found = SOURCE_RE.findall(text)
+    if not found or len(found) != text.count("@dp."):
+        return False
+    sql = ["-- sources.py as SQL (stateful.py sql_sources)"]
+    for name, schema, folder in found:
+        sql.append("CREATE STREAMING TABLE %s AS SELECT * FROM STREAM read_files("
+                   "'data/%s', format => 'json', schema => '%s');" % (name, folder, schema))
+    with open(os.path.join(project, "transformations", "sources.sql"), "w",
+              encoding="utf-8") as f:
+        f.write("\n".join(sql) + "\n")
+    os.remove(path)
+    return True
 
 
 def lay_input(entry, project, k):
@@ -349,10 +384,12 @@ def same_result(a, b):
 
 # --- weir over an entry ----------------------------------------------------------
 
-def weir_entry(weir, entry, work, python, spark_result):
+def weir_entry(weir, entry, work, python, spark_result, stored=False):
     """weir on ENTRY according to its status, against SPARK_RESULT (live or
-    stored). Returns [(what, ok, detail)]; what is `entry` or `k.table`."""
+    STORED). Returns [(what, ok, detail)]; what is `entry` or `k.table`."""
     project = copy_project(entry, os.path.join(work, "weir", entry.name))
+    if stored and entry.status == "compared":
+        sql_sources(project)
     if entry.status != "compared":
         lay_input(entry, project, 1)
     if entry.status == "spark-error" or "error" in spark_result:
@@ -465,7 +502,7 @@ def run_corpus(a):
                                     os.path.join(EXPECTED, e.name)))
             if weir and reference is not None and not a.write_expected:
                 try:
-                    results += weir_entry(weir, e, out, python, reference)
+                    results += weir_entry(weir, e, out, python, reference, stored=not spark)
                 except subprocess.TimeoutExpired as ex:
                     results.append(("entry", False, "timeout: %s" % ex))
             for what, ok, detail in results:
@@ -516,6 +553,8 @@ def main():
             p.add_argument("dir")
         if name == "check":
             p.add_argument("--weir", required=True)
+        if name == "prepare":
+            p.add_argument("--sql-sources", action="store_true")
     argv = sys.argv[1:]
     if not argv or argv[0].startswith("-"):
         argv = ["corpus"] + argv
@@ -530,6 +569,8 @@ def main():
     e = Entry(a.entry)
     if a.cmd == "prepare":
         copy_project(e, os.path.abspath(a.dir))
+        if a.sql_sources:
+            sql_sources(os.path.abspath(a.dir))
     elif a.cmd == "updates":
         print(e.updates)
     elif a.cmd == "lay":

@@ -6,7 +6,7 @@
 # hit closing the storage; after the fault is removed, the next update ends
 # with exactly the expected rows everywhere (nothing lost, nothing twice).
 # One-shot faults (a failed commit, then more commits in the same process)
-# are covered by fault-regressions. The default suite tries every 4th
+# are covered by fault-regressions. The default suite tries every 6th
 # position of each sweep (the first, the last, and an offset that changes
 # from run to run: e2e_spread in lib.sh); heavy/fault-io tries them all.
 
@@ -63,7 +63,7 @@ total=0 failed_clearly=0
 sweep() {
     local text=$1 step=$2 n
     shift 2
-    for n in $(e2e_spread 4 $(seq 1 "$step" 60)); do
+    for n in $(e2e_spread 6 $(seq 1 "$step" 60)); do
         land $((50 + n * 3))
         run_faulty "$@" WEIR_FAULT_NTH="$n"
         if [ "$injected" = 0 ]; then

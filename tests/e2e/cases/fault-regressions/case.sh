@@ -6,7 +6,7 @@
 #   CHECKS="deleted-checkpoints cte-twice" bash tests/e2e/run-case.sh ...
 #
 # The checks that sweep fault positions try a spread of them in the
-# default suite (the first, the last, every 3rd or 4th from an offset that
+# default suite (the first, the last, every 6th or 8th from an offset that
 # changes from run to run: e2e_spread in lib.sh) and every one in
 # heavy/fault-regressions (WEIR_E2E_HEAVY=1).
 
@@ -53,7 +53,7 @@ faulty() { # VAR=VALUE...: weir run under the fault shim
 # the next update reprocesses the batch: duplicates.
 check_one_shot_eio_retry() {
     local n st bad=0
-    for n in $(e2e_spread 4 $(seq 1 16)); do
+    for n in $(e2e_spread 8 $(seq 1 16)); do
         fresh "eio-$n"
         more_data
         faulty WEIR_FAULT_OPS=write,fsync WEIR_FAULT_PATH="*/spark_catalog.duckdb.wal" \
@@ -79,7 +79,7 @@ check_one_shot_eio_retry() {
 # update RUNNING and its last events are lost.
 check_events_lost_on_eio() {
     local n bad=0 id st
-    for n in $(e2e_spread 3 $(seq 1 12)); do
+    for n in $(e2e_spread 6 $(seq 1 12)); do
         fresh "ev-$n"
         more_data
         faulty WEIR_FAULT_PATH="*/weir.duckdb.wal" WEIR_FAULT_ERRNO=EIO WEIR_FAULT_NTH="$n" && st=0 || st=$?
@@ -323,7 +323,7 @@ vanish_sweep() {
             continue
         fi
         [ "$n" -le "$calls" ] || break
-        grep -qx "$n" <<<"$(e2e_spread 3 $(seq 1 "$calls"))" || continue
+        grep -qx "$n" <<<"$(e2e_spread 6 $(seq 1 "$calls"))" || continue
         faulty WEIR_FAULT_OPS="$op" WEIR_FAULT_ERRNO=ENOENT WEIR_FAULT_PATH="$pattern" \
             WEIR_FAULT_NTH="$n" WEIR_FAULT_COUNT=1 ||
             { echo "  NTH=$n: the run failed: $(grep -m1 -A1 FAILED "$E2E_OUT/faulty.out")"; bad=1; continue; }

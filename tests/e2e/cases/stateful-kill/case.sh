@@ -8,7 +8,9 @@
 # missed. Heavy (ctest -L heavy); skipped (exit 77) while no entry is
 # compared. WEIR_STATEFUL_KILLS (default 200) kills in all, spread over the
 # entries' updates; WEIR_STATEFUL_SEED (default 41); WEIR_STATEFUL_ENTRIES
-# (default: every compared entry).
+# (default: every compared entry). The SQL entries' landing folders are
+# defined in SQL (stateful.py prepare --sql-sources), so that the kills land
+# in weir's work rather than in Python importing pyspark.
 st="python3 $E2E_LIB/../spark/stateful/stateful.py"
 entries=${WEIR_STATEFUL_ENTRIES:-$($st list --status compared)}
 if [ -z "$entries" ]; then
@@ -29,7 +31,7 @@ per_update=$(((kills + slots - 1) / slots))
 
 killed=0 tried=0
 for e in $entries; do
-    $st prepare "$e" "$E2E_WORK/$e"
+    $st prepare --sql-sources "$e" "$E2E_WORK/$e"
     cd "$E2E_WORK/$e"
     for k in $(seq 1 "$($st updates "$e")"); do
         $st lay "$e" "$k" .
