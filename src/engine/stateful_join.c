@@ -11,9 +11,9 @@
  *   3. the rows that matched marked (outer and semi joins), the new rows
  *      kept;
  *   4. the watermark moved; each side's rows that no row to come can
- *      match (the range condition: event time before the watermark plus
- *      its bound) leave the state, outer ones unmatched written with NULLs
- *      for the other side.
+ *      match (event time at or before the side's state watermark:
+ *      side_bound) leave the state, outer ones unmatched written with
+ *      NULLs for the other side.
  */
 #include <stdio.h>
 #include <string.h>
@@ -234,13 +234,16 @@ static int pairs(join_ctx *j)
     return rc;
 }
 
-/* The bound of side i's event times below which its kept rows can no
- * longer match: the watermark plus the side's terms. */
+/* Side i's state watermark (Spark's): its kept rows whose event time is at
+ * or before it can no longer match. The watermark itself when the side
+ * leaves by the join keys; by a range, the watermark plus the side's terms,
+ * less a millisecond when the range is not strict (Spark's
+ * StreamingJoinHelper: a row at the bound of a <= or >= can still match). */
 static int side_bound(step *s, const struct weir_sql_join_side *sd,
                       int64_t wm_ms, int64_t *out)
 {
     int rc = 0;
-    *out = wm_ms;
+    *out = wm_ms - (sd->by_key || sd->strict ? 0 : 1);
     for (size_t k = 0; !rc && k < sd->n_evict; k++) {
         int64_t ms = 0;
         rc = weir__stateful_interval_ms(s, sd->evict[k].interval, &ms);
@@ -252,10 +255,8 @@ static int side_bound(step *s, const struct weir_sql_join_side *sd,
 int weir__stateful_join_lag(step *s, const weir_sql_state_plan *p,
                             int64_t *lag_ms)
 {
-    /* Spark: the smaller of the sides' state watermarks (a side evicted
-     * by a range keeps rows at or after its bound, so its watermark is
-     * the bound less a millisecond; by the join key, the watermark
-     * itself), or the join's input watermark when neither side has one. */
+    /* Spark: the smaller of the sides' state watermarks (side_bound), or
+     * the join's input watermark when neither side has one. */
     *lag_ms = 0;
     bool any = false;
     for (int i = 0; i < 2; i++) {
@@ -266,7 +267,7 @@ int weir__stateful_join_lag(step *s, const weir_sql_state_plan *p,
         int rc = side_bound(s, sd, 0, &bound);
         if (rc)
             return rc;
-        int64_t lag = -bound + (sd->by_key ? 0 : 1);
+        int64_t lag = -bound;
         if (!any || lag > *lag_ms)
             *lag_ms = lag;
         any = true;
@@ -288,7 +289,7 @@ static int evict(join_ctx *j, int i)
     const weir_sql_query *nulls = i ? p->emit_right_nulls : p->emit_left_nulls;
     weir_buf q = WEIR_BUF_INIT, gone = WEIR_BUF_INIT, none = WEIR_BUF_INIT,
              sql = WEIR_BUF_INIT, where = WEIR_BUF_INIT;
-    weir__buf_printf(&where, "__weir_evt_us < %lld", (long long)bound * 1000);
+    weir__buf_printf(&where, "__weir_evt_us <= %lld", (long long)bound * 1000);
     if (!rc && nulls) {
         weir__buf_printf(&where, " AND NOT __weir_matched");
         clean(&gone, weir__buf_cstr(&j->state[i]), weir__buf_cstr(&where));
@@ -302,7 +303,7 @@ static int evict(join_ctx *j, int i)
         }
     }
     if (!rc) {
-        weir__buf_printf(&q, "DELETE FROM %s WHERE __weir_evt_us < %lld",
+        weir__buf_printf(&q, "DELETE FROM %s WHERE __weir_evt_us <= %lld",
                          weir__buf_cstr(&j->state[i]), (long long)bound * 1000);
         rc = exec(j, &q, NULL);
     }

@@ -276,6 +276,9 @@ typedef struct weir_sql_state_plan {
         bool by_key;             /* evicted by an equality of the two
                                     event times (Spark: the watermark in
                                     the join keys), not a range */
+        bool strict;             /* by a strict range (< or >): Spark's
+                                    state watermark is the bound itself,
+                                    else the bound less 1 ms */
         struct {
             const weir_sql_expr *interval;
             bool minus;

@@ -840,8 +840,10 @@ static time_term term_of(const weir_sql_expr *e, const char *const *alias,
 
 /* Add the bound "side s's time <= (>=) the other's + terms" that
  * a op b states, when it is one. A bound of side s below the other's
- * (s >= other + lo) lets s's rows go once s.time < W + lo; one above it
- * (s <= other + hi) lets the other's rows go once other.time < W - hi. */
+ * (s >= other + lo) lets s's rows go once s.time is at or before W + lo
+ * (less 1 ms when not strict: stateful_join.c side_bound); one above it
+ * (s <= other + hi) lets the other's rows go once other.time is at or
+ * before W - hi (idem). */
 static void bound_of(weir_sql_state_plan *p, const weir_sql_expr *a_,
                      const char *op, const weir_sql_expr *b_,
                      const char *const *alias, const facts *sides,
@@ -878,6 +880,7 @@ static void bound_of(weir_sql_state_plan *p, const weir_sql_expr *a_,
             continue;
         sd->can_evict = true;
         sd->by_key = eq;
+        sd->strict = !strcmp(op, ">") || !strcmp(op, "<");
         sd->n_evict = 0;
         if (tb.interval) {
             sd->evict[sd->n_evict].interval = tb.interval;

@@ -194,11 +194,50 @@ def paired_readings(seed, updates, n=6, step=20):
     return a, b
 
 
+def watermark_edges(updates, step=20, delay=10, bound=15):
+    """Two sides (uid, ts, v) whose rows sit on the rules' edges. Update u
+    brings its newest rows at N = u*STEP minutes on both sides, so it
+    leaves the watermark W = N - DELAY; uids are u*100 + i:
+      1  twins at N (move both watermarks);
+      2  a only, at W: unmatched, leaves a join keyed by ts in this update;
+      3  b only, at W: the same on the right side;
+      4  a only, at W - BOUND: leaves a join whose bound is strict
+         (b.ts < a.ts + BOUND) in this update;
+      5  twins at W: matched at once;
+      6  a at N - 5, its twin in the next update (and a b row 3 minutes
+         later there, a range match);
+      7  a at N - 2*DELAY: a deduplication within the watermark expires it
+         exactly at W; its replay in the next update is written again;
+      8  (after the first update) a at the previous watermark: late;
+      9  (after the first update) a one second after it: not late;
+      10 a at N - 16 and b exactly BOUND later: no match for a strict
+         bound; and b's late twin of the previous update's uid 2."""
+    a = {u: [] for u in range(1, updates + 1)}
+    b = {u: [] for u in range(1, updates + 1)}
+    for u in range(1, updates + 1):
+        n, w, base = u * step, u * step - delay, u * 100
+        prev = n - step - delay
+        row = lambda i, m: {"uid": base + i, "ts": m, "v": base + i + int(m) % 7}  # noqa: E731
+        a[u] += [row(1, n), row(2, w), row(4, w - bound), row(5, w), row(6, n - 5),
+                 row(7, n - 2 * delay), row(10, n - 16)]
+        b[u] += [row(1, n), row(3, w), row(5, w), row(10, n - 16 + bound)]
+        if u > 1:
+            a[u] += [row(8, prev), row(9, prev + 1 / 60),
+                     {"uid": base - 100 + 7, "ts": n - 3, "v": 1}]
+            b[u] += [{"uid": base - 100 + 2, "ts": prev, "v": 2}]
+        if u < updates:
+            b[u + 1] += [{"uid": base + 6, "ts": n - 5, "v": 3},
+                         {"uid": base + 6, "ts": n - 2, "v": 4}]
+    fix = lambda rows: [dict(r, ts=ts(r["ts"])) for r in rows]  # noqa: E731
+    return ({u: fix(r) for u, r in a.items()}, {u: fix(r) for u, r in b.items()})
+
+
 # entry -> {source folder: {update: rows}}
 def inputs():
     adimp, adclick = ad_events(41, 5)
     fast, slow = two_paces(43, 5)
     read_a, read_b = paired_readings(47, 5)
+    edge_a, edge_b = watermark_edges(5)
     ev = events(7, 5)
     ev6 = events(11, 6)
     dup = events(13, 5, dups=3, replays=2)
@@ -219,6 +258,7 @@ def inputs():
         "sql-join-unbounded": {"users_a": users_a, "users_b": users_b},
         "sql-join-natural": {"users_a": users_a, "users_b": users_b},
         "sql-join-natural-outer": {"readings_a": read_a, "readings_b": read_b},
+        "sql-watermark-edges": {"side_a": edge_a, "side_b": edge_b},
         "sql-join-left": {"impressions": adimp, "clicks": adclick},
         "sql-join-window": {"impressions": adimp, "clicks": adclick},
         "sql-window-window": {"events": ev},

@@ -160,7 +160,7 @@ def dedup(updates, key, delay=None, within=False):
         if delay is not None:
             wm.advance([r["ts"] for r in rows])
             if within:
-                seen = {kk: t for kk, t in seen.items() if not t + wm.delay < wm.value}
+                seen = {kk: t for kk, t in seen.items() if not t + wm.delay <= wm.value}
         yield k, list(out)
 
 
