@@ -338,6 +338,77 @@ def chain(entry):
                   "gold": [[win(w), key, a["n"], a["total"]] for w, key, a in out]}
 
 
+def two_sided(left, right, match, how, lbound, rbound, delay=10):
+    """A stream-stream join of rows with a ts, both sides watermarked DELAY
+    (the join's watermark W: the min of the two): a row is late when its
+    ts <= the previous W; pairs are written at once; a side's rows leave
+    the state once their ts <= its state watermark, LBOUND(W) or
+    RBOUND(W), an outer side's unmatched ones written with NULLs."""
+    out, kept = [], ([], [])
+    marks = (Watermark(delay), Watermark(delay))
+    matched = (set(), set())
+    for k in range(1, len(left) + 1):
+        w_prev = combined(marks)
+        new = [[r for r in side[k - 1] if not before(r["ts"], w_prev)] for side in (left, right)]
+        pairs = [(x, y) for x in new[0] for y in kept[1] + new[1] if match(x, y)] + \
+                [(x, y) for x in kept[0] for y in new[1] if match(x, y)]
+        for x, y in pairs:
+            matched[0].add(id(x))
+            matched[1].add(id(y))
+            out.append((x, y))
+        for i in (0, 1):
+            kept[i].extend(new[i])
+            marks[i].advance([r["ts"] for r in (left, right)[i][k - 1]])
+        w = combined(marks)
+        for i, bound in ((0, lbound), (1, rbound)):
+            gone = [r for r in kept[i] if before(r["ts"], bound(w) if w else None)]
+            kept[i][:] = [r for r in kept[i] if r not in gone]
+            if how in ("full", ("left", "right")[i]):
+                out += [(r, None) if i == 0 else (None, r)
+                        for r in gone if id(r) not in matched[i]]
+        yield k, list(out)
+
+
+def by_key(entry, sources, how, cols):
+    """A join USING (uid, ts) (or NATURAL on them): the watermark in the
+    join keys, so both sides' rows leave once their ts <= W."""
+    left, right = updates_of(entry, sources[0], 5), updates_of(entry, sources[1], 5)
+    same = lambda x, y: x["uid"] == y["uid"] and x["ts"] == y["ts"]  # noqa: E731
+    for k, out in two_sided(left, right, same, how, lambda w: w, lambda w: w):
+        rows = []
+        for x, y in out:
+            z = x or y
+            v = {"uid": z["uid"], "ts": text(z["ts"])}
+            for c, r in zip(cols[2:], (x, y)):
+                v[c] = r and r[sources[2][c]]
+            rows.append([v[c] for c in cols])
+        yield k, rows
+
+
+def strict_range(entry):
+    """sql-watermark-edges range_full: b.ts > a.ts AND b.ts < a.ts + 15 min:
+    a's state watermark W - 15 min, b's W (strict: the bounds themselves)."""
+    left, right = updates_of(entry, "side_a", 5), updates_of(entry, "side_b", 5)
+    match = lambda x, y: x["uid"] == y["uid"] and x["ts"] < y["ts"] < x["ts"] + 15 * MIN  # noqa: E731
+    for k, out in two_sided(left, right, match, "full", lambda w: w - 15 * MIN, lambda w: w):
+        yield k, [[x and x["uid"], x and text(x["ts"]), y and y["uid"], y and text(y["ts"])]
+                  for x, y in out]
+
+
+def edge_rows(entry, table):
+    ups = updates_of(entry, "side_a", 5)
+    if table == "windows_a":
+        ev = [[dict(r, id=r["uid"], k="") for r in u] for u in ups]
+        for k, out in window_agg(ev, 10 * MIN, 10 * MIN, 10, lambda r: r["k"], stats):
+            yield k, [[win(w), a["n"], a["total"]] for w, _, a in out]
+    elif table == "distinct_a":
+        for k, out in distinct_agg(ups, lambda r: (r["uid"], r["ts"])):
+            yield k, [[r["uid"], text(r["ts"])] for r in out]
+    else:
+        for k, out in dedup(ups, lambda r: r["uid"], delay=10, within=True):
+            yield k, [[r["uid"], text(r["ts"]), r["v"]] for r in out]
+
+
 W6 = ["n", "total", "lo", "hi", "mean", "first_id"]
 JC = ["imp_id", "ad", "imp_ts", "click_id", "click_ts"]
 JC2 = ["imp_id", "ad", "imp_ts", "click_id", "clicked_imp", "click_ts"]
@@ -381,6 +452,23 @@ MODELS = {
     ("sql-join-unbounded", "matched"): lambda: unbounded("sql-join-unbounded"),
     ("sql-chain", "silver"): lambda: ((k, d["silver"]) for k, d in chain("sql-chain")),
     ("sql-chain", "gold"): lambda: ((k, d["gold"]) for k, d in chain("sql-chain")),
+    ("sql-join-natural-outer", "natural_left"): lambda: by_key(
+        "sql-join-natural-outer", ("readings_a", "readings_b", {"a": "a", "b": "b"}), "left",
+        ["uid", "ts", "a", "b"]),
+    ("sql-join-natural-outer", "using_full"): lambda: by_key(
+        "sql-join-natural-outer", ("readings_a", "readings_b", {"a": "a", "b": "b"}), "full",
+        ["uid", "ts", "a", "b"]),
+    ("sql-watermark-edges", "key_full"): lambda: by_key(
+        "sql-watermark-edges", ("side_a", "side_b", {"va": "v", "vb": "v"}), "full",
+        ["uid", "ts", "va", "vb"]),
+    ("sql-watermark-edges", "key_inner"): lambda: by_key(
+        "sql-watermark-edges", ("side_a", "side_b", {"va": "v", "vb": "v"}), "inner",
+        ["uid", "ts", "va", "vb"]),
+    ("sql-watermark-edges", "range_full"): lambda: strict_range("sql-watermark-edges"),
+    ("sql-watermark-edges", "windows_a"): lambda: edge_rows("sql-watermark-edges", "windows_a"),
+    ("sql-watermark-edges", "distinct_a"): lambda: edge_rows("sql-watermark-edges", "distinct_a"),
+    ("sql-watermark-edges", "dedup_within"): lambda: edge_rows("sql-watermark-edges",
+                                                               "dedup_within"),
 }
 
 
