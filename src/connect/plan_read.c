@@ -213,6 +213,43 @@ static int read_files(plan_ctx *c, const Spark__Connect__Read__DataSource *ds,
     return (out->qual = strdup(alias)) ? 0 : weir__plan_oom(c);
 }
 
+/* format("delta").load(path): delta.`path`, STREAM for readStream (a
+ * stream of the table's log, sources/delta.c). Spark's Delta reader
+ * options are not taken: a stream's skipChangeCommits is the reading
+ * table's property here (docs/delta.md). */
+static int read_delta(plan_ctx *c, const Spark__Connect__Read__DataSource *ds,
+                      bool streaming, plan_query *out)
+{
+    const char *path = ds->n_paths ? ds->paths[0] : NULL;
+    for (size_t i = 0; i < ds->n_options; i++) {
+        const Spark__Connect__Read__DataSource__OptionsEntry *o = ds->options[i];
+        if (!o || !o->key)
+            continue;
+        if (!weir__str_ieq(o->key, "path"))
+            return weir__plan_fail(c, PLAN_E_UNSUPPORTED,
+                                   "Delta read option '%.200s' is not supported "
+                                   "(a stream's skipChangeCommits is the table "
+                                   "property pipelines.skipChangeCommits of the "
+                                   "table it writes).",
+                                   o->key);
+        path = path ? path : o->value;
+    }
+    if (ds->n_paths > 1)
+        return weir__plan_fail(c, PLAN_E_UNSUPPORTED,
+                               "Reading several Delta tables in one load() is not "
+                               "supported; union one read per path.");
+    if (!path || !*path || strchr(path, '`'))
+        return weir__plan_fail(c, PLAN_E_INVALID,
+                               "A Delta read needs the table's path (without "
+                               "backquotes).");
+    weir_buf *b = &out->from;
+    char alias[32];
+    weir__plan_next_alias(c, alias, sizeof alias);
+    weir__buf_printf(b, "%sdelta.`%s` AS %s", streaming ? "STREAM " : "", path,
+                     alias);
+    return (out->qual = strdup(alias)) ? 0 : weir__plan_oom(c);
+}
+
 int weir__plan_read(plan_ctx *c, const Spark__Connect__Read *rd, plan_query *out)
 {
     if (!rd)
@@ -223,6 +260,8 @@ int weir__plan_read(plan_ctx *c, const Spark__Connect__Read *rd, plan_query *out
             return read_kafka(c, ds, rd->is_streaming, out);
         if (ds->_format_case && ds->format && weir__str_ieq(ds->format, "jdbc"))
             return read_jdbc(c, ds, rd->is_streaming, out);
+        if (ds->_format_case && ds->format && weir__str_ieq(ds->format, "delta"))
+            return read_delta(c, ds, rd->is_streaming, out);
         return read_files(c, ds, rd->is_streaming, out);
     }
     if (rd->read_type_case != SPARK__CONNECT__READ__READ_TYPE_NAMED_TABLE || !rd->named_table)

@@ -73,6 +73,7 @@ void weir__flow_source_ctx(weir_flow_exec *x, const weir_gdataset *t,
     c->conn = x->conn;
     c->cp = cp;
     c->root_dir = x->root_dir;
+    c->st = x->st;
     c->local_topics = x->local_kafka_sources ? x->g->default_catalog : NULL;
     c->input_tables = x->input_tables;
     c->update_id = x->update_id;

@@ -178,11 +178,12 @@ static int external_relation(weir_buf *out, const level *lv,
 {
     const weir_resolve_ctx *ctx = lv->ctx;
     int rc = 0;
+    bool batch = (ref->streaming || ctx->batch_tables) &&
+                 ctx->mode == WEIR_RESOLVE_EXECUTE;
     sample_open(out, ctx, true);
-    if (!name)
-        rc = path_read(out, lv, ref, err);
-    else if ((ref->streaming || ctx->batch_tables) &&
-             ctx->mode == WEIR_RESOLVE_EXECUTE)
+    if (!name && !(batch && in->source == WEIR_INPUT_DELTA))
+        rc = path_read(out, lv, ref, err); /* STREAM delta.`p`: its log */
+    else if (batch)
         rc = render_batch(out, lv, in, err);
     else if (ctx->input_tables)
         weir__storage_input_table_ref(out, cat, db, name);

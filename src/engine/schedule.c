@@ -290,14 +290,15 @@ static void slot_failed(run_state *rs, size_t idx)
     if (write_error || weir__storage_write_failed(rs->st))
         rs->storage_failed = true;
     /* Damaged state, Kafka offsets that are gone, a Spark checkpoint that
-     * cannot be imported, streaming sources changed in place or added or
-     * removed, and the errors deterministic_error lists fail the same way
+     * cannot be imported, streaming sources changed in place (Delta
+     * commits a stream cannot follow too) or added or removed, and the errors deterministic_error lists fail the same way
      * every time: not retried. */
     bool damaged = !strcmp(x->err.error_class, "CHECKPOINT_MISSING") ||
                    !strcmp(x->err.error_class, "FILE_MANIFEST_MISSING") ||
                    !strcmp(x->err.error_class, "KAFKA_DATA_LOSS") ||
                    !strncmp(x->err.error_class, "IMPORT_CHECKPOINT_", 18) ||
                    !strcmp(x->err.error_class, "STREAMING_SOURCE_CHANGED") ||
+                   !strncmp(x->err.error_class, "DELTA_SOURCE_", 13) ||
                    !strcmp(x->err.error_class, WEIR_SOURCES_CHANGED_CLASS) ||
                    deterministic_error(x->err.error_class);
     bool retry = !rs->storage_failed && !damaged && s->attempts <= s->max_retries;

@@ -668,6 +668,8 @@ static int resolve_inputs(builder *b, weir_gflow *f)
             continue;
         }
         if (r->name.n == 2 && is_format_prefix(r->name.parts[0])) {
+            if (r->streaming && weir__str_ieq(r->name.parts[0], "delta"))
+                in->source = WEIR_INPUT_DELTA;
             in->external = weir__arena_printf(&g->arena, "%s.`%s`",
                                               r->name.parts[0],
                                               r->name.parts[1]);
@@ -685,9 +687,11 @@ static int resolve_inputs(builder *b, weir_gflow *f)
         }
         int t = weir__graph_find_dataset(g, q);
         if (t >= 0 && g->datasets[t].kind != WEIR_SINK &&
-            g->datasets[t].kind != WEIR_TEMPORARY_VIEW)
+            g->datasets[t].kind != WEIR_TEMPORARY_VIEW) {
             in->dataset = t;
-        else
+            if (r->streaming && weir__dataset_delta(&g->datasets[t]))
+                in->source = WEIR_INPUT_DELTA;
+        } else
             in->external = q;
     }
     for (size_t i = 0; i < f->reads.n_tvfs; i++) {

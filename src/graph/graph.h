@@ -137,6 +137,8 @@ typedef enum weir_input_source {
     WEIR_INPUT_RANGE,  /* STREAM range(...): a finite streaming source */
     WEIR_INPUT_KAFKA,  /* read_kafka(...): Kafka topics (docs/kafka.md) */
     WEIR_INPUT_JDBC,   /* read_jdbc(...): a database (docs/databases.md) */
+    WEIR_INPUT_DELTA,  /* STREAM of a Delta dataset or of delta.`path`:
+                          its log, version by version (docs/delta.md) */
 } weir_input_source;
 
 /* One thing a flow reads. */

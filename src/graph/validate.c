@@ -811,15 +811,8 @@ void weir__graph_validate_flow(builder *b, const weir_gflow *f)
                           weir__graph_quoted(&g->arena, d->display), d->name);
         }
         /* STREAM of a materialized view is allowed: each recomputation
-         * reaches its streaming readers as new data (sources/table.c). */
-        if (in->streaming && weir__dataset_delta(d))
-            weir__graph_report(b, &f->origin, pos, DELTA_UNSUPPORTED,
-                               "Flow %s reads the Delta table %s as a "
-                               "stream, which weir does not do yet; read it "
-                               "without STREAM (a materialized view), or "
-                               "leave its format out.",
-                               weir__graph_quoted(&g->arena, f->display),
-                               weir__graph_quoted(&g->arena, d->display));
+         * reaches its streaming readers as new data (sources/table.c), or
+         * is a change a Delta stream stops at (sources/delta.c). */
     }
     check_view_confs(b, f);
     if (weir__dataset_delta(t) && (f->cdc || f->once)) {

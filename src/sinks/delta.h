@@ -17,6 +17,7 @@
 #include "util/error.h"
 #include "util/json.h"
 #include "util/map.h"
+#include "util/vec.h"
 
 /* ---- types and schemas (delta_schema.c) ------------------------------- */
 
@@ -93,7 +94,16 @@ typedef struct weir_delta_add {
     const char *file;        /* the file's absolute path, decoded */
     const weir_json *values; /* partitionValues (an object) or NULL */
     int64_t size;
+    int64_t version;         /* the commit that added it */
+    bool data_change;        /* its dataChange flag (true when absent) */
 } weir_delta_add;
+
+/* A remove action with dataChange: a commit that changed or deleted rows
+ * (what a streaming reader of the table cannot follow). */
+typedef struct weir_delta_removal {
+    int64_t version;
+    const char *path; /* as in the log */
+} weir_delta_removal;
 
 typedef struct weir_delta_log {
     weir_arena arena;
@@ -106,6 +116,10 @@ typedef struct weir_delta_log {
     size_t n_partition_cols;
     weir_map files; /* decoded path -> weir_delta_add*, NULL once removed */
     weir_map txns;  /* appId -> int64_t* (latest version) */
+    WEIR_VEC(weir_delta_add *) adds;        /* every add, in log order */
+    WEIR_VEC(weir_delta_removal) removals;  /* every data-changing remove */
+    WEIR_VEC(int64_t) add_versions; /* versions with a data-changing add
+                                       (ascending, each once) */
 } weir_delta_log;
 
 /* Replay the JSON commits of table/_delta_log. A missing or empty log is
@@ -126,6 +140,13 @@ bool weir__delta_log_added(const weir_delta_log *l, const char *path);
 /* Active data files, sorted by path (arena-owned array). */
 int weir__delta_log_active(const weir_delta_log *l, weir_delta_add ***out,
                            size_t *n_out, weir_arena *a, weir_error *err);
+/* Whether commit `version` added data (an add with dataChange). */
+bool weir__delta_log_version_adds(const weir_delta_log *l, int64_t version);
+/* A read of the given data files of l (a parenthesized SELECT with l's
+ * latest schema, partition values from the log; no rows when n is 0). */
+int weir__delta_render_files(weir_buf *out, const weir_delta_log *l,
+                             weir_delta_add **files, size_t n,
+                             weir_error *err);
 /* Write commit `version` (newline-separated actions) create-exclusive:
  * WEIR_EEXISTS when another writer took that version. */
 int weir__delta_log_commit(const char *table, int64_t version,

@@ -132,6 +132,24 @@ static int apply(weir_delta_log *l, const weir_json *action, weir_error *err)
                             ? strtoll(size->text, NULL, 10)
                             : 0;
         }
+        int64_t version = l->version + 1; /* the commit being replayed */
+        const weir_json *dc = weir__json_get(a, "dataChange");
+        bool change = !dc || dc->type != WEIR_JSON_BOOL || dc->boolean;
+        int vrc = 0;
+        if (add) {
+            add->version = version;
+            add->data_change = change;
+            vrc = WEIR_VEC_PUSH(&l->adds, add);
+            if (!vrc && change &&
+                (!l->add_versions.len ||
+                 l->add_versions.items[l->add_versions.len - 1] != version))
+                vrc = WEIR_VEC_PUSH(&l->add_versions, version);
+        } else if (change) {
+            weir_delta_removal r = { version, path };
+            vrc = WEIR_VEC_PUSH(&l->removals, r);
+        }
+        if (vrc)
+            return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
         if (weir__map_put(&l->files, key, add))
             return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     }
@@ -221,6 +239,9 @@ void weir__delta_log_free(weir_delta_log *l)
         return;
     weir__map_free(&l->files);
     weir__map_free(&l->txns);
+    WEIR_VEC_FREE(&l->adds);
+    WEIR_VEC_FREE(&l->removals);
+    WEIR_VEC_FREE(&l->add_versions);
     weir__arena_free(&l->arena);
 }
 
@@ -291,6 +312,14 @@ int64_t weir__delta_log_txn(const weir_delta_log *l, const char *app_id)
 bool weir__delta_log_added(const weir_delta_log *l, const char *path)
 {
     return weir__map_has(&l->files, path);
+}
+
+bool weir__delta_log_version_adds(const weir_delta_log *l, int64_t version)
+{
+    for (size_t i = 0; i < l->add_versions.len; i++)
+        if (l->add_versions.items[i] == version)
+            return true;
+    return false;
 }
 
 static int by_path(const void *a, const void *b)
@@ -424,18 +453,16 @@ static void put_values(weir_buf *out, const weir_delta_log *l,
     weir__buf_puts(out, ") ON d.\"__weir_file\" = v.\"__weir_f\"");
 }
 
-static int render(weir_buf *out, const weir_delta_log *l, weir_error *err)
+int weir__delta_render_files(weir_buf *out, const weir_delta_log *l,
+                             weir_delta_add **files, size_t n,
+                             weir_error *err)
 {
-    weir_arena a = WEIR_ARENA_INIT;
-    weir_delta_add **files = NULL;
-    size_t n = 0;
-    int rc = weir__delta_log_active(l, &files, &n, &a, err);
-    if (rc || !n) {
+    (void)err;
+    if (!n) {
         weir__buf_puts(out, "(SELECT ");
         put_null_columns(out, l, false, false);
         weir__buf_puts(out, " WHERE false)");
-        weir__arena_free(&a);
-        return rc;
+        return 0;
     }
     bool parts = l->n_partition_cols > 0;
     weir__buf_puts(out, "(SELECT ");
@@ -477,8 +504,19 @@ static int render(weir_buf *out, const weir_delta_log *l, weir_error *err)
     if (parts)
         put_values(out, l, files, n);
     weir__buf_putc(out, ')');
-    weir__arena_free(&a);
     return 0;
+}
+
+static int render(weir_buf *out, const weir_delta_log *l, weir_error *err)
+{
+    weir_arena a = WEIR_ARENA_INIT;
+    weir_delta_add **files = NULL;
+    size_t n = 0;
+    int rc = weir__delta_log_active(l, &files, &n, &a, err);
+    if (!rc)
+        rc = weir__delta_render_files(out, l, files, n, err);
+    weir__arena_free(&a);
+    return rc;
 }
 
 int weir__delta_render_scan(weir_buf *out, const char *path, weir_error *err)

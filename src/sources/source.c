@@ -1,6 +1,7 @@
 /*
  * The registry of source kinds (see source.h): one line per kind, each
- * implemented in its own file (table.c, files.c, range.c, kafka.c, jdbc.c), and what all
+ * implemented in its own file (table.c, files.c, range.c, kafka.c, jdbc.c,
+ * delta.c), and what all
  * kinds share.
  */
 #include "sources/source.h"
@@ -11,7 +12,7 @@
 /* Tables last: an input no other kind accepts is a table reference. */
 static const weir_source_kind *const kinds[] = {
     &weir__source_files, &weir__source_range, &weir__source_kafka,
-    &weir__source_jdbc, &weir__source_table, NULL
+    &weir__source_jdbc, &weir__source_delta, &weir__source_table, NULL
 };
 
 const weir_source_kind *weir__source_kind_of(const weir_input *in)

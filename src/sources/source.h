@@ -73,6 +73,8 @@ typedef struct weir_source_ctx {
     weir_conn *conn;            /* the flow's, in its open transaction */
     const weir_checkpoint *cp;  /* the flow's checkpoints */
     const char *root_dir;
+    const struct weir_storage *st; /* the pipeline's storage (Delta
+                                      datasets' folders) */
     bool input_tables;          /* external tables are the real storage's
                                    (weir__storage_input_table_ref: sample
                                    runs) */
@@ -170,5 +172,6 @@ extern const weir_source_kind weir__source_files;
 extern const weir_source_kind weir__source_range;
 extern const weir_source_kind weir__source_kafka;
 extern const weir_source_kind weir__source_jdbc;
+extern const weir_source_kind weir__source_delta;
 
 #endif

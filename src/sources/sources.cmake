@@ -1,4 +1,5 @@
 set(WEIR_SOURCES_SOURCES
+  src/sources/delta.c
   src/sources/file_source.c
   src/sources/import.c
   src/sources/files.c
@@ -15,4 +16,4 @@ set(WEIR_SOURCES_SOURCES
   src/sources/spark_checkpoint.c
   src/sources/table.c
 )
-set(WEIR_SOURCES_DEPS util sql graph store state kafka)
+set(WEIR_SOURCES_DEPS util sql graph store state kafka sinks)

@@ -8,7 +8,12 @@
 # DuckDB's delta extension. The view is stored as Delta too: each refresh
 # replaces its rows in one commit. A full refresh overwrites the table (a new
 # version, history kept) and sends each row once more, not twice; changing
-# a dataset's format is refused until its full refresh.
+# a dataset's format is refused until its full refresh. A stream of a Delta
+# table (STREAM t, readStream.table, readStream.format("delta").load(path) of
+# a table deltalake writes) reads the versions appended since its last
+# batch, each row once; a commit that removes rows stops it with Delta's
+# error (DELTA_SOURCE_IGNORE_DELETE, DELTA_SOURCE_TABLE_IGNORE_CHANGES)
+# unless pipelines.skipChangeCommits.
 py=$(weir_python)
 T=storage/tables/spark_catalog/default
 check_py=$PWD/check.py
@@ -29,7 +34,8 @@ run_weir run
 expect_exit 0
 # Version 0 creates the table, version 1 is the flow's batch 0.
 check $T/events 1000 1 spark_catalog.default.events=0 weir.table_epoch=0 / \
-      $T/totals -1000 1 spark_catalog.default.totals=0
+      $T/totals -1000 1 spark_catalog.default.totals=0 / \
+      $T/fives 1000 1 spark_catalog.default.fives=0 --where "id % 5 = 0"
 expect_file_contains $T/totals/_delta_log/00000000000000000001.json '"operation":"WRITE","operationParameters":{"mode":"Overwrite"}'
 expect_file_contains $T/events/_delta_log/00000000000000000000.json '"partitionColumns":["k"]'
 expect_dir_exists $T/events/k=__HIVE_DEFAULT_PARTITION__
@@ -50,15 +56,30 @@ insert 1000 2500
 run_weir run
 expect_exit 0
 check $T/events 2500 2 spark_catalog.default.events=1 / \
-      $T/totals -2500 2 spark_catalog.default.totals=1
+      $T/totals -2500 2 spark_catalog.default.totals=1 / \
+      $T/fives 2500 2 spark_catalog.default.fives=1 --where "id % 5 = 0"
+# fives' position is events' next log version (its batch read version 2).
+expect_query "SELECT end_offset, rows FROM _weir.checkpoints WHERE flow = 'spark_catalog.default.fives' ORDER BY batch_id" "end_offset,rows
+2,200
+3,300"
 expect_query "SELECT sum(n) AS n FROM totals" "n
 2500"
 
 # Full refresh: the table is overwritten (its files removed in one commit,
 # history kept) and every row read again once, under a new txn generation.
+# Its stream fives stops at the commit that removed events' rows, as
+# Spark's does, until it is refreshed too.
 run_weir run --full-refresh events
 expect_exit 0
 check $T/events 2500 4 spark_catalog.default.events=4294967296 weir.table_epoch=1
+run_weir run
+expect_exit 1
+expect_stdout_contains "[DELTA_SOURCE_IGNORE_DELETE]"
+expect_stdout_contains "its version 3 deletes rows"
+check $T/fives 2500 2 --where "id % 5 = 0"
+run_weir run --full-refresh fives
+expect_exit 0
+check $T/fives 2500 4 spark_catalog.default.fives=4294967296 --where "id % 5 = 0"
 
 # Changing the format needs a full refresh: nothing is changed before.
 sed -i 's/USING delta //' transformations/events.sql
@@ -68,7 +89,7 @@ expect_exit 1
 expect_stdout_contains "DATASET_FORMAT_CHANGED"
 expect_stdout_contains "is stored as a Delta table but is now declared without USING delta"
 check $T/events 2500 4
-run_weir run --full-refresh events
+run_weir run --full-refresh events,fives
 expect_exit 0
 expect_query "SELECT count(*) AS n, count(DISTINCT id) AS d FROM events" "n,d
 2600,2600"
@@ -77,13 +98,34 @@ expect_query "SELECT count(*) AS n, count(DISTINCT id) AS d FROM events" "n,d
 WEIR_PYTHON=$("$E2E_LIB/../../scripts/pyclient.sh" 4.2.0)
 export WEIR_PYTHON
 cd py
+ext() { # FROM TO MODE: rows of the Delta table at ext, written by deltalake
+    "$py" -c "import sys, pyarrow as pa; from deltalake import write_deltalake
+write_deltalake('ext', pa.table({'id': pa.array(range($1, $2), pa.int64())}), mode='$3')"
+}
+ext 0 10 append
 run_weir query "CREATE TABLE src (id BIGINT, k STRING)"
 expect_exit 0
 insert 0 100
 run_weir run
 expect_exit 0
 check $T/evens 100 1 spark_catalog.default.evens=0 --where "id % 2 = 0" / \
-      $T/odds 100 1 spark_catalog.default.odd_rows=0 --where "id % 2 = 1"
+      $T/odds 100 1 spark_catalog.default.odd_rows=0 --where "id % 2 = 1" / \
+      $T/even_copy 100 1 --where "id % 2 = 0" / $T/ext_copy 10 1
 expect_query "SELECT n FROM odd_count" "n
 50"
 expect_file_contains $T/odd_count/_delta_log/00000000000000000001.json '"mode":"Overwrite"'
+ext 10 30 append
+insert 100 200
+run_weir run
+expect_exit 0
+check $T/even_copy 200 2 --where "id % 2 = 0" / $T/ext_copy 30 2
+expect_stdout_contains "Version 2 of the Delta table spark_catalog.default.odd_count changed or deleted rows"
+expect_query "SELECT n FROM count_log" "n
+50"
+# deltalake overwrites ext: its stream stops with Delta's error.
+ext 0 5 overwrite
+run_weir run
+expect_exit 1
+expect_stdout_contains "[DELTA_SOURCE_TABLE_IGNORE_CHANGES]"
+expect_stdout_contains "its version 2 rewrites rows"
+check $T/ext_copy 30 2
