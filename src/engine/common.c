@@ -123,7 +123,7 @@ void weir__delta_view(weir_buf *b, weir_storage *st, const weir_gdataset *d)
         weir__buf_put_sql_ident(b, c->name);
     }
     weir_buf dir = WEIR_BUF_INIT;
-    weir__storage_delta_dir(&dir, st, d->catalog, d->database, d->name);
+    weir__storage_delta_dir(&dir, st, d->location, d->catalog, d->database, d->name);
     weir__buf_puts(b, " FROM delta_scan(");
     weir__buf_put_sql_string(b, weir__buf_cstr(&dir));
     weir__buf_putc(b, ')');

@@ -415,7 +415,7 @@ static int materialize_delta(piece_vec *v, weir_storage *st,
     const weir_table_record *m = weir__tables_get(&s->meta, d);
     int rc = reset ? 0 : check_format(g, d, m, err);
     weir_buf q = WEIR_BUF_INIT;
-    weir__storage_delta_dir(&q, st, d->catalog, d->database, d->name);
+    weir__storage_delta_dir(&q, st, d->location, d->catalog, d->database, d->name);
     weir__buf_puts(&q, "/_delta_log");
     bool have_log = weir__fs_exists(weir__buf_cstr(&q));
     weir__buf_clear(&q);
@@ -458,7 +458,7 @@ static int delta_publish(weir_storage *st, const weir_gdataset *d,
     int64_t epoch = 0;
     int rc = weir__tables_epoch(st->conn, d, &epoch, err);
     weir_buf dir = WEIR_BUF_INIT;
-    weir__storage_delta_dir(&dir, st, d->catalog, d->database, d->name);
+    weir__storage_delta_dir(&dir, st, d->location, d->catalog, d->database, d->name);
     if (!rc)
         rc = weir__fs_mkdirs(weir__buf_cstr(&dir), err);
     if (!rc)

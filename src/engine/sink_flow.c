@@ -28,7 +28,7 @@ static int delta_dataset(weir_flow_exec *x, const weir_gdataset *t,
                          weir_sink_batch *b, sink_names *n)
 {
     weir_buf dir = WEIR_BUF_INIT;
-    weir__storage_delta_dir(&dir, x->st, t->catalog, t->database, t->name);
+    weir__storage_delta_dir(&dir, x->st, t->location, t->catalog, t->database, t->name);
     int rc = dir.failed || dir.len >= sizeof(n->table)
                  ? WEIR_ERR(&x->err, WEIR_EINVAL, NULL,
                             "the folder of Delta table %s is too long",

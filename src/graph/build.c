@@ -308,6 +308,11 @@ static int add_datasets(builder *b)
                       sv);
         }
         d->format = dataset_format(g, d);
+        d->location = weir__dataset_property(d, "location");
+        if (d->location && weir__str_starts(d->location, "file://"))
+            d->location += 7;
+        else if (d->location && weir__str_starts(d->location, "file:"))
+            d->location += 5;
         /* engine/mv.c: incremental refresh of a materialized view. */
         const char *iv = weir__dataset_property(d, "pipelines.incremental");
         bool incremental;

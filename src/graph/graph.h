@@ -182,6 +182,10 @@ typedef struct weir_gdataset {
                                 `provider`, else spark.sql.sources.default
                                 as configured for the definition, then
                                 the pipeline; NULL = none (DuckDB) */
+    const char *location;    /* Delta datasets: their folder, from the
+                                table property location (absolute; a
+                                file: URI's path), or NULL: under the
+                                storage (docs/delta.md) */
     weir_schema schema;      /* resolved (engine fills) */
     bool resolved;
     /* Its expectations: the definition's (SQL CONSTRAINT, C API, spec)

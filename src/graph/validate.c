@@ -262,9 +262,47 @@ static void check_expectations(builder *b, const weir_gdataset *d)
                            d->display, weir__kind_name(d->kind));
 }
 
+/* The table property location: the folder of a Delta dataset, local
+ * and absolute, one dataset's only. */
+static void check_location(builder *b, const weir_gdataset *d)
+{
+    if (!d->location)
+        return;
+    if (!weir__dataset_delta(d)) {
+        weir__graph_report(b, &d->def->origin, NULL, "LOCATION_NOT_SUPPORTED",
+                           "The %s %s has the table property location, which "
+                           "weir takes only for datasets stored as Delta "
+                           "(USING delta); its other tables are in the "
+                           "pipeline's storage.",
+                           weir__kind_name(d->kind), d->display);
+        return;
+    }
+    if (strstr(d->location, "://") || d->location[0] != '/') {
+        weir__graph_report(b, &d->def->origin, NULL, "INVALID_LOCATION",
+                           "The location '%s' of %s must be an absolute local "
+                           "path (or a file: URI); weir does not write Delta "
+                           "datasets to object storage yet.",
+                           d->location, d->display);
+        return;
+    }
+    for (size_t i = 0; i < b->g->n_datasets; i++) {
+        const weir_gdataset *o = &b->g->datasets[i];
+        if (o == d)
+            break;
+        if (o->location && weir__dataset_delta(o) &&
+            !strcmp(o->location, d->location))
+            weir__graph_report(b, &d->def->origin, NULL,
+                               "LOCATION_ALREADY_EXISTS",
+                               "%s and %s have the same location '%s': a "
+                               "Delta table holds one dataset.",
+                               o->display, d->display, d->location);
+    }
+}
+
 /* What weir does not store as Delta yet (docs/delta.md): expectations. */
 static void check_delta(builder *b, const weir_gdataset *d)
 {
+    check_location(b, d);
     if (weir__dataset_delta(d) && d->n_expectations)
         weir__graph_report(b, &d->def->origin, NULL, DELTA_UNSUPPORTED,
                            "The %s %s is stored as Delta and has "

@@ -43,7 +43,7 @@ static const char *folder(weir_arena *a, const weir_source_ctx *c,
     weir_buf dir = WEIR_BUF_INIT;
     if (in->dataset >= 0) {
         const weir_gdataset *d = &c->g->datasets[in->dataset];
-        weir__storage_delta_dir(&dir, c->st, d->catalog, d->database, d->name);
+        weir__storage_delta_dir(&dir, c->st, d->location, d->catalog, d->database, d->name);
     } else {
         char *abs = weir__path_absolute(in->ref->name.parts[1], c->root_dir);
         weir__buf_puts(&dir, abs ? abs : in->ref->name.parts[1]);

@@ -114,9 +114,13 @@ void weir__storage_table_ref(weir_buf *out, const char *catalog,
 }
 
 void weir__storage_delta_dir(weir_buf *out, const weir_storage *s,
-                             const char *catalog, const char *database,
-                             const char *name)
+                             const char *location, const char *catalog,
+                             const char *database, const char *name)
 {
+    if (location) {
+        weir__buf_puts(out, location);
+        return;
+    }
     weir__buf_printf(out, "%s/tables/", s->root);
     weir__path_put_name(out, catalog);
     weir__buf_putc(out, '/');
@@ -125,14 +129,21 @@ void weir__storage_delta_dir(weir_buf *out, const weir_storage *s,
     weir__path_put_name(out, name);
 }
 
-int weir__storage_delta_reader(weir_storage *s, weir_error *err)
+/* How many views of Delta datasets the attached catalogs hold. */
+static int delta_views(weir_storage *s, int64_t *n, weir_error *err)
 {
-    int64_t n = 0;
-    int rc = weir__conn_scalar_i64(
+    *n = 0;
+    return weir__conn_scalar_i64(
         s->conn,
         "SELECT count(*) FROM duckdb_views() WHERE NOT internal AND "
         "sql LIKE '%delta_scan(%'",
-        &n, NULL, err);
+        n, NULL, err);
+}
+
+int weir__storage_delta_reader(weir_storage *s, weir_error *err)
+{
+    int64_t n = 0;
+    int rc = delta_views(s, &n, err);
     if (!rc && n > 0)
         rc = weir__db_extension(weir__conn_db(s->conn), "delta",
                                 "Delta datasets", err);
@@ -774,6 +785,12 @@ int weir__storage_write_open_script(weir_storage *s, const char *catalog,
     weir_buf b = WEIR_BUF_INIT;
     weir__buf_puts(&b, "-- Attach this pipeline's storage in a stock DuckDB "
                        "shell: duckdb -init open.sql\n");
+    int64_t deltas = 0;
+    weir_error ignore_views;
+    if (!delta_views(s, &deltas, &ignore_views) && deltas > 0)
+        weir__buf_puts(&b, "-- Delta datasets are views over delta_scan: "
+                           "DuckDB's delta extension reads them.\n"
+                           "INSTALL delta;\nLOAD delta;\n");
     char *sys = weir__path_join(s->root, "weir.duckdb");
     weir__buf_puts(&b, "ATTACH IF NOT EXISTS ");
     weir__buf_put_sql_string(&b, sys ? sys : "");

@@ -165,11 +165,12 @@ void weir__storage_table_ref(weir_buf *out, const char *catalog,
                              const char *database, const char *name);
 
 /* The folder of a dataset weir stores as a Delta table (docs/delta.md):
+ * location when given (its table property, absolute), else
  * <root>/tables/<catalog>/<database>/<name>, each name encoded as a file
  * name (weir__path_put_name). */
 void weir__storage_delta_dir(weir_buf *out, const weir_storage *s,
-                             const char *catalog, const char *database,
-                             const char *name);
+                             const char *location, const char *catalog,
+                             const char *database, const char *name);
 
 /* Load DuckDB's delta extension (the views of Delta datasets read through
  * delta_scan) when a catalog attached to s holds such a view. */

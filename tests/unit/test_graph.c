@@ -282,18 +282,40 @@ TEST(test_graph_build__delta_refusals)
              "CREATE STREAMING TABLE e (CONSTRAINT ok EXPECT (x > 0)) "
              "USING DELTA AS SELECT * FROM STREAM(s);\n"
              "CREATE FLOW f AS INSERT INTO ONCE d BY NAME SELECT * FROM s;\n"
-             "CREATE MATERIALIZED VIEW ok AS SELECT * FROM d;\n");
+             "CREATE MATERIALIZED VIEW ok AS SELECT * FROM d;\n"
+             "CREATE MATERIALIZED VIEW l1 USING delta TBLPROPERTIES "
+             "('location' = 'file:///lake/l') AS SELECT * FROM d;\n"
+             "CREATE MATERIALIZED VIEW l2 USING delta TBLPROPERTIES "
+             "('location' = '/lake/l') AS SELECT * FROM d;\n"
+             "CREATE MATERIALIZED VIEW l3 USING delta TBLPROPERTIES "
+             "('location' = 'lake/l') AS SELECT * FROM d;\n"
+             "CREATE MATERIALIZED VIEW l4 TBLPROPERTIES "
+             "('location' = '/lake/m') AS SELECT * FROM d;\n");
     build(&fx);
     CHECK_INT(fx.rc, WEIR_EGRAPH);
     size_t n = 0;
     int lines = 0;
-    for (size_t i = 0; i < fx.diags.len; i++)
-        if (!strcmp(fx.diags.items[i].error_class, "DELTA_UNSUPPORTED_FEATURE")) {
+    static const char *const loc[] = { "LOCATION_ALREADY_EXISTS",
+                                       "INVALID_LOCATION",
+                                       "LOCATION_NOT_SUPPORTED" };
+    int loc_lines[3] = { 0, 0, 0 };
+    for (size_t i = 0; i < fx.diags.len; i++) {
+        const weir_error *e = &fx.diags.items[i];
+        if (!strcmp(e->error_class, "DELTA_UNSUPPORTED_FEATURE")) {
             n++;
-            lines |= 1 << fx.diags.items[i].line;
+            lines |= 1 << e->line;
         }
+        for (int k = 0; k < 3; k++)
+            if (!strcmp(e->error_class, loc[k]))
+                loc_lines[k] |= 1 << e->line;
+    }
     CHECK_INT((int)n, 2);
     CHECK_INT(lines, (1 << 4) | (1 << 5));
+    /* The table property location: one dataset's (file: URIs are paths),
+     * absolute, of a Delta dataset. */
+    CHECK_INT(loc_lines[0], 1 << 8);
+    CHECK_INT(loc_lines[1], 1 << 9);
+    CHECK_INT(loc_lines[2], 1 << 10);
     teardown(&fx);
 }
 

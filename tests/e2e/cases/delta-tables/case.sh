@@ -13,7 +13,8 @@
 # a table deltalake writes) reads the versions appended since its last
 # batch, each row once; a commit that removes rows stops it with Delta's
 # error (DELTA_SOURCE_IGNORE_DELETE, DELTA_SOURCE_TABLE_IGNORE_CHANGES)
-# unless pipelines.skipChangeCommits.
+# unless pipelines.skipChangeCommits. The table property location puts a
+# Delta table elsewhere; open.sql loads the delta extension.
 py=$(weir_python)
 T=storage/tables/spark_catalog/default
 check_py=$PWD/check.py
@@ -27,11 +28,19 @@ insert() { # FROM TO
     expect_exit 0
 }
 
+# The table property location puts a Delta dataset's folder elsewhere.
+cat >transformations/located.sql <<EOF
+CREATE MATERIALIZED VIEW located
+TBLPROPERTIES ('provider' = 'delta', 'location' = 'file://$PWD/lake/located')
+AS SELECT k, count(*) AS n FROM events GROUP BY k;
+EOF
 run_weir query "CREATE TABLE src (id BIGINT, k STRING)"
 expect_exit 0
 insert 0 1000
 run_weir run
 expect_exit 0
+check lake/located -1000 1
+[ ! -e $T/located ] || e2e_fail "located is under the storage too"
 # Version 0 creates the table, version 1 is the flow's batch 0.
 check $T/events 1000 1 spark_catalog.default.events=0 weir.table_epoch=0 / \
       $T/totals -1000 1 spark_catalog.default.totals=0 / \
@@ -39,6 +48,8 @@ check $T/events 1000 1 spark_catalog.default.events=0 weir.table_epoch=0 / \
 expect_file_contains $T/totals/_delta_log/00000000000000000001.json '"operation":"WRITE","operationParameters":{"mode":"Overwrite"}'
 expect_file_contains $T/events/_delta_log/00000000000000000000.json '"partitionColumns":["k"]'
 expect_dir_exists $T/events/k=__HIVE_DEFAULT_PARTITION__
+# A stock DuckDB shell reads the Delta datasets' views with the extension.
+expect_file_contains storage/open.sql "LOAD delta;"
 expect_query "SELECT k, n, amount, (SELECT count(DISTINCT id) FROM events) AS d FROM totals ORDER BY k" "k,n,amount,d
 ,333,166500.00,1000
 a,334,166833.00,1000
