@@ -1173,6 +1173,194 @@ static void select_ops(an *a, const weir_sql_query *q, const facts *from)
     }
 }
 
+/* ---- an aggregation straight over a join of two streams ------------------ */
+
+/* The columns the aggregation reads of the join, for the subquery that
+ * does the join, each by its own name (side.col as col: the operators
+ * find event times by name); two of one name are not planned. */
+typedef struct join_cols {
+    an *a;
+    const char *alias[2];
+    sql_item *items;
+    size_t n, cap;
+    bool other; /* an expression this does not rewrite (a subquery, a
+                   window function): not planned here */
+} join_cols;
+
+static const char *join_col(join_cols *c, const char *side, const char *col,
+                            weir_sql_pos pos, const weir_sql_source *src)
+{
+    an *a = c->a;
+    for (size_t i = 0; i < c->n; i++) {
+        const weir_sql_expr *e = c->items[i].e;
+        if (!weir__str_ieq(e->names[e->n_names - 1], col))
+            continue;
+        bool same = side ? e->n_names == 2 && weir__str_ieq(e->names[0], side)
+                         : e->n_names == 1;
+        if (!same)
+            c->other = true; /* two columns of one name: not planned */
+        return col;
+    }
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 8;
+        sql_item *items = alloc(a, cap * sizeof(*items));
+        if (!items)
+            return NULL;
+        if (c->n)
+            memcpy(items, c->items, c->n * sizeof(*items));
+        c->items = items;
+        c->cap = cap;
+    }
+    weir_sql_expr *e = side ? id_column(a, side, pos, src, col) : alloc(a, sizeof(*e));
+    const char **names = side ? NULL : alloc(a, sizeof(*names));
+    if (a->rc)
+        return NULL;
+    if (!side) {
+        names[0] = col;
+        e->kind = EX_COLUMN;
+        e->pos = pos;
+        e->src = src;
+        e->names = names;
+        e->n_names = 1;
+    }
+    sql_item *it = &c->items[c->n++];
+    memset(it, 0, sizeof(*it));
+    it->e = e;
+    it->pos = pos;
+    it->alias = col;
+    return col;
+}
+
+/* A copy of e reading the join's columns from the subquery's names. */
+static weir_sql_expr *over_join(join_cols *c, const weir_sql_expr *e, int depth)
+{
+    an *a = c->a;
+    if (!e || a->rc)
+        return (weir_sql_expr *)e;
+    if (depth > 4 * SQL_MAX_DEPTH || e->over || e->n_within ||
+        e->kind == EX_SUBQUERY || e->kind == EX_EXISTS || e->query) {
+        c->other = true;
+        return (weir_sql_expr *)e;
+    }
+    weir_sql_expr *x = alloc(a, sizeof(*x));
+    if (!x)
+        return NULL;
+    *x = *e;
+    if (e->kind == EX_COLUMN && e->n_names) {
+        bool side = e->n_names >= 2 && (weir__str_ieq(e->names[0], c->alias[0]) ||
+                                        weir__str_ieq(e->names[0], c->alias[1]));
+        const char *name = side ? join_col(c, e->names[0], e->names[1], e->pos, e->src)
+                                : join_col(c, NULL, e->names[0], e->pos, e->src);
+        size_t drop = side ? 1 : 0;
+        const char **names = alloc(a, e->n_names * sizeof(*names));
+        if (!name || !names)
+            return NULL;
+        names[0] = name;
+        for (size_t i = 1 + drop; i < e->n_names; i++)
+            names[i - drop] = e->names[i];
+        x->names = names;
+        x->n_names = e->n_names - drop;
+        return x;
+    }
+    x->a = over_join(c, e->a, depth + 1);
+    x->b = over_join(c, e->b, depth + 1);
+    x->c = over_join(c, e->c, depth + 1);
+    x->filter = over_join(c, e->filter, depth + 1);
+    if (e->n) {
+        x->list = alloc(a, e->n * sizeof(*x->list));
+        for (size_t i = 0; x->list && i < e->n; i++)
+            x->list[i] = over_join(c, e->list[i], depth + 1);
+    }
+    return x;
+}
+
+static void select_ops(an *a, const weir_sql_query *q, const facts *from);
+static const wm_name *items_wm(an *a, const sql_select *s, const facts *from);
+
+/* SELECT ... FROM <join of two streams> [WHERE] GROUP BY ... [HAVING], which
+ * Spark plans as the join under the aggregation: planned as the same query
+ * with the join in a subquery (sql-join-window), whose SELECT lists the
+ * join's columns the rest reads. Unaliased items keep the names they had
+ * (Spark's). Adds the aggregation's operator; false when q is not such a
+ * query (it is then analysed as before). */
+static bool join_aggregate(an *a, const weir_sql_query *q, const facts *sides)
+{
+    const sql_select *s = q->sel;
+    const sql_rel *j = s->from;
+    if (s->group != GB_EXPRS || s->distinct || s->qualify || s->n_windows ||
+        j->natural || j->n_using)
+        return false;
+    join_cols c;
+    memset(&c, 0, sizeof(c));
+    c.a = a;
+    c.alias[0] = weir__sql_rel_name(j->left, "");
+    c.alias[1] = weir__sql_rel_name(j->right, "");
+    sql_select *out = alloc(a, sizeof(*out));
+    sql_item *items = alloc(a, s->n_items * sizeof(*items));
+    weir_sql_expr **group = s->n_group_by ? alloc(a, s->n_group_by * sizeof(*group)) : NULL;
+    if (a->rc)
+        return false;
+    *out = *s;
+    for (size_t i = 0; i < s->n_items && !a->rc; i++) {
+        items[i] = s->items[i];
+        items[i].e = over_join(&c, s->items[i].e, 0);
+        const weir_sql_expr *e = s->items[i].e;
+        if (s->items[i].alias || a->rc || e->kind == EX_STAR ||
+            (e->kind == EX_FUNC && (weir__str_ieq(e->name, "window") ||
+                                    weir__str_ieq(e->name, "session_window"))))
+            continue;
+        weir_buf name = WEIR_BUF_INIT;
+        weir__sql_pretty(&name, e, j);
+        items[i].alias = name.failed ? NULL
+                                     : weir__arena_strdup(a->arena, weir__buf_cstr(&name));
+        weir__buf_free(&name);
+        if (!items[i].alias)
+            a->rc = WEIR_ENOMEM;
+    }
+    for (size_t i = 0; i < s->n_group_by && !a->rc; i++)
+        group[i] = over_join(&c, s->group_by[i], 0);
+    out->having = over_join(&c, s->having, 0);
+    if (a->rc || c.other || !c.n)
+        return false;
+    for (size_t i = 0; i < s->n_items; i++)
+        if (s->items[i].e->kind == EX_STAR)
+            return false;
+    /* SELECT <columns> FROM <join> WHERE ... : the join's query. */
+    sql_select *in = alloc(a, sizeof(*in));
+    sql_rel *sub = alloc(a, sizeof(*sub));
+    if (a->rc)
+        return false;
+    in->items = c.items;
+    in->n_items = c.n;
+    in->from = (sql_rel *)j;
+    in->where = s->where;
+    in->pos = s->pos;
+    weir_sql_query *inq = select_query(a, in, q->pos, q->src);
+    if (!inq)
+        return false;
+    sub->kind = R_SUBQUERY;
+    sub->pos = j->pos;
+    sub->query = inq;
+    sub->alias = "__weir_j";
+    out->items = items;
+    out->group_by = group;
+    out->from = sub;
+    out->where = NULL;
+    weir_sql_query *outq = select_query(a, out, q->pos, q->src);
+    if (!outq)
+        return false;
+    a->ops.items[a->join_op].plan = join_plan(a, inq, sides);
+    facts joined = { true, NULL };
+    facts all = { true, wm_union(a, sides[0].wm, sides[1].wm) };
+    joined.wm = items_wm(a, in, &all);
+    size_t before = a->ops.len;
+    select_ops(a, outq, &joined);
+    /* The flow reads the aggregation's output in q's place. */
+    if (!a->rc && a->ops.len > before && a->ops.items[before].plan)
+        ((weir_sql_state_plan *)a->ops.items[before].plan)->node = q;
+    return true;
+}
+
 static facts select_facts(an *a, const weir_sql_query *q, const cte_frame *sc)
 {
     const sql_select *s = q->sel;
@@ -1181,10 +1369,15 @@ static facts select_facts(an *a, const weir_sql_query *q, const cte_frame *sc)
     facts f = { from.streaming, NULL };
     if (!from.streaming)
         return f;
-    if (s->from && a->join == s->from && !a->rc)
-        a->ops.items[a->join_op].plan = join_plan(a, q, a->join_sides);
     size_t mine = a->ops.len;
-    select_ops(a, q, &from);
+    if (s->from && a->join == s->from && !a->rc &&
+        join_aggregate(a, q, a->join_sides)) {
+        /* planned: the join's operator and the aggregation's */
+    } else {
+        if (s->from && a->join == s->from && !a->rc)
+            a->ops.items[a->join_op].plan = join_plan(a, q, a->join_sides);
+        select_ops(a, q, &from);
+    }
     /* A stateful operator over another's output: a chain. */
     weir_sql_state_plan *p =
         !a->rc && a->ops.len > mine
@@ -1195,14 +1388,22 @@ static facts select_facts(an *a, const weir_sql_query *q, const cte_frame *sc)
             p->below = a->ops.items[i].plan;
             break;
         }
+    f.wm = items_wm(a, s, &from);
+    return f;
+}
+
+/* The columns of s's output that carry a watermark of from's. */
+static const wm_name *items_wm(an *a, const sql_select *s, const facts *from)
+{
+    const wm_name *wm = NULL;
     for (size_t i = 0; i < s->n_items; i++) {
         const sql_item *it = &s->items[i];
         if (it->e->kind == EX_STAR)
-            f.wm = wm_union(a, f.wm, from.wm);
-        else if (wm_expr(from.wm, it->e))
-            f.wm = wm_add(a, f.wm, item_name(it), wm_of(from.wm, it->e), NULL);
+            wm = wm_union(a, wm, from->wm);
+        else if (wm_expr(from->wm, it->e))
+            wm = wm_add(a, wm, item_name(it), wm_of(from->wm, it->e), NULL);
     }
-    return f;
+    return wm;
 }
 
 static facts setop_facts(an *a, const weir_sql_query *q, const cte_frame *sc)
