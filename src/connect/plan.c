@@ -52,6 +52,8 @@ void weir__plan_query_free(plan_query *x)
     weir__buf_free(&x->where);
     weir__buf_free(&x->group);
     weir__buf_free(&x->order);
+    weir__buf_free(&x->qualify);
+    weir__buf_free(&x->renamed);
     weir__buf_free(&x->closed);
     free(x->qual);
     weir__plan_scope_free(&x->scope);
@@ -79,6 +81,7 @@ static int scope_add(plan_ctx *c, plan_scope *s, int64_t id, const char *qual)
     s->items[s->len].plan_id = id;
     s->items[s->len].qual = dup;
     s->items[s->len].ambiguous = false;
+    s->items[s->len].lost = 0;
     s->len++;
     return 0;
 }
@@ -88,8 +91,10 @@ int weir__plan_scope_append(plan_ctx *c, plan_scope *dst, const plan_scope *src)
     for (size_t i = 0; i < src->len; i++)
         if (scope_add(c, dst, src->items[i].plan_id, src->items[i].qual) < 0)
             return -1;
-        else
+        else {
             dst->items[dst->len - 1].ambiguous = src->items[i].ambiguous;
+            dst->items[dst->len - 1].lost = src->items[i].lost;
+        }
     return 0;
 }
 
@@ -111,6 +116,13 @@ bool weir__plan_query_is_item(const plan_query *x)
            x->select.len == 0 && x->where.len == 0;
 }
 
+static void query_text(const plan_query *x, weir_buf *b);
+
+void weir__plan_query_text(const plan_query *x, weir_buf *b)
+{
+    query_text(x, b);
+}
+
 static void query_text(const plan_query *x, weir_buf *b)
 {
     if (x->is_closed) {
@@ -125,6 +137,8 @@ static void query_text(const plan_query *x, weir_buf *b)
         weir__buf_printf(b, " WHERE %s", weir__buf_cstr(&x->where));
     if (x->group.len)
         weir__buf_printf(b, " GROUP BY %s", weir__buf_cstr(&x->group));
+    if (x->qualify.len)
+        weir__buf_printf(b, " QUALIFY %s", weir__buf_cstr(&x->qualify));
     if (x->order.len)
         weir__buf_printf(b, " ORDER BY %s", weir__buf_cstr(&x->order));
     if (x->has_limit)
@@ -138,10 +152,39 @@ void weir__plan_next_alias(plan_ctx *c, char *out, size_t n)
     snprintf(out, n, "_p%u", ++c->next_alias);
 }
 
+/* The number of distinct qualifiers in s (a join's sides). */
+static size_t distinct_quals(const plan_scope *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->len; i++) {
+        const char *q = s->items[i].qual;
+        size_t k = 0;
+        while (q && k < i && !(s->items[k].qual && strcmp(s->items[k].qual, q) == 0))
+            k++;
+        n += q && k == i;
+    }
+    return n;
+}
+
 /* Make x a single FROM item named alias (NULL: a fresh _pN unless x is
- * already a plain item). */
+ * already a plain item). A join's sides' plan ids are lost there
+ * (plan_scope_entry.lost) unless weir__plan_query_wrap_sides keeps them. */
 static int wrap(plan_ctx *c, plan_query *x, const char *alias,
                 const char *clause);
+
+int weir__plan_scope_append_lost(plan_ctx *c, plan_scope *dst, const plan_query *x)
+{
+    bool sides = x->join_sides && distinct_quals(&x->scope) >= 2;
+    for (size_t i = 0; i < x->scope.len; i++) {
+        const plan_scope_entry *e = &x->scope.items[i];
+        if (!e->lost && !(sides && e->qual))
+            continue;
+        if (scope_add(c, dst, e->plan_id, e->qual) < 0)
+            return -1;
+        dst->items[dst->len - 1].lost = e->lost ? e->lost : PLAN_LOST;
+    }
+    return 0;
+}
 
 int weir__plan_query_wrap(plan_ctx *c, plan_query *x, const char *alias)
 {
@@ -177,6 +220,10 @@ static int wrap(plan_ctx *c, plan_query *x, const char *alias,
     weir__buf_puts(&from, alias);
     plan_scope scope = x->scope;
     memset(&x->scope, 0, sizeof x->scope);
+    if (x->join_sides && distinct_quals(&scope) >= 2)
+        for (size_t i = 0; i < scope.len; i++)
+            if (scope.items[i].qual && !scope.items[i].lost)
+                scope.items[i].lost = PLAN_LOST;
     weir__plan_query_free(x);
     x->from = from;
     x->scope = scope;
@@ -217,22 +264,35 @@ static size_t side_quals(const plan_scope *s, const char **sides, size_t max)
     return n;
 }
 
-int weir__plan_query_wrap_sides(plan_ctx *c, plan_query *x)
+int weir__plan_query_wrap_sides(plan_ctx *c, plan_query *x, const char *probes)
 {
     plan_scope old = { NULL, 0, 0 };
     if (weir__plan_scope_append(c, &old, &x->scope) < 0)
         return -1;
     const char *sides[16];
-    size_t n = x->join_sides ? side_quals(&old, sides, 16) : 0;
+    /* DISTINCT over columns some dropped or replaced: the sides' whole
+     * rows would change what is distinct (the sides are lost instead). */
+    bool changed = x->distinct && (x->excepts.len || x->defs.n);
+    size_t n = x->join_sides && !x->is_closed && !changed ? side_quals(&old, sides, 16) : 0;
     if (n < 2) {
         weir__plan_scope_free(&old);
         return weir__plan_query_wrap(c, x, NULL);
     }
-    /* side i's row as the struct column __weir_s<i> */
-    if (!x->select.len)
-        weir__buf_putc(&x->select, '*');
+    /* side i's row as the struct column __weir_s<i>, first: a star form
+     * (`* __weir_rename (..)`) must end the list */
+    weir_buf list = WEIR_BUF_INIT;
     for (size_t i = 0; i < n; i++)
-        weir__buf_printf(&x->select, ", %s AS __weir_s%zu", sides[i], i);
+        weir__buf_printf(&list, "%s AS __weir_s%zu, ", sides[i], i);
+    if (probes && *probes)
+        weir__buf_printf(&list, "%s, ", probes);
+    weir__buf_puts(&list, x->select.len ? weir__buf_cstr(&x->select) : "*");
+    if (weir__buf_failed(&list)) {
+        weir__buf_free(&list);
+        weir__plan_scope_free(&old);
+        return weir__plan_oom(c);
+    }
+    weir__buf_free(&x->select);
+    x->select = list;
     int rc = wrap(c, x, NULL, NULL);
     for (size_t i = 0; rc == 0 && i < x->scope.len && i < old.len; i++) {
         const char *q = old.items[i].qual;
@@ -250,6 +310,7 @@ int weir__plan_query_wrap_sides(plan_ctx *c, plan_query *x)
         snprintf(nq, len, "%s.__weir_s%zu", x->qual, k);
         free(x->scope.items[i].qual);
         x->scope.items[i].qual = nq;
+        x->scope.items[i].lost = 0;
     }
     weir__plan_scope_free(&old);
     return rc;
@@ -384,12 +445,16 @@ int weir__plan_rel(plan_ctx *c, const Rel *r, plan_query *out)
 /* At most n rows of x, as df.limit(n) gives them but without a derived
  * table when x can take the LIMIT itself (a derived table would lose
  * duplicate column names). */
-static int limit_query(plan_ctx *c, plan_query *x, long long n)
+static int limit_query(plan_query *x, long long n)
 {
-    if (x->is_closed && weir__plan_query_wrap(c, x, NULL) < 0)
-        return -1;
     if (n > INT32_MAX)
         n = INT32_MAX;
+    /* A closed query (a set operation or dropDuplicates, with neither
+     * ORDER BY nor LIMIT of its own) takes the LIMIT last. */
+    if (x->is_closed) {
+        weir__buf_printf(&x->closed, " LIMIT %lld", n);
+        return 0;
+    }
     if (!x->has_limit || x->limit > n)
         x->limit = (int32_t)n;
     x->has_limit = true;
@@ -413,7 +478,7 @@ int weir__plan_relation_sql_limit(const Rel *r, long long limit, char **out,
     weir_buf b = WEIR_BUF_INIT;
     int rc = weir__plan_rel(&c, r, &x);
     if (rc == 0 && limit >= 0)
-        rc = limit_query(&c, &x, limit);
+        rc = limit_query(&x, limit);
     if (rc == 0)
         query_text(&x, &b);
     weir__plan_query_free(&x);

@@ -68,6 +68,26 @@ static const char *def_of(const plan_ctx *c,
     return NULL;
 }
 
+/* A reference through one side of a join that a later step made a
+ * derived table of (plan_scope_entry.lost). */
+static int lost_side(plan_ctx *c, const plan_scope_entry *se, const char *name)
+{
+    if (se->lost == PLAN_LOST_BOTH)
+        return weir__plan_fail(c, "CANNOT_RESOLVE_DATAFRAME_COLUMN",
+                               "Cannot resolve dataframe column \"%.200s\": both inputs "
+                               "of the set operation hold its DataFrame.",
+                               name);
+    return weir__plan_fail(
+        c, PLAN_E_UNSUPPORTED,
+        "The column \"%.200s\" is referenced through one side of a join after an "
+        "operation over the whole join (withColumnRenamed, union, dropDuplicates, "
+        "toDF, alias, ...): weir cannot yet tell the sides' same-named columns apart "
+        "there. Select the columns you need from the join first (e.g. "
+        "j.select(d.name.alias(\"d_name\"), ...)) or use the operation's own column "
+        "names.",
+        name);
+}
+
 static int attribute(plan_ctx *c, weir_buf *b,
                      const Spark__Connect__Expression__UnresolvedAttribute *a)
 {
@@ -89,6 +109,8 @@ static int attribute(plan_ctx *c, weir_buf *b,
             "joining them, and specify the column using qualified name, e.g. "
             "`df.alias(\"a\").join(df.alias(\"b\"), col(\"a.id\") > col(\"b.id\"))`.",
             a->unparsed_identifier);
+    if (se && se->lost)
+        return lost_side(c, se, a->unparsed_identifier);
     put_plan_qual(c, b, a->_plan_id_case, a->plan_id);
     return weir__plan_put_name(c, b, a->unparsed_identifier, "column");
 }
@@ -111,8 +133,12 @@ static int star(plan_ctx *c, weir_buf *b,
         weir__buf_puts(b, ".*");
         return 0;
     }
-    if (s)
-        put_plan_qual(c, b, s->_plan_id_case, s->plan_id);
+    if (s && s->_plan_id_case) {
+        const plan_scope_entry *se = scope_entry(c, s->plan_id);
+        if (se && se->lost)
+            return lost_side(c, se, "*");
+        put_plan_qual(c, b, true, s->plan_id);
+    }
     weir__buf_putc(b, '*');
     return 0;
 }

@@ -30,7 +30,16 @@ typedef struct plan_scope_entry {
     /* The DataFrame is both sides of a join (a self-join): its columns
      * name neither (Spark's AMBIGUOUS_COLUMN_REFERENCE). */
     bool ambiguous;
+    /* The DataFrame was one side of a join that a later step made a
+     * derived table of: its columns there may be renamed apart (DuckDB's
+     * name_1) and qual would name the other side's, so a reference through
+     * it is refused rather than read from the wrong side (PLAN_LOST), or,
+     * where both inputs of a set operation hold it, cannot be resolved, as
+     * in Spark (PLAN_LOST_BOTH). */
+    unsigned char lost;
 } plan_scope_entry;
+
+enum { PLAN_LOST = 1, PLAN_LOST_BOTH = 2 };
 
 typedef struct plan_scope {
     plan_scope_entry *items;

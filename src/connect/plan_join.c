@@ -147,6 +147,22 @@ out:
     return rc;
 }
 
+/* An operand of a set operation: a join's own level as its query (a
+ * derived table would rename the sides' same-named columns, DuckDB's
+ * name_1, where Spark keeps them), anything else as SELECT * FROM it. */
+static int set_operand(plan_ctx *c, plan_query *x, weir_buf *t)
+{
+    if (x->join_sides && !x->is_closed && !x->order.len && !x->has_limit &&
+        !x->has_offset) {
+        weir__plan_query_text(x, t);
+        return 0;
+    }
+    if (weir__plan_query_wrap(c, x, NULL) < 0)
+        return -1;
+    weir__buf_printf(t, "SELECT * FROM %s", weir__buf_cstr(&x->from));
+    return 0;
+}
+
 int weir__plan_set_op(plan_ctx *c, const Spark__Connect__SetOperation *s, plan_query *out)
 {
     if (!s)
@@ -164,12 +180,24 @@ int weir__plan_set_op(plan_ctx *c, const Spark__Connect__SetOperation *s, plan_q
     weir__plan_query_init(&l);
     weir__plan_query_init(&r);
     int rc = -1;
-    if (weir__plan_rel(c, s->left_input, &l) < 0 || weir__plan_query_wrap(c, &l, NULL) < 0 ||
-        weir__plan_rel(c, s->right_input, &r) < 0 || weir__plan_query_wrap(c, &r, NULL) < 0)
+    weir_buf *t = &out->closed;
+    if (weir__plan_rel(c, s->left_input, &l) < 0 || set_operand(c, &l, t) < 0)
         goto out;
-    weir__buf_printf(&out->closed, "SELECT * FROM %s %s%s%s SELECT * FROM %s",
-                     weir__buf_cstr(&l.from), op, all ? " ALL" : "",
-                     by_name ? " BY NAME" : "", weir__buf_cstr(&r.from));
+    weir__buf_printf(t, " %s%s%s ", op, all ? " ALL" : "", by_name ? " BY NAME" : "");
+    if (weir__plan_rel(c, s->right_input, &r) < 0 || set_operand(c, &r, t) < 0)
+        goto out;
+    /* The sides of a join operand name no column of the result. */
+    if (weir__plan_scope_append_lost(c, &out->scope, &l) < 0)
+        goto out;
+    size_t left_n = out->scope.len;
+    if (weir__plan_scope_append_lost(c, &out->scope, &r) < 0)
+        goto out;
+    /* A DataFrame both inputs hold (j.union(j)): Spark cannot resolve its
+     * columns over the result. */
+    for (size_t i = 0; i < left_n; i++)
+        for (size_t k = left_n; k < out->scope.len; k++)
+            if (out->scope.items[i].plan_id == out->scope.items[k].plan_id)
+                out->scope.items[i].lost = out->scope.items[k].lost = PLAN_LOST_BOTH;
     out->is_closed = true;
     rc = 0;
 out:

@@ -133,10 +133,23 @@ static bool defs_window(const plan_defs *d)
     return false;
 }
 
-/* Regenerate x's select from its excepts and defs. */
+/* Regenerate x's select from its excepts and defs: with nothing dropped,
+ * `* __weir_replace (..)`, each def replacing the join's columns of its
+ * name or appended (src/sql's tx_join_replace asks DuckDB which). */
 static void join_select(plan_query *x)
 {
     weir__buf_clear(&x->select);
+    if (x->defs_replace) {
+        weir__buf_puts(&x->select, "* __weir_replace (");
+        for (size_t i = 0; i < x->defs.n; i++) {
+            weir__buf_printf(&x->select, "%s(%s) AS ", i ? ", " : "", x->defs.sqls[i]);
+            weir__plan_put_ident(&x->select, x->defs.names[i]);
+        }
+        weir__buf_putc(&x->select, ')');
+        x->join_star = true;
+        x->stage = PLAN_ST_SELECT;
+        return;
+    }
     if (x->excepts.len)
         weir__buf_printf(&x->select, "* EXCEPT (%s)", weir__buf_cstr(&x->excepts));
     else
@@ -251,6 +264,10 @@ static int join_with_column(plan_ctx *c, plan_query *x, weir_buf *dummy, const c
         x->defs.sqls[i] = v;
         return 0;
     }
+    if (!x->excepts.len) { /* join_select's replace form */
+        x->defs_replace = true;
+        return add_def(c, &x->defs, name, sql);
+    }
     add_except(x, NULL, name);
     /* A value that reads the column unqualified proves it exists; a dummy
      * of that name would make the reference ambiguous. */
@@ -287,17 +304,78 @@ static bool take_join_star(plan_query *x, Spark__Connect__Expression *const *e, 
     return true;
 }
 
+/* Is name (one part) a column x's join-level select list made (renamed
+ * or defined)? Those are not probed on the join, nor is anything once a
+ * column was dropped there (a drop of one side's column makes the other's
+ * unambiguous). */
+static bool made_on_join(const plan_query *x, const char *name)
+{
+    if (find_def(&x->defs, name) >= 0 || x->excepts.len)
+        return true;
+    size_t n = strlen(name);
+    for (const char *p = weir__buf_cstr(&x->renamed); *p; p++)
+        if (p[0] == '\n' && strncasecmp(p + 1, name, n) == 0 && p[n + 1] == '\n')
+            return true;
+    return false;
+}
+
+/* Add a probe `name AS __weir_qN` (weir__plan_query_wrap_sides) for each
+ * column e reads by a bare one-part name, not through a DataFrame. */
+static void probe_bare(plan_ctx *c, const plan_query *x, const Spark__Connect__Expression *e,
+                       weir_buf *probes, unsigned depth)
+{
+    if (!e || depth > 64)
+        return;
+    switch (e->expr_type_case) {
+    case SPARK__CONNECT__EXPRESSION__EXPR_TYPE_UNRESOLVED_ATTRIBUTE: {
+        const Spark__Connect__Expression__UnresolvedAttribute *a = e->unresolved_attribute;
+        if (!a || !a->unparsed_identifier || strchr(a->unparsed_identifier, '.') ||
+            strchr(a->unparsed_identifier, '`') || made_on_join(x, a->unparsed_identifier))
+            return;
+        for (size_t i = 0; a->_plan_id_case && i < x->scope.len; i++)
+            if (x->scope.items[i].plan_id == a->plan_id && x->scope.items[i].qual)
+                return; /* a side's column */
+        weir__buf_printf(probes, "%s", probes->len ? ", " : "");
+        weir__plan_put_ident(probes, a->unparsed_identifier);
+        weir__buf_printf(probes, " AS __weir_q%u", ++c->next_alias);
+        return;
+    }
+    case SPARK__CONNECT__EXPRESSION__EXPR_TYPE_ALIAS:
+        probe_bare(c, x, e->alias ? e->alias->expr : NULL, probes, depth + 1);
+        return;
+    case SPARK__CONNECT__EXPRESSION__EXPR_TYPE_CAST:
+        probe_bare(c, x, e->cast ? e->cast->expr : NULL, probes, depth + 1);
+        return;
+    case SPARK__CONNECT__EXPRESSION__EXPR_TYPE_SORT_ORDER:
+        probe_bare(c, x, e->sort_order ? e->sort_order->child : NULL, probes, depth + 1);
+        return;
+    case SPARK__CONNECT__EXPRESSION__EXPR_TYPE_UNRESOLVED_FUNCTION:
+        for (size_t i = 0; e->unresolved_function && i < e->unresolved_function->n_arguments; i++)
+            probe_bare(c, x, e->unresolved_function->arguments[i], probes, depth + 1);
+        return;
+    default: return;
+    }
+}
+
 /* The child of a select list (e, n) at the WHERE stage: a join's drop-only
  * select is replaced; a join wrapped for a list without a star keeps its
- * sides apart (weir__plan_query_wrap_sides). */
+ * sides apart (weir__plan_query_wrap_sides), its bare names probed. */
 static int child_for_list(plan_ctx *c, plan_query *out, Spark__Connect__Expression *const *e,
                           size_t n, bool also_starless)
 {
     if (also_starless && take_join_star(out, e, n))
         return 0;
     if (also_starless && starless(e, n) && out->join_sides && !out->is_closed &&
-        (out->select.len || out->stage > PLAN_ST_WHERE || out->has_limit || out->has_offset))
-        return weir__plan_query_wrap_sides(c, out);
+        (out->select.len || out->stage > PLAN_ST_WHERE || out->has_limit || out->has_offset)) {
+        weir_buf probes = WEIR_BUF_INIT;
+        for (size_t i = 0; i < n; i++)
+            probe_bare(c, out, e[i], &probes, 0);
+        int rc = weir__buf_failed(&probes)
+                     ? weir__plan_oom(c)
+                     : weir__plan_query_wrap_sides(c, out, weir__buf_cstr(&probes));
+        weir__buf_free(&probes);
+        return rc;
+    }
     return child_at_rendered(c, out, PLAN_ST_WHERE, true);
 }
 
@@ -462,13 +540,13 @@ static int distinct(plan_ctx *c, const Rel *input, plan_query *out)
     char alias[32];
     if (weir__plan_rel(c, input, out) < 0)
         return -1;
-    /* A batch join's own level (nothing dropped or defined on it): SELECT
+    /* A batch join's own level (after drop and withColumn too): SELECT
      * DISTINCT * keeps both sides' same-named columns, as Spark names them
      * (a derived table would rename them name_1), and the sides' plan ids
      * keep naming their columns (a later select wraps it with the sides
-     * apart: the sides' rows add nothing to what is distinct). */
-    if (over_join(out) && !out->excepts.len && !out->defs.n &&
-        !strstr(weir__buf_cstr(&out->from), "STREAM ")) {
+     * apart when the sides' rows add nothing to what is distinct: nothing
+     * dropped or defined; weir__plan_query_wrap_sides). */
+    if (over_join(out) && !strstr(weir__buf_cstr(&out->from), "STREAM ")) {
         if (!out->select.len)
             weir__buf_putc(&out->select, '*');
         out->join_star = false;
@@ -501,7 +579,13 @@ int weir__plan_dedup(plan_ctx *c, const Spark__Connect__Deduplicate *d, plan_que
                                "is not supported: name the key columns.");
     if (all)
         return distinct(c, d->input, out);
-    if (weir__plan_rel(c, d->input, out) < 0 || weir__plan_query_wrap(c, out, NULL) < 0)
+    if (weir__plan_rel(c, d->input, out) < 0)
+        return -1;
+    /* A batch join's own level keeps both sides' same-named columns and
+     * the sides' plan ids (as distinct() above). */
+    bool on_join = over_join(out) && !out->select.len &&
+                   !strstr(weir__buf_cstr(&out->from), "STREAM ");
+    if (!on_join && weir__plan_query_wrap(c, out, NULL) < 0)
         return -1;
     weir_buf keys = WEIR_BUF_INIT;
     for (size_t i = 0; i < d->n_column_names; i++) {
@@ -509,13 +593,19 @@ int weir__plan_dedup(plan_ctx *c, const Spark__Connect__Deduplicate *d, plan_que
             weir__buf_puts(&keys, ", ");
         weir__plan_put_ident(&keys, d->column_names[i]);
     }
-    weir_buf *t = &out->closed;
-    weir__buf_printf(t, "SELECT * FROM %s QUALIFY row_number() OVER (PARTITION BY %s "
-                        "ORDER BY %s%s) = 1",
-                     weir__buf_cstr(&out->from), weir__buf_cstr(&keys),
-                     weir__buf_cstr(&keys),
+    weir__buf_printf(&out->qualify, "row_number() OVER (PARTITION BY %s ORDER BY %s%s) = 1",
+                     weir__buf_cstr(&keys), weir__buf_cstr(&keys),
                      within ? " ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW" : "");
     weir__buf_free(&keys);
+    if (on_join) {
+        weir__buf_putc(&out->select, '*');
+        out->stage = PLAN_ST_DISTINCT;
+        return 0;
+    }
+    weir_buf *t = &out->closed;
+    weir__buf_printf(t, "SELECT * FROM %s QUALIFY %s", weir__buf_cstr(&out->from),
+                     weir__buf_cstr(&out->qualify));
+    weir__buf_clear(&out->qualify);
     out->is_closed = true;
     return 0;
 }
@@ -709,7 +799,7 @@ int weir__plan_drop(plan_ctx *c, const Spark__Connect__Drop *d, plan_query *out)
         return weir__plan_fail(c, PLAN_E_INVALID, "A drop is empty.");
     if (weir__plan_rel(c, d->input, out) < 0)
         return -1;
-    if (over_join(out))
+    if (over_join(out) && !out->defs_replace)
         return join_drop(c, d, out);
     weir_buf names = WEIR_BUF_INIT, dummy = WEIR_BUF_INIT;
     int rc = 0;
@@ -736,7 +826,13 @@ int weir__plan_rename(plan_ctx *c, const Spark__Connect__WithColumnsRenamed *w, 
 {
     if (!w)
         return weir__plan_fail(c, PLAN_E_INVALID, "A rename is empty.");
-    if (weir__plan_rel(c, w->input, out) < 0 || wrap_aliased(c, out) < 0)
+    if (weir__plan_rel(c, w->input, out) < 0)
+        return -1;
+    /* On a join's own level (nothing selected yet) the rename keeps both
+     * sides' same-named columns and the sides' plan ids; a later select
+     * list reads the sides apart (weir__plan_query_wrap_sides). */
+    bool on_join = over_join(out) && !out->select.len;
+    if (!on_join && wrap_aliased(c, out) < 0)
         return -1;
     size_t n = w->n_renames ? w->n_renames : w->n_rename_columns_map;
     for (size_t i = 0; i < n; i++) {
@@ -754,6 +850,8 @@ int weir__plan_rename(plan_ctx *c, const Spark__Connect__WithColumnsRenamed *w, 
         weir__plan_put_ident(&out->select, from);
         weir__buf_puts(&out->select, " AS ");
         weir__plan_put_ident(&out->select, to);
+        if (on_join)
+            weir__buf_printf(&out->renamed, "%s%s\n", out->renamed.len ? "" : "\n", to);
     }
     if (n)
         weir__buf_putc(&out->select, ')');

@@ -31,6 +31,7 @@ typedef struct plan_query {
     weir_buf from;   /* FROM clause (one item, or a join) */
     weir_buf select; /* select list; empty = * */
     weir_buf where, group, order;
+    weir_buf qualify; /* dropDuplicates(cols) on a join's own level */
     weir_buf closed; /* a finished query (set operations); from is unused */
     bool is_closed, distinct, is_join;
     /* from is a join whose sides' plan ids name their own columns; with
@@ -40,7 +41,10 @@ typedef struct plan_query {
      * would rename the sides' same-named columns (DuckDB's a_1) and lose
      * which side each came from. */
     bool join_sides, join_star;
+    /* the defs were made with nothing dropped: join_select's replace form */
+    bool defs_replace;
     weir_buf excepts;
+    weir_buf renamed; /* "\nnew\n..." names withColumnRenamed gave on the join */
     plan_defs defs;
     bool bare_table; /* from is a table name without alias: may take one */
     bool has_limit, has_offset;
@@ -61,11 +65,20 @@ int weir__plan_query_wrap(plan_ctx *c, plan_query *x, const char *alias);
 /* Make x a single FROM item for a select list without a star: a join's
  * sides stay apart, each side's row carried as a struct column the sides'
  * plan ids then name (a derived table would rename the sides' same-named
- * columns and lose which side each came from). Other queries: plain wrap. */
-int weir__plan_query_wrap_sides(plan_ctx *c, plan_query *x);
+ * columns and lose which side each came from). probes (may be empty): a
+ * list of `name AS __weir_qN` items read on the join's level, so that a
+ * name both sides have is ambiguous there, as in Spark, rather than the
+ * left side's in the derived table. Other queries: plain wrap. */
+int weir__plan_query_wrap_sides(plan_ctx *c, plan_query *x, const char *probes);
 /* Make x a single FROM item with a fresh _pN name, clause (Spark SQL text,
  * e.g. a WATERMARK clause) between the item and its name. */
 int weir__plan_query_wrap_clause(plan_ctx *c, plan_query *x, const char *clause);
+/* x as one SELECT (or its closed query), appended to b. */
+void weir__plan_query_text(const plan_query *x, weir_buf *b);
+/* Append to dst the entries of x's scope that name no column of a
+ * relation over x: the sides of a join x (and entries already lost), as
+ * lost (plan_scope_entry.lost). */
+int weir__plan_scope_append_lost(plan_ctx *c, plan_scope *dst, const plan_query *x);
 void weir__plan_scope_free(plan_scope *s);
 void weir__plan_defs_free(plan_defs *d);
 int weir__plan_scope_append(plan_ctx *c, plan_scope *dst, const plan_scope *src);

@@ -325,6 +325,62 @@ static int tx_item(sql_tx *t, weir_buf *out, const sql_item *it)
     return 0;
 }
 
+/* Does the current FROM have a column named name (any case)? 1 yes, 0
+ * no, -1 when DuckDB cannot be asked. */
+static int from_has_column(sql_tx *t, const char *name)
+{
+    weir_buf q = WEIR_BUF_INIT, types = WEIR_BUF_INIT;
+    const char *one = "1";
+    if (!weir__sql_tx_types(t, &one, 1, &types)) {
+        weir__buf_free(&types);
+        return -1;
+    }
+    weir__buf_clear(&types);
+    weir__buf_puts(&q, "COLUMNS(c -> lower(c) = lower(");
+    weir__buf_put_sql_string(&q, name);
+    weir__buf_puts(&q, "))");
+    const char *x = weir__buf_cstr(&q);
+    weir_error saved = *t->err;
+    bool has = !q.failed && weir__sql_tx_types(t, &x, 1, &types);
+    *t->err = saved;
+    weir__buf_free(&q);
+    weir__buf_free(&types);
+    return has;
+}
+
+/* withColumns on a join's own level (connect/plan_ops.c): as in Spark,
+ * a value replaces every column of its name in place (both sides' when
+ * both have it), or is appended when the join has none. Which one needs
+ * the join's columns: DuckDB is asked. */
+static int tx_join_replace(sql_tx *t, weir_buf *out, const sql_select *s, size_t at)
+{
+    const weir_sql_expr *star = s->items[at].e;
+    weir_buf appended = WEIR_BUF_INIT;
+    int rc = 0;
+    size_t replaced = 0;
+    weir__buf_putc(out, '*');
+    for (size_t i = at + 1; !rc && i < s->n_items; i++) {
+        const sql_item *it = &s->items[i];
+        int has = from_has_column(t, it->alias);
+        if (has < 0) {
+            rc = weir__sql_tx_error(t, star->pos, star->src,
+                                    "withColumn over a join needs the join's columns, "
+                                    "which weir cannot read here");
+            break;
+        }
+        weir_buf *b = has ? out : &appended;
+        weir__buf_puts(b, has ? (replaced++ ? ", " : " REPLACE (") : ", ");
+        rc = weir__sql_tx_expr(t, b, it->e);
+        weir__buf_puts(b, " AS ");
+        weir__buf_put_sql_ident(b, it->alias);
+    }
+    if (replaced)
+        weir__buf_putc(out, ')');
+    weir__buf_puts(out, weir__buf_cstr(&appended));
+    weir__buf_free(&appended);
+    return rc;
+}
+
 /* A star's REPLACE or RENAME form (parse_query.c star_form), its pairs
  * the items after it. REPLACE: the row of the FROM's one relation as a
  * struct, each value set by name (in place when the relation has the
@@ -336,8 +392,9 @@ static int tx_star_form(sql_tx *t, weir_buf *out, const sql_select *s, size_t at
     const weir_sql_expr *star = s->items[at].e;
     bool replace = strcmp(star->op, "REPLACE") == 0;
     const sql_rel *from = weir__sql_tx_from(t);
-    if (replace && (!from || !from->alias || from->kind == R_JOIN ||
-                    from->kind == R_LATERAL_VIEW))
+    if (replace && from && from->kind == R_JOIN)
+        return tx_join_replace(t, out, s, at);
+    if (replace && (!from || !from->alias || from->kind == R_LATERAL_VIEW))
         return weir__sql_tx_error(t, star->pos, star->src,
                                   "* __weir_replace needs one aliased relation");
     if (replace) {

@@ -375,6 +375,118 @@ def _(spark):
     return p.join(d, p.dept == d.id, "left").select(p.name, d.name)
 
 
+# Forms that rebuild a join's select list: each keeps Spark's names (both
+# sides' same-named columns) and a side's reference keeps naming that side.
+@case("joins/rename_then_select_sides")
+def _(spark):
+    p, d, j = _emp_dept(spark)
+    return j.withColumnRenamed("dept", "dd").select(d.name, p.name, "dd", d.id)
+
+
+@case("joins/rename_keeps_names")
+def _(spark):
+    p, d, j = _emp_dept(spark)
+    return j.withColumnRenamed("dept", "dd")
+
+
+@case("joins/rename_shared_name")
+def _(spark):
+    p, d, j = _emp_dept(spark)
+    return j.withColumnRenamed("name", "nm")
+
+
+@case("joins/rename_then_bare_shared_name")
+def _(spark):
+    p, d, j = _emp_dept(spark)
+    return j.withColumnRenamed("dept", "dd").select("name")
+
+
+@case("joins/union_keeps_names")
+def _(spark):
+    p, d, j = _emp_dept(spark)
+    return j.union(j)
+
+
+@case("joins/union_then_select_side")
+def _(spark):
+    p, d, j = _emp_dept(spark)
+    return j.union(j).select(d.name)
+
+
+@case("joins/drop_duplicates_cols_keeps_names")
+def _(spark):
+    p, d, j = _emp_dept(spark)
+    return j.dropDuplicates(["dept"])
+
+
+@case("joins/drop_duplicates_cols_then_side")
+def _(spark):
+    p, d, j = _emp_dept(spark)
+    return j.dropDuplicates(["dept"]).select(d.name, p.name)
+
+
+@case("joins/drop_then_distinct")
+def _(spark):
+    p, d, j = _emp_dept(spark)
+    return j.drop("dept").distinct()
+
+
+@case("joins/drop_then_distinct_then_side")
+def _(spark):
+    p, d, j = _emp_dept(spark)
+    return j.drop("dept").distinct().select(d.name, p.id)
+
+
+@case("joins/select_star")
+def _(spark):
+    p, d, j = _emp_dept(spark)
+    return j.select("*")
+
+
+@case("joins/select_star_then_side")
+def _(spark):
+    p, d, j = _emp_dept(spark)
+    return j.select("*").select(d.name, p.name)
+
+
+@case("joins/with_column_shared_name")
+def _(spark):
+    F = _F()
+    p, d, j = _emp_dept(spark)
+    return j.withColumn("name", F.lit("x"))
+
+
+@case("joins/with_column_shared_name_then_side")
+def _(spark):
+    F = _F()
+    p, d, j = _emp_dept(spark)
+    return j.withColumn("name", F.upper(d.name)).select(d.id, p.id, "dept")
+
+
+@case("joins/distinct_then_bare_shared_name")
+def _(spark):
+    p, d, j = _emp_dept(spark)
+    return j.distinct().select("name")
+
+
+@case("joins/limit_then_side")
+def _(spark):
+    p, d, j = _emp_dept(spark)
+    return j.limit(10).select(d.name, p.name)
+
+
+@case("joins/alias_then_side")
+def _(spark):
+    p, d, j = _emp_dept(spark)
+    return j.alias("jj").select(d.name, p.name)
+
+
+@case("joins/sort_then_side")
+def _(spark):
+    p, d, j = _emp_dept(spark)
+    return j.select("*").orderBy(p.id).select(d.name)
+
+
 @case("joins/local_frames")
 def _(spark):
     a = spark.createDataFrame([(1, "x"), (2, "y"), (3, None)], "id INT, value STRING")
@@ -557,12 +669,23 @@ def show(df, *args, **kw):
 
 # ---------------------------------------------------------------------------
 
+# Cases Spark answers and weir refuses, with the class weir must give (and
+# docs/python.md lists): never a different answer.
+REFUSED = {
+    # a side's column after a step that wraps the join as a derived table
+    "joins/alias_then_side": "UNSUPPORTED_FEATURE.CONNECT_PLAN",
+    "joins/drop_then_distinct_then_side": "UNSUPPORTED_FEATURE.CONNECT_PLAN",
+}
+
+
 def compare(spark, weir, report):
     passed, failed = [], []
     lines = ["# DataFrame corpus: weir against Spark", ""]
     for name in sorted(spark):
         s, w = spark[name], weir.get(name, {"error": "not run"})
         why = differ(s, w)
+        if why and "error" not in s and w.get("error") == REFUSED.get(name):
+            why = None  # refused as documented
         (failed if why else passed).append(name)
         if why:
             lines.append("- `%s`: %s" % (name, why))
@@ -571,6 +694,9 @@ def compare(spark, weir, report):
         f.write("\n".join(lines) + "\n")
     for name in failed:
         print("FAIL %s: %s" % (name, differ(spark[name], weir.get(name, {"error": "not run"}))))
+    refused = [n for n in passed if n in REFUSED and "error" in weir.get(n, {})]
+    if refused:
+        print("refused as documented: %s" % ", ".join(refused))
     print("%d passed, %d failed" % (len(passed), len(failed)))
     return not failed
 
