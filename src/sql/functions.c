@@ -10,8 +10,10 @@
 #include "internal.h"
 #include "functions.h"
 
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/str.h"
 
@@ -97,6 +99,9 @@ static const fn_def FUNCS[] = {
       "AS BIGINT) END", NULL },
     { "hash", 1, -1, 0, "__weir_spark_hash($*)", NULL },
     { "xxhash64", 1, -1, 0, "__weir_spark_xxhash64($*)", NULL },
+    /* src/store/spark_text.c */
+    { "crc32", 1, 1, 0, "__weir_spark_crc32($1)", NULL },
+    { "soundex", 1, 1, 0, "__weir_spark_soundex($1)", NULL },
     { "conv", 3, 3, 0, "weir_conv(trim(CAST($1 AS VARCHAR)), $2, $3)", NULL },
     { "hex", 1, 1, 0, "hex($1)", NULL },
     { "unhex", 1, 1, 0, "from_hex($1)", NULL },
@@ -347,6 +352,10 @@ static const fn_def FUNCS[] = {
     { "now", 0, 0, 0, "CAST(current_timestamp AS TIMESTAMP)", NULL },
     { "localtimestamp", 0, 0, 0, "CAST(current_timestamp AS TIMESTAMP)", NULL },
     { "current_timezone", 0, 0, 0, "$Q", NULL },
+    /* the user running weir (Spark: SPARK_USER, else the OS user) */
+    { "current_user", 0, 0, 0, "$U", NULL },
+    { "user", 0, 0, 0, "$U", NULL },
+    { "session_user", 0, 0, 0, "$U", NULL },
     { "year", 1, 1, 0, "CAST(year($W1) AS INTEGER)", NULL },
     { "quarter", 1, 1, 0, "CAST(quarter($W1) AS INTEGER)", NULL },
     { "month", 1, 1, 0, "CAST(month($W1) AS INTEGER)", NULL },
@@ -373,6 +382,15 @@ static const fn_def FUNCS[] = {
     { "make_interval", 5, 5, 0, "weir_make_interval($1, $2, $3, $4, $5, 0, 0)", NULL },
     { "make_interval", 6, 6, 0, "weir_make_interval($1, $2, $3, $4, $5, $6, 0)", NULL },
     { "make_interval", 7, 7, 0, "weir_make_interval($1, $2, $3, $4, $5, $6, $7)", NULL },
+    /* Spark's day-time and year-month intervals: parts of make_interval */
+    { "make_dt_interval", 0, 0, 0, "weir_make_interval(0, 0, 0, 0, 0, 0, 0)", NULL },
+    { "make_dt_interval", 1, 1, 0, "weir_make_interval(0, 0, 0, $1, 0, 0, 0)", NULL },
+    { "make_dt_interval", 2, 2, 0, "weir_make_interval(0, 0, 0, $1, $2, 0, 0)", NULL },
+    { "make_dt_interval", 3, 3, 0, "weir_make_interval(0, 0, 0, $1, $2, $3, 0)", NULL },
+    { "make_dt_interval", 4, 4, 0, "weir_make_interval(0, 0, 0, $1, $2, $3, $4)", NULL },
+    { "make_ym_interval", 0, 0, 0, "weir_make_interval(0, 0, 0, 0, 0, 0, 0)", NULL },
+    { "make_ym_interval", 1, 1, 0, "weir_make_interval($1, 0, 0, 0, 0, 0, 0)", NULL },
+    { "make_ym_interval", 2, 2, 0, "weir_make_interval($1, $2, 0, 0, 0, 0, 0)", NULL },
     { "date_add", 2, 2, 0,
       "CAST($Y1 + CAST($2 AS INTEGER) AS DATE)", NULL },
     { "date_add", 3, 3, 0, NULL, weir__fn_timestampadd },
@@ -422,6 +440,9 @@ static const fn_def FUNCS[] = {
       "timezone($2, CAST($T1 AS TIMESTAMPTZ))", NULL },
     { "to_utc_timestamp", 2, 2, 0,
       "CAST(timezone($2, $T1) AS TIMESTAMP)", NULL },
+    /* convert_timezone([source,] target, wall clock): the wall clock read
+     * in source (the session zone when absent) as target's */
+    { "convert_timezone", 2, 3, 0, NULL, weir__fn_convert_timezone },
     { "window", 2, 4, 0, NULL, weir__fn_window },
     { "session_window", 2, 2, 0, NULL, weir__fn_session_window },
     /* the last instant of a time window: its end less a microsecond */
@@ -615,6 +636,19 @@ static void zoned_arg(sql_tx *t, weir_buf *out, char c, const char *a)
     weir__buf_putc(out, ')');
 }
 
+/* $U: the name of the user running weir, as Spark names its own:
+ * SPARK_USER when set, else the OS account's. */
+static void put_user(weir_buf *out)
+{
+    const char *name = getenv("SPARK_USER");
+    struct passwd pw, *found = NULL;
+    char buf[1024];
+    if ((!name || !*name) && getpwuid_r(geteuid(), &pw, buf, sizeof buf, &found) == 0 &&
+        found)
+        name = found->pw_name;
+    weir__buf_put_sql_string(out, name ? name : "");
+}
+
 static int expand(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
                   const char *tmpl)
 {
@@ -637,6 +671,8 @@ static int expand(sql_tx *t, weir_buf *out, const weir_sql_expr *e,
             weir__sql_tz_put_zone(t, out);
         } else if (c == 'Q') {
             weir__buf_put_sql_string(out, t->zone_id ? t->zone_id : "UTC");
+        } else if (c == 'U') {
+            put_user(out);
         } else if (c == '<' || c == '[') {
             if (t->zone)
                 weir__buf_puts(out, c == '<' ? "weir_tz_utc(" : "weir_tz_local(");

@@ -59,6 +59,8 @@ int weir__fn_date_format(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
 int weir__fn_from_unixtime(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
 int weir__fn_unix_timestamp(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
 int weir__fn_window(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
+/* timezone.c */
+int weir__fn_convert_timezone(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
 int weir__fn_session_window(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
 int weir__fn_from_json(sql_tx *t, weir_buf *out, const weir_sql_expr *e);
 int weir__fn_count(sql_tx *t, weir_buf *out, const weir_sql_expr *e);

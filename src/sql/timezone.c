@@ -8,9 +8,11 @@
  * This file owns the zone ids (Spark's forms to what DuckDB's ICU takes)
  * and the SQL the translator wraps around those places when the zone is
  * not UTC; in UTC nothing is wrapped, so the translation is unchanged.
- * The weir_tz_* macros it emits are in session.c.
+ * The weir_tz_* macros it emits are in session.c. convert_timezone(),
+ * which moves a wall clock between two named zones, is here too.
  */
 #include "internal.h"
+#include "functions.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -279,4 +281,22 @@ void weir__sql_tz_compared(sql_tx *t, weir_buf *out, const weir_sql_expr *other,
         weir__buf_puts(out, lit_sql);
     }
     (void)lit;
+}
+
+/* convert_timezone([source,] target, ts): ts, a TIMESTAMP_NTZ wall clock
+ * read in source (the session zone when absent), as target's wall clock.
+ * Its value is a TIMESTAMP_NTZ, which weir holds only in UTC. */
+int weir__fn_convert_timezone(sql_tx *t, weir_buf *out, const weir_sql_expr *e)
+{
+    int rc = weir__sql_tz_refuse_ntz(t, e->pos, e->src,
+                                     "convert_timezone() (a TIMESTAMP_NTZ value)");
+    weir_buf *a = NULL;
+    if (rc || (rc = weir__fn_args(t, &a, e)))
+        return rc;
+    size_t n = e->n;
+    weir__buf_printf(out, "CAST(timezone(%s, timezone(%s, CAST(%s AS TIMESTAMP))) AS TIMESTAMP)",
+                     weir__buf_cstr(&a[n - 2]), n == 3 ? weir__buf_cstr(&a[0]) : "'UTC'",
+                     weir__buf_cstr(&a[n - 1]));
+    weir__fn_args_free(a, n);
+    return 0;
 }

@@ -20,6 +20,7 @@
 #include "store/macros.h"
 #include "store/scan.h"
 #include "store/spark_hash.h"
+#include "store/spark_text.h"
 #include "store/spark_type.h"
 #include "store/tally.h"
 #include "store/wal_guard.h"
@@ -512,7 +513,7 @@ int weir__db_open(weir_db **out, const weir_db_config *cfg, weir_error *err)
     if (!rc && weir__tallies_new(&db->tallies))
         rc = WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
     if (!rc && (weir__tallies_register(db->tallies, c) ||
-                weir__spark_hash_register(c) ||
+                weir__spark_hash_register(c) || weir__spark_text_register(c) ||
                 weir__spark_type_register(c)))
         rc = WEIR_ERR(err, WEIR_EENGINE, NULL,
                       "cannot register weir's functions in DuckDB");

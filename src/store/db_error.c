@@ -201,8 +201,29 @@ static void say_column(weir_buf *out, const char *detail, const char *unused)
     }
 }
 
+/* Does the name part at c (up to end) stand for a relation weir made up,
+ * a DataFrame's derived table _pN or a join side's row __weir_sN, followed
+ * by a further part? Spark's candidates never show those. */
+static bool internal_qualifier(const char *c, const char *end)
+{
+    const char *dot = memchr(c, '.', (size_t)(end - c));
+    if (!dot)
+        return false;
+    const char *d = c;
+    if (dot - c > 2 && c[0] == '_' && c[1] == 'p')
+        d = c + 2;
+    else if (dot - c > 8 && strncmp(c, "__weir_s", 8) == 0)
+        d = c + 8;
+    else
+        return false;
+    while (d < dot && *d >= '0' && *d <= '9')
+        d++;
+    return d == dot;
+}
+
 /* 'Ambiguous reference to column name "c" (use: "a.c" or "b.c")': Spark's
- * AMBIGUOUS_REFERENCE, the candidates as `a`.`c`. */
+ * AMBIGUOUS_REFERENCE, the candidates as `a`.`c` (weir's own derived
+ * tables left out: `_p1`.`c` is `c`). */
 static void say_ambiguous(weir_buf *out, const char *detail, const char *unused)
 {
     (void)unused;
@@ -216,7 +237,10 @@ static void say_ambiguous(weir_buf *out, const char *detail, const char *unused)
         if (!q || q > end)
             break;
         weir__buf_puts(out, n ? ", `" : "`");
-        for (const char *c = p + 1; c < q; c++) {
+        const char *c = p + 1;
+        while (internal_qualifier(c, q))
+            c = strchr(c, '.') + 1;
+        for (; c < q; c++) {
             if (*c == '.')
                 weir__buf_puts(out, "`.`");
             else if (*c == '`')

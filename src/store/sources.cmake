@@ -12,6 +12,7 @@ set(WEIR_STORE_SOURCES
   src/store/objects.c
   src/store/scan.c
   src/store/spark_hash.c
+  src/store/spark_text.c
   src/store/spark_type.c
   src/store/storage.c
   src/store/topics.c
@@ -20,3 +21,4 @@ set(WEIR_STORE_SOURCES
   src/store/watch.c
 )
 set(WEIR_STORE_DEPS util sql)
+set(WEIR_STORE_LIBS PkgConfig::ZLIB)
