@@ -280,10 +280,10 @@ static void slot_failed(run_state *rs, size_t idx)
     slot *s = &rs->slots[idx];
     const weir_gflow *f = &rs->g->flows[s->flow];
     weir_flow_exec *x = &s->exec;
-    /* A failed storage write (disk full, I/O error) or commit leaves
-     * DuckDB's in-memory state unreliable: no retry in this process; the
+    /* A failed write of the storage's files (disk full, I/O error) or
+     * commit leaves DuckDB's in-memory state unreliable: no retry in this process; the
      * next update recovers from the write-ahead log. */
-    bool write_error = weir__storage_write_error(x->err.message);
+    bool write_error = weir__storage_write_error(rs->st, x->err.message);
     if (write_error)
         weir__str_copy(x->err.error_class, sizeof(x->err.error_class),
                        "STORAGE_WRITE_FAILED");

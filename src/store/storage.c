@@ -387,11 +387,22 @@ void weir__storage_close(weir_storage *s)
     free(s);
 }
 
-bool weir__storage_write_error(const char *m)
+bool weir__storage_write_error(const weir_storage *s, const char *m)
 {
-    return strstr(m, "IO Error") || strstr(m, "FATAL Error") ||
-           strstr(m, "invalidated") || strstr(m, "No space left") ||
-           strstr(m, "Could not write") || strstr(m, "fsync");
+    /* An invalidated instance refuses every write, whatever failed. */
+    if (strstr(m, "FATAL Error") || strstr(m, "invalidated"))
+        return true;
+    if (!strstr(m, "IO Error") && !strstr(m, "No space left") &&
+        !strstr(m, "Could not write") && !strstr(m, "fsync"))
+        return false;
+    /* DuckDB names the file an I/O error is about; weir's own files (the
+     * catalogs, their logs, the spill folder) all lie under the root,
+     * which is absolute. A source's file, object or database is not. */
+    size_t n = strlen(s->root);
+    for (const char *p = m; (p = strstr(p, s->root)) != NULL; p += n)
+        if (p[n] == '/')
+            return true;
+    return false;
 }
 
 /* A commit that failed other than by a conflict with another transaction
@@ -435,7 +446,7 @@ static int commit_now(weir_storage *s, weir_conn *c, bool alone,
                        : weir__conn_exec(c, "COMMIT", NULL, &e);
             if (rc && fatal_commit_error(e.message))
                 s->write_failed = true;
-            if (rc && weir__storage_write_error(e.message))
+            if (rc && weir__storage_write_error(s, e.message))
                 weir__str_copy(e.error_class, sizeof(e.error_class),
                                "STORAGE_WRITE_FAILED");
         }

@@ -127,8 +127,12 @@ int weir__storage_write_wait(weir_storage *s, weir_error *err);
 void weir__storage_write_forget(weir_storage *s);
 /* True once a commit failed (see weir__storage_commit). */
 bool weir__storage_write_failed(weir_storage *s);
-/* True when a DuckDB error message reports a failed storage write. */
-bool weir__storage_write_error(const char *message);
+/* True when an error message reports a failed write of this storage's
+ * files: DuckDB invalidated its instance, or an I/O error (disk full, EIO,
+ * a failed fsync) names a file under the storage root. An I/O error of a
+ * source (a file, an object store, a database) is not one: its flow is
+ * retried as any other failure. */
+bool weir__storage_write_error(const weir_storage *s, const char *message);
 
 /* Attach the DuckDB file of a catalog (creating it in RUN mode) and make
  * sure `database` exists as a schema in it (RUN mode). Idempotent. */

@@ -1,7 +1,8 @@
 /*
  * I/O fault injection for tests: a library preloaded into `weir`
  * (LD_PRELOAD) that makes chosen write, pwrite, fsync, fdatasync and rename
- * calls (and, on request, open-for-writing, ftruncate and fallocate) on
+ * calls (and, on request, open-for-writing, ftruncate, fallocate and
+ * read, pread as a failing source device would) on
  * regular files fail with ENOSPC, EIO, EROFS or EDQUOT, the way a full
  * disk, a failing device or a read-only mount would; on request also
  * link (another writer made the file first: EEXIST), and stat and opendir
@@ -55,6 +56,7 @@ enum {
     OP_STAT = 1 << 9, /* stat(2) by path, as weir calls it (not DuckDB's
                          __xstat, nor stat64, lstat, fstatat) */
     OP_OPENDIR = 1 << 10, /* opendir(3) */
+    OP_READ = 1 << 11,    /* read, pread, pread64: a failing source device */
     OP_DEFAULT = OP_WRITE | OP_PWRITE | OP_FSYNC | OP_FDATASYNC | OP_RENAME,
 };
 
@@ -67,13 +69,15 @@ static const struct {
     { "rename", OP_RENAME },       { "open", OP_OPEN },
     { "ftruncate", OP_FTRUNCATE }, { "fallocate", OP_FALLOCATE },
     { "link", OP_LINK },           { "stat", OP_STAT },
-    { "opendir", OP_OPENDIR },
+    { "opendir", OP_OPENDIR },     { "read", OP_READ },
 };
 
 /* ---- the real functions ---------------------------------------------------- */
 
 typedef ssize_t (*write_fn)(int, const void *, size_t);
 typedef ssize_t (*pwrite_fn)(int, const void *, size_t, off_t);
+typedef ssize_t (*read_fn)(int, void *, size_t);
+typedef ssize_t (*pread_fn)(int, void *, size_t, off_t);
 typedef int (*sync_fn)(int);
 typedef int (*rename_fn)(const char *, const char *);
 typedef int (*open_fn)(const char *, int, ...);
@@ -259,6 +263,36 @@ ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
 {
     REAL(pwrite_fn, fn, "pwrite64");
     if (inject_fd(OP_PWRITE, "pwrite", fd)) {
+        errno = cfg.err;
+        return -1;
+    }
+    return fn(fd, buf, n, off);
+}
+
+ssize_t read(int fd, void *buf, size_t n)
+{
+    REAL(read_fn, fn, "read");
+    if (inject_fd(OP_READ, "read", fd)) {
+        errno = cfg.err;
+        return -1;
+    }
+    return fn(fd, buf, n);
+}
+
+ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+    REAL(pread_fn, fn, "pread");
+    if (inject_fd(OP_READ, "read", fd)) {
+        errno = cfg.err;
+        return -1;
+    }
+    return fn(fd, buf, n, off);
+}
+
+ssize_t pread64(int fd, void *buf, size_t n, off_t off)
+{
+    REAL(pread_fn, fn, "pread64");
+    if (inject_fd(OP_READ, "read", fd)) {
         errno = cfg.err;
         return -1;
     }

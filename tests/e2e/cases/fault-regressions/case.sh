@@ -336,7 +336,37 @@ vanish_sweep() {
     return $bad
 }
 
-all="one_shot_eio_retry events_lost_on_eio running_record_fails deleted_checkpoints deleted_manifest
+# A source's file that cannot be read for a moment (EIO on read, as a
+# failing device or network share would): DuckDB says "IO Error" as it does
+# for a failed write of the storage, and any "IO Error" counted as one
+# (store/storage.c weir__storage_write_error): the flow was not retried,
+# the storage was marked failed and the update FAILED. It is the source's
+# error: the flow is retried and the update completes with every row once.
+# (The first read of a new file is a probe that tolerates failing; the
+# second is the flow's scan.)
+check_source_read_eio_retried() {
+    fresh src-eio
+    more_data
+    faulty WEIR_FAULT_OPS=read WEIR_FAULT_PATH="*/landing/*" WEIR_FAULT_ERRNO=EIO \
+        WEIR_FAULT_NTH=1 WEIR_FAULT_COUNT=2 WEIR_FAULT_LOG="$E2E_OUT/src-eio.calls" ||
+        { echo "  the run failed: $(grep -m2 -E 'FAILED|error' "$E2E_OUT/faulty.out")"; return 1; }
+    cp "$E2E_OUT/faulty.out" "$E2E_OUT/src-eio.out"
+    grep -q ' fail$' "$E2E_OUT/src-eio.calls" || { echo "  no read failed"; return 1; }
+    grep -q "bronze' has FAILED" "$E2E_OUT/src-eio.out" || { echo "  bronze did not fail once"; return 1; }
+    grep -q "Run is COMPLETED" "$E2E_OUT/src-eio.out" || { echo "  the update did not complete"; return 1; }
+    ! grep -q STORAGE_WRITE_FAILED "$E2E_OUT/src-eio.out" || { echo "  called a storage write failure"; return 1; }
+    "$WEIR" run >/dev/null 2>&1 || { echo "  the next run failed"; return 1; }
+    local st
+    st=$(state)
+    case $st in
+    2000,2000,*) ;;
+    *) echo "  bronze wrong: $st"; return 1 ;;
+    esac
+    IFS=, read -r _ _ s sd _ <<<"$st"
+    [ "$s" = "$sd" ] || { echo "  silver has $s rows for $sd ids"; return 1; }
+}
+
+all="one_shot_eio_retry source_read_eio_retried events_lost_on_eio running_record_fails deleted_checkpoints deleted_manifest
 deleted_catalog refresh_overlap killed_update_stays_running
 query_writes_weir_state partition_unknown_column csv_header_misdetected
 cte_twice delta_version_taken file_vanishes_while_listed
