@@ -21,8 +21,10 @@
 #include "sources/source.h"
 #include "sinks/sink.h"
 #include "events/events.h"
+#include "store/objects.h"
 #include "util/fs.h"
 #include "util/str.h"
+#include "util/url.h"
 #include "util/vec.h"
 
 weir_checkpoint weir__flow_checkpoint(weir_flow_exec *x,
@@ -198,20 +200,59 @@ static int import_inputs(weir_flow_exec *x, batch_plan *p, const weir_gflow *f,
     return 0;
 }
 
+/* The small files of a Spark checkpoint in object storage (url,
+ * normalized) copied into <storage>/imports/<flow>/ (*out, malloc'd):
+ * what the reader (sources/spark_checkpoint.c) reads, operator state but
+ * its metadata left behind. The copy replaces the folder as a whole; the
+ * import itself commits with the flow's first batch, so an update killed
+ * before that copies again. */
+static int copy_checkpoint(weir_flow_exec *x, const char *url, char **out)
+{
+    static const char *const FILES[] = { "metadata", "offsets/*", "commits/*",
+                                         "sources/*/*",
+                                         "state/*/_metadata/metadata", NULL };
+    weir_buf dir = WEIR_BUF_INIT;
+    weir__buf_printf(&dir, "%s/imports", x->st->root);
+    int rc = weir__buf_failed(&dir)
+                 ? WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory")
+                 : weir__fs_mkdirs(weir__buf_cstr(&dir), &x->err);
+    weir__buf_putc(&dir, '/');
+    weir__path_put_name(&dir, x->f->display);
+    if (!rc && weir__buf_failed(&dir))
+        rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    if (!rc)
+        rc = weir__objects_copy(x->conn, url, FILES, weir__buf_cstr(&dir),
+                                &x->err);
+    if (rc)
+        weir__error_prefix(&x->err, "Flow '%s' cannot copy its checkpoint "
+                                    "%s: ", x->f->display, url);
+    *out = rc ? NULL : strdup(weir__buf_cstr(&dir));
+    weir__buf_free(&dir);
+    if (!rc && !*out)
+        rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    return rc;
+}
+
 /* import_checkpoint, on the flow's first update: the Spark checkpoint's
  * position becomes batch 0, in the transaction of the first batch (which
- * becomes batch 1). */
+ * becomes batch 1). A checkpoint in object storage is read from a local
+ * copy. */
 static int import_checkpoint(weir_flow_exec *x, batch_plan *p,
                              const char *path)
 {
     import_sources srcs = WEIR_VEC_INIT;
     int rc = import_inputs(x, p, x->f, &srcs, 0);
-    char *abs = rc ? NULL : weir__path_absolute(path, x->root_dir);
-    if (!rc && !abs)
+    char *url = !rc && weir__url_is_remote(path) ? weir__url_normalize(path)
+                                                 : NULL;
+    char *abs = NULL;
+    if (!rc && weir__url_is_remote(path))
+        rc = url ? copy_checkpoint(x, url, &abs)
+                 : WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
+    else if (!rc && !(abs = weir__path_absolute(path, x->root_dir)))
         rc = WEIR_ERR(&x->err, WEIR_ENOMEM, NULL, "out of memory");
     weir__buf_clear(&x->imported);
     if (!rc)
-        rc = weir__source_import(&p->ctx, abs, srcs.items, srcs.len,
+        rc = weir__source_import(&p->ctx, abs, url, srcs.items, srcs.len,
                                  &x->imported);
     if (!rc) {
         snprintf(x->import_note, sizeof(x->import_note),
@@ -219,13 +260,14 @@ static int import_checkpoint(weir_flow_exec *x, batch_plan *p,
                  "checkpoint %s: it continues after the query's last "
                  "committed batch instead of reading its sources from the "
                  "start.",
-                 x->f->display, abs);
+                 x->f->display, url ? url : abs);
         x->import_pending = true;
         p->batch_id++;
         p->ctx.batch_id = p->batch_id;
     } else {
         weir__buf_clear(&x->imported);
     }
+    free(url);
     free(abs);
     WEIR_VEC_FREE(&srcs);
     return rc;

@@ -231,8 +231,8 @@ static int import_kafka(const weir_source_ctx *c, const weir_spark_checkpoint *s
 }
 
 int weir__source_import(const weir_source_ctx *c, const char *path,
-                        const weir_import_source *srcs, size_t n,
-                        weir_buf *record)
+                        const char *origin, const weir_import_source *srcs,
+                        size_t n, weir_buf *record)
 {
     weir_spark_checkpoint sc;
     int rc = weir__spark_checkpoint_read(&sc, c->arena, path, c->err);
@@ -267,7 +267,7 @@ int weir__source_import(const weir_source_ctx *c, const char *path,
         return oom(c);
     int64_t files = 0;
     weir__buf_puts(record, "{\"path\": ");
-    weir__buf_put_json_string(record, path);
+    weir__buf_put_json_string(record, origin ? origin : path);
     weir__buf_puts(record, ", \"query_id\": ");
     weir__buf_put_json_string(record, sc.query_id);
     weir__buf_printf(record, ", \"batch_id\": %lld, \"sources\": [",

@@ -24,9 +24,11 @@ typedef struct weir_import_source {
  * match srcs (count, kind in order, files under the source path, Kafka
  * topics subscribed): IMPORT_CHECKPOINT_MISMATCH otherwise; other errors
  * come from weir__spark_checkpoint_read. record receives the import as a
- * JSON object (path, query_id, batch_id, sources with their offsets). */
+ * JSON object (path, query_id, batch_id, sources with their offsets); its
+ * path is origin when not NULL (the URL of a checkpoint in object storage
+ * that path is a local copy of). */
 int weir__source_import(const weir_source_ctx *c, const char *path,
-                        const weir_import_source *srcs, size_t n,
-                        weir_buf *record);
+                        const char *origin, const weir_import_source *srcs,
+                        size_t n, weir_buf *record);
 
 #endif

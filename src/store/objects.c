@@ -1,14 +1,19 @@
 /*
  * Listing objects through DuckDB (see objects.h): glob() for the names
  * (the store's listing requests only), read_blob over named objects for
- * their sizes and times (a HEAD request each; no object is read).
+ * their sizes and times (a HEAD request each; no object is read), and
+ * read_blob's content for the few small objects weir__objects_copy
+ * brings into a local folder.
  */
 #include "store/objects.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/fs.h"
 #include "util/vec.h"
 
 /* Append the rows (name[, size, epoch_us]) to out, folder markers left
@@ -111,5 +116,97 @@ int weir__objects_list(weir_conn *c, const char *pattern, weir_file_list *out,
         rc = weir__objects_stat(c, urls, names.len, out, err);
     free(urls);
     weir__fs_list_free(&names);
+    return rc;
+}
+
+/* Write the objects named in urls (all under url + '/') into dir, each at
+ * its path below url. */
+static int copy_objects(weir_conn *c, const char *url,
+                        const weir_file_list *objs, const char *dir,
+                        weir_error *err)
+{
+    if (!objs->len)
+        return 0;
+    weir_buf sql = WEIR_BUF_INIT;
+    weir__buf_puts(&sql, "SELECT filename, content FROM read_blob([");
+    for (size_t i = 0; i < objs->len; i++) {
+        weir_buf lit = WEIR_BUF_INIT;
+        weir__fs_put_glob_literal(&lit, objs->items[i].path);
+        weir__buf_puts(&sql, i ? ", " : "");
+        weir__buf_put_sql_string(&sql, weir__buf_cstr(&lit));
+        if (weir__buf_failed(&lit))
+            sql.failed = true;
+        weir__buf_free(&lit);
+    }
+    weir__buf_puts(&sql, "])");
+    weir_db_cursor *k = NULL;
+    int rc = weir__buf_failed(&sql)
+                 ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                 : weir__conn_cursor(c, weir__buf_cstr(&sql), &k, err);
+    weir__buf_free(&sql);
+    size_t n = 0, prefix = strlen(url) + 1;
+    while (!rc && !(rc = weir__cursor_next(k, &n, err)) && n) {
+        for (size_t r = 0; !rc && r < n; r++) {
+            const void *name, *data;
+            size_t name_len, len;
+            if (!weir__cursor_bytes(k, 0, r, &name, &name_len) ||
+                name_len <= prefix)
+                continue;
+            if (!weir__cursor_bytes(k, 1, r, &data, &len)) {
+                data = "";
+                len = 0;
+            }
+            weir_buf path = WEIR_BUF_INIT;
+            weir__buf_printf(&path, "%s/%.*s", dir, (int)(name_len - prefix),
+                             (const char *)name + prefix);
+            char *parent = weir__buf_failed(&path)
+                               ? NULL
+                               : weir__path_dirname(weir__buf_cstr(&path));
+            rc = parent ? weir__fs_mkdirs(parent, err)
+                        : WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+            if (!rc)
+                rc = weir__fs_write_atomic(weir__buf_cstr(&path), data, len, err);
+            free(parent);
+            weir__buf_free(&path);
+        }
+    }
+    weir__cursor_free(k);
+    return rc;
+}
+
+int weir__objects_copy(weir_conn *c, const char *url, const char *const *rel,
+                       const char *dest, weir_error *err)
+{
+    weir_buf part = WEIR_BUF_INIT;
+    weir__buf_printf(&part, "%s.part", dest);
+    if (weir__buf_failed(&part))
+        return WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    const char *tmp = weir__buf_cstr(&part);
+    int rc = weir__fs_remove_tree(tmp, err);
+    if (!rc)
+        rc = weir__fs_mkdirs(tmp, err);
+    for (size_t i = 0; !rc && rel[i]; i++) {
+        weir_file_list objs = { NULL, 0, 0 };
+        weir_buf pattern = WEIR_BUF_INIT;
+        weir__buf_printf(&pattern, "%s/%s", url, rel[i]);
+        rc = weir__buf_failed(&pattern)
+                 ? WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory")
+                 : weir__objects_names(c, weir__buf_cstr(&pattern), &objs, err);
+        if (!rc)
+            rc = copy_objects(c, url, &objs, tmp, err);
+        weir__buf_free(&pattern);
+        weir__fs_list_free(&objs);
+    }
+    if (!rc)
+        rc = weir__fs_remove_tree(dest, err);
+    if (!rc && rename(tmp, dest) != 0)
+        rc = WEIR_ERR(err, WEIR_EIO, NULL, "cannot rename %s to %s: %s", tmp,
+                      dest, strerror(errno));
+    char *parent = rc ? NULL : weir__path_dirname(dest);
+    if (!rc)
+        rc = parent ? weir__fs_sync_dir(parent, err)
+                    : WEIR_ERR(err, WEIR_ENOMEM, NULL, "out of memory");
+    free(parent);
+    weir__buf_free(&part);
     return rc;
 }

@@ -39,4 +39,16 @@ int weir__objects_names(weir_conn *c, const char *pattern,
 int weir__objects_stat(weir_conn *c, const char *const *urls, size_t n,
                        weir_file_list *out, weir_error *err);
 
+/* Copy the objects under the prefix url (a folder's URL, no trailing
+ * '/') that the relative patterns in rel (NULL-terminated; `*` within one
+ * level) match into the local folder dest, keeping their paths below url:
+ * url/a/b lands at dest/a/b. dest is replaced as a whole, never seen
+ * half-copied: the copy goes to dest + ".part" (removed first), is
+ * fsynced, then renamed over dest. Patterns matching nothing copy
+ * nothing; a store that cannot be listed or read is an error naming the
+ * URL (c's transaction, if any, is then aborted). For small files (each
+ * one is held in memory once). */
+int weir__objects_copy(weir_conn *c, const char *url, const char *const *rel,
+                       const char *dest, weir_error *err);
+
 #endif

@@ -4,7 +4,8 @@
 # unreachable, bucket or object missing), never a secret; httpfs retries
 # with backoff as fs.s3a.retry.* say and gives up after
 # fs.s3a.connection.timeout; the table and the S3 sink stay intact and
-# the next update takes every landed object exactly once.
+# the next update takes every landed object exactly once. A Spark
+# checkpoint imported from the store survives a copy cut short.
 s3_start
 s3 mb landing
 s3 mb lake
@@ -141,9 +142,59 @@ cd nb
 fails OBJECT_STORE_BUCKET_NOT_FOUND "the bucket 'no-such-bucket' does not exist"
 cd ..
 
+# import_checkpoint from the store: the checkpoint real Spark wrote (the
+# import-checkpoint case's fixture, its file paths pointed at ./input)
+# uploaded; the flow copies its small files into storage/imports/ through
+# httpfs and continues after Spark's last batch (f12..f14, 6 rows). A copy
+# cut short (the store drops the commits' GETs) fails the update and
+# imports nothing; what a crashed copy leaves (a .part folder, a stale
+# copy) is replaced, never read.
+mkdir -p imp/t imp/input imp/cp
+cd imp
+s3_project imp "$S3_PROXY"
+echo '  spark.hadoop.fs.s3a.retry.limit: "0"' >> spark-pipeline.yml
+for i in $(seq 1 14); do
+    printf '{"id":%d,"name":"n"}\n{"id":%d,"name":"n"}\n' $((i * 10)) $((i * 10 + 1)) \
+        > "input/f$(printf %02d "$i").json"
+done
+cp -R "$E2E_LIB/cases/import-checkpoint/spark-4.1/files" cp/
+sed -i "s#file:///tmp/weir-checkpoint-fixture/in#file://$PWD/input#" cp/files/sources/0/*
+(cd cp && find files -type f) | while read -r f; do s3 put "s3://lake/cp/$f" "cp/$f"; done
+cat > t/p.sql <<'SQL'
+CREATE STREAMING TABLE events;
+CREATE FLOW migrate OPTIONS (import_checkpoint 's3a://lake/cp/files')
+AS INSERT INTO events BY NAME
+SELECT id, name FROM STREAM read_files('input', format => 'json', schema => 'id BIGINT, name STRING');
+SQL
+rules "drop 1000 GET /lake/cp/files/commits/"
+fails OBJECT_STORE_UNREACHABLE "Flow 'spark_catalog.default.migrate' cannot copy its checkpoint s3://lake/cp/files"
+rules
+expect_query "SELECT count(*) AS n FROM events" "n
+0" "${conf[@]}"
+mkdir -p storage/imports/spark_catalog.default.migrate.part/offsets storage/imports/spark_catalog.default.migrate/offsets
+echo junk > storage/imports/spark_catalog.default.migrate.part/offsets/99
+echo junk > storage/imports/spark_catalog.default.migrate/offsets/99
+run_weir run "${conf[@]}"
+expect_exit 0
+expect_stdout_contains "Flow 'spark_catalog.default.migrate' imported the Spark Structured Streaming checkpoint s3://lake/cp/files: it continues"
+no_secret
+expect_query "SELECT min(id) AS lo, max(id) AS hi, count(*) AS n, count(DISTINCT id) AS d FROM events" "lo,hi,n,d
+120,141,6,6" "${conf[@]}"
+expect_no_file storage/imports/spark_catalog.default.migrate.part
+expect_no_file storage/imports/spark_catalog.default.migrate/offsets/99
+run_weir events --format json "${conf[@]}"
+expect_stdout_contains '"import_checkpoint": {"path": "s3://lake/cp/files", "query_id": '
+# Imported once: later updates read only new files.
+printf '{"id":150,"name":"n"}\n' > input/f15.json
+run_weir run "${conf[@]}"
+expect_exit 0
+expect_query "SELECT count(*) AS n, count(DISTINCT id) AS d FROM events" "n,d
+7,7" "${conf[@]}"
+cd ..
+
 # No secret in anything weir wrote either.
 run_weir events "${conf[@]}"
 expect_exit 0
 no_secret
-! grep -rlq -e "$S3_SECRET" -e wrong-secret-42 storage nb/storage \
+! grep -rlq -e "$S3_SECRET" -e wrong-secret-42 storage nb/storage imp/storage \
     || e2e_fail "a secret was written"
