@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "sinks/delta.h"
+#include "state/tables.h"
 #include "store/storage.h"
 #include "util/fs.h"
 #include "util/str.h"
@@ -158,7 +159,15 @@ static int plan(const weir_source_ctx *c, const weir_input *in,
         return oom(c);
     bool none = true;
     int64_t epoch = 0;
-    int rc = weir__checkpoint_source_end(c->cp, c->gen, b->key, &b->start,
+    /* A dataset's epoch is recorded, not checked (its log tells a full
+     * refresh): a reader moved to the table source when the dataset
+     * leaves Delta then finds its position is of another epoch. */
+    int rc = in->dataset >= 0 ? weir__tables_epoch(c->conn,
+                                                   &c->g->datasets[in->dataset],
+                                                   &b->epoch, c->err)
+                              : 0;
+    if (!rc)
+        rc = weir__checkpoint_source_end(c->cp, c->gen, b->key, &b->start,
                                          &epoch, &none);
     weir_delta_log l;
     if (!rc)
