@@ -4,7 +4,9 @@
  * read-only (store/jdbc.h), with its columns cast to the types Spark's JDBC
  * dialects give them (uuid, json, enums and intervals as strings, time
  * zones folded into Spark's timestamp, unsigned integers widened,
- * PostgreSQL's numeric without precision as decimal(38,18)). Messages
+ * PostgreSQL's numeric without precision as decimal(38,18), CHAR(n)
+ * padded, MySQL's time and year as timestamp and date: the Spark tier's
+ * tests/spark/jdbc_types.py compares them with Spark's reads). Messages
  * name the database and the table, never the password.
  */
 #include "sources/jdbc.h"
@@ -182,29 +184,99 @@ static bool text_on_server(const char *typname, const char *typtype)
     return false;
 }
 
-/* A PostgreSQL table whose columns need the server's conversion (numeric
- * without a precision, which the scanner reads as double and Spark as
- * decimal(38,18); the types of text_on_server) is read through a query
- * doing it: its select list, malloc'd. NULL when no column needs it (or
- * the catalog could not be read: the plain scan then reports the
- * problem). */
+/* How the server converts a column for Spark's reading of it, appended
+ * to the select list s as `<expression> AS name`; false when the column is
+ * read as the scanner reads it. typ is the catalog's type name, len its
+ * length (PostgreSQL's atttypmod, MySQL's character_maximum_length; -1
+ * when none), typtype PostgreSQL's kind of type (enums: "e") or MySQL's
+ * collation. */
+static bool server_convert(weir_buf *s, const weir_jdbc_opts *o,
+                           const char *name, const char *typ, long len,
+                           const char *typtype)
+{
+    enum { AS_IS, NUMERIC, PAD, BIT1, BITS, TEXT, MY_PAD, MY_TIME, MY_YEAR,
+           MY_TEXT } k = AS_IS;
+    if (o->kind == WEIR_JDBC_POSTGRES) {
+        if (strcmp(typ, "numeric") == 0 && len == -1)
+            k = NUMERIC; /* Spark: decimal(38,18), not double */
+        else if (strcmp(typ, "bpchar") == 0 && len > 4)
+            k = PAD; /* Spark pads CHAR(n): atttypmod is n + 4 */
+        else if (strcmp(typ, "bit") == 0)
+            k = len == 1 ? BIT1 : BITS; /* Spark: boolean; the text's bytes */
+        else if (text_on_server(typ, typtype))
+            k = TEXT;
+    } else if (o->kind == WEIR_JDBC_MYSQL) {
+        if (strcmp(typ, "char") == 0 && len > 0)
+            k = MY_PAD; /* Spark pads CHAR(n) */
+        else if (strcmp(typ, "time") == 0)
+            k = MY_TIME; /* Spark: a timestamp on 1970-01-01 */
+        else if (strcmp(typ, "year") == 0)
+            k = MY_YEAR; /* Spark: a date, January 1st */
+        else if (strcmp(typ, "json") == 0 ||
+                 (strstr(typ, "text") && typtype && weir__str_ends(typtype, "_bin")))
+            k = MY_TEXT; /* JSON (MariaDB: longtext, utf8mb4_bin), which a
+                            query's result gives as bytes */
+    }
+    weir_buf id = WEIR_BUF_INIT;
+    server_ident(&id, o, name);
+    const char *q = weir__buf_cstr(&id);
+    switch (k) {
+    case AS_IS: weir__buf_puts(s, q); break;
+    case NUMERIC: weir__buf_printf(s, "%s::numeric(38,18)", q); break;
+    case PAD: weir__buf_printf(s, "rpad(%s::text, %ld)", q, len - 4); break;
+    case BIT1: weir__buf_printf(s, "(%s = B'1')", q); break;
+    case BITS: weir__buf_printf(s, "convert_to(%s::text, 'UTF8')", q); break;
+    case TEXT:
+        /* The type's output function, as the driver's getString (a cast
+         * to text differs: inet keeps its /32). */
+        weir__buf_printf(s, "CASE WHEN %s IS NOT NULL THEN format('%%s', %s) END", q, q);
+        break;
+    case MY_PAD: weir__buf_printf(s, "RPAD(%s, %ld, ' ')", q, len); break;
+    case MY_TIME: weir__buf_printf(s, "TIMESTAMP('1970-01-01', %s)", q); break;
+    case MY_YEAR: weir__buf_printf(s, "MAKEDATE(%s, 1)", q); break;
+    case MY_TEXT: weir__buf_printf(s, "CONVERT(%s USING utf8mb4)", q); break;
+    }
+    if (k != AS_IS)
+        weir__buf_printf(s, " AS %s", q);
+    weir__buf_free(&id);
+    return k != AS_IS;
+}
+
+/* A table some of whose columns need the server's conversion
+ * (server_convert: PostgreSQL's numeric without a precision, which the
+ * scanner reads as double and Spark as decimal(38,18), CHAR(n), bit and
+ * the types of text_on_server; MySQL's CHAR(n), time and year) is read
+ * through a query doing it: its select list, malloc'd. NULL when no
+ * column needs it (or the catalog could not be read: the plain scan then
+ * reports the problem). */
 static char *server_columns(weir_conn *c, const weir_jdbc_opts *o,
                             const char *alias)
 {
-    if (o->kind != WEIR_JDBC_POSTGRES || !o->table)
+    if (!o->table || o->kind == WEIR_JDBC_SQLITE)
         return NULL;
     weir_buf in = WEIR_BUF_INIT, q = WEIR_BUF_INIT;
-    weir__buf_puts(&in, "SELECT a.attname::text, y.typname::text, (a.atttypid = 1700 "
-                        "AND a.atttypmod = -1)::text, y.typtype::text FROM pg_attribute a "
-                        "JOIN pg_class t ON t.oid = a.attrelid JOIN pg_namespace s "
-                        "ON s.oid = t.relnamespace JOIN pg_type y ON y.oid = "
-                        "a.atttypid WHERE a.attnum > 0 AND NOT a.attisdropped AND "
-                        "t.relname = ");
-    weir__buf_put_sql_string(&in, o->table);
-    weir__buf_puts(&in, " AND s.nspname = ");
-    weir__buf_put_sql_string(&in, o->schema ? o->schema : "public");
-    weir__buf_puts(&in, " ORDER BY a.attnum");
-    weir__buf_printf(&q, "SELECT * FROM postgres_query('%s', ", alias);
+    if (o->kind == WEIR_JDBC_POSTGRES) {
+        weir__buf_puts(&in, "SELECT a.attname::text, y.typname::text, a.atttypmod::text, "
+                            "y.typtype::text FROM pg_attribute a "
+                            "JOIN pg_class t ON t.oid = a.attrelid JOIN pg_namespace s "
+                            "ON s.oid = t.relnamespace JOIN pg_type y ON y.oid = "
+                            "a.atttypid WHERE a.attnum > 0 AND NOT a.attisdropped AND "
+                            "t.relname = ");
+        weir__buf_put_sql_string(&in, o->table);
+        weir__buf_puts(&in, " AND s.nspname = ");
+        weir__buf_put_sql_string(&in, default_schema(o));
+        weir__buf_puts(&in, " ORDER BY a.attnum");
+    } else {
+        weir__buf_puts(&in, "SELECT column_name, data_type, "
+                            "CAST(character_maximum_length AS CHAR), collation_name FROM "
+                            "information_schema.columns WHERE table_schema = ");
+        weir__buf_put_sql_string(&in, default_schema(o) ? default_schema(o) : "");
+        weir__buf_puts(&in, " AND table_name = ");
+        weir__buf_put_sql_string(&in, o->table);
+        weir__buf_puts(&in, " ORDER BY ordinal_position");
+    }
+    weir__buf_printf(&q, "SELECT * FROM %s_query('%s', ",
+                     o->kind == WEIR_JDBC_POSTGRES ? "postgres" : "mysql", alias);
     weir__buf_put_sql_string(&q, weir__buf_cstr(&in));
     weir__buf_putc(&q, ')');
     weir_rows *r = NULL;
@@ -215,24 +287,12 @@ static char *server_columns(weir_conn *c, const weir_jdbc_opts *o,
         weir_buf s = WEIR_BUF_INIT;
         for (size_t i = 0; i < r->n_rows; i++) {
             const char *name = weir__rows_get(r, i, 0);
-            const char *wide = weir__rows_get(r, i, 2);
-            bool numeric = wide && strcmp(wide, "true") == 0;
-            bool text = text_on_server(weir__rows_get(r, i, 1),
-                                       weir__rows_get(r, i, 3));
-            any = any || numeric || text;
+            const char *typ = weir__rows_get(r, i, 1);
+            const char *len = weir__rows_get(r, i, 2);
             weir__buf_puts(&s, i ? ", " : "");
-            /* The type's output function, as the driver's getString
-             * (a cast to text differs: inet keeps its /32). */
-            if (text) {
-                weir__buf_puts(&s, "CASE WHEN ");
-                weir__buf_put_sql_ident(&s, name ? name : "");
-                weir__buf_puts(&s, " IS NOT NULL THEN format('%s', ");
-            }
-            weir__buf_put_sql_ident(&s, name ? name : "");
-            if (numeric || text) {
-                weir__buf_puts(&s, numeric ? "::numeric(38,18) AS " : ") END AS ");
-                weir__buf_put_sql_ident(&s, name ? name : "");
-            }
+            any |= server_convert(&s, o, name ? name : "", typ ? typ : "",
+                                  len ? strtol(len, NULL, 10) : -1,
+                                  weir__rows_get(r, i, 3));
         }
         if (any && !s.failed)
             sql = strdup(weir__buf_cstr(&s));

@@ -5,7 +5,7 @@
 #                      [--no-grammar] [--no-stateful]
 #                      [--python-only] [--stateful] [--write-expected] [--no-fail]
 #                      [--no-checkpoint] [--checkpoint-only] [--no-remote]
-#                      [--dataframes] [--doctests]
+#                      [--dataframes] [--doctests] [--no-jdbc] [--jdbc-only]
 #
 # Creates (once) a Python venv with pinned pyspark in build-spark-venv/,
 # uses the machine's Java 17, runs the SQL corpus (tests/spark/corpus/*.sql)
@@ -31,9 +31,14 @@
 # with scripts/kafka.sh), then runs projects through `weir run --remote` on
 # a Spark Connect server it starts and compares their tables with local
 # runs (tests/spark/remote.py; not with --only, --python-only, --stateful,
-# --checkpoint-only or --no-remote). Results go to build-spark-out/
+# --checkpoint-only or --no-remote), then reads a PostgreSQL, a MariaDB and
+# a SQLite table of every type with Spark's JDBC reads and with weir's
+# read_jdbc and compares types and values (tests/spark/jdbc_types.py, its
+# drivers fetched into build-spark-jdbc/ by tests/spark/jdbc-jars.sh; not
+# with --only, --python-only, --stateful, --checkpoint-only or --no-jdbc;
+# --jdbc-only runs only it). Results go to build-spark-out/
 # (report.md, results.json, pipelines/, python/, stateful/,
-# import_checkpoint.txt, remote/);
+# import_checkpoint.txt, remote/, jdbc/);
 # the generated column names of every built-in function's examples are
 # asked of Spark (tests/spark/names.py; with the grammar check) and must be
 # the stored ones that unit/test_sql_names checks weir against;
@@ -60,26 +65,28 @@ VENV="${SPARK_VENV:-$ROOT/build-spark-venv}"
 OUT="${SPARK_OUT:-$ROOT/build-spark-out}"
 WEIR="${WEIR:-$ROOT/build/weir}"
 
-quick="" pipelines=1 python=1 corpus=1 checkpoint=1 grammar=1 remote=1 stateful=1 pyargs=() args=()
+quick="" pipelines=1 python=1 corpus=1 checkpoint=1 grammar=1 remote=1 stateful=1 jdbc=1 pyargs=() args=()
 dataframes=0 doctests=0
 while [ $# -gt 0 ]; do
     case "$1" in
     --quick) quick=--quick; args+=(--quick) ;;
     --no-pipelines) pipelines=0 ;;
     --no-python) python=0 ;;
-    --python-only) corpus=0 pipelines=0 checkpoint=0 grammar=0 remote=0 stateful=0 ;;
-    --stateful) corpus=0 pipelines=0 python=0 checkpoint=0 grammar=0 remote=0 stateful=1 ;;
+    --python-only) corpus=0 pipelines=0 checkpoint=0 grammar=0 remote=0 stateful=0 jdbc=0 ;;
+    --stateful) corpus=0 pipelines=0 python=0 checkpoint=0 grammar=0 remote=0 stateful=1 jdbc=0 ;;
     --no-stateful) stateful=0 ;;
     --no-grammar) grammar=0 ;;
     --no-checkpoint) checkpoint=0 ;;
-    --checkpoint-only) corpus=0 pipelines=0 python=0 grammar=0 remote=0 stateful=0 checkpoint=1 ;;
+    --checkpoint-only) corpus=0 pipelines=0 python=0 grammar=0 remote=0 stateful=0 checkpoint=1 jdbc=0 ;;
     --no-remote) remote=0 ;;
+    --no-jdbc) jdbc=0 ;;
+    --jdbc-only) corpus=0 pipelines=0 python=0 checkpoint=0 grammar=0 remote=0 stateful=0 jdbc=1 ;;
     --write-expected) pyargs+=(--write-expected) ;;
-    --dataframes) dataframes=1 corpus=0 pipelines=0 python=0 checkpoint=0 grammar=0 remote=0 stateful=0 ;;
-    --doctests) doctests=1 corpus=0 pipelines=0 python=0 checkpoint=0 grammar=0 remote=0 stateful=0 ;;
-    --only) args+=(--only "$2"); pipelines=0; python=0; checkpoint=0; grammar=0; remote=0; stateful=0; shift ;;
+    --dataframes) dataframes=1 corpus=0 pipelines=0 python=0 checkpoint=0 grammar=0 remote=0 stateful=0 jdbc=0 ;;
+    --doctests) doctests=1 corpus=0 pipelines=0 python=0 checkpoint=0 grammar=0 remote=0 stateful=0 jdbc=0 ;;
+    --only) args+=(--only "$2"); pipelines=0; python=0; checkpoint=0; grammar=0; remote=0; stateful=0; jdbc=0; shift ;;
     --no-fail) args+=(--no-fail) ;;
-    -h|--help) sed -n "2,54p" "$0"; exit 0 ;;
+    -h|--help) sed -n "2,59p" "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -185,5 +192,11 @@ fi
 # weir as the client of a Spark Connect server (`weir run --remote`).
 if [ "$remote" = 1 ]; then
     "$VENV/bin/python" "$HERE/remote.py" --weir "$WEIR" --out "$OUT/remote" || rc=$?
+fi
+# Database reads: weir's types and values against Spark's JDBC reads.
+if [ "$jdbc" = 1 ]; then
+    JDBC_JARS=$("$HERE/jdbc-jars.sh")
+    "$VENV/bin/python" "$HERE/jdbc_types.py" --weir "$WEIR" --out "$OUT/jdbc" \
+        --jars "$JDBC_JARS" || rc=$?
 fi
 exit $rc

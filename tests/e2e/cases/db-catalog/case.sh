@@ -9,7 +9,9 @@ mysql_start
 pg_sql "CREATE TABLE customers (id int PRIMARY KEY, name text, tag uuid);
         INSERT INTO customers VALUES (1, 'Ann', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'), (2, 'Bob', NULL);"
 mysql_sql "CREATE TABLE payments (id int PRIMARY KEY, customer int, amount decimal(10,2));
-           INSERT INTO payments VALUES (1, 1, 9.50), (2, 1, 0.50), (3, 2, 4.00);"
+           INSERT INTO payments VALUES (1, 1, 9.50), (2, 1, 0.50), (3, 2, 4.00);
+           CREATE TABLE kinds (id int PRIMARY KEY, code char(3), at time, yr year, doc json);
+           INSERT INTO kinds VALUES (1, 'ab', '12:30:00', 2024, '{\"a\": 1}'), (2, NULL, NULL, NULL, NULL);"
 cd project
 cat > spark-pipeline.yml <<YML
 name: db-catalog
@@ -43,6 +45,12 @@ expect_query "SELECT id, name, tag FROM pg.public.customers ORDER BY id" "id,nam
 2,Bob," $SECRET
 expect_query "SELECT count(*) AS n FROM shop.weir.payments" "n
 3" $SECRET
+# As Spark's MySQL reads: CHAR(n) padded, time a timestamp on 1970-01-01,
+# year a date, JSON its text (tests/spark/jdbc_types.py checks these
+# against Spark's own reads).
+expect_query "SELECT id, concat('[', code, ']') AS code, at, yr, doc, typeof(at) AS t, typeof(yr) AS y, typeof(doc) AS d FROM shop.weir.kinds ORDER BY id" "id,code,at,yr,doc,t,y,d
+1,[ab ],1970-01-01 12:30:00,2024-01-01,\"{\"\"a\"\": 1}\",timestamp,date,string
+2,,,,,timestamp,date,string" $SECRET
 
 # Read-only: a write to a catalog's table fails and changes nothing.
 run_weir query "INSERT INTO pg.public.customers VALUES (3, 'Cy', NULL)" $SECRET
