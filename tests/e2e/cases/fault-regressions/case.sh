@@ -343,12 +343,15 @@ vanish_sweep() {
 # the storage was marked failed and the update FAILED. It is the source's
 # error: the flow is retried and the update completes with every row once.
 # (The first read of a new file is a probe that tolerates failing; the
-# second is the flow's scan.)
+# next is the flow's scan. The faults hit one file: its reads follow that
+# order, where the two files' first reads, in parallel, may both come
+# before either scan. Three faults fail the scan once whether the probe
+# reads once or twice; a retry's probe may take the third.)
 check_source_read_eio_retried() {
     fresh src-eio
     more_data
-    faulty WEIR_FAULT_OPS=read WEIR_FAULT_PATH="*/landing/*" WEIR_FAULT_ERRNO=EIO \
-        WEIR_FAULT_NTH=1 WEIR_FAULT_COUNT=2 WEIR_FAULT_LOG="$E2E_OUT/src-eio.calls" ||
+    faulty WEIR_FAULT_OPS=read WEIR_FAULT_PATH="*/landing/part-00002.json" WEIR_FAULT_ERRNO=EIO \
+        WEIR_FAULT_NTH=1 WEIR_FAULT_COUNT=3 WEIR_FAULT_LOG="$E2E_OUT/src-eio.calls" ||
         { echo "  the run failed: $(grep -m2 -E 'FAILED|error' "$E2E_OUT/faulty.out")"; return 1; }
     cp "$E2E_OUT/faulty.out" "$E2E_OUT/src-eio.out"
     grep -q ' fail$' "$E2E_OUT/src-eio.calls" || { echo "  no read failed"; return 1; }
