@@ -367,8 +367,12 @@ static int child_for_list(plan_ctx *c, plan_query *out, Spark__Connect__Expressi
         return 0;
     if (also_starless && starless(e, n) && out->join_sides && !out->is_closed &&
         (out->select.len || out->stage > PLAN_ST_WHERE || out->has_limit || out->has_offset)) {
+        /* Only a star form's names are the join's columns: a select list
+         * on the join's level makes its own names (`... AS order_ts`),
+         * which a later select reads, not the join's. */
+        bool star_level = !out->select.len || weir__buf_cstr(&out->select)[0] == '*';
         weir_buf probes = WEIR_BUF_INIT;
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; star_level && i < n; i++)
             probe_bare(c, out, e[i], &probes, 0);
         int rc = weir__buf_failed(&probes)
                      ? weir__plan_oom(c)
