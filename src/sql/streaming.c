@@ -975,6 +975,7 @@ static const weir_sql_query *join_select(an *a, const weir_sql_query *q,
     return select_query(a, sel, q->pos, q->src);
 }
 
+/* The column `alias.col`, or `col` when alias is NULL. */
 static weir_sql_expr *id_column(an *a, const char *alias, weir_sql_pos pos,
                                 const weir_sql_source *src, const char *col)
 {
@@ -982,13 +983,15 @@ static weir_sql_expr *id_column(an *a, const char *alias, weir_sql_pos pos,
     const char **names = alloc(a, 2 * sizeof(*names));
     if (a->rc)
         return NULL;
-    names[0] = alias;
-    names[1] = col;
+    size_t n = 0;
+    if (alias)
+        names[n++] = alias;
+    names[n++] = col;
     e->kind = EX_COLUMN;
     e->pos = pos;
     e->src = src;
     e->names = names;
-    e->n_names = 2;
+    e->n_names = n;
     return e;
 }
 
@@ -1211,18 +1214,9 @@ static const char *join_col(join_cols *c, const char *side, const char *col,
         c->items = items;
         c->cap = cap;
     }
-    weir_sql_expr *e = side ? id_column(a, side, pos, src, col) : alloc(a, sizeof(*e));
-    const char **names = side ? NULL : alloc(a, sizeof(*names));
+    weir_sql_expr *e = id_column(a, side, pos, src, col);
     if (a->rc)
         return NULL;
-    if (!side) {
-        names[0] = col;
-        e->kind = EX_COLUMN;
-        e->pos = pos;
-        e->src = src;
-        e->names = names;
-        e->n_names = 1;
-    }
     sql_item *it = &c->items[c->n++];
     memset(it, 0, sizeof(*it));
     it->e = e;
